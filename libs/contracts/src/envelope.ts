@@ -1,0 +1,72 @@
+/**
+ * The request/reply envelope carried over NATS. The gateway translates HTTP into
+ * a ServiceRequest and a ServiceReply back into HTTP; other hospital services
+ * speak it directly.
+ */
+
+/** `sub` is kept exactly as the token gives it: an integer or a string. */
+export interface Caller {
+  sub: number | string;
+  role: string;
+}
+
+export interface ServiceRequest<TBody = unknown> {
+  params?: Record<string, string>;
+  query?: Record<string, string | string[]>;
+  body?: TBody;
+}
+
+export interface SuccessBody {
+  success: true;
+  [field: string]: unknown;
+}
+
+export interface FailureBody {
+  success: false;
+  error: string;
+}
+
+export type ResponseBody = SuccessBody | FailureBody;
+
+export interface ServiceReply<TBody extends ResponseBody = ResponseBody> {
+  status: number;
+  body: TBody;
+}
+
+export const HeaderNames = {
+  correlationId: 'x-correlation-id',
+  /** JSON-encoded so that 7 and "7" stay distinct. */
+  callerSub: 'x-caller-sub',
+  callerRole: 'x-caller-role',
+  /** Epoch milliseconds after which the requester no longer waits for the reply. */
+  deadline: 'x-deadline',
+  /** Client-chosen key that makes a create safe to retry. */
+  idempotencyKey: 'idempotency-key',
+} as const;
+
+export const GENERIC_ERROR_MESSAGE = 'Internal server error.';
+
+export function success(status: number, fields: Record<string, unknown> = {}): ServiceReply<SuccessBody> {
+  return { status, body: { success: true, ...fields } };
+}
+
+export function failure(status: number, error: string): ServiceReply<FailureBody> {
+  return { status, body: { success: false, error } };
+}
+
+export function encodeCallerSub(sub: Caller['sub']): string {
+  return JSON.stringify(sub);
+}
+
+/** Returns undefined for anything that is not a JSON integer or string. */
+export function decodeCallerSub(raw: string | undefined): Caller['sub'] | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value === 'string' && value !== '') return value;
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,98 @@
+/**
+ * Reference records owned by other hospital systems. Each message on
+ * `hospital.ref.<kind>` is one whole record to upsert, or a deletion marker.
+ * Fields beyond these are allowed and ignored.
+ */
+import type { RefKind } from './streams';
+import { idSchema, type JsonSchema } from './schemas/common';
+import { WEEKDAYS, type Weekday } from './schemas/sessions';
+
+export interface StoreRecord { id: number; name: string; status: 'active' | 'inactive' }
+export interface UserRecord { id: number; name: string }
+export interface PatientRecord { id: number; name: string }
+export interface ScheduleEntry {
+  day: Weekday;
+  session_no: number;
+  start_time: string | null;
+  end_time: string | null;
+  max_patients: number | null;
+}
+export interface DoctorRecord {
+  id: number;
+  name: string;
+  reg_no: string;
+  specialization: string;
+  channeling_fee: number;
+  status: 'Active' | 'Inactive';
+  store_id: number | null;
+  schedule: ScheduleEntry[];
+}
+export interface AppointmentRecord { id: number; session_id: number; status: string }
+export interface DeletionMarker { id: number; deleted: true }
+
+export interface RefRecordByKind {
+  store: StoreRecord;
+  user: UserRecord;
+  patient: PatientRecord;
+  doctor: DoctorRecord;
+  appointment: AppointmentRecord;
+}
+
+/** The file `npm run seed` publishes; every key is optional. */
+export type SeedFile = { [K in RefKind as `${K}s`]?: Array<RefRecordByKind[K] | DeletionMarker> };
+
+const text: JsonSchema = { type: 'string', maxLength: 500 };
+const time: JsonSchema = { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', nullable: true };
+
+export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
+  store: {
+    type: 'object',
+    required: ['id', 'name', 'status'],
+    properties: { id: idSchema, name: text, status: { type: 'string', enum: ['active', 'inactive'] } },
+  },
+  user: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
+  patient: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
+  doctor: {
+    type: 'object',
+    required: ['id', 'name', 'reg_no', 'specialization', 'channeling_fee', 'status', 'store_id', 'schedule'],
+    properties: {
+      id: idSchema,
+      name: text,
+      reg_no: text,
+      specialization: text,
+      channeling_fee: { type: 'number', minimum: 0 },
+      status: { type: 'string', enum: ['Active', 'Inactive'] },
+      store_id: { ...idSchema, nullable: true },
+      schedule: {
+        type: 'array',
+        maxItems: 100,
+        items: {
+          type: 'object',
+          required: ['day', 'session_no'],
+          properties: {
+            day: { type: 'string', enum: [...WEEKDAYS] },
+            session_no: { type: 'integer', minimum: 1 },
+            start_time: time,
+            end_time: time,
+            max_patients: { type: 'integer', minimum: 1, nullable: true },
+          },
+        },
+      },
+    },
+  },
+  appointment: {
+    type: 'object',
+    required: ['id', 'session_id', 'status'],
+    properties: { id: idSchema, session_id: idSchema, status: { type: 'string', maxLength: 50 } },
+  },
+};
+
+export const DELETION_MARKER_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'deleted'],
+  properties: { id: idSchema, deleted: { type: 'boolean', enum: [true] } },
+};
+
+export function isDeletionMarker(value: unknown): value is DeletionMarker {
+  return typeof value === 'object' && value !== null && (value as { deleted?: unknown }).deleted === true;
+}

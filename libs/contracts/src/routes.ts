@@ -1,0 +1,141 @@
+/**
+ * The public HTTP API: each route forwards to one NATS subject. The gateway
+ * registers exactly these routes and documents them with these schemas.
+ */
+import { accessOf, type Access } from './access';
+import * as billing from './schemas/billing';
+import * as catalogue from './schemas/catalogue';
+import { messageSchema, pathParams, standardFailures, type JsonSchema } from './schemas/common';
+import * as sessions from './schemas/sessions';
+import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from './subjects';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface HttpRoute {
+  method: HttpMethod;
+  /** Fastify path syntax. */
+  url: string;
+  subject: string;
+  access: Access;
+  tag: 'Lab bills' | 'Hospital charges' | 'Channeling sessions';
+  summary: string;
+  /** Path parameter name, when the route has one. */
+  param?: string;
+  querystring?: JsonSchema;
+  body?: JsonSchema;
+  /** Whether the request body may be absent (documented as optional). */
+  bodyOptional?: boolean;
+  responses: Record<string, JsonSchema>;
+}
+
+function route(r: Omit<HttpRoute, 'access'>): HttpRoute {
+  return { ...r, access: accessOf(r.subject) };
+}
+
+export const HTTP_ROUTES: readonly HttpRoute[] = [
+  route({
+    method: 'POST', url: '/lab_bills', subject: BillingSubjects.create, tag: 'Lab bills',
+    summary: 'Create a lab bill; totals and bill number are computed by the service. Send an Idempotency-Key header to make retries safe.',
+    body: billing.createBillBodySchema,
+    responses: { 201: billing.billingResponses.created, ...standardFailures(400, 404, 409, 413) },
+  }),
+  route({
+    method: 'GET', url: '/lab_bills', subject: BillingSubjects.list, tag: 'Lab bills',
+    summary: 'List lab bills of a branch, newest first, paginated',
+    querystring: billing.listBillsQuerySchema,
+    responses: { 200: billing.billingResponses.list, ...standardFailures(400) },
+  }),
+  route({
+    method: 'GET', url: '/lab_bills/summary', subject: BillingSubjects.summary, tag: 'Lab bills',
+    summary: 'Revenue summary over active lab bills of a branch',
+    querystring: billing.summaryQuerySchema,
+    responses: { 200: billing.billingResponses.summary, ...standardFailures(400) },
+  }),
+  route({
+    method: 'GET', url: '/lab_bills/:bill_id', subject: BillingSubjects.get, tag: 'Lab bills',
+    summary: 'One lab bill with its items', param: 'bill_id',
+    responses: { 200: billing.billingResponses.one, ...standardFailures(404) },
+  }),
+  route({
+    method: 'PUT', url: '/lab_bills/:bill_id', subject: BillingSubjects.update, tag: 'Lab bills',
+    summary: 'Update payment details or notes of an active lab bill', param: 'bill_id',
+    body: billing.updateBillBodySchema,
+    responses: { 200: messageSchema, ...standardFailures(400, 404, 409, 413) },
+  }),
+  route({
+    method: 'DELETE', url: '/lab_bills/:bill_id', subject: BillingSubjects.cancel, tag: 'Lab bills',
+    summary: 'Cancel a lab bill (admin only); it then disappears from every read', param: 'bill_id',
+    responses: { 200: messageSchema, ...standardFailures(404, 409) },
+  }),
+
+  route({
+    method: 'GET', url: '/hospital_charges', subject: CatalogueSubjects.list, tag: 'Hospital charges',
+    summary: 'List the charges of a branch by name',
+    querystring: catalogue.listChargesQuerySchema,
+    responses: { 200: catalogue.catalogueResponses.list, ...standardFailures(400) },
+  }),
+  route({
+    method: 'POST', url: '/hospital_charges', subject: CatalogueSubjects.create, tag: 'Hospital charges',
+    summary: 'Create a hospital charge', body: catalogue.createChargeBodySchema,
+    responses: { 201: catalogue.catalogueResponses.created, ...standardFailures(400, 409, 413) },
+  }),
+  route({
+    method: 'GET', url: '/hospital_charges/:charge_id', subject: CatalogueSubjects.get, tag: 'Hospital charges',
+    summary: 'One hospital charge', param: 'charge_id',
+    responses: { 200: catalogue.catalogueResponses.one, ...standardFailures(404) },
+  }),
+  route({
+    method: 'PUT', url: '/hospital_charges/:charge_id', subject: CatalogueSubjects.update, tag: 'Hospital charges',
+    summary: 'Replace a hospital charge; answers 200 with success false when nothing changes', param: 'charge_id',
+    body: catalogue.updateChargeBodySchema,
+    responses: {
+      200: { oneOf: [messageSchema, { type: 'object', required: ['success', 'error'], properties: { success: { type: 'boolean', enum: [false] }, error: { type: 'string', enum: ['No changes were made.'] } } }] },
+      ...standardFailures(400, 404, 409, 413),
+    },
+  }),
+  route({
+    method: 'DELETE', url: '/hospital_charges/:charge_id', subject: CatalogueSubjects.delete, tag: 'Hospital charges',
+    summary: 'Delete a hospital charge (soft delete)', param: 'charge_id',
+    responses: { 200: messageSchema, ...standardFailures(404) },
+  }),
+
+  route({
+    method: 'GET', url: '/all_sessions', subject: SessionsSubjects.list, tag: 'Channeling sessions',
+    summary: 'List channeling sessions, latest date first', querystring: sessions.listSessionsQuerySchema,
+    responses: { 200: sessions.sessionsResponses.list, ...standardFailures(422) },
+  }),
+  route({
+    method: 'GET', url: '/get_session/:session_id', subject: SessionsSubjects.get, tag: 'Channeling sessions',
+    summary: 'One channeling session', param: 'session_id',
+    responses: { 200: sessions.sessionsResponses.one, ...standardFailures(404) },
+  }),
+  route({
+    method: 'POST', url: '/add_session', subject: SessionsSubjects.create, tag: 'Channeling sessions',
+    summary: 'Create a channeling session', body: sessions.addSessionBodySchema,
+    responses: { 201: sessions.sessionsResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
+  }),
+  route({
+    method: 'PUT', url: '/update_session/:session_id', subject: SessionsSubjects.update, tag: 'Channeling sessions',
+    summary: 'Update a channeling session', param: 'session_id', body: sessions.updateSessionBodySchema,
+    responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(400, 404, 413, 422) },
+  }),
+  route({
+    method: 'DELETE', url: '/delete_session/:session_id', subject: SessionsSubjects.delete, tag: 'Channeling sessions',
+    summary: 'Delete a channeling session without active appointments', param: 'session_id',
+    responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(404, 409) },
+  }),
+  route({
+    method: 'GET', url: '/preview_auto_sessions', subject: SessionsSubjects.preview, tag: 'Channeling sessions',
+    summary: 'Preview the sessions a month of weekly schedules would create', querystring: sessions.previewQuerySchema,
+    responses: { 200: sessions.sessionsResponses.preview, ...standardFailures(422) },
+  }),
+  route({
+    method: 'POST', url: '/auto_create_sessions', subject: SessionsSubjects.autoCreate, tag: 'Channeling sessions',
+    summary: 'Create a month of sessions from the weekly schedules', body: sessions.autoCreateBodySchema, bodyOptional: true,
+    responses: { 201: sessions.sessionsResponses.autoCreated, ...standardFailures(404, 413, 422) },
+  }),
+];
+
+export function pathParamsSchema(r: HttpRoute): JsonSchema | undefined {
+  return r.param ? pathParams(r.param) : undefined;
+}

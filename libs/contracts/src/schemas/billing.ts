@@ -1,0 +1,225 @@
+import { Limits } from '../limits';
+import {
+  dateSchema,
+  idSchema,
+  moneySchema,
+  nonBlank,
+  optionalText,
+  signedMoneySchema,
+  successSchema,
+  timestampSchema,
+  type JsonSchema,
+} from './common';
+
+export const PAYMENT_METHODS = ['Cash', 'Card', 'Online'] as const;
+export const PAYMENT_STATUSES = ['Paid', 'Pending'] as const;
+export const DISCOUNT_TYPES = ['flat', 'pct'] as const;
+export const BILL_STATUSES = ['active', 'cancelled'] as const;
+
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export type DiscountType = (typeof DISCOUNT_TYPES)[number];
+export type BillStatus = (typeof BILL_STATUSES)[number];
+
+const nullableId: JsonSchema = { ...idSchema, nullable: true };
+const nullableMoney: JsonSchema = { ...moneySchema, nullable: true };
+
+export const billItemInputSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['charge_id', 'charge_name', 'unit_price', 'qty'],
+  properties: {
+    charge_id: idSchema,
+    charge_name: nonBlank(Limits.nameMaxLength),
+    unit_price: moneySchema,
+    qty: { type: 'integer', minimum: Limits.qtyMin, maximum: Limits.qtyMax },
+  },
+};
+
+export const createBillBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['patient_name', 'patient_contact', 'bill_date', 'payment_method', 'store_id', 'items'],
+  properties: {
+    patient_name: nonBlank(Limits.nameMaxLength),
+    patient_contact: nonBlank(Limits.contactMaxLength),
+    bill_date: dateSchema,
+    payment_method: { type: 'string', enum: [...PAYMENT_METHODS] },
+    store_id: idSchema,
+    items: { type: 'array', minItems: 1, maxItems: Limits.billItemsMax, items: billItemInputSchema },
+    patient_id: nullableId,
+    patient_nic: optionalText(Limits.nicMaxLength),
+    patient_age: {
+      description: 'absent, empty or 0 is stored as null',
+      anyOf: [
+        { type: 'integer', minimum: 0, maximum: Limits.patientAgeMax, nullable: true },
+        { type: 'string', maxLength: 0 },
+      ],
+    },
+    billed_by: { ...nullableId, description: 'default: the caller identity when it is an integer' },
+    payment_status: { type: 'string', enum: [...PAYMENT_STATUSES], default: 'Paid' },
+    discount_type: { type: 'string', enum: [...DISCOUNT_TYPES], default: 'flat' },
+    discount_value: { ...moneySchema, nullable: true, default: 0 },
+    received_amount: { ...signedMoneySchema, nullable: true, description: 'stored only on Cash bills' },
+    balance_amount: { ...signedMoneySchema, nullable: true, description: 'stored only on Cash bills' },
+    notes: optionalText(Limits.notesMaxLength),
+    discount_amount: { ...nullableMoney, description: 'accepted but ignored: computed by the service' },
+    subtotal: { ...nullableMoney, description: 'accepted but ignored: computed by the service' },
+    grand_total: { ...nullableMoney, description: 'accepted but ignored: computed by the service' },
+  },
+};
+
+export const updateBillBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'At least one field. A blank payment_status or payment_method counts as not supplied.',
+  properties: {
+    payment_status: { type: 'string', enum: [...PAYMENT_STATUSES, ''] },
+    payment_method: { type: 'string', enum: [...PAYMENT_METHODS, ''] },
+    received_amount: { ...signedMoneySchema, nullable: true },
+    balance_amount: { ...signedMoneySchema, nullable: true },
+    notes: optionalText(Limits.notesMaxLength),
+  },
+};
+
+const dateFilters: Record<string, JsonSchema> = {
+  store_id: idSchema,
+  date: { ...dateSchema, description: 'exact bill_date; when present from_date and to_date are ignored' },
+  from_date: dateSchema,
+  to_date: dateSchema,
+};
+
+export const listBillsQuerySchema: JsonSchema = {
+  type: 'object',
+  required: ['store_id'],
+  properties: {
+    ...dateFilters,
+    payment_method: { type: 'string', maxLength: Limits.searchMaxLength, description: 'applied only if Cash, Card or Online' },
+    payment_status: { type: 'string', maxLength: Limits.searchMaxLength, description: 'applied only if Paid or Pending' },
+    status: { type: 'string', maxLength: Limits.searchMaxLength, description: 'applied only if active or cancelled' },
+    search: {
+      type: 'string',
+      maxLength: Limits.searchMaxLength,
+      description: 'case-insensitive substring of patient_name, patient_contact, bill_number or patient_nic',
+    },
+    page: { type: 'integer', default: 1, description: 'values below 1 become 1' },
+    per_page: { type: 'integer', default: Limits.perPageDefault, description: 'clamped to 1..100' },
+  },
+};
+
+export const summaryQuerySchema: JsonSchema = {
+  type: 'object',
+  required: ['store_id'],
+  properties: dateFilters,
+};
+
+export const billSchema: JsonSchema = {
+  type: 'object',
+  required: [
+    'id', 'bill_number', 'store_id', 'patient_id', 'patient_name', 'patient_contact', 'patient_nic', 'patient_age',
+    'bill_date', 'billed_by', 'billed_by_name', 'payment_method', 'payment_status', 'discount_type', 'discount_value',
+    'discount_amount', 'subtotal', 'grand_total', 'received_amount', 'balance_amount', 'notes', 'status', 'is_deleted',
+    'created_at', 'updated_at',
+  ],
+  properties: {
+    id: idSchema,
+    bill_number: { type: 'string', pattern: '^LB-\\d{8}-\\d{4,}$', example: 'LB-20261121-0001' },
+    store_id: idSchema,
+    patient_id: nullableId,
+    patient_name: { type: 'string' },
+    patient_contact: { type: 'string' },
+    patient_nic: { type: 'string', nullable: true },
+    patient_age: { type: 'integer', nullable: true },
+    bill_date: { ...dateSchema, nullable: true },
+    billed_by: nullableId,
+    billed_by_name: { type: 'string', nullable: true },
+    payment_method: { type: 'string', enum: [...PAYMENT_METHODS] },
+    payment_status: { type: 'string', enum: [...PAYMENT_STATUSES] },
+    discount_type: { type: 'string', enum: [...DISCOUNT_TYPES] },
+    discount_value: { type: 'number' },
+    discount_amount: { type: 'number' },
+    subtotal: { type: 'number' },
+    grand_total: { type: 'number' },
+    received_amount: { type: 'number', nullable: true },
+    balance_amount: { type: 'number', nullable: true },
+    notes: { type: 'string', nullable: true },
+    status: { type: 'string', enum: [...BILL_STATUSES] },
+    is_deleted: { type: 'boolean' },
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  },
+};
+
+export const billItemSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'bill_id', 'charge_id', 'charge_name', 'unit_price', 'qty', 'line_total'],
+  properties: {
+    id: idSchema,
+    bill_id: idSchema,
+    charge_id: idSchema,
+    charge_name: { type: 'string' },
+    unit_price: { type: 'number' },
+    qty: { type: 'integer' },
+    line_total: { type: 'number' },
+  },
+};
+
+export const billWithItemsSchema: JsonSchema = {
+  ...billSchema,
+  required: [...(billSchema.required as string[]), 'items'],
+  properties: { ...(billSchema.properties as Record<string, JsonSchema>), items: { type: 'array', items: billItemSchema } },
+};
+
+export const summarySchema: JsonSchema = {
+  type: 'object',
+  required: [
+    'total_bills', 'paid_count', 'pending_count', 'cash_count', 'card_count', 'online_count', 'total_revenue',
+    'total_discounts', 'total_subtotal', 'cash_revenue', 'card_revenue', 'online_revenue',
+  ],
+  properties: {
+    total_bills: { type: 'integer' },
+    paid_count: { type: 'integer' },
+    pending_count: { type: 'integer' },
+    cash_count: { type: 'integer' },
+    card_count: { type: 'integer' },
+    online_count: { type: 'integer' },
+    total_revenue: { type: 'number' },
+    total_discounts: { type: 'number' },
+    total_subtotal: { type: 'number' },
+    cash_revenue: { type: 'number' },
+    card_revenue: { type: 'number' },
+    online_revenue: { type: 'number' },
+  },
+};
+
+export const billingResponses = {
+  created: successSchema({
+    message: { type: 'string' },
+    bill_id: idSchema,
+    bill_number: { type: 'string' },
+    grand_total: { type: 'number' },
+  }),
+  list: successSchema({
+    bills: { type: 'array', items: billSchema },
+    count: { type: 'integer' },
+    total: { type: 'integer' },
+    page: { type: 'integer' },
+    per_page: { type: 'integer' },
+    pages: { type: 'integer' },
+  }),
+  summary: successSchema({ summary: summarySchema }),
+  one: successSchema({ bill: billWithItemsSchema }),
+};
+
+/** What catalogue answers to billing's charge check. */
+export interface ChargeCheckRequest {
+  store_id: number;
+  charge_ids: number[];
+}
+
+export interface ChargeCheckReply {
+  success: true;
+  /** The ids that are not Active, deleted, missing or of another store. */
+  invalid_ids: number[];
+}

@@ -1,0 +1,80 @@
+import { Limits } from '../limits';
+import { idSchema, moneySchema, nonBlank, optionalText, successSchema, timestampSchema, type JsonSchema } from './common';
+
+export const CHARGE_TYPES = ['General', 'Lab'] as const;
+export const CHARGE_STATUSES = ['Active', 'Inactive'] as const;
+export type ChargeType = (typeof CHARGE_TYPES)[number];
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+
+const chargeFields: Record<string, JsonSchema> = {
+  charge_name: nonBlank(Limits.nameMaxLength),
+  charge_type: { type: 'string', enum: [...CHARGE_TYPES] },
+  amount: moneySchema,
+  status: { type: 'string', enum: [...CHARGE_STATUSES], default: 'Active' },
+  notes: optionalText(Limits.notesMaxLength),
+};
+
+export const createChargeBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['charge_name', 'charge_type', 'amount', 'store_id'],
+  properties: { ...chargeFields, store_id: idSchema },
+};
+
+export const updateChargeBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['charge_name', 'charge_type', 'amount'],
+  description: 'status omitted means Active. store_id cannot be changed; it may be sent only with its current value.',
+  properties: { ...chargeFields, store_id: idSchema },
+};
+
+export const listChargesQuerySchema: JsonSchema = {
+  type: 'object',
+  required: ['store_id'],
+  properties: {
+    store_id: idSchema,
+    status: { type: 'string', maxLength: Limits.searchMaxLength, description: 'exact match' },
+    charge_type: { type: 'string', maxLength: Limits.searchMaxLength, description: 'exact match' },
+    search: {
+      type: 'string',
+      maxLength: Limits.searchMaxLength,
+      description: 'case-insensitive substring of charge_name or notes',
+    },
+  },
+};
+
+const identitySchema: JsonSchema = {
+  description: 'caller identity (`sub` of the token), an integer or a string',
+  anyOf: [
+    { type: 'integer', nullable: true },
+    { type: 'string', nullable: true },
+  ],
+};
+
+export const chargeSchema: JsonSchema = {
+  type: 'object',
+  required: [
+    'id', 'charge_name', 'charge_type', 'amount', 'status', 'notes', 'store_id',
+    'created_by', 'updated_by', 'created_at', 'updated_at',
+  ],
+  properties: {
+    id: idSchema,
+    charge_name: { type: 'string' },
+    charge_type: { type: 'string', enum: [...CHARGE_TYPES] },
+    amount: { type: 'number' },
+    status: { type: 'string', enum: [...CHARGE_STATUSES] },
+    notes: { type: 'string', nullable: true },
+    store_id: idSchema,
+    created_by: identitySchema,
+    updated_by: identitySchema,
+    created_at: timestampSchema,
+    updated_at: timestampSchema,
+  },
+};
+
+export const catalogueResponses = {
+  created: successSchema({ message: { type: 'string' }, charge_id: idSchema }),
+  list: successSchema({ charges: { type: 'array', items: chargeSchema }, count: { type: 'integer' } }),
+  one: successSchema({ charge: chargeSchema }),
+};

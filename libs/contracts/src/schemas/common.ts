@@ -1,0 +1,61 @@
+/**
+ * JSON Schema building blocks, written in the OpenAPI 3.0 dialect (`nullable`)
+ * that both @fastify/swagger and ajv understand.
+ */
+import { Limits } from '../limits';
+
+export type JsonSchema = Record<string, unknown>;
+
+export const idSchema: JsonSchema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+export const dateSchema: JsonSchema = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+  example: '2026-11-21',
+};
+export const timeSchema: JsonSchema = { type: 'string', pattern: '^\\d{2}:\\d{2}$', example: '09:00' };
+export const monthSchema: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}$', example: '2026-12' };
+export const timestampSchema: JsonSchema = {
+  type: 'string',
+  nullable: true,
+  description: '`YYYY-MM-DD HH:MM:SS` in the clinic time zone',
+  example: '2026-11-21 09:30:00',
+};
+export const moneySchema: JsonSchema = { type: 'number', minimum: 0, maximum: Limits.moneyMax };
+export const signedMoneySchema: JsonSchema = { type: 'number', minimum: -Limits.moneyMax, maximum: Limits.moneyMax };
+
+export const nonBlank = (maxLength: number): JsonSchema => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S' });
+export const optionalText = (maxLength: number): JsonSchema => ({ type: 'string', nullable: true, maxLength });
+
+export const failureSchema: JsonSchema = {
+  type: 'object',
+  required: ['success', 'error'],
+  properties: { success: { type: 'boolean', enum: [false] }, error: { type: 'string' } },
+};
+
+export const messageSchema: JsonSchema = {
+  type: 'object',
+  required: ['success', 'message'],
+  properties: { success: { type: 'boolean', enum: [true] }, message: { type: 'string' } },
+};
+
+export function successSchema(properties: Record<string, JsonSchema>, required = Object.keys(properties)): JsonSchema {
+  return {
+    type: 'object',
+    required: ['success', ...required],
+    properties: { success: { type: 'boolean', enum: [true] }, ...properties },
+  };
+}
+
+export function pathParams(name: string): JsonSchema {
+  return {
+    type: 'object',
+    required: [name],
+    properties: { [name]: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+  };
+}
+
+/** Responses every authenticated route can give besides its own. */
+export function standardFailures(...extra: number[]): Record<string, JsonSchema> {
+  const codes = [401, 403, 500, 503, 504, ...extra];
+  return Object.fromEntries(codes.map((code) => [String(code), failureSchema]));
+}

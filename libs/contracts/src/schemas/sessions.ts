@@ -1,0 +1,133 @@
+import { Limits } from '../limits';
+import { dateSchema, idSchema, monthSchema, successSchema, timeSchema, type JsonSchema } from './common';
+
+export const SESSION_DISPLAY_STATUSES = ['Open', 'Closed', 'Full'] as const;
+export const SESSION_STORED_STATUSES = ['active', 'cancelled', 'completed'] as const;
+export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+export type SessionDisplayStatus = (typeof SESSION_DISPLAY_STATUSES)[number];
+export type SessionStoredStatus = (typeof SESSION_STORED_STATUSES)[number];
+export type Weekday = (typeof WEEKDAYS)[number];
+
+const maxPatientsSchema: JsonSchema = { type: 'integer', minimum: 1, maximum: Limits.maxPatientsMax };
+
+export const addSessionBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time'],
+  properties: {
+    doctor_id: idSchema,
+    session_date: { ...dateSchema, description: 'today or later, in the clinic time zone' },
+    session_no: { type: 'integer', minimum: 1, maximum: Limits.sessionNoMax },
+    start_time: timeSchema,
+    end_time: { ...timeSchema, description: 'later than start_time' },
+    max_patients: { ...maxPatientsSchema, nullable: true, description: 'absent or null: no cap' },
+    status: { type: 'string', default: 'Open', maxLength: 20, description: '`Open` is stored active, anything else cancelled' },
+    notes: { description: 'ignored' },
+  },
+};
+
+export const updateSessionBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    session_date: dateSchema,
+    start_time: timeSchema,
+    end_time: timeSchema,
+    max_patients: {
+      description: 'null or an empty string removes the cap',
+      anyOf: [{ ...maxPatientsSchema, nullable: true }, { type: 'string', maxLength: 0 }],
+    },
+    status: { type: 'string', enum: [...SESSION_DISPLAY_STATUSES], description: '`Closed` is stored cancelled, the others active' },
+  },
+};
+
+export const listSessionsQuerySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    store_id: idSchema,
+    doctor_id: idSchema,
+    date: dateSchema,
+    status: { type: 'string', enum: [...SESSION_DISPLAY_STATUSES], description: 'compared with the derived status' },
+  },
+};
+
+const scheduleSelection: Record<string, JsonSchema> = {
+  month: { ...monthSchema, description: 'default: the current month in the clinic time zone' },
+  doctor_id: idSchema,
+  store_id: idSchema,
+};
+
+export const previewQuerySchema: JsonSchema = { type: 'object', properties: scheduleSelection };
+
+export const autoCreateBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: scheduleSelection,
+};
+
+export const sessionSchema: JsonSchema = {
+  type: 'object',
+  required: [
+    'id', 'doctor_id', 'store_id', 'session_date', 'start_time', 'end_time', 'max_patients', 'session_no', 'status',
+    'created_at', 'doctor_name', 'reg_no', 'specialization', 'channeling_fee', 'store_name', 'booked_count',
+  ],
+  properties: {
+    id: idSchema,
+    doctor_id: idSchema,
+    store_id: idSchema,
+    session_date: dateSchema,
+    start_time: timeSchema,
+    end_time: timeSchema,
+    max_patients: { type: 'integer', nullable: true },
+    session_no: { type: 'integer' },
+    status: { type: 'string', enum: [...SESSION_DISPLAY_STATUSES] },
+    created_at: { type: 'string', nullable: true },
+    doctor_name: { type: 'string', nullable: true },
+    reg_no: { type: 'string', nullable: true },
+    specialization: { type: 'string', nullable: true },
+    channeling_fee: { type: 'number', nullable: true },
+    store_name: { type: 'string', nullable: true },
+    booked_count: { type: 'integer' },
+  },
+};
+
+export const previewEntrySchema: JsonSchema = {
+  type: 'object',
+  required: [
+    'doctor_id', 'doctor_name', 'session_date', 'day', 'session_no', 'start_time', 'end_time', 'max_patients',
+    'channeling_fee', 'exists', 'is_past',
+  ],
+  properties: {
+    doctor_id: idSchema,
+    doctor_name: { type: 'string' },
+    session_date: dateSchema,
+    day: { type: 'string', enum: [...WEEKDAYS] },
+    session_no: { type: 'integer' },
+    start_time: { type: 'string', nullable: true },
+    end_time: { type: 'string', nullable: true },
+    max_patients: { type: 'integer', nullable: true },
+    channeling_fee: { type: 'number', nullable: true },
+    exists: { type: 'boolean' },
+    is_past: { type: 'boolean' },
+  },
+};
+
+export const sessionsResponses = {
+  list: successSchema({ sessions: { type: 'array', items: sessionSchema } }),
+  one: successSchema({ session: sessionSchema }),
+  created: successSchema({ message: { type: 'string' }, session_id: idSchema }),
+  changed: successSchema({ message: { type: 'string' }, session_id: idSchema }),
+  preview: successSchema({
+    month: { type: 'string', example: 'December 2026' },
+    preview: { type: 'array', items: previewEntrySchema },
+    new_count: { type: 'integer' },
+    skip_count: { type: 'integer' },
+  }),
+  autoCreated: successSchema({
+    message: { type: 'string' },
+    created: { type: 'integer' },
+    skipped: { type: 'integer' },
+    errors: { type: 'array', maxItems: Limits.autoCreateErrorsMax, items: { type: 'string' } },
+  }),
+};

@@ -1,0 +1,40 @@
+import { eventSubjectsOf, type ServiceName } from './subjects';
+
+/** Reference data owned by other hospital systems, published as whole records. */
+export const REF_KINDS = ['store', 'user', 'patient', 'doctor', 'appointment'] as const;
+export type RefKind = (typeof REF_KINDS)[number];
+
+export const REF_SUBJECT_PREFIX = 'hospital.ref';
+export const refSubject = (kind: RefKind): string => `${REF_SUBJECT_PREFIX}.${kind}`;
+
+export interface StreamSpec {
+  name: string;
+  subjects: string[];
+}
+
+export const REF_STREAM: StreamSpec = {
+  name: 'HOSPITAL_REF',
+  subjects: [`${REF_SUBJECT_PREFIX}.>`],
+};
+
+/**
+ * Each service's events stream lists its event subjects one by one: a wildcard
+ * such as `billing.bill.*` would also capture the request subjects and make
+ * JetStream answer requests with publish acknowledgements.
+ */
+export function eventStreamOf(service: ServiceName): StreamSpec {
+  return {
+    name: `${service.toUpperCase()}_EVENTS`,
+    subjects: eventSubjectsOf(service),
+  };
+}
+
+/** Which reference kinds each service keeps a read model of. */
+export const REF_KINDS_BY_SERVICE: Record<ServiceName, readonly RefKind[]> = {
+  billing: ['store', 'patient', 'user'],
+  catalogue: [],
+  sessions: ['store', 'doctor', 'appointment'],
+};
+
+/** Durable consumer name of a service on the reference stream. */
+export const refConsumerName = (service: ServiceName): string => `${service}-ref`;

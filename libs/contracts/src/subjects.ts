@@ -1,0 +1,73 @@
+/**
+ * NATS subjects. Requests follow `<service>.<resource>.<action>`; each service
+ * answers them in a queue group named after the service, so replicas share the load.
+ * Event subjects (past tense) are stored on JetStream and never answered.
+ */
+
+export const SERVICE_NAMES = ['billing', 'catalogue', 'sessions'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export const BillingSubjects = {
+  health: 'billing.health',
+  refStatus: 'billing.ref.status',
+  create: 'billing.bill.create',
+  list: 'billing.bill.list',
+  summary: 'billing.bill.summary',
+  get: 'billing.bill.get',
+  update: 'billing.bill.update',
+  cancel: 'billing.bill.cancel',
+} as const;
+
+export const CatalogueSubjects = {
+  health: 'catalogue.health',
+  refStatus: 'catalogue.ref.status',
+  create: 'catalogue.charge.create',
+  list: 'catalogue.charge.list',
+  get: 'catalogue.charge.get',
+  update: 'catalogue.charge.update',
+  delete: 'catalogue.charge.delete',
+  /** Billing asks which of a set of charge ids cannot be billed in one store. */
+  check: 'catalogue.charge.check',
+} as const;
+
+export const SessionsSubjects = {
+  health: 'sessions.health',
+  refStatus: 'sessions.ref.status',
+  list: 'sessions.session.list',
+  get: 'sessions.session.get',
+  create: 'sessions.session.create',
+  update: 'sessions.session.update',
+  delete: 'sessions.session.delete',
+  preview: 'sessions.schedule.preview',
+  autoCreate: 'sessions.schedule.autocreate',
+} as const;
+
+export const ServiceSubjects = {
+  billing: BillingSubjects,
+  catalogue: CatalogueSubjects,
+  sessions: SessionsSubjects,
+} as const satisfies Record<ServiceName, { health: string; refStatus: string }>;
+
+export const EventSubjects = {
+  billCreated: 'billing.bill.created',
+  billUpdated: 'billing.bill.updated',
+  billCancelled: 'billing.bill.cancelled',
+  chargeCreated: 'catalogue.charge.created',
+  chargeUpdated: 'catalogue.charge.updated',
+  chargeDeleted: 'catalogue.charge.deleted',
+  sessionCreated: 'sessions.session.created',
+  sessionUpdated: 'sessions.session.updated',
+  sessionDeleted: 'sessions.session.deleted',
+} as const;
+
+export type EventSubject = (typeof EventSubjects)[keyof typeof EventSubjects];
+
+/** Every request subject a service answers (health and ref status included). */
+export function requestSubjectsOf(service: ServiceName): string[] {
+  return Object.values(ServiceSubjects[service]);
+}
+
+/** Every event subject a service publishes. */
+export function eventSubjectsOf(service: ServiceName): EventSubject[] {
+  return Object.values(EventSubjects).filter((s) => s.startsWith(`${service}.`));
+}

@@ -1,0 +1,37 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+
+/** The repository root (this file lives in libs/devstack/dist). */
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+export const TOOLS_BIN = join(REPO_ROOT, '.tools', 'bin');
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function findOnPath(name: string, extraDirs: string[] = []): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...extraDirs];
+  return dirs.map((dir) => join(dir, name)).find(isExecutable);
+}
+
+export function natsServerBinary(): string {
+  const configured = process.env.NATS_SERVER_BIN;
+  const found = configured ?? findOnPath('nats-server', [TOOLS_BIN, '/usr/sbin', '/usr/local/sbin']);
+  if (!found) throw new Error('nats-server not found: run `npm run bootstrap` (or set NATS_SERVER_BIN)');
+  return found;
+}
+
+export function ferretDbBinary(): string {
+  const path = process.env.FERRETDB_BIN ?? join(TOOLS_BIN, 'clinic-ferretdb');
+  if (!isExecutable(path)) throw new Error(`${path} not found: run \`npm run bootstrap\` (or set FERRETDB_BIN)`);
+  return path;
+}
+
+export function serviceEntry(name: string): string {
+  return join(REPO_ROOT, 'services', name, 'dist', 'main.js');
+}

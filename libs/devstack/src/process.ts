@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** Children still running when this process exits are killed, so none outlives its supervisor. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export type OutputMode = { kind: 'inherit' } | { kind: 'file'; path: string };
+
+export interface ProcessSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string | undefined>;
+  output: OutputMode;
+}
+
+/**
+ * A child process the stack started: it can be stopped gracefully (SIGTERM,
+ * then SIGKILL after a grace period), killed outright, and started again.
+ */
+export class ManagedProcess {
+  private child: ChildProcess | null = null;
+  private exited: Promise<number | null> = Promise.resolve(null);
+  private logStream: WriteStream | null = null;
+  private expectedExit = false;
+  /** Set when the process exits without being asked to. */
+  unexpectedExit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+
+  constructor(readonly spec: ProcessSpec) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  start(): void {
+    if (this.running) throw new Error(`${this.spec.name} is already running`);
+    const { output } = this.spec;
+    let stdio: 'inherit' | ['ignore', 'pipe', 'pipe'] = 'inherit';
+    if (output.kind === 'file') {
+      mkdirSync(dirname(output.path), { recursive: true });
+      this.logStream = createWriteStream(output.path, { flags: 'a' });
+      stdio = ['ignore', 'pipe', 'pipe'];
+    }
+    this.expectedExit = false;
+    this.unexpectedExit = null;
+    // Each child gets its own process group: a Ctrl-C in the terminal reaches
+    // only the supervisor, which then stops the children in order.
+    const child = spawn(this.spec.command, this.spec.args, {
+      env: { ...process.env, ...this.spec.env },
+      stdio,
+      detached: true,
+    });
+    running.add(child);
+    if (this.logStream) {
+      child.stdout?.pipe(this.logStream, { end: false });
+      child.stderr?.pipe(this.logStream, { end: false });
+    }
+    this.child = child;
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        running.delete(child);
+        if (!this.expectedExit) this.unexpectedExit = { code, signal };
+        resolve(code);
+      });
+      child.once('error', (err) => {
+        this.unexpectedExit = { code: null, signal: null };
+        this.logStream?.write(`spawn failed: ${err.message}\n`);
+        resolve(null);
+      });
+    });
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    this.expectedExit = true;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** Sends a signal without waiting (kill -9 for fault tests, SIGSTOP/SIGCONT to pause). */
+  signal(signal: NodeJS.Signals): void {
+    if (signal === 'SIGKILL' || signal === 'SIGTERM') this.expectedExit = true;
+    this.child?.kill(signal);
+  }
+
+  async waitForExit(): Promise<number | null> {
+    return this.exited;
+  }
+
+  /** The last lines of the process's log file, for error reports. */
+  logTail(lines = 30): string {
+    if (this.spec.output.kind !== 'file') return '';
+    try {
+      return readFileSync(this.spec.output.path, 'utf8').split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  }
+
+  closeLog(): void {
+    this.logStream?.end();
+    this.logStream = null;
+  }
+}

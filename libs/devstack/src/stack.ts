@@ -1,0 +1,168 @@
+import { join } from 'node:path';
+import { SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
+import {
+  dockerAvailable,
+  externalInfrastructure,
+  startContainerInfrastructure,
+  startLocalInfrastructure,
+  type Infrastructure,
+} from './infra';
+import { serviceEntry } from './paths';
+import { freePort, isPortFree, waitFor } from './ports';
+import { ManagedProcess } from './process';
+
+export type InfraChoice = 'auto' | 'local' | 'containers';
+
+export interface StackOptions {
+  /** NATS JetStream store and FerretDB files live here (local servers only). */
+  dataDir: string;
+  logDir?: string;
+  /** External servers: each one given replaces the local server of its kind. */
+  natsUrl?: string;
+  mongoUrl?: string;
+  /** Where to get servers when none are given; `auto` uses testcontainers if a Docker engine answers. */
+  infra?: InfraChoice;
+  natsPort?: number;
+  dbPort?: number;
+  /** 0 or absent: a free port. */
+  gatewayPort?: number;
+  replicas?: Partial<Record<ServiceName, number>>;
+  /** Extra environment for every service and the gateway. */
+  env?: Record<string, string>;
+  /** Where service and gateway logs go: the console, or one file each under logDir. */
+  serviceOutput?: 'inherit' | 'file';
+  readyTimeoutMs?: number;
+}
+
+/**
+ * The whole system as child processes: NATS and the database (local, in
+ * containers, or external), each service (optionally several replicas) and the
+ * gateway. Used by `npm start`, the end-to-end tests, the benchmark and the
+ * fault-injection suite alike.
+ */
+export class Stack {
+  readonly services = new Map<ServiceName, ManagedProcess[]>();
+  gateway!: ManagedProcess;
+  gatewayUrl = '';
+  private gatewayPort = 0;
+
+  private constructor(
+    readonly options: StackOptions,
+    readonly infra: Infrastructure,
+  ) {}
+
+  get logDir(): string {
+    return this.options.logDir ?? join(this.options.dataDir, 'logs');
+  }
+
+  static async start(options: StackOptions): Promise<Stack> {
+    const infra = await Stack.infrastructure(options);
+    const stack = new Stack(options, infra);
+    try {
+      await stack.startApplication();
+      return stack;
+    } catch (err) {
+      await stack.stop().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private static async infrastructure(options: StackOptions): Promise<Infrastructure> {
+    if (options.natsUrl && options.mongoUrl) return externalInfrastructure(options.natsUrl, options.mongoUrl);
+    const choice = options.infra ?? 'auto';
+    const noneGiven = !options.natsUrl && !options.mongoUrl;
+    if (noneGiven && (choice === 'containers' || (choice === 'auto' && (await dockerAvailable())))) {
+      return startContainerInfrastructure();
+    }
+    return startLocalInfrastructure({
+      dataDir: options.dataDir,
+      logDir: options.logDir ?? join(options.dataDir, 'logs'),
+      natsPort: options.natsPort,
+      dbPort: options.dbPort,
+      natsUrl: options.natsUrl,
+      mongoUrl: options.mongoUrl,
+    });
+  }
+
+  private async startApplication(): Promise<void> {
+    const requested = this.options.gatewayPort;
+    if (requested && !(await isPortFree(requested))) {
+      throw new Error(`Port ${requested} for the gateway is in use. Stop what uses it, or set PORT to another port.`);
+    }
+    this.gatewayPort = requested || (await freePort());
+    this.gatewayUrl = `http://127.0.0.1:${this.gatewayPort}`;
+    for (const name of SERVICE_NAMES) {
+      const count = this.options.replicas?.[name] ?? 1;
+      for (let i = 0; i < count; i++) this.addReplica(name);
+    }
+    this.gateway = new ManagedProcess({
+      name: 'gateway',
+      command: process.execPath,
+      args: [serviceEntry('gateway')],
+      env: { ...this.baseEnv(), PORT: String(this.gatewayPort), HOST: '127.0.0.1' },
+      output: this.output('gateway'),
+    });
+    this.gateway.start();
+    await this.waitHealthy(this.options.readyTimeoutMs ?? 60_000);
+  }
+
+  private baseEnv(): Record<string, string> {
+    return { NATS_URL: this.infra.natsUrl, MONGO_URL: this.infra.mongoUrl, ...this.options.env };
+  }
+
+  private output(name: string): ManagedProcess['spec']['output'] {
+    return this.options.serviceOutput === 'inherit' ? { kind: 'inherit' } : { kind: 'file', path: join(this.logDir, `${name}.log`) };
+  }
+
+  /** Starts one more replica of a service (ops would run `--scale <service>=N`). */
+  addReplica(name: ServiceName, env: Record<string, string> = {}): ManagedProcess {
+    const replicas = this.services.get(name) ?? [];
+    const proc = new ManagedProcess({
+      name: `${name}-${replicas.length + 1}`,
+      command: process.execPath,
+      args: [serviceEntry(name)],
+      env: { ...this.baseEnv(), ...env },
+      output: this.output(`${name}-${replicas.length + 1}`),
+    });
+    proc.start();
+    replicas.push(proc);
+    this.services.set(name, replicas);
+    return proc;
+  }
+
+  replica(name: ServiceName, index = 0): ManagedProcess {
+    const proc = this.services.get(name)?.[index];
+    if (!proc) throw new Error(`No replica ${index} of ${name}`);
+    return proc;
+  }
+
+  /** Every managed process that stopped without being asked to. */
+  crashed(): ManagedProcess[] {
+    const all = [this.gateway, ...[...this.services.values()].flat()].filter(Boolean);
+    return all.filter((p) => p.unexpectedExit !== null);
+  }
+
+  async health(): Promise<{ status: number; body: unknown }> {
+    const response = await fetch(`${this.gatewayUrl}/health`, { signal: AbortSignal.timeout(3_000) });
+    return { status: response.status, body: await response.json() };
+  }
+
+  async waitHealthy(timeoutMs: number): Promise<void> {
+    await waitFor('the gateway to report every service healthy', async () => {
+      const crashed = this.crashed();
+      if (crashed.length > 0) {
+        const report = crashed.map((p) => `--- ${p.spec.name} exited ---\n${p.logTail()}`).join('\n');
+        throw new Error(`Processes exited during start-up:\n${report}`);
+      }
+      return (await this.health()).status === 200;
+    }, timeoutMs, 200);
+  }
+
+  /** Gateway first, so no request arrives at a stopping service; the servers last. */
+  async stop(): Promise<void> {
+    await this.gateway?.stop();
+    await Promise.all([...this.services.values()].flat().map((p) => p.stop()));
+    await this.infra.stop();
+    for (const p of [this.gateway, ...[...this.services.values()].flat()]) p?.closeLog();
+  }
+}

@@ -1,0 +1,37 @@
+import { createSigner } from 'fast-jwt';
+import { DEV_JWT_SECRET } from '@clinic/service-kit';
+
+export interface TokenRequest {
+  sub: number | string;
+  role: string;
+  /** Lifetime in seconds. */
+  expiresInSeconds?: number;
+}
+
+export interface SigningKey {
+  algorithm: 'HS256' | 'RS256';
+  key: string;
+}
+
+/** The signing key of the running configuration: JWT_PRIVATE_KEY (RS256), else JWT_SECRET, else the dev default. */
+export function signingKeyFromEnv(env: NodeJS.ProcessEnv = process.env): SigningKey {
+  if (env.JWT_PRIVATE_KEY) return { algorithm: 'RS256', key: env.JWT_PRIVATE_KEY.replace(/\\n/g, '\n') };
+  return { algorithm: 'HS256', key: env.JWT_SECRET || DEV_JWT_SECRET };
+}
+
+export function signToken(request: TokenRequest, signing: SigningKey = signingKeyFromEnv()): string {
+  const sign = createSigner({
+    key: signing.key,
+    algorithm: signing.algorithm,
+    expiresIn: (request.expiresInSeconds ?? 3600) * 1000,
+  });
+  return sign({ sub: request.sub, role: request.role });
+}
+
+/** "90", "90s", "15m", "12h", "7d" -> seconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(text.trim());
+  if (!match) throw new Error(`Invalid duration "${text}": use e.g. 90s, 15m, 12h or 7d`);
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}

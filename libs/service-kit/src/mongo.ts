@@ -1,0 +1,128 @@
+import { MongoClient, type Collection, type Db, type Document, type IndexDescription } from 'mongodb';
+import type { Logger } from './logger';
+import { KeyedMutex } from './mutex';
+
+export interface MongoHandle {
+  client: MongoClient;
+  db: Db;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects with short timeouts, so that a database outage turns into a 500
+ * from the service well before the gateway's NATS timeout, and retries the
+ * first connection until the server is reachable.
+ */
+export async function connectMongo(url: string, dbName: string, log: Logger, appName: string): Promise<MongoHandle> {
+  const client = new MongoClient(url, {
+    appName,
+    serverSelectionTimeoutMS: 2_000,
+    connectTimeoutMS: 2_000,
+    socketTimeoutMS: 4_000,
+    maxPoolSize: 32,
+  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.connect();
+      break;
+    } catch (err) {
+      log.warn({ err, attempt }, 'database not reachable yet; retrying');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200 * attempt, 2_000)));
+    }
+  }
+  log.info({ db: dbName }, 'database connected');
+  return { client, db: client.db(dbName), close: () => client.close() };
+}
+
+/**
+ * Document keys are the decimal string of the integer id: FerretDB v1 uses its
+ * primary-key index only for `_id` equality on strings and ObjectIds, so
+ * string keys keep lookups by id fast on both FerretDB and MongoDB.
+ */
+export const docKey = (id: number): string => String(id);
+
+/**
+ * MongoDB reports code 11000; FerretDB v1 does on insert but reports a unique
+ * violation on update as an internal error carrying SQLite's message.
+ */
+export function isDuplicateKeyError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (code === 11000 || code === 11001) return true;
+  return typeof message === 'string' && /E11000|UNIQUE constraint failed/.test(message);
+}
+
+export async function ensureIndexes(collection: Collection<Document>, indexes: IndexDescription[]): Promise<void> {
+  if (indexes.length > 0) await collection.createIndexes(indexes);
+}
+
+interface CounterDoc {
+  _id: string;
+  seq: number;
+}
+
+/**
+ * Integer ids from a counters collection. FerretDB v1 applies `$inc` as a
+ * read-modify-write, so two processes may draw the same number; the unique
+ * `_id` of the target collection rejects the second insert and the caller
+ * draws again (see insertWithFreshId). Within one process a mutex keeps draws apart.
+ */
+export class IdAllocator {
+  private readonly mutex = new KeyedMutex();
+  private readonly counters: Collection<CounterDoc>;
+
+  constructor(db: Db) {
+    this.counters = db.collection<CounterDoc>('counters');
+  }
+
+  next(name: string): Promise<number> {
+    return this.mutex.run(name, async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const doc = await this.counters.findOneAndUpdate(
+            { _id: name },
+            { $inc: { seq: 1 } },
+            { upsert: true, returnDocument: 'after' },
+          );
+          if (!doc) throw new Error(`Counter ${name} returned no document`);
+          return doc.seq;
+        } catch (err) {
+          // Two first-ever upserts race on the counter's own _id; the loser retries.
+          if (isDuplicateKeyError(err) && attempt < 5) continue;
+          throw err;
+        }
+      }
+    });
+  }
+
+  /** Moves a counter past ids that are already taken, after a collision. */
+  async skipPast(name: string, id: number): Promise<void> {
+    await this.counters.updateOne({ _id: name }, { $max: { seq: id } }, { upsert: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Inserts a document under a newly drawn id, drawing again when that id turns
+ * out to be taken (only possible when replicas race on FerretDB's counters).
+ */
+export async function insertWithFreshId<T extends Document>(
+  collection: Collection<T>,
+  ids: IdAllocator,
+  counterName: string,
+  build: (id: number) => T,
+  maxAttempts = 10,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const id = await ids.next(counterName);
+    const doc = build(id);
+    try {
+      await collection.insertOne(doc as never);
+      return doc;
+    } catch (err) {
+      if (!isDuplicateKeyError(err) || attempt >= maxAttempts) throw err;
+      const taken = await collection.findOne({ _id: docKey(id) } as never);
+      if (!taken) throw err; // another unique index: the caller decides
+      await ids.skipPast(counterName, id);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { connect, ErrorCode, headers as natsHeaders, NatsError, type NatsConnection } from 'nats';
+import {
+  encodeCallerSub,
+  HeaderNames,
+  type Caller,
+  type ResponseBody,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
+import type { NatsSettings } from './config';
+import type { Logger } from './logger';
+
+export interface ConnectOptions {
+  name: string;
+  log: Logger;
+  /** Keep retrying the first connection (services) or fail at once (command-line tools). */
+  waitForServer?: boolean;
+}
+
+export async function connectNats(settings: NatsSettings, options: ConnectOptions): Promise<NatsConnection> {
+  const waitForServer = options.waitForServer ?? true;
+  const nc = await connect({
+    servers: settings.url.split(','),
+    name: options.name,
+    user: settings.user,
+    pass: settings.password,
+    waitOnFirstConnect: waitForServer,
+    maxReconnectAttempts: waitForServer ? -1 : 0,
+    reconnectTimeWait: 250,
+    reconnectJitter: 250,
+    pingInterval: 10_000,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'pingTimer') continue;
+      options.log.info({ nats_status: status.type, data: String(status.data) }, 'nats connection status');
+    }
+  })();
+  return nc;
+}
+
+export class ServiceUnavailableError extends Error {}
+export class ServiceTimeoutError extends Error {}
+
+export interface CallOptions {
+  caller?: Caller | null;
+  correlationId: string;
+  timeoutMs: number;
+  idempotencyKey?: string;
+}
+
+/** Sends one request in the envelope and returns the service's reply. */
+export async function callService(
+  nc: NatsConnection,
+  subject: string,
+  request: ServiceRequest,
+  options: CallOptions,
+): Promise<ServiceReply<ResponseBody>> {
+  const h = natsHeaders();
+  h.set(HeaderNames.correlationId, options.correlationId);
+  h.set(HeaderNames.deadline, String(Date.now() + options.timeoutMs));
+  if (options.caller) {
+    h.set(HeaderNames.callerSub, encodeCallerSub(options.caller.sub));
+    h.set(HeaderNames.callerRole, options.caller.role);
+  }
+  if (options.idempotencyKey) h.set(HeaderNames.idempotencyKey, options.idempotencyKey);
+  try {
+    const msg = await nc.request(subject, JSON.stringify(request), { timeout: options.timeoutMs, headers: h });
+    return JSON.parse(new TextDecoder().decode(msg.data)) as ServiceReply<ResponseBody>;
+  } catch (err) {
+    if (err instanceof NatsError && err.code === ErrorCode.NoResponders) {
+      throw new ServiceUnavailableError(`No service answers ${subject}`);
+    }
+    if (err instanceof NatsError && err.code === ErrorCode.Timeout) {
+      throw new ServiceTimeoutError(`No reply on ${subject} within ${options.timeoutMs} ms`);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { headers as natsHeaders, type JetStreamClient } from 'nats';
+import type { Collection, Db } from 'mongodb';
+import { HeaderNames, type DomainEvent, type EventSubject } from '@clinic/contracts';
+import { ServiceError } from './errors';
+import type { Logger } from './logger';
+import { isDuplicateKeyError } from './mongo';
+
+/**
+ * How the sweeper tells whether an entity write happened, for an entry whose
+ * process died (or failed) between recording the event and handing it over:
+ * - `contains-event`: the entity document lists the event id in `_event_ids`;
+ * - `absent`: the write was a removal, so the entity must be gone.
+ */
+export type WriteProof = 'contains-event' | 'absent';
+
+export interface OutboxEntry {
+  _id: string;
+  subject: EventSubject;
+  event: DomainEvent;
+  entity_collection: string;
+  entity_key: string;
+  proof: WriteProof;
+  created_at: Date;
+}
+
+export interface OutboxOptions {
+  /** Entries younger than this may belong to a write still in progress in some process. */
+  graceMs?: number;
+  sweepIntervalMs?: number;
+}
+
+/** Keep at most this many event ids on an entity (MongoDB honours `$slice`; FerretDB v1 ignores it). */
+export const EVENT_IDS_KEPT = 50;
+
+/** The `$push` that records an event id on an entity in the same write as the change. */
+export function pushEventId(eventId: string): Record<string, unknown> {
+  return { _event_ids: { $each: [eventId], $slice: -EVENT_IDS_KEPT } };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Transactional outbox without transactions (FerretDB v1 has none):
+ * 1. the event is inserted into `outbox` before the entity write;
+ * 2. the entity write records the event id on the entity itself (same document write);
+ * 3. a successful write hands the entry to the in-process relay, which publishes
+ *    it to JetStream with `Nats-Msg-Id` = event id and deletes the entry.
+ * While NATS is away the relay keeps retrying in order. A sweeper picks up
+ * entries left by a crashed process, checks the entity to see whether the write
+ * happened, and publishes or discards them. JetStream's duplicate window makes
+ * a second publication of the same event harmless. The relay never writes
+ * entity documents: FerretDB replaces whole documents on update, so a relay
+ * write could undo a concurrent change.
+ */
+export class Outbox {
+  private readonly entries: Collection<OutboxEntry>;
+  private readonly queue: OutboxEntry[] = [];
+  /** Entries this process is writing, queuing or publishing; the sweeper leaves them alone. */
+  private readonly owned = new Set<string>();
+  private pumping: Promise<void> | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private readonly graceMs: number;
+  private readonly sweepIntervalMs: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly js: JetStreamClient,
+    private readonly log: Logger,
+    options: OutboxOptions = {},
+  ) {
+    this.entries = db.collection<OutboxEntry>('outbox');
+    this.graceMs = options.graceMs ?? 10_000;
+    this.sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
+  }
+
+  start(): void {
+    const tick = () => {
+      this.sweep()
+        .catch((err: unknown) => this.log.warn({ err }, 'outbox sweep failed'))
+        .finally(() => {
+          if (!this.stopped) this.sweepTimer = setTimeout(tick, this.sweepIntervalMs);
+        });
+    };
+    this.sweepTimer = setTimeout(tick, 0);
+  }
+
+  /**
+   * Runs `write` with its event: the event is durable before the write and is
+   * published once the write has succeeded. `write` receives the event id and
+   * must store it on the entity (see pushEventId) unless the proof is `absent`.
+   */
+  async record<T>(
+    spec: { subject: EventSubject; data: Record<string, unknown>; collection: string; key: string; proof?: WriteProof; correlationId: string },
+    write: (eventId: string) => Promise<T>,
+  ): Promise<T> {
+    const eventId = randomUUID();
+    const entry: OutboxEntry = {
+      _id: eventId,
+      subject: spec.subject,
+      event: {
+        event_id: eventId,
+        type: spec.subject,
+        occurred_at: new Date().toISOString(),
+        correlation_id: spec.correlationId,
+        data: spec.data,
+      },
+      entity_collection: spec.collection,
+      entity_key: spec.key,
+      proof: spec.proof ?? 'contains-event',
+      created_at: new Date(),
+    };
+    this.owned.add(eventId);
+    try {
+      await this.entries.insertOne(entry);
+    } catch (err) {
+      this.owned.delete(eventId);
+      throw err;
+    }
+    let result: T;
+    try {
+      result = await write(eventId);
+    } catch (err) {
+      this.owned.delete(eventId);
+      if (isDuplicateKeyError(err) || err instanceof ServiceError) {
+        // The write certainly did not happen.
+        await this.entries.deleteOne({ _id: eventId }).catch(() => undefined);
+      }
+      // Otherwise (timeouts, lost connections) the write may have happened: the sweeper decides.
+      throw err;
+    }
+    this.queue.push(entry);
+    this.kick();
+    return result;
+  }
+
+  /** Publishes what is queued, waiting at most `timeoutMs`; what is left stays in the database. */
+  async stop(timeoutMs = 3_000): Promise<void> {
+    this.stopped = true;
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    const drained = this.pumping ?? Promise.resolve();
+    await Promise.race([drained, sleep(timeoutMs)]);
+  }
+
+  pendingInProcess(): number {
+    return this.queue.length;
+  }
+
+  private kick(): void {
+    if (!this.pumping) {
+      this.pumping = this.pump().finally(() => {
+        this.pumping = null;
+        if (this.queue.length > 0 && !this.stopped) this.kick();
+      });
+    }
+  }
+
+  private async pump(): Promise<void> {
+    let backoffMs = 100;
+    while (this.queue.length > 0) {
+      const batch = this.queue.slice(0, 64);
+      try {
+        // Publishes are issued in order on one connection, so JetStream stores them in order.
+        await Promise.all(batch.map((entry) => this.publish(entry)));
+      } catch (err) {
+        if (this.stopped) return;
+        this.log.warn({ err, pending: this.queue.length }, 'event publication failed; retrying');
+        await sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 2_000);
+        continue;
+      }
+      backoffMs = 100;
+      this.queue.splice(0, batch.length);
+      const ids = batch.map((entry) => entry._id);
+      try {
+        await this.entries.deleteMany({ _id: { $in: ids } });
+      } catch (err) {
+        // Left in place, they will be swept and republished; JetStream drops the duplicates.
+        this.log.warn({ err, count: ids.length }, 'published outbox entries not deleted');
+      }
+      for (const id of ids) this.owned.delete(id);
+    }
+  }
+
+  private async publish(entry: OutboxEntry): Promise<void> {
+    const h = natsHeaders();
+    if (entry.event.correlation_id) h.set(HeaderNames.correlationId, entry.event.correlation_id);
+    await this.js.publish(entry.subject, JSON.stringify(entry.event), { msgID: entry._id, headers: h, timeout: 2_000 });
+  }
+
+  private async sweep(): Promise<void> {
+    const cutoff = new Date(Date.now() - this.graceMs);
+    const stale = await this.entries.find({ created_at: { $lt: cutoff } }).sort({ created_at: 1 }).limit(500).toArray();
+    let adopted = 0;
+    for (const entry of stale) {
+      if (this.owned.has(entry._id)) continue;
+      if (await this.writeHappened(entry)) {
+        this.owned.add(entry._id);
+        this.queue.push(entry);
+        adopted++;
+      } else {
+        await this.entries.deleteOne({ _id: entry._id });
+        this.log.info({ event_id: entry._id, subject: entry.subject }, 'outbox entry of a write that did not happen discarded');
+      }
+    }
+    if (adopted > 0) {
+      this.log.info({ adopted }, 'outbox entries recovered for publication');
+      this.kick();
+    }
+  }
+
+  private async writeHappened(entry: OutboxEntry): Promise<boolean> {
+    const entity = await this.db
+      .collection<{ _id: string; _event_ids?: string[] }>(entry.entity_collection)
+      .findOne({ _id: entry.entity_key }, { projection: { _event_ids: 1 } });
+    if (entry.proof === 'absent') return entity === null;
+    return entity?._event_ids?.includes(entry._id) ?? false;
+  }
+}

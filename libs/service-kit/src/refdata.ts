@@ -1,0 +1,199 @@
+import { AckPolicy, DeliverPolicy, nanos, type JsMsg, type NatsConnection, type ConsumerMessages } from 'nats';
+import type { Collection, Db } from 'mongodb';
+import {
+  DELETION_MARKER_SCHEMA,
+  isDeletionMarker,
+  REF_KINDS,
+  REF_RECORD_SCHEMAS,
+  REF_STREAM,
+  REF_SUBJECT_PREFIX,
+  refConsumerName,
+  type RefKind,
+  type RefRecordByKind,
+  type ServiceName,
+} from '@clinic/contracts';
+import { ensureStream } from './jetstream';
+import type { Logger } from './logger';
+import { docKey, isDuplicateKeyError } from './mongo';
+import { schemaProblem } from './schema';
+
+export type StoredRef<K extends RefKind> = RefRecordByKind[K] & { _id: string; _seq: number; deleted: boolean };
+
+export interface RefStatus {
+  /** Highest stream sequence up to which every reference message has been applied. */
+  applied_seq: number;
+  pending: number;
+}
+
+/**
+ * A service's local copy of the reference records it needs. Each record keeps
+ * the stream sequence it came from, and an older message never overwrites a
+ * newer one, so replicas applying in parallel and redeliveries are both safe.
+ * Deletions leave a tombstone for the same reason.
+ */
+export class ReferenceData {
+  constructor(
+    private readonly db: Db,
+    readonly kinds: readonly RefKind[],
+  ) {}
+
+  collection<K extends RefKind>(kind: K): Collection<StoredRef<K>> {
+    return this.db.collection<StoredRef<K>>(`ref_${kind}s`);
+  }
+
+  /** The live record, or null when unknown or deleted. */
+  async get<K extends RefKind>(kind: K, id: number): Promise<StoredRef<K> | null> {
+    const doc = (await this.collection(kind).findOne({ _id: docKey(id) } as never)) as StoredRef<K> | null;
+    return doc && !doc.deleted ? doc : null;
+  }
+
+  /** Live records by id, for joins. */
+  async many<K extends RefKind>(kind: K, ids: number[]): Promise<Map<number, StoredRef<K>>> {
+    const unique = [...new Set(ids)];
+    const result = new Map<number, StoredRef<K>>();
+    if (unique.length === 0) return result;
+    const docs = (await this.collection(kind)
+      .find({ _id: { $in: unique.map(docKey) } } as never)
+      .toArray()) as StoredRef<K>[];
+    for (const doc of docs) if (!doc.deleted) result.set(doc.id, doc);
+    return result;
+  }
+
+  async apply(kind: RefKind, record: unknown, seq: number): Promise<void> {
+    const rec = record as { id: number };
+    const fields = isDeletionMarker(record)
+      ? { id: rec.id, deleted: true }
+      : { ...pickKnownFields(kind, record as Record<string, unknown>), deleted: false };
+    try {
+      await this.collection(kind).replaceOne(
+        { _id: docKey(rec.id), _seq: { $lt: seq } } as never,
+        { ...fields, _seq: seq } as never,
+        { upsert: true },
+      );
+    } catch (err) {
+      // The upsert collided with a newer version of the record: nothing to do.
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+}
+
+function pickKnownFields(kind: RefKind, record: Record<string, unknown>): Record<string, unknown> {
+  const properties = Object.keys((REF_RECORD_SCHEMAS[kind].properties ?? {}) as Record<string, unknown>);
+  return Object.fromEntries(properties.filter((p) => p in record).map((p) => [p, record[p]]));
+}
+
+/** Why a reference message cannot be applied, or null when it can. */
+export function refRecordProblem(kind: RefKind, record: unknown): string | null {
+  if (isDeletionMarker(record)) return schemaProblem(DELETION_MARKER_SCHEMA, record);
+  return schemaProblem(REF_RECORD_SCHEMAS[kind], record);
+}
+
+export function refKindOfSubject(subject: string): RefKind | null {
+  const kind = subject.slice(REF_SUBJECT_PREFIX.length + 1);
+  return (REF_KINDS as readonly string[]).includes(kind) ? (kind as RefKind) : null;
+}
+
+export interface ReferenceConsumer {
+  status(): Promise<RefStatus>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Follows the reference stream with the service's durable consumer: a service
+ * that was down resumes where it stopped. Every kind is read (and the ones the
+ * service does not keep are simply acknowledged) so that the consumer's ack
+ * floor tells how far the service has applied the whole stream.
+ */
+export async function startReferenceConsumer(options: {
+  nc: NatsConnection;
+  service: ServiceName;
+  refs: ReferenceData;
+  log: Logger;
+}): Promise<ReferenceConsumer> {
+  const { nc, service, refs, log } = options;
+  const jsm = await nc.jetstreamManager();
+  await ensureStream(jsm, REF_STREAM, log);
+  const durable = refConsumerName(service);
+  const streamInfo = await jsm.streams.info(REF_STREAM.name);
+
+  if (refs.kinds.length === 0) {
+    // Nothing to keep: always up to date.
+    return {
+      status: async () => ({ applied_seq: (await jsm.streams.info(REF_STREAM.name)).state.last_seq, pending: 0 }),
+      stop: async () => undefined,
+    };
+  }
+
+  try {
+    await jsm.consumers.info(REF_STREAM.name, durable);
+  } catch {
+    await jsm.consumers.add(REF_STREAM.name, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: `${REF_SUBJECT_PREFIX}.>`,
+      max_ack_pending: 256,
+      ack_wait: nanos(30_000),
+    });
+    log.info({ durable, stream_seq: streamInfo.state.last_seq }, 'reference consumer created');
+  }
+
+  const js = nc.jetstream();
+  let stopped = false;
+  let messages: ConsumerMessages | null = null;
+
+  async function handle(m: JsMsg): Promise<void> {
+    const kind = refKindOfSubject(m.subject);
+    if (!kind || !refs.kinds.includes(kind)) {
+      m.ack();
+      return;
+    }
+    let record: unknown;
+    try {
+      record = JSON.parse(new TextDecoder().decode(m.data));
+    } catch {
+      log.warn({ subject: m.subject, seq: m.seq }, 'reference message is not JSON; skipped');
+      m.ack();
+      return;
+    }
+    const problem = refRecordProblem(kind, record);
+    if (problem) {
+      log.warn({ subject: m.subject, seq: m.seq, problem }, 'invalid reference record skipped');
+      m.ack();
+      return;
+    }
+    try {
+      await refs.apply(kind, record, m.seq);
+      m.ack();
+    } catch (err) {
+      log.error({ err, subject: m.subject, seq: m.seq }, 'reference record not applied; will be redelivered');
+      m.nak(1_000);
+    }
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const consumer = await js.consumers.get(REF_STREAM.name, durable);
+        messages = await consumer.consume({ max_messages: 128 });
+        for await (const m of messages) await handle(m);
+      } catch (err) {
+        if (stopped) break;
+        log.warn({ err }, 'reference consumer interrupted; resuming');
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  })();
+
+  return {
+    async status() {
+      const info = await jsm.consumers.info(REF_STREAM.name, durable);
+      return { applied_seq: info.ack_floor.stream_seq, pending: info.num_pending + info.num_ack_pending };
+    },
+    async stop() {
+      stopped = true;
+      messages?.stop();
+      await loop;
+    },
+  };
+}

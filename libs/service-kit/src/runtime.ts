@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import sjson from 'secure-json-parse';
+import {
+  accessOf,
+  AUTH_MESSAGES,
+  decideAccess,
+  decodeCallerSub,
+  failure,
+  GENERIC_ERROR_MESSAGE,
+  HeaderNames,
+  type Caller,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
+import { ServiceError } from './errors';
+import type { Logger } from './logger';
+import { compileSchema } from './schema';
+
+export interface HandlerContext {
+  caller: Caller | null;
+  correlationId: string;
+  idempotencyKey: string | null;
+  log: Logger;
+}
+
+export type Handler = (request: ServiceRequest, ctx: HandlerContext) => Promise<ServiceReply>;
+
+export interface ServeOptions {
+  nc: NatsConnection;
+  service: string;
+  handlers: Record<string, Handler>;
+  log: Logger;
+}
+
+export interface Server {
+  /** Stops taking requests and waits for the ones in progress to be answered. */
+  stop(): Promise<void>;
+}
+
+const requestEnvelopeSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    params: { type: 'object', additionalProperties: { type: 'string', maxLength: 100 } },
+    query: {
+      type: 'object',
+      additionalProperties: {
+        anyOf: [{ type: 'string' }, { type: 'array', maxItems: 20, items: { type: 'string' } }],
+      },
+    },
+    body: {},
+  },
+};
+
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+export function readCorrelationId(value: string | undefined): string | undefined {
+  return value && CORRELATION_ID.test(value) ? value : undefined;
+}
+
+export function readCaller(h: MsgHdrs | undefined): Caller | null {
+  const sub = decodeCallerSub(h?.get(HeaderNames.callerSub) || undefined);
+  const role = h?.get(HeaderNames.callerRole);
+  if (sub === undefined || !role) return null;
+  return { sub, role };
+}
+
+function decodeRequest(data: Uint8Array): ServiceRequest {
+  let parsed: unknown;
+  try {
+    parsed = sjson.parse(Buffer.from(data), undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (err) {
+    const poisoned = err instanceof SyntaxError && /forbidden/i.test(err.message);
+    throw new ServiceError(400, poisoned ? 'Request must not contain __proto__ or constructor.prototype keys.' : 'Request is not valid JSON.');
+  }
+  if (!compileSchema(requestEnvelopeSchema)(parsed)) {
+    throw new ServiceError(400, 'Request does not follow the service envelope {params, query, body}.');
+  }
+  return parsed as ServiceRequest;
+}
+
+/**
+ * The NATS side of a service: one queue-group subscription per subject, the
+ * caller and correlation id read from headers, access checked, errors turned
+ * into the spec's envelope, one log line per request.
+ */
+export function serve({ nc, service, handlers, log }: ServeOptions): Server {
+  const inFlight = new Set<Promise<void>>();
+  const subscriptions: Subscription[] = [];
+  const encoder = new TextEncoder();
+
+  async function handle(subject: string, handler: Handler, msg: Msg): Promise<void> {
+    const started = performance.now();
+    const correlationId = readCorrelationId(msg.headers?.get(HeaderNames.correlationId)) ?? randomUUID();
+    const requestLog = log.child({ correlation_id: correlationId, subject });
+    const deadline = Number(msg.headers?.get(HeaderNames.deadline) || 0);
+    if (deadline > 0 && Date.now() > deadline) {
+      requestLog.warn('request expired while queued; not processed');
+      return;
+    }
+    const caller = readCaller(msg.headers);
+    let reply: ServiceReply;
+    let cause: unknown;
+    try {
+      const decision = decideAccess(accessOf(subject), caller);
+      if (decision === 'unauthenticated') throw new ServiceError(401, AUTH_MESSAGES.unauthenticated);
+      if (decision === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
+      const request = decodeRequest(msg.data);
+      const idempotencyKey = msg.headers?.get(HeaderNames.idempotencyKey) || null;
+      reply = await handler(request, { caller, correlationId, idempotencyKey, log: requestLog });
+    } catch (err) {
+      if (err instanceof ServiceError) {
+        reply = failure(err.status, err.message);
+      } else {
+        cause = err;
+        reply = failure(500, GENERIC_ERROR_MESSAGE);
+      }
+    }
+    if (msg.reply) {
+      const h = natsHeaders();
+      h.set(HeaderNames.correlationId, correlationId);
+      msg.respond(encoder.encode(JSON.stringify(reply)), { headers: h });
+    }
+    const line = {
+      status: reply.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      caller_sub: caller?.sub,
+      caller_role: caller?.role,
+      ...(cause ? { err: cause } : {}),
+    };
+    if (cause) requestLog.error(line, 'request failed');
+    else requestLog.info(line, 'request handled');
+  }
+
+  for (const [subject, handler] of Object.entries(handlers)) {
+    const sub = nc.subscribe(subject, {
+      queue: service,
+      callback: (err, msg) => {
+        if (err) {
+          log.error({ err, subject }, 'subscription error');
+          return;
+        }
+        if (!msg.reply) {
+          log.warn({ subject }, 'message without a reply subject ignored: use request-reply');
+          return;
+        }
+        const work = handle(subject, handler, msg).catch((e: unknown) => log.error({ err: e, subject }, 'request handling crashed'));
+        inFlight.add(work);
+        void work.finally(() => inFlight.delete(work));
+      },
+    });
+    subscriptions.push(sub);
+  }
+  log.info({ subjects: Object.keys(handlers), queue: service }, 'serving');
+
+  return {
+    async stop() {
+      await Promise.allSettled(subscriptions.map((s) => s.drain()));
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { JsonSchema } from '@clinic/contracts';
+
+/** One ajv instance for the contracts' schemas (OpenAPI 3.0 dialect: `nullable`, `example`). */
+export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: false, strict: true });
+ajv.addVocabulary(['example']);
+
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+export function compileSchema(schema: JsonSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** `/items/3/qty` -> `items[3].qty` */
+export function fieldPath(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (extra) parts.push(extra);
+  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+}
+
+export function describeSchemaError(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const field = fieldPath(error.instancePath, String(error.params.additionalProperty));
+      return `Unknown field: ${field}.`;
+    }
+    case 'required':
+      return `${fieldPath(error.instancePath, String(error.params.missingProperty))} is required.`;
+    case 'maxLength':
+      return `${fieldPath(error.instancePath)} must be at most ${error.params.limit} characters.`;
+    case 'maxItems':
+      return `${fieldPath(error.instancePath)} must have at most ${error.params.limit} elements.`;
+    case 'minItems':
+      return `${fieldPath(error.instancePath)} must have at least ${error.params.limit} element(s).`;
+    case 'minProperties':
+      return 'Request body must not be empty.';
+    case 'maximum':
+    case 'minimum':
+      return `${fieldPath(error.instancePath)} must be ${error.keyword === 'maximum' ? '<=' : '>='} ${error.params.limit}.`;
+    default:
+      return `${fieldPath(error.instancePath) || 'Request body'} is invalid: ${error.message ?? 'invalid value'}.`;
+  }
+}
+
+/**
+ * Checks a value against a schema and returns the first problem as a message,
+ * or null when it conforms.
+ */
+export function schemaProblem(schema: JsonSchema, value: unknown): string | null {
+  const validate = compileSchema(schema);
+  if (validate(value)) return null;
+  const [first] = validate.errors ?? [];
+  return first ? describeSchemaError(first) : 'Request body is invalid.';
+}

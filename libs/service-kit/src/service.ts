@@ -1,0 +1,93 @@
+import { hostname } from 'node:os';
+import type { JetStreamClient, NatsConnection } from 'nats';
+import type { Db } from 'mongodb';
+import {
+  eventStreamOf,
+  failure,
+  REF_KINDS_BY_SERVICE,
+  ServiceSubjects,
+  success,
+  type ServiceName,
+} from '@clinic/contracts';
+import { ClinicClock } from './clock';
+import { serviceSettings, type ServiceSettings } from './config';
+import { ensureStream } from './jetstream';
+import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
+import { createLogger, type Logger } from './logger';
+import { connectMongo, IdAllocator } from './mongo';
+import { connectNats } from './nats';
+import { Outbox } from './outbox';
+import { ReferenceData, startReferenceConsumer } from './refdata';
+import { serve, type Handler } from './runtime';
+
+/** What a service's wiring gets to build its repository, rules and NATS adapter. */
+export interface ServiceInfra {
+  name: ServiceName;
+  settings: ServiceSettings;
+  log: Logger;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  db: Db;
+  ids: IdAllocator;
+  outbox: Outbox;
+  refs: ReferenceData;
+  clock: ClinicClock;
+}
+
+export interface ServiceDefinition {
+  name: ServiceName;
+  /** Creates indexes and returns the handlers by subject. */
+  setup(infra: ServiceInfra): Promise<Record<string, Handler>>;
+}
+
+const instance = `${hostname()}-${process.pid}`;
+
+/**
+ * Starts a service: NATS, its database, its events stream and outbox relay,
+ * its reference-data consumer, then its subjects; and stops all of it in the
+ * reverse order on SIGTERM/SIGINT.
+ */
+export async function startService(definition: ServiceDefinition): Promise<void> {
+  const { name } = definition;
+  const settings = serviceSettings(name);
+  const log = createLogger(name, settings.logLevel);
+  try {
+    const clock = new ClinicClock(settings.clinicTz);
+    const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
+    const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
+    const jsm = await nc.jetstreamManager();
+    await ensureStream(jsm, eventStreamOf(name), log);
+    const js = nc.jetstream();
+    const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
+    await mongo.db.collection('outbox').createIndex({ created_at: 1 });
+    const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
+    const consumer = await startReferenceConsumer({ nc, service: name, refs, log: log.child({ component: 'reference' }) });
+    const infra: ServiceInfra = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock };
+    const handlers = await definition.setup(infra);
+
+    const subjects = ServiceSubjects[name];
+    const health: Handler = async () => {
+      try {
+        await mongo.db.command({ ping: 1 });
+      } catch {
+        return failure(503, `${name}: database unavailable.`);
+      }
+      return success(200, { service: name, status: 'ok', instance, outbox_queue: outbox.pendingInProcess() });
+    };
+    const refStatus: Handler = async () => success(200, { service: name, ...(await consumer.status()) });
+
+    outbox.start();
+    const server = serve({ nc, service: name, handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus }, log });
+    log.info({ instance, clinic_tz: clock.timeZone, db: settings.mongoDb }, 'service started');
+
+    onShutdownSignal(log, async () => {
+      await server.stop();
+      await consumer.stop();
+      await outbox.stop();
+      await nc.drain();
+      await mongo.close();
+    });
+  } catch (err) {
+    exitOnStartupFailure(log)(err);
+  }
+}

@@ -1,0 +1,71 @@
+/** Small predicates for the spec's ordered validation rules. */
+
+export type PlainObject = Record<string, unknown>;
+
+export function isPlainObject(value: unknown): value is PlainObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function has(obj: PlainObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+/** Present and not null. */
+export function given(obj: PlainObject, key: string): boolean {
+  return has(obj, key) && obj[key] !== null && obj[key] !== undefined;
+}
+
+export function isInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value);
+}
+
+export function isPositiveId(value: unknown): value is number {
+  return isInteger(value) && value >= 1;
+}
+
+export function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+export function isNonBlankString(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+export function isBlankString(value: unknown): boolean {
+  return typeof value === 'string' && value.trim() === '';
+}
+
+/** Trimmed text, with blank (or absent) becoming null. */
+export function trimmedOrNull(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+/** Escapes every regular-expression metacharacter so that user input matches literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+export type QueryParams = Record<string, string | string[]> | undefined;
+
+/**
+ * One query parameter as a string. A repeated parameter is ambiguous and is
+ * reported through `onRepeated` (which should throw).
+ */
+export function queryValue(query: QueryParams, name: string, onRepeated: (name: string) => never): string | undefined {
+  const value = query?.[name];
+  if (Array.isArray(value)) return onRepeated(name);
+  return value;
+}
+
+const INTEGER_TEXT = /^[+-]?\d{1,16}$/;
+
+/** Parses a decimal integer written in a query string or path; anything else is undefined. */
+export function parseIntegerText(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  if (!INTEGER_TEXT.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  return Number.isSafeInteger(value) ? value : undefined;
+}

@@ -1,0 +1,3 @@
+import { startService } from '@clinic/service-kit';
+
+void startService({ name: 'billing', setup: async () => ({}) });

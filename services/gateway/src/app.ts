@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { NatsConnection } from 'nats';
+import sjson from 'secure-json-parse';
+import {
+  AUTH_MESSAGES,
+  decideAccess,
+  GENERIC_ERROR_MESSAGE,
+  HeaderNames,
+  HTTP_ROUTES,
+  Limits,
+  type HttpRoute,
+  type ServiceRequest,
+} from '@clinic/contracts';
+import {
+  callService,
+  readCorrelationId,
+  ServiceTimeoutError,
+  ServiceUnavailableError,
+  type Logger,
+} from '@clinic/service-kit';
+import { authenticate, HttpError, registerJwt } from './auth';
+import type { GatewayConfig } from './config';
+import { checkHealth } from './health';
+import { openApiDocument, routeSchema } from './openapi';
+
+export const GATEWAY_MESSAGES = {
+  notFound: 'Route not found.',
+  invalidJson: 'Request body must be valid JSON.',
+  poisoned: 'Request body must not contain __proto__ or constructor.prototype keys.',
+  tooLarge: 'Request body is too large.',
+  unavailable: 'Service unavailable. Please retry.',
+  timeout: 'The service did not answer in time. Please retry.',
+  badIdempotencyKey: `Idempotency-Key must be 1 to ${Limits.idempotencyKeyMaxLength} visible ASCII characters.`,
+} as const;
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  nc: NatsConnection;
+  log: Logger;
+}
+
+const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${Limits.idempotencyKeyMaxLength}}$`);
+
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers[HeaderNames.idempotencyKey];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY.test(raw)) throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
+  return raw;
+}
+
+export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    // One line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'correlation_id' }),
+    genReqId: (req) => readCorrelationId(req.headers[HeaderNames.correlationId] as string | undefined) ?? randomUUID(),
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  // Bodies are parsed here whatever their declared type, so that anything that
+  // is not JSON gets the spec's 400; an empty body reaches the service as
+  // "no body". Prototype-poisoning keys are rejected outright.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+    if (body.length === 0) return done(null, undefined);
+    try {
+      done(null, sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (err) {
+      const poisoned = err instanceof SyntaxError && /forbidden/i.test(err.message);
+      done(new HttpError(400, poisoned ? GATEWAY_MESSAGES.poisoned : GATEWAY_MESSAGES.invalidJson), undefined);
+    }
+  });
+  // Schemas document the API; each service validates its own messages in the
+  // spec's rule order, so the gateway neither validates nor reshapes.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(HeaderNames.correlationId, request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        caller_sub: request.caller?.sub,
+        caller_role: request.caller?.role,
+      },
+      'request completed',
+    );
+  });
+
+  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status === 413) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
+    if (error instanceof HttpError) return sendFailure(reply, status, error.message);
+    if (status >= 400 && status < 500) {
+      // Fastify's own client errors (unsupported media type, empty or malformed body).
+      return sendFailure(reply, 400, GATEWAY_MESSAGES.invalidJson);
+    }
+    request.log.error({ err: error }, 'unexpected gateway error');
+    return sendFailure(reply, 500, GENERIC_ERROR_MESSAGE);
+  });
+  app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
+
+  await registerJwt(app, config.jwt);
+  await app.register(fastifySwagger, { openapi: openApiDocument() });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
+    const report = await checkHealth(nc, config.healthTimeoutMs);
+    return reply.code(report.success ? 200 : 503).send(report);
+  });
+
+  for (const route of HTTP_ROUTES) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      schema: routeSchema(route),
+      handler: (request, reply) => forward(route, request, reply, { config, nc }),
+    });
+  }
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: { sub: number | string; role: string };
+  }
+}
+
+function sendFailure(reply: FastifyReply, status: number, error: string): FastifyReply {
+  return reply.code(status).send({ success: false, error });
+}
+
+async function forward(
+  route: HttpRoute,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
+): Promise<FastifyReply> {
+  const caller = await authenticate(request);
+  request.caller = caller;
+  const decision = decideAccess(route.access, caller);
+  if (decision === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
+
+  const message: ServiceRequest = {};
+  if (route.param) message.params = { [route.param]: String((request.params as Record<string, string>)[route.param]) };
+  if (route.querystring) message.query = request.query as Record<string, string | string[]>;
+  if (route.body && request.body !== undefined) message.body = request.body;
+
+  try {
+    const result = await callService(nc, route.subject, message, {
+      caller,
+      correlationId: request.id,
+      timeoutMs: config.requestTimeoutMs,
+      idempotencyKey: idempotencyKeyOf(request),
+    });
+    return reply.code(result.status).send(result.body);
+  } catch (err) {
+    if (err instanceof ServiceUnavailableError) {
+      request.log.warn({ subject: route.subject }, 'no responder');
+      return sendFailure(reply, 503, GATEWAY_MESSAGES.unavailable);
+    }
+    if (err instanceof ServiceTimeoutError) {
+      request.log.warn({ subject: route.subject, timeout_ms: config.requestTimeoutMs }, 'service timeout');
+      return sendFailure(reply, 504, GATEWAY_MESSAGES.timeout);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,24 @@
+import { connectNats, createLogger, exitOnStartupFailure, onShutdownSignal } from '@clinic/service-kit';
+import { buildGateway } from './app';
+import { gatewayConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = gatewayConfig();
+  const log = createLogger('gateway', config.logLevel);
+  try {
+    if (config.jwt.algorithm === 'HS256' && config.jwt.isDevDefault) {
+      log.warn('JWT_SECRET is not set: using the development default secret. Never run production like this.');
+    }
+    const nc = await connectNats(config.nats, { name: 'gateway', log });
+    const app = await buildGateway({ config, nc, log });
+    await app.listen({ host: config.host, port: config.port });
+    onShutdownSignal(log, async () => {
+      await app.close();
+      await nc.drain();
+    });
+  } catch (err) {
+    exitOnStartupFailure(log)(err);
+  }
+}
+
+void main();

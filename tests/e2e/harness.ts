@@ -1,0 +1,129 @@
+/**
+ * End-to-end harness: each test file gets its own NATS server and database
+ * (testcontainers when a Docker engine answers, local binaries otherwise), its
+ * own services and gateway, all on free ports, so every file starts clean.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from 'nats';
+import { type ServiceName } from '@clinic/contracts';
+import { parseSeedFile, seedReferenceData, signToken, Stack, type InfraChoice, type SeedResult } from '@clinic/devstack';
+import { connectNats, createLogger } from '@clinic/service-kit';
+
+export const TEST_JWT_SECRET = 'e2e-test-secret-not-for-production';
+/** A zone far from UTC, so that "today" and timestamps prove they use CLINIC_TZ. */
+export const TEST_TZ = 'Asia/Colombo';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  role?: string;
+  sub?: number | string;
+  headers?: Record<string, string>;
+  /** Sent as-is instead of JSON. */
+  rawBody?: string | Buffer;
+}
+
+export interface TestStack {
+  stack: Stack;
+  url: string;
+  token(role?: string, sub?: number | string, expiresInSeconds?: number): string;
+  request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
+  get<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
+  put<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
+  del<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** A NATS connection of its own, as another hospital service would have. */
+  nats(): Promise<NatsConnection>;
+  /** Seeds reference data exactly as `npm run seed` does. */
+  seed(file: unknown): Promise<SeedResult>;
+  stop(): Promise<void>;
+}
+
+export interface TestStackOptions {
+  replicas?: Partial<Record<ServiceName, number>>;
+  env?: Record<string, string>;
+  infra?: InfraChoice;
+}
+
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'clinic-e2e-'));
+  const stack = await Stack.start({
+    dataDir,
+    infra: options.infra ?? ((process.env.CLINIC_TEST_INFRA as InfraChoice | undefined) ?? 'auto'),
+    serviceOutput: 'file',
+    replicas: options.replicas,
+    env: { JWT_SECRET: TEST_JWT_SECRET, CLINIC_TZ: TEST_TZ, LOG_LEVEL: 'info', ...options.env },
+  });
+  const connections: NatsConnection[] = [];
+
+  const token = (role = 'admin', sub: number | string = 1, expiresInSeconds = 3600) =>
+    signToken({ sub, role, expiresInSeconds }, { algorithm: 'HS256', key: TEST_JWT_SECRET });
+
+  async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    const bearer = opts.token === undefined ? token(opts.role ?? 'admin', opts.sub ?? 1) : opts.token;
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    let payload: string | Buffer | undefined;
+    if (opts.rawBody !== undefined) payload = opts.rawBody;
+    else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${stack.gatewayUrl}${path}`, { method, headers, body: payload });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+
+  const nats = async () => {
+    const nc = await connectNats({ url: stack.infra.natsUrl }, { name: 'e2e', log: createLogger('e2e', 'silent'), waitForServer: false });
+    connections.push(nc);
+    return nc;
+  };
+
+  return {
+    stack,
+    url: stack.gatewayUrl,
+    token,
+    request,
+    get: (path, opts) => request('GET', path, undefined, opts),
+    post: (path, body, opts) => request('POST', path, body, opts),
+    put: (path, body, opts) => request('PUT', path, body, opts),
+    del: (path, opts) => request('DELETE', path, undefined, opts),
+    nats,
+    async seed(file) {
+      const nc = await nats();
+      return seedReferenceData(nc, parseSeedFile(file));
+    },
+    async stop() {
+      await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
+      await stack.stop();
+      if (!process.env.KEEP_E2E_DATA) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `check` returns a value that is not undefined. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}

@@ -1,0 +1,245 @@
+import { readFileSync } from 'node:fs';
+import { createSigner } from 'fast-jwt';
+import { headers as natsHeaders, type NatsConnection } from 'nats';
+import { BillingSubjects, HeaderNames, HTTP_ROUTES, SessionsSubjects } from '@clinic/contracts';
+import { startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
+
+let t: TestStack;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  t = await startTestStack({ env: { REQUEST_TIMEOUT_MS: '1500' } });
+  nc = await t.nats();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('health', () => {
+  it('reports the gateway, NATS and every service', async () => {
+    const res = await t.get('/health', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      success: true,
+      status: 'ok',
+      gateway: 'ok',
+      nats: 'ok',
+      services: { billing: { status: 'ok' }, catalogue: { status: 'ok' }, sessions: { status: 'ok' } },
+    });
+  });
+});
+
+describe('authentication', () => {
+  const protectedPath = '/all_sessions';
+
+  it('rejects a request without a token with 401 in the envelope', async () => {
+    const res = await t.get(protectedPath, { token: null });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: 'Authentication required.' });
+  });
+
+  it('rejects a token signed with another secret', async () => {
+    const forged = createSigner({ key: 'not-the-secret', expiresIn: 60_000 })({ sub: 1, role: 'admin' });
+    const res = await t.get(protectedPath, { token: forged });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: 'Invalid token.' });
+  });
+
+  it('rejects an expired token', async () => {
+    const expired = createSigner({ key: TEST_JWT_SECRET, clockTimestamp: Date.now() - 3_600_000, expiresIn: 60_000 })({
+      sub: 1,
+      role: 'admin',
+    });
+    const res = await t.get(protectedPath, { token: expired });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: 'Token expired.' });
+  });
+
+  it('rejects an unsigned token (alg none)', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const unsigned = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ sub: 1, role: 'admin', exp })}.`;
+    const res = await t.get(protectedPath, { token: unsigned });
+    expect(res.status).toBe(401);
+    expect(res.body.success).toBe(false);
+  });
+
+  it('rejects a malformed token and a token without a role', async () => {
+    const malformed = await t.get(protectedPath, { token: 'not.a.jwt' });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body).toEqual({ success: false, error: 'Invalid token.' });
+
+    const noRole = createSigner({ key: TEST_JWT_SECRET, expiresIn: 60_000 })({ sub: 1 });
+    const res = await t.get(protectedPath, { token: noRole });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: 'Invalid token: the sub and role claims are required.' });
+  });
+
+  it('rejects a token without an expiry', async () => {
+    const forever = createSigner({ key: TEST_JWT_SECRET })({ sub: 1, role: 'admin' });
+    const res = await t.get(protectedPath, { token: forever });
+    expect(res.status).toBe(401);
+  });
+
+  it('answers 403 in the envelope when the role may not use the route', async () => {
+    const res = await t.del('/lab_bills/1', { role: 'cashier' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ success: false, error: 'You do not have permission to perform this action.' });
+    const unknownRole = await t.get('/hospital_charges?store_id=1', { role: 'doctor' });
+    expect(unknownRole.status).toBe(403);
+  });
+});
+
+describe('gateway envelope', () => {
+  it('answers an unknown route with 404 in the envelope', async () => {
+    const res = await t.get('/no_such_route');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: 'Route not found.' });
+  });
+
+  it('answers a body that is not JSON with 400 in the envelope', async () => {
+    const res = await t.post('/hospital_charges', undefined, { rawBody: '{"charge_name": ', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: 'Request body must be valid JSON.' });
+    const text = await t.post('/hospital_charges', undefined, { rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(400);
+    expect(text.body.success).toBe(false);
+  });
+
+  it('rejects prototype-poisoning keys', async () => {
+    const res = await t.post('/hospital_charges', undefined, {
+      rawBody: '{"charge_name":"x","__proto__":{"admin":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: 'Request body must not contain __proto__ or constructor.prototype keys.' });
+  });
+
+  it('answers an oversized body with 413 in the envelope', async () => {
+    const res = await t.post('/hospital_charges', { charge_name: 'x'.repeat(10 * 1024 * 1024) });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ success: false, error: 'Request body is too large.' });
+  });
+
+  it('echoes the correlation id and carries it to the service log', async () => {
+    const res = await t.get('/all_sessions', { headers: { [HeaderNames.correlationId]: 'e2e-correlation-42' } });
+    expect(res.headers.get(HeaderNames.correlationId)).toBe('e2e-correlation-42');
+    const generated = await t.get('/all_sessions');
+    expect(generated.headers.get(HeaderNames.correlationId)).toMatch(/^[0-9a-f-]{36}$/);
+    const serviceLog = readFileSync(`${t.stack.logDir}/sessions-1.log`, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('e2e-correlation-42'))
+      .map((line) => JSON.parse(line));
+    expect(serviceLog).toEqual([
+      expect.objectContaining({ correlation_id: 'e2e-correlation-42', subject: SessionsSubjects.list, msg: 'request handled' }),
+    ]);
+    const gatewayLog = readFileSync(`${t.stack.logDir}/gateway.log`, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('e2e-correlation-42'))
+      .map((line) => JSON.parse(line));
+    expect(gatewayLog).toEqual([expect.objectContaining({ correlation_id: 'e2e-correlation-42', status: 200 })]);
+  });
+});
+
+describe('API documentation', () => {
+  it('documents every route in OpenAPI 3 and serves Swagger UI', async () => {
+    const doc = await t.get('/docs/json', { token: null });
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toMatch(/^3\./);
+    for (const route of HTTP_ROUTES) {
+      const path = route.url.replace(/:(\w+)/g, '{$1}');
+      expect(doc.body.paths[path]?.[route.method.toLowerCase()]).toBeDefined();
+    }
+    const ui = await fetch(`${t.url}/docs/`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain('swagger');
+  });
+});
+
+describe('NATS conventions', () => {
+  const request = async (subject: string, payload: string, caller?: { sub: string; role: string }) => {
+    const h = natsHeaders();
+    h.set(HeaderNames.correlationId, 'raw-nats');
+    if (caller) {
+      h.set(HeaderNames.callerSub, caller.sub);
+      h.set(HeaderNames.callerRole, caller.role);
+    }
+    const msg = await nc.request(subject, payload, { timeout: 3000, headers: h });
+    return JSON.parse(new TextDecoder().decode(msg.data));
+  };
+
+  it('answers a request without a caller with 401 in the envelope', async () => {
+    expect(await request(BillingSubjects.list, '{"query":{"store_id":"1"}}')).toEqual({
+      status: 401,
+      body: { success: false, error: 'Authentication required.' },
+    });
+  });
+
+  it('checks the role itself, whoever calls', async () => {
+    expect(await request(BillingSubjects.cancel, '{"params":{"bill_id":"1"}}', { sub: '5', role: 'cashier' })).toEqual({
+      status: 403,
+      body: { success: false, error: 'You do not have permission to perform this action.' },
+    });
+  });
+
+  it('answers a malformed envelope with 400', async () => {
+    const reply = await request(SessionsSubjects.list, 'not json', { sub: '5', role: 'admin' });
+    expect(reply).toEqual({ status: 400, body: { success: false, error: 'Request is not valid JSON.' } });
+    const wrongShape = await request(SessionsSubjects.list, '{"query":{"store_id":{"$gt":""}}}', { sub: '5', role: 'admin' });
+    expect(wrongShape.status).toBe(400);
+  });
+});
+
+describe('reference data', () => {
+  it('seeds records and waits until the services applied them', async () => {
+    const result = await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }], users: [{ id: 1, name: 'Admin' }] });
+    expect(result.published).toBe(2);
+    const h = natsHeaders();
+    const msg = await nc.request(BillingSubjects.refStatus, '{}', { timeout: 2000, headers: h });
+    const status = JSON.parse(new TextDecoder().decode(msg.data));
+    expect(status.body.applied_seq).toBeGreaterThanOrEqual(result.lastSeq);
+  });
+
+  it('rejects an invalid seed file with the offending record', async () => {
+    await expect(t.seed({ stores: [{ id: 'x', name: 'Bad' }] })).rejects.toThrow(/stores\[0\]/);
+    await expect(t.seed({ rooms: [] })).rejects.toThrow(/Unknown key/);
+  });
+});
+
+describe('service outages', () => {
+  it('answers 503 in the envelope when no instance of the service runs, and recovers', async () => {
+    const sessions = t.stack.replica('sessions');
+    await sessions.stop();
+    const res = await t.get('/all_sessions');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ success: false, error: 'Service unavailable. Please retry.' });
+    const health = await t.get('/health', { token: null });
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ success: false, services: { sessions: { status: 'down' } } });
+    sessions.start();
+    await t.stack.waitHealthy(30_000);
+    expect((await t.get('/all_sessions')).status).toBe(200);
+  });
+
+  it('answers 504 in the envelope when the service does not answer in time', async () => {
+    const sessions = t.stack.replica('sessions');
+    sessions.signal('SIGSTOP');
+    try {
+      const started = Date.now();
+      const res = await t.get('/all_sessions');
+      expect(res.status).toBe(504);
+      expect(res.body).toEqual({ success: false, error: 'The service did not answer in time. Please retry.' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      sessions.signal('SIGCONT');
+    }
+    await t.stack.waitHealthy(30_000);
+  });
+});
+
+it('lists every route of the route table exactly once', () => {
+  const keys = HTTP_ROUTES.map((r) => `${r.method} ${r.url}`);
+  expect(new Set(keys).size).toBe(keys.length);
+  expect(keys).toHaveLength(18);
+});

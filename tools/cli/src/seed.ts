@@ -1,0 +1,41 @@
+// npm run seed -- <file.json>
+// Publishes reference records and waits until every service has applied them.
+import { readFileSync } from 'node:fs';
+import { connectNats, createLogger, natsSettings } from '@clinic/service-kit';
+import { parseSeedFile, SeedError, seedReferenceData } from '@clinic/devstack';
+import { fail } from './args';
+
+async function main(): Promise<void> {
+  const file = process.argv[2];
+  if (!file) fail('usage: npm run seed -- <file.json>', 2);
+  let content: unknown;
+  try {
+    content = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    fail(`Cannot read ${file} as JSON: ${(err as Error).message}`, 2);
+  }
+  let seed;
+  try {
+    seed = parseSeedFile(content);
+  } catch (err) {
+    fail((err as Error).message, 2);
+  }
+  const settings = natsSettings();
+  const log = createLogger('seed', 'warn');
+  let nc;
+  try {
+    nc = await connectNats(settings, { name: 'seed', log, waitForServer: false });
+  } catch (err) {
+    fail(`Cannot reach NATS at ${settings.url} (${(err as Error).message}). Is the stack running? Start it with \`npm start\`.`);
+  }
+  try {
+    const result = await seedReferenceData(nc, seed);
+    process.stdout.write(`Published ${result.published} record(s) up to stream sequence ${result.lastSeq}; every service has applied them.\n`);
+  } catch (err) {
+    fail(err instanceof SeedError ? err.message : `Seeding failed: ${(err as Error).message}`);
+  } finally {
+    await nc.close();
+  }
+}
+
+void main();

@@ -1,0 +1,110 @@
+// npm start: the whole system on its embedded default (see README).
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { NatsConnection } from 'nats';
+import { REF_STREAM } from '@clinic/contracts';
+import { parseSeedFile, REPO_ROOT, seedReferenceData, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
+import { connectNats, createLogger, envInt, envOptional } from '@clinic/service-kit';
+
+const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
+const DEMO_DIR = join(__dirname, '..', 'demo');
+
+async function isFirstStart(nc: NatsConnection): Promise<boolean> {
+  const jsm = await nc.jetstreamManager();
+  return (await jsm.streams.info(REF_STREAM.name)).state.messages === 0;
+}
+
+async function loadDemoData(stack: Stack, nc: NatsConnection, adminToken: string): Promise<void> {
+  const seed = parseSeedFile(JSON.parse(readFileSync(join(DEMO_DIR, 'seed.json'), 'utf8')));
+  await seedReferenceData(nc, seed);
+  const charges = JSON.parse(readFileSync(join(DEMO_DIR, 'charges.json'), 'utf8')) as object[];
+  for (const charge of charges) {
+    const response = await fetch(`${stack.gatewayUrl}/hospital_charges`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify(charge),
+    });
+    if (response.status !== 201 && response.status !== 409) {
+      throw new Error(`Demo charge not created: ${response.status} ${await response.text()}`);
+    }
+  }
+  say(`demo data loaded: ${seed.records.length} reference records, ${charges.length} charges`);
+}
+
+async function main(): Promise<void> {
+  const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
+  const signing = signingKeyFromEnv();
+  if (!process.env.JWT_SECRET && !process.env.JWT_PUBLIC_KEY) {
+    say('WARNING: JWT_SECRET is not set; the gateway accepts tokens signed with the development default secret. Never use it in production.');
+  }
+  say(`starting NATS, the database, billing, catalogue, sessions and the gateway (data in ${dataDir})`);
+  const stack = await Stack.start({
+    dataDir,
+    natsUrl: envOptional('NATS_URL'),
+    mongoUrl: envOptional('MONGO_URL'),
+    infra: 'local',
+    natsPort: envInt('NATS_PORT', 4222),
+    dbPort: envInt('DB_PORT', 27017),
+    gatewayPort: envInt('PORT', 3000),
+    serviceOutput: 'inherit',
+  });
+
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${reason}: stopping every process`);
+    stack
+      .stop()
+      .then(() => {
+        say('stopped');
+        process.exit(reason === 'start-up failure' ? 1 : 0);
+      })
+      .catch((err: unknown) => {
+        say(`stop failed: ${(err as Error).message}`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  const canSign = signing.algorithm === 'HS256' || Boolean(process.env.JWT_PRIVATE_KEY);
+  const adminToken = canSign ? signToken({ sub: 1, role: 'admin', expiresInSeconds: 12 * 3600 }, signing) : null;
+  try {
+    const nc = await connectNats({ url: stack.infra.natsUrl, user: envOptional('NATS_USER'), password: envOptional('NATS_PASSWORD') }, {
+      name: 'start',
+      log: createLogger('start', 'warn'),
+    });
+    try {
+      if (adminToken && (await isFirstStart(nc))) await loadDemoData(stack, nc, adminToken);
+    } finally {
+      await nc.close();
+    }
+  } catch (err) {
+    say(`demo data could not be loaded: ${(err as Error).message}`);
+    stop('start-up failure');
+    return;
+  }
+
+  const lines = [
+    '',
+    `Clinic API:    ${stack.gatewayUrl}`,
+    `API docs:      ${stack.gatewayUrl}/docs`,
+    `Health:        ${stack.gatewayUrl}/health`,
+    `NATS:          ${stack.infra.natsUrl}`,
+    `Database:      ${stack.infra.mongoUrl}`,
+    adminToken
+      ? `Admin token (development, 12 h):\n${adminToken}`
+      : 'RS256 is configured without JWT_PRIVATE_KEY: no token can be printed.',
+    '',
+    `Try: curl -H "Authorization: Bearer $TOKEN" "${stack.gatewayUrl}/hospital_charges?store_id=1"`,
+    'Other tokens: npm run -s token -- --sub 2 --role cashier. Stop with Ctrl-C.',
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((err: unknown) => {
+  say(`could not start: ${(err as Error).message}`);
+  process.exit(1);
+});
