@@ -5,6 +5,7 @@ export * from './mutex';
 export * from './nats';
 export * from './schema';
 export * from './runtime';
+export * from './request';
 export * from './mongo';
 export * from './jetstream';
 export * from './outbox';

@@ -102,26 +102,25 @@ export class IdAllocator {
 }
 
 /**
- * Inserts a document under a newly drawn id, drawing again when that id turns
- * out to be taken (only possible when replicas race on FerretDB's counters).
+ * Runs `insert` with a newly drawn id, drawing again when that id turns out to
+ * be taken (only possible when replicas race on FerretDB's counters). A
+ * duplicate on any other unique index is the caller's to interpret.
  */
-export async function insertWithFreshId<T extends Document>(
-  collection: Collection<T>,
+export async function withFreshId<T, D extends Document>(
   ids: IdAllocator,
   counterName: string,
-  build: (id: number) => T,
+  collection: Collection<D>,
+  insert: (id: number) => Promise<T>,
   maxAttempts = 10,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const id = await ids.next(counterName);
-    const doc = build(id);
     try {
-      await collection.insertOne(doc as never);
-      return doc;
+      return await insert(id);
     } catch (err) {
       if (!isDuplicateKeyError(err) || attempt >= maxAttempts) throw err;
-      const taken = await collection.findOne({ _id: docKey(id) } as never);
-      if (!taken) throw err; // another unique index: the caller decides
+      const taken = await collection.findOne({ _id: docKey(id) } as never, { projection: { _id: 1 } });
+      if (!taken) throw err;
       await ids.skipPast(counterName, id);
     }
   }

@@ -1,3 +1,13 @@
 import { startService } from '@clinic/service-kit';
+import { catalogueHandlers } from './adapter';
+import { ChargeOperations } from './charges';
+import { ChargeRepository } from './repository';
 
-void startService({ name: 'catalogue', setup: async () => ({}) });
+void startService({
+  name: 'catalogue',
+  async setup({ db, ids, outbox, clock }) {
+    const repo = new ChargeRepository(db, ids, outbox, clock);
+    await repo.ensureIndexes();
+    return catalogueHandlers(new ChargeOperations(repo));
+  },
+});

@@ -1,0 +1,58 @@
+/** Hospital-charge operations: the spec's steps in order, over the repository. */
+import { failure, success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import { badRequest, notFound, pathId } from '@clinic/service-kit';
+import type { ChargeRepository } from './repository';
+import {
+  MESSAGES,
+  parseChargeCheck,
+  parseChargeUpdate,
+  parseListQuery,
+  parseNewCharge,
+  sameFields,
+} from './rules';
+
+export class ChargeOperations {
+  constructor(private readonly repo: ChargeRepository) {}
+
+  async create(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
+    const input = parseNewCharge(request.body);
+    const doc = await this.repo.create(input, caller.sub, correlationId);
+    return success(201, { message: MESSAGES.created, charge_id: doc.id });
+  }
+
+  async list(request: ServiceRequest): Promise<ServiceReply> {
+    const filter = parseListQuery(request.query);
+    const charges = (await this.repo.list(filter)).map((doc) => this.repo.view(doc));
+    return success(200, { charges, count: charges.length });
+  }
+
+  async get(request: ServiceRequest): Promise<ServiceReply> {
+    const doc = await this.repo.findLive(pathId(request, 'charge_id', MESSAGES.notFound));
+    if (!doc) throw notFound(MESSAGES.notFound);
+    return success(200, { charge: this.repo.view(doc) });
+  }
+
+  async update(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
+    const id = pathId(request, 'charge_id', MESSAGES.notFound);
+    const { store_id: storeId, ...fields } = parseChargeUpdate(request.body);
+    const existing = await this.repo.findLive(id);
+    if (!existing) throw notFound(MESSAGES.notFound);
+    if (storeId !== undefined && storeId !== existing.store_id) throw badRequest(MESSAGES.storeImmutable);
+    if (sameFields(existing, fields)) return failure(200, MESSAGES.noChanges);
+    await this.repo.update(existing, fields, caller.sub, correlationId);
+    return success(200, { message: MESSAGES.updated });
+  }
+
+  async delete(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
+    const existing = await this.repo.findLive(pathId(request, 'charge_id', MESSAGES.notFound));
+    if (!existing) throw notFound(MESSAGES.notFound);
+    await this.repo.softDelete(existing, caller.sub, correlationId);
+    return success(200, { message: MESSAGES.deleted });
+  }
+
+  /** For billing: which of these charge ids cannot be billed in this store. */
+  async check(request: ServiceRequest): Promise<ServiceReply> {
+    const { store_id, charge_ids } = parseChargeCheck(request.body);
+    return success(200, { invalid_ids: await this.repo.unbillable(store_id, charge_ids) });
+  }
+}

@@ -1,0 +1,175 @@
+import type { Collection, Db } from 'mongodb';
+import { EventSubjects, type Caller, type EventSubject } from '@clinic/contracts';
+import {
+  conflict,
+  docKey,
+  escapeRegExp,
+  fromCents,
+  isDuplicateKeyError,
+  notFound,
+  pushEventId,
+  withFreshId,
+  type ClinicClock,
+  type IdAllocator,
+  type Outbox,
+} from '@clinic/service-kit';
+import { MESSAGES, nameKey, type ChargeFields, type ChargeListFilter, type NewCharge } from './rules';
+
+export interface ChargeDoc extends ChargeFields {
+  _id: string;
+  id: number;
+  store_id: number;
+  name_key: string;
+  /**
+   * 0 while the charge is live, its id once deleted. The unique index on
+   * (store_id, name_key, live_key) therefore holds among live charges only,
+   * without a partial index (FerretDB v1 has none).
+   */
+  live_key: number;
+  is_deleted: boolean;
+  created_by: Caller['sub'];
+  updated_by: Caller['sub'] | null;
+  created_at: Date;
+  updated_at: Date | null;
+  _event_ids: string[];
+}
+
+export interface ChargeView {
+  id: number;
+  charge_name: string;
+  charge_type: string;
+  amount: number;
+  status: string;
+  notes: string | null;
+  store_id: number;
+  created_by: Caller['sub'];
+  updated_by: Caller['sub'] | null;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+const COLLECTION = 'charges';
+
+export class ChargeRepository {
+  private readonly charges: Collection<ChargeDoc>;
+
+  constructor(
+    db: Db,
+    private readonly ids: IdAllocator,
+    private readonly outbox: Outbox,
+    private readonly clock: ClinicClock,
+  ) {
+    this.charges = db.collection<ChargeDoc>(COLLECTION);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.charges.createIndexes([
+      { key: { store_id: 1, name_key: 1, live_key: 1 }, name: 'charge_name_unique_per_store', unique: true },
+      { key: { store_id: 1, is_deleted: 1, status: 1 }, name: 'charges_by_store' },
+    ]);
+  }
+
+  view(doc: ChargeDoc): ChargeView {
+    return {
+      id: doc.id,
+      charge_name: doc.charge_name,
+      charge_type: doc.charge_type,
+      amount: fromCents(doc.amount_cents),
+      status: doc.status,
+      notes: doc.notes,
+      store_id: doc.store_id,
+      created_by: doc.created_by,
+      updated_by: doc.updated_by,
+      created_at: this.clock.timestamp(doc.created_at),
+      updated_at: this.clock.timestamp(doc.updated_at),
+    };
+  }
+
+  /** A charge that exists and is not deleted. */
+  async findLive(id: number): Promise<ChargeDoc | null> {
+    return this.charges.findOne({ _id: docKey(id), is_deleted: false });
+  }
+
+  /** Live charges of a store, by name (case-insensitively, as people read a list). */
+  async list(filter: ChargeListFilter): Promise<ChargeDoc[]> {
+    const query: Record<string, unknown> = { store_id: filter.store_id, is_deleted: false };
+    if (filter.status !== undefined) query.status = filter.status;
+    if (filter.charge_type !== undefined) query.charge_type = filter.charge_type;
+    if (filter.search !== undefined) {
+      const literal = { $regex: escapeRegExp(filter.search), $options: 'i' };
+      query.$or = [{ charge_name: literal }, { notes: literal }];
+    }
+    const docs = await this.charges.find(query).toArray();
+    return docs.sort((a, b) => a.name_key.localeCompare(b.name_key) || a.charge_name.localeCompare(b.charge_name) || a.id - b.id);
+  }
+
+  async create(input: NewCharge, actor: Caller['sub'], correlationId: string): Promise<ChargeDoc> {
+    try {
+      return await withFreshId(this.ids, COLLECTION, this.charges, async (id) => {
+        const doc: ChargeDoc = {
+          _id: docKey(id),
+          id,
+          ...input,
+          name_key: nameKey(input.charge_name),
+          live_key: 0,
+          is_deleted: false,
+          created_by: actor,
+          updated_by: null,
+          created_at: new Date(),
+          updated_at: null,
+          _event_ids: [],
+        };
+        await this.withEvent(EventSubjects.chargeCreated, doc, correlationId, (eventId) =>
+          this.charges.insertOne({ ...doc, _event_ids: [eventId] }),
+        );
+        return doc;
+      });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
+      throw err;
+    }
+  }
+
+  async update(existing: ChargeDoc, fields: ChargeFields, actor: Caller['sub'], correlationId: string): Promise<void> {
+    const changes = { ...fields, name_key: nameKey(fields.charge_name), updated_by: actor, updated_at: new Date() };
+    await this.changeLive(existing, changes, EventSubjects.chargeUpdated, correlationId);
+  }
+
+  async softDelete(existing: ChargeDoc, actor: Caller['sub'], correlationId: string): Promise<void> {
+    const changes = { is_deleted: true, live_key: existing.id, updated_by: actor, updated_at: new Date() };
+    await this.changeLive(existing, changes, EventSubjects.chargeDeleted, correlationId);
+  }
+
+  /** Ids among `ids` that cannot be billed in `storeId`: missing, deleted, not Active or of another store. */
+  async unbillable(storeId: number, ids: number[]): Promise<number[]> {
+    const unique = [...new Set(ids)];
+    const docs = await this.charges
+      .find({ _id: { $in: unique.map(docKey) } }, { projection: { id: 1, store_id: 1, status: 1, is_deleted: 1 } })
+      .toArray();
+    const billable = new Set(docs.filter((d) => !d.is_deleted && d.status === 'Active' && d.store_id === storeId).map((d) => d.id));
+    return unique.filter((id) => !billable.has(id));
+  }
+
+  private async changeLive(existing: ChargeDoc, changes: Partial<ChargeDoc>, subject: EventSubject, correlationId: string): Promise<void> {
+    const after: ChargeDoc = { ...existing, ...changes };
+    try {
+      await this.withEvent(subject, after, correlationId, async (eventId) => {
+        const result = await this.charges.updateOne(
+          { _id: existing._id, is_deleted: false },
+          { $set: changes, $push: pushEventId(eventId) as never },
+        );
+        if (result.matchedCount === 0) throw notFound(MESSAGES.notFound);
+      });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
+      throw err;
+    }
+  }
+
+  private withEvent<T>(subject: EventSubject, after: ChargeDoc, correlationId: string, write: (eventId: string) => Promise<T>): Promise<T> {
+    return this.outbox.record(
+      { subject, data: { charge: this.view(after) }, collection: COLLECTION, key: after._id, correlationId },
+      write,
+    );
+  }
+}

@@ -1,0 +1,358 @@
+import dayjs from 'dayjs';
+import timezone from 'dayjs/plugin/timezone';
+import utc from 'dayjs/plugin/utc';
+import { headers as natsHeaders, type NatsConnection } from 'nats';
+import { CatalogueSubjects, EventSubjects, HeaderNames } from '@clinic/contracts';
+import { EventReader } from './events';
+import { startTestStack, TEST_TZ, type TestStack } from './harness';
+
+dayjs.extend(utc);
+dayjs.extend(timezone);
+
+let t: TestStack;
+let nc: NatsConnection;
+let nextStore = 100;
+/** A store of its own for each test, so tests do not see each other's charges. */
+const freshStore = () => nextStore++;
+
+beforeAll(async () => {
+  t = await startTestStack();
+  nc = await t.nats();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const valid = (storeId: number, overrides: Record<string, unknown> = {}) => ({
+  charge_name: 'Full Blood Count',
+  charge_type: 'Lab',
+  amount: 850,
+  store_id: storeId,
+  ...overrides,
+});
+
+async function create(body: Record<string, unknown>, opts = {}) {
+  return t.post('/hospital_charges', body, opts);
+}
+
+async function listAll(storeId: number, query = '') {
+  const res = await t.get(`/hospital_charges?store_id=${storeId}${query}`);
+  expect(res.status).toBe(200);
+  return res.body.charges as Array<Record<string, any>>;
+}
+
+describe('POST /hospital_charges', () => {
+  it('creates a charge with defaults and reads it back', async () => {
+    const store = freshStore();
+    const before = dayjs().tz(TEST_TZ);
+    const res = await create(valid(store, { notes: '  fasting  ' }), { sub: 7, role: 'receptionist' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ success: true, message: 'Charge created successfully.', charge_id: expect.any(Number) });
+
+    const got = await t.get(`/hospital_charges/${res.body.charge_id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({
+      success: true,
+      charge: {
+        id: res.body.charge_id,
+        charge_name: 'Full Blood Count',
+        charge_type: 'Lab',
+        amount: 850,
+        status: 'Active',
+        notes: 'fasting',
+        store_id: store,
+        created_by: 7,
+        updated_by: null,
+        created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+        updated_at: null,
+      },
+    });
+    // The timestamp is the clinic's wall clock (CLINIC_TZ), not UTC.
+    const createdAt = dayjs.tz(got.body.charge.created_at, 'YYYY-MM-DD HH:mm:ss', TEST_TZ);
+    expect(Math.abs(createdAt.diff(before, 'second'))).toBeLessThan(30);
+  });
+
+  it('keeps a string caller identity as given and rounds amounts half-up to 2 decimals', async () => {
+    const store = freshStore();
+    const res = await create(valid(store, { amount: 10.005, status: 'Inactive', notes: '   ' }), { sub: 'nurse-ann', role: 'cashier' });
+    expect(res.status).toBe(201);
+    const { charge } = (await t.get(`/hospital_charges/${res.body.charge_id}`)).body;
+    expect(charge).toMatchObject({ amount: 10.01, status: 'Inactive', notes: null, created_by: 'nurse-ann' });
+  });
+
+  it.each([
+    ['no body', undefined, 'Request body must be a JSON object.'],
+    ['an array body', [1, 2], 'Request body must be a JSON object.'],
+    ['missing charge_name', { charge_type: 'Lab', amount: 1, store_id: 1 }, 'charge_name is required.'],
+    ['blank charge_name', { charge_name: '  ', charge_type: 'Lab', amount: 1, store_id: 1 }, 'charge_name is required.'],
+    ['missing charge_type', { charge_name: 'X', amount: 1, store_id: 1 }, 'charge_type is required.'],
+    ['missing amount', { charge_name: 'X', charge_type: 'Lab', store_id: 1 }, 'amount is required.'],
+    ['null amount', { charge_name: 'X', charge_type: 'Lab', amount: null, store_id: 1 }, 'amount is required.'],
+    ['missing store_id', { charge_name: 'X', charge_type: 'Lab', amount: 1 }, 'store_id is required.'],
+    ['text amount', { charge_name: 'X', charge_type: 'Lab', amount: 'abc', store_id: 1 }, 'amount must be a number greater than or equal to 0.'],
+    ['negative amount', { charge_name: 'X', charge_type: 'Lab', amount: -0.01, store_id: 1 }, 'amount must be a number greater than or equal to 0.'],
+    ['unknown charge_type', { charge_name: 'X', charge_type: 'Radiology', amount: 1, store_id: 1 }, 'charge_type must be General or Lab.'],
+    ['unknown status', { charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: 1, status: 'active' }, 'status must be Active or Inactive.'],
+    // Rule order: presence comes before amount, amount before charge_type, charge_type before status.
+    ['several problems', { charge_type: 'Nope', amount: -1, store_id: 1 }, 'charge_name is required.'],
+    ['amount and type wrong', { charge_name: 'X', charge_type: 'Nope', amount: -1, store_id: 1, status: 'x' }, 'amount must be a number greater than or equal to 0.'],
+    ['type and status wrong', { charge_name: 'X', charge_type: 'Nope', amount: 1, store_id: 1, status: 'x' }, 'charge_type must be General or Lab.'],
+  ])('answers 400 for %s', async (_name, body, error) => {
+    const res = body === undefined ? await t.post('/hospital_charges') : await create(body as Record<string, unknown>);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error });
+  });
+
+  it('answers 409 for a name already used by a live charge of the same store, whatever its case or spacing', async () => {
+    const store = freshStore();
+    expect((await create(valid(store, { charge_name: 'Lipid Profile' }))).status).toBe(201);
+    const again = await create(valid(store, { charge_name: '  lipid   PROFILE ' }));
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ success: false, error: 'A charge with this name already exists in this store.' });
+    // Another store may use the name.
+    expect((await create(valid(freshStore(), { charge_name: 'Lipid Profile' }))).status).toBe(201);
+    expect(await listAll(store)).toHaveLength(1);
+  });
+
+  it('lets a deleted charge name be used again', async () => {
+    const store = freshStore();
+    const first = await create(valid(store, { charge_name: 'ECG' }));
+    expect((await t.del(`/hospital_charges/${first.body.charge_id}`)).status).toBe(200);
+    const second = await create(valid(store, { charge_name: 'ECG' }));
+    expect(second.status).toBe(201);
+    expect((await listAll(store)).map((c) => c.id)).toEqual([second.body.charge_id]);
+  });
+
+  it('creates exactly one charge when two identical creates race, every time', async () => {
+    for (let round = 0; round < 15; round++) {
+      const store = freshStore();
+      const results = await Promise.all([create(valid(store, { charge_name: `Race ${round}` })), create(valid(store, { charge_name: `Race ${round}` }))]);
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+      expect(await listAll(store)).toHaveLength(1);
+    }
+  });
+});
+
+describe('hostile input', () => {
+  it.each([
+    ['an operator object as a name', { charge_name: { $gt: '' } }, 'charge_name must be a string.'],
+    ['an operator object as the store', { store_id: { $ne: null } }, 'store_id must be a positive integer.'],
+    ['a numeric string amount', { amount: '100' }, 'amount must be a number greater than or equal to 0.'],
+    ['an unknown field', { is_deleted: true }, 'Unknown field: is_deleted.'],
+    ['a constructor key', { constructor: { x: 1 } }, 'Unknown field: constructor.'],
+    ['a huge name', { charge_name: 'x'.repeat(5000) }, 'charge_name must be at most 200 characters.'],
+    ['a non-string note', { notes: ['a'] }, 'notes must be a string.'],
+    ['an amount too large', { amount: 1e300 }, 'amount must be at most 999999999.99.'],
+  ])('answers 400 for %s and stores nothing', async (_name, overrides, error) => {
+    const store = freshStore();
+    const res = await create(valid(store, overrides));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error });
+    expect(await listAll(store)).toEqual([]);
+  });
+
+  it('does not treat an operator in the query string as an operator', async () => {
+    const store = freshStore();
+    await create(valid(store, { charge_name: 'Visible' }));
+    // `charge_type={"$ne":1}` is a literal type name that no charge has.
+    const res = await t.get(`/hospital_charges?store_id=${store}&charge_type=%7B%22%24ne%22%3A1%7D`);
+    expect(res.status).toBe(200);
+    expect(res.body.charges).toEqual([]);
+    // `status[$ne]=x` is a parameter named "status[$ne]": ignored.
+    const bracket = await t.get(`/hospital_charges?store_id=${store}&status[$ne]=x`);
+    expect(bracket.body.charges.map((c: any) => c.charge_name)).toEqual(['Visible']);
+    const injected = await t.get(`/hospital_charges?store_id[$gt]=0`);
+    expect(injected.status).toBe(400);
+    expect(injected.body).toEqual({ success: false, error: 'store_id is required.' });
+  });
+});
+
+describe('GET /hospital_charges', () => {
+  it('requires store_id', async () => {
+    const res = await t.get('/hospital_charges');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: 'store_id is required.' });
+    const bad = await t.get('/hospital_charges?store_id=abc');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
+  });
+
+  it('filters by status, type and search, orders by name and counts', async () => {
+    const store = freshStore();
+    const other = freshStore();
+    await create(valid(store, { charge_name: 'urine Full Report', charge_type: 'Lab', amount: 500 }));
+    await create(valid(store, { charge_name: 'ECG', charge_type: 'General', amount: 1200, notes: 'Cardiac (resting)' }));
+    await create(valid(store, { charge_name: 'Blood Sugar', charge_type: 'Lab', amount: 450, status: 'Inactive' }));
+    await create(valid(store, { charge_name: 'a.b*c', charge_type: 'General', amount: 1 }));
+    await create(valid(other, { charge_name: 'ECG', charge_type: 'General', amount: 1 }));
+
+    const all = await t.get(`/hospital_charges?store_id=${store}`);
+    expect(all.body.count).toBe(4);
+    expect(all.body.charges.map((c: any) => c.charge_name)).toEqual(['a.b*c', 'Blood Sugar', 'ECG', 'urine Full Report']);
+
+    expect((await listAll(store, '&status=Inactive')).map((c) => c.charge_name)).toEqual(['Blood Sugar']);
+    expect((await listAll(store, '&status=inactive'))).toEqual([]); // exact match, not validated
+    expect((await listAll(store, '&charge_type=General')).map((c) => c.charge_name)).toEqual(['a.b*c', 'ECG']);
+    expect((await listAll(store, '&search=FULL')).map((c) => c.charge_name)).toEqual(['urine Full Report']);
+    expect((await listAll(store, '&search=cardiac')).map((c) => c.charge_name)).toEqual(['ECG']);
+    expect((await listAll(store, `&search=${encodeURIComponent('(resting)')}`)).map((c) => c.charge_name)).toEqual(['ECG']);
+    // Metacharacters are literal: "b*c" is found in "a.b*c", while ".*" and "[" match nothing.
+    expect((await listAll(store, `&search=${encodeURIComponent('b*c')}`)).map((c) => c.charge_name)).toEqual(['a.b*c']);
+    expect(await listAll(store, `&search=${encodeURIComponent('.*')}`)).toEqual([]);
+    expect(await listAll(store, `&search=${encodeURIComponent('[')}`)).toEqual([]);
+  });
+
+  it('survives catastrophic regular-expression patterns quickly', async () => {
+    const store = freshStore();
+    await create(valid(store, { charge_name: 'a'.repeat(60) }));
+    const started = Date.now();
+    const res = await t.get(`/hospital_charges?store_id=${store}&search=${encodeURIComponent('(a+)+$')}`);
+    expect(res.status).toBe(200);
+    expect(res.body.charges).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('GET /hospital_charges/{id}', () => {
+  it('answers 404 for a missing or malformed id', async () => {
+    for (const id of ['999999', 'abc', '0', '-1']) {
+      const res = await t.get(`/hospital_charges/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, error: 'Charge not found.' });
+    }
+  });
+});
+
+describe('PUT /hospital_charges/{id}', () => {
+  it('replaces the fields, records who and when, and treats an omitted status as Active', async () => {
+    const store = freshStore();
+    const { body } = await create(valid(store, { status: 'Inactive', notes: 'old' }));
+    const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'FBC', charge_type: 'General', amount: 99.999 }, { sub: 42, role: 'cashier' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
+    const { charge } = (await t.get(`/hospital_charges/${body.charge_id}`)).body;
+    expect(charge).toMatchObject({ charge_name: 'FBC', charge_type: 'General', amount: 100, status: 'Active', notes: null, store_id: store, updated_by: 42 });
+    expect(charge.updated_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  });
+
+  it('answers 200 with success false when nothing changes, and leaves the charge untouched', async () => {
+    const store = freshStore();
+    const { body } = await create(valid(store, { notes: 'n' }));
+    const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: ' Full Blood Count ', charge_type: 'Lab', amount: 850.0, notes: 'n', store_id: store });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: false, error: 'No changes were made.' });
+    const { charge } = (await t.get(`/hospital_charges/${body.charge_id}`)).body;
+    expect(charge.updated_at).toBeNull();
+    expect(charge.updated_by).toBeNull();
+  });
+
+  it('checks fields before existence, existence before duplicates', async () => {
+    const store = freshStore();
+    const a = await create(valid(store, { charge_name: 'A' }));
+    await create(valid(store, { charge_name: 'B' }));
+    const invalid = await t.put('/hospital_charges/999999', { charge_name: 'A', charge_type: 'Lab', amount: -5 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error).toBe('amount must be a number greater than or equal to 0.');
+    const missing = await t.put('/hospital_charges/999999', { charge_name: 'B', charge_type: 'Lab', amount: 5 });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ success: false, error: 'Charge not found.' });
+    const dup = await t.put(`/hospital_charges/${a.body.charge_id}`, { charge_name: 'b', charge_type: 'Lab', amount: 5 });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toEqual({ success: false, error: 'A charge with this name already exists in this store.' });
+    expect((await t.get(`/hospital_charges/${a.body.charge_id}`)).body.charge.charge_name).toBe('A');
+  });
+
+  it('refuses to move a charge to another store', async () => {
+    const store = freshStore();
+    const { body } = await create(valid(store));
+    const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: store + 1000 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: 'store_id cannot be changed.' });
+    expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge).toMatchObject({ charge_name: 'Full Blood Count', store_id: store });
+  });
+
+  it('answers 400 for a missing body', async () => {
+    const { body } = await create(valid(freshStore()));
+    const res = await t.put(`/hospital_charges/${body.charge_id}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: 'Request body must be a JSON object.' });
+  });
+});
+
+describe('DELETE /hospital_charges/{id}', () => {
+  it('soft-deletes: the charge disappears from every read and cannot be changed or deleted again', async () => {
+    const store = freshStore();
+    const { body } = await create(valid(store));
+    const res = await t.del(`/hospital_charges/${body.charge_id}`, { sub: 9 });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Charge deleted successfully.' });
+    expect((await t.get(`/hospital_charges/${body.charge_id}`)).status).toBe(404);
+    expect(await listAll(store)).toEqual([]);
+    const update = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1 });
+    expect(update.status).toBe(404);
+    const again = await t.del(`/hospital_charges/${body.charge_id}`);
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({ success: false, error: 'Charge not found.' });
+  });
+});
+
+describe('charge check for billing (NATS)', () => {
+  it('returns the ids that are not Active, deleted, missing or of another store', async () => {
+    const store = freshStore();
+    const active = (await create(valid(store, { charge_name: 'Active one' }))).body.charge_id;
+    const inactive = (await create(valid(store, { charge_name: 'Inactive one', status: 'Inactive' }))).body.charge_id;
+    const deleted = (await create(valid(store, { charge_name: 'Deleted one' }))).body.charge_id;
+    await t.del(`/hospital_charges/${deleted}`);
+    const foreign = (await create(valid(freshStore(), { charge_name: 'Foreign' }))).body.charge_id;
+    const h = natsHeaders();
+    h.set(HeaderNames.callerSub, '1');
+    h.set(HeaderNames.callerRole, 'cashier');
+    const msg = await nc.request(
+      CatalogueSubjects.check,
+      JSON.stringify({ body: { store_id: store, charge_ids: [active, inactive, deleted, foreign, 987654, active] } }),
+      { headers: h, timeout: 3000 },
+    );
+    expect(JSON.parse(new TextDecoder().decode(msg.data))).toEqual({
+      status: 200,
+      body: { success: true, invalid_ids: [inactive, deleted, foreign, 987654] },
+    });
+  });
+});
+
+describe('events', () => {
+  it('publishes created, updated and deleted with the charge after the change and a message id', async () => {
+    const reader = await EventReader.start(nc, 'CATALOGUE_EVENTS');
+    try {
+      const store = freshStore();
+      const { body } = await create(valid(store, { charge_name: 'Evented' }), { sub: 5 });
+      await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'Evented', charge_type: 'Lab', amount: 900 });
+      await t.del(`/hospital_charges/${body.charge_id}`);
+      const events = await reader.waitFor((e) => e.event.data.charge.id === body.charge_id, 3);
+      expect(events.map((e) => e.subject)).toEqual([EventSubjects.chargeCreated, EventSubjects.chargeUpdated, EventSubjects.chargeDeleted]);
+      for (const e of events) {
+        expect(e.msgId).toBe(e.event.event_id);
+        expect(e.event.type).toBe(e.subject);
+      }
+      expect(events[0].event.data.charge).toMatchObject({ charge_name: 'Evented', amount: 850, created_by: 5, store_id: store });
+      expect(events[1].event.data.charge).toMatchObject({ amount: 900 });
+      expect(new Set(events.map((e) => e.msgId)).size).toBe(3);
+    } finally {
+      reader.stop();
+    }
+  });
+
+  it('publishes nothing for a rejected or unchanged write', async () => {
+    const reader = await EventReader.start(nc, 'CATALOGUE_EVENTS');
+    try {
+      const store = freshStore();
+      const { body } = await create(valid(store, { charge_name: 'Once' }));
+      await create(valid(store, { charge_name: 'Once' })); // 409
+      await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'Once', charge_type: 'Lab', amount: 850 }); // no change
+      await reader.waitFor((e) => e.event.data.charge.id === body.charge_id);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(reader.received.filter((e) => e.event.data.charge.store_id === store)).toHaveLength(1);
+    } finally {
+      reader.stop();
+    }
+  });
+});
