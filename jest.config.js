@@ -15,6 +15,12 @@ module.exports = {
       testMatch: ['<rootDir>/libs/*/test/**/*.test.ts', '<rootDir>/services/*/test/**/*.test.ts', '<rootDir>/tools/*/test/**/*.test.ts'],
     },
     {
+      displayName: 'integration',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
+    },
+    {
       displayName: 'e2e',
       testEnvironment: 'node',
       transform,

@@ -45,6 +45,7 @@ export class ManagedProcess {
     const { output } = this.spec;
     let stdio: 'inherit' | ['ignore', 'pipe', 'pipe'] = 'inherit';
     if (output.kind === 'file') {
+      this.closeLog();
       mkdirSync(dirname(output.path), { recursive: true });
       this.logStream = createWriteStream(output.path, { flags: 'a' });
       stdio = ['ignore', 'pipe', 'pipe'];

@@ -1,0 +1,137 @@
+/**
+ * The outbox against real servers: NATS stopped after the database write,
+ * a process that died between recording and publishing, and an entry whose
+ * write never happened.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AckPolicy, DeliverPolicy, type NatsConnection } from 'nats';
+import { MongoClient, type Db } from 'mongodb';
+import { eventStreamOf, EventSubjects } from '@clinic/contracts';
+import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
+import { connectNats, createLogger, ensureStream, Outbox, pushEventId, type OutboxEntry } from '@clinic/service-kit';
+
+const log = createLogger('outbox-test', 'silent');
+const STREAM = eventStreamOf('catalogue');
+let dir: string;
+let infra: Infrastructure;
+let nc: NatsConnection;
+let mongo: MongoClient;
+let db: Db;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'clinic-outbox-'));
+  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
+  nc = await connectNats({ url: infra.natsUrl }, { name: 'outbox-test', log });
+  mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  db = mongo.db('outbox_test');
+  await ensureStream(await nc.jetstreamManager(), STREAM, log);
+});
+afterAll(async () => {
+  await nc?.close();
+  await mongo?.close();
+  await infra?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Event ids stored on the stream for one entity key, in stream order. */
+async function publishedFor(key: string): Promise<string[]> {
+  const jsm = await nc.jetstreamManager();
+  const durable = `check-${Math.random().toString(36).slice(2)}`;
+  await jsm.consumers.add(STREAM.name, { durable_name: durable, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All });
+  const consumer = await nc.jetstream().consumers.get(STREAM.name, durable);
+  const ids: string[] = [];
+  const pending = (await consumer.info()).num_pending;
+  if (pending > 0) {
+    const batch = await consumer.fetch({ max_messages: pending, expires: 2000 });
+    for await (const m of batch) {
+      const event = m.json<{ event_id: string; data: { key: string } }>();
+      if (event.data.key === key) ids.push(event.event_id);
+    }
+  }
+  await jsm.consumers.delete(STREAM.name, durable);
+  return ids;
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const entities = () => db.collection<{ _id: string; _event_ids: string[] }>('entities');
+const entries = () => db.collection<OutboxEntry>('outbox');
+
+it('publishes an event recorded while NATS was down once NATS is back, exactly once', async () => {
+  const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
+  outbox.start();
+  await infra.nats!.stop();
+  const eventId = await outbox.record(
+    { subject: EventSubjects.chargeCreated, data: { key: 'blip' }, collection: 'entities', key: 'blip', correlationId: 'c1' },
+    async (id) => {
+      await entities().insertOne({ _id: 'blip', _event_ids: [id] });
+      return id;
+    },
+  );
+  // The write is done and the event waits in the outbox while NATS is away.
+  expect(await entities().findOne({ _id: 'blip' })).not.toBeNull();
+  expect(await entries().findOne({ _id: eventId })).not.toBeNull();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await infra.startNats();
+  await waitUntil(async () => (await entries().countDocuments({ _id: eventId })) === 0);
+  expect(await publishedFor('blip')).toEqual([eventId]);
+  await outbox.stop();
+});
+
+it('recovers the entry of a process that died after its write, and drops one whose write never happened', async () => {
+  const old = new Date(Date.now() - 60_000);
+  const entry = (id: string, key: string): OutboxEntry => ({
+    _id: id,
+    subject: EventSubjects.chargeUpdated,
+    event: { event_id: id, type: EventSubjects.chargeUpdated, occurred_at: old.toISOString(), correlation_id: null, data: { key } },
+    entity_collection: 'entities',
+    entity_key: key,
+    proof: 'contains-event',
+    created_at: old,
+  });
+  // Written by a process that died before handing the events over.
+  await entities().insertOne({ _id: 'crashed', _event_ids: ['done-1'] });
+  await entities().updateOne({ _id: 'crashed' }, { $push: pushEventId('done-2') as never });
+  await entries().insertMany([entry('done-1', 'crashed'), entry('done-2', 'crashed'), entry('never-written', 'crashed')]);
+
+  const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 1_000, sweepIntervalMs: 200 });
+  outbox.start();
+  await waitUntil(async () => (await entries().countDocuments({})) === 0);
+  await outbox.stop();
+  expect(await publishedFor('crashed')).toEqual(['done-1', 'done-2']);
+});
+
+it('leaves young entries alone: their write may still be in progress elsewhere', async () => {
+  await entries().insertOne({
+    _id: 'young',
+    subject: EventSubjects.chargeDeleted,
+    event: { event_id: 'young', type: EventSubjects.chargeDeleted, occurred_at: new Date().toISOString(), correlation_id: null, data: { key: 'young' } },
+    entity_collection: 'entities',
+    entity_key: 'young',
+    proof: 'contains-event',
+    created_at: new Date(),
+  });
+  const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 30_000, sweepIntervalMs: 100 });
+  outbox.start();
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  await outbox.stop();
+  expect(await entries().countDocuments({ _id: 'young' })).toBe(1);
+  await entries().deleteOne({ _id: 'young' });
+});
+
+it('lets JetStream drop a second publication of the same event', async () => {
+  const js = nc.jetstream();
+  const first = await js.publish(EventSubjects.chargeCreated, JSON.stringify({ event_id: 'dup', data: { key: 'dup' } }), { msgID: 'dup' });
+  const second = await js.publish(EventSubjects.chargeCreated, JSON.stringify({ event_id: 'dup', data: { key: 'dup' } }), { msgID: 'dup' });
+  expect(second.duplicate).toBe(true);
+  expect(second.seq).toBe(first.seq);
+  expect(await publishedFor('dup')).toEqual(['dup']);
+});
