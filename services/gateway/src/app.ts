@@ -49,6 +49,41 @@ export interface GatewayDeps {
   log: Logger;
 }
 
+/**
+ * An oversized body is still read (and discarded) up to this size, so that the
+ * client, which is usually still sending, receives the 413 instead of a reset
+ * connection. Beyond it the connection is dropped.
+ */
+const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
+
+function readLimitedBody(
+  payload: NodeJS.ReadableStream & { destroy(): void },
+  limit: number,
+  callback: (err: HttpError | Error | null, body?: Buffer) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const finish = (err: HttpError | Error | null, body?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    callback(err, body);
+  };
+  payload.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > DRAIN_LIMIT_BYTES) {
+      payload.destroy();
+      finish(new HttpError(413, GATEWAY_MESSAGES.tooLarge));
+    } else if (size <= limit) {
+      chunks.push(chunk);
+    } else {
+      chunks.length = 0;
+    }
+  });
+  payload.on('end', () => finish(size > limit ? new HttpError(413, GATEWAY_MESSAGES.tooLarge) : null, Buffer.concat(chunks)));
+  payload.on('error', (err: Error) => finish(err));
+}
+
 const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${Limits.idempotencyKeyMaxLength}}$`);
 
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
@@ -64,7 +99,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'correlation_id' }),
     genReqId: (req) => readCorrelationId(req.headers[HeaderNames.correlationId] as string | undefined) ?? randomUUID(),
-    bodyLimit: config.bodyLimitBytes,
+    // The parser below enforces bodyLimitBytes; this is only the outer bound.
+    bodyLimit: DRAIN_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
@@ -73,14 +109,17 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   // is not JSON gets the spec's 400; an empty body reaches the service as
   // "no body". Prototype-poisoning keys are rejected outright.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
-    if (body.length === 0) return done(null, undefined);
-    try {
-      done(null, sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch (err) {
-      const poisoned = err instanceof SyntaxError && /forbidden/i.test(err.message);
-      done(new HttpError(400, poisoned ? GATEWAY_MESSAGES.poisoned : GATEWAY_MESSAGES.invalidJson), undefined);
-    }
+  app.addContentTypeParser('*', (_request, payload, done) => {
+    readLimitedBody(payload, config.bodyLimitBytes, (err, body) => {
+      if (err) return done(err, undefined);
+      if (!body || body.length === 0) return done(null, undefined);
+      try {
+        done(null, sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      } catch (parseError) {
+        const poisoned = parseError instanceof SyntaxError && /forbidden/i.test(parseError.message);
+        done(new HttpError(400, poisoned ? GATEWAY_MESSAGES.poisoned : GATEWAY_MESSAGES.invalidJson), undefined);
+      }
+    });
   });
   // Schemas document the API; each service validates its own messages in the
   // spec's rule order, so the gateway neither validates nor reshapes.

@@ -1,0 +1,15 @@
+/** The NATS side of billing: one handler per subject. */
+import { BillingSubjects } from '@clinic/contracts';
+import type { Handler } from '@clinic/service-kit';
+import type { BillOperations } from './bills';
+
+export function billingHandlers(bills: BillOperations): Record<string, Handler> {
+  return {
+    [BillingSubjects.create]: (req, ctx) => bills.create(req, ctx),
+    [BillingSubjects.list]: (req) => bills.list(req),
+    [BillingSubjects.summary]: (req) => bills.summary(req),
+    [BillingSubjects.get]: (req) => bills.get(req),
+    [BillingSubjects.update]: (req, ctx) => bills.update(req, ctx),
+    [BillingSubjects.cancel]: (req, ctx) => bills.cancel(req, ctx),
+  };
+}

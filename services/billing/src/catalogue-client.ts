@@ -1,0 +1,33 @@
+import type { NatsConnection } from 'nats';
+import { CatalogueSubjects } from '@clinic/contracts';
+import { callService, ServiceError, ServiceTimeoutError, ServiceUnavailableError, type HandlerContext } from '@clinic/service-kit';
+import { MESSAGES } from './rules';
+
+const CHECK_TIMEOUT_MS = 3_000;
+
+/** Billing's question to the catalogue: which of these charge ids cannot be billed in this store? */
+export class CatalogueClient {
+  constructor(private readonly nc: NatsConnection) {}
+
+  async unbillable(storeId: number, chargeIds: number[], ctx: HandlerContext): Promise<number[]> {
+    let reply;
+    try {
+      reply = await callService(
+        this.nc,
+        CatalogueSubjects.check,
+        { body: { store_id: storeId, charge_ids: [...new Set(chargeIds)] } },
+        { caller: ctx.caller, correlationId: ctx.correlationId, timeoutMs: CHECK_TIMEOUT_MS },
+      );
+    } catch (err) {
+      if (err instanceof ServiceUnavailableError || err instanceof ServiceTimeoutError) {
+        ctx.log.warn({ err: err.message }, 'charge catalogue unavailable');
+        throw new ServiceError(503, MESSAGES.catalogueUnavailable);
+      }
+      throw err;
+    }
+    if (reply.status !== 200 || !reply.body.success || !Array.isArray(reply.body.invalid_ids)) {
+      throw new Error(`Unexpected charge check reply: ${JSON.stringify(reply)}`);
+    }
+    return reply.body.invalid_ids as number[];
+  }
+}
