@@ -1,7 +1,7 @@
 import type { Caller, ServiceRequest } from '@clinic/contracts';
-import { ServiceError } from './errors';
+import { badRequest, ServiceError } from './errors';
 import type { HandlerContext } from './runtime';
-import { parseIntegerText } from './validation';
+import { parseIntegerText, type QueryParams } from './validation';
 
 /**
  * The integer id in a path parameter. Anything else names no resource, so it
@@ -17,4 +17,33 @@ export function pathId(request: ServiceRequest, name: string, notFoundMessage: s
 export function callerOf(ctx: HandlerContext): Caller {
   if (!ctx.caller) throw new ServiceError(401, 'Authentication required.');
   return ctx.caller;
+}
+
+/** A query parameter given twice is ambiguous: the caller gets told. */
+function single(query: QueryParams, name: string, invalid: (message: string) => Error): string | undefined {
+  const value = query?.[name];
+  if (Array.isArray(value)) throw invalid(`${name} must be given once.`);
+  return value;
+}
+
+/** A query parameter as text; undefined when absent or empty. */
+export function queryText(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): string | undefined {
+  const value = single(query, name, invalid);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** A positive integer query parameter; undefined when absent. */
+export function queryId(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): number | undefined {
+  const text = single(query, name, invalid);
+  if (text === undefined || text.trim() === '') return undefined;
+  const id = parseIntegerText(text);
+  if (id === undefined || id < 1) throw invalid(`${name} must be a positive integer.`);
+  return id;
+}
+
+/** A positive integer query parameter that must be present. */
+export function requiredQueryId(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): number {
+  const id = queryId(query, name, invalid);
+  if (id === undefined) throw invalid(`${name} is required.`);
+  return id;
 }

@@ -49,16 +49,6 @@ export function escapeRegExp(text: string): string {
 
 export type QueryParams = Record<string, string | string[]> | undefined;
 
-/**
- * One query parameter as a string. A repeated parameter is ambiguous and is
- * reported through `onRepeated` (which should throw).
- */
-export function queryValue(query: QueryParams, name: string, onRepeated: (name: string) => never): string | undefined {
-  const value = query?.[name];
-  if (Array.isArray(value)) return onRepeated(name);
-  return value;
-}
-
 const INTEGER_TEXT = /^[+-]?\d{1,16}$/;
 
 /** Parses a decimal integer written in a query string or path; anything else is undefined. */

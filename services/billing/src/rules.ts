@@ -30,7 +30,8 @@ import {
   nullableCents,
   parseIntegerText,
   percentOf,
-  queryValue,
+  queryText,
+  requiredQueryId,
   schemaProblem,
   toCents,
   trimmedOrNull,
@@ -295,19 +296,11 @@ export interface Page {
   per_page: number;
 }
 
-const repeated = (name: string): never => {
-  throw badRequest(`${name} must be given once.`);
-};
-
 function parseStoreAndDates(query: QueryParams): { store_id: number } & DateRange {
-  const storeText = queryValue(query, 'store_id', repeated);
-  if (storeText === undefined || storeText.trim() === '') throw badRequest('store_id is required.');
-  const storeId = parseIntegerText(storeText);
-  if (storeId === undefined || storeId < 1) throw badRequest('store_id must be a positive integer.');
-  const range: { store_id: number } & DateRange = { store_id: storeId };
+  const range: { store_id: number } & DateRange = { store_id: requiredQueryId(query, 'store_id') };
   for (const field of ['date', 'from_date', 'to_date'] as const) {
-    const value = queryValue(query, field, repeated);
-    if (value === undefined || value === '') continue;
+    const value = queryText(query, field);
+    if (value === undefined) continue;
     if (!isCalendarDate(value)) throw badRequest(`${field} must be a date in YYYY-MM-DD format.`);
     range[field] = value;
   }
@@ -320,7 +313,7 @@ function parseStoreAndDates(query: QueryParams): { store_id: number } & DateRang
 }
 
 function knownValue<T extends string>(query: QueryParams, field: string, allowed: readonly T[]): T | undefined {
-  const value = queryValue(query, field, repeated);
+  const value = queryText(query, field);
   return (allowed as readonly (string | undefined)[]).includes(value) ? (value as T) : undefined;
 }
 
@@ -331,13 +324,13 @@ export function parseListQuery(query: QueryParams): { filter: BillFilter; page: 
     payment_status: knownValue(query, 'payment_status', PAYMENT_STATUSES),
     status: knownValue(query, 'status', BILL_STATUSES),
   };
-  const search = queryValue(query, 'search', repeated);
+  const search = queryText(query, 'search');
   if (search !== undefined && search.trim() !== '') {
     if (search.length > Limits.searchMaxLength) throw badRequest(`search must be at most ${Limits.searchMaxLength} characters.`);
     filter.search = search.trim();
   }
-  const page = Math.max(1, parseIntegerText(queryValue(query, 'page', repeated)) ?? 1);
-  const perPage = parseIntegerText(queryValue(query, 'per_page', repeated)) ?? Limits.perPageDefault;
+  const page = Math.max(1, parseIntegerText(queryText(query, 'page')) ?? 1);
+  const perPage = parseIntegerText(queryText(query, 'per_page')) ?? Limits.perPageDefault;
   return { filter, page: { page, per_page: Math.min(Limits.perPageMax, Math.max(1, perPage)) } };
 }
 

@@ -18,8 +18,8 @@ import {
   isFiniteNumber,
   isPlainObject,
   isPositiveId,
-  parseIntegerText,
-  queryValue,
+  queryText,
+  requiredQueryId,
   schemaProblem,
   toCents,
   trimmedOrNull,
@@ -130,21 +130,13 @@ export interface ChargeListFilter {
   search?: string;
 }
 
-const repeated = (name: string): never => {
-  throw badRequest(`${name} must be given once.`);
-};
-
 export function parseListQuery(query: QueryParams): ChargeListFilter {
-  const storeText = queryValue(query, 'store_id', repeated);
-  if (storeText === undefined || storeText.trim() === '') throw badRequest('store_id is required.');
-  const storeId = parseIntegerText(storeText);
-  if (storeId === undefined || storeId < 1) throw badRequest('store_id must be a positive integer.');
-  const filter: ChargeListFilter = { store_id: storeId };
-  const status = queryValue(query, 'status', repeated);
-  const chargeType = queryValue(query, 'charge_type', repeated);
-  const search = queryValue(query, 'search', repeated);
-  if (status !== undefined && status !== '') filter.status = status;
-  if (chargeType !== undefined && chargeType !== '') filter.charge_type = chargeType;
+  const filter: ChargeListFilter = { store_id: requiredQueryId(query, 'store_id') };
+  const status = queryText(query, 'status');
+  const chargeType = queryText(query, 'charge_type');
+  const search = queryText(query, 'search');
+  if (status !== undefined) filter.status = status;
+  if (chargeType !== undefined) filter.charge_type = chargeType;
   if (search !== undefined && search.trim() !== '') {
     if (search.length > Limits.searchMaxLength) throw badRequest(`search must be at most ${Limits.searchMaxLength} characters.`);
     filter.search = search.trim();
