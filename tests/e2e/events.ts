@@ -16,14 +16,10 @@ export class EventReader {
   readonly received: ReceivedEvent[] = [];
   private stopFn: (() => void) | null = null;
 
-  private constructor(
-    private readonly nc: NatsConnection,
-    private readonly stream: string,
-    private readonly durable: string,
-  ) {}
+  private constructor() {}
 
   static async start(nc: NatsConnection, stream: string, durable = `reader-${Math.random().toString(36).slice(2)}`): Promise<EventReader> {
-    const reader = new EventReader(nc, stream, durable);
+    const reader = new EventReader();
     const jsm = await nc.jetstreamManager();
     await jsm.consumers.add(stream, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New });
     const consumer = await nc.jetstream().consumers.get(stream, durable);

@@ -92,9 +92,7 @@ it('recovers the entry of a process that died after its write, and drops one who
     _id: id,
     subject: EventSubjects.chargeUpdated,
     event: { event_id: id, type: EventSubjects.chargeUpdated, occurred_at: old.toISOString(), correlation_id: null, data: { key } },
-    entity_collection: 'entities',
-    entity_key: key,
-    proof: 'contains-event',
+    proof: { collection: 'entities', filter: { _id: key, _event_ids: id }, exists: true },
     created_at: old,
   });
   // Written by a process that died before handing the events over.
@@ -114,9 +112,7 @@ it('leaves young entries alone: their write may still be in progress elsewhere',
     _id: 'young',
     subject: EventSubjects.chargeDeleted,
     event: { event_id: 'young', type: EventSubjects.chargeDeleted, occurred_at: new Date().toISOString(), correlation_id: null, data: { key: 'young' } },
-    entity_collection: 'entities',
-    entity_key: 'young',
-    proof: 'contains-event',
+    proof: { collection: 'entities', filter: { _id: 'young', _event_ids: 'young' }, exists: true },
     created_at: new Date(),
   });
   const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 30_000, sweepIntervalMs: 100 });
@@ -125,6 +121,33 @@ it('leaves young entries alone: their write may still be in progress elsewhere',
   await outbox.stop();
   expect(await entries().countDocuments({ _id: 'young' })).toBe(1);
   await entries().deleteOne({ _id: 'young' });
+});
+
+it('publishes a batch only once its commit is proven, and drops it otherwise', async () => {
+  const runs = db.collection<{ _id: string; status: string }>('runs');
+  const commitProof = (run: string) => ({ collection: 'runs', filter: { _id: run, status: 'completed' }, exists: true });
+  const spec = (key: string) => ({ subject: EventSubjects.chargeCreated, data: { key }, correlationId: 'batch' });
+
+  const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 500, sweepIntervalMs: 100 });
+  outbox.start();
+  // Committed and released: published.
+  await runs.insertOne({ _id: 'run-ok', status: 'running' });
+  const ok = await outbox.recordPending([spec('batch-ok'), spec('batch-ok')], commitProof('run-ok'));
+  await runs.updateOne({ _id: 'run-ok' }, { $set: { status: 'completed' } });
+  ok.release();
+  // Recorded by a process that died before its commit: dropped by the sweeper.
+  await runs.insertOne({ _id: 'run-died', status: 'running' });
+  const died = new Outbox(db, nc.jetstream(), log, { graceMs: 500 });
+  await died.recordPending([spec('batch-died')], commitProof('run-died'));
+  // Committed, but the process died before releasing: published by the sweeper.
+  await runs.insertOne({ _id: 'run-late', status: 'completed' });
+  await died.recordPending([spec('batch-late')], commitProof('run-late'));
+
+  await waitUntil(async () => (await entries().countDocuments({})) === 0);
+  await outbox.stop();
+  expect(await publishedFor('batch-ok')).toHaveLength(2);
+  expect(await publishedFor('batch-late')).toHaveLength(1);
+  expect(await publishedFor('batch-died')).toEqual([]);
 });
 
 it('lets JetStream drop a second publication of the same event', async () => {

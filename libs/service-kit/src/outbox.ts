@@ -7,21 +7,38 @@ import type { Logger } from './logger';
 import { isDuplicateKeyError } from './mongo';
 
 /**
- * How the sweeper tells whether an entity write happened, for an entry whose
- * process died (or failed) between recording the event and handing it over:
- * - `contains-event`: the entity document lists the event id in `_event_ids`;
- * - `absent`: the write was a removal, so the entity must be gone.
+ * How the sweeper tells whether the write an event describes happened, for an
+ * entry whose process died (or failed) between recording the event and
+ * handing it over: the write happened if a document matching `filter` exists
+ * (or, with `exists: false`, if none does) in `collection`.
  */
-export type WriteProof = 'contains-event' | 'absent';
+export interface WriteProof {
+  collection: string;
+  filter: Record<string, unknown>;
+  exists: boolean;
+}
+
+/** The usual proofs: the entity lists the event id, or the entity is gone. */
+export type ProofKind = 'contains-event' | 'absent';
 
 export interface OutboxEntry {
   _id: string;
   subject: EventSubject;
   event: DomainEvent;
-  entity_collection: string;
-  entity_key: string;
   proof: WriteProof;
   created_at: Date;
+}
+
+export interface EventSpec {
+  subject: EventSubject;
+  data: Record<string, unknown>;
+  correlationId: string;
+}
+
+/** Events recorded ahead of a multi-document write, released once it has committed. */
+export interface PendingEvents {
+  release(): void;
+  abandon(): Promise<void>;
 }
 
 export interface OutboxOptions {
@@ -92,25 +109,15 @@ export class Outbox {
    * must store it on the entity (see pushEventId) unless the proof is `absent`.
    */
   async record<T>(
-    spec: { subject: EventSubject; data: Record<string, unknown>; collection: string; key: string; proof?: WriteProof; correlationId: string },
+    spec: EventSpec & { collection: string; key: string; proof?: ProofKind },
     write: (eventId: string) => Promise<T>,
   ): Promise<T> {
     const eventId = randomUUID();
-    const entry: OutboxEntry = {
-      _id: eventId,
-      subject: spec.subject,
-      event: {
-        event_id: eventId,
-        type: spec.subject,
-        occurred_at: new Date().toISOString(),
-        correlation_id: spec.correlationId,
-        data: spec.data,
-      },
-      entity_collection: spec.collection,
-      entity_key: spec.key,
-      proof: spec.proof ?? 'contains-event',
-      created_at: new Date(),
-    };
+    const proof: WriteProof =
+      spec.proof === 'absent'
+        ? { collection: spec.collection, filter: { _id: spec.key }, exists: false }
+        : { collection: spec.collection, filter: { _id: spec.key, _event_ids: eventId }, exists: true };
+    const entry = this.entry(eventId, spec, proof);
     this.owned.add(eventId);
     try {
       await this.entries.insertOne(entry);
@@ -133,6 +140,48 @@ export class Outbox {
     this.queue.push(entry);
     this.kick();
     return result;
+  }
+
+  /**
+   * Records several events whose write is not one document (a batch that
+   * commits with a single final write): `proof` tells the sweeper whether the
+   * commit happened. Call `release()` after the commit, `abandon()` if it failed.
+   */
+  async recordPending(events: EventSpec[], proof: WriteProof): Promise<PendingEvents> {
+    const entries = events.map((spec) => this.entry(randomUUID(), spec, proof));
+    for (const entry of entries) this.owned.add(entry._id);
+    try {
+      if (entries.length > 0) await this.entries.insertMany(entries);
+    } catch (err) {
+      for (const entry of entries) this.owned.delete(entry._id);
+      throw err;
+    }
+    return {
+      release: () => {
+        this.queue.push(...entries);
+        this.kick();
+      },
+      abandon: async () => {
+        for (const entry of entries) this.owned.delete(entry._id);
+        if (entries.length > 0) await this.entries.deleteMany({ _id: { $in: entries.map((e) => e._id) } });
+      },
+    };
+  }
+
+  private entry(eventId: string, spec: EventSpec, proof: WriteProof): OutboxEntry {
+    return {
+      _id: eventId,
+      subject: spec.subject,
+      event: {
+        event_id: eventId,
+        type: spec.subject,
+        occurred_at: new Date().toISOString(),
+        correlation_id: spec.correlationId,
+        data: spec.data,
+      },
+      proof,
+      created_at: new Date(),
+    };
   }
 
   /** Publishes what is queued, waiting at most `timeoutMs`; what is left stays in the database. */
@@ -210,11 +259,8 @@ export class Outbox {
     }
   }
 
-  private async writeHappened(entry: OutboxEntry): Promise<boolean> {
-    const entity = await this.db
-      .collection<{ _id: string; _event_ids?: string[] }>(entry.entity_collection)
-      .findOne({ _id: entry.entity_key }, { projection: { _event_ids: 1 } });
-    if (entry.proof === 'absent') return entity === null;
-    return entity?._event_ids?.includes(entry._id) ?? false;
+  private async writeHappened({ proof }: OutboxEntry): Promise<boolean> {
+    const found = await this.db.collection(proof.collection).findOne(proof.filter, { projection: { _id: 1 } });
+    return proof.exists ? found !== null : found === null;
   }
 }
