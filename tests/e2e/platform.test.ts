@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createSigner } from 'fast-jwt';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
-import { BillingSubjects, HeaderNames, HTTP_ROUTES, SessionsSubjects } from '@clinic/contracts';
-import { startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
+import { BillingSubjects, HeaderNames, HTTP_ROUTES, refSubject, SessionsSubjects } from '@clinic/contracts';
+import { eventually, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
 let t: TestStack;
 let nc: NatsConnection;
@@ -201,9 +201,62 @@ describe('reference data', () => {
     expect(status.body.applied_seq).toBeGreaterThanOrEqual(result.lastSeq);
   });
 
+  it('makes a seeded record visible to the service that consumes it', async () => {
+    await t.seed({
+      stores: [{ id: 5, name: 'Galle', status: 'active' }],
+      doctors: [{ id: 50, name: 'Dr. Seeded', reg_no: 'R50', specialization: 'ENT', channeling_fee: 1500, status: 'Active', store_id: 5, schedule: [] }],
+    });
+    const res = await t.post('/add_session', { doctor_id: 50, session_date: '2099-01-05', session_no: 1, start_time: '09:00', end_time: '10:00' });
+    expect(res.status).toBe(201);
+    const { session } = (await t.get(`/get_session/${res.body.session_id}`)).body;
+    expect(session).toMatchObject({ doctor_name: 'Dr. Seeded', store_name: 'Galle', store_id: 5, channeling_fee: 1500 });
+  });
+
+  it('lets a service stopped while records are published catch up after its restart', async () => {
+    const sessions = t.stack.replica('sessions');
+    await sessions.stop();
+    const js = nc.jetstream();
+    const doctor = {
+      id: 51, name: 'Dr. While Down', reg_no: 'R51', specialization: 'ENT', channeling_fee: 900, status: 'Active', store_id: 5,
+      schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '09:00', max_patients: null }],
+    };
+    await js.publish(refSubject('doctor'), JSON.stringify(doctor));
+    await js.publish(refSubject('store'), JSON.stringify({ id: 5, name: 'Galle Fort', status: 'active' }));
+    const last = await js.publish(refSubject('doctor'), JSON.stringify({ ...doctor, channeling_fee: 950 }));
+    sessions.start();
+    await t.stack.waitHealthy(30_000);
+    const preview = await eventually(async () => {
+      const r = await t.get('/preview_auto_sessions?doctor_id=51&month=2099-02');
+      return r.body.preview?.length > 0 ? r.body : undefined;
+    });
+    expect(preview.preview[0]).toMatchObject({ doctor_name: 'Dr. While Down', channeling_fee: 950 });
+    const status = JSON.parse(new TextDecoder().decode((await nc.request(SessionsSubjects.refStatus, '{}', { timeout: 2000 })).data));
+    expect(status.body.applied_seq).toBeGreaterThanOrEqual(last.seq);
+    const created = await t.post('/add_session', { doctor_id: 51, session_date: '2099-02-02', session_no: 1, start_time: '08:00', end_time: '09:00' });
+    expect((await t.get(`/get_session/${created.body.session_id}`)).body.session.store_name).toBe('Galle Fort');
+  });
+
   it('rejects an invalid seed file with the offending record', async () => {
     await expect(t.seed({ stores: [{ id: 'x', name: 'Bad' }] })).rejects.toThrow(/stores\[0\]/);
     await expect(t.seed({ rooms: [] })).rejects.toThrow(/Unknown key/);
+  });
+});
+
+describe('restarts', () => {
+  it('restarts every service on its existing data (indexes, streams and consumers already there)', async () => {
+    await t.seed({ stores: [{ id: 9, name: 'Restart', status: 'active' }] });
+    const charge = await t.post('/hospital_charges', { store_id: 9, charge_name: 'X-ray', charge_type: 'General', amount: 10 });
+    const bill = { patient_name: 'P', patient_contact: 'C', bill_date: '2026-01-01', payment_method: 'Card', store_id: 9, items: [{ charge_id: charge.body.charge_id, charge_name: 'X-ray', unit_price: 10, qty: 1 }] };
+    expect((await t.post('/lab_bills', bill)).status).toBe(201);
+    for (const name of ['catalogue', 'billing', 'sessions'] as const) {
+      const replica = t.stack.replica(name);
+      await replica.stop();
+      replica.start();
+    }
+    await t.stack.waitHealthy(30_000);
+    const again = await t.post('/lab_bills', bill);
+    expect(again.status).toBe(201);
+    expect(again.body.bill_number).toBe('LB-20260101-0002');
   });
 });
 

@@ -60,7 +60,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   const db = new ManagedProcess({
     name: 'ferretdb',
     command: ferretDbBinary(),
-    args: ['--listen', `127.0.0.1:${dbPort}`, '--data-dir', dbDir, '--log-level', 'warn'],
+    args: ['--listen', `127.0.0.1:${dbPort}`, '--data-dir', dbDir, '--log-level', process.env.FERRETDB_LOG_LEVEL ?? 'warn'],
     output: { kind: 'file', path: join(options.logDir, 'ferretdb.log') },
   });
 

@@ -1,4 +1,14 @@
-import { MongoClient, type Collection, type Db, type Document, type IndexDescription } from 'mongodb';
+import {
+  MongoClient,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type Collection,
+  type Db,
+  type Document,
+  type IndexDescription,
+} from 'mongodb';
 import type { Logger } from './logger';
 import { KeyedMutex } from './mutex';
 
@@ -52,8 +62,24 @@ export function isDuplicateKeyError(err: unknown): boolean {
   return typeof message === 'string' && /E11000|UNIQUE constraint failed/.test(message);
 }
 
-export async function ensureIndexes(collection: Collection<Document>, indexes: IndexDescription[]): Promise<void> {
-  if (indexes.length > 0) await collection.createIndexes(indexes);
+/** The database could not be reached at all (as opposed to refusing one operation). */
+export function isConnectivityError(err: unknown): boolean {
+  return (
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoNotConnectedError ||
+    err instanceof MongoTopologyClosedError ||
+    (err instanceof Error && err.name === 'MongoPoolClearedError')
+  );
+}
+
+/**
+ * Creates indexes idempotently, one per command: FerretDB v1.24 crashes the
+ * connection when a single createIndexes command names several indexes that
+ * already exist, which is what every restart would send.
+ */
+export async function ensureIndexes<T extends Document>(collection: Collection<T>, indexes: IndexDescription[]): Promise<void> {
+  for (const index of indexes) await collection.createIndexes([index]);
 }
 
 interface CounterDoc {

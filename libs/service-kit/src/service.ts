@@ -14,7 +14,7 @@ import { serviceSettings, type ServiceSettings } from './config';
 import { ensureStream } from './jetstream';
 import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
 import { createLogger, type Logger } from './logger';
-import { connectMongo, IdAllocator } from './mongo';
+import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
 import { connectNats } from './nats';
 import { Outbox } from './outbox';
 import { ReferenceData, startReferenceConsumer } from './refdata';
@@ -59,7 +59,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     await ensureStream(jsm, eventStreamOf(name), log);
     const js = nc.jetstream();
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
-    await mongo.db.collection('outbox').createIndex({ created_at: 1 });
+    await ensureIndexes(mongo.db.collection('outbox'), [{ key: { created_at: 1 }, name: 'outbox_by_age' }]);
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
     const consumer = await startReferenceConsumer({ nc, service: name, refs, log: log.child({ component: 'reference' }) });
     const infra: ServiceInfra = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock };

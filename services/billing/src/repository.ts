@@ -10,6 +10,7 @@ import {
 } from '@clinic/contracts';
 import {
   conflict,
+  ensureIndexes,
   docKey,
   escapeRegExp,
   fromCents,
@@ -131,7 +132,7 @@ export class BillRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.bills.createIndexes([
+    await ensureIndexes(this.bills, [
       { key: { bill_number: 1 }, name: 'bill_number_unique', unique: true },
       { key: { idempotency_key: 1 }, name: 'idempotency_key_unique', unique: true, sparse: true },
       { key: { bill_date: 1, bill_seq: -1 }, name: 'bills_by_date_seq' },

@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { EventSubjects, type Caller, type EventSubject } from '@clinic/contracts';
 import {
   conflict,
+  ensureIndexes,
   docKey,
   escapeRegExp,
   fromCents,
@@ -63,7 +64,7 @@ export class ChargeRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.charges.createIndexes([
+    await ensureIndexes(this.charges, [
       { key: { store_id: 1, name_key: 1, live_key: 1 }, name: 'charge_name_unique_per_store', unique: true },
       { key: { store_id: 1, is_deleted: 1, status: 1 }, name: 'charges_by_store' },
     ]);

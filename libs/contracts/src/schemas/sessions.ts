@@ -30,15 +30,17 @@ export const updateSessionBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
+  description: 'doctor_id, session_no and store_id cannot be changed and are ignored, as are notes.',
   properties: {
-    session_date: dateSchema,
+    session_date: { type: 'string', minLength: 1, maxLength: 10, description: 'applied as given: neither format- nor past-checked', example: '2026-12-01' },
     start_time: timeSchema,
     end_time: timeSchema,
     max_patients: {
       description: 'null or an empty string removes the cap',
       anyOf: [{ ...maxPatientsSchema, nullable: true }, { type: 'string', maxLength: 0 }],
     },
-    status: { type: 'string', enum: [...SESSION_DISPLAY_STATUSES], description: '`Closed` is stored cancelled, the others active' },
+    status: { type: 'string', enum: [...SESSION_DISPLAY_STATUSES], description: '`Closed` is stored cancelled, any other value active' },
+    notes: { description: 'ignored' },
   },
 };
 

@@ -1,0 +1,256 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { EventSubjects, type SessionStoredStatus } from '@clinic/contracts';
+import {
+  conflict,
+  ensureIndexes,
+  docKey,
+  isDuplicateKeyError,
+  notFound,
+  pushEventId,
+  withFreshId,
+  type ClinicClock,
+  type IdAllocator,
+  type Logger,
+  type Outbox,
+  type ReferenceData,
+  type WriteProof,
+} from '@clinic/service-kit';
+import { displayStatus, isActiveAppointment, MESSAGES, type SessionChanges, type SessionListFilter } from './rules';
+
+export interface SessionDoc {
+  _id: string;
+  id: number;
+  doctor_id: number;
+  store_id: number;
+  session_date: string;
+  session_no: number;
+  start_time: string;
+  end_time: string;
+  max_patients: number | null;
+  status: SessionStoredStatus;
+  created_at: Date;
+  /** The auto-creation run that inserted it; hidden until that run completes. */
+  run_id?: string;
+  _event_ids: string[];
+}
+
+export type NewSessionDoc = Omit<SessionDoc, '_id' | 'id' | 'created_at' | '_event_ids'>;
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'rolled_back';
+
+interface RunDoc {
+  _id: string;
+  status: RunStatus;
+  month: string;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
+const COLLECTION = 'sessions';
+/** A run still "running" after this long belongs to a process that died. */
+export const RUN_LEASE_MS = 5 * 60_000;
+
+export class SessionRepository {
+  private readonly sessions: Collection<SessionDoc>;
+  private readonly runs: Collection<RunDoc>;
+
+  constructor(
+    db: Db,
+    private readonly ids: IdAllocator,
+    private readonly outbox: Outbox,
+    private readonly refs: ReferenceData,
+    private readonly clock: ClinicClock,
+  ) {
+    this.sessions = db.collection<SessionDoc>(COLLECTION);
+    this.runs = db.collection<RunDoc>('auto_create_runs');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.sessions, [
+      { key: { doctor_id: 1, store_id: 1, session_date: 1, session_no: 1 }, name: 'session_slot_unique', unique: true },
+      { key: { session_date: -1, start_time: 1 }, name: 'sessions_by_date' },
+      { key: { run_id: 1 }, name: 'sessions_by_run', sparse: true },
+    ]);
+    await ensureIndexes(this.refs.collection('appointment'), [{ key: { session_id: 1 }, name: 'appointments_by_session' }]);
+    await ensureIndexes(this.runs, [{ key: { status: 1, started_at: 1 }, name: 'runs_by_status' }]);
+  }
+
+  /** Sessions of runs that have not completed: not shown, not counted. */
+  private async hiddenRuns(): Promise<string[]> {
+    const runs = await this.runs.find({ status: { $in: ['running', 'failed'] } }, { projection: { _id: 1 } }).toArray();
+    return runs.map((r) => r._id);
+  }
+
+  private async visible(query: Filter<SessionDoc>): Promise<Filter<SessionDoc>> {
+    const hidden = await this.hiddenRuns();
+    return hidden.length > 0 ? { ...query, run_id: { $nin: hidden } } : query;
+  }
+
+  async findVisible(id: number): Promise<SessionDoc | null> {
+    return this.sessions.findOne(await this.visible({ _id: docKey(id) }));
+  }
+
+  async list(filter: SessionListFilter): Promise<SessionDoc[]> {
+    const query: Filter<SessionDoc> = {};
+    if (filter.store_id !== undefined) query.store_id = filter.store_id;
+    if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
+    if (filter.date !== undefined) query.session_date = filter.date;
+    return this.sessions.find(await this.visible(query)).toArray();
+  }
+
+  /** Visible sessions of the given doctors on the given dates, for the preview's `exists`. */
+  async existingSlots(doctorIds: number[], fromDate: string, toDate: string): Promise<Set<string>> {
+    if (doctorIds.length === 0) return new Set();
+    const docs = await this.sessions
+      .find(await this.visible({ doctor_id: { $in: doctorIds }, session_date: { $gte: fromDate, $lte: toDate } }), {
+        projection: { doctor_id: 1, session_date: 1, session_no: 1 },
+      })
+      .toArray();
+    return new Set(docs.map((d) => slotKey(d.doctor_id, d.session_date, d.session_no)));
+  }
+
+  /** Linked appointments that are not cancelled, per session id. */
+  async bookedCounts(sessionIds: number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    if (sessionIds.length === 0) return counts;
+    const appointments = await this.refs
+      .collection('appointment')
+      .find({ session_id: { $in: sessionIds }, deleted: false }, { projection: { session_id: 1, status: 1 } })
+      .toArray();
+    for (const a of appointments) {
+      if (isActiveAppointment(a.status)) counts.set(a.session_id, (counts.get(a.session_id) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /** Sessions as the API returns them: joined with doctor, store and bookings, status derived. */
+  async views(docs: SessionDoc[]): Promise<Record<string, unknown>[]> {
+    const [doctors, stores, booked] = await Promise.all([
+      this.refs.many('doctor', docs.map((d) => d.doctor_id)),
+      this.refs.many('store', docs.map((d) => d.store_id)),
+      this.bookedCounts(docs.map((d) => d.id)),
+    ]);
+    return docs.map((doc) => {
+      const doctor = doctors.get(doc.doctor_id);
+      const bookedCount = booked.get(doc.id) ?? 0;
+      return {
+        id: doc.id,
+        doctor_id: doc.doctor_id,
+        store_id: doc.store_id,
+        session_date: doc.session_date,
+        start_time: doc.start_time,
+        end_time: doc.end_time,
+        max_patients: doc.max_patients,
+        session_no: doc.session_no,
+        status: displayStatus(doc.status, doc.max_patients, bookedCount),
+        created_at: this.clock.timestamp(doc.created_at),
+        doctor_name: doctor?.name ?? null,
+        reg_no: doctor?.reg_no ?? null,
+        specialization: doctor?.specialization ?? null,
+        channeling_fee: doctor?.channeling_fee ?? null,
+        store_name: stores.get(doc.store_id)?.name ?? null,
+        booked_count: bookedCount,
+      };
+    });
+  }
+
+  async create(fields: NewSessionDoc, correlationId: string): Promise<SessionDoc> {
+    try {
+      return await withFreshId(this.ids, COLLECTION, this.sessions, async (id) => {
+        const doc = this.buildDoc(id, fields);
+        const [view] = await this.views([doc]);
+        await this.outbox.record(
+          { subject: EventSubjects.sessionCreated, data: { session: view }, collection: COLLECTION, key: doc._id, correlationId },
+          (eventId) => this.sessions.insertOne({ ...doc, _event_ids: [eventId] }),
+        );
+        return doc;
+      });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
+      throw err;
+    }
+  }
+
+  async update(existing: SessionDoc, changes: SessionChanges, correlationId: string): Promise<void> {
+    const [view] = await this.views([{ ...existing, ...changes }]);
+    try {
+      await this.outbox.record(
+        { subject: EventSubjects.sessionUpdated, data: { session: view }, collection: COLLECTION, key: existing._id, correlationId },
+        async (eventId) => {
+          const result = await this.sessions.updateOne({ _id: existing._id }, { $set: changes, $push: pushEventId(eventId) as never });
+          if (result.matchedCount === 0) throw notFound(MESSAGES.notFound);
+        },
+      );
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
+      throw err;
+    }
+  }
+
+  async remove(existing: SessionDoc, correlationId: string): Promise<void> {
+    const [view] = await this.views([existing]);
+    await this.outbox.record(
+      { subject: EventSubjects.sessionDeleted, data: { session: view }, collection: COLLECTION, key: existing._id, proof: 'absent', correlationId },
+      async () => {
+        const result = await this.sessions.deleteOne({ _id: existing._id });
+        if (result.deletedCount === 0) throw notFound(MESSAGES.notFound);
+      },
+    );
+  }
+
+  private buildDoc(id: number, fields: NewSessionDoc): SessionDoc {
+    return { _id: docKey(id), id, ...fields, created_at: new Date(), _event_ids: [] };
+  }
+
+  // Auto-creation runs: sessions are inserted hidden, then the run completes
+  // with one single-document write, which makes them all visible at once.
+
+  async startRun(runId: string, month: string): Promise<void> {
+    await this.runs.insertOne({ _id: runId, status: 'running', month, started_at: new Date(), finished_at: null });
+  }
+
+  /** Inserts one session of a run, or answers 'exists' when its slot is taken. */
+  async insertForRun(runId: string, fields: NewSessionDoc): Promise<SessionDoc | 'exists'> {
+    try {
+      return await withFreshId(this.ids, COLLECTION, this.sessions, async (id) => {
+        const doc = { ...this.buildDoc(id, fields), run_id: runId };
+        await this.sessions.insertOne(doc);
+        return doc;
+      });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return 'exists';
+      throw err;
+    }
+  }
+
+  runCommitProof(runId: string): WriteProof {
+    return { collection: 'auto_create_runs', filter: { _id: runId, status: 'completed' }, exists: true };
+  }
+
+  async completeRun(runId: string): Promise<void> {
+    await this.runs.updateOne({ _id: runId }, { $set: { status: 'completed', finished_at: new Date() } });
+  }
+
+  /** Removes what a run inserted and marks it rolled back. */
+  async rollBackRun(runId: string): Promise<number> {
+    await this.runs.updateOne({ _id: runId }, { $set: { status: 'failed' } });
+    const { deletedCount } = await this.sessions.deleteMany({ run_id: runId });
+    await this.runs.updateOne({ _id: runId }, { $set: { status: 'rolled_back', finished_at: new Date() } });
+    return deletedCount;
+  }
+
+  /** Rolls back runs that failed, or whose process died, and could not clean up after themselves. */
+  async rollBackAbandonedRuns(log: Logger): Promise<void> {
+    const stale = await this.runs
+      .find({ $or: [{ status: 'failed' }, { status: 'running', started_at: { $lt: new Date(Date.now() - RUN_LEASE_MS) } }] })
+      .toArray();
+    for (const run of stale) {
+      const removed = await this.rollBackRun(run._id);
+      log.warn({ run_id: run._id, month: run.month, removed }, 'abandoned auto-creation run rolled back');
+    }
+  }
+}
+
+export function slotKey(doctorId: number, sessionDate: string, sessionNo: number): string {
+  return `${doctorId}:${sessionDate}:${sessionNo}`;
+}

@@ -1,0 +1,114 @@
+import type { DoctorRecord } from '@clinic/contracts';
+import { datesOfMonth, displayStatus, executePlan, monthLabel, planMonth, schedulingDoctors, type PlannedSession } from '../src/rules';
+
+const doctor = (overrides: Partial<DoctorRecord> = {}): DoctorRecord => ({
+  id: 1,
+  name: 'Dr. A',
+  reg_no: 'R1',
+  specialization: 'GP',
+  channeling_fee: 1000,
+  status: 'Active',
+  store_id: 1,
+  schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null }],
+  ...overrides,
+});
+
+describe('displayStatus', () => {
+  it.each([
+    ['cancelled', 5, 0, 'Closed'],
+    ['completed', null, 0, 'Closed'],
+    ['active', 2, 2, 'Full'],
+    ['active', 2, 3, 'Full'],
+    ['active', 2, 1, 'Open'],
+    ['active', null, 100, 'Open'],
+    ['active', 0, 0, 'Open'],
+  ] as const)('stored %s, cap %p, booked %p -> %s', (stored, cap, booked, expected) => {
+    expect(displayStatus(stored, cap, booked)).toBe(expected);
+  });
+});
+
+describe('month planning', () => {
+  it('labels months in English', () => {
+    expect(monthLabel('2026-12')).toBe('December 2026');
+    expect(monthLabel('2028-02')).toBe('February 2028');
+  });
+
+  it('knows leap years and weekdays', () => {
+    const feb = datesOfMonth('2028-02');
+    expect(feb).toHaveLength(29);
+    expect(feb[28]).toEqual({ date: '2028-02-29', day: 'Tuesday' });
+    expect(datesOfMonth('2026-02')).toHaveLength(28);
+    expect(datesOfMonth('2026-11')[0]).toEqual({ date: '2026-11-01', day: 'Sunday' });
+  });
+
+  it('plans one session per schedule entry per matching weekday, ordered by date', () => {
+    const plan = planMonth(
+      [doctor({ schedule: [
+        { day: 'Monday', session_no: 2, start_time: '14:00', end_time: '16:00', max_patients: 5 },
+        { day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null },
+      ] })],
+      '2026-11',
+    );
+    expect(plan.map((p) => `${p.session_date}#${p.entry.session_no}`)).toEqual([
+      '2026-11-02#1', '2026-11-02#2', '2026-11-09#1', '2026-11-09#2', '2026-11-16#1', '2026-11-16#2',
+      '2026-11-23#1', '2026-11-23#2', '2026-11-30#1', '2026-11-30#2',
+    ]);
+  });
+
+  it('takes only Active doctors with a branch and a schedule, within the selection', () => {
+    const doctors = [
+      doctor({ id: 1 }),
+      doctor({ id: 2, status: 'Inactive' }),
+      doctor({ id: 3, store_id: null }),
+      doctor({ id: 4, schedule: [] }),
+      doctor({ id: 5, store_id: 2 }),
+    ];
+    expect(schedulingDoctors(doctors, { month: '2026-11' }).map((d) => d.id)).toEqual([1, 5]);
+    expect(schedulingDoctors(doctors, { month: '2026-11', store_id: 2 }).map((d) => d.id)).toEqual([5]);
+    expect(schedulingDoctors(doctors, { month: '2026-11', doctor_id: 1 }).map((d) => d.id)).toEqual([1]);
+  });
+});
+
+describe('executePlan (auto-creation rules 2 to 5)', () => {
+  const planned = (date: string, overrides: Partial<PlannedSession['entry']> = {}): PlannedSession => ({
+    doctor: doctor(),
+    entry: { day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null, ...overrides },
+    session_date: date,
+    day: 'Monday',
+  });
+
+  it('skips past dates, entries without times and taken slots; a row error is counted and reported', async () => {
+    const plan = [
+      planned('2026-11-02'), // past
+      planned('2026-11-30', { start_time: null }),
+      planned('2026-11-30', { session_no: 2 }), // taken
+      planned('2026-11-30', { session_no: 3 }), // row error
+      planned('2026-11-30', { session_no: 4 }),
+    ];
+    const outcome = await executePlan(
+      plan,
+      '2026-11-21',
+      async (p) => {
+        if (p.entry.session_no === 2) return 'exists';
+        if (p.entry.session_no === 3) throw new Error('document rejected');
+        return p.entry.session_no;
+      },
+      () => false,
+    );
+    expect(outcome.created).toEqual([4]);
+    expect(outcome.skipped).toBe(4);
+    expect(outcome.errors).toEqual([
+      'Dr. A, 2026-11-30 session 1: the schedule has no start or end time; skipped.',
+      'Dr. A, 2026-11-30 session 3: could not be saved; skipped.',
+    ]);
+  });
+
+  it('aborts on a whole-operation failure', async () => {
+    const lost = new Error('connection lost');
+    await expect(
+      executePlan([planned('2026-11-30')], '2026-11-01', async () => {
+        throw lost;
+      }, (err) => err === lost),
+    ).rejects.toBe(lost);
+  });
+});

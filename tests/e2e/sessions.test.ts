@@ -1,0 +1,482 @@
+import dayjs from 'dayjs';
+import timezone from 'dayjs/plugin/timezone';
+import utc from 'dayjs/plugin/utc';
+import { EventSubjects } from '@clinic/contracts';
+import { EventReader } from './events';
+import { eventually, startTestStack, TEST_TZ, type TestStack } from './harness';
+
+dayjs.extend(utc);
+dayjs.extend(timezone);
+
+let t: TestStack;
+const today = () => dayjs().tz(TEST_TZ);
+const inDays = (n: number) => today().add(n, 'day').format('YYYY-MM-DD');
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** Dates of a month falling on a weekday, computed independently of the service. */
+function datesOn(month: string, day: string): string[] {
+  const [y, m] = month.split('-').map(Number);
+  const dates: string[] = [];
+  for (let d = new Date(Date.UTC(y, m - 1, 1)); d.getUTCMonth() === m - 1; d = new Date(d.getTime() + 86_400_000)) {
+    if (DAYS[d.getUTCDay()] === day) dates.push(d.toISOString().slice(0, 10));
+  }
+  return dates;
+}
+
+const slot = (day: string, session_no: number, start_time: string | null, end_time: string | null, max_patients: number | null = null) => ({
+  day, session_no, start_time, end_time, max_patients,
+});
+
+const doctor = (id: number, overrides: Record<string, unknown> = {}) => ({
+  id,
+  name: `Dr. Number ${id}`,
+  reg_no: `SLMC-${id}`,
+  specialization: 'Cardiology',
+  channeling_fee: 2500,
+  status: 'Active',
+  store_id: 1,
+  schedule: [],
+  ...overrides,
+});
+
+beforeAll(async () => {
+  t = await startTestStack({ env: { REQUEST_TIMEOUT_MS: '20000' } });
+  await t.seed({
+    stores: [
+      { id: 1, name: 'Colombo Central', status: 'active' },
+      { id: 2, name: 'Kandy Branch', status: 'active' },
+    ],
+    doctors: [
+      doctor(1, { name: 'Dr. Anura', schedule: [slot('Monday', 1, '08:00', '11:00', 20), slot('Wednesday', 1, '16:00', '19:00')] }),
+      doctor(2, { name: 'Dr. Malini', store_id: 2, channeling_fee: 2000, specialization: 'Paediatrics', schedule: [slot('Saturday', 1, '08:30', '10:30', 10), slot('Saturday', 2, '14:00', '16:00', 10)] }),
+      doctor(3, { status: 'Inactive', schedule: [slot('Friday', 1, '09:00', '12:00')] }),
+      doctor(4, { store_id: null, schedule: [slot('Sunday', 1, '09:00', '12:00')] }),
+      doctor(5, { name: 'Dr. Gaps', schedule: [slot('Tuesday', 1, null, '12:00'), slot('Thursday', 1, '17:00', '20:00')] }),
+      doctor(6, { name: 'Dr. No Schedule' }),
+      doctor(7, { name: 'Dr. Plain' }),
+    ],
+  });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+let nextSessionNo = 1;
+/** A session_no no other test used, so add_session never collides by accident. */
+const freshNo = () => nextSessionNo++;
+
+async function addSession(overrides: Record<string, unknown> = {}) {
+  const res = await t.post('/add_session', { doctor_id: 7, session_date: inDays(30), session_no: freshNo(), start_time: '09:00', end_time: '12:00', ...overrides });
+  expect(res.status).toBe(201);
+  return res.body.session_id as number;
+}
+
+async function getSession(id: number) {
+  const res = await t.get(`/get_session/${id}`);
+  expect(res.status).toBe(200);
+  return res.body.session;
+}
+
+describe('POST /add_session', () => {
+  it('creates a session on the doctor\'s branch and returns it joined and derived', async () => {
+    const date = inDays(10);
+    const res = await t.post('/add_session', { doctor_id: 1, session_date: date, session_no: 90, start_time: '18:00', end_time: '20:00', max_patients: 12, notes: 'ignored' }, { role: 'doctor' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ success: true, message: 'Session created successfully.', session_id: expect.any(Number) });
+    expect(await getSession(res.body.session_id)).toEqual({
+      id: res.body.session_id,
+      doctor_id: 1,
+      store_id: 1,
+      session_date: date,
+      start_time: '18:00',
+      end_time: '20:00',
+      max_patients: 12,
+      session_no: 90,
+      status: 'Open',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      doctor_name: 'Dr. Anura',
+      reg_no: 'SLMC-1',
+      specialization: 'Cardiology',
+      channeling_fee: 2500,
+      store_name: 'Colombo Central',
+      booked_count: 0,
+    });
+    expect(Math.abs(dayjs.tz((await getSession(res.body.session_id)).created_at, TEST_TZ).diff(today(), 'second'))).toBeLessThan(60);
+  });
+
+  it('accepts today in the clinic time zone and maps the input status', async () => {
+    const todayId = await addSession({ session_date: inDays(0) });
+    expect((await getSession(todayId)).status).toBe('Open');
+    expect((await getSession(await addSession({ status: 'Closed' }))).status).toBe('Closed');
+    expect((await getSession(await addSession({ status: 'Full' }))).status).toBe('Closed'); // any input other than Open is stored cancelled
+    expect((await getSession(await addSession({ status: 'Open', max_patients: null }))).max_patients).toBeNull();
+  });
+
+  it.each([
+    ['no body', undefined, 400, 'No data provided.'],
+    ['an array body', [], 400, 'No data provided.'],
+    ['no doctor_id', { doctor_id: undefined }, 422, 'doctor_id is required.'],
+    ['no session_date', { session_date: '' }, 422, 'session_date is required.'],
+    ['no session_no', { session_no: null }, 422, 'session_no is required.'],
+    ['no start_time', { start_time: undefined }, 422, 'start_time is required.'],
+    ['no end_time', { end_time: undefined }, 422, 'end_time is required.'],
+    ['start equal to end', { start_time: '10:00', end_time: '10:00' }, 422, 'start_time must be earlier than end_time.'],
+    ['start after end', { start_time: '18:00', end_time: '09:30' }, 422, 'start_time must be earlier than end_time.'],
+    ['a malformed time', { start_time: '9am' }, 422, 'start_time must be a time in HH:MM format.'],
+    ['a malformed date', { session_date: '21/11/2030' }, 422, 'session_date must be a date in YYYY-MM-DD format.'],
+    ['an impossible date', { session_date: '2030-02-30' }, 422, 'session_date must be a date in YYYY-MM-DD format.'],
+    ['a past date', { session_date: 'yesterday' }, 422, 'session_date cannot be in the past.'],
+    ['an unknown doctor', { doctor_id: 999 }, 404, 'Doctor not found or inactive.'],
+    ['an inactive doctor', { doctor_id: 3 }, 404, 'Doctor not found or inactive.'],
+    ['a doctor without a branch', { doctor_id: 4 }, 400, 'Doctor is not assigned to a branch.'],
+    ['max_patients 0', { max_patients: 0 }, 422, 'max_patients must be a positive integer.'],
+    ['max_patients as text', { max_patients: 'ten' }, 422, 'max_patients must be a positive integer.'],
+    ['max_patients fractional', { max_patients: 2.5 }, 422, 'max_patients must be a positive integer.'],
+    // The spec's order: the doctor is checked before max_patients, times before the date.
+    ['an unknown doctor and a bad cap', { doctor_id: 999, max_patients: 0 }, 404, 'Doctor not found or inactive.'],
+    ['bad times and a past date', { session_date: 'yesterday', start_time: '12:00', end_time: '11:00' }, 422, 'start_time must be earlier than end_time.'],
+    ['an operator as doctor_id', { doctor_id: { $gt: 0 } }, 422, 'doctor_id must be a positive integer.'],
+    ['an unknown field', { room: 'A' }, 422, 'Unknown field: room.'],
+    ['a huge status', { status: 'x'.repeat(10_000) }, 422, 'status must be at most 20 characters.'],
+  ])('rejects %s and stores nothing', async (_name, overrides: any, status, error) => {
+    const before = (await t.get('/all_sessions?doctor_id=7')).body.sessions.length;
+    const base = { doctor_id: 7, session_date: inDays(30), session_no: 500, start_time: '09:00', end_time: '12:00' };
+    const resolved = overrides && !Array.isArray(overrides) && overrides.session_date === 'yesterday' ? { ...overrides, session_date: inDays(-1) } : overrides;
+    const body = resolved === undefined ? undefined : Array.isArray(resolved) ? resolved : { ...base, ...resolved };
+    const res = await t.post('/add_session', body);
+    expect(res.status).toBe(status);
+    expect(res.body).toEqual({ success: false, error });
+    expect((await t.get('/all_sessions?doctor_id=7')).body.sessions.length).toBe(before);
+  });
+
+  it('answers 409 for the same doctor, branch, date and session number, even when two race', async () => {
+    const date = inDays(40);
+    await addSession({ session_date: date, session_no: 1 });
+    const again = await t.post('/add_session', { doctor_id: 7, session_date: date, session_no: 1, start_time: '13:00', end_time: '14:00' });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ success: false, error: 'A session for this doctor, branch, date and session number already exists.' });
+    const race = await Promise.all(
+      [1, 2, 3].map(() => t.post('/add_session', { doctor_id: 7, session_date: date, session_no: 2, start_time: '13:00', end_time: '14:00' })),
+    );
+    expect(race.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    expect((await t.get(`/all_sessions?doctor_id=7&date=${date}`)).body.sessions).toHaveLength(2);
+  });
+});
+
+describe('PUT /update_session/{id}', () => {
+  it('updates the given fields; null or "" removes the cap; status maps to stored values', async () => {
+    const id = await addSession({ max_patients: 5 });
+    const res = await t.put(`/update_session/${id}`, { start_time: '10:00', end_time: '11:30', max_patients: null, doctor_id: 1, session_no: 99, store_id: 2 });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Session updated successfully.', session_id: id });
+    expect(await getSession(id)).toMatchObject({ start_time: '10:00', end_time: '11:30', max_patients: null, doctor_id: 7, store_id: 1 });
+    await t.put(`/update_session/${id}`, { max_patients: 3 });
+    expect((await getSession(id)).max_patients).toBe(3);
+    await t.put(`/update_session/${id}`, { max_patients: '' });
+    expect((await getSession(id)).max_patients).toBeNull();
+    await t.put(`/update_session/${id}`, { status: 'Closed' });
+    expect((await getSession(id)).status).toBe('Closed');
+    await t.put(`/update_session/${id}`, { status: 'Full' });
+    expect((await getSession(id)).status).toBe('Open'); // Full is only ever derived
+    await t.put(`/update_session/${id}`, { status: 'Closed' });
+    await t.put(`/update_session/${id}`, { status: 'Open' });
+    expect((await getSession(id)).status).toBe('Open');
+  });
+
+  it('applies a session date without checking it against today', async () => {
+    const id = await addSession();
+    const past = inDays(-3);
+    expect((await t.put(`/update_session/${id}`, { session_date: past })).status).toBe(200);
+    expect((await getSession(id)).session_date).toBe(past);
+  });
+
+  it.each([
+    ['no body', undefined, 400, 'No data provided.'],
+    ['start after end', { start_time: '15:00', end_time: '14:00' }, 422, 'start_time must be earlier than end_time.'],
+    ['a start after the stored end', { start_time: '13:00' }, 422, 'start_time must be earlier than end_time.'],
+    ['a malformed time', { end_time: '25:00' }, 422, 'end_time must be a time in HH:MM format.'],
+    ['an invalid cap', { max_patients: -2 }, 422, 'max_patients must be a positive integer.'],
+    ['no applicable field', { doctor_id: 1, session_no: 4 }, 400, 'No valid fields to update.'],
+    ['an empty object', {}, 400, 'No valid fields to update.'],
+    ['an unknown field', { start_time: '09:30', room: 'B' }, 422, 'Unknown field: room.'],
+  ])('rejects %s and changes nothing', async (_name, body: any, status, error) => {
+    const id = await addSession({ max_patients: 4 });
+    const res = await t.put(`/update_session/${id}`, body);
+    expect(res.status).toBe(status);
+    expect(res.body).toEqual({ success: false, error });
+    expect(await getSession(id)).toMatchObject({ start_time: '09:00', end_time: '12:00', max_patients: 4, status: 'Open' });
+  });
+
+  it('answers 404 for a missing session, after checking the body', async () => {
+    expect((await t.put('/update_session/999999')).status).toBe(400);
+    const res = await t.put('/update_session/999999', { start_time: '09:00' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: 'Session not found.' });
+  });
+
+  it('answers 409 when a new date lands on an existing slot', async () => {
+    const date = inDays(50);
+    await addSession({ session_date: date, session_no: 7 });
+    const other = await addSession({ session_date: inDays(51), session_no: 7 });
+    const res = await t.put(`/update_session/${other}`, { session_date: date });
+    expect(res.status).toBe(409);
+    expect((await getSession(other)).session_date).toBe(inDays(51));
+  });
+});
+
+describe('booked_count and the derived status', () => {
+  it('becomes Full as appointments arrive as reference events, and Open again when one is cancelled', async () => {
+    const id = await addSession({ max_patients: 2 });
+    await t.seed({ appointments: [{ id: 1001, session_id: id, status: 'booked' }, { id: 1002, session_id: id, status: 'cancelled' }] });
+    expect(await getSession(id)).toMatchObject({ booked_count: 1, status: 'Open' });
+    await t.seed({ appointments: [{ id: 1003, session_id: id, status: 'confirmed' }] });
+    expect(await getSession(id)).toMatchObject({ booked_count: 2, status: 'Full' });
+    expect((await t.get(`/all_sessions?status=Full&doctor_id=7`)).body.sessions.map((s: any) => s.id)).toContain(id);
+    await t.seed({ appointments: [{ id: 1003, session_id: id, status: 'Cancelled' }] });
+    expect(await getSession(id)).toMatchObject({ booked_count: 1, status: 'Open' });
+    await t.seed({ appointments: [{ id: 1001, deleted: true }] });
+    expect((await getSession(id)).booked_count).toBe(0);
+  });
+
+  it('is Closed once closed by update, whatever is booked', async () => {
+    const id = await addSession({ max_patients: 1 });
+    await t.seed({ appointments: [{ id: 2001, session_id: id, status: 'booked' }] });
+    expect((await getSession(id)).status).toBe('Full');
+    await t.put(`/update_session/${id}`, { status: 'Closed' });
+    expect(await getSession(id)).toMatchObject({ status: 'Closed', booked_count: 1 });
+  });
+});
+
+describe('DELETE /delete_session/{id}', () => {
+  it('refuses while appointments are active, naming how many, and deletes once they are cancelled', async () => {
+    const id = await addSession();
+    await t.seed({ appointments: [{ id: 3001, session_id: id, status: 'booked' }, { id: 3002, session_id: id, status: 'booked' }, { id: 3003, session_id: id, status: 'cancelled' }] });
+    const refused = await t.del(`/delete_session/${id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'Cannot delete this session: it has 2 active appointment(s). Cancel the appointment(s) first, or close the session instead.',
+    });
+    expect((await t.get(`/get_session/${id}`)).status).toBe(200);
+    await t.seed({ appointments: [{ id: 3001, session_id: id, status: 'cancelled' }, { id: 3002, session_id: id, status: 'cancelled' }] });
+    const res = await t.del(`/delete_session/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Session deleted successfully.', session_id: id });
+    const gone = await t.get(`/get_session/${id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ success: false, error: 'Session not found.' });
+    expect((await t.del(`/delete_session/${id}`)).status).toBe(404);
+  });
+});
+
+describe('GET /all_sessions', () => {
+  it('filters by branch, doctor, date and derived status; orders by date descending then start time', async () => {
+    const date = inDays(60);
+    const late = await t.post('/add_session', { doctor_id: 2, session_date: date, session_no: 1, start_time: '14:00', end_time: '16:00' });
+    const early = await t.post('/add_session', { doctor_id: 2, session_date: date, session_no: 2, start_time: '08:00', end_time: '09:00' });
+    const next = await t.post('/add_session', { doctor_id: 2, session_date: inDays(61), session_no: 1, start_time: '10:00', end_time: '11:00', status: 'Closed' });
+    const ids = async (query: string) => (await t.get(`/all_sessions${query}`)).body.sessions.map((s: any) => s.id);
+    expect(await ids('?store_id=2')).toEqual([next.body.session_id, early.body.session_id, late.body.session_id]);
+    expect(await ids(`?doctor_id=2&date=${date}`)).toEqual([early.body.session_id, late.body.session_id]);
+    expect(await ids('?store_id=2&status=Closed')).toEqual([next.body.session_id]);
+    expect(await ids('?store_id=2&status=Open')).toEqual([early.body.session_id, late.body.session_id]);
+    expect(await ids('?store_id=2&status=open')).toEqual([]);
+    const all = (await t.get('/all_sessions?store_id=2')).body.sessions;
+    expect(all[0]).toMatchObject({ store_name: 'Kandy Branch', doctor_name: 'Dr. Malini', channeling_fee: 2000 });
+  });
+
+  it('answers 422 for malformed filters', async () => {
+    const res = await t.get('/all_sessions?store_id=abc');
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
+    expect((await t.get('/all_sessions?date=2030-13-01')).status).toBe(422);
+  });
+
+  it('answers 404 for an unknown or malformed session id', async () => {
+    for (const id of ['999999', 'x']) expect((await t.get(`/get_session/${id}`)).status).toBe(404);
+  });
+});
+
+describe('GET /preview_auto_sessions', () => {
+  const MONTHS_BY_FIRST_WEEKDAY: Record<string, string> = {
+    Monday: '2027-02', Tuesday: '2027-06', Wednesday: '2027-09', Thursday: '2027-04', Friday: '2027-01', Saturday: '2027-05', Sunday: '2027-08',
+  };
+
+  it.each(Object.entries(MONTHS_BY_FIRST_WEEKDAY))('lists every scheduled date of a month starting on %s', async (_first, month) => {
+    const res = await t.get(`/preview_auto_sessions?month=${month}`);
+    expect(res.status).toBe(200);
+    const expected = [
+      ...datesOn(month, 'Monday').map((d) => [1, d, 1]),
+      ...datesOn(month, 'Wednesday').map((d) => [1, d, 1]),
+      ...datesOn(month, 'Saturday').flatMap((d) => [[2, d, 1], [2, d, 2]]),
+      ...datesOn(month, 'Tuesday').map((d) => [5, d, 1]),
+      ...datesOn(month, 'Thursday').map((d) => [5, d, 1]),
+    ].sort((a, b) => String(a[1]).localeCompare(String(b[1])) || Number(a[0]) - Number(b[0]) || Number(a[2]) - Number(b[2]));
+    expect(res.body.preview.map((e: any) => [e.doctor_id, e.session_date, e.session_no])).toEqual(expected);
+    expect(res.body).toMatchObject({ success: true, month: dayjs(`${month}-01`).format('MMMM YYYY'), new_count: expected.length, skip_count: 0 });
+    for (const entry of res.body.preview) {
+      expect(DAYS[new Date(`${entry.session_date}T00:00:00Z`).getUTCDay()]).toBe(entry.day);
+      expect(entry.exists).toBe(false);
+      expect(entry.is_past).toBe(false);
+    }
+  });
+
+  it('covers a 29-day February', async () => {
+    const res = await t.get('/preview_auto_sessions?month=2028-02&doctor_id=5');
+    const thursdays = datesOn('2028-02', 'Thursday');
+    const tuesdays = datesOn('2028-02', 'Tuesday');
+    expect(tuesdays).toContain('2028-02-29');
+    expect(res.body.preview.map((e: any) => e.session_date).sort()).toEqual([...tuesdays, ...thursdays].sort());
+    expect(res.body.preview.find((e: any) => e.session_date === '2028-02-29')).toEqual({
+      doctor_id: 5, doctor_name: 'Dr. Gaps', session_date: '2028-02-29', day: 'Tuesday', session_no: 1,
+      start_time: null, end_time: '12:00', max_patients: null, channeling_fee: 2500, exists: false, is_past: false,
+    });
+  });
+
+  it('marks a month in the past as all past', async () => {
+    const month = today().subtract(2, 'month').format('YYYY-MM');
+    const res = await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`);
+    expect(res.body.preview.length).toBeGreaterThan(0);
+    expect(res.body.preview.every((e: any) => e.is_past)).toBe(true);
+    expect(res.body).toMatchObject({ new_count: 0, skip_count: res.body.preview.length });
+  });
+
+  it('defaults to the current month and filters by doctor and branch', async () => {
+    const res = await t.get('/preview_auto_sessions?store_id=2');
+    expect(res.body.month).toBe(today().format('MMMM YYYY'));
+    expect(new Set(res.body.preview.map((e: any) => e.doctor_id))).toEqual(new Set([2]));
+    const past = res.body.preview.filter((e: any) => e.session_date < today().format('YYYY-MM-DD'));
+    expect(past.every((e: any) => e.is_past)).toBe(true);
+    const none = await t.get('/preview_auto_sessions?doctor_id=6');
+    expect(none.body).toMatchObject({ success: true, preview: [], new_count: 0, skip_count: 0 });
+    for (const inactive of [3, 4]) expect((await t.get(`/preview_auto_sessions?doctor_id=${inactive}`)).body.preview).toEqual([]);
+  });
+
+  it('answers 422 for a malformed month', async () => {
+    for (const month of ['2027-13', '2027/01', 'next']) {
+      const res = await t.get(`/preview_auto_sessions?month=${month}`);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ success: false, error: 'month must be in YYYY-MM format.' });
+    }
+  });
+});
+
+describe('POST /auto_create_sessions', () => {
+  it('answers 404 when no schedule matches, and 422 for a malformed month', async () => {
+    const res = await t.post('/auto_create_sessions', { doctor_id: 6, month: '2027-03' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: 'No doctor schedules found for March 2027.' });
+    expect((await t.post('/auto_create_sessions', { month: '03-2027' })).status).toBe(422);
+  });
+
+  it('creates what the preview announced, publishes one event per session, and nothing when run again', async () => {
+    const month = '2027-03';
+    const nc = await t.nats();
+    const reader = await EventReader.start(nc, 'SESSIONS_EVENTS');
+    try {
+      const preview = (await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body;
+      const res = await t.post('/auto_create_sessions', { month, doctor_id: 1 });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        success: true,
+        message: `Created ${preview.new_count} session(s) for March 2027.`,
+        created: preview.new_count,
+        skipped: preview.skip_count,
+        errors: [],
+      });
+      const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
+      expect(sessions).toHaveLength(preview.new_count);
+      expect(sessions.find((s: any) => s.session_date === datesOn(month, 'Monday')[0])).toMatchObject({ start_time: '08:00', end_time: '11:00', max_patients: 20, store_id: 1, status: 'Open' });
+      const events = await reader.waitFor((e) => e.subject === EventSubjects.sessionCreated && e.event.data.session.session_date.startsWith(month), preview.new_count);
+      expect(new Set(events.map((e) => e.event.data.session.id))).toEqual(new Set(sessions.map((s: any) => s.id)));
+      expect((await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body).toMatchObject({ new_count: 0, skip_count: preview.new_count });
+
+      const again = await t.post('/auto_create_sessions', { month, doctor_id: 1 });
+      expect(again.body).toMatchObject({ created: 0, skipped: preview.new_count, errors: [] });
+    } finally {
+      reader.stop();
+    }
+  });
+
+  it('skips past dates and entries without times, reporting the latter', async () => {
+    const res = await t.post('/auto_create_sessions', { doctor_id: 5 });
+    expect(res.status).toBe(201);
+    const month = today().format('YYYY-MM');
+    const todayText = today().format('YYYY-MM-DD');
+    const thursdays = datesOn(month, 'Thursday');
+    const tuesdays = datesOn(month, 'Tuesday');
+    const futureThursdays = thursdays.filter((d) => d >= todayText);
+    const futureTuesdays = tuesdays.filter((d) => d >= todayText);
+    expect(res.body.created).toBe(futureThursdays.length);
+    expect(res.body.skipped).toBe(thursdays.length - futureThursdays.length + tuesdays.length);
+    expect(res.body.errors).toHaveLength(futureTuesdays.length);
+    for (const error of res.body.errors) expect(error).toMatch(/^Dr\. Gaps, \d{4}-\d{2}-\d{2} session 1: the schedule has no start or end time; skipped\.$/);
+  });
+
+  it('returns at most 10 errors', async () => {
+    await t.seed({ doctors: [doctor(8, { name: 'Dr. Broken', schedule: DAYS.map((day) => slot(day, 1, null, null)) })] });
+    const res = await t.post('/auto_create_sessions', { doctor_id: 8, month: '2027-10' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ created: 0, skipped: 31 });
+    expect(res.body.errors).toHaveLength(10);
+  });
+
+  it('creates each session exactly once when two runs race', async () => {
+    const month = '2027-07';
+    const preview = (await t.get(`/preview_auto_sessions?month=${month}`)).body;
+    const runs = await Promise.all([t.post('/auto_create_sessions', { month }), t.post('/auto_create_sessions', { month })]);
+    expect(runs.map((r) => r.status)).toEqual([201, 201]);
+    const expectedCreated = preview.preview.filter((e: any) => !e.exists && !e.is_past && e.start_time && e.end_time).length;
+    expect(runs[0].body.created + runs[1].body.created).toBe(expectedCreated);
+    const all = (await t.get('/all_sessions')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
+    expect(all).toHaveLength(expectedCreated);
+    expect(new Set(all.map((s: any) => `${s.doctor_id}/${s.session_date}/${s.session_no}`)).size).toBe(expectedCreated);
+  });
+
+  it('answers 500 and leaves no partial month when the database fails mid-run', async () => {
+    const month = '2027-11';
+    // Enough doctors that the run is still inserting when the database stops.
+    await t.seed({
+      doctors: Array.from({ length: 12 }, (_, i) =>
+        doctor(100 + i, { name: `Dr. Busy ${i}`, store_id: 2, schedule: DAYS.flatMap((day) => [slot(day, 1, '08:00', '10:00'), slot(day, 2, '10:00', '12:00')]) }),
+      ),
+    });
+    const preview = (await t.get(`/preview_auto_sessions?month=${month}&store_id=2`)).body;
+    const db = t.stack.infra.db!;
+    const pending = t.post('/auto_create_sessions', { month, store_id: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    db.signal('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    db.signal('SIGCONT');
+    const res = await pending;
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ success: false, error: 'Internal server error.' });
+    // Nothing of the failed run is visible, and once rolled back the month can be created whole.
+    const inMonth = async () => (await t.get('/all_sessions?store_id=2')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
+    expect(await inMonth()).toEqual([]);
+    const retry = await eventually(async () => {
+      const r = await t.post('/auto_create_sessions', { month, store_id: 2 });
+      return r.status === 201 ? r : undefined;
+    }, 20_000, 500);
+    expect(retry.body.created).toBe(preview.new_count);
+    expect(await inMonth()).toHaveLength(preview.new_count);
+  });
+});
+
+describe('events', () => {
+  it('publishes created, updated and deleted for a session', async () => {
+    const nc = await t.nats();
+    const reader = await EventReader.start(nc, 'SESSIONS_EVENTS');
+    try {
+      const id = await addSession();
+      await t.put(`/update_session/${id}`, { max_patients: 9 });
+      await t.del(`/delete_session/${id}`);
+      const events = await reader.waitFor((e) => e.event.data.session.id === id, 3);
+      expect(events.map((e) => e.subject)).toEqual([EventSubjects.sessionCreated, EventSubjects.sessionUpdated, EventSubjects.sessionDeleted]);
+      expect(events[1].event.data.session.max_patients).toBe(9);
+      for (const e of events) expect(e.msgId).toBe(e.event.event_id);
+    } finally {
+      reader.stop();
+    }
+  });
+});
