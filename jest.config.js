@@ -1,6 +1,7 @@
 /** @type {import('jest').Config} */
+// Transpile only: type checking is `tsc -p tsconfig.tests.json`, run by npm test.
 const transform = {
-  '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: { module: 'commonjs', target: 'es2022', esModuleInterop: true } }],
 };
 
 module.exports = {
@@ -12,7 +13,12 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
-      testMatch: ['<rootDir>/libs/*/test/**/*.test.ts', '<rootDir>/services/*/test/**/*.test.ts', '<rootDir>/tools/*/test/**/*.test.ts'],
+      testMatch: [
+        '<rootDir>/libs/*/test/**/*.test.ts',
+        '<rootDir>/services/*/test/**/*.test.ts',
+        '<rootDir>/tools/*/test/**/*.test.ts',
+        '<rootDir>/tests/deploy/**/*.test.ts',
+      ],
     },
     {
       displayName: 'integration',

@@ -17,7 +17,7 @@ const freshStore = () => nextStore++;
 
 beforeAll(async () => {
   t = await startTestStack();
-  nc = await t.nats();
+  nc = await t.nats('hospital');
 });
 afterAll(async () => {
   await t?.stop();
@@ -307,7 +307,8 @@ describe('charge check for billing (NATS)', () => {
     const h = natsHeaders();
     h.set(HeaderNames.callerSub, '1');
     h.set(HeaderNames.callerRole, 'cashier');
-    const msg = await nc.request(
+    const asBilling = await t.nats('billing');
+    const msg = await asBilling.request(
       CatalogueSubjects.check,
       JSON.stringify({ body: { store_id: store, charge_ids: [active, inactive, deleted, foreign, 987654, active] } }),
       { headers: h, timeout: 3000 },

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
-import { type ServiceName } from '@clinic/contracts';
+import { type NatsUser, type ServiceName } from '@clinic/contracts';
 import { parseSeedFile, seedReferenceData, signToken, Stack, type InfraChoice, type SeedResult } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 
@@ -39,8 +39,8 @@ export interface TestStack {
   post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
   put<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
   del<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
-  /** A NATS connection of its own, as another hospital service would have. */
-  nats(): Promise<NatsConnection>;
+  /** A NATS connection of its own, as the given user (by default another hospital system). */
+  nats(user?: NatsUser): Promise<NatsConnection>;
   /** Seeds reference data exactly as `npm run seed` does. */
   seed(file: unknown): Promise<SeedResult>;
   stop(): Promise<void>;
@@ -87,8 +87,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
 
-  const nats = async () => {
-    const nc = await connectNats({ url: stack.infra.natsUrl }, { name: 'e2e', log: createLogger('e2e', 'silent'), waitForServer: false });
+  const nats = async (user: NatsUser = 'hospital') => {
+    const settings = { url: stack.infra.natsUrl, user, password: stack.infra.natsPasswords[user] };
+    const nc = await connectNats(settings, { name: `e2e-${user}`, log: createLogger('e2e', 'silent'), waitForServer: false });
     connections.push(nc);
     return nc;
   };
@@ -104,7 +105,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     del: (path, opts) => request('DELETE', path, undefined, opts),
     nats,
     async seed(file) {
-      const nc = await nats();
+      const nc = await nats('ops');
       return seedReferenceData(nc, parseSeedFile(file));
     },
     async stop() {

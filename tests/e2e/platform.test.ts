@@ -1,15 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { createSigner } from 'fast-jwt';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
-import { BillingSubjects, HeaderNames, HTTP_ROUTES, refSubject, SessionsSubjects } from '@clinic/contracts';
+import { BillingSubjects, CatalogueSubjects, EventSubjects, HeaderNames, HTTP_ROUTES, refSubject, SessionsSubjects } from '@clinic/contracts';
 import { eventually, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
 let t: TestStack;
-let nc: NatsConnection;
+/** As the gateway (may call services), as the hospital (publishes reference data), as ops (status queries). */
+let asGateway: NatsConnection;
+let asHospital: NatsConnection;
+let asOps: NatsConnection;
 
 beforeAll(async () => {
   t = await startTestStack({ env: { REQUEST_TIMEOUT_MS: '1500' } });
-  nc = await t.nats();
+  [asGateway, asHospital, asOps] = await Promise.all([t.nats('gateway'), t.nats('hospital'), t.nats('ops')]);
 });
 afterAll(async () => {
   await t?.stop();
@@ -165,7 +168,7 @@ describe('NATS conventions', () => {
       h.set(HeaderNames.callerSub, caller.sub);
       h.set(HeaderNames.callerRole, caller.role);
     }
-    const msg = await nc.request(subject, payload, { timeout: 3000, headers: h });
+    const msg = await asGateway.request(subject, payload, { timeout: 3000, headers: h });
     return JSON.parse(new TextDecoder().decode(msg.data));
   };
 
@@ -191,12 +194,47 @@ describe('NATS conventions', () => {
   });
 });
 
+describe('NATS permissions', () => {
+  const refused = (request: Promise<unknown>) => expect(request).rejects.toMatchObject({ code: 'PERMISSIONS_VIOLATION' });
+  const subscriptionRefused = async (nc: NatsConnection, subject: string) => {
+    const sub = nc.subscribe(subject);
+    await Promise.race([sub.closed, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    expect(sub.isClosed()).toBe(true);
+  };
+
+  it('lets the gateway call the routed subjects only', async () => {
+    await refused(asGateway.request(refSubject('store'), '{}', { timeout: 2000 }));
+    await refused(asGateway.request(EventSubjects.billCreated, '{}', { timeout: 2000 }));
+    await refused(asGateway.request(CatalogueSubjects.check, '{}', { timeout: 2000 }));
+    await refused(asGateway.request('$JS.API.STREAM.DELETE.BILLING_EVENTS', '', { timeout: 2000 }));
+    // It cannot join a service's queue group and take its requests.
+    await subscriptionRefused(asGateway, BillingSubjects.create);
+  });
+
+  it('lets hospital systems publish reference records and read events, nothing more', async () => {
+    const ack = await asHospital.jetstream().publish(refSubject('user'), JSON.stringify({ id: 900, name: 'Allowed' }));
+    expect(ack.seq).toBeGreaterThan(0);
+    await refused(asHospital.request(BillingSubjects.create, '{}', { timeout: 2000 }));
+    await refused(asHospital.request(EventSubjects.chargeCreated, '{}', { timeout: 2000 }));
+    await refused(asHospital.request('$JS.API.STREAM.DELETE.BILLING_EVENTS', '', { timeout: 2000 }));
+    await refused(asHospital.request('$JS.API.CONSUMER.DELETE.HOSPITAL_REF.billing-ref', '', { timeout: 2000 }));
+    await subscriptionRefused(asHospital, SessionsSubjects.list);
+  });
+
+  it('keeps each service to its own subjects and events', async () => {
+    const asBilling = await t.nats('billing');
+    await refused(asBilling.request(EventSubjects.chargeCreated, '{}', { timeout: 2000 }));
+    await refused(asBilling.request(refSubject('store'), '{}', { timeout: 2000 }));
+    await subscriptionRefused(asBilling, CatalogueSubjects.create);
+  });
+});
+
 describe('reference data', () => {
   it('seeds records and waits until the services applied them', async () => {
     const result = await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }], users: [{ id: 1, name: 'Admin' }] });
     expect(result.published).toBe(2);
     const h = natsHeaders();
-    const msg = await nc.request(BillingSubjects.refStatus, '{}', { timeout: 2000, headers: h });
+    const msg = await asOps.request(BillingSubjects.refStatus, '{}', { timeout: 2000, headers: h });
     const status = JSON.parse(new TextDecoder().decode(msg.data));
     expect(status.body.applied_seq).toBeGreaterThanOrEqual(result.lastSeq);
   });
@@ -215,7 +253,7 @@ describe('reference data', () => {
   it('lets a service stopped while records are published catch up after its restart', async () => {
     const sessions = t.stack.replica('sessions');
     await sessions.stop();
-    const js = nc.jetstream();
+    const js = asHospital.jetstream();
     const doctor = {
       id: 51, name: 'Dr. While Down', reg_no: 'R51', specialization: 'ENT', channeling_fee: 900, status: 'Active', store_id: 5,
       schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '09:00', max_patients: null }],
@@ -230,7 +268,7 @@ describe('reference data', () => {
       return r.body.preview?.length > 0 ? r.body : undefined;
     });
     expect(preview.preview[0]).toMatchObject({ doctor_name: 'Dr. While Down', channeling_fee: 950 });
-    const status = JSON.parse(new TextDecoder().decode((await nc.request(SessionsSubjects.refStatus, '{}', { timeout: 2000 })).data));
+    const status = JSON.parse(new TextDecoder().decode((await asOps.request(SessionsSubjects.refStatus, '{}', { timeout: 2000 })).data));
     expect(status.body.applied_seq).toBeGreaterThanOrEqual(last.seq);
     const created = await t.post('/add_session', { doctor_id: 51, session_date: '2099-02-02', session_no: 1, start_time: '08:00', end_time: '09:00' });
     expect((await t.get(`/get_session/${created.body.session_id}`)).body.session.store_name).toBe('Galle Fort');

@@ -23,7 +23,7 @@ let db: Db;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-outbox-'));
   infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
-  nc = await connectNats({ url: infra.natsUrl }, { name: 'outbox-test', log });
+  nc = await connectNats({ url: infra.natsUrl, user: 'catalogue', password: infra.natsPasswords.catalogue }, { name: 'outbox-test', log });
   mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
   db = mongo.db('outbox_test');
   await ensureStream(await nc.jetstreamManager(), STREAM, log);

@@ -6,6 +6,7 @@ export * from './limits';
 export * from './routes';
 export * from './reference';
 export * from './events';
+export * from './nats-permissions';
 export * from './schemas/common';
 export * from './schemas/billing';
 export * from './schemas/catalogue';

@@ -3,13 +3,16 @@ import { join } from 'node:path';
 import { ferretDbBinary, natsServerBinary } from './paths';
 import { canConnect, freePort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
-import { renderNatsConfig } from './nats-config';
+import type { NatsUser } from '@clinic/contracts';
+import { natsPasswords, passwordVariable, renderNatsConfig } from './nats-config';
 
 /** The two servers everything else needs. */
 export interface Infrastructure {
   kind: 'local' | 'containers' | 'external';
   natsUrl: string;
   mongoUrl: string;
+  /** Passwords of the NATS users (see libs/contracts nats-permissions). */
+  natsPasswords: Record<NatsUser, string>;
   /** Present for local servers, which fault tests stop and start on the same port and data. */
   nats?: ManagedProcess;
   db?: ManagedProcess;
@@ -50,11 +53,13 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   mkdirSync(dbDir, { recursive: true });
   const natsConfigPath = join(natsDir, 'nats.conf');
   writeFileSync(natsConfigPath, renderNatsConfig({ listen: `127.0.0.1:${natsPort}`, storeDir: join(natsDir, 'jetstream') }));
+  const passwords = natsPasswords();
 
   const nats = new ManagedProcess({
     name: 'nats',
     command: natsServerBinary(),
     args: ['-c', natsConfigPath],
+    env: passwordEnv(passwords),
     output: { kind: 'file', path: join(options.logDir, 'nats.log') },
   });
   const db = new ManagedProcess({
@@ -76,6 +81,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     kind: 'local',
     natsUrl: options.natsUrl ?? `nats://127.0.0.1:${natsPort}`,
     mongoUrl: options.mongoUrl ?? `mongodb://127.0.0.1:${dbPort}/`,
+    natsPasswords: passwords,
     nats: options.natsUrl ? undefined : nats,
     db: options.mongoUrl ? undefined : db,
     startNats: () => startAndWait(nats, natsPort),
@@ -90,11 +96,23 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   return infra;
 }
 
+function passwordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(passwords).map(([user, password]) => [passwordVariable(user as NatsUser), password]));
+}
+
 export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infrastructure {
   const unsupported = async () => {
     throw new Error('External servers are not managed by this stack');
   };
-  return { kind: 'external', natsUrl, mongoUrl, startNats: unsupported, startDb: unsupported, stop: async () => undefined };
+  return {
+    kind: 'external',
+    natsUrl,
+    mongoUrl,
+    natsPasswords: natsPasswords(),
+    startNats: unsupported,
+    startDb: unsupported,
+    stop: async () => undefined,
+  };
 }
 
 /** Whether a Docker engine answers, so that testcontainers can be used. */
@@ -111,9 +129,13 @@ export async function dockerAvailable(): Promise<boolean> {
 /** NATS with JetStream and MongoDB 7 in containers, for machines with a Docker engine. */
 export async function startContainerInfrastructure(): Promise<Infrastructure> {
   const { GenericContainer, Wait } = await import('testcontainers');
+  const passwords = natsPasswords();
+  const config = renderNatsConfig({ listen: '0.0.0.0:4222', storeDir: '/data/jetstream' });
   const [natsContainer, mongoContainer] = await Promise.all([
     new GenericContainer('nats:2.10-alpine')
-      .withCommand(['-js', '--max_payload', '1048576'])
+      .withCopyContentToContainer([{ content: config, target: '/etc/nats/clinic.conf' }])
+      .withEnvironment(passwordEnv(passwords))
+      .withCommand(['-c', '/etc/nats/clinic.conf'])
       .withExposedPorts(4222)
       .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
       .start(),
@@ -129,6 +151,7 @@ export async function startContainerInfrastructure(): Promise<Infrastructure> {
     kind: 'containers',
     natsUrl: `nats://${natsContainer.getHost()}:${natsContainer.getMappedPort(4222)}`,
     mongoUrl: `mongodb://${mongoContainer.getHost()}:${mongoContainer.getMappedPort(27017)}/`,
+    natsPasswords: passwords,
     startNats: unsupported,
     startDb: unsupported,
     async stop() {

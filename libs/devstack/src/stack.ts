@@ -7,6 +7,7 @@ import {
   startLocalInfrastructure,
   type Infrastructure,
 } from './infra';
+import { natsCredentialsEnv } from './nats-config';
 import { serviceEntry } from './paths';
 import { freePort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
@@ -99,7 +100,7 @@ export class Stack {
       name: 'gateway',
       command: process.execPath,
       args: [serviceEntry('gateway')],
-      env: { ...this.baseEnv(), PORT: String(this.gatewayPort), HOST: '127.0.0.1' },
+      env: { ...this.baseEnv(), ...natsCredentialsEnv('gateway', this.infra.natsPasswords), PORT: String(this.gatewayPort), HOST: '127.0.0.1' },
       output: this.output('gateway'),
     });
     this.gateway.start();
@@ -121,7 +122,7 @@ export class Stack {
       name: `${name}-${replicas.length + 1}`,
       command: process.execPath,
       args: [serviceEntry(name)],
-      env: { ...this.baseEnv(), ...env },
+      env: { ...this.baseEnv(), ...natsCredentialsEnv(name, this.infra.natsPasswords), ...env },
       output: this.output(`${name}-${replicas.length + 1}`),
     });
     proc.start();

@@ -7,6 +7,9 @@ async function main(): Promise<void> {
   const log = createLogger('gateway', config.logLevel);
   try {
     if (config.jwt.algorithm === 'HS256' && config.jwt.isDevDefault) {
+      if (process.env.NODE_ENV === 'production') {
+        throw new Error('Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production');
+      }
       log.warn('JWT_SECRET is not set: using the development default secret. Never run production like this.');
     }
     const nc = await connectNats(config.nats, { name: 'gateway', log });

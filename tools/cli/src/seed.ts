@@ -2,7 +2,7 @@
 // Publishes reference records and waits until every service has applied them.
 import { readFileSync } from 'node:fs';
 import { connectNats, createLogger, natsSettings } from '@clinic/service-kit';
-import { parseSeedFile, SeedError, seedReferenceData } from '@clinic/devstack';
+import { natsPasswords, parseSeedFile, SeedError, seedReferenceData } from '@clinic/devstack';
 import { fail } from './args';
 
 async function main(): Promise<void> {
@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   } catch (err) {
     fail((err as Error).message, 2);
   }
+  // Operators' tools connect as the `ops` NATS user unless told otherwise.
   const settings = natsSettings();
+  settings.user ??= 'ops';
+  settings.password ??= natsPasswords().ops;
   const log = createLogger('seed', 'warn');
   let nc;
   try {

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const canSign = signing.algorithm === 'HS256' || Boolean(process.env.JWT_PRIVATE_KEY);
   const adminToken = canSign ? signToken({ sub: 1, role: 'admin', expiresInSeconds: 12 * 3600 }, signing) : null;
   try {
-    const nc = await connectNats({ url: stack.infra.natsUrl, user: envOptional('NATS_USER'), password: envOptional('NATS_PASSWORD') }, {
+    const nc = await connectNats({ url: stack.infra.natsUrl, user: 'ops', password: stack.infra.natsPasswords.ops }, {
       name: 'start',
       log: createLogger('start', 'warn'),
     });

@@ -1,0 +1,105 @@
+/**
+ * No Docker engine runs where these tests run, so the compose file is checked
+ * statically: against the Compose Specification's JSON schema, by dclint's
+ * rules, and for what `--scale` and the services need.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Ajv from 'ajv';
+import YAML from 'yaml';
+import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
+import { DEV_NATS_PASSWORDS, passwordVariable, REPO_ROOT } from '@clinic/devstack';
+
+const composeText = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
+/** As docker compose reads it: YAML merge keys resolved. */
+const compose = YAML.parse(composeText, { merge: true });
+const services = compose.services as Record<string, any>;
+
+/** The settings each kind of process reads (every one must be settable in compose). */
+const SERVICE_SETTINGS = ['NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL'];
+const GATEWAY_SETTINGS = [
+  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'HOST', 'PORT', 'JWT_SECRET', 'JWT_PUBLIC_KEY',
+  'REQUEST_TIMEOUT_MS', 'HEALTH_TIMEOUT_MS', 'BODY_LIMIT_BYTES', 'LOG_LEVEL',
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Environment variables the code of these directories reads. */
+function settingsReadBy(...dirs: string[]): Set<string> {
+  const names = new Set<string>();
+  for (const file of dirs.flatMap((d) => sourceFiles(join(REPO_ROOT, d)))) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/env(?:String|Int|Optional)\('([A-Z_]+)'/g)) names.add(m[1]);
+    for (const m of text.matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]);
+  }
+  names.delete('NODE_ENV'); // set by the images
+  return names;
+}
+
+it('conforms to the Compose Specification schema', () => {
+  const schemaPath = join(dirname(require.resolve('dclint/package.json')), 'schemas', 'compose.schema.json');
+  // A draft-07 schema; ajv registers draft-07 under its http URI only, so the $schema line is dropped.
+  const { $schema: _draft, ...schema } = JSON.parse(readFileSync(schemaPath, 'utf8'));
+  const validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(schema);
+  expect(validate(compose) ? [] : validate.errors).toEqual([]);
+  // The schema does reject a broken file.
+  expect(validate({ services: { billing: { build: { context: 1 }, ports: 'x', restart: 'sometimes' } } })).toBe(false);
+});
+
+it('passes dclint without errors', () => {
+  const bin = join(dirname(require.resolve('dclint/package.json')), 'bin', 'dclint.cjs');
+  const args = existsSync(bin) ? [bin] : [join(REPO_ROOT, 'node_modules', '.bin', 'dclint')];
+  expect(() => execFileSync(process.execPath, [...args, '-q', join(REPO_ROOT, 'docker-compose.yml')], { stdio: 'pipe' })).not.toThrow();
+});
+
+it('builds each service from its own multi-stage Dockerfile', () => {
+  for (const name of [...SERVICE_NAMES, 'gateway']) {
+    const dockerfile = join(REPO_ROOT, services[name].build.dockerfile);
+    expect(services[name].build.dockerfile).toBe(`services/${name}/Dockerfile`);
+    const text = readFileSync(dockerfile, 'utf8');
+    expect(text.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(text).toContain(`services/${name}/dist/main.js`);
+  }
+});
+
+it('lets billing, catalogue and sessions scale: no published ports, no fixed names', () => {
+  for (const name of SERVICE_NAMES) {
+    expect(services[name].ports).toBeUndefined();
+    expect(services[name].container_name).toBeUndefined();
+    expect(services[name].hostname).toBeUndefined();
+    expect(services[name].depends_on).toEqual({ mongo: { condition: 'service_healthy' }, nats: { condition: 'service_healthy' } });
+  }
+});
+
+it('runs MongoDB 7 as a single-node replica set and NATS with the generated configuration', () => {
+  expect(services.mongo.image).toMatch(/^mongo:7/);
+  expect(services.mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+  for (const name of SERVICE_NAMES) expect(services[name].environment.MONGO_URL).toContain('replicaSet=rs0');
+  expect(services.nats.volumes).toContain('./deploy/nats/nats.conf:/etc/nats/nats.conf:ro');
+  const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
+  expect(natsConf).toContain('jetstream');
+  for (const user of NATS_USERS) {
+    expect(natsConf).toContain(`$${passwordVariable(user)}`);
+    expect(services.nats.environment[passwordVariable(user)]).toBe(`\${${passwordVariable(user)}:-${DEV_NATS_PASSWORDS[user]}}`);
+  }
+});
+
+it('connects each process as its own NATS user with the matching password', () => {
+  for (const name of [...SERVICE_NAMES, 'gateway'] as const) {
+    expect(services[name].environment.NATS_USER).toBe(name);
+    expect(services[name].environment.NATS_PASSWORD).toBe(`\${${passwordVariable(name)}:-${DEV_NATS_PASSWORDS[name]}}`);
+  }
+});
+
+it('sets every setting the code reads', () => {
+  for (const name of SERVICE_NAMES) expect(Object.keys(services[name].environment).sort()).toEqual([...SERVICE_SETTINGS].sort());
+  expect(Object.keys(services.gateway.environment).sort()).toEqual([...GATEWAY_SETTINGS].sort());
+  // Nothing the code reads is missing from these lists.
+  const read = settingsReadBy('libs/service-kit/src', 'services');
+  expect([...read].filter((name) => !SERVICE_SETTINGS.includes(name) && !GATEWAY_SETTINGS.includes(name))).toEqual([]);
+});
