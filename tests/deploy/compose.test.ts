@@ -67,6 +67,18 @@ it('builds each service from its own multi-stage Dockerfile', () => {
   }
 });
 
+it('keeps the four Dockerfiles identical but for the service name', () => {
+  // The block copying every workspace manifest is the same in all four; the rest names the service.
+  const dockerfile = (name: string) => readFileSync(join(REPO_ROOT, 'services', name, 'Dockerfile'), 'utf8');
+  const manifests = (text: string) => text.split('\n').filter((line) => /^COPY services\/\w+\/package\.json /.test(line));
+  const rest = (text: string) => text.split('\n').filter((line) => !/^COPY services\/\w+\/package\.json /.test(line));
+  const template = dockerfile('billing');
+  for (const name of ['gateway', 'catalogue', 'sessions']) {
+    expect(manifests(dockerfile(name))).toEqual(manifests(template));
+    expect(rest(dockerfile(name))).toEqual(rest(template.replaceAll('billing', name)));
+  }
+});
+
 it('lets billing, catalogue and sessions scale: no published ports, no fixed names', () => {
   for (const name of SERVICE_NAMES) {
     expect(services[name].ports).toBeUndefined();
