@@ -80,6 +80,7 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = {
   ops: {
     publish: [
       `${REF_SUBJECT_PREFIX}.>`,
+      '$JS.API.INFO',
       `$JS.API.STREAM.INFO.${REF_STREAM.name}`,
       ...SERVICE_NAMES.flatMap((s) => [ServiceSubjects[s].health, ServiceSubjects[s].refStatus]),
     ],

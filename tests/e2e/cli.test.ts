@@ -1,0 +1,137 @@
+/**
+ * The commands a newcomer runs: `npm start` (the whole stack on its embedded
+ * default, demo data, a printed admin token), `npm run token`, `npm run seed`,
+ * and a clean stop on SIGTERM.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { canConnect, freePort, REPO_ROOT } from '@clinic/devstack';
+import { eventually } from './harness';
+
+const run = promisify(execFile);
+const cli = (name: string) => join(REPO_ROOT, 'tools', 'cli', 'dist', `${name}.js`);
+
+let dataDir: string;
+let start: ChildProcess;
+let stdout = '';
+let stderr = '';
+let ports: { gateway: number; nats: number; db: number };
+let url: string;
+let adminToken: string;
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { JWT_SECRET: _secret, NATS_URL: _nats, MONGO_URL: _mongo, ...rest } = process.env;
+  return {
+    ...rest,
+    DATA_DIR: dataDir,
+    PORT: String(ports.gateway),
+    NATS_PORT: String(ports.nats),
+    DB_PORT: String(ports.db),
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+function startStack(): ChildProcess {
+  stdout = '';
+  stderr = '';
+  const child = spawn(process.execPath, [cli('start')], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d) => (stdout += d));
+  child.stderr?.on('data', (d) => (stderr += d));
+  return child;
+}
+
+async function waitForBanner(): Promise<void> {
+  await eventually(async () => (/Admin token[^\n]*\n(\S+)/.test(stdout) ? true : undefined), 90_000, 200).catch((err) => {
+    throw new Error(`${(err as Error).message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  });
+  adminToken = /Admin token[^\n]*\n(\S+)/.exec(stdout)![1];
+  url = /Clinic API:\s+(\S+)/.exec(stdout)![1];
+}
+
+async function stopStack(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+const api = (path: string, token: string, init: RequestInit = {}) =>
+  fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'clinic-cli-'));
+  ports = { gateway: await freePort(), nats: await freePort(), db: await freePort() };
+  start = startStack();
+  await waitForBanner();
+});
+
+afterAll(async () => {
+  if (start?.exitCode === null) await stopStack(start);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('starts everything, warns about the development secret, and prints the URL and an admin token', async () => {
+  expect(stderr).toContain('JWT_SECRET is not set');
+  expect(url).toBe(`http://127.0.0.1:${ports.gateway}`);
+  const health = await fetch(`${url}/health`);
+  expect(health.status).toBe(200);
+});
+
+it('loads the demo data on first start, reachable with the printed token', async () => {
+  const charges: any = await (await api('/hospital_charges?store_id=1', adminToken)).json();
+  expect(charges).toMatchObject({ success: true, count: 5 });
+  const preview: any = await (await api('/preview_auto_sessions?store_id=1&month=2030-01', adminToken)).json();
+  expect(new Set(preview.preview.map((e: any) => e.doctor_name))).toEqual(new Set(['Dr. Anura Gunasekara', 'Dr. Malini Senanayake']));
+});
+
+it('signs tokens for the running configuration with npm run token', async () => {
+  const { stdout: token } = await run(process.execPath, [cli('token'), '--sub', '7', '--role', 'cashier', '--expires', '10m'], { env: env() });
+  expect(token.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  expect((await api('/lab_bills?store_id=1', token.trim())).status).toBe(200);
+  expect((await api('/lab_bills/1', token.trim(), { method: 'DELETE' })).status).toBe(403);
+  await expect(run(process.execPath, [cli('token'), '--role', 'admin'], { env: env() })).rejects.toMatchObject({ code: 2 });
+});
+
+it('publishes a seed file with npm run seed and returns once it is applied', async () => {
+  const file = join(dataDir, 'seed.json');
+  writeFileSync(file, JSON.stringify({ stores: [{ id: 3, name: 'Galle', status: 'active' }], patients: [{ id: 77, name: 'Seeded Patient' }] }));
+  const natsUrl = `nats://127.0.0.1:${ports.nats}`;
+  const { stdout: out } = await run(process.execPath, [cli('seed'), file], { env: env({ NATS_URL: natsUrl }) });
+  expect(out).toMatch(/Published 2 record\(s\)/);
+  // Applied: billing already knows the new store.
+  const charge: any = await (await api('/hospital_charges', adminToken, { method: 'POST', body: JSON.stringify({ store_id: 3, charge_name: 'FBC', charge_type: 'Lab', amount: 5 }) })).json();
+  const bill = await api('/lab_bills', adminToken, {
+    method: 'POST',
+    body: JSON.stringify({ patient_name: 'P', patient_contact: 'C', bill_date: '2026-01-01', payment_method: 'Card', store_id: 3, patient_id: 77, items: [{ charge_id: charge.charge_id, charge_name: 'FBC', unit_price: 5, qty: 1 }] }),
+  });
+  expect(bill.status).toBe(201);
+
+  writeFileSync(file, JSON.stringify({ stores: [{ id: 'x' }] }));
+  await expect(run(process.execPath, [cli('seed'), file], { env: env({ NATS_URL: natsUrl }) })).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringContaining('stores[0]'),
+  });
+});
+
+it('stops every process it started on SIGTERM, keeps its data, and does not load the demo twice', async () => {
+  expect(await stopStack(start)).toBe(0);
+  for (const port of Object.values(ports)) expect(await canConnect(port)).toBe(false);
+
+  // With the stack down, seeding fails clearly.
+  const file = join(dataDir, 'seed.json');
+  writeFileSync(file, JSON.stringify({ users: [{ id: 1, name: 'A' }] }));
+  await expect(run(process.execPath, [cli('seed'), file], { env: env({ NATS_URL: `nats://127.0.0.1:${ports.nats}` }) })).rejects.toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining('Is the stack running?'),
+  });
+
+  start = startStack();
+  await waitForBanner();
+  const charges: any = await (await api('/hospital_charges?store_id=1', adminToken)).json();
+  expect(charges.count).toBe(5);
+  expect(stdout).not.toContain('demo data loaded');
+  expect(stderr).not.toContain('demo data loaded');
+});
