@@ -4,11 +4,11 @@
  * and a clean stop on SIGTERM.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { canConnect, freePort, REPO_ROOT } from '@clinic/devstack';
+import { canConnect, freePort, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
 import { eventually } from './harness';
 
 const run = promisify(execFile);
@@ -134,4 +134,35 @@ it('stops every process it started on SIGTERM, keeps its data, and does not load
   expect(charges.count).toBe(5);
   expect(stdout).not.toContain('demo data loaded');
   expect(stderr).not.toContain('demo data loaded');
+});
+
+describe('with external servers', () => {
+  it('starts no server of its own when NATS_URL and MONGO_URL are set, and leaves them running', async () => {
+    const infraDir = mkdtempSync(join(tmpdir(), 'clinic-cli-external-'));
+    const infra = await startLocalInfrastructure({ dataDir: infraDir, logDir: join(infraDir, 'logs') });
+    const ownDir = mkdtempSync(join(tmpdir(), 'clinic-cli-own-'));
+    const gatewayPort = await freePort();
+    let output = '';
+    const child = spawn(process.execPath, [cli('start')], {
+      env: { ...env(), DATA_DIR: ownDir, PORT: String(gatewayPort), NATS_URL: infra.natsUrl, MONGO_URL: infra.mongoUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+    try {
+      await eventually(async () => (output.includes('Admin token') ? true : undefined), 60_000, 200);
+      expect(output).toContain(`NATS:          ${infra.natsUrl}`);
+      expect(output).toContain(`Database:      ${infra.mongoUrl}`);
+      expect(existsSync(join(ownDir, 'nats'))).toBe(false);
+      expect(existsSync(join(ownDir, 'ferretdb'))).toBe(false);
+      expect(await stopStack(child)).toBe(0);
+      expect(infra.nats?.running).toBe(true);
+      expect(infra.db?.running).toBe(true);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await infra.stop();
+      rmSync(infraDir, { recursive: true, force: true });
+      rmSync(ownDir, { recursive: true, force: true });
+    }
+  });
 });

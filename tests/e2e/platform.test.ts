@@ -1,7 +1,10 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
 import { BillingSubjects, CatalogueSubjects, EventSubjects, HeaderNames, HTTP_ROUTES, refSubject, SessionsSubjects } from '@clinic/contracts';
+import { freePort, ManagedProcess, natsCredentialsEnv, serviceEntry, waitFor } from '@clinic/devstack';
 import { eventually, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
 let t: TestStack;
@@ -91,6 +94,40 @@ describe('authentication', () => {
     expect(res.body).toEqual({ success: false, error: 'You do not have permission to perform this action.' });
     const unknownRole = await t.get('/hospital_charges?store_id=1', { role: 'doctor' });
     expect(unknownRole.status).toBe(403);
+  });
+});
+
+describe('RS256', () => {
+  it('verifies tokens against JWT_PUBLIC_KEY and refuses HS256 ones', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const port = await freePort();
+    const gateway = new ManagedProcess({
+      name: 'gateway-rs256',
+      command: process.execPath,
+      args: [serviceEntry('gateway')],
+      env: {
+        NATS_URL: t.stack.infra.natsUrl,
+        ...natsCredentialsEnv('gateway', t.stack.infra.natsPasswords),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        JWT_SECRET: '',
+      },
+      output: { kind: 'file', path: join(t.stack.logDir, 'gateway-rs256.log') },
+    });
+    gateway.start();
+    try {
+      await waitFor('the RS256 gateway', async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 20_000);
+      const sign = (key: string | Buffer, algorithm: 'RS256' | 'HS256') => createSigner({ key, algorithm, expiresIn: 60_000 })({ sub: 3, role: 'admin' });
+      const call = (token: string) => fetch(`http://127.0.0.1:${port}/all_sessions`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await call(sign(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'RS256'))).status).toBe(200);
+      expect((await call(sign(TEST_JWT_SECRET, 'HS256'))).status).toBe(401);
+      const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      expect((await call(sign(other, 'RS256'))).status).toBe(401);
+    } finally {
+      await gateway.stop();
+      gateway.closeLog();
+    }
   });
 });
 
