@@ -426,7 +426,11 @@ describe('GET /lab_bills', () => {
     expect(await page('&page=0')).toMatchObject({ page: 1, per_page: 20, count: 7, pages: 1 });
     expect(await page('&page=-3&per_page=0')).toMatchObject({ page: 1, per_page: 1, count: 1, pages: 7 });
     expect(await page('&per_page=500')).toMatchObject({ per_page: 100, count: 7 });
-    expect(await page('&per_page=abc&page=xyz')).toMatchObject({ per_page: 20, page: 1 });
+    expect(await page('&page=&per_page=')).toMatchObject({ per_page: 20, page: 1 });
+    const notNumbers = await t.get(`/lab_bills?store_id=${store}&page=xyz`);
+    expect(notNumbers.status).toBe(400);
+    expect(notNumbers.body).toEqual({ success: false, error: 'page must be an integer.' });
+    expect((await t.get(`/lab_bills?store_id=${store}&per_page=1.5`)).body.error).toBe('per_page must be an integer.');
     expect((await page('&date=1999-01-01')).pages).toBe(1);
   });
 

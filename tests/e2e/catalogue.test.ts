@@ -238,7 +238,7 @@ describe('PUT /hospital_charges/{id}', () => {
   it('answers 200 with success false when nothing changes, and leaves the charge untouched', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'n' }));
-    const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: ' Full Blood Count ', charge_type: 'Lab', amount: 850.0, notes: 'n', store_id: store });
+    const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: ' Full Blood Count ', charge_type: 'Lab', amount: 850.0, notes: 'n' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: false, error: 'No changes were made.' });
     const { charge } = (await t.get(`/hospital_charges/${body.charge_id}`)).body;
@@ -262,12 +262,14 @@ describe('PUT /hospital_charges/{id}', () => {
     expect((await t.get(`/hospital_charges/${a.body.charge_id}`)).body.charge.charge_name).toBe('A');
   });
 
-  it('refuses to move a charge to another store', async () => {
+  it('refuses store_id: a charge stays in its store', async () => {
     const store = freshStore();
     const { body } = await create(valid(store));
-    const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: store + 1000 });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'store_id cannot be changed.' });
+    for (const storeId of [store + 1000, store]) {
+      const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: storeId });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, error: 'store_id cannot be changed.' });
+    }
     expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge).toMatchObject({ charge_name: 'Full Blood Count', store_id: store });
   });
 

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
@@ -136,6 +137,25 @@ describe('gateway envelope', () => {
     const res = await t.get('/no_such_route');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, error: 'Route not found.' });
+  });
+
+  it('answers a known path asked with another method with 405 and Allow', async () => {
+    const res = await t.request('PATCH', '/lab_bills/1', { payment_status: 'Paid' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('DELETE, GET, HEAD, PUT');
+    expect(res.body).toEqual({ success: false, error: 'Method not allowed for this route.' });
+    // fetch refuses TRACE, so plain http.
+    const trace = await new Promise<{ status?: number; allow?: string }>((resolve, reject) => {
+      request(`${t.url}/hospital_charges`, { method: 'TRACE' }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode, allow: res.headers.allow });
+      }).on('error', reject).end();
+    });
+    expect(trace).toEqual({ status: 405, allow: 'GET, HEAD, POST' });
+    // A static path is not taken for a parameter: /lab_bills/summary is GET only.
+    const summary = await t.put('/lab_bills/summary', { notes: 'x' });
+    expect(summary.status).toBe(405);
+    expect(summary.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('answers a body that is not JSON with 400 in the envelope', async () => {

@@ -37,7 +37,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     method: 'POST', url: '/lab_bills', subject: BillingSubjects.create, tag: 'Lab bills',
     summary: 'Create a lab bill; totals and bill number are computed by the service. Send an Idempotency-Key header to make retries safe.',
     body: billing.createBillBodySchema,
-    responses: { 201: billing.billingResponses.created, ...standardFailures(400, 404, 409, 413) },
+    responses: { 201: billing.billingResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
     method: 'GET', url: '/lab_bills', subject: BillingSubjects.list, tag: 'Lab bills',
@@ -117,7 +117,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'PUT', url: '/update_session/:session_id', subject: SessionsSubjects.update, tag: 'Channeling sessions',
     summary: 'Update a channeling session', param: 'session_id', body: sessions.updateSessionBodySchema,
-    responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(400, 404, 413, 422) },
+    responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
     method: 'DELETE', url: '/delete_session/:session_id', subject: SessionsSubjects.delete, tag: 'Channeling sessions',

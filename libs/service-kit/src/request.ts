@@ -26,10 +26,21 @@ function single(query: QueryParams, name: string, invalid: (message: string) => 
   return value;
 }
 
-/** A query parameter as text; undefined when absent or empty. */
-export function queryText(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): string | undefined {
+/**
+ * A query parameter as text; undefined when absent or empty. With `maxChars`,
+ * longer text is refused; characters are counted as JSON Schema's maxLength
+ * counts them (code points, not UTF-16 units).
+ */
+export function queryText(
+  query: QueryParams,
+  name: string,
+  invalid: (message: string) => Error = badRequest,
+  maxChars?: number,
+): string | undefined {
   const value = single(query, name, invalid);
-  return value === undefined || value === '' ? undefined : value;
+  if (value === undefined || value === '') return undefined;
+  if (maxChars !== undefined && [...value].length > maxChars) throw invalid(`${name} must be at most ${maxChars} characters.`);
+  return value;
 }
 
 /** A positive integer query parameter; undefined when absent. */

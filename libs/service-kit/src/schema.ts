@@ -1,9 +1,12 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { JsonSchema } from '@clinic/contracts';
 
-/** One ajv instance for the contracts' schemas (OpenAPI 3.0 dialect: `nullable`, `example`). */
-export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: false, strict: true });
+/** One ajv instance for the contracts' schemas (OpenAPI 3.0 dialect: `nullable`, `example`; `format: date`). */
+// strictRequired is off: `anyOf` branches name properties that the parent schema defines.
+export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: false, strict: true, strictTypes: false, strictRequired: false });
 ajv.addVocabulary(['example']);
+addFormats(ajv, ['date']);
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
@@ -39,6 +42,8 @@ export function describeSchemaError(error: ErrorObject): string {
       return `${fieldPath(error.instancePath)} must have at least ${error.params.limit} element(s).`;
     case 'minProperties':
       return 'Request body must not be empty.';
+    case 'format':
+      return `${fieldPath(error.instancePath)} must be a valid ${error.params.format}.`;
     case 'maximum':
     case 'minimum':
       return `${fieldPath(error.instancePath)} must be ${error.keyword === 'maximum' ? '<=' : '>='} ${error.params.limit}.`;

@@ -324,14 +324,18 @@ export function parseListQuery(query: QueryParams): { filter: BillFilter; page: 
     payment_status: knownValue(query, 'payment_status', PAYMENT_STATUSES),
     status: knownValue(query, 'status', BILL_STATUSES),
   };
-  const search = queryText(query, 'search');
-  if (search !== undefined && search.trim() !== '') {
-    if (search.length > Limits.searchMaxLength) throw badRequest(`search must be at most ${Limits.searchMaxLength} characters.`);
-    filter.search = search.trim();
-  }
-  const page = Math.max(1, parseIntegerText(queryText(query, 'page')) ?? 1);
-  const perPage = parseIntegerText(queryText(query, 'per_page')) ?? Limits.perPageDefault;
-  return { filter, page: { page, per_page: Math.min(Limits.perPageMax, Math.max(1, perPage)) } };
+  const search = queryText(query, 'search', badRequest, Limits.searchMaxLength);
+  if (search !== undefined && search.trim() !== '') filter.search = search.trim();
+  const integer = (name: string, fallback: number) => {
+    const text = queryText(query, name);
+    if (text === undefined) return fallback;
+    const value = parseIntegerText(text);
+    if (value === undefined) throw badRequest(`${name} must be an integer.`);
+    return value;
+  };
+  const page = Math.max(1, integer('page', 1));
+  const perPage = Math.min(Limits.perPageMax, Math.max(1, integer('per_page', Limits.perPageDefault)));
+  return { filter, page: { page, per_page: perPage } };
 }
 
 export function parseSummaryQuery(query: QueryParams): { store_id: number } & DateRange {

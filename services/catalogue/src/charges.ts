@@ -1,6 +1,6 @@
 /** Hospital-charge operations: the spec's steps in order, over the repository. */
 import { failure, success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import { badRequest, notFound, pathId } from '@clinic/service-kit';
+import { notFound, pathId } from '@clinic/service-kit';
 import type { ChargeRepository } from './repository';
 import {
   MESSAGES,
@@ -34,10 +34,9 @@ export class ChargeOperations {
 
   async update(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', MESSAGES.notFound);
-    const { store_id: storeId, ...fields } = parseChargeUpdate(request.body);
+    const fields = parseChargeUpdate(request.body);
     const existing = await this.repo.findLive(id);
     if (!existing) throw notFound(MESSAGES.notFound);
-    if (storeId !== undefined && storeId !== existing.store_id) throw badRequest(MESSAGES.storeImmutable);
     if (sameFields(existing, fields)) return failure(200, MESSAGES.noChanges);
     await this.repo.update(existing, fields, caller.sub, correlationId);
     return success(200, { message: MESSAGES.updated });

@@ -15,6 +15,7 @@ import {
 import {
   badRequest,
   given,
+  has,
   isFiniteNumber,
   isPlainObject,
   isPositiveId,
@@ -49,11 +50,6 @@ export interface ChargeFields {
 
 export interface NewCharge extends ChargeFields {
   store_id: number;
-}
-
-export interface ChargeUpdate extends ChargeFields {
-  /** Sent back unchanged by clients that echo the whole charge; must match. */
-  store_id?: number;
 }
 
 /** Two names are the same charge when they differ only in case or spacing. */
@@ -104,13 +100,13 @@ export function parseNewCharge(raw: unknown): NewCharge {
   return { ...fields, store_id: body.store_id };
 }
 
-export function parseChargeUpdate(raw: unknown): ChargeUpdate {
+export function parseChargeUpdate(raw: unknown): ChargeFields {
   const body = requireBody(raw);
   checkPresence(body, ['charge_name', 'charge_type', 'amount']);
-  if (given(body, 'store_id') && !isPositiveId(body.store_id)) throw badRequest('store_id must be a positive integer.');
   const fields = checkCommonFields(body);
+  if (has(body, 'store_id')) throw badRequest(MESSAGES.storeImmutable);
   checkShape(updateChargeBodySchema, body);
-  return given(body, 'store_id') ? { ...fields, store_id: body.store_id as number } : fields;
+  return fields;
 }
 
 export function sameFields(a: ChargeFields, b: ChargeFields): boolean {
@@ -132,15 +128,12 @@ export interface ChargeListFilter {
 
 export function parseListQuery(query: QueryParams): ChargeListFilter {
   const filter: ChargeListFilter = { store_id: requiredQueryId(query, 'store_id') };
-  const status = queryText(query, 'status');
-  const chargeType = queryText(query, 'charge_type');
-  const search = queryText(query, 'search');
+  const [status, chargeType, search] = ['status', 'charge_type', 'search'].map((name) =>
+    queryText(query, name, badRequest, Limits.searchMaxLength),
+  );
   if (status !== undefined) filter.status = status;
   if (chargeType !== undefined) filter.charge_type = chargeType;
-  if (search !== undefined && search.trim() !== '') {
-    if (search.length > Limits.searchMaxLength) throw badRequest(`search must be at most ${Limits.searchMaxLength} characters.`);
-    filter.search = search.trim();
-  }
+  if (search !== undefined && search.trim() !== '') filter.search = search.trim();
   return filter;
 }
 

@@ -31,10 +31,12 @@ import {
 import { authenticate, HttpError, registerJwt } from './auth';
 import type { GatewayConfig } from './config';
 import { checkHealth } from './health';
-import { openApiDocument, routeSchema } from './openapi';
+import { allowedMethods } from './methods';
+import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
 
 export const GATEWAY_MESSAGES = {
   notFound: 'Route not found.',
+  methodNotAllowed: 'Method not allowed for this route.',
   invalidJson: 'Request body must be valid JSON.',
   poisoned: 'Request body must not contain __proto__ or constructor.prototype keys.',
   tooLarge: 'Request body is too large.',
@@ -128,6 +130,12 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
+    // A known path asked with a method it does not have: 405, before any body is read.
+    const allowed = allowedMethods(request.url);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      reply.header('allow', allowed.join(', '));
+      return sendFailure(reply, 405, GATEWAY_MESSAGES.methodNotAllowed);
+    }
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -157,7 +165,10 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
 
   await registerJwt(app, config.jwt);
-  await app.register(fastifySwagger, { openapi: openApiDocument() });
+  await app.register(fastifySwagger, {
+    openapi: openApiDocument(),
+    transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
+  });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   app.get('/health', { schema: { hide: true } }, async (_request, reply) => {

@@ -1,4 +1,48 @@
-import { HeaderNames, Limits, pathParamsSchema, type HttpRoute } from '@clinic/contracts';
+import { HeaderNames, HTTP_ROUTES, Limits, pathParamsSchema, type HttpRoute } from '@clinic/contracts';
+
+/** Where the id of a created resource can be used next: the links stateful testing follows. */
+const CREATED_ID_LINKS: Array<{ create: string; idField: string; param: string; path: string }> = [
+  { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}' },
+  { create: '/hospital_charges', idField: 'charge_id', param: 'charge_id', path: '/hospital_charges/{charge_id}' },
+  { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/get_session/{session_id}' },
+  { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/update_session/{session_id}' },
+  { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/delete_session/{session_id}' },
+];
+
+type OpenApiObject = { paths?: Record<string, Record<string, any>> };
+
+/**
+ * Final touches @fastify/swagger cannot express from route schemas: optional
+ * request bodies, and links from each create to the operations on what it created.
+ */
+export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
+  const paths = document.paths ?? {};
+  for (const route of HTTP_ROUTES) {
+    const operation = paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
+    if (route.bodyOptional && operation?.requestBody) operation.requestBody.required = false;
+    // An optional query filter given empty (`?date=`) is the same as absent.
+    for (const parameter of operation?.parameters ?? []) {
+      if (parameter.in === 'query' && !parameter.required) parameter.allowEmptyValue = true;
+    }
+  }
+  for (const link of CREATED_ID_LINKS) {
+    const created = paths[link.create]?.post?.responses?.['201'];
+    const target = paths[link.path];
+    if (!created || !target) continue;
+    for (const method of Object.keys(target)) {
+      created.links ??= {};
+      created.links[`${method}${link.path.replace(/[^A-Za-z]/g, '_')}`] = {
+        operationRef: `#/paths/${link.path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}`,
+        parameters: { [link.param]: `$response.body#/${link.idField}` },
+      };
+    }
+  }
+  return document;
+}
+
+export function openApiPath(url: string): string {
+  return url.replace(/:(\w+)/g, '{$1}');
+}
 
 export function openApiDocument() {
   return {

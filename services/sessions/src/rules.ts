@@ -15,7 +15,7 @@ import {
 } from '@clinic/contracts';
 import {
   badRequest,
-  dayjs,
+  daysInMonth,
   given,
   has,
   isBlankString,
@@ -25,10 +25,12 @@ import {
   isInteger,
   isPlainObject,
   isPositiveId,
+  MONTH_NAMES,
   queryId,
   queryText,
   schemaProblem,
   unprocessable,
+  weekdayOf,
   type PlainObject,
   type QueryParams,
 } from '@clinic/service-kit';
@@ -111,6 +113,7 @@ export function parseNewSession(raw: unknown, today: string): NewSession {
   if (!isCalendarDate(body.session_date)) throw unprocessable('session_date must be a date in YYYY-MM-DD format.');
   if (body.session_date < today) throw unprocessable(MESSAGES.past);
   if (given(body, 'status') && typeof body.status !== 'string') throw unprocessable('status must be a string.');
+  if (given(body, 'notes') && typeof body.notes !== 'string') throw unprocessable('notes must be a string.');
   // max_patients has its own place in the order; notes are accepted and ignored.
   shapeProblem(addSessionBodySchema, { ...body, max_patients: null });
   return {
@@ -162,8 +165,12 @@ export function parseSessionChanges(body: PlainObject, current: { start_time: st
   }
   if (has(body, 'status')) changes.status = body.status === 'Closed' ? 'cancelled' : 'active';
   if (Object.keys(changes).length === 0) throw badRequest(MESSAGES.noValidFields);
-  const mutable = Object.fromEntries(Object.entries(body).filter(([key]) => !IMMUTABLE.includes(key)));
-  shapeProblem(updateSessionBodySchema, { ...mutable, status: 'Open', max_patients: null });
+  if (given(body, 'notes') && typeof body.notes !== 'string') throw unprocessable('notes must be a string.');
+  // Immutable fields are ignored whatever they hold; status and max_patients were checked above.
+  const shaped = Object.fromEntries(Object.entries(body).filter(([key]) => !IMMUTABLE.includes(key)));
+  if (has(shaped, 'status')) shaped.status = 'Open';
+  if (has(shaped, 'max_patients')) shaped.max_patients = null;
+  shapeProblem(updateSessionBodySchema, shaped);
   return changes;
 }
 
@@ -178,7 +185,7 @@ export function parseListQuery(query: QueryParams): SessionListFilter {
   const filter: SessionListFilter = {
     store_id: queryId(query, 'store_id', unprocessable),
     doctor_id: queryId(query, 'doctor_id', unprocessable),
-    status: queryText(query, 'status', unprocessable),
+    status: queryText(query, 'status', unprocessable, 20),
   };
   const date = queryText(query, 'date', unprocessable);
   if (date !== undefined) {
@@ -209,7 +216,7 @@ export function parsePreviewQuery(query: QueryParams, currentMonth: string): Sch
 }
 
 export function parseAutoCreateBody(raw: unknown, currentMonth: string): ScheduleSelection {
-  if (raw === undefined || raw === null) return { month: currentMonth };
+  if (raw === undefined) return { month: currentMonth };
   if (!isPlainObject(raw)) throw unprocessable('Request body must be a JSON object.');
   const selection: ScheduleSelection = { month: parseMonth(raw.month, currentMonth) };
   for (const field of ['doctor_id', 'store_id'] as const) {
@@ -223,15 +230,16 @@ export function parseAutoCreateBody(raw: unknown, currentMonth: string): Schedul
 
 /** `December 2026` */
 export function monthLabel(month: string): string {
-  return dayjs(`${month}-01`).format('MMMM YYYY');
+  const [year, number] = month.split('-');
+  return `${MONTH_NAMES[Number(number) - 1]} ${year}`;
 }
 
 export function datesOfMonth(month: string): Array<{ date: string; day: Weekday }> {
-  const first = dayjs(`${month}-01`);
-  return Array.from({ length: first.daysInMonth() }, (_, i) => {
-    const d = first.add(i, 'day');
-    return { date: d.format('YYYY-MM-DD'), day: WEEKDAYS[d.day()] };
-  });
+  const [year, number] = month.split('-').map(Number);
+  return Array.from({ length: daysInMonth(year, number) }, (_, i) => ({
+    date: `${month}-${String(i + 1).padStart(2, '0')}`,
+    day: WEEKDAYS[weekdayOf(year, number, i + 1)],
+  }));
 }
 
 export interface PlannedSession {

@@ -33,6 +33,24 @@ describe('month planning', () => {
     expect(monthLabel('2028-02')).toBe('February 2028');
   });
 
+  it('computes weekdays and month lengths for any four-digit year', () => {
+    const early = new Date(Date.UTC(2000, 0, 1));
+    early.setUTCFullYear(7); // Date's own proleptic Gregorian calendar, free of the 19xx reading
+    const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+    expect(datesOfMonth('0007-01')[0]).toEqual({ date: '0007-01-01', day: days[early.getUTCDay()] });
+    expect(datesOfMonth('2000-02')).toHaveLength(29); // divisible by 400
+    expect(datesOfMonth('1900-02')).toHaveLength(28); // divisible by 100
+    expect(monthLabel('0007-01')).toBe('January 0007');
+    // Agrees with Date for every day of a span of years Date handles.
+    for (let t = Date.UTC(1999, 11, 1); t < Date.UTC(2001, 2, 1); t += 86_400_000) {
+      const d = new Date(t);
+      const month = `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+      const entry = datesOfMonth(month)[d.getUTCDate() - 1];
+      expect(entry.date).toBe(d.toISOString().slice(0, 10));
+      expect(entry.day).toBe(['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d.getUTCDay()]);
+    }
+  });
+
   it('knows leap years and weekdays', () => {
     const feb = datesOfMonth('2028-02');
     expect(feb).toHaveLength(29);

@@ -1,36 +1,10 @@
 // npm start: the whole system on its embedded default (see README).
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { NatsConnection } from 'nats';
-import { REF_STREAM } from '@clinic/contracts';
-import { parseSeedFile, REPO_ROOT, seedReferenceData, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
-import { connectNats, createLogger, envInt, envOptional } from '@clinic/service-kit';
+import { REPO_ROOT, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
+import { envInt, envOptional } from '@clinic/service-kit';
+import { loadDemoDataOnFirstStart } from './demo';
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
-const DEMO_DIR = join(__dirname, '..', 'demo');
-
-async function isFirstStart(nc: NatsConnection): Promise<boolean> {
-  const jsm = await nc.jetstreamManager();
-  return (await jsm.streams.info(REF_STREAM.name)).state.messages === 0;
-}
-
-async function loadDemoData(stack: Stack, nc: NatsConnection, adminToken: string): Promise<void> {
-  const seed = parseSeedFile(JSON.parse(readFileSync(join(DEMO_DIR, 'seed.json'), 'utf8')));
-  await seedReferenceData(nc, seed);
-  const charges = JSON.parse(readFileSync(join(DEMO_DIR, 'charges.json'), 'utf8')) as object[];
-  for (const charge of charges) {
-    const response = await fetch(`${stack.gatewayUrl}/hospital_charges`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify(charge),
-    });
-    if (response.status !== 201 && response.status !== 409) {
-      throw new Error(`Demo charge not created: ${response.status} ${await response.text()}`);
-    }
-  }
-  say(`demo data loaded: ${seed.records.length} reference records, ${charges.length} charges`);
-}
-
 async function main(): Promise<void> {
   const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
   const signing = signingKeyFromEnv();
@@ -71,14 +45,9 @@ async function main(): Promise<void> {
   const canSign = signing.algorithm === 'HS256' || Boolean(process.env.JWT_PRIVATE_KEY);
   const adminToken = canSign ? signToken({ sub: 1, role: 'admin', expiresInSeconds: 12 * 3600 }, signing) : null;
   try {
-    const nc = await connectNats({ url: stack.infra.natsUrl, user: 'ops', password: stack.infra.natsPasswords.ops }, {
-      name: 'start',
-      log: createLogger('start', 'warn'),
-    });
-    try {
-      if (adminToken && (await isFirstStart(nc))) await loadDemoData(stack, nc, adminToken);
-    } finally {
-      await nc.close();
+    if (adminToken) {
+      const loaded = await loadDemoDataOnFirstStart(stack, adminToken);
+      if (loaded) say(`demo data loaded: ${loaded.records} reference records, ${loaded.charges} charges`);
     }
   } catch (err) {
     say(`demo data could not be loaded: ${(err as Error).message}`);

@@ -39,6 +39,16 @@ export const billItemInputSchema: JsonSchema = {
 export const createBillBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
+  example: {
+    patient_name: 'Nimal Fernando',
+    patient_contact: '0771234567',
+    bill_date: '2026-11-21',
+    payment_method: 'Cash',
+    store_id: 1,
+    items: [{ charge_id: 1, charge_name: 'Full Blood Count', unit_price: 850, qty: 1 }],
+    received_amount: 1000,
+    balance_amount: 150,
+  },
   required: ['patient_name', 'patient_contact', 'bill_date', 'payment_method', 'store_id', 'items'],
   properties: {
     patient_name: nonBlank(Limits.nameMaxLength),
@@ -72,8 +82,14 @@ export const createBillBodySchema: JsonSchema = {
 export const updateBillBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  minProperties: 1,
   description: 'At least one field. A blank payment_status or payment_method counts as not supplied.',
+  anyOf: [
+    { type: 'object', required: ['payment_status'], properties: { payment_status: { type: 'string', enum: [...PAYMENT_STATUSES] } } },
+    { type: 'object', required: ['payment_method'], properties: { payment_method: { type: 'string', enum: [...PAYMENT_METHODS] } } },
+    { type: 'object', required: ['received_amount'] },
+    { type: 'object', required: ['balance_amount'] },
+    { type: 'object', required: ['notes'] },
+  ],
   properties: {
     payment_status: { type: 'string', enum: [...PAYMENT_STATUSES, ''] },
     payment_method: { type: 'string', enum: [...PAYMENT_METHODS, ''] },
@@ -103,8 +119,8 @@ export const listBillsQuerySchema: JsonSchema = {
       maxLength: Limits.searchMaxLength,
       description: 'case-insensitive substring of patient_name, patient_contact, bill_number or patient_nic',
     },
-    page: { type: 'integer', default: 1, description: 'values below 1 become 1' },
-    per_page: { type: 'integer', default: Limits.perPageDefault, description: 'clamped to 1..100' },
+    page: { type: 'integer', default: 1, minimum: -1e15, maximum: 1e15, description: 'values below 1 become 1' },
+    per_page: { type: 'integer', default: Limits.perPageDefault, minimum: -1e15, maximum: 1e15, description: 'clamped to 1..100' },
   },
 };
 

@@ -17,6 +17,7 @@ const chargeFields: Record<string, JsonSchema> = {
 export const createChargeBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
+  example: { charge_name: 'Vitamin D', charge_type: 'Lab', amount: 3500, store_id: 1, notes: 'Fasting not required' },
   required: ['charge_name', 'charge_type', 'amount', 'store_id'],
   properties: { ...chargeFields, store_id: idSchema },
 };
@@ -25,8 +26,8 @@ export const updateChargeBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['charge_name', 'charge_type', 'amount'],
-  description: 'status omitted means Active. store_id cannot be changed; it may be sent only with its current value.',
-  properties: { ...chargeFields, store_id: idSchema },
+  description: 'status omitted means Active. store_id cannot be changed, so it is not accepted here.',
+  properties: chargeFields,
 };
 
 export const listChargesQuerySchema: JsonSchema = {

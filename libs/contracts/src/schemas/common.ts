@@ -7,13 +7,10 @@ import { Limits } from '../limits';
 export type JsonSchema = Record<string, unknown>;
 
 export const idSchema: JsonSchema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
-export const dateSchema: JsonSchema = {
-  type: 'string',
-  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-  example: '2026-11-21',
-};
-export const timeSchema: JsonSchema = { type: 'string', pattern: '^\\d{2}:\\d{2}$', example: '09:00' };
-export const monthSchema: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}$', example: '2026-12' };
+/** A calendar date `YYYY-MM-DD` (2026-02-30 is not one). */
+export const dateSchema: JsonSchema = { type: 'string', format: 'date', example: '2026-11-21' };
+export const timeSchema: JsonSchema = { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', example: '09:00' };
+export const monthSchema: JsonSchema = { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$', example: '2026-12' };
 export const timestampSchema: JsonSchema = {
   type: 'string',
   nullable: true,
@@ -54,8 +51,8 @@ export function pathParams(name: string): JsonSchema {
   };
 }
 
-/** Responses every authenticated route can give besides its own. */
+/** Responses every authenticated route can give besides its own (400: a malformed request, such as a body that is not JSON). */
 export function standardFailures(...extra: number[]): Record<string, JsonSchema> {
-  const codes = [401, 403, 500, 503, 504, ...extra];
+  const codes = [...new Set([400, 401, 403, 500, 503, 504, ...extra])];
   return Object.fromEntries(codes.map((code) => [String(code), failureSchema]));
 }

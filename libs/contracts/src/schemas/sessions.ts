@@ -1,5 +1,5 @@
 import { Limits } from '../limits';
-import { dateSchema, idSchema, monthSchema, successSchema, timeSchema, type JsonSchema } from './common';
+import { dateSchema, idSchema, optionalText, successSchema, timeSchema, type JsonSchema } from './common';
 
 export const SESSION_DISPLAY_STATUSES = ['Open', 'Closed', 'Full'] as const;
 export const SESSION_STORED_STATUSES = ['active', 'cancelled', 'completed'] as const;
@@ -22,15 +22,15 @@ export const addSessionBodySchema: JsonSchema = {
     end_time: { ...timeSchema, description: 'later than start_time' },
     max_patients: { ...maxPatientsSchema, nullable: true, description: 'absent or null: no cap' },
     status: { type: 'string', default: 'Open', maxLength: 20, description: '`Open` is stored active, anything else cancelled' },
-    notes: { description: 'ignored' },
+    notes: { ...optionalText(Limits.notesMaxLength), description: 'accepted and ignored' },
   },
 };
 
 export const updateSessionBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  minProperties: 1,
-  description: 'doctor_id, session_no and store_id cannot be changed and are ignored, as are notes.',
+  description: 'At least one of the fields below other than notes. doctor_id, session_no and store_id cannot be changed and are ignored; so are notes.',
+  anyOf: ['session_date', 'start_time', 'end_time', 'max_patients', 'status'].map((field) => ({ type: 'object', required: [field] })),
   properties: {
     session_date: { type: 'string', minLength: 1, maxLength: 10, description: 'applied as given: neither format- nor past-checked', example: '2026-12-01' },
     start_time: timeSchema,
@@ -40,7 +40,10 @@ export const updateSessionBodySchema: JsonSchema = {
       anyOf: [{ ...maxPatientsSchema, nullable: true }, { type: 'string', maxLength: 0 }],
     },
     status: { type: 'string', enum: [...SESSION_DISPLAY_STATUSES], description: '`Closed` is stored cancelled, any other value active' },
-    notes: { description: 'ignored' },
+    notes: { ...optionalText(Limits.notesMaxLength), description: 'accepted and ignored' },
+    doctor_id: { ...idSchema, description: 'cannot be changed: ignored' },
+    session_no: { type: 'integer', description: 'cannot be changed: ignored' },
+    store_id: { ...idSchema, description: 'cannot be changed: ignored' },
   },
 };
 
@@ -50,12 +53,17 @@ export const listSessionsQuerySchema: JsonSchema = {
     store_id: idSchema,
     doctor_id: idSchema,
     date: dateSchema,
-    status: { type: 'string', enum: [...SESSION_DISPLAY_STATUSES], description: 'compared with the derived status' },
+    status: { type: 'string', maxLength: 20, description: 'Open, Closed or Full, compared with the derived status; any other value matches nothing' },
   },
 };
 
 const scheduleSelection: Record<string, JsonSchema> = {
-  month: { ...monthSchema, description: 'default: the current month in the clinic time zone' },
+  month: {
+    type: 'string',
+    pattern: '^(\\d{4}-(0[1-9]|1[0-2]))?$',
+    example: '2026-12',
+    description: '`YYYY-MM`; absent or empty: the current month in the clinic time zone',
+  },
   doctor_id: idSchema,
   store_id: idSchema,
 };
@@ -65,7 +73,8 @@ export const previewQuerySchema: JsonSchema = { type: 'object', properties: sche
 export const autoCreateBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: scheduleSelection,
+  description: 'Every field is optional; null is the same as absent.',
+  properties: Object.fromEntries(Object.entries(scheduleSelection).map(([name, schema]) => [name, { ...schema, nullable: true }])),
 };
 
 export const sessionSchema: JsonSchema = {
