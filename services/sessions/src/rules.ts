@@ -141,8 +141,6 @@ export interface SessionChanges {
   status?: SessionStoredStatus;
 }
 
-const IMMUTABLE = ['doctor_id', 'session_no', 'store_id'];
-
 /**
  * PUT /update_session, rules 3 to 5, against the stored session. The session
  * date is applied as given: the spec checks neither its format nor the past here.
@@ -163,11 +161,15 @@ export function parseSessionChanges(body: PlainObject, current: { start_time: st
     if (typeof body.session_date !== 'string' || body.session_date.trim() === '') throw unprocessable('session_date must be a non-empty string.');
     changes.session_date = body.session_date.trim();
   }
-  if (has(body, 'status')) changes.status = body.status === 'Closed' ? 'cancelled' : 'active';
+  if (has(body, 'status')) {
+    if (typeof body.status !== 'string') throw unprocessable('status must be a string.');
+    changes.status = body.status === 'Closed' ? 'cancelled' : 'active';
+  }
   if (Object.keys(changes).length === 0) throw badRequest(MESSAGES.noValidFields);
   if (given(body, 'notes') && typeof body.notes !== 'string') throw unprocessable('notes must be a string.');
-  // Immutable fields are ignored whatever they hold; status and max_patients were checked above.
-  const shaped = Object.fromEntries(Object.entries(body).filter(([key]) => !IMMUTABLE.includes(key)));
+  // Immutable fields are ignored, but must still be what they claim to be;
+  // status and max_patients were checked above, by their own rules.
+  const shaped: PlainObject = { ...body };
   if (has(shaped, 'status')) shaped.status = 'Open';
   if (has(shaped, 'max_patients')) shaped.max_patients = null;
   shapeProblem(updateSessionBodySchema, shaped);
