@@ -10,7 +10,7 @@ import { AckPolicy, DeliverPolicy, type NatsConnection } from 'nats';
 import { MongoClient, type Db } from 'mongodb';
 import { eventStreamOf, EventSubjects } from '@clinic/contracts';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { connectNats, createLogger, ensureStream, Outbox, pushEventId, type OutboxEntry } from '@clinic/service-kit';
+import { connectNats, createLogger, ensureStream, Outbox, withEventId, type OutboxEntry } from '@clinic/service-kit';
 
 const log = createLogger('outbox-test', 'silent');
 const STREAM = eventStreamOf('catalogue');
@@ -97,7 +97,7 @@ it('recovers the entry of a process that died after its write, and drops one who
   });
   // Written by a process that died before handing the events over.
   await entities().insertOne({ _id: 'crashed', _event_ids: ['done-1'] });
-  await entities().updateOne({ _id: 'crashed' }, { $push: pushEventId('done-2') as never });
+  await entities().updateOne({ _id: 'crashed' }, { $set: { _event_ids: withEventId(['done-1'], 'done-2') } });
   await entries().insertMany([entry('done-1', 'crashed'), entry('done-2', 'crashed'), entry('never-written', 'crashed')]);
 
   const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 1_000, sweepIntervalMs: 200 });

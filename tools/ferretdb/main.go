@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,7 +22,12 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
 	dataDir := flag.String("data-dir", ".data/ferretdb", "directory for SQLite database files")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")
+	debugAddr := flag.String("debug-addr", "", "if set, serve Go profiling (/debug/pprof) on this address")
 	flag.Parse()
+
+	if *debugAddr != "" {
+		go func() { log.Println(http.ListenAndServe(*debugAddr, nil)) }()
+	}
 
 	abs, err := filepath.Abs(*dataDir)
 	if err != nil {

@@ -65,7 +65,13 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   const db = new ManagedProcess({
     name: 'ferretdb',
     command: ferretDbBinary(),
-    args: ['--listen', `127.0.0.1:${dbPort}`, '--data-dir', dbDir, '--log-level', process.env.FERRETDB_LOG_LEVEL ?? 'warn'],
+    args: [
+      '--listen', `127.0.0.1:${dbPort}`,
+      '--data-dir', dbDir,
+      '--log-level', process.env.FERRETDB_LOG_LEVEL ?? 'warn',
+      // Go profiling for performance work, e.g. FERRETDB_DEBUG_ADDR=127.0.0.1:6060.
+      ...(process.env.FERRETDB_DEBUG_ADDR ? ['--debug-addr', process.env.FERRETDB_DEBUG_ADDR] : []),
+    ],
     output: { kind: 'file', path: join(options.logDir, 'ferretdb.log') },
   });
 

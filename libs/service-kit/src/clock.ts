@@ -53,11 +53,26 @@ export function isClockTime(value: unknown): value is string {
   return typeof value === 'string' && TIME_SHAPE.test(value);
 }
 
-/** "Today", "now" and timestamps as the clinic sees them (`CLINIC_TZ`). */
+/**
+ * "Today", "now" and timestamps as the clinic sees them (`CLINIC_TZ`). One
+ * Intl formatter per clock: building one per call (as dayjs's timezone
+ * plugin does) cost a fifth of a service's CPU in list reads.
+ */
 export class ClinicClock {
+  private readonly formatter: Intl.DateTimeFormat;
+
   constructor(readonly timeZone: string) {
     // Throws RangeError for an unknown zone, at start-up rather than on a request.
-    new Intl.DateTimeFormat('en-US', { timeZone });
+    this.formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
   }
 
   now(): Dayjs {
@@ -65,15 +80,18 @@ export class ClinicClock {
   }
 
   today(): string {
-    return this.now().format('YYYY-MM-DD');
+    return (this.timestamp(new Date()) as string).slice(0, 10);
   }
 
   currentMonth(): string {
-    return this.now().format('YYYY-MM');
+    return this.today().slice(0, 7);
   }
 
   /** `YYYY-MM-DD HH:MM:SS` in the clinic's zone. */
   timestamp(instant: Date | null | undefined): string | null {
-    return instant ? dayjs(instant).tz(this.timeZone).format('YYYY-MM-DD HH:mm:ss') : null;
+    if (!instant) return null;
+    const part: Record<string, string> = {};
+    for (const { type, value } of this.formatter.formatToParts(instant)) part[type] = value;
+    return `${part.year.padStart(4, '0')}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}`;
   }
 }

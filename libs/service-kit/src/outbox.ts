@@ -47,12 +47,17 @@ export interface OutboxOptions {
   sweepIntervalMs?: number;
 }
 
-/** Keep at most this many event ids on an entity (MongoDB honours `$slice`; FerretDB v1 ignores it). */
-export const EVENT_IDS_KEPT = 50;
+/**
+ * How many recent event ids an entity keeps: enough for the sweeper to prove
+ * its recent writes. The list is bounded here rather than with `$push`'s
+ * `$slice`, which FerretDB v1 ignores: entities would grow with every update,
+ * and every read decodes them whole.
+ */
+export const EVENT_IDS_KEPT = 20;
 
-/** The `$push` that records an event id on an entity in the same write as the change. */
-export function pushEventId(eventId: string): Record<string, unknown> {
-  return { _event_ids: { $each: [eventId], $slice: -EVENT_IDS_KEPT } };
+/** The entity's event ids after a write that records `eventId` (set in the same update as the change). */
+export function withEventId(current: string[] | undefined, eventId: string): string[] {
+  return [...(current ?? []).slice(-(EVENT_IDS_KEPT - 1)), eventId];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -106,7 +111,7 @@ export class Outbox {
   /**
    * Runs `write` with its event: the event is durable before the write and is
    * published once the write has succeeded. `write` receives the event id and
-   * must store it on the entity (see pushEventId) unless the proof is `absent`.
+   * must store it on the entity (see withEventId) unless the proof is `absent`.
    */
   async record<T>(
     spec: EventSpec & { collection: string; key: string; proof?: ProofKind },

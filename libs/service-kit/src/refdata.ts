@@ -14,7 +14,7 @@ import {
 } from '@clinic/contracts';
 import { ensureStream } from './jetstream';
 import type { Logger } from './logger';
-import { docKey, isDuplicateKeyError } from './mongo';
+import { docKey, findByKeys, isDuplicateKeyError } from './mongo';
 import { schemaProblem } from './schema';
 
 export type StoredRef<K extends RefKind> = RefRecordByKind[K] & { _id: string; _seq: number; deleted: boolean };
@@ -49,14 +49,8 @@ export class ReferenceData {
 
   /** Live records by id, for joins. */
   async many<K extends RefKind>(kind: K, ids: number[]): Promise<Map<number, StoredRef<K>>> {
-    const unique = [...new Set(ids)];
-    const result = new Map<number, StoredRef<K>>();
-    if (unique.length === 0) return result;
-    const docs = (await this.collection(kind)
-      .find({ _id: { $in: unique.map(docKey) } } as never)
-      .toArray()) as StoredRef<K>[];
-    for (const doc of docs) if (!doc.deleted) result.set(doc.id, doc);
-    return result;
+    const docs = (await findByKeys(this.collection(kind) as never, ids.map(docKey))) as StoredRef<K>[];
+    return new Map(docs.filter((doc) => !doc.deleted).map((doc) => [doc.id, doc]));
   }
 
   async apply(kind: RefKind, record: unknown, seq: number): Promise<void> {

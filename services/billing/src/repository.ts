@@ -17,7 +17,7 @@ import {
   isDuplicateKeyError,
   notFound,
   nullableAmount,
-  pushEventId,
+  withEventId,
   type Cents,
   type ClinicClock,
   type IdAllocator,
@@ -343,7 +343,7 @@ export class BillRepository {
       async (eventId) => {
         const result = await this.bills.updateOne(
           { _id: existing._id, is_deleted: false, status: 'active' },
-          { $set: changes, $push: pushEventId(eventId) as never },
+          { $set: { ...changes, _event_ids: withEventId(existing._event_ids, eventId) } },
         );
         if (result.matchedCount === 0) throw notFound(MESSAGES.notFound);
       },

@@ -7,8 +7,9 @@ import {
   escapeRegExp,
   fromCents,
   isDuplicateKeyError,
+  findByKeys,
   notFound,
-  pushEventId,
+  withEventId,
   withFreshId,
   type ClinicClock,
   type IdAllocator,
@@ -144,9 +145,7 @@ export class ChargeRepository {
   /** Ids among `ids` that cannot be billed in `storeId`: missing, deleted, not Active or of another store. */
   async unbillable(storeId: number, ids: number[]): Promise<number[]> {
     const unique = [...new Set(ids)];
-    const docs = await this.charges
-      .find({ _id: { $in: unique.map(docKey) } }, { projection: { id: 1, store_id: 1, status: 1, is_deleted: 1 } })
-      .toArray();
+    const docs = await findByKeys(this.charges, unique.map(docKey), { id: 1, store_id: 1, status: 1, is_deleted: 1 });
     const billable = new Set(docs.filter((d) => !d.is_deleted && d.status === 'Active' && d.store_id === storeId).map((d) => d.id));
     return unique.filter((id) => !billable.has(id));
   }
@@ -157,7 +156,7 @@ export class ChargeRepository {
       await this.withEvent(subject, after, correlationId, async (eventId) => {
         const result = await this.charges.updateOne(
           { _id: existing._id, is_deleted: false },
-          { $set: changes, $push: pushEventId(eventId) as never },
+          { $set: { ...changes, _event_ids: withEventId(existing._event_ids, eventId) } },
         );
         if (result.matchedCount === 0) throw notFound(MESSAGES.notFound);
       });

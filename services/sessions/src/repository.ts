@@ -6,7 +6,7 @@ import {
   docKey,
   isDuplicateKeyError,
   notFound,
-  pushEventId,
+  withEventId,
   withFreshId,
   type ClinicClock,
   type IdAllocator,
@@ -177,7 +177,10 @@ export class SessionRepository {
       await this.outbox.record(
         { subject: EventSubjects.sessionUpdated, data: { session: view }, collection: COLLECTION, key: existing._id, correlationId },
         async (eventId) => {
-          const result = await this.sessions.updateOne({ _id: existing._id }, { $set: changes, $push: pushEventId(eventId) as never });
+          const result = await this.sessions.updateOne(
+            { _id: existing._id },
+            { $set: { ...changes, _event_ids: withEventId(existing._event_ids, eventId) } },
+          );
           if (result.matchedCount === 0) throw notFound(MESSAGES.notFound);
         },
       );
