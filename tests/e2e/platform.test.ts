@@ -187,17 +187,17 @@ describe('gateway envelope', () => {
     expect(res.headers.get(HeaderNames.correlationId)).toBe('e2e-correlation-42');
     const generated = await t.get('/all_sessions');
     expect(generated.headers.get(HeaderNames.correlationId)).toMatch(/^[0-9a-f-]{36}$/);
-    const serviceLog = readFileSync(`${t.stack.logDir}/sessions-1.log`, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('e2e-correlation-42'))
-      .map((line) => JSON.parse(line));
+    // Each process writes its line just after answering: wait for it.
+    const linesWith = (file: string) =>
+      readFileSync(`${t.stack.logDir}/${file}`, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('e2e-correlation-42'))
+        .map((line) => JSON.parse(line));
+    const serviceLog = await eventually(async () => (linesWith('sessions-1.log').length > 0 ? linesWith('sessions-1.log') : undefined));
     expect(serviceLog).toEqual([
       expect.objectContaining({ correlation_id: 'e2e-correlation-42', subject: SessionsSubjects.list, msg: 'request handled' }),
     ]);
-    const gatewayLog = readFileSync(`${t.stack.logDir}/gateway.log`, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('e2e-correlation-42'))
-      .map((line) => JSON.parse(line));
+    const gatewayLog = await eventually(async () => (linesWith('gateway.log').length > 0 ? linesWith('gateway.log') : undefined));
     expect(gatewayLog).toEqual([expect.objectContaining({ correlation_id: 'e2e-correlation-42', status: 200 })]);
   });
 });

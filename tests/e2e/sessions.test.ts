@@ -1,6 +1,7 @@
 import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
+import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { EventReader } from './events';
 import { eventually, startTestStack, TEST_TZ, type TestStack } from './harness';
@@ -459,6 +460,34 @@ describe('POST /auto_create_sessions', () => {
     }, 20_000, 500);
     expect(retry.body.created).toBe(preview.new_count);
     expect(await inMonth()).toHaveLength(preview.new_count);
+  });
+});
+
+describe('late inserts of a rolled-back run', () => {
+  it('keeps them hidden, and a new run of the month takes their slots over', async () => {
+    const month = '2028-05';
+    const preview = (await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body;
+    const slot = preview.preview[0];
+    // What a paused database executes after the run that sent it was rolled back.
+    const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+    try {
+      const db = mongo.db('clinic_sessions');
+      await db.collection<any>('auto_create_runs').insertOne({ _id: 'late-run', status: 'rolled_back', month, started_at: new Date(), finished_at: new Date() });
+      await db.collection<any>('sessions').insertOne({
+        _id: '990001', id: 990001, doctor_id: 1, store_id: 1, session_date: slot.session_date, session_no: slot.session_no,
+        start_time: slot.start_time, end_time: slot.end_time, max_patients: slot.max_patients, status: 'active',
+        created_at: new Date(), run_id: 'late-run', _event_ids: [],
+      });
+    } finally {
+      await mongo.close();
+    }
+    expect((await t.get(`/get_session/990001`)).status).toBe(404);
+    expect((await t.get(`/all_sessions?doctor_id=1&date=${slot.session_date}`)).body.sessions).toEqual([]);
+    const res = await t.post('/auto_create_sessions', { month, doctor_id: 1 });
+    expect(res.body).toMatchObject({ created: preview.new_count, skipped: preview.skip_count });
+    const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((x: any) => x.session_date.startsWith(month));
+    expect(sessions).toHaveLength(preview.new_count);
+    expect(sessions.map((x: any) => x.id)).toContain(990001);
   });
 });
 

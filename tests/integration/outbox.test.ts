@@ -132,16 +132,16 @@ it('publishes a batch only once its commit is proven, and drops it otherwise', a
   outbox.start();
   // Committed and released: published.
   await runs.insertOne({ _id: 'run-ok', status: 'running' });
-  const ok = await outbox.recordPending([spec('batch-ok'), spec('batch-ok')], commitProof('run-ok'));
+  const ok = await outbox.prepare([spec('batch-ok'), spec('batch-ok')].map((e) => ({ ...e, proof: commitProof('run-ok') })));
   await runs.updateOne({ _id: 'run-ok' }, { $set: { status: 'completed' } });
   ok.release();
   // Recorded by a process that died before its commit: dropped by the sweeper.
   await runs.insertOne({ _id: 'run-died', status: 'running' });
   const died = new Outbox(db, nc.jetstream(), log, { graceMs: 500 });
-  await died.recordPending([spec('batch-died')], commitProof('run-died'));
+  await died.prepare([{ ...spec('batch-died'), proof: commitProof('run-died') }]);
   // Committed, but the process died before releasing: published by the sweeper.
   await runs.insertOne({ _id: 'run-late', status: 'completed' });
-  await died.recordPending([spec('batch-late')], commitProof('run-late'));
+  await died.prepare([{ ...spec('batch-late'), proof: commitProof('run-late') }]);
 
   await waitUntil(async () => (await entries().countDocuments({})) === 0);
   await outbox.stop();

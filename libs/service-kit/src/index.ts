@@ -9,6 +9,7 @@ export * from './request';
 export * from './mongo';
 export * from './jetstream';
 export * from './outbox';
+export * from './cache';
 export * from './refdata';
 export * from './clock';
 export * from './money';

@@ -109,15 +109,20 @@ interface CounterDoc {
   seq: number;
 }
 
+/** Ids reserved per counter write. Ids left in a block when a process stops are never used: ids may skip, bill numbers never do. */
+export const ID_BLOCK_SIZE = 10;
+
 /**
- * Integer ids from a counters collection. FerretDB v1 applies `$inc` as a
- * read-modify-write, so two processes may draw the same number; the unique
- * `_id` of the target collection rejects the second insert and the caller
- * draws again (see insertWithFreshId). Within one process a mutex keeps draws apart.
+ * Integer ids from a counters collection, reserved ten at a time. FerretDB v1
+ * applies `$inc` as a read-modify-write, so two processes may reserve the same
+ * block; the unique `_id` of the target collection rejects the second insert,
+ * and the caller draws again past the taken id (see withFreshId). Within one
+ * process a mutex keeps reservations apart.
  */
 export class IdAllocator {
   private readonly mutex = new KeyedMutex();
   private readonly counters: Collection<CounterDoc>;
+  private readonly blocks = new Map<string, { next: number; last: number }>();
 
   constructor(db: Db) {
     this.counters = db.collection<CounterDoc>('counters');
@@ -125,27 +130,38 @@ export class IdAllocator {
 
   next(name: string): Promise<number> {
     return this.mutex.run(name, async () => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const doc = await this.counters.findOneAndUpdate(
-            { _id: name },
-            { $inc: { seq: 1 } },
-            { upsert: true, returnDocument: 'after' },
-          );
-          if (!doc) throw new Error(`Counter ${name} returned no document`);
-          return doc.seq;
-        } catch (err) {
-          // Two first-ever upserts race on the counter's own _id; the loser retries.
-          if (isDuplicateKeyError(err) && attempt < 5) continue;
-          throw err;
-        }
-      }
+      const block = this.blocks.get(name);
+      if (block && block.next <= block.last) return block.next++;
+      const last = await this.reserve(name);
+      this.blocks.set(name, { next: last - ID_BLOCK_SIZE + 2, last });
+      return last - ID_BLOCK_SIZE + 1;
     });
   }
 
-  /** Moves a counter past ids that are already taken, after a collision. */
+  /** After a collision: forget the block and move the counter past `id`. */
   async skipPast(name: string, id: number): Promise<void> {
-    await this.counters.updateOne({ _id: name }, { $max: { seq: id } }, { upsert: true }).catch(() => undefined);
+    await this.mutex.run(name, async () => {
+      this.blocks.delete(name);
+      await this.counters.updateOne({ _id: name }, { $max: { seq: id } }, { upsert: true }).catch(() => undefined);
+    });
+  }
+
+  private async reserve(name: string): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const doc = await this.counters.findOneAndUpdate(
+          { _id: name },
+          { $inc: { seq: ID_BLOCK_SIZE } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        if (!doc) throw new Error(`Counter ${name} returned no document`);
+        return doc.seq;
+      } catch (err) {
+        // Two first-ever upserts race on the counter's own _id; the loser retries.
+        if (isDuplicateKeyError(err) && attempt < 5) continue;
+        throw err;
+      }
+    }
   }
 }
 

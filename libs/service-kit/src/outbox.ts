@@ -35,11 +35,23 @@ export interface EventSpec {
   correlationId: string;
 }
 
-/** Events recorded ahead of a multi-document write, released once it has committed. */
-export interface PendingEvents {
-  release(): void;
-  abandon(): Promise<void>;
+/** Events recorded ahead of their writes: released when a write succeeded, discarded when it certainly failed. */
+export interface PreparedEvents {
+  entries: OutboxEntry[];
+  /** Hands these (default: all) to the relay. */
+  release(eventIds?: string[]): void;
+  /** Deletes the entries of writes that certainly did not happen. */
+  discard(eventIds?: string[]): Promise<void>;
+  /** Stops tracking entries whose writes may or may not have happened: the sweeper decides. */
+  forget(eventIds?: string[]): void;
 }
+
+/** The proof that an entity write recorded `eventId` (see withEventId). */
+export function entityProof(collection: string, key: string, eventId: string): WriteProof {
+  return { collection, filter: { _id: key, _event_ids: eventId }, exists: true };
+}
+
+export const newEventId = (): string => randomUUID();
 
 export interface OutboxOptions {
   /** Entries younger than this may belong to a write still in progress in some process. */
@@ -117,43 +129,32 @@ export class Outbox {
     spec: EventSpec & { collection: string; key: string; proof?: ProofKind },
     write: (eventId: string) => Promise<T>,
   ): Promise<T> {
-    const eventId = randomUUID();
+    const eventId = newEventId();
     const proof: WriteProof =
       spec.proof === 'absent'
         ? { collection: spec.collection, filter: { _id: spec.key }, exists: false }
-        : { collection: spec.collection, filter: { _id: spec.key, _event_ids: eventId }, exists: true };
-    const entry = this.entry(eventId, spec, proof);
-    this.owned.add(eventId);
-    try {
-      await this.entries.insertOne(entry);
-    } catch (err) {
-      this.owned.delete(eventId);
-      throw err;
-    }
+        : entityProof(spec.collection, spec.key, eventId);
+    const prepared = await this.prepare([{ ...spec, eventId, proof }]);
     let result: T;
     try {
       result = await write(eventId);
     } catch (err) {
-      this.owned.delete(eventId);
       if (isDuplicateKeyError(err) || err instanceof ServiceError) {
         // The write certainly did not happen.
-        await this.entries.deleteOne({ _id: eventId }).catch(() => undefined);
+        await prepared.discard().catch(() => undefined);
+      } else {
+        // Timeouts, lost connections: the write may have happened.
+        prepared.forget();
       }
-      // Otherwise (timeouts, lost connections) the write may have happened: the sweeper decides.
       throw err;
     }
-    this.queue.push(entry);
-    this.kick();
+    prepared.release();
     return result;
   }
 
-  /**
-   * Records several events whose write is not one document (a batch that
-   * commits with a single final write): `proof` tells the sweeper whether the
-   * commit happened. Call `release()` after the commit, `abandon()` if it failed.
-   */
-  async recordPending(events: EventSpec[], proof: WriteProof): Promise<PendingEvents> {
-    const entries = events.map((spec) => this.entry(randomUUID(), spec, proof));
+  /** Records events (one insert for all) before the writes they describe. */
+  async prepare(events: Array<EventSpec & { eventId?: string; proof: WriteProof }>): Promise<PreparedEvents> {
+    const entries = events.map((spec) => this.entry(spec.eventId ?? newEventId(), spec, spec.proof));
     for (const entry of entries) this.owned.add(entry._id);
     try {
       if (entries.length > 0) await this.entries.insertMany(entries);
@@ -161,14 +162,20 @@ export class Outbox {
       for (const entry of entries) this.owned.delete(entry._id);
       throw err;
     }
+    const pick = (eventIds?: string[]) => (eventIds ? entries.filter((e) => eventIds.includes(e._id)) : entries);
     return {
-      release: () => {
-        this.queue.push(...entries);
+      entries,
+      release: (eventIds) => {
+        this.queue.push(...pick(eventIds));
         this.kick();
       },
-      abandon: async () => {
-        for (const entry of entries) this.owned.delete(entry._id);
-        if (entries.length > 0) await this.entries.deleteMany({ _id: { $in: entries.map((e) => e._id) } });
+      discard: async (eventIds) => {
+        const chosen = pick(eventIds);
+        for (const entry of chosen) this.owned.delete(entry._id);
+        if (chosen.length > 0) await this.entries.deleteMany({ _id: { $in: chosen.map((e) => e._id) } });
+      },
+      forget: (eventIds) => {
+        for (const entry of pick(eventIds)) this.owned.delete(entry._id);
       },
     };
   }

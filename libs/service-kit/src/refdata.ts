@@ -32,10 +32,17 @@ export interface RefStatus {
  * Deletions leave a tombstone for the same reason.
  */
 export class ReferenceData {
+  private readonly appliedListeners: Array<(kind: RefKind) => Promise<void>> = [];
+
   constructor(
     private readonly db: Db,
     readonly kinds: readonly RefKind[],
   ) {}
+
+  /** Runs after each record is applied, before the message is acknowledged (e.g. to invalidate caches). */
+  onApplied(listener: (kind: RefKind) => Promise<void>): void {
+    this.appliedListeners.push(listener);
+  }
 
   collection<K extends RefKind>(kind: K): Collection<StoredRef<K>> {
     return this.db.collection<StoredRef<K>>(`ref_${kind}s`);
@@ -68,6 +75,7 @@ export class ReferenceData {
       // The upsert collided with a newer version of the record: nothing to do.
       if (!isDuplicateKeyError(err)) throw err;
     }
+    for (const listener of this.appliedListeners) await listener(kind);
   }
 }
 

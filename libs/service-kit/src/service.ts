@@ -9,6 +9,7 @@ import {
   success,
   type ServiceName,
 } from '@clinic/contracts';
+import { VersionedCache } from './cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
 import { ensureStream } from './jetstream';
@@ -32,6 +33,7 @@ export interface ServiceInfra {
   outbox: Outbox;
   refs: ReferenceData;
   clock: ClinicClock;
+  cache: VersionedCache;
 }
 
 export interface ServiceDefinition {
@@ -62,7 +64,8 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     await ensureIndexes(mongo.db.collection('outbox'), [{ key: { created_at: 1 }, name: 'outbox_by_age' }]);
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
     const consumer = await startReferenceConsumer({ nc, service: name, refs, log: log.child({ component: 'reference' }) });
-    const infra: ServiceInfra = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock };
+    const cache = new VersionedCache(mongo.db, log.child({ component: 'cache' }));
+    const infra: ServiceInfra = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock, cache };
     const handlers = await definition.setup(infra);
 
     const subjects = ServiceSubjects[name];

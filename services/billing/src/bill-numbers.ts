@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { isDuplicateKeyError, KeyedMutex } from '@clinic/service-kit';
+import { isDuplicateKeyError } from '@clinic/service-kit';
 
 interface NumberHint {
   _id: string;
@@ -8,56 +8,75 @@ interface NumberHint {
 
 /** Consecutive collisions after which the true highest number is read from the bills. */
 const RESYNC_AFTER_COLLISIONS = 3;
+/** The shared hint of a date is raised at most this often (it may lag; a lag costs a collision, never a gap). */
+const HINT_INTERVAL_MS = 250;
 
 /**
  * Bill numbers per bill date: next = highest existing + 1, with the unique
  * index on bill_number as the only authority.
  *
- * Within one process, creations for a date take turns (a mutex), and the last
- * number used is remembered, so they never collide with each other. Across
- * replicas a shared hint (`bill_number_hints`, raised with `$max` after each
- * success) tells where to start; it may lag (FerretDB applies `$max` without
- * atomicity, and a process may die before raising it) but never leads, since
- * it only ever records numbers that were inserted. A collision therefore
- * always means "try higher": numbers are only consumed by successful inserts,
- * so they stay gap-free.
+ * Within one process, the bills of a date are written by one worker at a
+ * time (see BillRepository), which knows the next number to try. Across
+ * replicas a shared hint (`bill_number_hints`, raised with `$max`) tells where
+ * to start; it may lag (FerretDB applies `$max` without atomicity, a process
+ * may die before raising it) but never leads, since it only records numbers
+ * that were inserted. A collision therefore always means "try higher", and
+ * numbers are consumed only by successful inserts: they stay gap-free.
  */
 export class BillNumbers {
-  private readonly mutex = new KeyedMutex();
-  private readonly lastUsed = new Map<string, number>();
+  private readonly next = new Map<string, number>();
+  private readonly collisions = new Map<string, number>();
+  private readonly hintTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly hints: Collection<NumberHint>,
     private readonly highestInBills: (billDate: string) => Promise<number>,
   ) {}
 
-  /** Runs one creation for a date, exclusively within this process. */
-  exclusive<T>(billDate: string, work: (numbers: DateNumbers) => Promise<T>): Promise<T> {
-    return this.mutex.run(billDate, () => work(new DateNumbers(this, billDate)));
-  }
-
-  /** @internal */
-  async firstCandidate(billDate: string): Promise<number> {
-    const known = this.lastUsed.get(billDate);
-    if (known !== undefined) return known + 1;
+  /** The next number to try for a date. */
+  async candidate(billDate: string): Promise<number> {
+    const known = this.next.get(billDate);
+    if (known !== undefined) return known;
     const hint = await this.hints.findOne({ _id: billDate });
     return (hint?.last ?? 0) + 1;
   }
 
-  /** @internal */
-  async afterCollision(billDate: string, collided: number, collisions: number): Promise<number> {
-    if (collisions >= RESYNC_AFTER_COLLISIONS) return Math.max(collided, await this.highestInBills(billDate)) + 1;
-    const hint = await this.hints.findOne({ _id: billDate });
-    return Math.max(collided, hint?.last ?? 0) + 1;
+  /** Numbers up to `lastSeq` are taken by this process's inserts. */
+  used(billDate: string, lastSeq: number): void {
+    this.next.set(billDate, lastSeq + 1);
+    this.collisions.delete(billDate);
+    this.scheduleHint(billDate, lastSeq);
   }
 
-  /** @internal */
-  used(billDate: string, seq: number): void {
-    this.lastUsed.set(billDate, Math.max(seq, this.lastUsed.get(billDate) ?? 0));
+  /** `seq` was not consumed (its bill failed for another reason): try it again. */
+  retry(billDate: string, seq: number): void {
+    this.next.set(billDate, seq);
   }
 
-  /** Raises the shared hint; best effort, since a lagging hint only costs a collision. */
-  async publishHint(billDate: string, seq: number): Promise<void> {
+  /** `seq` is taken by another process: move past it (and past what the others say they used). */
+  async collided(billDate: string, seq: number): Promise<void> {
+    const collisions = (this.collisions.get(billDate) ?? 0) + 1;
+    this.collisions.set(billDate, collisions);
+    const known =
+      collisions >= RESYNC_AFTER_COLLISIONS
+        ? await this.highestInBills(billDate)
+        : ((await this.hints.findOne({ _id: billDate }))?.last ?? 0);
+    this.next.set(billDate, Math.max(seq, known) + 1);
+  }
+
+  /** Raises the shared hint of a date soon, once for however many bills were numbered meanwhile. */
+  private scheduleHint(billDate: string, lastSeq: number): void {
+    if (this.hintTimers.has(billDate)) return;
+    const timer = setTimeout(() => {
+      this.hintTimers.delete(billDate);
+      void this.publishHint(billDate, Math.max(lastSeq, (this.next.get(billDate) ?? 1) - 1));
+    }, HINT_INTERVAL_MS);
+    timer.unref();
+    this.hintTimers.set(billDate, timer);
+  }
+
+  /** Best effort: a lagging hint only costs a collision. */
+  private async publishHint(billDate: string, seq: number): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await this.hints.updateOne({ _id: billDate }, { $max: { last: seq } }, { upsert: true });
@@ -66,28 +85,5 @@ export class BillNumbers {
         if (!isDuplicateKeyError(err)) return; // two first upserts raced: try again
       }
     }
-  }
-}
-
-/** The numbering of one date during one exclusive creation. */
-export class DateNumbers {
-  private collisions = 0;
-
-  constructor(
-    private readonly numbers: BillNumbers,
-    readonly billDate: string,
-  ) {}
-
-  first(): Promise<number> {
-    return this.numbers.firstCandidate(this.billDate);
-  }
-
-  collidedAt(seq: number): Promise<number> {
-    this.collisions++;
-    return this.numbers.afterCollision(this.billDate, seq, this.collisions);
-  }
-
-  succeeded(seq: number): void {
-    this.numbers.used(this.billDate, seq);
   }
 }

@@ -6,8 +6,8 @@ import { BillRepository } from './repository';
 
 void startService({
   name: 'billing',
-  async setup({ db, ids, outbox, clock, refs, nc }) {
-    const repo = new BillRepository(db, ids, outbox, clock);
+  async setup({ db, ids, outbox, clock, refs, nc, cache }) {
+    const repo = new BillRepository(db, ids, outbox, clock, cache);
     await repo.ensureIndexes();
     return billingHandlers(new BillOperations(repo, refs, new CatalogueClient(nc)));
   },

@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import {
   EventSubjects,
   Limits,
@@ -12,9 +12,11 @@ import {
   conflict,
   ensureIndexes,
   docKey,
+  entityProof,
   escapeRegExp,
   fromCents,
   isDuplicateKeyError,
+  newEventId,
   notFound,
   nullableAmount,
   withEventId,
@@ -22,6 +24,7 @@ import {
   type ClinicClock,
   type IdAllocator,
   type Outbox,
+  type VersionedCache,
 } from '@clinic/service-kit';
 import { BillNumbers } from './bill-numbers';
 import { formatBillNumber, MESSAGES, type BillChanges, type BillFilter, type BillInput, type DateRange, type Page, type Totals } from './rules';
@@ -101,9 +104,27 @@ export interface Summary {
 const COLLECTION = 'bills';
 const COUNTER = 'lab_bills';
 const MAX_ATTEMPTS = 25;
+/** Bills of one date written together at most. */
+const MAX_BATCH = 50;
+
+type CreateResult = { doc: BillDoc; replayed: boolean };
+
+interface PendingBill {
+  input: BillInput;
+  totals: Totals;
+  correlationId: string;
+  idempotency: IdempotencyClaim | null;
+  id: number;
+  attempts: number;
+  resolve(result: CreateResult): void;
+  reject(err: unknown): void;
+}
 /** Item ids derive from the bill id: unique because bill ids are, ordered as entered. */
 const ITEM_ID_FACTOR = 1000;
 if (Limits.billItemsMax >= ITEM_ID_FACTOR) throw new Error('billItemsMax must stay below ITEM_ID_FACTOR');
+
+/** The cache scope of one branch's bills. */
+const storeScope = (storeId: number) => `bills:store:${storeId}`;
 
 const LIST_PROJECTION = { items: 0, _event_ids: 0, idempotency_key: 0, request_hash: 0 } as const;
 
@@ -118,13 +139,17 @@ function dateQuery(range: DateRange): Filter<BillDoc> {
 export class BillRepository {
   private readonly bills: Collection<BillDoc>;
   private readonly claims: Collection<ClaimDoc>;
-  readonly numbers: BillNumbers;
+  private readonly numbers: BillNumbers;
+  /** Bills waiting to be written, per bill date. */
+  private readonly waiting = new Map<string, PendingBill[]>();
+  private readonly draining = new Set<string>();
 
   constructor(
     db: Db,
     private readonly ids: IdAllocator,
     private readonly outbox: Outbox,
     private readonly clock: ClinicClock,
+    private readonly cache: VersionedCache,
   ) {
     this.bills = db.collection<BillDoc>(COLLECTION);
     this.claims = db.collection<ClaimDoc>('idempotency_keys');
@@ -214,41 +239,114 @@ export class BillRepository {
   /**
    * Stores a new bill under the next number of its date (rule 11) and returns
    * it, or the bill an earlier request with the same Idempotency-Key created.
+   *
+   * Bills of one date are written by one worker at a time, in batches (group
+   * commit): whoever is waiting when a batch starts is numbered consecutively
+   * and written with one insert for their outbox entries and one ordered
+   * insert for the bills. An ordered insert lands a prefix, so even a batch
+   * cut short leaves no gap; bills after a collision are numbered again.
    */
-  async create(
-    input: BillInput,
-    totals: Totals,
-    options: { correlationId: string; idempotency: IdempotencyClaim | null },
-  ): Promise<{ doc: BillDoc; replayed: boolean }> {
-    let billId = await this.ids.next(COUNTER);
-    return this.numbers.exclusive(input.bill_date, async (numbers) => {
-      let seq = await numbers.first();
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const doc = this.buildDoc(billId, seq, input, totals, options.idempotency);
+  create(input: BillInput, totals: Totals, options: { correlationId: string; idempotency: IdempotencyClaim | null }): Promise<CreateResult> {
+    return this.ids.next(COUNTER).then(
+      (id) =>
+        new Promise<CreateResult>((resolve, reject) => {
+          const queue = this.waiting.get(input.bill_date) ?? [];
+          queue.push({ input, totals, ...options, id, attempts: 0, resolve, reject });
+          this.waiting.set(input.bill_date, queue);
+          void this.drain(input.bill_date);
+        }),
+    );
+  }
+
+  private async drain(billDate: string): Promise<void> {
+    if (this.draining.has(billDate)) return;
+    this.draining.add(billDate);
+    try {
+      for (let queue = this.waiting.get(billDate); queue && queue.length > 0; queue = this.waiting.get(billDate)) {
+        const batch = queue.splice(0, MAX_BATCH);
         try {
-          await this.outbox.record(
-            { subject: EventSubjects.billCreated, data: this.eventData(doc), collection: COLLECTION, key: doc._id, correlationId: options.correlationId },
-            (eventId) => this.bills.insertOne({ ...doc, _event_ids: [eventId] }),
-          );
-          numbers.succeeded(seq);
-          void this.numbers.publishHint(input.bill_date, seq);
-          return { doc, replayed: false };
+          await this.writeBatch(billDate, batch);
         } catch (err) {
-          if (!isDuplicateKeyError(err)) throw err;
-          if (options.idempotency) {
-            const earlier = await this.bills.findOne({ idempotency_key: options.idempotency.key });
-            if (earlier) return { doc: earlier, replayed: true };
-          }
-          if (await this.bills.findOne({ _id: docKey(billId) }, { projection: { _id: 1 } })) {
-            await this.ids.skipPast(COUNTER, billId);
-            billId = await this.ids.next(COUNTER);
-            continue;
-          }
-          seq = await numbers.collidedAt(seq);
+          for (const bill of batch) bill.reject(err);
         }
       }
-      throw conflict(MESSAGES.numberConflict);
-    });
+    } finally {
+      this.draining.delete(billDate);
+      if (this.waiting.get(billDate)?.length === 0) this.waiting.delete(billDate);
+    }
+    // A bill may have arrived between the last batch and the end of this drain.
+    if ((this.waiting.get(billDate)?.length ?? 0) > 0) void this.drain(billDate);
+  }
+
+  private async writeBatch(billDate: string, batch: PendingBill[]): Promise<void> {
+    const first = await this.numbers.candidate(billDate);
+    const docs = batch.map((bill, i) => this.buildDoc(bill.id, first + i, bill.input, bill.totals, bill.idempotency));
+    const prepared = await this.outbox.prepare(
+      docs.map((doc, i) => ({
+        subject: EventSubjects.billCreated,
+        data: this.eventData(doc),
+        correlationId: batch[i].correlationId,
+        eventId: doc._event_ids[0],
+        proof: entityProof(COLLECTION, doc._id, doc._event_ids[0]),
+      })),
+    );
+    const eventIds = (from: number, to = docs.length) => docs.slice(from, to).map((d) => d._event_ids[0]);
+
+    let inserted = docs.length;
+    let failure: unknown = null;
+    try {
+      await this.bills.insertMany(docs, { ordered: true });
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) {
+        // Lost connection or the like: which bills were stored is unknown, so the sweeper decides on the events.
+        prepared.forget();
+        for (const bill of batch) bill.reject(err);
+        return;
+      }
+      const [firstError] = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+      inserted = firstError.index;
+      failure = firstError;
+    }
+
+    if (inserted > 0) {
+      this.numbers.used(billDate, first + inserted - 1);
+      prepared.release(eventIds(0, inserted));
+      await this.cache.bump(...docs.slice(0, inserted).map((d) => storeScope(d.store_id)));
+      for (let i = 0; i < inserted; i++) batch[i].resolve({ doc: docs[i], replayed: false });
+    }
+    if (failure === null) return;
+
+    // The failed bill and the ones after it were not stored.
+    await prepared.discard(eventIds(inserted));
+    const failed = batch[inserted];
+    const retry: PendingBill[] = [];
+    const failedSeq = first + inserted;
+    if (!isDuplicateKeyError(failure)) {
+      this.numbers.retry(billDate, failedSeq);
+      failed.reject(failure);
+    } else if (failed.idempotency && (await this.replayOf(failed.idempotency))) {
+      this.numbers.retry(billDate, failedSeq);
+      failed.resolve({ doc: (await this.replayOf(failed.idempotency)) as BillDoc, replayed: true });
+    } else {
+      if (await this.bills.findOne({ _id: docKey(failed.id) }, { projection: { _id: 1 } })) {
+        // Its id was drawn twice (replicas racing on the counter): same number, new id.
+        this.numbers.retry(billDate, failedSeq);
+        await this.ids.skipPast(COUNTER, failed.id);
+        failed.id = await this.ids.next(COUNTER);
+      } else {
+        await this.numbers.collided(billDate, failedSeq);
+      }
+      failed.attempts++;
+      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(MESSAGES.numberConflict));
+      else retry.push(failed);
+    }
+    // First in line again, ahead of bills that arrived meanwhile.
+    retry.push(...batch.slice(inserted + 1));
+    if (retry.length > 0) this.waiting.set(billDate, [...retry, ...(this.waiting.get(billDate) ?? [])]);
+  }
+
+  private replayOf(idempotency: IdempotencyClaim): Promise<BillDoc | null> {
+    return this.bills.findOne({ idempotency_key: idempotency.key });
   }
 
   private buildDoc(id: number, seq: number, input: BillInput, totals: Totals, idempotency: IdempotencyClaim | null): BillDoc {
@@ -270,7 +368,7 @@ export class BillRepository {
       updated_at: null,
       items: items.map((item, index) => ({ id: id * ITEM_ID_FACTOR + index + 1, ...item, line_total_cents: totals.line_totals[index] })),
       ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
-      _event_ids: [],
+      _event_ids: [newEventId()],
     };
   }
 
@@ -301,7 +399,11 @@ export class BillRepository {
   }
 
   /** Counts and sums over active bills, in integer cents so the sums are exact. */
-  async summary(range: { store_id: number } & DateRange): Promise<Summary> {
+  summary(range: { store_id: number } & DateRange): Promise<Summary> {
+    return this.cache.get(storeScope(range.store_id), JSON.stringify(range), () => this.computeSummary(range));
+  }
+
+  private async computeSummary(range: { store_id: number } & DateRange): Promise<Summary> {
     const docs = await this.bills
       .find(
         { store_id: range.store_id, status: 'active', is_deleted: false, ...dateQuery(range) },
@@ -348,5 +450,6 @@ export class BillRepository {
         if (result.matchedCount === 0) throw notFound(MESSAGES.notFound);
       },
     );
+    await this.cache.bump(storeScope(existing.store_id));
   }
 }

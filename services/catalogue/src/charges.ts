@@ -21,8 +21,7 @@ export class ChargeOperations {
   }
 
   async list(request: ServiceRequest): Promise<ServiceReply> {
-    const filter = parseListQuery(request.query);
-    const charges = (await this.repo.list(filter)).map((doc) => this.repo.view(doc));
+    const charges = await this.repo.list(parseListQuery(request.query));
     return success(200, { charges, count: charges.length });
   }
 

@@ -5,8 +5,8 @@ import { ChargeRepository } from './repository';
 
 void startService({
   name: 'catalogue',
-  async setup({ db, ids, outbox, clock }) {
-    const repo = new ChargeRepository(db, ids, outbox, clock);
+  async setup({ db, ids, outbox, clock, cache }) {
+    const repo = new ChargeRepository(db, ids, outbox, clock, cache);
     await repo.ensureIndexes();
     return catalogueHandlers(new ChargeOperations(repo));
   },

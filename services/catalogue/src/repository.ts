@@ -7,13 +7,13 @@ import {
   escapeRegExp,
   fromCents,
   isDuplicateKeyError,
-  findByKeys,
   notFound,
   withEventId,
   withFreshId,
   type ClinicClock,
   type IdAllocator,
   type Outbox,
+  type VersionedCache,
 } from '@clinic/service-kit';
 import { MESSAGES, nameKey, type ChargeFields, type ChargeListFilter, type NewCharge } from './rules';
 
@@ -51,6 +51,8 @@ export interface ChargeView {
 }
 
 const COLLECTION = 'charges';
+/** The cache scope of one branch's charges. */
+const storeScope = (storeId: number) => `charges:store:${storeId}`;
 
 export class ChargeRepository {
   private readonly charges: Collection<ChargeDoc>;
@@ -60,6 +62,7 @@ export class ChargeRepository {
     private readonly ids: IdAllocator,
     private readonly outbox: Outbox,
     private readonly clock: ClinicClock,
+    private readonly cache: VersionedCache,
   ) {
     this.charges = db.collection<ChargeDoc>(COLLECTION);
   }
@@ -92,8 +95,12 @@ export class ChargeRepository {
     return this.charges.findOne({ _id: docKey(id), is_deleted: false });
   }
 
-  /** Live charges of a store, by name (case-insensitively, as people read a list). */
-  async list(filter: ChargeListFilter): Promise<ChargeDoc[]> {
+  /** Live charges of a store as the API shows them, by name (case-insensitively, as people read a list). */
+  list(filter: ChargeListFilter): Promise<ChargeView[]> {
+    return this.cache.get(storeScope(filter.store_id), JSON.stringify(filter), async () => (await this.query(filter)).map((d) => this.view(d)));
+  }
+
+  private async query(filter: ChargeListFilter): Promise<ChargeDoc[]> {
     const query: Record<string, unknown> = { store_id: filter.store_id, is_deleted: false };
     if (filter.status !== undefined) query.status = filter.status;
     if (filter.charge_type !== undefined) query.charge_type = filter.charge_type;
@@ -107,7 +114,7 @@ export class ChargeRepository {
 
   async create(input: NewCharge, actor: Caller['sub'], correlationId: string): Promise<ChargeDoc> {
     try {
-      return await withFreshId(this.ids, COLLECTION, this.charges, async (id) => {
+      const doc = await withFreshId(this.ids, COLLECTION, this.charges, async (id) => {
         const doc: ChargeDoc = {
           _id: docKey(id),
           id,
@@ -126,6 +133,8 @@ export class ChargeRepository {
         );
         return doc;
       });
+      await this.cache.bump(storeScope(input.store_id));
+      return doc;
     } catch (err) {
       if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
       throw err;
@@ -144,10 +153,11 @@ export class ChargeRepository {
 
   /** Ids among `ids` that cannot be billed in `storeId`: missing, deleted, not Active or of another store. */
   async unbillable(storeId: number, ids: number[]): Promise<number[]> {
-    const unique = [...new Set(ids)];
-    const docs = await findByKeys(this.charges, unique.map(docKey), { id: 1, store_id: 1, status: 1, is_deleted: 1 });
-    const billable = new Set(docs.filter((d) => !d.is_deleted && d.status === 'Active' && d.store_id === storeId).map((d) => d.id));
-    return unique.filter((id) => !billable.has(id));
+    const billable = await this.cache.get(storeScope(storeId), 'billable', async () => {
+      const docs = await this.charges.find({ store_id: storeId, is_deleted: false, status: 'Active' }, { projection: { id: 1 } }).toArray();
+      return new Set(docs.map((d) => d.id));
+    });
+    return [...new Set(ids)].filter((id) => !billable.has(id));
   }
 
   private async changeLive(existing: ChargeDoc, changes: Partial<ChargeDoc>, subject: EventSubject, correlationId: string): Promise<void> {
@@ -164,6 +174,7 @@ export class ChargeRepository {
       if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
       throw err;
     }
+    await this.cache.bump(storeScope(existing.store_id));
   }
 
   private withEvent<T>(subject: EventSubject, after: ChargeDoc, correlationId: string, write: (eventId: string) => Promise<T>): Promise<T> {

@@ -9,9 +9,11 @@ const ABANDONED_SCAN_MS = 30_000;
 
 void startService({
   name: 'sessions',
-  async setup({ db, ids, outbox, clock, refs, log }) {
-    const repo = new SessionRepository(db, ids, outbox, refs, clock);
+  async setup({ db, ids, outbox, clock, refs, log, cache }) {
+    const repo = new SessionRepository(db, ids, outbox, refs, clock, cache);
     await repo.ensureIndexes();
+    // Doctors, stores and appointments appear in every session read.
+    refs.onApplied(() => repo.changed());
     const operations = new SessionOperations(repo, refs, outbox, clock);
     const scan = () => repo.rollBackAbandonedRuns(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));
     await scan();

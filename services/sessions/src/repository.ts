@@ -13,6 +13,7 @@ import {
   type Logger,
   type Outbox,
   type ReferenceData,
+  type VersionedCache,
   type WriteProof,
 } from '@clinic/service-kit';
 import { displayStatus, isActiveAppointment, MESSAGES, type SessionChanges, type SessionListFilter } from './rules';
@@ -47,8 +48,16 @@ interface RunDoc {
 }
 
 const COLLECTION = 'sessions';
+/** Cache scope of everything a session read shows: sessions, runs, and the doctors, stores and appointments joined in. */
+export const SESSIONS_SCOPE = 'sessions';
 /** A run still "running" after this long belongs to a process that died. */
 export const RUN_LEASE_MS = 5 * 60_000;
+/**
+ * A write that timed out on our side may still be executed by the server
+ * later (a "zombie" insert), after its run was rolled back. For this long
+ * after a rollback, the run's sessions stay hidden and are deleted again.
+ */
+export const ZOMBIE_WINDOW_MS = 60 * 60_000;
 
 export class SessionRepository {
   private readonly sessions: Collection<SessionDoc>;
@@ -60,6 +69,7 @@ export class SessionRepository {
     private readonly outbox: Outbox,
     private readonly refs: ReferenceData,
     private readonly clock: ClinicClock,
+    private readonly cache: VersionedCache,
   ) {
     this.sessions = db.collection<SessionDoc>(COLLECTION);
     this.runs = db.collection<RunDoc>('auto_create_runs');
@@ -75,9 +85,14 @@ export class SessionRepository {
     await ensureIndexes(this.runs, [{ key: { status: 1, started_at: 1 }, name: 'runs_by_status' }]);
   }
 
-  /** Sessions of runs that have not completed: not shown, not counted. */
+  /** Runs whose sessions are not shown: in progress, failed, or rolled back recently (see ZOMBIE_WINDOW_MS). */
   private async hiddenRuns(): Promise<string[]> {
-    const runs = await this.runs.find({ status: { $in: ['running', 'failed'] } }, { projection: { _id: 1 } }).toArray();
+    const runs = await this.runs
+      .find(
+        { $or: [{ status: { $in: ['running', 'failed'] } }, { status: 'rolled_back', finished_at: { $gt: new Date(Date.now() - ZOMBIE_WINDOW_MS) } }] },
+        { projection: { _id: 1 } },
+      )
+      .toArray();
     return runs.map((r) => r._id);
   }
 
@@ -90,12 +105,20 @@ export class SessionRepository {
     return this.sessions.findOne(await this.visible({ _id: docKey(id) }));
   }
 
-  async list(filter: SessionListFilter): Promise<SessionDoc[]> {
-    const query: Filter<SessionDoc> = {};
-    if (filter.store_id !== undefined) query.store_id = filter.store_id;
-    if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
-    if (filter.date !== undefined) query.session_date = filter.date;
-    return this.sessions.find(await this.visible(query)).toArray();
+  /** Visible sessions as the API shows them. */
+  list(filter: SessionListFilter): Promise<Record<string, unknown>[]> {
+    return this.cache.get(SESSIONS_SCOPE, JSON.stringify(filter), async () => {
+      const query: Filter<SessionDoc> = {};
+      if (filter.store_id !== undefined) query.store_id = filter.store_id;
+      if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
+      if (filter.date !== undefined) query.session_date = filter.date;
+      return this.views(await this.sessions.find(await this.visible(query)).toArray());
+    });
+  }
+
+  /** After anything a session read shows has changed. */
+  changed(): Promise<void> {
+    return this.cache.bump(SESSIONS_SCOPE);
   }
 
   /** Visible sessions of the given doctors on the given dates, for the preview's `exists`. */
@@ -156,7 +179,7 @@ export class SessionRepository {
 
   async create(fields: NewSessionDoc, correlationId: string): Promise<SessionDoc> {
     try {
-      return await withFreshId(this.ids, COLLECTION, this.sessions, async (id) => {
+      const created = await withFreshId(this.ids, COLLECTION, this.sessions, async (id) => {
         const doc = this.buildDoc(id, fields);
         const [view] = await this.views([doc]);
         await this.outbox.record(
@@ -165,6 +188,8 @@ export class SessionRepository {
         );
         return doc;
       });
+      await this.changed();
+      return created;
     } catch (err) {
       if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
       throw err;
@@ -188,6 +213,7 @@ export class SessionRepository {
       if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
       throw err;
     }
+    await this.changed();
   }
 
   async remove(existing: SessionDoc, correlationId: string): Promise<void> {
@@ -199,6 +225,7 @@ export class SessionRepository {
         if (result.deletedCount === 0) throw notFound(MESSAGES.notFound);
       },
     );
+    await this.changed();
   }
 
   private buildDoc(id: number, fields: NewSessionDoc): SessionDoc {
@@ -212,7 +239,11 @@ export class SessionRepository {
     await this.runs.insertOne({ _id: runId, status: 'running', month, started_at: new Date(), finished_at: null });
   }
 
-  /** Inserts one session of a run, or answers 'exists' when its slot is taken. */
+  /**
+   * Inserts one session of a run, or answers 'exists' when its slot is taken.
+   * A slot held by a session of a failed or rolled-back run (a late insert of
+   * that run) is taken over instead: the month being created must be whole.
+   */
   async insertForRun(runId: string, fields: NewSessionDoc): Promise<SessionDoc | 'exists'> {
     try {
       return await withFreshId(this.ids, COLLECTION, this.sessions, async (id) => {
@@ -221,8 +252,18 @@ export class SessionRepository {
         return doc;
       });
     } catch (err) {
-      if (isDuplicateKeyError(err)) return 'exists';
-      throw err;
+      if (!isDuplicateKeyError(err)) throw err;
+      const holder = await this.sessions.findOne({
+        doctor_id: fields.doctor_id,
+        store_id: fields.store_id,
+        session_date: fields.session_date,
+        session_no: fields.session_no,
+      });
+      const holderRun = holder?.run_id ? await this.runs.findOne({ _id: holder.run_id }) : null;
+      if (!holder || !holderRun || !['failed', 'rolled_back'].includes(holderRun.status)) return 'exists';
+      const adopted = { ...holder, ...fields, run_id: runId, created_at: new Date() };
+      await this.sessions.updateOne({ _id: holder._id, run_id: holder.run_id }, { $set: { ...fields, run_id: runId, created_at: adopted.created_at } });
+      return adopted;
     }
   }
 
@@ -232,6 +273,7 @@ export class SessionRepository {
 
   async completeRun(runId: string): Promise<void> {
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'completed', finished_at: new Date() } });
+    await this.changed();
   }
 
   /** Removes what a run inserted and marks it rolled back. */
@@ -239,10 +281,14 @@ export class SessionRepository {
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'failed' } });
     const { deletedCount } = await this.sessions.deleteMany({ run_id: runId });
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'rolled_back', finished_at: new Date() } });
+    await this.changed();
     return deletedCount;
   }
 
-  /** Rolls back runs that failed, or whose process died, and could not clean up after themselves. */
+  /**
+   * Rolls back runs that failed, or whose process died, and could not clean
+   * up after themselves; and deletes late inserts of recently rolled-back runs.
+   */
   async rollBackAbandonedRuns(log: Logger): Promise<void> {
     const stale = await this.runs
       .find({ $or: [{ status: 'failed' }, { status: 'running', started_at: { $lt: new Date(Date.now() - RUN_LEASE_MS) } }] })
@@ -251,6 +297,12 @@ export class SessionRepository {
       const removed = await this.rollBackRun(run._id);
       log.warn({ run_id: run._id, month: run.month, removed }, 'abandoned auto-creation run rolled back');
     }
+    const recent = await this.runs
+      .find({ status: 'rolled_back', finished_at: { $gt: new Date(Date.now() - ZOMBIE_WINDOW_MS) } }, { projection: { _id: 1 } })
+      .toArray();
+    if (recent.length === 0) return;
+    const { deletedCount } = await this.sessions.deleteMany({ run_id: { $in: recent.map((r) => r._id) } });
+    if (deletedCount > 0) log.warn({ removed: deletedCount }, 'late inserts of rolled-back runs removed');
   }
 }
 

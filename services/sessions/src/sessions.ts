@@ -9,7 +9,7 @@ import {
   pathId,
   type ClinicClock,
   type HandlerContext,
-  type PendingEvents,
+  type PreparedEvents,
   type Outbox,
   type ReferenceData,
 } from '@clinic/service-kit';
@@ -45,9 +45,9 @@ export class SessionOperations {
 
   async list(request: ServiceRequest): Promise<ServiceReply> {
     const filter = parseListQuery(request.query);
-    const docs = await this.repo.list(filter);
-    const views = (await this.repo.views(docs))
-      .filter((s) => filter.status === undefined || s.status === filter.status)
+    const { status, ...query } = filter;
+    const views = (await this.repo.list(query))
+      .filter((s) => status === undefined || s.status === status)
       .sort(
         (a, b) =>
           String(b.session_date).localeCompare(String(a.session_date)) ||
@@ -154,7 +154,7 @@ export class SessionOperations {
     if (plan.length === 0) throw notFound(`No doctor schedules found for ${label}.`); // rule 1
 
     const runId = randomUUID();
-    let pending: PendingEvents | null = null;
+    let pending: PreparedEvents | null = null;
     await this.repo.startRun(runId, selection.month);
     try {
       const outcome = await executePlan(
@@ -174,9 +174,10 @@ export class SessionOperations {
         isConnectivityError,
       );
       const views = await this.repo.views(outcome.created as SessionDoc[]);
-      pending = await this.outbox.recordPending(
-        views.map((session) => ({ subject: EventSubjects.sessionCreated, data: { session }, correlationId: ctx.correlationId })),
-        this.repo.runCommitProof(runId),
+      // Several documents, one commit: every event's proof is the run's completion.
+      const proof = this.repo.runCommitProof(runId);
+      pending = await this.outbox.prepare(
+        views.map((session) => ({ subject: EventSubjects.sessionCreated, data: { session }, correlationId: ctx.correlationId, proof })),
       );
       await this.repo.completeRun(runId);
       pending.release();
@@ -189,7 +190,7 @@ export class SessionOperations {
     } catch (err) {
       ctx.log.error({ err, run_id: runId }, 'auto-creation failed; rolling back');
       try {
-        await pending?.abandon();
+        await pending?.discard();
         const removed = await this.repo.rollBackRun(runId);
         ctx.log.warn({ run_id: runId, removed }, 'auto-creation rolled back');
       } catch (rollbackError) {
