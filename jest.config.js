@@ -27,6 +27,12 @@ module.exports = {
       testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
     },
     {
+      displayName: 'faults',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/tests/faults/**/*.test.ts'],
+    },
+    {
       displayName: 'e2e',
       testEnvironment: 'node',
       transform,

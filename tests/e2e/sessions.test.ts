@@ -451,7 +451,9 @@ describe('POST /auto_create_sessions', () => {
     const res = await pending;
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ success: false, error: 'Internal server error.' });
-    // Nothing of the failed run is visible, and once rolled back the month can be created whole.
+    // Once the service sees its database again, nothing of the failed run is visible,
+    // and once rolled back the month can be created whole.
+    await t.stack.waitHealthy(20_000);
     const inMonth = async () => (await t.get('/all_sessions?store_id=2')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
     expect(await inMonth()).toEqual([]);
     const retry = await eventually(async () => {

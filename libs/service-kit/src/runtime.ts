@@ -32,6 +32,9 @@ export interface ServeOptions {
   service: string;
   handlers: Record<string, Handler>;
   log: Logger;
+  /** Fails requests fast while the database is down (health and status subjects are not guarded). */
+  breaker?: { check(): void; record(err: unknown): void };
+  unguarded?: string[];
 }
 
 export interface Server {
@@ -86,7 +89,7 @@ function decodeRequest(data: Uint8Array): ServiceRequest {
  * caller and correlation id read from headers, access checked, errors turned
  * into the spec's envelope, one log line per request.
  */
-export function serve({ nc, service, handlers, log }: ServeOptions): Server {
+export function serve({ nc, service, handlers, log, breaker, unguarded = [] }: ServeOptions): Server {
   const inFlight = new Set<Promise<void>>();
   const subscriptions: Subscription[] = [];
   const encoder = new TextEncoder();
@@ -109,7 +112,14 @@ export function serve({ nc, service, handlers, log }: ServeOptions): Server {
       if (decision === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
       const request = decodeRequest(msg.data);
       const idempotencyKey = msg.headers?.get(HeaderNames.idempotencyKey) || null;
-      reply = await handler(request, { caller, correlationId, idempotencyKey, log: requestLog });
+      const guarded = breaker && !unguarded.includes(subject);
+      if (guarded) breaker.check();
+      try {
+        reply = await handler(request, { caller, correlationId, idempotencyKey, log: requestLog });
+      } catch (err) {
+        if (guarded) breaker.record(err);
+        throw err;
+      }
     } catch (err) {
       if (err instanceof ServiceError) {
         reply = failure(err.status, err.message);

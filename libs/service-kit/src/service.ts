@@ -9,6 +9,7 @@ import {
   success,
   type ServiceName,
 } from '@clinic/contracts';
+import { DatabaseBreaker } from './breaker';
 import { VersionedCache } from './cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
@@ -69,22 +70,32 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     const handlers = await definition.setup(infra);
 
     const subjects = ServiceSubjects[name];
+    const breaker = new DatabaseBreaker(mongo.db, log.child({ component: 'breaker' }));
     const health: Handler = async () => {
       try {
         await mongo.db.command({ ping: 1 });
       } catch {
         return failure(503, `${name}: database unavailable.`);
       }
+      breaker.close();
       return success(200, { service: name, status: 'ok', instance, outbox_queue: outbox.pendingInProcess() });
     };
     const refStatus: Handler = async () => success(200, { service: name, ...(await consumer.status()) });
 
     outbox.start();
-    const server = serve({ nc, service: name, handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus }, log });
+    const server = serve({
+      nc,
+      service: name,
+      handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
+      log,
+      breaker,
+      unguarded: [subjects.health, subjects.refStatus],
+    });
     log.info({ instance, clinic_tz: clock.timeZone, db: settings.mongoDb }, 'service started');
 
     onShutdownSignal(log, async () => {
       await server.stop();
+      breaker.stop();
       await consumer.stop();
       await outbox.stop();
       await nc.drain();

@@ -1,0 +1,122 @@
+/**
+ * A steady load of bill creations through the gateway, as careful clients
+ * would send it: each logical bill carries an Idempotency-Key and is retried
+ * (same key) after a 503, a 504 or a broken connection. Every attempt is
+ * timed; one that takes longer than the client's limit counts as a hang.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+
+export interface Attempt {
+  status: number | 'network' | 'hang';
+  ms: number;
+  startedAt: number;
+  body?: any;
+}
+
+export interface LogicalBill {
+  key: string;
+  attempts: Attempt[];
+  /** The bill the API finally confirmed with a 201, if any. */
+  created?: { bill_id: number; bill_number: string };
+}
+
+export interface LoadOptions {
+  url: string;
+  token: string;
+  body: () => Record<string, unknown>;
+  concurrency?: number;
+  maxAttempts?: number;
+  /** A request taking longer than this is a hang. */
+  hangMs?: number;
+}
+
+/** With an Idempotency-Key every server failure is safe to retry: the first bill comes back if it was made. */
+const RETRIABLE = new Set<number | string>([500, 503, 504, 'network']);
+
+export class BillLoad {
+  readonly bills: LogicalBill[] = [];
+  private running = false;
+  private workers: Promise<void>[] = [];
+  readonly startedAt = performance.now();
+
+  constructor(private readonly options: LoadOptions) {}
+
+  start(): void {
+    this.running = true;
+    this.workers = Array.from({ length: this.options.concurrency ?? 8 }, () => this.worker());
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.workers);
+  }
+
+  /** Milliseconds since the load started. */
+  now(): number {
+    return performance.now() - this.startedAt;
+  }
+
+  private async worker(): Promise<void> {
+    while (this.running) {
+      const bill: LogicalBill = { key: randomUUID(), attempts: [] };
+      this.bills.push(bill);
+      const body = JSON.stringify(this.options.body());
+      for (let i = 0; i < (this.options.maxAttempts ?? 6); i++) {
+        const attempt = await this.attempt(bill.key, body);
+        bill.attempts.push(attempt);
+        if (attempt.status === 201) {
+          bill.created = { bill_id: attempt.body.bill_id, bill_number: attempt.body.bill_number };
+          break;
+        }
+        if (!RETRIABLE.has(attempt.status)) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }
+
+  private async attempt(key: string, body: string): Promise<Attempt> {
+    const startedAt = this.now();
+    const t0 = performance.now();
+    try {
+      const response = await fetch(`${this.options.url}/lab_bills`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body,
+        signal: AbortSignal.timeout(this.options.hangMs ?? 15_000),
+      });
+      const json = await response.json().catch(() => undefined);
+      return { status: response.status, ms: performance.now() - t0, startedAt, body: json };
+    } catch (err) {
+      const hang = (err as Error).name === 'TimeoutError';
+      return { status: hang ? 'hang' : 'network', ms: performance.now() - t0, startedAt };
+    }
+  }
+
+  /** Every attempt's status, counted. */
+  statusCounts(from = 0, to = Infinity): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const attempt of this.bills.flatMap((b) => b.attempts)) {
+      if (attempt.startedAt < from || attempt.startedAt >= to) continue;
+      counts[String(attempt.status)] = (counts[String(attempt.status)] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /** Time from `since` until the first request started after it succeeded. */
+  recoveryMs(since: number): number | null {
+    const first = this.bills
+      .flatMap((b) => b.attempts)
+      .filter((a) => a.startedAt >= since && a.status === 201)
+      .sort((a, b) => a.startedAt - b.startedAt)[0];
+    return first ? Math.round(first.startedAt + first.ms - since) : null;
+  }
+
+  /** Every failure carried the spec's envelope (JSON, success false, a string error and no stack). */
+  failuresInEnvelope(): boolean {
+    return this.bills
+      .flatMap((b) => b.attempts)
+      .filter((a) => typeof a.status === 'number' && a.status >= 400)
+      .every((a) => a.body?.success === false && typeof a.body.error === 'string' && !/\n\s+at /.test(a.body.error));
+  }
+}
