@@ -101,13 +101,21 @@ async function verify(fault: string, run: BillLoad, billDate: string, recoverySi
   const seqs = bills.filter((b) => b.bill_date === billDate).map((b) => Number(b.bill_number.split('-')[2])).sort((a, b) => a - b);
   const gaps = seqs.length === 0 ? 0 : seqs[seqs.length - 1] - seqs.length;
 
-  const readable = await Promise.all(confirmed.map(async (b) => (await t.get(`/lab_bills/${b.created!.bill_id}`)).status === 200));
+  const readStatuses = await Promise.all(confirmed.map(async (b) => (await t.get(`/lab_bills/${b.created!.bill_id}`)).status));
+  const readable = readStatuses.map((status) => status === 200);
+  if (readable.some((ok) => !ok)) {
+    const counts: Record<number, number> = {};
+    for (const status of readStatuses) counts[status] = (counts[status] ?? 0) + 1;
+    process.stdout.write(`reads of confirmed bills after ${fault}: ${JSON.stringify(counts)}\n`);
+  }
   const nc = await t.nats('hospital');
   const events = await eventually(async () => {
     const ids = await createdEvents(nc);
     return bills.every((b) => ids.has(b.id)) ? ids : undefined;
   }, 30_000, 1_000).catch(() => createdEvents(nc));
-  const eventsMissing = bills.filter((b) => !events.has(b.id)).length;
+  const missing = bills.filter((b) => !events.has(b.id));
+  const eventsMissing = missing.length;
+  if (missing.length > 0) process.stdout.write(`bills without a created event: ${JSON.stringify(missing)}\n`);
 
   const counts = run.statusCounts();
   const failed = Object.fromEntries(Object.entries(counts).filter(([status]) => status !== '201'));

@@ -12,58 +12,72 @@ export class DatabaseUnavailableError extends Error {
 /**
  * Fails requests at once while the database cannot be reached, instead of
  * letting each wait out the driver's server selection and pile up behind one
- * another until the gateway answers 504. Opened by a connectivity error,
- * closed by the first successful ping (tried every `probeMs`).
+ * another until the gateway answers 504.
+ *
+ * A connectivity error opens the circuit. For `openMs` after the latest such
+ * error requests fail at once; after that they may try again (half-open), and
+ * a failing try re-opens it. Meanwhile a probe pings, one ping at a time, each
+ * bounded by the driver's own timeouts; its first success closes the circuit,
+ * however long the ping took.
  */
 export class DatabaseBreaker {
-  private openSince: number | null = null;
-  private probe: NodeJS.Timeout | null = null;
+  private lastFailureAt: number | null = null;
+  private openedAt = 0;
+  private probing = false;
+  private stopped = false;
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
+    private readonly openMs = 1_000,
     private readonly probeMs = 250,
   ) {}
 
   get isOpen(): boolean {
-    return this.openSince !== null;
+    return this.lastFailureAt !== null;
   }
 
   /** Throws while the database is known to be unreachable (the caller answers 500). */
   check(): void {
-    if (this.openSince !== null) throw new DatabaseUnavailableError();
+    if (this.lastFailureAt !== null && Date.now() - this.lastFailureAt < this.openMs) throw new DatabaseUnavailableError();
   }
 
-  /** Looks at a request's failure; a connectivity error opens the circuit. */
+  /** Looks at a request's failure; a connectivity error (re)opens the circuit. */
   record(err: unknown): void {
-    if (this.openSince !== null || !isConnectivityError(err)) return;
-    this.openSince = Date.now();
-    this.log.error({ err }, 'database unreachable: failing requests fast until it answers');
-    const tick = () => {
-      // A ping on a connection to a paused server would wait out the socket timeout: give up sooner.
-      const timeout = new Promise((_resolve, reject) => setTimeout(() => reject(new Error('ping timed out')), this.probeMs * 2).unref());
-      Promise.race([this.db.command({ ping: 1 }), timeout])
-        .then(() => this.close())
-        .catch(() => {
-          if (this.openSince === null) return;
-          this.probe = setTimeout(tick, this.probeMs);
-          this.probe.unref();
-        });
-    };
-    this.probe = setTimeout(tick, this.probeMs);
-    this.probe.unref();
+    if (!isConnectivityError(err)) return;
+    if (this.lastFailureAt === null) {
+      this.openedAt = Date.now();
+      this.log.error({ err }, 'database unreachable: failing requests fast until it answers');
+    }
+    this.lastFailureAt = Date.now();
+    void this.probe();
   }
 
-  /** The database answered (a probe, or a health check). */
+  /** The database answered (the probe, or a health check). */
   close(): void {
-    if (this.openSince === null) return;
-    this.log.warn({ down_ms: Date.now() - this.openSince }, 'database reachable again');
-    this.openSince = null;
-    if (this.probe) clearTimeout(this.probe);
-    this.probe = null;
+    if (this.lastFailureAt === null) return;
+    this.log.warn({ down_ms: Date.now() - this.openedAt }, 'database reachable again');
+    this.lastFailureAt = null;
   }
 
   stop(): void {
-    if (this.probe) clearTimeout(this.probe);
+    this.stopped = true;
+  }
+
+  private async probe(): Promise<void> {
+    if (this.probing) return;
+    this.probing = true;
+    try {
+      while (this.lastFailureAt !== null && !this.stopped) {
+        try {
+          await this.db.command({ ping: 1 });
+          this.close();
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, this.probeMs).unref());
+        }
+      }
+    } finally {
+      this.probing = false;
+    }
   }
 }

@@ -30,6 +30,10 @@ export async function connectMongo(url: string, dbName: string, log: Logger, app
     connectTimeoutMS: 2_000,
     socketTimeoutMS: 4_000,
     maxPoolSize: 32,
+    // Notice a returning server within a second (the default is ten), by polling:
+    // FerretDB does not stream topology changes.
+    heartbeatFrequencyMS: 1_000,
+    serverMonitoringMode: 'poll',
   });
   for (let attempt = 1; ; attempt++) {
     try {

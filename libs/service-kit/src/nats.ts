@@ -56,6 +56,33 @@ export async function callService(
   request: ServiceRequest,
   options: CallOptions,
 ): Promise<ServiceReply<ResponseBody>> {
+  const raw = await callServiceRaw(nc, subject, request, options);
+  return JSON.parse(new TextDecoder().decode(raw)) as ServiceReply<ResponseBody>;
+}
+
+const REPLY_PREFIX = /^\{"status":(\d{3}),"body":/;
+const encoder = new TextEncoder();
+
+/**
+ * The status and the body's JSON bytes of a reply, without parsing the body:
+ * services write `{"status":NNN,"body":...}`, so the body is everything between
+ * that prefix and the closing brace. Anything else is parsed in full.
+ */
+export function splitReply(raw: Uint8Array): { status: number; body: Uint8Array } {
+  const head = new TextDecoder().decode(raw.subarray(0, 32));
+  const match = REPLY_PREFIX.exec(head);
+  if (match && raw[raw.length - 1] === 0x7d) return { status: Number(match[1]), body: raw.subarray(match[0].length, raw.length - 1) };
+  const reply = JSON.parse(new TextDecoder().decode(raw)) as ServiceReply<ResponseBody>;
+  return { status: reply.status, body: encoder.encode(JSON.stringify(reply.body)) };
+}
+
+/** Like callService, but returns the reply's bytes as they came. */
+export async function callServiceRaw(
+  nc: NatsConnection,
+  subject: string,
+  request: ServiceRequest,
+  options: CallOptions,
+): Promise<Uint8Array> {
   const h = natsHeaders();
   h.set(HeaderNames.correlationId, options.correlationId);
   h.set(HeaderNames.deadline, String(Date.now() + options.timeoutMs));
@@ -66,7 +93,7 @@ export async function callService(
   if (options.idempotencyKey) h.set(HeaderNames.idempotencyKey, options.idempotencyKey);
   try {
     const msg = await nc.request(subject, JSON.stringify(request), { timeout: options.timeoutMs, headers: h });
-    return JSON.parse(new TextDecoder().decode(msg.data)) as ServiceReply<ResponseBody>;
+    return msg.data;
   } catch (err) {
     if (err instanceof NatsError && err.code === ErrorCode.NoResponders) {
       throw new ServiceUnavailableError(`No service answers ${subject}`);

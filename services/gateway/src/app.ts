@@ -22,8 +22,9 @@ import {
   type ServiceRequest,
 } from '@clinic/contracts';
 import {
-  callService,
+  callServiceRaw,
   readCorrelationId,
+  splitReply,
   ServiceTimeoutError,
   ServiceUnavailableError,
   type Logger,
@@ -214,13 +215,15 @@ async function forward(
   if (route.body && request.body !== undefined) message.body = request.body;
 
   try {
-    const result = await callService(nc, route.subject, message, {
+    const raw = await callServiceRaw(nc, route.subject, message, {
       caller,
       correlationId: request.id,
       timeoutMs: config.requestTimeoutMs,
       idempotencyKey: idempotencyKeyOf(request),
     });
-    return reply.code(result.status).send(result.body);
+    // The service's body goes out as it came: no parse and no second serialization.
+    const { status, body } = splitReply(raw);
+    return reply.code(status).type('application/json; charset=utf-8').send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   } catch (err) {
     if (err instanceof ServiceUnavailableError) {
       request.log.warn({ subject: route.subject }, 'no responder');

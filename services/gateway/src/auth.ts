@@ -23,7 +23,8 @@ export const TOKEN_MESSAGES = {
 export async function registerJwt(app: FastifyInstance, jwt: JwtVerification): Promise<void> {
   await app.register(fastifyJwt, {
     secret: jwt.algorithm === 'HS256' ? jwt.secret : { public: jwt.publicKey },
-    verify: { algorithms: [jwt.algorithm], requiredClaims: ['exp'] },
+    // Verified tokens are cached (fast-jwt still checks their expiry on every use).
+    verify: { algorithms: [jwt.algorithm], requiredClaims: ['exp'], cache: 10_000 },
   });
 }
 

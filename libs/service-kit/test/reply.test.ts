@@ -1,0 +1,18 @@
+import { splitReply } from '../src/nats';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const text = (data: Uint8Array) => new TextDecoder().decode(data);
+
+describe('splitReply', () => {
+  it('takes the body bytes of a service reply as they are', () => {
+    const body = { success: true, charges: [{ id: 1, charge_name: 'Ünïcode "quoted" }' }], count: 1 };
+    const reply = splitReply(bytes(JSON.stringify({ status: 200, body })));
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(text(reply.body))).toEqual(body);
+  });
+
+  it('parses anything written another way', () => {
+    const reply = splitReply(bytes('{ "body": {"success":false,"error":"x"}, "status": 404 }'));
+    expect(reply).toEqual({ status: 404, body: bytes('{"success":false,"error":"x"}') });
+  });
+});
