@@ -1,15 +1,29 @@
 // npm run bench: load through the gateway with autocannon (a separate process),
 // the same operations sent to the services' subjects directly, and a raw NATS
 // echo, so that the gateway's and the NATS hop's shares of the latency show.
-// Starts its own stack on the embedded default, or uses GATEWAY_URL.
+// Starts its own stack on the embedded default, or uses GATEWAY_URL (a stack
+// started by npm start; with NATS_URL and MONGO_URL also the baselines and checks).
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MongoClient } from 'mongodb';
-import { BillingSubjects, CatalogueSubjects, HeaderNames, SessionsSubjects } from '@clinic/contracts';
-import { freePort, natsServerBinary, REPO_ROOT, signingKeyFromEnv, signToken, Stack, waitFor, canConnect } from '@clinic/devstack';
+import { BillingSubjects, CatalogueSubjects, HeaderNames, SessionsSubjects, type NatsUser } from '@clinic/contracts';
+import {
+  canConnect,
+  freePort,
+  natsPasswords,
+  natsServerBinary,
+  parseSeedFile,
+  REPO_ROOT,
+  seedReferenceData,
+  signingKeyFromEnv,
+  signToken,
+  Stack,
+  waitFor,
+} from '@clinic/devstack';
+import { connectNats, createLogger } from '@clinic/service-kit';
 import { loadDemoDataOnFirstStart } from '../demo';
 import type { LatencyStats } from './stats';
 
@@ -23,8 +37,8 @@ const HERE = __dirname;
 interface Target {
   gatewayUrl: string;
   token: string;
-  /** For the direct-to-service baseline; absent with GATEWAY_URL unless NATS_URL is given. */
-  nats?: { url: string; user: string; password: string };
+  /** For the direct-to-service baseline and seeding; absent with GATEWAY_URL unless NATS_URL is given. */
+  nats?: { url: string; passwords: Record<NatsUser, string> };
   /** For the bill-number check; the API is used without it. */
   mongoUrl?: string;
   /** The stack this run started (absent with GATEWAY_URL, which is expected to hold npm start's demo data). */
@@ -48,9 +62,7 @@ async function startTarget(): Promise<Target> {
     return {
       gatewayUrl: process.env.GATEWAY_URL.replace(/\/$/, ''),
       token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 4 * 3600 }, signing),
-      nats: process.env.NATS_URL
-        ? { url: process.env.NATS_URL, user: process.env.NATS_USER ?? 'gateway', password: process.env.NATS_PASSWORD ?? '' }
-        : undefined,
+      nats: process.env.NATS_URL ? { url: process.env.NATS_URL, passwords: natsPasswords() } : undefined,
       mongoUrl: process.env.MONGO_URL,
       stop: async () => undefined,
     };
@@ -66,7 +78,7 @@ async function startTarget(): Promise<Target> {
   return {
     gatewayUrl: stack.gatewayUrl,
     token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 4 * 3600 }, { algorithm: 'HS256', key: secret }),
-    nats: { url: stack.infra.natsUrl, user: 'gateway', password: stack.infra.natsPasswords.gateway },
+    nats: { url: stack.infra.natsUrl, passwords: stack.infra.natsPasswords },
     mongoUrl: stack.infra.mongoUrl,
     stack,
     async stop() {
@@ -94,15 +106,20 @@ const benchDoctor = (id: number) => ({
   })),
 });
 
-/** Demo data, a month of sessions in branch 1, and 10,000 bills in branch 2 (created through the API). */
-async function prepare(target: Target, stackForDemo: Stack | null): Promise<Record<string, unknown>> {
-  if (stackForDemo) await loadDemoDataOnFirstStart(stackForDemo, target.token);
+/**
+ * Demo data (npm start's, already there with GATEWAY_URL), six more doctors
+ * so that branch 1 has a month of sessions, and 10,000 bills in branch 2
+ * (created through the API).
+ */
+async function prepare(target: Target): Promise<Record<string, unknown>> {
+  if (target.stack) await loadDemoDataOnFirstStart(target.stack, target.token);
   const month = nextMonth(2);
   const setup: Record<string, unknown> = { month };
-  if (stackForDemo) {
-    const { seedReferenceData, parseSeedFile } = await import('@clinic/devstack');
-    const { connectNats, createLogger } = await import('@clinic/service-kit');
-    const nc = await connectNats({ url: stackForDemo.infra.natsUrl, user: 'ops', password: stackForDemo.infra.natsPasswords.ops }, { name: 'bench', log: createLogger('bench', 'warn'), waitForServer: false });
+  if (target.nats) {
+    const nc = await connectNats(
+      { url: target.nats.url, user: 'ops', password: target.nats.passwords.ops },
+      { name: 'bench', log: createLogger('bench', 'warn'), waitForServer: false },
+    );
     await seedReferenceData(nc, parseSeedFile({ doctors: [11, 12, 13, 14, 15, 16].map(benchDoctor) }));
     await nc.close();
   }
@@ -193,8 +210,8 @@ async function direct(target: Target, scenario: Scenario, concurrency: number): 
   const envelope = scenario.body ? { body: scenario.body(concurrency, 'nats') } : { query: scenario.query };
   return natsClient({
     url: target.nats!.url,
-    user: target.nats!.user,
-    password: target.nats!.password,
+    user: 'gateway',
+    password: target.nats!.passwords.gateway,
     subject: scenario.subject,
     payload: JSON.stringify(envelope),
     headers: { [HeaderNames.callerSub]: '1', [HeaderNames.callerRole]: 'admin' },
@@ -276,7 +293,7 @@ async function main(): Promise<void> {
     settings: { duration_s: DURATION_S, concurrency: CONCURRENCY, log_level: process.env.BENCH_LOG_LEVEL ?? 'info', target: process.env.GATEWAY_URL ?? 'embedded default' },
   };
   try {
-    results.setup = await prepare(target, target.stack ?? null);
+    results.setup = await prepare(target);
     const items = results.setup.items as unknown[];
     const bill = (c: number, via: 'http' | 'nats') => ({
       patient_name: 'Bench Patient', patient_contact: '0771234567', bill_date: writeDate(c, via), payment_method: 'Cash',
