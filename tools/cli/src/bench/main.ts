@@ -4,7 +4,7 @@
 // Starts its own stack on the embedded default, or uses GATEWAY_URL (a stack
 // started by npm start; with NATS_URL and MONGO_URL also the baselines and checks).
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -344,10 +344,13 @@ function report(results: Record<string, any>): void {
   lines.push('', 'Where the time goes at one connection (p50, microsecond timing):');
   results.shares = [];
   for (const s of results.scenarios) {
-    const http = s.probe.p50;
+    const http = s.probe?.p50;
     const direct = s.direct[1]?.p50;
     const echo = results.echo[1].p50;
-    if (direct === undefined) continue;
+    if (typeof http !== 'number' || typeof direct !== 'number') {
+      lines.push(`  ${s.name.padEnd(38)} not measured: every request failed at one connection`);
+      continue;
+    }
     const share = {
       scenario: s.name,
       http_p50_ms: http,
@@ -380,6 +383,7 @@ function report(results: Record<string, any>): void {
 
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);
+  if (reportIndex > 0) return;
   const dir = join(REPO_ROOT, 'bench-results');
   mkdirSync(dir, { recursive: true });
   const stamp = results.date.replace(/[:.]/g, '-');
@@ -390,7 +394,13 @@ function report(results: Record<string, any>): void {
   if (!check.ok) process.exitCode = 1;
 }
 
-main().catch((err: unknown) => {
-  say(`failed: ${(err as Error).stack}`);
-  process.exit(1);
-});
+// `--report <file.json>` prints the report of a saved run again.
+const reportIndex = process.argv.indexOf('--report');
+if (reportIndex > 0) {
+  report(JSON.parse(readFileSync(process.argv[reportIndex + 1], 'utf8')));
+} else {
+  main().catch((err: unknown) => {
+    say(`failed: ${(err as Error).stack}`);
+    process.exit(1);
+  });
+}
