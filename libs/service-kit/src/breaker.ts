@@ -1,4 +1,3 @@
-import type { Db } from 'mongodb';
 import type { Logger } from './logger';
 import { isConnectivityError } from './mongo';
 
@@ -15,19 +14,21 @@ export class DatabaseUnavailableError extends Error {
  * another until the gateway answers 504.
  *
  * A connectivity error opens the circuit. For `openMs` after the latest such
- * error requests fail at once; after that they may try again (half-open), and
- * a failing try re-opens it. Meanwhile a probe pings, one ping at a time, each
- * bounded by the driver's own timeouts; its first success closes the circuit,
- * however long the ping took.
+ * error every request fails at once; after that one request at a time may try
+ * (half-open): its success closes the circuit, its connectivity error re-opens
+ * it, and the others keep failing fast meanwhile. Independently a probe pings,
+ * one ping at a time, each bounded by the driver's own timeouts; its first
+ * success closes the circuit, however long the ping took.
  */
 export class DatabaseBreaker {
   private lastFailureAt: number | null = null;
   private openedAt = 0;
+  private trialInFlight = false;
   private probing = false;
   private stopped = false;
 
   constructor(
-    private readonly db: Db,
+    private readonly ping: () => Promise<unknown>,
     private readonly log: Logger,
     private readonly openMs = 1_000,
     private readonly probeMs = 250,
@@ -37,13 +38,25 @@ export class DatabaseBreaker {
     return this.lastFailureAt !== null;
   }
 
-  /** Throws while the database is known to be unreachable (the caller answers 500). */
+  /**
+   * Throws while the database is known to be unreachable (the caller answers
+   * 500). A request it lets through must end in `succeeded()` or `record()`.
+   */
   check(): void {
-    if (this.lastFailureAt !== null && Date.now() - this.lastFailureAt < this.openMs) throw new DatabaseUnavailableError();
+    if (this.lastFailureAt === null) return;
+    if (Date.now() - this.lastFailureAt < this.openMs || this.trialInFlight) throw new DatabaseUnavailableError();
+    this.trialInFlight = true;
+  }
+
+  /** A request that passed `check()` completed: the database answered it. */
+  succeeded(): void {
+    this.trialInFlight = false;
+    this.close();
   }
 
   /** Looks at a request's failure; a connectivity error (re)opens the circuit. */
   record(err: unknown): void {
+    this.trialInFlight = false;
     if (!isConnectivityError(err)) return;
     if (this.lastFailureAt === null) {
       this.openedAt = Date.now();
@@ -53,7 +66,7 @@ export class DatabaseBreaker {
     void this.probe();
   }
 
-  /** The database answered (the probe, or a health check). */
+  /** The database answered (a request, the probe, or a health check). */
   close(): void {
     if (this.lastFailureAt === null) return;
     this.log.warn({ down_ms: Date.now() - this.openedAt }, 'database reachable again');
@@ -70,7 +83,7 @@ export class DatabaseBreaker {
     try {
       while (this.lastFailureAt !== null && !this.stopped) {
         try {
-          await this.db.command({ ping: 1 });
+          await this.ping();
           this.close();
         } catch {
           await new Promise((resolve) => setTimeout(resolve, this.probeMs).unref());

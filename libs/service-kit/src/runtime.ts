@@ -33,7 +33,7 @@ export interface ServeOptions {
   handlers: Record<string, Handler>;
   log: Logger;
   /** Fails requests fast while the database is down (health and status subjects are not guarded). */
-  breaker?: { check(): void; record(err: unknown): void };
+  breaker?: { check(): void; succeeded(): void; record(err: unknown): void };
   unguarded?: string[];
 }
 
@@ -116,6 +116,7 @@ export function serve({ nc, service, handlers, log, breaker, unguarded = [] }: S
       if (guarded) breaker.check();
       try {
         reply = await handler(request, { caller, correlationId, idempotencyKey, log: requestLog });
+        if (guarded) breaker.succeeded();
       } catch (err) {
         if (guarded) breaker.record(err);
         throw err;

@@ -70,7 +70,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     const handlers = await definition.setup(infra);
 
     const subjects = ServiceSubjects[name];
-    const breaker = new DatabaseBreaker(mongo.db, log.child({ component: 'breaker' }));
+    const breaker = new DatabaseBreaker(() => mongo.db.command({ ping: 1 }), log.child({ component: 'breaker' }));
     const health: Handler = async () => {
       try {
         await mongo.db.command({ ping: 1 });
