@@ -29,10 +29,22 @@ export interface VersionedCacheOptions {
  *   while the token is unchanged; the token is read before loading, so a
  *   write landing during the load changes it and the next read loads again.
  * It replaces scans that FerretDB v1 answers by decoding every document.
+ *
+ * Under load, reads of one scope's token are coalesced: a caller that arrives
+ * while a token read is in flight waits for the next one, which starts after
+ * it arrived and so sees every write that had finished by then. Callers that
+ * read the same token share one load of a missing entry.
  */
+interface TokenRound {
+  running: boolean;
+  waiting: Array<{ resolve(token: string): void; reject(err: unknown): void }>;
+}
+
 export class VersionedCache {
   private readonly versions: Collection<VersionDoc>;
   private readonly entries = new Map<string, Entry>();
+  private readonly tokenRounds = new Map<string, TokenRound>();
+  private readonly loading = new Map<string, Promise<unknown>>();
   private readonly maxEntries: number;
   private readonly maxAgeMs: number;
 
@@ -47,7 +59,7 @@ export class VersionedCache {
   }
 
   async get<T>(scope: string, key: string, load: () => Promise<T>): Promise<T> {
-    const token = (await this.versions.findOne({ _id: scope }))?.token ?? 'initial';
+    const token = await this.readToken(scope);
     const id = `${scope}\u0000${key}`;
     const hit = this.entries.get(id);
     if (hit && hit.token === token && Date.now() - hit.loadedAt < this.maxAgeMs) {
@@ -56,11 +68,49 @@ export class VersionedCache {
       this.entries.set(id, hit);
       return hit.value as T;
     }
-    const value = await load();
-    this.entries.delete(id);
-    this.entries.set(id, { token, value, loadedAt: Date.now() });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    return value;
+    const loadKey = `${id}\u0000${token}`;
+    let pending = this.loading.get(loadKey) as Promise<T> | undefined;
+    if (!pending) {
+      pending = load().then((value) => {
+        this.entries.delete(id);
+        this.entries.set(id, { token, value, loadedAt: Date.now() });
+        if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+        return value;
+      });
+      this.loading.set(loadKey, pending);
+      const forget = () => this.loading.delete(loadKey);
+      pending.then(forget, forget);
+    }
+    return pending;
+  }
+
+  private readToken(scope: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let round = this.tokenRounds.get(scope);
+      if (!round) {
+        round = { running: false, waiting: [] };
+        this.tokenRounds.set(scope, round);
+      }
+      round.waiting.push({ resolve, reject });
+      if (!round.running) this.runTokenRound(scope, round);
+    });
+  }
+
+  private runTokenRound(scope: string, round: TokenRound): void {
+    const callers = round.waiting;
+    round.waiting = [];
+    round.running = true;
+    this.versions
+      .findOne({ _id: scope })
+      .then(
+        (doc) => callers.forEach((caller) => caller.resolve(doc?.token ?? 'initial')),
+        (err: unknown) => callers.forEach((caller) => caller.reject(err)),
+      )
+      .finally(() => {
+        round.running = false;
+        if (round.waiting.length > 0) this.runTokenRound(scope, round);
+        else this.tokenRounds.delete(scope);
+      });
   }
 
   /**

@@ -29,6 +29,9 @@ export async function connectNats(settings: NatsSettings, options: ConnectOption
     reconnectTimeWait: 250,
     reconnectJitter: 250,
     pingInterval: 10_000,
+    // Otherwise every request builds two Error objects (stack traces) up front,
+    // which the gateway's profile showed at 6% of its CPU.
+    noAsyncTraces: true,
   });
   void (async () => {
     for await (const status of nc.status()) {

@@ -72,7 +72,8 @@ export function withEventId(current: string[] | undefined, eventId: string): str
   return [...(current ?? []).slice(-(EVENT_IDS_KEPT - 1)), eventId];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Unref'd: a pending backoff or shutdown bound must not keep a stopping process alive.
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * Transactional outbox without transactions (FerretDB v1 has none):

@@ -19,14 +19,14 @@ interface ClientOptions {
 }
 
 async function echoServer(url: string): Promise<void> {
-  const nc = await connect({ servers: url });
+  const nc = await connect({ servers: url, noAsyncTraces: true });
   nc.subscribe('bench.echo', { callback: (_err, msg) => msg.respond(msg.data) });
   process.stdout.write('ready\n');
   process.on('SIGTERM', () => void nc.drain().then(() => process.exit(0)));
 }
 
 async function client(options: ClientOptions): Promise<void> {
-  const nc = await connect({ servers: options.url, user: options.user, pass: options.password });
+  const nc = await connect({ servers: options.url, user: options.user, pass: options.password, noAsyncTraces: true });
   const h = natsHeaders();
   for (const [key, value] of Object.entries(options.headers ?? {})) h.set(key, value);
   const payload = new TextEncoder().encode(options.payload);
