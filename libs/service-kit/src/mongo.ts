@@ -66,13 +66,10 @@ export function isDuplicateKeyError(err: unknown): boolean {
   return typeof message === 'string' && /E11000|UNIQUE constraint failed/.test(message);
 }
 
-/** Up to this many keys are looked up one by one; more with one $in query. */
-const KEYED_LOOKUP_MAX = 50;
-
 /**
- * Documents by key. FerretDB v1 uses its `_id` index only for single-key
- * equality; `_id: {$in: [...]}` makes it read and decode the whole collection.
- * Small sets are therefore looked up key by key, in parallel.
+ * Documents by key, with one `_id: {$in: [...]}` query. FerretDB v1 read and
+ * decoded the whole collection for such a filter; the embedded server's patch
+ * (tools/ferretdb/patches/0002) makes it use the `_id` index, as MongoDB does.
  */
 export async function findByKeys<T extends Document>(
   collection: Collection<T>,
@@ -81,11 +78,7 @@ export async function findByKeys<T extends Document>(
 ): Promise<T[]> {
   const unique = [...new Set(keys)];
   if (unique.length === 0) return [];
-  if (unique.length > KEYED_LOOKUP_MAX) {
-    return (await collection.find({ _id: { $in: unique } } as never, { projection }).toArray()) as T[];
-  }
-  const found = await Promise.all(unique.map((key) => collection.findOne({ _id: key } as never, { projection })));
-  return found.filter((doc): doc is NonNullable<typeof doc> => doc !== null) as T[];
+  return (await collection.find({ _id: { $in: unique } } as never, { projection }).toArray()) as T[];
 }
 
 /** The database could not be reached at all (as opposed to refusing one operation). */

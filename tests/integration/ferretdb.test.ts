@@ -1,0 +1,88 @@
+/**
+ * The embedded database server's patches (tools/ferretdb/patches): lookups,
+ * reads and deletes by `_id` and by `_id: {$in}` go through the `_id` index
+ * (deletes without reading the documents) and do exactly what the unpatched
+ * server would.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient, type Collection } from 'mongodb';
+import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
+
+interface Doc {
+  _id: string | number;
+  n: number;
+  pad: string;
+}
+
+let dir: string;
+let infra: Infrastructure;
+let mongo: MongoClient;
+let docs: Collection<Doc>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'clinic-ferretdb-'));
+  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
+  mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  docs = mongo.db('pushdown_test').collection<Doc>('docs');
+  await docs.insertMany(Array.from({ length: 500 }, (_, n) => ({ _id: String(n), n, pad: 'x'.repeat(200) })));
+  await docs.insertOne({ _id: 7, n: -7, pad: '' }); // a numeric _id next to the string "7"
+});
+afterAll(async () => {
+  await mongo?.close();
+  await infra?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function pushedDown(filter: object): Promise<boolean> {
+  const plan = await docs.find(filter).explain();
+  return plan.filterPushdown === true;
+}
+
+it('is the embedded FerretDB', async () => {
+  const info = await mongo.db('admin').command({ buildInfo: 1 });
+  expect(info).toHaveProperty('ferretdbVersion');
+});
+
+it('answers _id equality and _id $in of strings through the index', async () => {
+  expect(await pushedDown({ _id: '42' })).toBe(true);
+  expect(await pushedDown({ _id: '42', n: 42 })).toBe(true);
+  expect(await pushedDown({ _id: { $in: ['1', '2', '499'] } })).toBe(true);
+  expect(await pushedDown({ n: 42 })).toBe(false);
+  expect(await pushedDown({ _id: { $in: ['1', 7] } })).toBe(false); // mixed types: the full scan decides
+  expect(await pushedDown({ _id: { $in: [] } })).toBe(false);
+});
+
+it('returns exactly the documents the filter names', async () => {
+  const ids = async (filter: object) => (await docs.find(filter, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort();
+  expect(await ids({ _id: { $in: ['3', '1', '2', 'missing'] } })).toEqual(['1', '2', '3']);
+  expect(await ids({ _id: { $in: ['7'] } })).toEqual(['7']);
+  const mixed = await ids({ _id: { $in: ['7', 7] } });
+  expect(mixed).toHaveLength(2);
+  expect(mixed).toEqual(expect.arrayContaining([7, '7']));
+  expect(await ids({ _id: { $in: ['8', '9'] }, n: 9 })).toEqual(['9']);
+  expect(await ids({ _id: '10', n: 11 })).toEqual([]);
+});
+
+it('deletes by _id $in only the named documents', async () => {
+  const result = await docs.deleteMany({ _id: { $in: ['100', '101', 'missing'] } });
+  expect(result.deletedCount).toBe(2);
+  expect(await docs.countDocuments({})).toBe(499);
+  expect(await docs.findOne({ _id: '100' })).toBeNull();
+  expect(await docs.findOne({ _id: '102' })).not.toBeNull();
+  expect(await docs.findOne({ _id: 7 })).not.toBeNull();
+});
+
+it('deletes one by _id, and falls back to reading for other filters', async () => {
+  expect((await docs.deleteOne({ _id: '200' })).deletedCount).toBe(1);
+  expect((await docs.deleteOne({ _id: '200' })).deletedCount).toBe(0);
+  // Limited to one with several ids: the server picks one of them.
+  expect((await docs.deleteOne({ _id: { $in: ['201', '202'] } })).deletedCount).toBe(1);
+  expect(await docs.countDocuments({ _id: { $in: ['201', '202'] } })).toBe(1);
+  // Mixed types and extra conditions are filtered document by document.
+  expect((await docs.deleteMany({ _id: { $in: ['7', 7] } })).deletedCount).toBe(2);
+  expect((await docs.deleteMany({ _id: '300', n: 999 })).deletedCount).toBe(0);
+  expect((await docs.deleteMany({ _id: '300', n: 300 })).deletedCount).toBe(1);
+  expect(await docs.countDocuments({})).toBe(494);
+});
