@@ -25,7 +25,21 @@ export interface HandlerContext {
   log: Logger;
 }
 
-export type Handler = (request: ServiceRequest, ctx: HandlerContext) => Promise<ServiceReply>;
+/**
+ * A reply serialized once and sent as it is to every caller: for cached reads,
+ * where serializing a large body per request cost more than finding it.
+ */
+export class EncodedReply {
+  readonly status: number;
+  readonly encoded: Uint8Array;
+
+  constructor(reply: ServiceReply) {
+    this.status = reply.status;
+    this.encoded = new TextEncoder().encode(JSON.stringify(reply));
+  }
+}
+
+export type Handler = (request: ServiceRequest, ctx: HandlerContext) => Promise<ServiceReply | EncodedReply>;
 
 export interface ServeOptions {
   nc: NatsConnection;
@@ -104,7 +118,7 @@ export function serve({ nc, service, handlers, log, breaker, unguarded = [] }: S
       return;
     }
     const caller = readCaller(msg.headers);
-    let reply: ServiceReply;
+    let reply: ServiceReply | EncodedReply;
     let cause: unknown;
     try {
       const decision = decideAccess(accessOf(subject), caller);
@@ -132,7 +146,7 @@ export function serve({ nc, service, handlers, log, breaker, unguarded = [] }: S
     if (msg.reply) {
       const h = natsHeaders();
       h.set(HeaderNames.correlationId, correlationId);
-      msg.respond(encoder.encode(JSON.stringify(reply)), { headers: h });
+      msg.respond(reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply)), { headers: h });
     }
     const line = {
       status: reply.status,

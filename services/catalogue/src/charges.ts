@@ -1,6 +1,6 @@
 /** Hospital-charge operations: the spec's steps in order, over the repository. */
 import { failure, success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import { notFound, pathId } from '@clinic/service-kit';
+import { EncodedReply, notFound, pathId } from '@clinic/service-kit';
 import type { ChargeRepository } from './repository';
 import {
   MESSAGES,
@@ -20,9 +20,8 @@ export class ChargeOperations {
     return success(201, { message: MESSAGES.created, charge_id: doc.id });
   }
 
-  async list(request: ServiceRequest): Promise<ServiceReply> {
-    const charges = await this.repo.list(parseListQuery(request.query));
-    return success(200, { charges, count: charges.length });
+  list(request: ServiceRequest): Promise<EncodedReply> {
+    return this.repo.list(parseListQuery(request.query), (charges) => new EncodedReply(success(200, { charges, count: charges.length })));
   }
 
   async get(request: ServiceRequest): Promise<ServiceReply> {

@@ -95,9 +95,14 @@ export class ChargeRepository {
     return this.charges.findOne({ _id: docKey(id), is_deleted: false });
   }
 
-  /** Live charges of a store as the API shows them, by name (case-insensitively, as people read a list). */
-  list(filter: ChargeListFilter): Promise<ChargeView[]> {
-    return this.cache.get(storeScope(filter.store_id), JSON.stringify(filter), async () => (await this.query(filter)).map((d) => this.view(d)));
+  /**
+   * Live charges of a store as the API shows them, by name (case-insensitively, as people read a list),
+   * passed through `present` once per version of the data and kept.
+   */
+  list<T>(filter: ChargeListFilter, present: (charges: ChargeView[]) => T): Promise<T> {
+    return this.cache.get(storeScope(filter.store_id), JSON.stringify(filter), async () =>
+      present((await this.query(filter)).map((d) => this.view(d))),
+    );
   }
 
   private async query(filter: ChargeListFilter): Promise<ChargeDoc[]> {

@@ -105,14 +105,17 @@ export class SessionRepository {
     return this.sessions.findOne(await this.visible({ _id: docKey(id) }));
   }
 
-  /** Visible sessions as the API shows them. */
-  list(filter: SessionListFilter): Promise<Record<string, unknown>[]> {
+  /**
+   * Visible sessions as the API shows them, passed through `present` once per
+   * version of the data and kept (so a list is not re-sorted and re-serialized per read).
+   */
+  list<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T): Promise<T> {
     return this.cache.get(SESSIONS_SCOPE, JSON.stringify(filter), async () => {
       const query: Filter<SessionDoc> = {};
       if (filter.store_id !== undefined) query.store_id = filter.store_id;
       if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
       if (filter.date !== undefined) query.session_date = filter.date;
-      return this.views(await this.sessions.find(await this.visible(query)).toArray());
+      return present(await this.views(await this.sessions.find(await this.visible(query)).toArray()));
     });
   }
 

@@ -4,6 +4,7 @@ import { EventSubjects, Limits, success, type DoctorRecord, type ServiceReply, t
 import {
   badRequest,
   conflict,
+  EncodedReply,
   isConnectivityError,
   notFound,
   pathId,
@@ -43,18 +44,19 @@ export class SessionOperations {
     private readonly clock: ClinicClock,
   ) {}
 
-  async list(request: ServiceRequest): Promise<ServiceReply> {
+  async list(request: ServiceRequest): Promise<EncodedReply> {
     const filter = parseListQuery(request.query);
-    const { status, ...query } = filter;
-    const views = (await this.repo.list(query))
-      .filter((s) => status === undefined || s.status === status)
-      .sort(
-        (a, b) =>
-          String(b.session_date).localeCompare(String(a.session_date)) ||
-          String(a.start_time).localeCompare(String(b.start_time)) ||
-          Number(a.id) - Number(b.id),
-      );
-    return success(200, { sessions: views });
+    return this.repo.list(filter, (views) => {
+      const sessions = views
+        .filter((s) => filter.status === undefined || s.status === filter.status)
+        .sort(
+          (a, b) =>
+            String(b.session_date).localeCompare(String(a.session_date)) ||
+            String(a.start_time).localeCompare(String(b.start_time)) ||
+            Number(a.id) - Number(b.id),
+        );
+      return new EncodedReply(success(200, { sessions }));
+    });
   }
 
   async get(request: ServiceRequest): Promise<ServiceReply> {
