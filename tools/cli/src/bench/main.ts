@@ -169,7 +169,35 @@ function writeDate(c: number, via: 'http' | 'nats'): string {
   return `2031-${via === 'http' ? '01' : '02'}-${String(CONCURRENCY.indexOf(c) + 1).padStart(2, '0')}`;
 }
 
+function cpuTimes(): { idle: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { idle: fields[3] + (fields[4] ?? 0), total: fields.reduce((a, b) => a + b, 0) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until the machine is quiet (85% idle over two half-second windows, at
+ * most 30 s), so that a measurement does not pay for the previous run's
+ * after-work: events still being published, the database checkpointing.
+ */
+async function settle(): Promise<void> {
+  let quietWindows = 0;
+  const until = Date.now() + 30_000;
+  let before = cpuTimes();
+  while (before && quietWindows < 2 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = cpuTimes()!;
+    const idle = (after.idle - before.idle) / Math.max(1, after.total - before.total);
+    quietWindows = idle >= 0.85 ? quietWindows + 1 : 0;
+    before = after;
+  }
+}
+
 async function autocannon(target: Target, scenario: Scenario, connections: number): Promise<LatencyStats> {
+  await settle();
   const args = [AUTOCANNON, '-j', '-c', String(connections), '-d', String(DURATION_S), '-m', scenario.method,
     '-H', `authorization=Bearer ${target.token}`, '-H', 'content-type=application/json'];
   if (scenario.body) args.push('-b', JSON.stringify(scenario.body(connections, 'http')));
@@ -188,6 +216,7 @@ async function autocannon(target: Target, scenario: Scenario, connections: numbe
 }
 
 async function probe(target: Target, scenario: Scenario): Promise<LatencyStats> {
+  await settle();
   const query = scenario.query ? `?${new URLSearchParams(scenario.query)}` : '';
   const options = {
     url: `${target.gatewayUrl}${scenario.path}${query}`,
@@ -207,6 +236,7 @@ async function natsClient(options: Record<string, unknown>): Promise<LatencyStat
 }
 
 async function direct(target: Target, scenario: Scenario, concurrency: number): Promise<LatencyStats> {
+  await settle();
   const envelope = scenario.body ? { body: scenario.body(concurrency, 'nats') } : { query: scenario.query };
   return natsClient({
     url: target.nats!.url,
@@ -232,6 +262,7 @@ async function echoBaseline(): Promise<Record<number, LatencyStats>> {
     await new Promise<void>((resolve) => responder.stdout?.once('data', () => resolve()));
     const results: Record<number, LatencyStats> = {};
     for (const c of CONCURRENCY) {
+      await settle();
       results[c] = await natsClient({ url, subject: 'bench.echo', payload: '{"query":{"store_id":"1"}}', concurrency: c, durationMs: 5_000 });
     }
     responder.kill('SIGTERM');
