@@ -94,3 +94,34 @@ it('shares a failed load’s error with its callers and loads again on the next 
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   expect(await cache.get('store:5', 'list', async () => 'recovered')).toBe('recovered');
 });
+
+it('answers an aged entry at once and refreshes it behind the answer', async () => {
+  const cache = new VersionedCache(db, log, { maxAgeMs: 50 });
+  const source = { value: 1 };
+  const load = counter(source);
+  expect(await cache.get('store:aged', 'summary', load)).toBe(1);
+  // A lost bump: the data changed but the token did not.
+  source.value = 2;
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  expect(await cache.get('store:aged', 'summary', load)).toBe(1);
+  expect(load).toHaveBeenCalledTimes(2);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(await cache.get('store:aged', 'summary', load)).toBe(2);
+  expect(load).toHaveBeenCalledTimes(2);
+});
+
+it('keeps an aged entry when its background refresh fails', async () => {
+  const cache = new VersionedCache(db, log, { maxAgeMs: 50 });
+  let fail = false;
+  const load = jest.fn(async () => {
+    if (fail) throw new Error('database away');
+    return 'kept';
+  });
+  expect(await cache.get('store:refresh-fails', 'summary', load)).toBe('kept');
+  fail = true;
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  expect(await cache.get('store:refresh-fails', 'summary', load)).toBe('kept');
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await cache.get('store:refresh-fails', 'summary', load)).toBe('kept');
+  expect(load).toHaveBeenCalledTimes(3);
+});

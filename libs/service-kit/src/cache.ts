@@ -16,7 +16,10 @@ interface Entry {
 
 export interface VersionedCacheOptions {
   maxEntries?: number;
-  /** Bounds staleness if a process died between a write and its bump. */
+  /**
+   * Bounds staleness if a process died between a write and its bump: an entry
+   * older than this is reloaded in the background while it is still answered.
+   */
   maxAgeMs?: number;
 }
 
@@ -62,12 +65,23 @@ export class VersionedCache {
     const token = await this.readToken(scope);
     const id = `${scope}\u0000${key}`;
     const hit = this.entries.get(id);
-    if (hit && hit.token === token && Date.now() - hit.loadedAt < this.maxAgeMs) {
+    if (hit && hit.token === token) {
       // Most recently used last, for eviction.
       this.entries.delete(id);
       this.entries.set(id, hit);
+      if (Date.now() - hit.loadedAt >= this.maxAgeMs) {
+        // The token says nothing changed; the age limit only guards against a
+        // lost bump, so refresh behind this answer instead of making it wait
+        // (a summary over 10,000 bills takes seconds to recompute on FerretDB).
+        this.load(id, token, load).catch((err: unknown) => this.log.warn({ err, scope }, 'cache refresh failed; kept the entry'));
+      }
       return hit.value as T;
     }
+    return this.load(id, token, load);
+  }
+
+  /** One load per entry and token, shared by whoever asks while it runs. */
+  private load<T>(id: string, token: string, load: () => Promise<T>): Promise<T> {
     const loadKey = `${id}\u0000${token}`;
     let pending = this.loading.get(loadKey) as Promise<T> | undefined;
     if (!pending) {
