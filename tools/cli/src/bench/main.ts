@@ -8,7 +8,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { performance } from 'node:perf_hooks';
 import { MongoClient } from 'mongodb';
+import { headers as natsHeaders } from 'nats';
 import { BillingSubjects, CatalogueSubjects, HeaderNames, SessionsSubjects, type NatsUser } from '@clinic/contracts';
 import {
   canConnect,
@@ -150,7 +152,36 @@ async function prepare(target: Target): Promise<Record<string, unknown>> {
   setup.summary_bills_seconds = Math.round(seconds * 10) / 10;
   setup.summary_bills_per_second = Math.round(summaryBills / seconds);
   say(`created ${summaryBills} bills for the summary in ${seconds.toFixed(1)} s (${setup.summary_bills_per_second}/s at 32 in flight)`);
+  setup.summary_cold_ms = await coldSummary(target);
+  if (setup.summary_cold_ms !== null) say(`first summary read after the writes (computed, not cached): ${setup.summary_cold_ms} ms`);
   return setup;
+}
+
+/**
+ * The first summary read after writes to its branch recomputes it from the
+ * bills; the scenario then measures the cached case. Timed straight over NATS
+ * with a long timeout, since on FerretDB it can outlast the gateway's.
+ */
+async function coldSummary(target: Target): Promise<number | null> {
+  if (!target.nats) return null;
+  await settle();
+  const nc = await connectNats(
+    { url: target.nats.url, user: 'gateway', password: target.nats.passwords.gateway },
+    { name: 'bench-cold-summary', log: createLogger('bench', 'warn'), waitForServer: false },
+  );
+  try {
+    const h = natsHeaders();
+    h.set(HeaderNames.callerSub, '1');
+    h.set(HeaderNames.callerRole, 'admin');
+    const started = performance.now();
+    const msg = await nc.request(BillingSubjects.summary, JSON.stringify({ query: { store_id: '2' } }), { timeout: 120_000, headers: h });
+    const ms = Math.round(performance.now() - started);
+    const reply = msg.json<{ status: number }>();
+    if (reply.status !== 200) throw new Error(`cold summary answered ${reply.status}`);
+    return ms;
+  } finally {
+    await nc.close();
+  }
 }
 
 function nextMonth(ahead: number): string {
@@ -399,6 +430,9 @@ function report(results: Record<string, any>): void {
     );
   }
   const check = results.bill_numbers;
+  if (typeof results.setup?.summary_cold_ms === 'number') {
+    lines.push('', `Summary over ${results.setup.summary_bills} bills computed from the database (first read after writes): ${results.setup.summary_cold_ms} ms`);
+  }
   lines.push('', `Bill numbers: ${check.bills} bills over ${check.dates} dates, ${check.duplicates} duplicate(s), ${check.gaps} gap(s): ${check.ok ? 'OK' : 'FAILED'}`);
 
   const errors = results.scenarios.flatMap((s: any) => CONCURRENCY.map((c) => s.http[c].errors)).reduce((a: number, b: number) => a + b, 0);
