@@ -16,14 +16,26 @@ export class DatabaseUnavailableError extends Error {
  * A connectivity error opens the circuit. For `openMs` after the latest such
  * error every request fails at once; after that one request at a time may try
  * (half-open): its success closes the circuit, its connectivity error re-opens
- * it, and the others keep failing fast meanwhile. Independently a probe pings,
+ * it, and the others keep failing fast meanwhile (for at most `trialMs`, should
+ * the trial never end). Independently a probe pings,
  * one ping at a time, each bounded by the driver's own timeouts; its first
  * success closes the circuit, however long the ping took.
  */
+/** A ping that never settles must not stop the probe for good. */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 export class DatabaseBreaker {
   private lastFailureAt: number | null = null;
   private openedAt = 0;
-  private trialInFlight = false;
+  /** When the half-open trial request started (0: none in flight). */
+  private trialStartedAt = 0;
   private probing = false;
   private stopped = false;
 
@@ -32,6 +44,7 @@ export class DatabaseBreaker {
     private readonly log: Logger,
     private readonly openMs = 1_000,
     private readonly probeMs = 250,
+    private readonly trialMs = 5_000,
   ) {}
 
   get isOpen(): boolean {
@@ -44,19 +57,22 @@ export class DatabaseBreaker {
    */
   check(): void {
     if (this.lastFailureAt === null) return;
-    if (Date.now() - this.lastFailureAt < this.openMs || this.trialInFlight) throw new DatabaseUnavailableError();
-    this.trialInFlight = true;
+    const now = Date.now();
+    // A trial that has not ended within trialMs no longer holds the others back.
+    const trialRunning = this.trialStartedAt > 0 && now - this.trialStartedAt < this.trialMs;
+    if (now - this.lastFailureAt < this.openMs || trialRunning) throw new DatabaseUnavailableError();
+    this.trialStartedAt = now;
   }
 
   /** A request that passed `check()` completed: the database answered it. */
   succeeded(): void {
-    this.trialInFlight = false;
+    this.trialStartedAt = 0;
     this.close();
   }
 
   /** Looks at a request's failure; a connectivity error (re)opens the circuit. */
   record(err: unknown): void {
-    this.trialInFlight = false;
+    this.trialStartedAt = 0;
     if (!isConnectivityError(err)) return;
     if (this.lastFailureAt === null) {
       this.openedAt = Date.now();
@@ -71,6 +87,7 @@ export class DatabaseBreaker {
     if (this.lastFailureAt === null) return;
     this.log.warn({ down_ms: Date.now() - this.openedAt }, 'database reachable again');
     this.lastFailureAt = null;
+    this.trialStartedAt = 0;
   }
 
   stop(): void {
@@ -83,7 +100,7 @@ export class DatabaseBreaker {
     try {
       while (this.lastFailureAt !== null && !this.stopped) {
         try {
-          await this.ping();
+          await withTimeout(this.ping(), this.trialMs);
           this.close();
         } catch {
           await new Promise((resolve) => setTimeout(resolve, this.probeMs).unref());

@@ -74,4 +74,27 @@ describe('DatabaseBreaker', () => {
     expect(db.ping.mock.calls.length).toBeGreaterThan(1);
     breaker.stop();
   });
+  it('stops holding the others back when a trial never ends', () => {
+    const breaker = new DatabaseBreaker(downDatabase().ping, log, 1_000, 60_000, 5_000);
+    breaker.record(outage());
+    breaker.stop();
+    now += 1_001;
+    breaker.check(); // a trial that hangs: neither succeeded() nor record() follows
+    now += 4_000;
+    expect(() => breaker.check()).toThrow(DatabaseUnavailableError);
+    now += 1_001;
+    expect(() => breaker.check()).not.toThrow(); // a new trial
+  });
+
+  it('keeps probing after a ping that never answers', async () => {
+    jest.restoreAllMocks();
+    let calls = 0;
+    const ping = jest.fn(() => (++calls === 1 ? new Promise<void>(() => undefined) : Promise.resolve()));
+    const breaker = new DatabaseBreaker(ping, log, 60_000, 10, 30);
+    breaker.record(outage());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(breaker.isOpen).toBe(false);
+    expect(ping).toHaveBeenCalledTimes(2);
+    breaker.stop();
+  });
 });
