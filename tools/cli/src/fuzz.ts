@@ -11,11 +11,12 @@ const SCHEMATHESIS = join(REPO_ROOT, '.tools', 'venv', 'bin', 'st');
 const say = (line: string) => process.stderr.write(`[fuzz] ${line}\n`);
 
 /** Requests the gateway answered with a 5xx, from its one-line-per-request log. */
-function serverErrors(logFile: string): number {
+function serverErrors(logFile: string): Array<{ method: string; url: string; status: number; correlation_id: string }> {
   return readFileSync(logFile, 'utf8')
     .split('\n')
     .filter((line) => line.includes('"msg":"request completed"'))
-    .filter((line) => (JSON.parse(line) as { status: number }).status >= 500).length;
+    .map((line) => JSON.parse(line) as { method: string; url: string; status: number; correlation_id: string })
+    .filter((entry) => entry.status >= 500);
 }
 
 async function main(): Promise<void> {
@@ -41,7 +42,9 @@ async function main(): Promise<void> {
       const child = spawn(SCHEMATHESIS, args, { stdio: 'inherit', cwd: REPO_ROOT });
       child.on('exit', (exitCode) => resolve(exitCode ?? 1));
     });
-    say(`5xx answers logged by the gateway: ${serverErrors(join(stack.logDir, 'gateway.log'))}`);
+    const errors = serverErrors(join(stack.logDir, 'gateway.log'));
+    say(`5xx answers logged by the gateway: ${errors.length}`);
+    for (const e of errors) say(`  ${e.status} ${e.method} ${e.url} (correlation id ${e.correlation_id}; KEEP_FUZZ_DATA=1 keeps the logs)`);
   } finally {
     await stack.stop();
     if (!process.env.KEEP_FUZZ_DATA) rmSync(dataDir, { recursive: true, force: true });
