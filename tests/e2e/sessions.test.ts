@@ -182,6 +182,10 @@ describe('PUT /update_session/{id}', () => {
     await t.put(`/update_session/${id}`, { status: 'Closed' });
     await t.put(`/update_session/${id}`, { status: 'Open' });
     expect((await getSession(id)).status).toBe('Open');
+    await t.put(`/update_session/${id}`, { status: 'Closed' });
+    const other = await t.put(`/update_session/${id}`, { status: 'anything else' });
+    expect({ status: other.status, success: other.body.success }).toEqual({ status: 200, success: true });
+    expect((await getSession(id)).status).toBe('Open'); // any value other than Closed is stored active
   });
 
   it('applies a session date without checking it against today', async () => {

@@ -168,9 +168,8 @@ export function parseSessionChanges(body: PlainObject, current: { start_time: st
   if (Object.keys(changes).length === 0) throw badRequest(MESSAGES.noValidFields);
   if (given(body, 'notes') && typeof body.notes !== 'string') throw unprocessable('notes must be a string.');
   // Immutable fields are ignored, but must still be what they claim to be;
-  // status and max_patients were checked above, by their own rules.
+  // max_patients was checked above, by its own rule.
   const shaped: PlainObject = { ...body };
-  if (has(shaped, 'status')) shaped.status = 'Open';
   if (has(shaped, 'max_patients')) shaped.max_patients = null;
   shapeProblem(updateSessionBodySchema, shaped);
   return changes;

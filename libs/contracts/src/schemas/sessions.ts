@@ -39,7 +39,8 @@ export const updateSessionBodySchema: JsonSchema = {
       description: 'null or an empty string removes the cap',
       anyOf: [{ ...maxPatientsSchema, nullable: true }, { type: 'string', maxLength: 0 }],
     },
-    status: { type: 'string', enum: [...SESSION_DISPLAY_STATUSES], description: '`Closed` is stored cancelled, any other value active' },
+    // Not an enum: the spec stores any value other than Closed as active.
+    status: { type: 'string', description: '`Open`, `Closed` or `Full`: `Closed` is stored cancelled, any other value active (Full is derived only)' },
     notes: { ...optionalText(Limits.notesMaxLength), description: 'accepted and ignored' },
     doctor_id: { ...idSchema, description: 'cannot be changed: ignored' },
     session_no: { type: 'integer', description: 'cannot be changed: ignored' },

@@ -365,7 +365,7 @@ async function main(): Promise<void> {
       { name: 'GET /hospital_charges', method: 'GET', path: '/hospital_charges', query: { store_id: '1' }, subject: CatalogueSubjects.list },
       { name: 'GET /all_sessions (a month)', method: 'GET', path: '/all_sessions', query: { store_id: '1' }, subject: SessionsSubjects.list },
       { name: 'POST /lab_bills (3 items)', method: 'POST', path: '/lab_bills', body: bill, subject: BillingSubjects.create },
-      { name: 'GET /lab_bills/summary (10,000 bills)', method: 'GET', path: '/lab_bills/summary', query: { store_id: '2' }, subject: BillingSubjects.summary },
+      { name: `GET /lab_bills/summary (${Number(results.setup.summary_bills).toLocaleString('en')} bills)`, method: 'GET', path: '/lab_bills/summary', query: { store_id: '2' }, subject: BillingSubjects.summary },
     ];
     results.scenarios = [];
     for (const scenario of scenarios) {
