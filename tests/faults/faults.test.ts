@@ -6,7 +6,7 @@
  * no logical request created two bills, every bill has its created event.
  * The figures are printed and written to bench-results/faults-latest.json.
  */
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AckPolicy, DeliverPolicy, type NatsConnection } from 'nats';
 import { MongoClient } from 'mongodb';
@@ -141,12 +141,31 @@ async function verify(fault: string, run: BillLoad, billDate: string, recoverySi
 
 const HEALTHY = { hangs: 0, bills_lost: 0, unreadable: 0, duplicates: 0, gaps: 0, events_missing: 0, failures_in_envelope: true };
 
+/** The services' error lines grouped by log file and cause, so a failure in CI explains itself in the output. */
+function errorSummary(logDir: string): string {
+  const counts = new Map<string, number>();
+  for (const file of readdirSync(logDir).filter((f) => /^(billing|catalogue|sessions|gateway)/.test(f))) {
+    for (const line of readFileSync(join(logDir, file), 'utf8').split('\n')) {
+      if (!line.includes('"level":"error"') && !line.includes('"level":"warn"')) continue;
+      try {
+        const entry = JSON.parse(line) as { pid?: number; msg?: string; err?: { type?: string; message?: string } | string };
+        const cause = typeof entry.err === 'string' ? entry.err : entry.err ? `${entry.err.type}: ${entry.err.message}` : '';
+        const key = `${file} pid ${entry.pid} ${entry.msg} ${cause}`.slice(0, 300);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      } catch {
+        // not a JSON line
+      }
+    }
+  }
+  return [...counts].map(([key, n]) => `  ${n} x ${key}\n`).join('');
+}
+
 function expectHealthy(report: Record<string, any>): void {
   if (Object.entries(HEALTHY).some(([key, value]) => report[key] !== value)) {
     // The stack's data folder is removed after the run: keep the logs of a failure to read.
     const dir = join(REPO_ROOT, 'bench-results', `faults-logs-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     cpSync(t.stack.logDir, dir, { recursive: true });
-    process.stdout.write(`logs of the failed check kept in ${dir}\n`);
+    process.stdout.write(`logs of the failed check kept in ${dir}\n${errorSummary(t.stack.logDir)}`);
   }
   expect(report).toMatchObject(HEALTHY);
   expect(report.succeeded).toBeGreaterThan(0);

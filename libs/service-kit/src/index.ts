@@ -7,6 +7,7 @@ export * from './schema';
 export * from './runtime';
 export * from './request';
 export * from './mongo';
+export * from './mongo-driver-fix';
 export * from './breaker';
 export * from './jetstream';
 export * from './outbox';

@@ -11,6 +11,7 @@ import {
 } from 'mongodb';
 import type { Logger } from './logger';
 import { KeyedMutex } from './mutex';
+import { installMongoDriverFix } from './mongo-driver-fix';
 
 export interface MongoHandle {
   client: MongoClient;
@@ -24,6 +25,7 @@ export interface MongoHandle {
  * first connection until the server is reachable.
  */
 export async function connectMongo(url: string, dbName: string, log: Logger, appName: string): Promise<MongoHandle> {
+  installMongoDriverFix();
   const client = new MongoClient(url, {
     appName,
     serverSelectionTimeoutMS: 2_000,
@@ -35,6 +37,7 @@ export async function connectMongo(url: string, dbName: string, log: Logger, app
     heartbeatFrequencyMS: 1_000,
     serverMonitoringMode: 'poll',
   });
+  logTopologyChanges(client, log);
   for (let attempt = 1; ; attempt++) {
     try {
       await client.connect();
@@ -46,6 +49,19 @@ export async function connectMongo(url: string, dbName: string, log: Logger, app
   }
   log.info({ db: dbName }, 'database connected');
   return { client, db: client.db(dbName), close: () => client.close() };
+}
+
+/** One log line when the driver's view of the server changes, so an outage and its end are visible to ops. */
+function logTopologyChanges(client: MongoClient, log: Logger): void {
+  client.on('serverDescriptionChanged', (event) => {
+    if (event.previousDescription.type === event.newDescription.type) return;
+    log.warn(
+      { address: event.address, from: event.previousDescription.type, to: event.newDescription.type, cause: event.newDescription.error?.message },
+      'database server state changed',
+    );
+  });
+  client.on('serverHeartbeatFailed', (event) => log.info({ address: event.connectionId, duration_ms: event.duration, cause: event.failure.message }, 'database heartbeat failed'));
+  client.on('connectionPoolCleared', (event) => log.info({ address: event.address }, 'database connection pool cleared'));
 }
 
 /**
