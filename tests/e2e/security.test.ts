@@ -177,7 +177,47 @@ describe('bodies', () => {
   });
 });
 
+describe('deeply nested bodies', () => {
+  it('answers 400 on every body route, storing nothing', async () => {
+    const before = await snapshot();
+    const deep = `{"notes":${'['.repeat(5000)}${']'.repeat(5000)}}`; // 10 KB; recursive code would overflow on it
+    for (const route of bodyRoutes) {
+      const res = await t.request(route.method, pathOf(route), undefined, { rawBody: deep, headers: { 'content-type': 'application/json' } });
+      expect({ route: route.url, status: res.status, body: res.body }).toEqual({
+        route: route.url,
+        status: 400,
+        body: { success: false, error: 'Request body is nested more than 32 levels deep.' },
+      });
+    }
+    expect(await snapshot()).toBe(before);
+  });
+});
+
 describe('roles', () => {
+  it('checks the token and the role before reading the body', async () => {
+    const badJson = { rawBody: '{"charge_name":', headers: { 'content-type': 'application/json' } };
+    const anonymous = await t.request('POST', '/hospital_charges', undefined, { ...badJson, token: null });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.success).toBe(false);
+    const doctor = await t.request('POST', '/hospital_charges', undefined, { ...badJson, role: 'doctor' });
+    expect(doctor.status).toBe(403);
+    expect(doctor.body).toEqual({ success: false, error: 'You do not have permission to perform this action.' });
+  });
+
+  it('refuses every charge write to a role without access, changing nothing', async () => {
+    const before = await snapshot();
+    const body = validBody(HTTP_ROUTES.find((r) => r.url === '/hospital_charges' && r.method === 'POST')!);
+    for (const [method, path] of [['POST', '/hospital_charges'], ['PUT', `/hospital_charges/${ids.charge}`], ['DELETE', `/hospital_charges/${ids.charge}`]]) {
+      const res = await t.request(method, path, method === 'DELETE' ? undefined : body, { role: 'doctor' });
+      expect({ method, status: res.status, body: res.body }).toEqual({
+        method,
+        status: 403,
+        body: { success: false, error: 'You do not have permission to perform this action.' },
+      });
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
   it('lets only admins cancel bills, and any role read sessions', async () => {
     for (const role of ['cashier', 'receptionist', 'doctor', 'patient']) {
       expect((await t.del(`/lab_bills/${ids.bill}`, { role })).status).toBe(403);

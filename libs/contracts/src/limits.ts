@@ -20,4 +20,22 @@ export const Limits = {
   maxPatientsMax: 10_000,
   sessionNoMax: 1000,
   autoCreateErrorsMax: 10,
+  /** Nesting of objects and arrays in a body; real bodies need 3. Deeper ones would overflow recursive code (JSON.stringify). */
+  jsonDepthMax: 32,
 } as const;
+
+export const TOO_DEEP_MESSAGE = `Request body is nested more than ${Limits.jsonDepthMax} levels deep.`;
+
+/** Whether objects and arrays in `value` nest deeper than `maxDepth` (checked without recursion). */
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  const pending: Array<{ node: object; depth: number }> = [];
+  if (typeof value === 'object' && value !== null) pending.push({ node: value, depth: 1 });
+  while (pending.length > 0) {
+    const { node, depth } = pending.pop()!;
+    if (depth > maxDepth) return true;
+    for (const child of Object.values(node)) {
+      if (typeof child === 'object' && child !== null) pending.push({ node: child, depth: depth + 1 });
+    }
+  }
+  return false;
+}

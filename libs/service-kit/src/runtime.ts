@@ -10,6 +10,9 @@ import {
   failure,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
+  Limits,
+  nestsDeeperThan,
+  TOO_DEEP_MESSAGE,
   type Caller,
   type ServiceReply,
   type ServiceRequest,
@@ -92,6 +95,7 @@ function decodeRequest(data: Uint8Array): ServiceRequest {
     const poisoned = err instanceof SyntaxError && /forbidden/i.test(err.message);
     throw new ServiceError(400, poisoned ? 'Request must not contain __proto__ or constructor.prototype keys.' : 'Request is not valid JSON.');
   }
+  if (nestsDeeperThan(parsed, Limits.jsonDepthMax + 1)) throw new ServiceError(400, TOO_DEEP_MESSAGE);
   if (!compileSchema(requestEnvelopeSchema)(parsed)) {
     throw new ServiceError(400, 'Request does not follow the service envelope {params, query, body}.');
   }

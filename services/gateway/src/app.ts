@@ -18,6 +18,9 @@ import {
   HeaderNames,
   HTTP_ROUTES,
   Limits,
+  nestsDeeperThan,
+  TOO_DEEP_MESSAGE,
+  type Caller,
   type HttpRoute,
   type ServiceRequest,
 } from '@clinic/contracts';
@@ -117,7 +120,9 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       if (err) return done(err, undefined);
       if (!body || body.length === 0) return done(null, undefined);
       try {
-        done(null, sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
+        const parsed: unknown = sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
+        if (nestsDeeperThan(parsed, Limits.jsonDepthMax)) return done(new HttpError(400, TOO_DEEP_MESSAGE), undefined);
+        done(null, parsed);
       } catch (parseError) {
         const poisoned = parseError instanceof SyntaxError && /forbidden/i.test(parseError.message);
         done(new HttpError(400, poisoned ? GATEWAY_MESSAGES.poisoned : GATEWAY_MESSAGES.invalidJson), undefined);
@@ -139,17 +144,17 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     }
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-        caller_sub: request.caller?.sub,
-        caller_role: request.caller?.role,
-      },
-      'request completed',
-    );
+    const line = {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+      caller_sub: request.caller?.sub,
+      caller_role: request.caller?.role,
+      ...request.outcome,
+    };
+    if (reply.statusCode >= 500) request.log.error(line, 'request completed');
+    else request.log.info(line, 'request completed');
   });
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
@@ -160,7 +165,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       // Fastify's own client errors (unsupported media type, empty or malformed body).
       return sendFailure(reply, 400, GATEWAY_MESSAGES.invalidJson);
     }
-    request.log.error({ err: error }, 'unexpected gateway error');
+    request.outcome = { err: error };
     return sendFailure(reply, 500, GENERIC_ERROR_MESSAGE);
   });
   app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
@@ -182,6 +187,10 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       method: route.method,
       url: route.url,
       schema: routeSchema(route),
+      // Before the body is read: a caller without a valid token or the role gets 401/403 whatever it sends.
+      onRequest: async (request) => {
+        request.caller = await authorize(route, request);
+      },
       handler: (request, reply) => forward(route, request, reply, { config, nc }),
     });
   }
@@ -191,7 +200,18 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: { sub: number | string; role: string };
+    /** What the request's one log line says beyond status and timing: the cause of a failure. */
+    outcome?: Record<string, unknown>;
   }
+}
+
+async function authorize(route: HttpRoute, request: FastifyRequest): Promise<Caller> {
+  const caller = await authenticate(request);
+  if (decideAccess(route.access, caller) === 'forbidden') {
+    request.caller = caller;
+    throw new HttpError(403, AUTH_MESSAGES.forbidden);
+  }
+  return caller;
 }
 
 function sendFailure(reply: FastifyReply, status: number, error: string): FastifyReply {
@@ -204,11 +224,7 @@ async function forward(
   reply: FastifyReply,
   { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
 ): Promise<FastifyReply> {
-  const caller = await authenticate(request);
-  request.caller = caller;
-  const decision = decideAccess(route.access, caller);
-  if (decision === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
-
+  const caller = request.caller!;
   const message: ServiceRequest = {};
   if (route.param) message.params = { [route.param]: String((request.params as Record<string, string>)[route.param]) };
   if (route.querystring) message.query = request.query as Record<string, string | string[]>;
@@ -226,11 +242,11 @@ async function forward(
     return reply.code(status).type('application/json; charset=utf-8').send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   } catch (err) {
     if (err instanceof ServiceUnavailableError) {
-      request.log.warn({ subject: route.subject }, 'no responder');
+      request.outcome = { subject: route.subject, cause: 'no responder' };
       return sendFailure(reply, 503, GATEWAY_MESSAGES.unavailable);
     }
     if (err instanceof ServiceTimeoutError) {
-      request.log.warn({ subject: route.subject, timeout_ms: config.requestTimeoutMs }, 'service timeout');
+      request.outcome = { subject: route.subject, cause: `no reply within ${config.requestTimeoutMs} ms` };
       return sendFailure(reply, 504, GATEWAY_MESSAGES.timeout);
     }
     throw err;
