@@ -253,7 +253,8 @@ export function parseBillUpdate(raw: unknown): BillChanges {
   const body = raw;
   const changes: BillChanges = {};
   const enumField = <T extends string>(field: 'payment_status' | 'payment_method', allowed: readonly T[]) => {
-    if (!has(body, field) || isBlankString(body[field])) return;
+    // Blank, like null, means "not supplied" (null is not a value either field can hold).
+    if (!has(body, field) || body[field] === null || isBlankString(body[field])) return;
     if (!(allowed as readonly unknown[]).includes(body[field])) throw badRequest(`${field} must be one of ${oneOf(allowed)}.`);
     (changes as Record<string, unknown>)[field] = body[field];
   };
@@ -298,16 +299,13 @@ export interface Page {
 
 function parseStoreAndDates(query: QueryParams): { store_id: number } & DateRange {
   const range: { store_id: number } & DateRange = { store_id: requiredQueryId(query, 'store_id') };
-  for (const field of ['date', 'from_date', 'to_date'] as const) {
+  // An exact date makes the range irrelevant: from_date and to_date are then ignored, even when malformed.
+  const fields = queryText(query, 'date') === undefined ? (['from_date', 'to_date'] as const) : (['date'] as const);
+  for (const field of fields) {
     const value = queryText(query, field);
     if (value === undefined) continue;
     if (!isCalendarDate(value)) throw badRequest(`${field} must be a date in YYYY-MM-DD format.`);
     range[field] = value;
-  }
-  // An exact date makes the range irrelevant.
-  if (range.date) {
-    delete range.from_date;
-    delete range.to_date;
   }
   return range;
 }

@@ -94,9 +94,14 @@ export interface NewSession {
 }
 
 /** POST /add_session up to the doctor lookup. */
+/** A missing body, or one with nothing in it, is "no data" (400) for both add and update. */
+function requireData(raw: unknown): PlainObject {
+  if (!isPlainObject(raw) || Object.keys(raw).length === 0) throw badRequest(MESSAGES.noData);
+  return raw;
+}
+
 export function parseNewSession(raw: unknown, today: string): NewSession {
-  if (!isPlainObject(raw)) throw badRequest(MESSAGES.noData);
-  const body = raw;
+  const body = requireData(raw);
   for (const field of ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time']) {
     if (!given(body, field) || isBlankString(body[field])) throw unprocessable(`${field} is required.`);
   }
@@ -129,8 +134,7 @@ export function parseNewSession(raw: unknown, today: string): NewSession {
 
 /** PUT /update_session, rule 1. */
 export function requireUpdateBody(raw: unknown): PlainObject {
-  if (!isPlainObject(raw)) throw badRequest(MESSAGES.noData);
-  return raw;
+  return requireData(raw);
 }
 
 export interface SessionChanges {
@@ -145,16 +149,16 @@ export interface SessionChanges {
  * PUT /update_session, rules 3 to 5, against the stored session. The session
  * date is applied as given: the spec checks neither its format nor the past here.
  */
-export function parseSessionChanges(body: PlainObject, current: { start_time: string; end_time: string }): SessionChanges {
+export function parseSessionChanges(body: PlainObject): SessionChanges {
   const changes: SessionChanges = {};
   for (const field of ['start_time', 'end_time'] as const) {
     if (!has(body, field)) continue;
     if (!isClockTime(body[field])) throw unprocessable(`${field} must be a time in HH:MM format.`);
     changes[field] = body[field] as string;
   }
-  if (changes.start_time !== undefined || changes.end_time !== undefined) {
-    // Both as they will be after the update: one new time must still fit the other.
-    if ((changes.start_time ?? current.start_time) >= (changes.end_time ?? current.end_time)) throw unprocessable(MESSAGES.timeOrder);
+  // The spec compares the two times only when both are given.
+  if (changes.start_time !== undefined && changes.end_time !== undefined && changes.start_time >= changes.end_time) {
+    throw unprocessable(MESSAGES.timeOrder);
   }
   if (has(body, 'max_patients')) changes.max_patients = parseMaxPatients(body.max_patients);
   if (has(body, 'session_date')) {
@@ -276,12 +280,13 @@ export function planMonth(doctors: DoctorRecord[], month: string): PlannedSessio
   );
 }
 
+export function hasTimes(p: PlannedSession): boolean {
+  return Boolean(p.entry.start_time && p.entry.end_time);
+}
+
 /** Why a planned session cannot be created (rule 3), or null. */
 export function unusableEntry(p: PlannedSession): string | null {
-  const where = `${p.doctor.name}, ${p.session_date} session ${p.entry.session_no}`;
-  if (!p.entry.start_time || !p.entry.end_time) return `${where}: the schedule has no start or end time; skipped.`;
-  if (p.entry.start_time >= p.entry.end_time) return `${where}: the schedule's start time is not before its end time; skipped.`;
-  return null;
+  return hasTimes(p) ? null : `${p.doctor.name}, ${p.session_date} session ${p.entry.session_no}: the schedule has no start or end time; skipped.`;
 }
 
 export interface RunOutcome<T> {

@@ -12,6 +12,7 @@ import {
   type HandlerContext,
   type PreparedEvents,
   type Outbox,
+  type RecordLocks,
   type ReferenceData,
 } from '@clinic/service-kit';
 import { slotKey, type SessionDoc, type SessionRepository } from './repository';
@@ -19,6 +20,7 @@ import {
   datesOfMonth,
   deleteRefusal,
   executePlan,
+  hasTimes,
   MESSAGES,
   monthLabel,
   parseAutoCreateBody,
@@ -33,6 +35,8 @@ import {
   type ScheduleSelection,
 } from './rules';
 
+const sessionLock = (id: number) => `session:${id}`;
+
 export class SessionOperations {
   /** Runs this process failed to roll back (the database was away); retried until done. */
   private readonly unfinishedRollbacks = new Set<string>();
@@ -42,6 +46,7 @@ export class SessionOperations {
     private readonly refs: ReferenceData,
     private readonly outbox: Outbox,
     private readonly clock: ClinicClock,
+    private readonly locks: RecordLocks,
   ) {}
 
   async list(request: ServiceRequest): Promise<EncodedReply> {
@@ -89,22 +94,25 @@ export class SessionOperations {
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'session_id', MESSAGES.notFound);
     const body = requireUpdateBody(request.body);
-    const existing = await this.repo.findVisible(id);
-    if (!existing) throw notFound(MESSAGES.notFound);
-    const changes = parseSessionChanges(body, existing);
-    await this.repo.update(existing, changes, ctx.correlationId);
+    const id = pathId(request, 'session_id', MESSAGES.notFound);
+    await this.locks.run(sessionLock(id), async () => {
+      const existing = await this.repo.findVisible(id);
+      if (!existing) throw notFound(MESSAGES.notFound);
+      await this.repo.update(existing, parseSessionChanges(body), ctx.correlationId);
+    });
     return success(200, { message: MESSAGES.updated, session_id: id });
   }
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', MESSAGES.notFound);
-    const existing = await this.repo.findVisible(id);
-    if (!existing) throw notFound(MESSAGES.notFound);
-    const active = (await this.repo.bookedCounts([id])).get(id) ?? 0;
-    if (active > 0) throw conflict(deleteRefusal(active));
-    await this.repo.remove(existing, ctx.correlationId);
+    await this.locks.run(sessionLock(id), async () => {
+      const existing = await this.repo.findVisible(id);
+      if (!existing) throw notFound(MESSAGES.notFound);
+      const active = (await this.repo.bookedCounts([id])).get(id) ?? 0;
+      if (active > 0) throw conflict(deleteRefusal(active));
+      await this.repo.remove(existing, ctx.correlationId);
+    });
     return success(200, { message: MESSAGES.deleted, session_id: id });
   }
 
@@ -133,7 +141,8 @@ export class SessionOperations {
       exists: taken.has(slotKey(p.doctor.id, p.session_date, p.entry.session_no)),
       is_past: p.session_date < today,
     }));
-    const newCount = preview.filter((e) => !e.exists && !e.is_past).length;
+    // An entry without times will be skipped by auto-creation (its rule 3), so it is not announced as new either.
+    const newCount = preview.filter((e, i) => !e.exists && !e.is_past && hasTimes(plan[i])).length;
     return success(200, {
       month: monthLabel(selection.month),
       preview,

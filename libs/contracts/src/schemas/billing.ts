@@ -82,7 +82,7 @@ export const createBillBodySchema: JsonSchema = {
 export const updateBillBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  description: 'At least one field. A blank payment_status or payment_method counts as not supplied.',
+  description: 'At least one field. A blank or null payment_status or payment_method counts as not supplied.',
   anyOf: [
     { type: 'object', required: ['payment_status'], properties: { payment_status: { type: 'string', enum: [...PAYMENT_STATUSES] } } },
     { type: 'object', required: ['payment_method'], properties: { payment_method: { type: 'string', enum: [...PAYMENT_METHODS] } } },
@@ -91,8 +91,8 @@ export const updateBillBodySchema: JsonSchema = {
     { type: 'object', required: ['notes'] },
   ],
   properties: {
-    payment_status: { type: 'string', enum: [...PAYMENT_STATUSES, ''] },
-    payment_method: { type: 'string', enum: [...PAYMENT_METHODS, ''] },
+    payment_status: { type: 'string', enum: [...PAYMENT_STATUSES, '', null], nullable: true },
+    payment_method: { type: 'string', enum: [...PAYMENT_METHODS, '', null], nullable: true },
     received_amount: { ...signedMoneySchema, nullable: true },
     balance_amount: { ...signedMoneySchema, nullable: true },
     notes: optionalText(Limits.notesMaxLength),
