@@ -391,6 +391,7 @@ describe('GET /lab_bills', () => {
     expect(await ids('')).toEqual([a.bill_id, b.bill_id, c.bill_id]);
     expect(await ids('&date=2026-03-02')).toEqual([b.bill_id]);
     expect(await ids('&date=2026-03-02&from_date=2026-03-01&to_date=2026-03-03')).toEqual([b.bill_id]);
+    expect(await ids('&date=2026-03-02&from_date=not-a-date&to_date=')).toEqual([b.bill_id]); // ignored, however malformed
     expect(await ids('&from_date=2026-03-02')).toEqual([b.bill_id, c.bill_id]);
     expect(await ids('&to_date=2026-03-02')).toEqual([a.bill_id, b.bill_id]);
     expect(await ids('&from_date=2026-03-02&to_date=2026-03-02')).toEqual([b.bill_id]);
@@ -473,6 +474,10 @@ describe('PUT /lab_bills/{id}', () => {
     expect(stored.updated_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     await t.put(`/lab_bills/${created.bill_id}`, { payment_method: 'Online', payment_status: '', balance_amount: 10.005, notes: ' paid online ' });
     expect(await readBill(created.bill_id)).toMatchObject({ payment_status: 'Pending', payment_method: 'Online', balance_amount: 10.01, notes: 'paid online', grand_total: 850 });
+    // A null enum counts as not supplied, like a blank one; null notes clear them.
+    const nulls = await t.put(`/lab_bills/${created.bill_id}`, { payment_status: null, notes: null });
+    expect(nulls.status).toBe(200);
+    expect(await readBill(created.bill_id)).toMatchObject({ payment_status: 'Pending', notes: null });
   });
 
   it.each([
@@ -481,6 +486,7 @@ describe('PUT /lab_bills/{id}', () => {
     ['an invalid payment_method', { payment_method: 'Gold' }, 400, 'payment_method must be one of Cash, Card, Online.'],
     ['a text received_amount', { received_amount: '12' }, 400, 'received_amount must be a number.'],
     ['only blank enums', { payment_status: '', payment_method: '  ' }, 400, 'No updatable fields provided.'],
+    ['only null enums', { payment_status: null, payment_method: null }, 400, 'No updatable fields provided.'],
     ['no updatable field', { grand_total: 0 }, 400, 'No updatable fields provided.'],
     ['an empty object', {}, 400, 'No updatable fields provided.'],
     ['an extra field', { notes: 'x', grand_total: 0 }, 400, 'Unknown field: grand_total.'],
@@ -527,6 +533,42 @@ describe('DELETE /lab_bills/{id}', () => {
     const again = await t.del(`/lab_bills/${created.bill_id}`);
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ success: false, error: 'Bill not found.' });
+  });
+});
+
+describe('updates racing a cancel', () => {
+  it('leave every cancelled bill cancelled, and every update that answered 200 applied', async () => {
+    const store = LIST_STORES[5];
+    const created = await Promise.all(Array.from({ length: 12 }, () => createBill({ payment_method: 'Cash' }, {}, store)));
+    const outcomes = await Promise.all(
+      created.map(async ({ bill_id }) => {
+        const [status, cancel, notes] = await Promise.all([
+          t.put(`/lab_bills/${bill_id}`, { payment_status: 'Pending' }),
+          t.del(`/lab_bills/${bill_id}`),
+          t.put(`/lab_bills/${bill_id}`, { notes: 'raced' }),
+        ]);
+        return { bill_id, statuses: [status.status, cancel.status, notes.status] };
+      }),
+    );
+    for (const { bill_id, statuses } of outcomes) {
+      expect(statuses[1]).toBe(200); // nothing else cancels these bills
+      // Each update came either before the cancel (200) or after it (404).
+      for (const status of [statuses[0], statuses[2]]) expect([200, 404]).toContain(status);
+      expect((await t.get(`/lab_bills/${bill_id}`)).status).toBe(404);
+    }
+    expect(await countBills(store)).toBe(0);
+    expect((await t.get(`/lab_bills/summary?store_id=${store}`)).body.summary.total_bills).toBe(0);
+  });
+
+  it('keep both of two concurrent updates to different fields', async () => {
+    const created = await Promise.all(Array.from({ length: 8 }, () => createBill({ payment_method: 'Cash' })));
+    await Promise.all(
+      created.flatMap(({ bill_id }) => [
+        t.put(`/lab_bills/${bill_id}`, { payment_status: 'Pending' }),
+        t.put(`/lab_bills/${bill_id}`, { notes: 'both kept' }),
+      ]),
+    );
+    for (const { bill_id } of created) expect(await readBill(bill_id)).toMatchObject({ payment_status: 'Pending', notes: 'both kept' });
   });
 });
 

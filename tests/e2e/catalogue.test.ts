@@ -97,10 +97,12 @@ describe('POST /hospital_charges', () => {
     ['several problems', { charge_type: 'Nope', amount: -1, store_id: 1 }, 'charge_name is required.'],
     ['amount and type wrong', { charge_name: 'X', charge_type: 'Nope', amount: -1, store_id: 1, status: 'x' }, 'amount must be a number greater than or equal to 0.'],
     ['type and status wrong', { charge_name: 'X', charge_type: 'Nope', amount: 1, store_id: 1, status: 'x' }, 'charge_type must be General or Lab.'],
-  ])('answers 400 for %s', async (_name, body, error) => {
+  ])('answers 400 for %s and stores nothing', async (_name, body, error) => {
+    const before = await listAll(1);
     const res = body === undefined ? await t.post('/hospital_charges') : await create(body as Record<string, unknown>);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error });
+    expect(await listAll(1)).toEqual(before);
   });
 
   it('answers 409 for a name already used by a live charge of the same store, whatever its case or spacing', async () => {
@@ -273,6 +275,31 @@ describe('PUT /hospital_charges/{id}', () => {
     expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge).toMatchObject({ charge_name: 'Full Blood Count', store_id: store });
   });
 
+  it.each([
+    ['missing charge_name', { charge_type: 'Lab', amount: 1 }, 'charge_name is required.'],
+    ['missing charge_type', { charge_name: 'X', amount: 1 }, 'charge_type is required.'],
+    ['missing amount', { charge_name: 'X', charge_type: 'Lab' }, 'amount is required.'],
+    ['text amount', { charge_name: 'X', charge_type: 'Lab', amount: '5' }, 'amount must be a number greater than or equal to 0.'],
+    ['unknown charge_type', { charge_name: 'X', charge_type: 'Radiology', amount: 1 }, 'charge_type must be General or Lab.'],
+    ['unknown status', { charge_name: 'X', charge_type: 'Lab', amount: 1, status: 'Archived' }, 'status must be Active or Inactive.'],
+  ])('answers 400 for %s and changes nothing', async (_name, update, error) => {
+    const store = freshStore();
+    const { body } = await create(valid(store, { notes: 'kept' }));
+    const before = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
+    const res = await t.put(`/hospital_charges/${body.charge_id}`, update);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error });
+    expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge).toEqual(before);
+  });
+
+  it('trims notes and stores blank notes as null', async () => {
+    const { body } = await create(valid(freshStore(), { notes: 'old' }));
+    await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1, notes: '  fasting  ' });
+    expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge.notes).toBe('fasting');
+    await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1, notes: '   ' });
+    expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge.notes).toBeNull();
+  });
+
   it('answers 400 for a missing body', async () => {
     const { body } = await create(valid(freshStore()));
     const res = await t.put(`/hospital_charges/${body.charge_id}`);
@@ -295,6 +322,31 @@ describe('DELETE /hospital_charges/{id}', () => {
     const again = await t.del(`/hospital_charges/${body.charge_id}`);
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ success: false, error: 'Charge not found.' });
+  });
+});
+
+describe('updates racing a delete', () => {
+  it('never bring a deleted charge back', async () => {
+    const store = freshStore();
+    const created = await Promise.all(Array.from({ length: 10 }, (_, i) => create(valid(store, { charge_name: `Raced ${i}` }))));
+    const outcomes = await Promise.all(
+      created.map(async ({ body }, i) => {
+        const update = { charge_name: `Raced ${i} renamed`, charge_type: 'General', amount: 5 };
+        const [before, del, after] = await Promise.all([
+          t.put(`/hospital_charges/${body.charge_id}`, update),
+          t.del(`/hospital_charges/${body.charge_id}`),
+          t.put(`/hospital_charges/${body.charge_id}`, { ...update, amount: 6 }),
+        ]);
+        return [before.status, del.status, after.status];
+      }),
+    );
+    for (const [update1, del, update2] of outcomes) {
+      expect(del).toBe(200);
+      expect([200, 404]).toContain(update1);
+      expect([200, 404]).toContain(update2);
+    }
+    for (const { body } of created) expect((await t.get(`/hospital_charges/${body.charge_id}`)).status).toBe(404);
+    expect(await listAll(store)).toEqual([]);
   });
 });
 

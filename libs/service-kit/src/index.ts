@@ -2,6 +2,7 @@ export * from './config';
 export * from './logger';
 export * from './errors';
 export * from './mutex';
+export * from './record-locks';
 export * from './nats';
 export * from './schema';
 export * from './runtime';

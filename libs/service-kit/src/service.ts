@@ -19,6 +19,7 @@ import { createLogger, type Logger } from './logger';
 import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
 import { connectNats } from './nats';
 import { Outbox } from './outbox';
+import { RecordLocks } from './record-locks';
 import { ReferenceData, startReferenceConsumer } from './refdata';
 import { serve, type Handler } from './runtime';
 
@@ -35,6 +36,7 @@ export interface ServiceInfra {
   refs: ReferenceData;
   clock: ClinicClock;
   cache: VersionedCache;
+  locks: RecordLocks;
 }
 
 export interface ServiceDefinition {
@@ -66,7 +68,8 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
     const consumer = await startReferenceConsumer({ nc, service: name, refs, log: log.child({ component: 'reference' }) });
     const cache = new VersionedCache(mongo.db, log.child({ component: 'cache' }));
-    const infra: ServiceInfra = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock, cache };
+    const locks = new RecordLocks(mongo.db, log.child({ component: 'locks' }));
+    const infra: ServiceInfra = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock, cache, locks };
     const handlers = await definition.setup(infra);
 
     const subjects = ServiceSubjects[name];

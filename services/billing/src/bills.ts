@@ -10,6 +10,7 @@ import {
   pathId,
   unprocessable,
   type HandlerContext,
+  type RecordLocks,
   type ReferenceData,
 } from '@clinic/service-kit';
 import type { CatalogueClient } from './catalogue-client';
@@ -53,11 +54,14 @@ function createdReply(doc: BillDoc): ServiceReply {
   });
 }
 
+const billLock = (id: number) => `bill:${id}`;
+
 export class BillOperations {
   constructor(
     private readonly repo: BillRepository,
     private readonly refs: ReferenceData,
     private readonly catalogue: CatalogueClient,
+    private readonly locks: RecordLocks,
   ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -125,18 +129,23 @@ export class BillOperations {
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
-    const existing = await this.repo.findLive(id); // rule 5
-    if (!existing) throw notFound(MESSAGES.notFound);
-    if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
-    await this.repo.update(existing, changes, ctx.correlationId); // rule 7
+    await this.locks.run(billLock(id), async () => {
+      const existing = await this.repo.findLive(id); // rule 5
+      if (!existing) throw notFound(MESSAGES.notFound);
+      if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
+      await this.repo.update(existing, changes, ctx.correlationId); // rule 7
+    });
     return success(200, { message: MESSAGES.updated });
   }
 
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const existing = await this.repo.findLive(pathId(request, 'bill_id', MESSAGES.notFound));
-    if (!existing) throw notFound(MESSAGES.notFound);
-    if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);
-    await this.repo.cancel(existing, ctx.correlationId);
+    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    await this.locks.run(billLock(id), async () => {
+      const existing = await this.repo.findLive(id);
+      if (!existing) throw notFound(MESSAGES.notFound);
+      if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);
+      await this.repo.cancel(existing, ctx.correlationId);
+    });
     return success(200, { message: MESSAGES.cancelled });
   }
 

@@ -1,6 +1,6 @@
 /** Hospital-charge operations: the spec's steps in order, over the repository. */
 import { failure, success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import { EncodedReply, notFound, pathId } from '@clinic/service-kit';
+import { EncodedReply, notFound, pathId, type RecordLocks } from '@clinic/service-kit';
 import type { ChargeRepository } from './repository';
 import {
   MESSAGES,
@@ -11,8 +11,13 @@ import {
   sameFields,
 } from './rules';
 
+const chargeLock = (id: number) => `charge:${id}`;
+
 export class ChargeOperations {
-  constructor(private readonly repo: ChargeRepository) {}
+  constructor(
+    private readonly repo: ChargeRepository,
+    private readonly locks: RecordLocks,
+  ) {}
 
   async create(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
@@ -33,17 +38,22 @@ export class ChargeOperations {
   async update(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', MESSAGES.notFound);
     const fields = parseChargeUpdate(request.body);
-    const existing = await this.repo.findLive(id);
-    if (!existing) throw notFound(MESSAGES.notFound);
-    if (sameFields(existing, fields)) return failure(200, MESSAGES.noChanges);
-    await this.repo.update(existing, fields, caller.sub, correlationId);
-    return success(200, { message: MESSAGES.updated });
+    return this.locks.run(chargeLock(id), async () => {
+      const existing = await this.repo.findLive(id);
+      if (!existing) throw notFound(MESSAGES.notFound);
+      if (sameFields(existing, fields)) return failure(200, MESSAGES.noChanges);
+      await this.repo.update(existing, fields, caller.sub, correlationId);
+      return success(200, { message: MESSAGES.updated });
+    });
   }
 
   async delete(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
-    const existing = await this.repo.findLive(pathId(request, 'charge_id', MESSAGES.notFound));
-    if (!existing) throw notFound(MESSAGES.notFound);
-    await this.repo.softDelete(existing, caller.sub, correlationId);
+    const id = pathId(request, 'charge_id', MESSAGES.notFound);
+    await this.locks.run(chargeLock(id), async () => {
+      const existing = await this.repo.findLive(id);
+      if (!existing) throw notFound(MESSAGES.notFound);
+      await this.repo.softDelete(existing, caller.sub, correlationId);
+    });
     return success(200, { message: MESSAGES.deleted });
   }
 

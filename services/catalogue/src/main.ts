@@ -5,9 +5,9 @@ import { ChargeRepository } from './repository';
 
 void startService({
   name: 'catalogue',
-  async setup({ db, ids, outbox, clock, cache }) {
+  async setup({ db, ids, outbox, clock, cache, locks }) {
     const repo = new ChargeRepository(db, ids, outbox, clock, cache);
     await repo.ensureIndexes();
-    return catalogueHandlers(new ChargeOperations(repo));
+    return catalogueHandlers(new ChargeOperations(repo, locks));
   },
 });

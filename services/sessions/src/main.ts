@@ -9,12 +9,12 @@ const ABANDONED_SCAN_MS = 30_000;
 
 void startService({
   name: 'sessions',
-  async setup({ db, ids, outbox, clock, refs, log, cache }) {
+  async setup({ db, ids, outbox, clock, refs, log, cache, locks }) {
     const repo = new SessionRepository(db, ids, outbox, refs, clock, cache);
     await repo.ensureIndexes();
     // Doctors, stores and appointments appear in every session read.
     refs.onApplied(() => repo.changed());
-    const operations = new SessionOperations(repo, refs, outbox, clock);
+    const operations = new SessionOperations(repo, refs, outbox, clock, locks);
     const scan = () => repo.rollBackAbandonedRuns(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));
     await scan();
     setInterval(scan, ABANDONED_SCAN_MS).unref();

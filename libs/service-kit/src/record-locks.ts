@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import { conflict } from './errors';
+import type { Logger } from './logger';
+import { isDuplicateKeyError } from './mongo';
+import { KeyedMutex } from './mutex';
+
+interface LockDoc {
+  _id: string;
+  token: string;
+  expires_at: Date;
+}
+
+export const RECORD_BUSY_MESSAGE = 'The record is being changed by another request. Please retry.';
+
+export interface RecordLockOptions {
+  /** A holder that died keeps its lock this long at most. */
+  leaseMs?: number;
+  /** How long a request waits for a lock before it gives up (409). */
+  waitMs?: number;
+}
+
+/**
+ * One change at a time per record, across every replica: read, check and
+ * write of an update or delete happen under a lock. FerretDB v1 applies an
+ * update as read-then-replace without re-checking the filter, so without it
+ * an update racing a cancel could write the record back as it was before the
+ * cancel, and two updates could each lose the other's fields; on MongoDB it
+ * also keeps each event's "after" image true. The lock is a document whose
+ * unique `_id` makes taking it atomic on both servers, with a lease so that a
+ * crashed holder does not block the record for good.
+ */
+export class RecordLocks {
+  private readonly local = new KeyedMutex();
+  private readonly locks: Collection<LockDoc>;
+  private readonly leaseMs: number;
+  private readonly waitMs: number;
+
+  constructor(
+    db: Db,
+    private readonly log: Logger,
+    options: RecordLockOptions = {},
+  ) {
+    this.locks = db.collection<LockDoc>('record_locks');
+    this.leaseMs = options.leaseMs ?? 10_000;
+    this.waitMs = options.waitMs ?? 3_000;
+  }
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    // Requests of this process queue here, so the database only arbitrates between replicas.
+    return this.local.run(key, async () => {
+      const token = await this.acquire(key);
+      try {
+        return await work();
+      } finally {
+        await this.locks.deleteOne({ _id: key, token }).catch((err: unknown) => {
+          this.log.warn({ err, key }, 'record lock not released; it expires with its lease');
+        });
+      }
+    });
+  }
+
+  private async acquire(key: string): Promise<string> {
+    const deadline = Date.now() + this.waitMs;
+    for (let attempt = 0; ; attempt++) {
+      const token = randomUUID();
+      try {
+        await this.locks.insertOne({ _id: key, token, expires_at: new Date(Date.now() + this.leaseMs) });
+        return token;
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+      // Held by another replica, or left by one that died: take it over once its lease has run out.
+      const expired = await this.locks.deleteOne({ _id: key, expires_at: { $lt: new Date() } });
+      if (expired.deletedCount > 0) {
+        this.log.warn({ key }, 'took over an expired record lock');
+        continue;
+      }
+      if (Date.now() >= deadline) throw conflict(RECORD_BUSY_MESSAGE);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5 * 2 ** attempt, 100)));
+    }
+  }
+}
