@@ -96,7 +96,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'DELETE', url: '/hospital_charges/:charge_id', subject: CatalogueSubjects.delete, tag: 'Hospital charges',
     summary: 'Delete a hospital charge (soft delete)', param: 'charge_id',
-    responses: { 200: messageSchema, ...standardFailures(404) },
+    responses: { 200: messageSchema, ...standardFailures(404, 409) },
   }),
 
   route({
