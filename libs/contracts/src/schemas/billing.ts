@@ -119,8 +119,15 @@ export const listBillsQuerySchema: JsonSchema = {
       maxLength: Limits.searchMaxLength,
       description: 'case-insensitive substring of patient_name, patient_contact, bill_number or patient_nic',
     },
-    page: { type: 'integer', default: 1, minimum: -1e15, maximum: 1e15, description: 'values below 1 become 1' },
-    per_page: { type: 'integer', default: Limits.perPageDefault, minimum: -1e15, maximum: 1e15, description: 'clamped to 1..100' },
+    // Any integer the service can read exactly; beyond that it answers 400.
+    page: { type: 'integer', default: 1, minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'values below 1 become 1' },
+    per_page: {
+      type: 'integer',
+      default: Limits.perPageDefault,
+      minimum: Number.MIN_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'clamped to 1..100',
+    },
   },
 };
 
