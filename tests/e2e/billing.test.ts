@@ -435,6 +435,17 @@ describe('GET /lab_bills', () => {
     expect((await page('&date=1999-01-01')).pages).toBe(1);
   });
 
+  it('orders bills of the same second by id, newest id first', async () => {
+    const store = LIST_STORES[6];
+    await Promise.all(Array.from({ length: 8 }, () => createBill({}, {}, store)));
+    const rows: Array<{ id: number; created_at: string }> = (await t.get(`/lab_bills?store_id=${store}`)).body.bills;
+    expect(rows).toHaveLength(8);
+    for (let i = 1; i < rows.length; i++) {
+      const [newer, older] = [rows[i - 1], rows[i]];
+      expect(newer.created_at > older.created_at || (newer.created_at === older.created_at && newer.id > older.id)).toBe(true);
+    }
+  });
+
   it('returns list rows without items, with billed_by_name and is_deleted false', async () => {
     const store = LIST_STORES[2];
     await createBill({}, { sub: 7, role: 'cashier' }, store);

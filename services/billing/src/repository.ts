@@ -364,7 +364,8 @@ export class BillRepository {
       balance_cents: input.payment_method === 'Cash' ? balance_cents : null,
       status: 'active',
       is_deleted: false,
-      created_at: new Date(),
+      // To the second, as the API shows it: bills created in the same second list by id, newest id first.
+      created_at: new Date(Math.floor(Date.now() / 1000) * 1000),
       updated_at: null,
       items: items.map((item, index) => ({ id: id * ITEM_ID_FACTOR + index + 1, ...item, line_total_cents: totals.line_totals[index] })),
       ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
