@@ -247,7 +247,7 @@ export class SessionRepository {
    * A slot held by a session of a failed or rolled-back run (a late insert of
    * that run) is taken over instead: the month being created must be whole.
    */
-  async insertForRun(runId: string, fields: NewSessionDoc): Promise<SessionDoc | 'exists'> {
+  async insertForRun(runId: string, fields: NewSessionDoc, attempt = 1): Promise<SessionDoc | 'exists'> {
     try {
       return await withFreshId(this.ids, COLLECTION, this.sessions, async (id) => {
         const doc = { ...this.buildDoc(id, fields), run_id: runId };
@@ -265,7 +265,9 @@ export class SessionRepository {
       const holderRun = holder?.run_id ? await this.runs.findOne({ _id: holder.run_id }) : null;
       if (!holder || !holderRun || !['failed', 'rolled_back'].includes(holderRun.status)) return 'exists';
       const adopted = { ...holder, ...fields, run_id: runId, created_at: new Date() };
-      await this.sessions.updateOne({ _id: holder._id, run_id: holder.run_id }, { $set: { ...fields, run_id: runId, created_at: adopted.created_at } });
+      const taken = await this.sessions.updateOne({ _id: holder._id, run_id: holder.run_id }, { $set: { ...fields, run_id: runId, created_at: adopted.created_at } });
+      // The holder was removed meanwhile (its run's clean-up): the slot is free to insert into again.
+      if (taken.matchedCount === 0) return attempt < 3 ? this.insertForRun(runId, fields, attempt + 1) : 'exists';
       return adopted;
     }
   }
