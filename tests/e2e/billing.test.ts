@@ -1,3 +1,4 @@
+import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { EventReader } from './events';
 import { startTestStack, type TestStack } from './harness';
@@ -326,6 +327,24 @@ describe('bill numbers under concurrency', () => {
       expect(listed.body.total).toBe(50);
       expect(listed.body.bills.map((b: any) => b.bill_number).sort()).toEqual(expected);
     }
+  });
+
+  it('answers 409 "Bill number conflict" only once its retries are used up, storing nothing', async () => {
+    // Another writer (not a billing replica, so invisible to the highest-number lookup) holds the
+    // first 40 numbers of the date: every number billing tries collides, up to its retry limit.
+    const date = '2099-12-31';
+    const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+    try {
+      await mongo.db('clinic_billing').collection('bills').insertMany(
+        Array.from({ length: 40 }, (_, i) => ({ _id: `foreign-${i}`, bill_number: `LB-20991231-${String(i + 1).padStart(4, '0')}`, bill_date: 'elsewhere' })) as never[],
+      );
+    } finally {
+      await mongo.close();
+    }
+    const res = await t.post('/lab_bills', bill({ bill_date: date }));
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ success: false, error: 'Bill number conflict. Please retry.' });
+    expect((await t.get(`/lab_bills?store_id=1&date=${date}`)).body.total).toBe(0);
   });
 });
 
