@@ -301,6 +301,8 @@ export class BillRepository {
         // Lost connection or the like: which bills were stored is unknown, so the sweeper decides on the events.
         prepared.forget();
         for (const bill of batch) bill.reject(err);
+        // Some may be stored: the branches' cached reads must not miss them (best effort, after the answers).
+        void this.cache.bump(...docs.map((d) => storeScope(d.store_id)));
         return;
       }
       const [firstError] = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
