@@ -213,6 +213,7 @@ describe('POST /lab_bills', () => {
     ['a text billed_by', { billed_by: 'me' }, 'billed_by must be a positive integer.'],
     ['a text patient_id', { patient_id: 'p1' }, 'patient_id must be a positive integer.'],
     ['a text discount_value', { discount_value: '10' }, 'discount_value must be a number greater than or equal to 0.'],
+    ['a negative discount_value', { discount_value: -5 }, 'discount_value must be a number greater than or equal to 0.'],
     ['a text discount_amount', { discount_amount: 'x' }, 'discount_amount must be a number.'],
     ['a text subtotal', { subtotal: 'x' }, 'subtotal must be a number.'],
     ['a text grand_total', { grand_total: {} }, 'grand_total must be a number.'],
