@@ -243,6 +243,16 @@ describe('NATS conventions', () => {
     });
   });
 
+  it('refuses a body nested too deep with 400, as the gateway does, storing nothing', async () => {
+    const before = (await t.get('/hospital_charges?store_id=1')).body.count;
+    const deep = `{"body":{"charge_name":"Deep","charge_type":"Lab","amount":1,"store_id":1,"notes":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    expect(await request(CatalogueSubjects.create, deep, { sub: '5', role: 'admin' })).toEqual({
+      status: 400,
+      body: { success: false, error: 'Request body is nested more than 32 levels deep.' },
+    });
+    expect((await t.get('/hospital_charges?store_id=1')).body.count).toBe(before);
+  });
+
   it('answers a malformed envelope with 400', async () => {
     const reply = await request(SessionsSubjects.list, 'not json', { sub: '5', role: 'admin' });
     expect(reply).toEqual({ status: 400, body: { success: false, error: 'Request is not valid JSON.' } });

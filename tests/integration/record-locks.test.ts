@@ -38,7 +38,7 @@ it('lets one holder at a time change a record, across replicas', async () => {
   const order: number[] = [];
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      replicas[i % 2].run('bill:1', async () => {
+      replicas[i % 2].run('bill', 1, async () => {
         holders++;
         mostAtOnce = Math.max(mostAtOnce, holders);
         await sleep(5);
@@ -55,16 +55,16 @@ it('lets one holder at a time change a record, across replicas', async () => {
 it('does not hold other records back', async () => {
   const locks = new RecordLocks(db, log);
   let release!: () => void;
-  const held = locks.run('bill:2', () => new Promise<void>((resolve) => (release = resolve)));
+  const held = locks.run('bill', 2, () => new Promise<void>((resolve) => (release = resolve)));
   await sleep(50);
-  await expect(locks.run('bill:3', async () => 'free')).resolves.toBe('free');
+  await expect(locks.run('bill', 3, async () => 'free')).resolves.toBe('free');
   release();
   await held;
 });
 
 it('takes over a lock whose holder died once its lease has run out', async () => {
   await db.collection<{ _id: string }>('record_locks').insertOne({ _id: 'bill:4', token: 'dead-holder', expires_at: new Date(Date.now() - 1) } as never);
-  await expect(new RecordLocks(db, log).run('bill:4', async () => 'done')).resolves.toBe('done');
+  await expect(new RecordLocks(db, log).run('bill', 4, async () => 'done')).resolves.toBe('done');
   expect(await db.collection('record_locks').countDocuments({ _id: 'bill:4' } as never)).toBe(0);
 });
 
@@ -72,7 +72,7 @@ it('answers 409 when the record stays locked past the wait, and runs nothing', a
   await db.collection<{ _id: string }>('record_locks').insertOne({ _id: 'bill:5', token: 'busy-holder', expires_at: new Date(Date.now() + 60_000) } as never);
   let ran = false;
   const outcome = await new RecordLocks(db, log, { waitMs: 300 })
-    .run('bill:5', async () => {
+    .run('bill', 5, async () => {
       ran = true;
     })
     .catch((err: unknown) => err);
@@ -85,6 +85,6 @@ it('answers 409 when the record stays locked past the wait, and runs nothing', a
 
 it('releases the lock when the work fails', async () => {
   const locks = new RecordLocks(db, log);
-  await expect(locks.run('bill:6', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-  await expect(locks.run('bill:6', async () => 'again')).resolves.toBe('again');
+  await expect(locks.run('bill', 6, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+  await expect(locks.run('bill', 6, async () => 'again')).resolves.toBe('again');
 });

@@ -22,8 +22,7 @@ interface DriverConnection {
   address: string;
   closed: boolean;
   error?: Error;
-  socket: NodeJS.EventEmitter & { destroyed: boolean };
-  onError(error: Error): void;
+  socket: NodeJS.EventEmitter;
   writeCommand(command: unknown, options: unknown): Promise<void>;
 }
 

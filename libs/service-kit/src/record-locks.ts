@@ -46,7 +46,9 @@ export class RecordLocks {
     this.waitMs = options.waitMs ?? 3_000;
   }
 
-  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` holding the lock of one record, e.g. `run('bill', 42, ...)`. */
+  run<T>(record: string, id: number, work: () => Promise<T>): Promise<T> {
+    const key = `${record}:${id}`;
     // Requests of this process queue here, so the database only arbitrates between replicas.
     return this.local.run(key, async () => {
       const token = await this.acquire(key);

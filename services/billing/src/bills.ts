@@ -54,8 +54,6 @@ function createdReply(doc: BillDoc): ServiceReply {
   });
 }
 
-const billLock = (id: number) => `bill:${id}`;
-
 export class BillOperations {
   constructor(
     private readonly repo: BillRepository,
@@ -129,7 +127,7 @@ export class BillOperations {
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
-    await this.locks.run(billLock(id), async () => {
+    await this.locks.run('bill', id, async () => {
       const existing = await this.repo.findLive(id); // rule 5
       if (!existing) throw notFound(MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
@@ -140,7 +138,7 @@ export class BillOperations {
 
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
-    await this.locks.run(billLock(id), async () => {
+    await this.locks.run('bill', id, async () => {
       const existing = await this.repo.findLive(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);

@@ -11,8 +11,6 @@ import {
   sameFields,
 } from './rules';
 
-const chargeLock = (id: number) => `charge:${id}`;
-
 export class ChargeOperations {
   constructor(
     private readonly repo: ChargeRepository,
@@ -38,7 +36,7 @@ export class ChargeOperations {
   async update(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', MESSAGES.notFound);
     const fields = parseChargeUpdate(request.body);
-    return this.locks.run(chargeLock(id), async () => {
+    return this.locks.run('charge', id, async () => {
       const existing = await this.repo.findLive(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       if (sameFields(existing, fields)) return failure(200, MESSAGES.noChanges);
@@ -49,7 +47,7 @@ export class ChargeOperations {
 
   async delete(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', MESSAGES.notFound);
-    await this.locks.run(chargeLock(id), async () => {
+    await this.locks.run('charge', id, async () => {
       const existing = await this.repo.findLive(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       await this.repo.softDelete(existing, caller.sub, correlationId);

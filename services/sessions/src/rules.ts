@@ -93,15 +93,15 @@ export interface NewSession {
   max_patients_input: unknown;
 }
 
-/** POST /add_session up to the doctor lookup. */
-/** A missing body, or one with nothing in it, is "no data" (400) for both add and update. */
-function requireData(raw: unknown): PlainObject {
+/** Rule 1 of add and update: a missing body, or one with nothing in it, is "no data" (400). */
+export function requireSessionBody(raw: unknown): PlainObject {
   if (!isPlainObject(raw) || Object.keys(raw).length === 0) throw badRequest(MESSAGES.noData);
   return raw;
 }
 
+/** POST /add_session up to the doctor lookup. */
 export function parseNewSession(raw: unknown, today: string): NewSession {
-  const body = requireData(raw);
+  const body = requireSessionBody(raw);
   for (const field of ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time']) {
     if (!given(body, field) || isBlankString(body[field])) throw unprocessable(`${field} is required.`);
   }
@@ -130,11 +130,6 @@ export function parseNewSession(raw: unknown, today: string): NewSession {
     status: (body.status ?? 'Open') === 'Open' ? 'active' : 'cancelled',
     max_patients_input: body.max_patients,
   };
-}
-
-/** PUT /update_session, rule 1. */
-export function requireUpdateBody(raw: unknown): PlainObject {
-  return requireData(raw);
 }
 
 export interface SessionChanges {

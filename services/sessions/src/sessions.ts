@@ -30,12 +30,10 @@ import {
   parsePreviewQuery,
   parseSessionChanges,
   planMonth,
-  requireUpdateBody,
+  requireSessionBody,
   schedulingDoctors,
   type ScheduleSelection,
 } from './rules';
-
-const sessionLock = (id: number) => `session:${id}`;
 
 export class SessionOperations {
   /** Runs this process failed to roll back (the database was away); retried until done. */
@@ -94,9 +92,9 @@ export class SessionOperations {
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const body = requireUpdateBody(request.body);
+    const body = requireSessionBody(request.body);
     const id = pathId(request, 'session_id', MESSAGES.notFound);
-    await this.locks.run(sessionLock(id), async () => {
+    await this.locks.run('session', id, async () => {
       const existing = await this.repo.findVisible(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       await this.repo.update(existing, parseSessionChanges(body), ctx.correlationId);
@@ -106,7 +104,7 @@ export class SessionOperations {
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', MESSAGES.notFound);
-    await this.locks.run(sessionLock(id), async () => {
+    await this.locks.run('session', id, async () => {
       const existing = await this.repo.findVisible(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       const active = (await this.repo.bookedCounts([id])).get(id) ?? 0;
