@@ -140,8 +140,6 @@ describe('hostile input', () => {
     ['an operator object as a name', { charge_name: { $gt: '' } }, 'charge_name must be a string.'],
     ['an operator object as the store', { store_id: { $ne: null } }, 'store_id must be a positive integer.'],
     ['a numeric string amount', { amount: '100' }, 'amount must be a number greater than or equal to 0.'],
-    ['an unknown field', { is_deleted: true }, 'Unknown field: is_deleted.'],
-    ['a constructor key', { constructor: { x: 1 } }, 'Unknown field: constructor.'],
     ['a huge name', { charge_name: 'x'.repeat(5000) }, 'charge_name must be at most 200 characters.'],
     ['a non-string note', { notes: ['a'] }, 'notes must be a string.'],
     ['an amount too large', { amount: 1e300 }, 'amount must be at most 999999999.99.'],
@@ -151,6 +149,22 @@ describe('hostile input', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error });
     expect(await listAll(store)).toEqual([]);
+  });
+
+  it('ignores fields it does not take, and refuses prototype-poisoning keys', async () => {
+    const store = freshStore();
+    const res = await create(valid(store, { is_deleted: true, live_key: 7, constructor: { x: 1 }, $where: '1' }));
+    expect(res.status).toBe(201);
+    const [charge] = await listAll(store);
+    expect(charge.id).toBe(res.body.charge_id);
+    for (const field of ['is_deleted', 'live_key', '$where']) expect(charge).not.toHaveProperty(field);
+    for (const poisoned of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
+      const body = `{"charge_name":"P","charge_type":"Lab","amount":1,"store_id":${store},"x":${poisoned}}`;
+      const refused = await t.post('/hospital_charges', undefined, { rawBody: body, headers: { 'content-type': 'application/json' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ success: false, error: 'Request body must not contain __proto__ or constructor.prototype keys.' });
+    }
+    expect(await listAll(store)).toHaveLength(1);
   });
 
   it('does not treat an operator in the query string as an operator', async () => {
@@ -264,15 +278,29 @@ describe('PUT /hospital_charges/{id}', () => {
     expect((await t.get(`/hospital_charges/${a.body.charge_id}`)).body.charge.charge_name).toBe('A');
   });
 
-  it('refuses store_id: a charge stays in its store', async () => {
+  it('takes back the whole charge a read returned, one field changed, and changes only that field', async () => {
+    const store = freshStore();
+    const { body } = await create(valid(store, { notes: 'fasting' }), { sub: 3 });
+    const read = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
+    const res = await t.put(`/hospital_charges/${body.charge_id}`, { ...read, amount: 900 }, { sub: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
+    const after = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
+    expect(after).toEqual({ ...read, amount: 900, updated_by: 5, updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) });
+  });
+
+  it('ignores store_id and the other read-only fields: a charge stays in its store', async () => {
     const store = freshStore();
     const { body } = await create(valid(store));
-    for (const storeId of [store + 1000, store]) {
-      const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: storeId });
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, error: 'store_id cannot be changed.' });
-    }
-    expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge).toMatchObject({ charge_name: 'Full Blood Count', store_id: store });
+    const res = await t.put(`/hospital_charges/${body.charge_id}`, {
+      charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: store + 1000, id: 1, created_by: 99, created_at: '2000-01-01 00:00:00', is_deleted: true,
+    });
+    expect(res.status).toBe(200);
+    const after = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
+    expect(after).toMatchObject({ id: body.charge_id, charge_name: 'X', store_id: store, created_by: 1 });
+    expect(after.created_at).not.toBe('2000-01-01 00:00:00');
+    expect(await listAll(store + 1000)).toEqual([]);
+    expect((await listAll(store)).map((c) => c.id)).toEqual([body.charge_id]);
   });
 
   it.each([

@@ -15,7 +15,6 @@ import {
 import {
   badRequest,
   given,
-  has,
   isFiniteNumber,
   isPlainObject,
   isPositiveId,
@@ -34,7 +33,6 @@ export const MESSAGES = {
   notFound: 'Charge not found.',
   duplicate: 'A charge with this name already exists in this store.',
   noChanges: 'No changes were made.',
-  storeImmutable: 'store_id cannot be changed.',
   created: 'Charge created successfully.',
   updated: 'Charge updated successfully.',
   deleted: 'Charge deleted successfully.',
@@ -104,7 +102,7 @@ export function parseChargeUpdate(raw: unknown): ChargeFields {
   const body = requireBody(raw);
   checkPresence(body, ['charge_name', 'charge_type', 'amount']);
   const fields = checkCommonFields(body);
-  if (has(body, 'store_id')) throw badRequest(MESSAGES.storeImmutable);
+  // store_id, id, created_by and the timestamps of a charge read back are ignored: none of them can change.
   checkShape(updateChargeBodySchema, body);
   return fields;
 }

@@ -224,7 +224,6 @@ export function parseAutoCreateBody(raw: unknown, currentMonth: string): Schedul
     if (!isPositiveId(raw[field])) throw unprocessable(`${field} must be a positive integer.`);
     selection[field] = raw[field] as number;
   }
-  shapeProblem({ type: 'object', additionalProperties: false, properties: { month: {}, doctor_id: {}, store_id: {} } }, raw);
   return selection;
 }
 

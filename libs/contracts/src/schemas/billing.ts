@@ -1,6 +1,7 @@
 import { Limits } from '../limits';
 import {
   dateSchema,
+  IGNORED_FIELDS_NOTE,
   idSchema,
   moneySchema,
   nonBlank,
@@ -26,7 +27,7 @@ const nullableMoney: JsonSchema = { ...moneySchema, nullable: true };
 
 export const billItemInputSchema: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
   required: ['charge_id', 'charge_name', 'unit_price', 'qty'],
   properties: {
     charge_id: idSchema,
@@ -38,7 +39,8 @@ export const billItemInputSchema: JsonSchema = {
 
 export const createBillBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
+  description: IGNORED_FIELDS_NOTE,
   example: {
     patient_name: 'Nimal Fernando',
     patient_contact: '0771234567',
@@ -81,8 +83,8 @@ export const createBillBodySchema: JsonSchema = {
 
 export const updateBillBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
-  description: 'At least one field. A blank or null payment_status or payment_method counts as not supplied.',
+  additionalProperties: true,
+  description: `At least one of these fields. A blank or null payment_status or payment_method counts as not supplied. ${IGNORED_FIELDS_NOTE}`,
   anyOf: [
     { type: 'object', required: ['payment_status'], properties: { payment_status: { type: 'string', enum: [...PAYMENT_STATUSES] } } },
     { type: 'object', required: ['payment_method'], properties: { payment_method: { type: 'string', enum: [...PAYMENT_METHODS] } } },

@@ -1,5 +1,5 @@
 import { Limits } from '../limits';
-import { idSchema, moneySchema, nonBlank, optionalText, successSchema, timestampSchema, type JsonSchema } from './common';
+import { IGNORED_FIELDS_NOTE, idSchema, moneySchema, nonBlank, optionalText, successSchema, timestampSchema, type JsonSchema } from './common';
 
 export const CHARGE_TYPES = ['General', 'Lab'] as const;
 export const CHARGE_STATUSES = ['Active', 'Inactive'] as const;
@@ -16,7 +16,8 @@ const chargeFields: Record<string, JsonSchema> = {
 
 export const createChargeBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
+  description: IGNORED_FIELDS_NOTE,
   example: { charge_name: 'Vitamin D', charge_type: 'Lab', amount: 3500, store_id: 1, notes: 'Fasting not required' },
   required: ['charge_name', 'charge_type', 'amount', 'store_id'],
   properties: { ...chargeFields, store_id: idSchema },
@@ -24,9 +25,9 @@ export const createChargeBodySchema: JsonSchema = {
 
 export const updateChargeBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
   required: ['charge_name', 'charge_type', 'amount'],
-  description: 'status omitted means Active. store_id cannot be changed, so it is not accepted here.',
+  description: `status omitted means Active. store_id cannot be changed: like id, created_by and the timestamps a read returned, it is ignored. ${IGNORED_FIELDS_NOTE}`,
   properties: chargeFields,
 };
 

@@ -20,6 +20,12 @@ export const timestampSchema: JsonSchema = {
 export const moneySchema: JsonSchema = { type: 'number', minimum: 0, maximum: Limits.moneyMax };
 export const signedMoneySchema: JsonSchema = { type: 'number', minimum: -Limits.moneyMax, maximum: Limits.moneyMax };
 
+/**
+ * Request bodies accept fields beyond the ones a route uses and ignore them, as
+ * the original service did: a front-end may send back the whole object it read.
+ */
+export const IGNORED_FIELDS_NOTE = 'Other fields are accepted and ignored: they are neither stored nor echoed.';
+
 export const nonBlank = (maxLength: number): JsonSchema => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S' });
 export const optionalText = (maxLength: number): JsonSchema => ({ type: 'string', nullable: true, maxLength });
 

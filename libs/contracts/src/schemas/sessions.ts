@@ -1,5 +1,5 @@
 import { Limits } from '../limits';
-import { dateSchema, idSchema, optionalText, successSchema, timeSchema, type JsonSchema } from './common';
+import { dateSchema, IGNORED_FIELDS_NOTE, idSchema, optionalText, successSchema, timeSchema, type JsonSchema } from './common';
 
 export const SESSION_DISPLAY_STATUSES = ['Open', 'Closed', 'Full'] as const;
 export const SESSION_STORED_STATUSES = ['active', 'cancelled', 'completed'] as const;
@@ -12,7 +12,8 @@ const maxPatientsSchema: JsonSchema = { type: 'integer', minimum: 1, maximum: Li
 
 export const addSessionBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
+  description: IGNORED_FIELDS_NOTE,
   required: ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time'],
   properties: {
     doctor_id: idSchema,
@@ -28,8 +29,8 @@ export const addSessionBodySchema: JsonSchema = {
 
 export const updateSessionBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
-  description: 'At least one of the fields below other than notes. doctor_id, session_no and store_id cannot be changed and are ignored; so are notes.',
+  additionalProperties: true,
+  description: `At least one of the fields below other than notes. doctor_id, session_no and store_id cannot be changed and are ignored; so are notes. ${IGNORED_FIELDS_NOTE}`,
   anyOf: ['session_date', 'start_time', 'end_time', 'max_patients', 'status'].map((field) => ({ type: 'object', required: [field] })),
   properties: {
     session_date: { type: 'string', minLength: 1, maxLength: 10, description: 'applied as given: neither format- nor past-checked', example: '2026-12-01' },
@@ -73,8 +74,8 @@ export const previewQuerySchema: JsonSchema = { type: 'object', properties: sche
 
 export const autoCreateBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: false,
-  description: 'Every field is optional; null is the same as absent.',
+  additionalProperties: true,
+  description: `Every field is optional; null is the same as absent. ${IGNORED_FIELDS_NOTE}`,
   properties: Object.fromEntries(Object.entries(scheduleSelection).map(([name, schema]) => [name, { ...schema, nullable: true }])),
 };
 
