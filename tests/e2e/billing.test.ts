@@ -46,7 +46,7 @@ let dateCounter = 0;
 /** A bill date no other test uses, so numbering starts at 0001. */
 function freshDate(): string {
   dateCounter++;
-  const d = new Date(Date.UTC(2030, 0, 1) + dateCounter * 86_400_000);
+  const d = new Date(Date.UTC(2091, 0, 1) + dateCounter * 86_400_000);
   return d.toISOString().slice(0, 10);
 }
 
@@ -54,7 +54,7 @@ function bill(overrides: Record<string, unknown> = {}, store = 1) {
   return {
     patient_name: 'Nimal Fernando',
     patient_contact: '0771234567',
-    bill_date: '2026-11-21',
+    bill_date: '2090-11-21',
     payment_method: 'Card',
     store_id: store,
     items: [{ charge_id: charges[store].active, charge_name: 'CBC', unit_price: 850, qty: 1 }],
@@ -221,14 +221,14 @@ describe('POST /lab_bills', () => {
     ['a text received_amount on a Cash bill', { payment_method: 'Cash', received_amount: 'lots' }, 'received_amount must be a number.'],
     ['a text balance_amount on a Cash bill', { payment_method: 'Cash', balance_amount: true }, 'balance_amount must be a number.'],
     // Rule 6
-    ['a slashed bill_date', { bill_date: '2026/11/21' }, 'bill_date must be a date in YYYY-MM-DD format.'],
-    ['an impossible bill_date', { bill_date: '2026-02-30' }, 'bill_date must be a date in YYYY-MM-DD format.'],
+    ['a slashed bill_date', { bill_date: '2090/11/21' }, 'bill_date must be a date in YYYY-MM-DD format.'],
+    ['an impossible bill_date', { bill_date: '2090-02-30' }, 'bill_date must be a date in YYYY-MM-DD format.'],
     // The order holds when several rules are broken at once.
     ['rules 2 and 3 broken', { patient_contact: ' ', payment_method: 'Cheque' }, 'patient_contact is required.'],
     ['rules 3 and 4 broken', { payment_status: 'x', store_id: 'x' }, 'payment_status must be one of Paid, Pending.'],
     ['rules 4 and 6 broken', { bill_date: 'soon', patient_age: -1 }, 'patient_age must be an integer from 0 to 150.'],
     ['rules 5 and 6 broken', { payment_method: 'Cash', bill_date: 'x', received_amount: 'x' }, 'received_amount must be a number.'],
-    ['rule 6 and a missing store', { bill_date: '2026-13-01', store_id: 999 }, 'bill_date must be a date in YYYY-MM-DD format.'],
+    ['rule 6 and a missing store', { bill_date: '2090-13-01', store_id: 999 }, 'bill_date must be a date in YYYY-MM-DD format.'],
   ])('answers 400 for %s and stores nothing', async (_name, overrides, error) => {
     const store = 2;
     const before = await countBills(store);
@@ -658,11 +658,11 @@ describe('GET /lab_bills/summary', () => {
   it('counts and sums active bills exactly, within the date filters', async () => {
     const store = LIST_STORES[4];
     const line = (unit_price: number, qty = 1) => [{ charge_id: charges[store].active, charge_name: 'CBC', unit_price, qty }];
-    await createBill({ bill_date: '2026-05-01', payment_method: 'Cash', items: line(0.1) }, {}, store);
-    await createBill({ bill_date: '2026-05-01', payment_method: 'Cash', items: line(0.2) }, {}, store);
-    await createBill({ bill_date: '2026-05-02', payment_method: 'Card', payment_status: 'Pending', items: line(100.1, 3), discount_type: 'pct', discount_value: 33.333 }, {}, store);
-    await createBill({ bill_date: '2026-05-03', payment_method: 'Online', items: line(19.99, 2), discount_value: 0.99 }, {}, store);
-    const cancelled = await createBill({ bill_date: '2026-05-03', payment_method: 'Online', items: line(5000) }, {}, store);
+    await createBill({ bill_date: '2090-05-01', payment_method: 'Cash', items: line(0.1) }, {}, store);
+    await createBill({ bill_date: '2090-05-01', payment_method: 'Cash', items: line(0.2) }, {}, store);
+    await createBill({ bill_date: '2090-05-02', payment_method: 'Card', payment_status: 'Pending', items: line(100.1, 3), discount_type: 'pct', discount_value: 33.333 }, {}, store);
+    await createBill({ bill_date: '2090-05-03', payment_method: 'Online', items: line(19.99, 2), discount_value: 0.99 }, {}, store);
+    const cancelled = await createBill({ bill_date: '2090-05-03', payment_method: 'Online', items: line(5000) }, {}, store);
     await t.del(`/lab_bills/${cancelled.bill_id}`);
 
     const all = (await t.get(`/lab_bills/summary?store_id=${store}`)).body.summary;
@@ -673,9 +673,9 @@ describe('GET /lab_bills/summary', () => {
       total_revenue: 239.49, total_discounts: 101.09, total_subtotal: 340.58,
       cash_revenue: 0.3, card_revenue: 200.2, online_revenue: 38.99,
     });
-    const day = (await t.get(`/lab_bills/summary?store_id=${store}&date=2026-05-01&from_date=2026-05-02`)).body.summary;
+    const day = (await t.get(`/lab_bills/summary?store_id=${store}&date=2090-05-01&from_date=2090-05-02`)).body.summary;
     expect(day).toMatchObject({ total_bills: 2, total_revenue: 0.3, cash_revenue: 0.3, card_count: 0 });
-    const range = (await t.get(`/lab_bills/summary?store_id=${store}&from_date=2026-05-02&to_date=2026-05-03`)).body.summary;
+    const range = (await t.get(`/lab_bills/summary?store_id=${store}&from_date=2090-05-02&to_date=2090-05-03`)).body.summary;
     expect(range).toMatchObject({ total_bills: 2, total_revenue: 239.19, pending_count: 1, online_revenue: 38.99 });
   });
 });

@@ -105,7 +105,7 @@ it('publishes a seed file with npm run seed and returns once it is applied', asy
   const charge: any = await (await api('/hospital_charges', adminToken, { method: 'POST', body: JSON.stringify({ store_id: 3, charge_name: 'FBC', charge_type: 'Lab', amount: 5 }) })).json();
   const bill = await api('/lab_bills', adminToken, {
     method: 'POST',
-    body: JSON.stringify({ patient_name: 'P', patient_contact: 'C', bill_date: '2026-01-01', payment_method: 'Card', store_id: 3, patient_id: 77, items: [{ charge_id: charge.charge_id, charge_name: 'FBC', unit_price: 5, qty: 1 }] }),
+    body: JSON.stringify({ patient_name: 'P', patient_contact: 'C', bill_date: '2090-01-01', payment_method: 'Card', store_id: 3, patient_id: 77, items: [{ charge_id: charge.charge_id, charge_name: 'FBC', unit_price: 5, qty: 1 }] }),
   });
   expect(bill.status).toBe(201);
 

@@ -17,7 +17,7 @@ function validBody(route: HttpRoute): Record<string, unknown> | undefined {
   switch (`${route.method} ${route.url}`) {
     case 'POST /lab_bills':
       return {
-        patient_name: 'P', patient_contact: 'C', bill_date: '2026-11-21', payment_method: 'Cash', store_id: 1,
+        patient_name: 'P', patient_contact: 'C', bill_date: '2090-11-21', payment_method: 'Cash', store_id: 1,
         items: [{ charge_id: ids.charge, charge_name: 'CBC', unit_price: 10, qty: 1 }], notes: 'n', patient_nic: 'N',
         patient_id: 1, patient_age: 30, billed_by: 1, payment_status: 'Paid', discount_type: 'flat', discount_value: 0,
         received_amount: 20, balance_amount: 10,

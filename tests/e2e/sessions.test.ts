@@ -11,8 +11,38 @@ dayjs.extend(timezone);
 
 let t: TestStack;
 const today = () => dayjs().tz(TEST_TZ);
-const inDays = (n: number) => today().add(n, 'day').format('YYYY-MM-DD');
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/*
+ * Dates come from disjoint windows, so that what one test creates never lands
+ * on what another asserts, whatever today is:
+ * - sessions added one by one: today - 3 days .. today + 61 days (inDays);
+ * - the months the preview tests read without creating anything: year PREVIEW_YEAR;
+ * - the months auto-creation tests fill, one month per test: year CREATION_YEAR;
+ * - the leap February: a leap year at least CREATION_YEAR + 3.
+ */
+const inDays = (n: number) => today().add(n, 'day').format('YYYY-MM-DD');
+const PREVIEW_YEAR = today().year() + 10;
+const CREATION_YEAR = PREVIEW_YEAR + 2;
+const creationMonth = (month: number) => `${CREATION_YEAR}-${String(month).padStart(2, '0')}`;
+const monthLabelOf = (month: string) => dayjs(`${month}-01`).format('MMMM YYYY');
+const weekdayOf = (date: string) => DAYS[new Date(`${date}T00:00:00Z`).getUTCDay()];
+
+/** The first month of `year` whose first day is `day`. */
+function monthStartingOn(day: string, year: number): string {
+  for (let m = 1; m <= 12; m++) {
+    const month = `${year}-${String(m).padStart(2, '0')}`;
+    if (weekdayOf(`${month}-01`) === day) return month;
+  }
+  throw new Error(`no month of ${year} starts on ${day}`);
+}
+
+/** The first year from `from` on whose February has a 29th falling on `day`. */
+function leapYearWithFeb29On(day: string, from: number): number {
+  for (let year = from; ; year++) {
+    if (new Date(Date.UTC(year, 1, 29)).getUTCMonth() === 1 && weekdayOf(`${year}-02-29`) === day) return year;
+  }
+}
 
 /** Dates of a month falling on a weekday, computed independently of the service. */
 function datesOn(month: string, day: string): string[] {
@@ -125,8 +155,8 @@ describe('POST /add_session', () => {
     ['start equal to end', { start_time: '10:00', end_time: '10:00' }, 422, 'start_time must be earlier than end_time.'],
     ['start after end', { start_time: '18:00', end_time: '09:30' }, 422, 'start_time must be earlier than end_time.'],
     ['a malformed time', { start_time: '9am' }, 422, 'start_time must be a time in HH:MM format.'],
-    ['a malformed date', { session_date: '21/11/2030' }, 422, 'session_date must be a date in YYYY-MM-DD format.'],
-    ['an impossible date', { session_date: '2030-02-30' }, 422, 'session_date must be a date in YYYY-MM-DD format.'],
+    ['a malformed date', { session_date: '21/11/2099' }, 422, 'session_date must be a date in YYYY-MM-DD format.'],
+    ['an impossible date', { session_date: '2099-02-30' }, 422, 'session_date must be a date in YYYY-MM-DD format.'],
     ['a past date', { session_date: 'yesterday' }, 422, 'session_date cannot be in the past.'],
     ['an unknown doctor', { doctor_id: 999 }, 404, 'Doctor not found or inactive.'],
     ['an inactive doctor', { doctor_id: 3 }, 404, 'Doctor not found or inactive.'],
@@ -313,7 +343,7 @@ describe('GET /all_sessions', () => {
     const res = await t.get('/all_sessions?store_id=abc');
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
-    expect((await t.get('/all_sessions?date=2030-13-01')).status).toBe(422);
+    expect((await t.get('/all_sessions?date=2099-13-01')).status).toBe(422);
   });
 
   it('answers 404 for an unknown or malformed session id', async () => {
@@ -322,11 +352,8 @@ describe('GET /all_sessions', () => {
 });
 
 describe('GET /preview_auto_sessions', () => {
-  const MONTHS_BY_FIRST_WEEKDAY: Record<string, string> = {
-    Monday: '2027-02', Tuesday: '2027-06', Wednesday: '2027-09', Thursday: '2027-04', Friday: '2027-01', Saturday: '2027-05', Sunday: '2027-08',
-  };
-
-  it.each(Object.entries(MONTHS_BY_FIRST_WEEKDAY))('lists every scheduled date of a month starting on %s', async (_first, month) => {
+  it.each(DAYS)('lists every scheduled date of a month starting on %s', async (first) => {
+    const month = monthStartingOn(first, PREVIEW_YEAR);
     const res = await t.get(`/preview_auto_sessions?month=${month}`);
     expect(res.status).toBe(200);
     const expected = [
@@ -339,7 +366,7 @@ describe('GET /preview_auto_sessions', () => {
     expect(res.body.preview.map((e: any) => [e.doctor_id, e.session_date, e.session_no])).toEqual(expected);
     // Dr. Gaps's Tuesday entry has no start time: listed, but not announced as new, since auto-creation skips it.
     const timeless = datesOn(month, 'Tuesday').length;
-    expect(res.body).toMatchObject({ success: true, month: dayjs(`${month}-01`).format('MMMM YYYY'), new_count: expected.length - timeless, skip_count: timeless });
+    expect(res.body).toMatchObject({ success: true, month: monthLabelOf(month), new_count: expected.length - timeless, skip_count: timeless });
     for (const entry of res.body.preview) {
       expect(DAYS[new Date(`${entry.session_date}T00:00:00Z`).getUTCDay()]).toBe(entry.day);
       expect(entry.exists).toBe(false);
@@ -348,13 +375,15 @@ describe('GET /preview_auto_sessions', () => {
   });
 
   it('covers a 29-day February', async () => {
-    const res = await t.get('/preview_auto_sessions?month=2028-02&doctor_id=5');
-    const thursdays = datesOn('2028-02', 'Thursday');
-    const tuesdays = datesOn('2028-02', 'Tuesday');
-    expect(tuesdays).toContain('2028-02-29');
+    const year = leapYearWithFeb29On('Tuesday', CREATION_YEAR + 3);
+    const month = `${year}-02`;
+    const res = await t.get(`/preview_auto_sessions?month=${month}&doctor_id=5`);
+    const thursdays = datesOn(month, 'Thursday');
+    const tuesdays = datesOn(month, 'Tuesday');
+    expect(tuesdays).toContain(`${year}-02-29`);
     expect(res.body.preview.map((e: any) => e.session_date).sort()).toEqual([...tuesdays, ...thursdays].sort());
-    expect(res.body.preview.find((e: any) => e.session_date === '2028-02-29')).toEqual({
-      doctor_id: 5, doctor_name: 'Dr. Gaps', session_date: '2028-02-29', day: 'Tuesday', session_no: 1,
+    expect(res.body.preview.find((e: any) => e.session_date === `${year}-02-29`)).toEqual({
+      doctor_id: 5, doctor_name: 'Dr. Gaps', session_date: `${year}-02-29`, day: 'Tuesday', session_no: 1,
       start_time: null, end_time: '12:00', max_patients: null, channeling_fee: 2500, exists: false, is_past: false,
     });
   });
@@ -379,7 +408,7 @@ describe('GET /preview_auto_sessions', () => {
   });
 
   it('answers 422 for a malformed month', async () => {
-    for (const month of ['2027-13', '2027/01', 'next']) {
+    for (const month of [`${PREVIEW_YEAR}-13`, `${PREVIEW_YEAR}/01`, 'next']) {
       const res = await t.get(`/preview_auto_sessions?month=${month}`);
       expect(res.status).toBe(422);
       expect(res.body).toEqual({ success: false, error: 'month must be in YYYY-MM format.' });
@@ -389,14 +418,14 @@ describe('GET /preview_auto_sessions', () => {
 
 describe('POST /auto_create_sessions', () => {
   it('answers 404 when no schedule matches, and 422 for a malformed month', async () => {
-    const res = await t.post('/auto_create_sessions', { doctor_id: 6, month: '2027-03' });
+    const res = await t.post('/auto_create_sessions', { doctor_id: 6, month: creationMonth(3) });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: 'No doctor schedules found for March 2027.' });
-    expect((await t.post('/auto_create_sessions', { month: '03-2027' })).status).toBe(422);
+    expect(res.body).toEqual({ success: false, error: `No doctor schedules found for March ${CREATION_YEAR}.` });
+    expect((await t.post('/auto_create_sessions', { month: `03-${CREATION_YEAR}` })).status).toBe(422);
   });
 
   it('creates what the preview announced, publishes one event per session, and nothing when run again', async () => {
-    const month = '2027-03';
+    const month = creationMonth(3);
     const nc = await t.nats();
     const reader = await EventReader.start(nc, 'SESSIONS_EVENTS');
     try {
@@ -405,7 +434,7 @@ describe('POST /auto_create_sessions', () => {
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         success: true,
-        message: `Created ${preview.new_count} session(s) for March 2027.`,
+        message: `Created ${preview.new_count} session(s) for March ${CREATION_YEAR}.`,
         created: preview.new_count,
         skipped: preview.skip_count,
         errors: [],
@@ -444,13 +473,14 @@ describe('POST /auto_create_sessions', () => {
 
   it('returns at most 10 errors', async () => {
     await t.seed({ doctors: [doctor(8, { name: 'Dr. Broken', schedule: DAYS.map((day) => slot(day, 1, null, null)) })] });
-    const res = await t.post('/auto_create_sessions', { doctor_id: 8, month: '2027-10' });
+    const res = await t.post('/auto_create_sessions', { doctor_id: 8, month: creationMonth(10) }); // 31 days
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ created: 0, skipped: 31 });
     expect(res.body.errors).toHaveLength(10);
   });
 
-  it.each(['2027-07', '2028-03', '2028-12'])('creates each session exactly once when three runs for %s race', async (month) => {
+  it.each([7, 8, 12])('creates each session exactly once when three runs for month %s race', async (monthNumber) => {
+    const month = creationMonth(monthNumber);
     const preview = (await t.get(`/preview_auto_sessions?month=${month}`)).body;
     const runs = await Promise.all([1, 2, 3].map(() => t.post('/auto_create_sessions', { month })));
     expect(runs.map((r) => r.status)).toEqual([201, 201, 201]);
@@ -462,7 +492,7 @@ describe('POST /auto_create_sessions', () => {
   });
 
   it('answers 500 and leaves no partial month when the database fails mid-run', async () => {
-    const month = '2027-11';
+    const month = creationMonth(11);
     // Enough doctors that the run is still inserting when the database stops.
     await t.seed({
       doctors: Array.from({ length: 12 }, (_, i) =>
@@ -495,7 +525,7 @@ describe('POST /auto_create_sessions', () => {
 
 describe('late inserts of a rolled-back run', () => {
   it('keeps them hidden, and a new run of the month takes their slots over', async () => {
-    const month = '2028-05';
+    const month = creationMonth(5);
     const preview = (await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body;
     const slot = preview.preview[0];
     // What a paused database executes after the run that sent it was rolled back.

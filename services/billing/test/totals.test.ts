@@ -72,7 +72,7 @@ it('matches exact decimal arithmetic for any prices, quantities and discounts', 
 });
 
 it('formats bill numbers as LB-<YYYYMMDD>-<NNNN>', () => {
-  expect(formatBillNumber('2026-11-21', 1)).toBe('LB-20261121-0001');
-  expect(formatBillNumber('2026-01-05', 42)).toBe('LB-20260105-0042');
-  expect(formatBillNumber('2026-01-05', 12345)).toBe('LB-20260105-12345');
+  expect(formatBillNumber('2082-11-21', 1)).toBe('LB-20821121-0001');
+  expect(formatBillNumber('2082-01-05', 42)).toBe('LB-20820105-0042');
+  expect(formatBillNumber('2082-01-05', 12345)).toBe('LB-20820105-12345');
 });

@@ -29,8 +29,8 @@ describe('displayStatus', () => {
 
 describe('month planning', () => {
   it('labels months in English', () => {
-    expect(monthLabel('2026-12')).toBe('December 2026');
-    expect(monthLabel('2028-02')).toBe('February 2028');
+    expect(monthLabel('2082-12')).toBe('December 2082');
+    expect(monthLabel('2084-02')).toBe('February 2084');
   });
 
   it('computes weekdays and month lengths for any four-digit year', () => {
@@ -52,11 +52,11 @@ describe('month planning', () => {
   });
 
   it('knows leap years and weekdays', () => {
-    const feb = datesOfMonth('2028-02');
+    const feb = datesOfMonth('2084-02');
     expect(feb).toHaveLength(29);
-    expect(feb[28]).toEqual({ date: '2028-02-29', day: 'Tuesday' });
-    expect(datesOfMonth('2026-02')).toHaveLength(28);
-    expect(datesOfMonth('2026-11')[0]).toEqual({ date: '2026-11-01', day: 'Sunday' });
+    expect(feb[28]).toEqual({ date: '2084-02-29', day: 'Tuesday' });
+    expect(datesOfMonth('2082-02')).toHaveLength(28);
+    expect(datesOfMonth('2082-11')[0]).toEqual({ date: '2082-11-01', day: 'Sunday' });
   });
 
   it('plans one session per schedule entry per matching weekday, ordered by date', () => {
@@ -65,11 +65,11 @@ describe('month planning', () => {
         { day: 'Monday', session_no: 2, start_time: '14:00', end_time: '16:00', max_patients: 5 },
         { day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null },
       ] })],
-      '2026-11',
+      '2082-11',
     );
     expect(plan.map((p) => `${p.session_date}#${p.entry.session_no}`)).toEqual([
-      '2026-11-02#1', '2026-11-02#2', '2026-11-09#1', '2026-11-09#2', '2026-11-16#1', '2026-11-16#2',
-      '2026-11-23#1', '2026-11-23#2', '2026-11-30#1', '2026-11-30#2',
+      '2082-11-02#1', '2082-11-02#2', '2082-11-09#1', '2082-11-09#2', '2082-11-16#1', '2082-11-16#2',
+      '2082-11-23#1', '2082-11-23#2', '2082-11-30#1', '2082-11-30#2',
     ]);
   });
 
@@ -81,9 +81,9 @@ describe('month planning', () => {
       doctor({ id: 4, schedule: [] }),
       doctor({ id: 5, store_id: 2 }),
     ];
-    expect(schedulingDoctors(doctors, { month: '2026-11' }).map((d) => d.id)).toEqual([1, 5]);
-    expect(schedulingDoctors(doctors, { month: '2026-11', store_id: 2 }).map((d) => d.id)).toEqual([5]);
-    expect(schedulingDoctors(doctors, { month: '2026-11', doctor_id: 1 }).map((d) => d.id)).toEqual([1]);
+    expect(schedulingDoctors(doctors, { month: '2082-11' }).map((d) => d.id)).toEqual([1, 5]);
+    expect(schedulingDoctors(doctors, { month: '2082-11', store_id: 2 }).map((d) => d.id)).toEqual([5]);
+    expect(schedulingDoctors(doctors, { month: '2082-11', doctor_id: 1 }).map((d) => d.id)).toEqual([1]);
   });
 });
 
@@ -97,15 +97,15 @@ describe('executePlan (auto-creation rules 2 to 5)', () => {
 
   it('skips past dates, entries without times and taken slots; a row error is counted and reported', async () => {
     const plan = [
-      planned('2026-11-02'), // past
-      planned('2026-11-30', { start_time: null }),
-      planned('2026-11-30', { session_no: 2 }), // taken
-      planned('2026-11-30', { session_no: 3 }), // row error
-      planned('2026-11-30', { session_no: 4 }),
+      planned('2082-11-02'), // past
+      planned('2082-11-30', { start_time: null }),
+      planned('2082-11-30', { session_no: 2 }), // taken
+      planned('2082-11-30', { session_no: 3 }), // row error
+      planned('2082-11-30', { session_no: 4 }),
     ];
     const outcome = await executePlan(
       plan,
-      '2026-11-21',
+      '2082-11-21',
       async (p) => {
         if (p.entry.session_no === 2) return 'exists';
         if (p.entry.session_no === 3) throw new Error('document rejected');
@@ -116,15 +116,15 @@ describe('executePlan (auto-creation rules 2 to 5)', () => {
     expect(outcome.created).toEqual([4]);
     expect(outcome.skipped).toBe(4);
     expect(outcome.errors).toEqual([
-      'Dr. A, 2026-11-30 session 1: the schedule has no start or end time; skipped.',
-      'Dr. A, 2026-11-30 session 3: could not be saved; skipped.',
+      'Dr. A, 2082-11-30 session 1: the schedule has no start or end time; skipped.',
+      'Dr. A, 2082-11-30 session 3: could not be saved; skipped.',
     ]);
   });
 
   it('aborts on a whole-operation failure', async () => {
     const lost = new Error('connection lost');
     await expect(
-      executePlan([planned('2026-11-30')], '2026-11-01', async () => {
+      executePlan([planned('2082-11-30')], '2082-11-01', async () => {
         throw lost;
       }, (err) => err === lost),
     ).rejects.toBe(lost);

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `npm run test:dates`: the sessions and billing end-to-end suites with the
+# Node processes' clock set to each date below (libfaketime). Jest, the
+# services and the gateway all run on the fake clock; nats-server and FerretDB
+# are Go programs, which read the real clock whatever LD_PRELOAD says, and the
+# suites must not care. TEST_DATES (one date per line) replaces the list.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+if ! command -v faketime >/dev/null; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "[test:dates] installing faketime from Debian" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime; } >&2
+  else
+    echo "[test:dates] faketime (libfaketime) is needed: apt-get install faketime" >&2
+    exit 1
+  fi
+fi
+npx tsc -p tsconfig.tests.json
+
+default_dates='2026-12-31 23:30
+2027-02-28 12:00
+2027-06-15 08:00
+2028-02-29 12:00
+2028-12-31 23:59'
+failed=()
+while IFS= read -r date; do
+  [ -n "$date" ] || continue
+  echo "[test:dates] Node's clock at $date (TZ=${TZ:-UTC})" >&2
+  if ! TZ="${TZ:-UTC}" faketime "$date" npx jest --selectProjects e2e -- tests/e2e/sessions.test.ts tests/e2e/billing.test.ts; then
+    failed+=("$date")
+  fi
+done <<< "${TEST_DATES:-$default_dates}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "[test:dates] failed at: ${failed[*]}" >&2
+  exit 1
+fi
+echo "[test:dates] passed at every date" >&2
