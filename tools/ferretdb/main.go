@@ -47,7 +47,10 @@ func main() {
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
 		Logger:    logger,
 		Handler:   "sqlite",
-		SQLiteURL: "file:" + abs + "/",
+		// Write transactions take the write lock when they begin, waiting their turn
+		// (busy_timeout): begun as readers, concurrent updates failed with SQLITE_BUSY
+		// when another writer committed between their read and their write.
+		SQLiteURL: "file:" + abs + "/?_txlock=immediate",
 	})
 	if err != nil {
 		log.Fatal(err)
