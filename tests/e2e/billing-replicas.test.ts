@@ -38,3 +38,53 @@ it('numbers 50 concurrent creates 0001..0050 across two replicas, every time', a
     expect(handled.length).toBeGreaterThan(0);
   }
 });
+
+it('answers exact list totals and summaries on either replica right after creates, updates and cancels', async () => {
+  const dates = ['2092-03-01', '2092-03-02', '2092-03-03'];
+  const methods = ['Cash', 'Card', 'Online'] as const;
+  const live = new Map<number, { date: string; method: string; status: string; grand: number }>();
+  const expectTotals = async () => {
+    // Several reads of each, so that both replicas (one queue group) answer some.
+    for (let read = 0; read < 6; read++) {
+      for (const date of [...dates, undefined]) {
+        const bills = [...live.values()].filter((b) => !date || b.date === date);
+        const cents = (pick: (b: (typeof bills)[number]) => boolean) => bills.filter(pick).reduce((sum, b) => sum + Math.round(b.grand * 100), 0) / 100;
+        const query = `store_id=1${date ? `&date=${date}` : '&from_date=2092-01-01&to_date=2092-12-31'}`;
+        const summary = (await t.get(`/lab_bills/summary?${query}`)).body.summary;
+        expect({ date, summary }).toEqual({
+          date,
+          summary: expect.objectContaining({
+            total_bills: bills.length,
+            pending_count: bills.filter((b) => b.status === 'Pending').length,
+            cash_count: bills.filter((b) => b.method === 'Cash').length,
+            total_revenue: cents(() => true),
+            card_revenue: cents((b) => b.method === 'Card'),
+          }),
+        });
+        const listed = (await t.get(`/lab_bills?${query}&payment_method=Online`)).body;
+        expect({ date, total: listed.total }).toEqual({ date, total: bills.filter((b) => b.method === 'Online').length });
+      }
+    }
+  };
+  for (let round = 0; round < 4; round++) {
+    const created = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const date = dates[(round + i) % 3];
+        const method = methods[i % 3];
+        const res = await t.post('/lab_bills', { ...bill(date), payment_method: method, items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 100 + i * 0.33, qty: 1 + (i % 2) }] });
+        expect(res.status).toBe(201);
+        return { id: res.body.bill_id as number, date, method, status: 'Paid', grand: res.body.grand_total as number };
+      }),
+    );
+    for (const { id, ...b } of created) live.set(id, b);
+    await expectTotals();
+    const [changed, cancelled1, cancelled2] = [...live.keys()].slice(round * 3, round * 3 + 3);
+    expect((await t.put(`/lab_bills/${changed}`, { payment_method: 'Online', payment_status: 'Pending' })).status).toBe(200);
+    live.set(changed, { ...live.get(changed)!, method: 'Online', status: 'Pending' });
+    for (const id of [cancelled1, cancelled2]) {
+      expect((await t.del(`/lab_bills/${id}`)).status).toBe(200);
+      live.delete(id);
+    }
+    await expectTotals();
+  }
+});

@@ -9,6 +9,7 @@ interface VersionDoc {
 }
 
 interface Entry {
+  scopes: string[];
   token: string;
   value: unknown;
   loadedAt: number;
@@ -61,9 +62,14 @@ export class VersionedCache {
     this.maxAgeMs = options.maxAgeMs ?? 30_000;
   }
 
-  async get<T>(scope: string, key: string, load: () => Promise<T>): Promise<T> {
-    const token = await this.readToken(scope);
-    const id = `${scope}\u0000${key}`;
+  /**
+   * The value cached under `key`, valid while the token of every scope is
+   * unchanged (a value that depends on several kinds of data names each).
+   */
+  async get<T>(scope: string | string[], key: string, load: () => Promise<T>): Promise<T> {
+    const scopes = typeof scope === 'string' ? [scope] : scope;
+    const token = (await Promise.all(scopes.map((s) => this.readToken(s)))).join('|');
+    const id = `${scopes.join('|')}\u0000${key}`;
     const hit = this.entries.get(id);
     if (hit && hit.token === token) {
       // Most recently used last, for eviction.
@@ -73,21 +79,21 @@ export class VersionedCache {
         // The token says nothing changed; the age limit only guards against a
         // lost bump, so refresh behind this answer instead of making it wait
         // (a summary over 10,000 bills takes seconds to recompute on FerretDB).
-        this.load(id, token, load).catch((err: unknown) => this.log.warn({ err, scope }, 'cache refresh failed; kept the entry'));
+        this.load(id, scopes, token, load).catch((err: unknown) => this.log.warn({ err, scopes }, 'cache refresh failed; kept the entry'));
       }
       return hit.value as T;
     }
-    return this.load(id, token, load);
+    return this.load(id, scopes, token, load);
   }
 
   /** One load per entry and token, shared by whoever asks while it runs. */
-  private load<T>(id: string, token: string, load: () => Promise<T>): Promise<T> {
+  private load<T>(id: string, scopes: string[], token: string, load: () => Promise<T>): Promise<T> {
     const loadKey = `${id}\u0000${token}`;
     let pending = this.loading.get(loadKey) as Promise<T> | undefined;
     if (!pending) {
       pending = load().then((value) => {
         this.entries.delete(id);
-        this.entries.set(id, { token, value, loadedAt: Date.now() });
+        this.entries.set(id, { scopes, token, value, loadedAt: Date.now() });
         if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
         return value;
       });
@@ -151,6 +157,6 @@ export class VersionedCache {
   }
 
   private dropLocal(scope: string): void {
-    for (const id of this.entries.keys()) if (id.startsWith(`${scope}\u0000`)) this.entries.delete(id);
+    for (const [id, entry] of this.entries) if (entry.scopes.includes(scope)) this.entries.delete(id);
   }
 }

@@ -1,20 +1,22 @@
-/** Lab-bill operations: the spec's steps in order, over the repository and the read models. */
+/** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
 import { createHash } from 'node:crypto';
 import { success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
   badRequest,
   callerOf,
+  EncodedReply,
   conflict,
   fromCents,
   notFound,
   pathId,
   unprocessable,
+  type ClinicClock,
   type HandlerContext,
   type RecordLocks,
   type ReferenceData,
 } from '@clinic/service-kit';
 import type { CatalogueClient } from './catalogue-client';
-import type { BillDoc, BillRepository, IdempotencyClaim } from './repository';
+import { billView, itemsView, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
 import {
   computeTotals,
   MESSAGES,
@@ -45,6 +47,9 @@ function idempotencyOf(ctx: HandlerContext, caller: Caller, body: unknown): Idem
   };
 }
 
+/** The cache scope of the users' names that reads show as billed_by_name. */
+export const USER_NAMES_SCOPE = 'refs:user';
+
 function createdReply(doc: BillDoc): ServiceReply {
   return success(201, {
     message: MESSAGES.created,
@@ -56,10 +61,11 @@ function createdReply(doc: BillDoc): ServiceReply {
 
 export class BillOperations {
   constructor(
-    private readonly repo: BillRepository,
+    private readonly store: BillStore,
     private readonly refs: ReferenceData,
     private readonly catalogue: CatalogueClient,
     private readonly locks: RecordLocks,
+    private readonly clock: ClinicClock,
   ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -81,57 +87,59 @@ export class BillOperations {
       throw badRequest(`Invalid charge_id(s) for store ${input.store_id}: ${invalid.join(', ')}. Each charge must be Active and belong to the bill's store.`);
     }
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
-    const { doc, replayed } = await this.repo.create(input, totals, { correlationId: ctx.correlationId, idempotency }); // rules 11-12
+    const { doc, replayed } = await this.store.writes.create(input, totals, { correlationId: ctx.correlationId, idempotency }); // rules 11-12
     if (idempotency) {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
-      if (!replayed) await this.repo.saveClaim(idempotency, doc);
+      if (!replayed) await this.store.claims.save(idempotency, doc.id);
     }
     return createdReply(doc);
   }
 
   /** The first answer again, for a request repeated with the same Idempotency-Key. */
   private async replay(idempotency: IdempotencyClaim): Promise<ServiceReply | null> {
-    const claim = await this.repo.findClaim(idempotency.key);
+    const claim = await this.store.claims.find(idempotency.key);
     if (!claim) return null;
     if (claim.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
-    const doc = await this.repo.findById(claim.bill_id);
+    const doc = await this.store.queries.findById(claim.bill_id);
     return doc ? createdReply(doc) : null;
   }
 
-  async list(request: ServiceRequest): Promise<ServiceReply> {
+  /** Kept, serialized, until the branch's bills or the users' names change. */
+  async list(request: ServiceRequest): Promise<EncodedReply> {
     const { filter, page } = parseListQuery(request.query);
-    const { docs, total } = await this.repo.list(filter, page);
-    const names = await this.userNames(docs);
-    const bills = docs.map((doc) => this.repo.view(doc, names.get(doc.billed_by ?? 0) ?? null));
-    return success(200, {
-      bills,
-      count: bills.length,
-      total,
-      page: page.page,
-      per_page: page.per_page,
-      pages: pageCount(total, page.per_page),
-    });
+    return this.store.queries.cachedPage(
+      filter,
+      page,
+      async (docs, total) => {
+        const names = await this.userNames(docs);
+        const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
+        return new EncodedReply(
+          success(200, { bills, count: bills.length, total, page: page.page, per_page: page.per_page, pages: pageCount(total, page.per_page) }),
+        );
+      },
+      [USER_NAMES_SCOPE],
+    );
   }
 
   async summary(request: ServiceRequest): Promise<ServiceReply> {
-    return success(200, { summary: await this.repo.summary(parseSummaryQuery(request.query)) });
+    return success(200, { summary: await this.store.queries.summary(parseSummaryQuery(request.query)) });
   }
 
   async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.repo.findLive(pathId(request, 'bill_id', MESSAGES.notFound));
+    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', MESSAGES.notFound));
     if (!doc) throw notFound(MESSAGES.notFound);
     const names = await this.userNames([doc]);
-    return success(200, { bill: { ...this.repo.view(doc, names.get(doc.billed_by ?? 0) ?? null), items: this.repo.itemsView(doc) } });
+    return success(200, { bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) } });
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
     await this.locks.run('bill', id, async () => {
-      const existing = await this.repo.findLive(id); // rule 5
+      const existing = await this.store.queries.findLive(id); // rule 5
       if (!existing) throw notFound(MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
-      await this.repo.update(existing, changes, ctx.correlationId); // rule 7
+      await this.store.writes.update(existing, changes, ctx.correlationId); // rule 7
     });
     return success(200, { message: MESSAGES.updated });
   }
@@ -139,10 +147,10 @@ export class BillOperations {
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
     await this.locks.run('bill', id, async () => {
-      const existing = await this.repo.findLive(id);
+      const existing = await this.store.queries.findLive(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);
-      await this.repo.cancel(existing, ctx.correlationId);
+      await this.store.writes.cancel(existing, ctx.correlationId);
     });
     return success(200, { message: MESSAGES.cancelled });
   }

@@ -1,14 +1,17 @@
 import { startService } from '@clinic/service-kit';
 import { billingHandlers } from './adapter';
-import { BillOperations } from './bills';
+import { BillOperations, USER_NAMES_SCOPE } from './bills';
 import { CatalogueClient } from './catalogue-client';
-import { BillRepository } from './repository';
+import { BillStore } from './storage';
 
 void startService({
   name: 'billing',
-  async setup({ db, ids, outbox, clock, refs, nc, cache, locks }) {
-    const repo = new BillRepository(db, ids, outbox, clock, cache);
-    await repo.ensureIndexes();
-    return billingHandlers(new BillOperations(repo, refs, new CatalogueClient(nc), locks));
+  async setup({ db, ids, outbox, clock, refs, nc, cache, locks, log }) {
+    const store = new BillStore(db, ids, outbox, clock, cache, log.child({ component: 'storage' }));
+    await store.prepare();
+    refs.onApplied(async (kind) => {
+      if (kind === 'user') await cache.bump(USER_NAMES_SCOPE);
+    });
+    return billingHandlers(new BillOperations(store, refs, new CatalogueClient(nc), locks, clock));
   },
 });

@@ -1,0 +1,129 @@
+/** Reads of bills: one bill, a page of a branch's list, the revenue summary. */
+import type { Collection, Filter } from 'mongodb';
+import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
+import { docKey, fromCents, type VersionedCache } from '@clinic/service-kit';
+import type { BillFilter, DateRange, Page } from '../rules';
+import type { DayTotals } from './day-totals';
+import { LIST_PROJECTION, type BillDoc } from './documents';
+import { BILL_INDEXES, dateCondition, listIndexFor } from './indexes';
+import { searchCondition } from './search';
+
+export interface Summary {
+  total_bills: number;
+  paid_count: number;
+  pending_count: number;
+  cash_count: number;
+  card_count: number;
+  online_count: number;
+  total_revenue: number;
+  total_discounts: number;
+  total_subtotal: number;
+  cash_revenue: number;
+  card_revenue: number;
+  online_revenue: number;
+}
+
+/** The cache scope of one branch's bills: every write to the branch changes it. */
+export const storeScope = (storeId: number) => `bills:store:${storeId}`;
+
+const NEWEST_FIRST = { created_at: -1, id: -1 } as const;
+
+export class BillQueries {
+  constructor(
+    private readonly bills: Collection<BillDoc>,
+    private readonly dayTotals: DayTotals,
+    private readonly cache: VersionedCache,
+  ) {}
+
+  /** A bill that exists and is not cancelled. */
+  findLive(id: number): Promise<BillDoc | null> {
+    return this.bills.findOne({ _id: docKey(id), is_deleted: false });
+  }
+
+  findById(id: number): Promise<BillDoc | null> {
+    return this.bills.findOne({ _id: docKey(id) });
+  }
+
+  /**
+   * A page of a branch's live bills passed through `present`, kept until the
+   * next write to the branch (or to what `dependsOn` names).
+   */
+  cachedPage<T>(filter: BillFilter, page: Page, present: (docs: BillDoc[], total: number) => Promise<T>, dependsOn: string[] = []): Promise<T> {
+    return this.cache.get([storeScope(filter.store_id), ...dependsOn], `page:${JSON.stringify([filter, page])}`, async () => {
+      const { docs, total } = await this.page(filter, page);
+      return present(docs, total);
+    });
+  }
+
+  /**
+   * A page of a branch's live bills, newest first, and how many match. The
+   * count comes from the per-day totals, unless a search asks for a count of
+   * its own. A cancelled bill is never shown, so `status=cancelled` matches nothing.
+   */
+  async page(filter: BillFilter, page: Page): Promise<{ docs: BillDoc[]; total: number }> {
+    if (filter.status === 'cancelled') return { docs: [], total: 0 };
+    const query: Filter<BillDoc> = { store_id: filter.store_id, is_deleted: false, ...dateCondition(filter) };
+    if (filter.payment_method) query.payment_method = filter.payment_method;
+    if (filter.payment_status) query.payment_status = filter.payment_status;
+    const search = filter.search ? searchCondition(filter.search) : null;
+    if (search) Object.assign(query, search);
+    const cursor = this.bills
+      .find(query, { projection: LIST_PROJECTION })
+      .sort(NEWEST_FIRST)
+      .skip((page.page - 1) * page.per_page)
+      .limit(page.per_page);
+    // A search on the embedded server reads its trigram table, on MongoDB the list index's search_text.
+    cursor.hint(search ? BILL_INDEXES.list : listIndexFor(filter));
+    const [docs, total] = await Promise.all([
+      cursor.toArray(),
+      search
+        ? this.bills.countDocuments(query, { hint: BILL_INDEXES.list })
+        : this.dayTotals.groups(filter.store_id, filter).then((groups) =>
+            groups
+              .filter((g) => (!filter.payment_method || g.payment_method === filter.payment_method) && (!filter.payment_status || g.payment_status === filter.payment_status))
+              .reduce((sum, g) => sum + g.count, 0),
+          ),
+    ]);
+    return { docs, total };
+  }
+
+  /** Counts and sums over a branch's live bills, kept per branch until the next write to it. */
+  summary(range: { store_id: number } & DateRange): Promise<Summary> {
+    return this.cache.get(storeScope(range.store_id), `summary:${JSON.stringify(range)}`, async () =>
+      summarize(await this.dayTotals.groups(range.store_id, range)),
+    );
+  }
+
+  /** The highest sequence number of a bill date (numbering recovery). */
+  async highestSeq(billDate: string): Promise<number> {
+    const [top] = await this.bills
+      .find({ bill_date: billDate }, { projection: { bill_seq: 1 } })
+      .sort({ bill_seq: -1 })
+      .limit(1)
+      .hint(BILL_INDEXES.dateSeq)
+      .toArray();
+    return top?.bill_seq ?? 0;
+  }
+}
+
+function summarize(groups: Awaited<ReturnType<DayTotals['groups']>>): Summary {
+  const count = (pick: (g: (typeof groups)[number]) => boolean) => groups.filter(pick).reduce((n, g) => n + g.count, 0);
+  const revenue = (method: PaymentMethod) => fromCents(groups.filter((g) => g.payment_method === method).reduce((n, g) => n + g.grand_total, 0));
+  const sum = (field: 'grand_total' | 'discount' | 'subtotal') => fromCents(groups.reduce((n, g) => n + g[field], 0));
+  const [paid, pending] = PAYMENT_STATUSES;
+  const [cash, card, online] = PAYMENT_METHODS;
+  return {
+    total_bills: count(() => true),
+    paid_count: count((g) => g.payment_status === paid),
+    pending_count: count((g) => g.payment_status === pending),
+    cash_count: count((g) => g.payment_method === cash),
+    card_count: count((g) => g.payment_method === card),
+    online_count: count((g) => g.payment_method === online),
+    total_revenue: sum('grand_total'),
+    total_discounts: sum('discount'),
+    total_subtotal: sum('subtotal'),
+    cash_revenue: revenue(cash),
+    card_revenue: revenue(card),
+    online_revenue: revenue(online),
+  };
+}

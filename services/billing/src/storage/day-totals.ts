@@ -1,0 +1,165 @@
+/**
+ * Counts and sums of live bills per branch and bill date, for the summary and
+ * for the list's `total`, so that neither reads more than the days a write has
+ * changed since.
+ *
+ * Each (branch, date) that has bills has a document in `bill_days` with a
+ * version token. Writers register a day before they store its first bill, and
+ * give it a new token once a write has happened (create, update, cancel). A
+ * reader lists the days of its range with their tokens, and recomputes (with
+ * one grouped query the server answers from an index) only the days whose
+ * token differs from the one its copy was computed under. A token is read
+ * before its day is computed, so a write that lands meanwhile leaves a token
+ * the next read does not know: no read keeps a stale day.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
+import { ensureIndexes, isDuplicateKeyError, type Cents, type Logger } from '@clinic/service-kit';
+import type { DateRange } from '../rules';
+import type { BillDoc } from './documents';
+import { BILL_INDEXES, dateCondition } from './indexes';
+
+export interface DayKey {
+  store_id: number;
+  bill_date: string;
+}
+
+interface DayDoc extends DayKey {
+  _id: string;
+  token: string;
+}
+
+/** The live bills of some days with one payment method and status. */
+export interface BillGroup {
+  payment_method: PaymentMethod;
+  payment_status: PaymentStatus;
+  count: number;
+  grand_total: Cents;
+  discount: Cents;
+  subtotal: Cents;
+}
+
+interface CachedDay {
+  token: string;
+  groups: BillGroup[];
+}
+
+const dayId = (day: DayKey) => `${day.store_id}:${day.bill_date}`;
+/** Days computed in one grouped query at most. */
+const DAYS_PER_QUERY = 400;
+/** Days kept in memory at most (ten branches with ten years of bills). */
+const CACHED_DAYS_MAX = 40_000;
+
+export class DayTotals {
+  private readonly days: Collection<DayDoc>;
+  /** Days this process knows exist (a day is never removed). */
+  private readonly registered = new Set<string>();
+  private readonly cached = new Map<string, CachedDay>();
+
+  constructor(
+    db: Db,
+    private readonly bills: Collection<BillDoc>,
+    private readonly log: Logger,
+  ) {
+    this.days = db.collection<DayDoc>('bill_days');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.days, [{ key: { store_id: 1, bill_date: 1 }, name: 'bill_days_by_store' }]);
+  }
+
+  /** Before bills of these days are stored: from now on reads include the days. */
+  async register(days: DayKey[]): Promise<void> {
+    for (const day of uniqueDays(days)) {
+      const _id = dayId(day);
+      if (this.registered.has(_id)) continue;
+      try {
+        await this.days.updateOne({ _id }, { $setOnInsert: { ...day, token: randomUUID() } }, { upsert: true });
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err; // registered meanwhile by another writer
+      }
+      this.registered.add(_id);
+    }
+  }
+
+  /** After a write to bills of these days. A failure is logged: the day's totals may lag until its next write. */
+  async changed(days: DayKey[]): Promise<void> {
+    await Promise.all(
+      uniqueDays(days).map(async (day) => {
+        const _id = dayId(day);
+        this.cached.delete(_id);
+        try {
+          await this.days.updateOne({ _id }, { $set: { ...day, token: randomUUID() } }, { upsert: true });
+          this.registered.add(_id);
+        } catch (err) {
+          this.log.error({ err, day: _id }, 'bill day not marked changed; its totals may lag');
+        }
+      }),
+    );
+  }
+
+  /** The groups of live bills of a branch within a date range, summed over its days. */
+  async groups(storeId: number, range: DateRange): Promise<BillGroup[]> {
+    const days = await this.days
+      .find({ store_id: storeId, ...dateCondition(range) }, { projection: { bill_date: 1, token: 1 } })
+      .hint(BILL_INDEXES.days)
+      .toArray();
+    const stale = days.filter((day) => this.cached.get(day._id)?.token !== day.token);
+    for (let i = 0; i < stale.length; i += DAYS_PER_QUERY) await this.compute(storeId, stale.slice(i, i + DAYS_PER_QUERY));
+    const sums = new Map<string, BillGroup>();
+    for (const day of days) {
+      for (const group of this.cached.get(day._id)?.groups ?? []) {
+        const key = `${group.payment_method}|${group.payment_status}`;
+        const sum = sums.get(key) ?? { ...group, count: 0, grand_total: 0, discount: 0, subtotal: 0 };
+        sum.count += group.count;
+        sum.grand_total += group.grand_total;
+        sum.discount += group.discount;
+        sum.subtotal += group.subtotal;
+        sums.set(key, sum);
+      }
+    }
+    return [...sums.values()];
+  }
+
+  private async compute(storeId: number, days: DayDoc[]): Promise<void> {
+    const rows = await this.bills
+      .aggregate<{ _id: { d: string; m: PaymentMethod; s: PaymentStatus }; n: number; g: number; x: number; t: number }>(
+        [
+          { $match: { store_id: storeId, is_deleted: false, bill_date: { $in: days.map((d) => d.bill_date) } } },
+          {
+            $group: {
+              _id: { d: '$bill_date', m: '$payment_method', s: '$payment_status' },
+              n: { $sum: 1 },
+              g: { $sum: '$grand_total_cents' },
+              x: { $sum: '$discount_cents' },
+              t: { $sum: '$subtotal_cents' },
+            },
+          },
+        ],
+        { hint: BILL_INDEXES.byDay },
+      )
+      .toArray();
+    const byDate = new Map<string, BillGroup[]>(days.map((d) => [d.bill_date, []]));
+    for (const row of rows) {
+      byDate.get(row._id.d)?.push({
+        payment_method: row._id.m,
+        payment_status: row._id.s,
+        count: row.n,
+        grand_total: row.g,
+        discount: row.x,
+        subtotal: row.t,
+      });
+    }
+    for (const day of days) {
+      this.cached.delete(day._id);
+      this.cached.set(day._id, { token: day.token, groups: byDate.get(day.bill_date) ?? [] });
+    }
+    while (this.cached.size > CACHED_DAYS_MAX) this.cached.delete(this.cached.keys().next().value as string);
+  }
+}
+
+/** The distinct days of bills (or of day keys), as bare day keys. */
+function uniqueDays(days: DayKey[]): DayKey[] {
+  return [...new Map(days.map(({ store_id, bill_date }) => [dayId({ store_id, bill_date }), { store_id, bill_date }])).values()];
+}

@@ -1,0 +1,110 @@
+/** How a bill is stored, and how the API and the events show it. */
+import { Limits, type BillStatus, type DiscountType, type PaymentMethod, type PaymentStatus } from '@clinic/contracts';
+import { fromCents, nullableAmount, type Cents, type ClinicClock } from '@clinic/service-kit';
+
+export const BILLS = 'bills';
+
+export interface ItemDoc {
+  id: number;
+  charge_id: number;
+  charge_name: string;
+  unit_price_cents: Cents;
+  qty: number;
+  line_total_cents: Cents;
+}
+
+/** A bill and its items are one document, so they are written atomically. */
+export interface BillDoc {
+  _id: string;
+  id: number;
+  bill_number: string;
+  bill_seq: number;
+  bill_date: string;
+  store_id: number;
+  patient_id: number | null;
+  patient_name: string;
+  patient_contact: string;
+  patient_nic: string | null;
+  patient_age: number | null;
+  billed_by: number | null;
+  payment_method: PaymentMethod;
+  payment_status: PaymentStatus;
+  discount_type: DiscountType;
+  discount_value: number;
+  discount_cents: Cents;
+  subtotal_cents: Cents;
+  grand_total_cents: Cents;
+  received_cents: Cents | null;
+  balance_cents: Cents | null;
+  notes: string | null;
+  status: BillStatus;
+  /** Set with status `cancelled`, in the same write: a bill is live while this is false. */
+  is_deleted: boolean;
+  created_at: Date;
+  updated_at: Date | null;
+  items: ItemDoc[];
+  /** What a search looks in (see search.ts); derived from fields that never change. */
+  search_text: string;
+  /** Caller-scoped Idempotency-Key, absent when the client sent none. */
+  idempotency_key?: string;
+  request_hash?: string;
+  _event_ids: string[];
+}
+
+/** Item ids derive from the bill id: unique because bill ids are, ordered as entered. */
+export const ITEM_ID_FACTOR = 1000;
+if (Limits.billItemsMax >= ITEM_ID_FACTOR) throw new Error('billItemsMax must stay below ITEM_ID_FACTOR');
+
+/** What a list read needs of a bill. */
+export const LIST_PROJECTION = { items: 0, _event_ids: 0, idempotency_key: 0, request_hash: 0, search_text: 0 } as const;
+
+/** The bill as the API shows it (billed_by_name is resolved by the reads). */
+export function billView(doc: BillDoc, clock: ClinicClock, billedByName: string | null = null): Record<string, unknown> {
+  return {
+    id: doc.id,
+    bill_number: doc.bill_number,
+    store_id: doc.store_id,
+    patient_id: doc.patient_id,
+    patient_name: doc.patient_name,
+    patient_contact: doc.patient_contact,
+    patient_nic: doc.patient_nic,
+    patient_age: doc.patient_age,
+    bill_date: doc.bill_date,
+    billed_by: doc.billed_by,
+    billed_by_name: billedByName,
+    payment_method: doc.payment_method,
+    payment_status: doc.payment_status,
+    discount_type: doc.discount_type,
+    discount_value: doc.discount_value,
+    discount_amount: fromCents(doc.discount_cents),
+    subtotal: fromCents(doc.subtotal_cents),
+    grand_total: fromCents(doc.grand_total_cents),
+    received_amount: nullableAmount(doc.received_cents),
+    balance_amount: nullableAmount(doc.balance_cents),
+    notes: doc.notes,
+    status: doc.status,
+    is_deleted: doc.is_deleted,
+    created_at: clock.timestamp(doc.created_at),
+    updated_at: clock.timestamp(doc.updated_at),
+  };
+}
+
+export function itemsView(doc: BillDoc): Record<string, unknown>[] {
+  return [...doc.items]
+    .sort((a, b) => a.id - b.id)
+    .map((item) => ({
+      id: item.id,
+      bill_id: doc.id,
+      charge_id: item.charge_id,
+      charge_name: item.charge_name,
+      unit_price: fromCents(item.unit_price_cents),
+      qty: item.qty,
+      line_total: fromCents(item.line_total_cents),
+    }));
+}
+
+/** What events carry: the whole bill with its items and totals. */
+export function billEventData(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
+  const { billed_by_name: _omitted, ...bill } = billView(doc, clock);
+  return { bill: { ...bill, items: itemsView(doc) } };
+}

@@ -1,0 +1,51 @@
+/**
+ * Billing's storage layer: what the domain code calls, and the one place that
+ * knows how bills are laid out, indexed and kept fast on both MongoDB and the
+ * embedded server.
+ */
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes, type ClinicClock, type IdAllocator, type Logger, type Outbox, type VersionedCache } from '@clinic/service-kit';
+import { BillNumbers } from './bill-numbers';
+import { BillQueries } from './bill-queries';
+import { BillWrites } from './bill-writes';
+import { DayTotals } from './day-totals';
+import { BILLS, type BillDoc } from './documents';
+import { IdempotencyClaims } from './idempotency';
+import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
+import { runMigrations } from './migrations';
+
+export { billView, itemsView, type BillDoc } from './documents';
+export type { IdempotencyClaim } from './idempotency';
+export { storeScope, type Summary } from './bill-queries';
+
+export class BillStore {
+  readonly queries: BillQueries;
+  readonly writes: BillWrites;
+  readonly claims: IdempotencyClaims;
+  private readonly bills: Collection<BillDoc>;
+  private readonly dayTotals: DayTotals;
+
+  constructor(
+    private readonly db: Db,
+    ids: IdAllocator,
+    outbox: Outbox,
+    clock: ClinicClock,
+    cache: VersionedCache,
+    private readonly log: Logger,
+  ) {
+    this.bills = db.collection<BillDoc>(BILLS);
+    this.dayTotals = new DayTotals(db, this.bills, log);
+    this.claims = new IdempotencyClaims(db, this.bills);
+    this.queries = new BillQueries(this.bills, this.dayTotals, cache);
+    const numbers = new BillNumbers(db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
+    this.writes = new BillWrites(this.bills, numbers, this.claims, this.dayTotals, ids, outbox, clock, cache);
+  }
+
+  /** Indexes, and the data earlier versions did not keep; before the service takes requests. */
+  async prepare(): Promise<void> {
+    await ensureIndexes(this.bills, BILL_INDEX_DESCRIPTIONS);
+    await this.dayTotals.ensureIndexes();
+    for (const name of OBSOLETE_BILL_INDEXES) await this.bills.dropIndex(name).catch(() => undefined);
+    await runMigrations(this.db, this.bills, this.log);
+  }
+}

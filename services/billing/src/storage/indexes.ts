@@ -1,0 +1,61 @@
+/**
+ * The bills' indexes and the query shapes each serves. Queries name their
+ * index (`hint`), so that MongoDB and the embedded server both take the plan
+ * intended here (the embedded server answers a query from an index only when
+ * the query is written on the index's fields; see tools/ferretdb/patches).
+ */
+import type { IndexDescription } from 'mongodb';
+import type { DateRange } from '../rules';
+
+export const BILL_INDEXES = {
+  number: 'bill_number_unique',
+  idempotencyKey: 'idempotency_key_unique',
+  dateSeq: 'bills_by_date_seq',
+  /** The list without a date: live bills of a branch, newest first; searches too (its last field). */
+  list: 'bills_list_substring',
+  /** The list of a date or a short range, and the per-day totals. */
+  byDay: 'bills_by_day',
+  days: 'bill_days_by_store',
+} as const;
+
+export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
+  { key: { bill_number: 1 }, name: BILL_INDEXES.number, unique: true },
+  { key: { idempotency_key: 1 }, name: BILL_INDEXES.idempotencyKey, unique: true, sparse: true },
+  { key: { bill_date: 1, bill_seq: -1 }, name: BILL_INDEXES.dateSeq },
+  {
+    key: { store_id: 1, is_deleted: 1, created_at: -1, id: -1, bill_date: 1, payment_method: 1, payment_status: 1, search_text: 1 },
+    name: BILL_INDEXES.list,
+  },
+  {
+    key: {
+      store_id: 1, is_deleted: 1, bill_date: 1, created_at: -1, id: -1,
+      payment_method: 1, payment_status: 1, grand_total_cents: 1, discount_cents: 1, subtotal_cents: 1,
+    },
+    name: BILL_INDEXES.byDay,
+  },
+];
+
+/** Indexes of earlier versions, which no query uses any more. */
+export const OBSOLETE_BILL_INDEXES = ['bills_by_store_recent', 'bills_by_store_date'];
+
+/** The bill_date condition of a range: an exact date wins over from/to. */
+export function dateCondition(range: DateRange): Record<string, unknown> {
+  if (range.date) return { bill_date: range.date };
+  const bounds: Record<string, string> = {};
+  if (range.from_date) bounds.$gte = range.from_date;
+  if (range.to_date) bounds.$lte = range.to_date;
+  return Object.keys(bounds).length > 0 ? { bill_date: bounds } : {};
+}
+
+/** Ranges up to this many days are listed from the by-day index; longer ones in list order. */
+const SHORT_RANGE_DAYS = 62;
+
+/** The index a list query without a search reads. */
+export function listIndexFor(range: DateRange): string {
+  if (range.date) return BILL_INDEXES.byDay;
+  if (range.from_date && range.to_date) {
+    const days = (Date.parse(range.to_date) - Date.parse(range.from_date)) / 86_400_000;
+    if (days <= SHORT_RANGE_DAYS) return BILL_INDEXES.byDay;
+  }
+  return BILL_INDEXES.list;
+}

@@ -1,0 +1,58 @@
+/**
+ * Data earlier versions did not keep, derived once from the bills: each
+ * bill's search_text and the per-day registry of day-totals.ts. Each step is
+ * idempotent and marked done only once complete, so replicas starting
+ * together, or a start cut short, repeat it harmlessly.
+ */
+import type { Collection, Db } from 'mongodb';
+import type { Logger } from '@clinic/service-kit';
+import type { BillDoc } from './documents';
+import { BILL_INDEXES } from './indexes';
+import { searchTextOf, SEARCH_FIELDS } from './search';
+
+interface MigrationDoc {
+  _id: string;
+  done_at: Date;
+}
+
+export async function runMigrations(db: Db, bills: Collection<BillDoc>, log: Logger): Promise<void> {
+  const done = db.collection<MigrationDoc>('migrations');
+  const steps: Array<[string, () => Promise<number>]> = [
+    ['bills.search_text', () => backfillSearchText(bills)],
+    ['bills.days', () => registerBillDays(db, bills)],
+  ];
+  for (const [name, step] of steps) {
+    if (await done.findOne({ _id: name })) continue;
+    const started = Date.now();
+    const changed = await step();
+    await done.updateOne({ _id: name }, { $set: { done_at: new Date() } }, { upsert: true });
+    log.info({ migration: name, changed, duration_ms: Date.now() - started }, 'migration done');
+  }
+}
+
+async function backfillSearchText(bills: Collection<BillDoc>): Promise<number> {
+  let changed = 0;
+  const projection = Object.fromEntries([...SEARCH_FIELDS, 'search_text'].map((f) => [f, 1]));
+  for await (const bill of bills.find({}, { projection })) {
+    const searchText = searchTextOf(bill);
+    if (bill.search_text === searchText) continue;
+    await bills.updateOne({ _id: bill._id }, { $set: { search_text: searchText } });
+    changed++;
+  }
+  return changed;
+}
+
+async function registerBillDays(db: Db, bills: Collection<BillDoc>): Promise<number> {
+  const days = await bills
+    .aggregate<{ _id: { s: number; d: string } }>([{ $group: { _id: { s: '$store_id', d: '$bill_date' }, n: { $sum: 1 } } }], { hint: BILL_INDEXES.byDay })
+    .toArray();
+  const registry = db.collection<{ _id: string; store_id: number; bill_date: string; token: string }>('bill_days');
+  for (const { _id: day } of days) {
+    await registry.updateOne(
+      { _id: `${day.s}:${day.d}` },
+      { $setOnInsert: { store_id: day.s, bill_date: day.d, token: `migrated-${day.s}-${day.d}` } },
+      { upsert: true },
+    );
+  }
+  return days.length;
+}
