@@ -151,6 +151,15 @@ export class IdAllocator {
     });
   }
 
+  /** `count` new ids at once, in one counter write (for bulk inserts). */
+  nextMany(name: string, count: number): Promise<number[]> {
+    if (count <= ID_BLOCK_SIZE) return Promise.all(Array.from({ length: count }, () => this.next(name)));
+    return this.mutex.run(name, async () => {
+      const last = await this.reserve(name, count);
+      return Array.from({ length: count }, (_, i) => last - count + 1 + i);
+    });
+  }
+
   /** After a collision: forget the block and move the counter past `id`. */
   async skipPast(name: string, id: number): Promise<void> {
     await this.mutex.run(name, async () => {
@@ -159,12 +168,12 @@ export class IdAllocator {
     });
   }
 
-  private async reserve(name: string): Promise<number> {
+  private async reserve(name: string, size = ID_BLOCK_SIZE): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
         const doc = await this.counters.findOneAndUpdate(
           { _id: name },
-          { $inc: { seq: ID_BLOCK_SIZE } },
+          { $inc: { seq: size } },
           { upsert: true, returnDocument: 'after' },
         );
         if (!doc) throw new Error(`Counter ${name} returned no document`);

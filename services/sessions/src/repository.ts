@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import { EventSubjects, type SessionStoredStatus } from '@clinic/contracts';
 import {
   conflict,
@@ -76,12 +76,16 @@ export class SessionRepository {
   }
 
   async ensureIndexes(): Promise<void> {
+    // The slot index also serves a doctor's sessions by date (the preview's `exists`).
     await ensureIndexes(this.sessions, [
       { key: { doctor_id: 1, store_id: 1, session_date: 1, session_no: 1 }, name: 'session_slot_unique', unique: true },
+      { key: { store_id: 1, session_date: -1, start_time: 1 }, name: 'sessions_by_store_date' },
+      { key: { doctor_id: 1, session_date: -1, start_time: 1 }, name: 'sessions_by_doctor_date' },
       { key: { session_date: -1, start_time: 1 }, name: 'sessions_by_date' },
       { key: { run_id: 1 }, name: 'sessions_by_run', sparse: true },
     ]);
-    await ensureIndexes(this.refs.collection('appointment'), [{ key: { session_id: 1 }, name: 'appointments_by_session' }]);
+    await ensureIndexes(this.refs.collection('appointment'), [{ key: { session_id: 1, deleted: 1 }, name: 'appointments_by_session_live' }]);
+    await this.refs.collection('appointment').dropIndex('appointments_by_session').catch(() => undefined);
     await ensureIndexes(this.runs, [{ key: { status: 1, started_at: 1 }, name: 'runs_by_status' }]);
   }
 
@@ -240,6 +244,34 @@ export class SessionRepository {
 
   async startRun(runId: string, month: string): Promise<void> {
     await this.runs.insertOne({ _id: runId, status: 'running', month, started_at: new Date(), finished_at: null });
+  }
+
+  /**
+   * Inserts the sessions of a run with one write, and answers for each: the
+   * session, 'exists' when its slot is taken, or the Error of that row. Rows
+   * the write refused as duplicates go through insertForRun, which tells a
+   * taken slot from an id two replicas drew and takes over the slots of
+   * failed runs. An error of the whole write is thrown.
+   */
+  async insertAllForRun(runId: string, rows: NewSessionDoc[]): Promise<Array<SessionDoc | 'exists' | Error>> {
+    if (rows.length === 0) return [];
+    const ids = await this.ids.nextMany(COLLECTION, rows.length);
+    const docs = rows.map((fields, i) => ({ ...this.buildDoc(ids[i], fields), run_id: runId }));
+    const refused = new Map<number, unknown>();
+    try {
+      await this.sessions.insertMany(docs, { ordered: false });
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
+      for (const writeError of Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) refused.set(writeError.index, writeError);
+    }
+    const results: Array<SessionDoc | 'exists' | Error> = [];
+    for (const [i, doc] of docs.entries()) {
+      const error = refused.get(i);
+      if (error === undefined) results.push(doc);
+      else if (isDuplicateKeyError(error)) results.push(await this.insertForRun(runId, rows[i]));
+      else results.push(new Error(String((error as { errmsg?: string }).errmsg ?? 'write refused')));
+    }
+    return results;
   }
 
   /**

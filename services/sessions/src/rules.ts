@@ -290,17 +290,20 @@ export interface RunOutcome<T> {
 }
 
 /**
- * Rules 2 to 5 of auto-creation over a plan. `insert` stores one session and
- * answers 'exists' when the unique key already holds one; an error that
- * `isWholeFailure` recognises aborts the run, any other is one row's error.
+ * Rules 2 to 5 of auto-creation over a plan. `insertAll` stores the sessions of
+ * the entries it is given, all at once, and answers for each one: the session,
+ * 'exists' when the unique key already holds one, or the Error of that one
+ * row. An error it throws fails the whole run.
  */
 export async function executePlan<T>(
   plan: PlannedSession[],
   today: string,
-  insert: (p: PlannedSession) => Promise<T | 'exists'>,
-  isWholeFailure: (err: unknown) => boolean,
+  insertAll: (plans: PlannedSession[]) => Promise<Array<T | 'exists' | Error>>,
 ): Promise<RunOutcome<T>> {
   const outcome: RunOutcome<T> = { created: [], skipped: 0, errors: [] };
+  const insertable = plan.filter((p) => p.session_date >= today && unusableEntry(p) === null);
+  const results = new Map(insertable.map((p, i) => [p, i]));
+  const inserted = await insertAll(insertable);
   for (const p of plan) {
     if (p.session_date < today) {
       outcome.skipped++;
@@ -312,14 +315,14 @@ export async function executePlan<T>(
       outcome.errors.push(problem);
       continue;
     }
-    try {
-      const result = await insert(p);
-      if (result === 'exists') outcome.skipped++;
-      else outcome.created.push(result);
-    } catch (err) {
-      if (isWholeFailure(err)) throw err;
+    const result = inserted[results.get(p) as number];
+    if (result === 'exists') {
+      outcome.skipped++;
+    } else if (result instanceof Error) {
       outcome.skipped++;
       outcome.errors.push(`${p.doctor.name}, ${p.session_date} session ${p.entry.session_no}: could not be saved; skipped.`);
+    } else {
+      outcome.created.push(result);
     }
   }
   return outcome;

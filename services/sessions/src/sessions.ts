@@ -5,7 +5,6 @@ import {
   badRequest,
   conflict,
   EncodedReply,
-  isConnectivityError,
   notFound,
   pathId,
   type ClinicClock,
@@ -166,11 +165,10 @@ export class SessionOperations {
     let pending: PreparedEvents | null = null;
     await this.repo.startRun(runId, selection.month);
     try {
-      const outcome = await executePlan(
-        plan,
-        this.clock.today(),
-        (p) =>
-          this.repo.insertForRun(runId, {
+      const outcome = await executePlan(plan, this.clock.today(), (plans) =>
+        this.repo.insertAllForRun(
+          runId,
+          plans.map((p) => ({
             doctor_id: p.doctor.id,
             store_id: p.doctor.store_id as number,
             session_date: p.session_date,
@@ -179,8 +177,8 @@ export class SessionOperations {
             end_time: p.entry.end_time as string,
             max_patients: p.entry.max_patients ?? null,
             status: 'active',
-          }),
-        isConnectivityError,
+          })),
+        ),
       );
       const views = await this.repo.views(outcome.created as SessionDoc[]);
       // Several documents, one commit: every event's proof is the run's completion.

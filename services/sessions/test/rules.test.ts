@@ -103,15 +103,12 @@ describe('executePlan (auto-creation rules 2 to 5)', () => {
       planned('2082-11-30', { session_no: 3 }), // row error
       planned('2082-11-30', { session_no: 4 }),
     ];
-    const outcome = await executePlan(
-      plan,
-      '2082-11-21',
-      async (p) => {
+    const outcome = await executePlan(plan, '2082-11-21', async (plans) =>
+      plans.map((p) => {
         if (p.entry.session_no === 2) return 'exists';
-        if (p.entry.session_no === 3) throw new Error('document rejected');
+        if (p.entry.session_no === 3) return new Error('document rejected');
         return p.entry.session_no;
-      },
-      () => false,
+      }),
     );
     expect(outcome.created).toEqual([4]);
     expect(outcome.skipped).toBe(4);
@@ -126,7 +123,7 @@ describe('executePlan (auto-creation rules 2 to 5)', () => {
     await expect(
       executePlan([planned('2082-11-30')], '2082-11-01', async () => {
         throw lost;
-      }, (err) => err === lost),
+      }),
     ).rejects.toBe(lost);
   });
 });
