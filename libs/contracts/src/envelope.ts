@@ -42,6 +42,12 @@ export const HeaderNames = {
   deadline: 'x-deadline',
   /** Client-chosen key that makes a create safe to retry. */
   idempotencyKey: 'idempotency-key',
+  /**
+   * On a reply larger than one NATS message: how many messages it comes in, and
+   * which one this is (0-based). The caller joins them in order.
+   */
+  chunkCount: 'x-chunk-count',
+  chunkIndex: 'x-chunk',
 } as const;
 
 export const GENERIC_ERROR_MESSAGE = 'Internal server error.';

@@ -22,7 +22,11 @@ export const Limits = {
   autoCreateErrorsMax: 10,
   /** Nesting of objects and arrays in a body; real bodies need 3. Deeper ones would overflow recursive code (JSON.stringify). */
   jsonDepthMax: 32,
+  /** NATS messages one reply may take (each at most the server's max_payload, 1 MiB by default). */
+  replyChunksMax: 64,
 } as const;
+
+export const REPLY_TOO_LARGE_MESSAGE = 'The answer is too large to send. Narrow the request with its filters.';
 
 export const TOO_DEEP_MESSAGE = `Request body is nested more than ${Limits.jsonDepthMax} levels deep.`;
 

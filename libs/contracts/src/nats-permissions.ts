@@ -3,6 +3,7 @@
  * server enforces the lists (deploy/nats/nats.conf is generated from them).
  */
 import { accessOf } from './access';
+import { Limits } from './limits';
 import { HTTP_ROUTES } from './routes';
 import { eventStreamOf, REF_STREAM, REF_SUBJECT_PREFIX } from './streams';
 import { CatalogueSubjects, requestSubjectsOf, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
@@ -13,8 +14,11 @@ export type NatsUser = (typeof NATS_USERS)[number];
 export interface NatsPermissions {
   publish: string[];
   subscribe: string[];
-  /** May answer the requests it receives (publish to their reply subjects). */
-  allowResponses: boolean;
+  /**
+   * How many messages it may publish to the reply subject of each request it
+   * receives (0: it answers none); replies larger than one message take several.
+   */
+  allowResponses: number;
 }
 
 const INBOX = '_INBOX.>';
@@ -37,7 +41,7 @@ function servicePermissions(service: ServiceName): NatsPermissions {
       `$JS.ACK.${REF_STREAM.name}.>`,
     ],
     subscribe: [...requestSubjectsOf(service), INBOX],
-    allowResponses: true,
+    allowResponses: Limits.replyChunksMax,
   };
 }
 
@@ -65,7 +69,7 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = {
   gateway: {
     publish: [...new Set([...HTTP_ROUTES.map((r) => r.subject), ...SERVICE_NAMES.map((s) => ServiceSubjects[s].health)])],
     subscribe: [INBOX],
-    allowResponses: false,
+    allowResponses: 0,
   },
   billing: servicePermissions('billing'),
   catalogue: servicePermissions('catalogue'),
@@ -74,7 +78,7 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = {
   hospital: {
     publish: [`${REF_SUBJECT_PREFIX}.>`, ...eventReading()],
     subscribe: [...SERVICE_NAMES.flatMap((s) => eventStreamOf(s).subjects), INBOX],
-    allowResponses: false,
+    allowResponses: 0,
   },
   // Operators' tools (seed, demo data): reference records, health and applied-sequence queries.
   ops: {
@@ -85,7 +89,7 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = {
       ...SERVICE_NAMES.flatMap((s) => [ServiceSubjects[s].health, ServiceSubjects[s].refStatus]),
     ],
     subscribe: [INBOX],
-    allowResponses: false,
+    allowResponses: 0,
   },
 };
 

@@ -40,7 +40,7 @@ export function renderNatsAuthorization(): string {
       '      permissions: {',
       `        publish: { allow: ${list(p.publish)} }`,
       `        subscribe: { allow: ${list(p.subscribe)} }`,
-      ...(p.allowResponses ? ['        allow_responses: true'] : []),
+      ...(p.allowResponses > 0 ? [`        allow_responses: { max: ${p.allowResponses} }`] : []),
       '      }',
       '    }',
     ].join('\n');

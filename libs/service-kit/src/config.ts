@@ -1,4 +1,5 @@
 /** Reads settings from the environment; a bad value stops the process at start-up. */
+import { Limits } from '@clinic/contracts';
 
 /**
  * DEVELOPMENT DEFAULT ONLY. Used when JWT_SECRET is unset so that a fresh clone
@@ -42,6 +43,8 @@ export interface ServiceSettings {
   mongoDb: string;
   clinicTz: string;
   logLevel: string;
+  /** NATS messages one reply may take at most (REPLY_CHUNKS_MAX); beyond, the caller gets 413. */
+  replyChunksMax: number;
 }
 
 export function natsSettings(): NatsSettings {
@@ -59,5 +62,7 @@ export function serviceSettings(service: string): ServiceSettings {
     mongoDb: envString('MONGO_DB', `clinic_${service}`),
     clinicTz: envString('CLINIC_TZ', machineTimeZone()),
     logLevel: envString('LOG_LEVEL', 'info'),
+    // At most what the NATS permissions let a service send per request.
+    replyChunksMax: Math.min(envInt('REPLY_CHUNKS_MAX', Limits.replyChunksMax), Limits.replyChunksMax),
   };
 }

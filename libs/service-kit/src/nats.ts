@@ -1,4 +1,4 @@
-import { connect, ErrorCode, headers as natsHeaders, NatsError, type NatsConnection } from 'nats';
+import { connect, ErrorCode, headers as natsHeaders, NatsError, RequestStrategy, type MsgHdrs, type NatsConnection } from 'nats';
 import {
   encodeCallerSub,
   HeaderNames,
@@ -83,7 +83,7 @@ export function splitReply(raw: Uint8Array): { status: number; body: Uint8Array 
 export async function callServiceRaw(
   nc: NatsConnection,
   subject: string,
-  request: ServiceRequest,
+  request: ServiceRequest | Uint8Array,
   options: CallOptions,
 ): Promise<Uint8Array> {
   const h = natsHeaders();
@@ -94,16 +94,35 @@ export async function callServiceRaw(
     h.set(HeaderNames.callerRole, options.caller.role);
   }
   if (options.idempotencyKey) h.set(HeaderNames.idempotencyKey, options.idempotencyKey);
+  const payload = request instanceof Uint8Array ? request : encoder.encode(JSON.stringify(request));
   try {
-    const msg = await nc.request(subject, JSON.stringify(request), { timeout: options.timeoutMs, headers: h });
-    return msg.data;
+    return await receiveReply(nc, subject, payload, h, options.timeoutMs);
   } catch (err) {
     if (err instanceof NatsError && err.code === ErrorCode.NoResponders) {
       throw new ServiceUnavailableError(`No service answers ${subject}`);
     }
-    if (err instanceof NatsError && err.code === ErrorCode.Timeout) {
-      throw new ServiceTimeoutError(`No reply on ${subject} within ${options.timeoutMs} ms`);
-    }
     throw err;
   }
+}
+
+/**
+ * Sends a request and gathers its reply: one message, or the messages of a
+ * reply too large for one (see HeaderNames.chunkCount), joined in order.
+ */
+async function receiveReply(nc: NatsConnection, subject: string, payload: Uint8Array, headers: MsgHdrs, timeoutMs: number): Promise<Uint8Array> {
+  const replies = await nc.requestMany(subject, payload, { maxWait: timeoutMs, strategy: RequestStrategy.Timer, headers });
+  const chunks: Uint8Array[] = [];
+  let expected = 1;
+  for await (const msg of replies) {
+    if (chunks.length === 0) expected = Number(msg.headers?.get(HeaderNames.chunkCount) || 1);
+    if (Number(msg.headers?.get(HeaderNames.chunkIndex) || 0) !== chunks.length) {
+      throw new Error(`Reply on ${subject} came out of order`);
+    }
+    chunks.push(msg.data);
+    if (chunks.length >= expected) break;
+  }
+  if (chunks.length < expected) {
+    throw new ServiceTimeoutError(chunks.length === 0 ? `No reply on ${subject} within ${timeoutMs} ms` : `Incomplete reply on ${subject} within ${timeoutMs} ms`);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }

@@ -12,6 +12,7 @@ import {
   HeaderNames,
   Limits,
   nestsDeeperThan,
+  REPLY_TOO_LARGE_MESSAGE,
   TOO_DEEP_MESSAGE,
   type Caller,
   type ServiceReply,
@@ -52,6 +53,8 @@ export interface ServeOptions {
   /** Fails requests fast while the database is down (health and status subjects are not guarded). */
   breaker?: { check(): void; succeeded(): void; record(err: unknown): void };
   unguarded?: string[];
+  /** NATS messages a reply may take at most. */
+  replyChunksMax?: number;
 }
 
 export interface Server {
@@ -75,6 +78,35 @@ const requestEnvelopeSchema = {
 };
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/** Room left in each message for its headers. */
+const HEADER_ROOM_BYTES = 4096;
+
+/**
+ * Sends a reply, in as many messages as the server's max_payload requires
+ * (at most `maxChunks`), and returns how many it took; 0 when the reply is too
+ * large, in which case the caller gets a 413 in the envelope instead.
+ */
+function respond(msg: Msg, encoded: Uint8Array, correlationId: string, maxChunks: number, maxPayload = 1024 * 1024): number {
+  const chunkSize = Math.max(1024, maxPayload - HEADER_ROOM_BYTES);
+  const count = Math.ceil(encoded.length / chunkSize) || 1;
+  if (count > maxChunks) {
+    const h = natsHeaders();
+    h.set(HeaderNames.correlationId, correlationId);
+    msg.respond(new TextEncoder().encode(JSON.stringify(failure(413, REPLY_TOO_LARGE_MESSAGE))), { headers: h });
+    return 0;
+  }
+  for (let i = 0; i < count; i++) {
+    const h = natsHeaders();
+    h.set(HeaderNames.correlationId, correlationId);
+    if (count > 1) {
+      h.set(HeaderNames.chunkCount, String(count));
+      h.set(HeaderNames.chunkIndex, String(i));
+    }
+    msg.respond(encoded.subarray(i * chunkSize, (i + 1) * chunkSize), { headers: h });
+  }
+  return count;
+}
 
 export function readCorrelationId(value: string | undefined): string | undefined {
   return value && CORRELATION_ID.test(value) ? value : undefined;
@@ -107,7 +139,7 @@ function decodeRequest(data: Uint8Array): ServiceRequest {
  * caller and correlation id read from headers, access checked, errors turned
  * into the spec's envelope, one log line per request.
  */
-export function serve({ nc, service, handlers, log, breaker, unguarded = [] }: ServeOptions): Server {
+export function serve({ nc, service, handlers, log, breaker, unguarded = [], replyChunksMax = Limits.replyChunksMax }: ServeOptions): Server {
   const inFlight = new Set<Promise<void>>();
   const subscriptions: Subscription[] = [];
   const encoder = new TextEncoder();
@@ -148,9 +180,9 @@ export function serve({ nc, service, handlers, log, breaker, unguarded = [] }: S
       }
     }
     if (msg.reply) {
-      const h = natsHeaders();
-      h.set(HeaderNames.correlationId, correlationId);
-      msg.respond(reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply)), { headers: h });
+      const encoded = reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply));
+      const chunks = respond(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload);
+      if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE);
     }
     const line = {
       status: reply.status,

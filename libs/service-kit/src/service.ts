@@ -93,6 +93,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
       log,
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
+      replyChunksMax: settings.replyChunksMax,
     });
     log.info({ instance, clinic_tz: clock.timeZone, db: settings.mongoDb }, 'service started');
 

@@ -114,13 +114,15 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   // is not JSON gets the spec's 400; an empty body reaches the service as
   // "no body". Prototype-poisoning keys are rejected outright.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, payload, done) => {
+  app.addContentTypeParser('*', (request, payload, done) => {
     readLimitedBody(payload, config.bodyLimitBytes, (err, body) => {
       if (err) return done(err, undefined);
       if (!body || body.length === 0) return done(null, undefined);
       try {
         const parsed: unknown = sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
         if (nestsDeeperThan(parsed, Limits.jsonDepthMax)) return done(new HttpError(400, TOO_DEEP_MESSAGE), undefined);
+        // Forwarded as it came: re-encoded, a body can grow (1e20 is written 100000000000000000000).
+        request.rawBody = withoutBom(body);
         done(null, parsed);
       } catch (parseError) {
         const poisoned = parseError instanceof SyntaxError && /forbidden/i.test(parseError.message);
@@ -197,6 +199,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: { sub: number | string; role: string };
+    /** The body's bytes, once they parsed as JSON. */
+    rawBody?: Buffer;
     /** What the request's one log line says beyond status and timing: the cause of a failure. */
     outcome?: Record<string, unknown>;
   }
@@ -206,6 +210,20 @@ declare module 'fastify' {
 async function authorize(route: HttpRoute, request: FastifyRequest): Promise<void> {
   request.caller = await authenticate(request);
   if (decideAccess(route.access, request.caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function withoutBom(body: Buffer): Buffer {
+  return body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
+}
+
+/** The request envelope, with the body's own bytes in it. */
+function encodeEnvelope(message: ServiceRequest, rawBody: Buffer | undefined): Uint8Array {
+  const head = JSON.stringify(message);
+  if (!rawBody) return Buffer.from(head);
+  const prefix = head === '{}' ? '{"body":' : `${head.slice(0, -1)},"body":`;
+  return Buffer.concat([Buffer.from(prefix), rawBody, Buffer.from('}')]);
 }
 
 function sendFailure(reply: FastifyReply, status: number, error: string): FastifyReply {
@@ -222,10 +240,11 @@ async function forward(
   const message: ServiceRequest = {};
   if (route.param) message.params = { [route.param]: String((request.params as Record<string, string>)[route.param]) };
   if (route.querystring) message.query = request.query as Record<string, string | string[]>;
-  if (route.body && request.body !== undefined) message.body = request.body;
+  const envelope = encodeEnvelope(message, route.body ? request.rawBody : undefined);
+  if (envelope.length > (nc.info?.max_payload ?? Infinity)) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
 
   try {
-    const raw = await callServiceRaw(nc, route.subject, message, {
+    const raw = await callServiceRaw(nc, route.subject, envelope, {
       caller,
       correlationId: request.id,
       timeoutMs: config.requestTimeoutMs,
