@@ -127,7 +127,6 @@ describe('RS256', () => {
       expect((await call(sign(other, 'RS256'))).status).toBe(401);
     } finally {
       await gateway.stop();
-      gateway.closeLog();
     }
   });
 });

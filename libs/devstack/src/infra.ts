@@ -94,8 +94,6 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     startDb: () => startAndWait(db, dbPort),
     async stop() {
       await Promise.all([nats.stop(), db.stop()]);
-      nats.closeLog();
-      db.closeLog();
     },
   };
   await Promise.all([options.natsUrl ? undefined : infra.startNats(), options.mongoUrl ? undefined : infra.startDb()]);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** Children still running when this process exits are killed, so none outlives its supervisor. */
@@ -25,7 +25,6 @@ export interface ProcessSpec {
 export class ManagedProcess {
   private child: ChildProcess | null = null;
   private exited: Promise<number | null> = Promise.resolve(null);
-  private logStream: WriteStream | null = null;
   private expectedExit = false;
   /** Set when the process exits without being asked to. */
   unexpectedExit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -43,27 +42,30 @@ export class ManagedProcess {
   start(): void {
     if (this.running) throw new Error(`${this.spec.name} is already running`);
     const { output } = this.spec;
-    let stdio: 'inherit' | ['ignore', 'pipe', 'pipe'] = 'inherit';
+    let stdio: 'inherit' | ['ignore', number, number] = 'inherit';
+    let logFd: number | null = null;
     if (output.kind === 'file') {
-      this.closeLog();
       mkdirSync(dirname(output.path), { recursive: true });
-      this.logStream = createWriteStream(output.path, { flags: 'a' });
-      stdio = ['ignore', 'pipe', 'pipe'];
+      // The child writes its log file itself: through a pipe, a busy supervisor
+      // (a load generator, say) would stall every log line of the child.
+      logFd = openSync(output.path, 'a');
+      stdio = ['ignore', logFd, logFd];
     }
     this.expectedExit = false;
     this.unexpectedExit = null;
     // Each child gets its own process group: a Ctrl-C in the terminal reaches
     // only the supervisor, which then stops the children in order.
-    const child = spawn(this.spec.command, this.spec.args, {
-      env: { ...process.env, ...this.spec.env },
-      stdio,
-      detached: true,
-    });
-    running.add(child);
-    if (this.logStream) {
-      child.stdout?.pipe(this.logStream, { end: false });
-      child.stderr?.pipe(this.logStream, { end: false });
+    let child: ChildProcess;
+    try {
+      child = spawn(this.spec.command, this.spec.args, {
+        env: { ...process.env, ...this.spec.env },
+        stdio,
+        detached: true,
+      });
+    } finally {
+      if (logFd !== null) closeSync(logFd);
     }
+    running.add(child);
     this.child = child;
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
@@ -73,7 +75,7 @@ export class ManagedProcess {
       });
       child.once('error', (err) => {
         this.unexpectedExit = { code: null, signal: null };
-        this.logStream?.write(`spawn failed: ${err.message}\n`);
+        if (output.kind === 'file') appendFileSync(output.path, `spawn failed: ${err.message}\n`);
         resolve(null);
       });
     });
@@ -110,8 +112,4 @@ export class ManagedProcess {
     }
   }
 
-  closeLog(): void {
-    this.logStream?.end();
-    this.logStream = null;
-  }
 }

@@ -164,6 +164,5 @@ export class Stack {
     await this.gateway?.stop();
     await Promise.all([...this.services.values()].flat().map((p) => p.stop()));
     await this.infra.stop();
-    for (const p of [this.gateway, ...[...this.services.values()].flat()]) p?.closeLog();
   }
 }
