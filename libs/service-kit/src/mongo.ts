@@ -92,9 +92,24 @@ export async function findByKeys<T extends Document>(
   keys: string[],
   projection?: Document,
 ): Promise<T[]> {
-  const unique = [...new Set(keys)];
-  if (unique.length === 0) return [];
-  return (await collection.find({ _id: { $in: unique } } as never, { projection }).toArray()) as T[];
+  const found: T[] = [];
+  for (const chunk of inChunks([...new Set(keys)], KEYS_PER_QUERY)) {
+    found.push(...((await collection.find({ _id: { $in: chunk } } as never, { projection }).toArray()) as T[]));
+  }
+  return found;
+}
+
+/** `_id` values one query lists at most: the embedded server reads more through its index in several queries (patch 0002). */
+const KEYS_PER_QUERY = 500;
+
+/**
+ * A list cut into slices for `$in`: the embedded server writes at most 10,000
+ * values of an `$in` in SQL (patch 0004), and beyond reads the whole collection.
+ */
+export function inChunks<T>(values: T[], size = 5_000): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < values.length; i += size) chunks.push(values.slice(i, i + size));
+  return chunks;
 }
 
 /** The database could not be reached at all (as opposed to refusing one operation). */

@@ -4,6 +4,7 @@ import {
   conflict,
   ensureIndexes,
   docKey,
+  inChunks,
   isDuplicateKeyError,
   notFound,
   withEventId,
@@ -142,13 +143,15 @@ export class SessionRepository {
   /** Linked appointments that are not cancelled, per session id. */
   async bookedCounts(sessionIds: number[]): Promise<Map<number, number>> {
     const counts = new Map<number, number>();
-    if (sessionIds.length === 0) return counts;
-    const appointments = await this.refs
-      .collection('appointment')
-      .find({ session_id: { $in: sessionIds }, deleted: false }, { projection: { session_id: 1, status: 1 } })
-      .toArray();
-    for (const a of appointments) {
-      if (isActiveAppointment(a.status)) counts.set(a.session_id, (counts.get(a.session_id) ?? 0) + 1);
+    // In slices: a year of sessions would exceed what one query may list (see inChunks).
+    for (const ids of inChunks(sessionIds)) {
+      const appointments = await this.refs
+        .collection('appointment')
+        .find({ session_id: { $in: ids }, deleted: false }, { projection: { session_id: 1, status: 1 } })
+        .toArray();
+      for (const a of appointments) {
+        if (isActiveAppointment(a.status)) counts.set(a.session_id, (counts.get(a.session_id) ?? 0) + 1);
+      }
     }
     return counts;
   }
