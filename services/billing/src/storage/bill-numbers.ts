@@ -64,6 +64,16 @@ export class BillNumbers {
     this.next.set(billDate, Math.max(seq, known) + 1);
   }
 
+  /** Raises every pending hint now (before a bulk load ends). */
+  async flush(): Promise<void> {
+    const pending = [...this.hintTimers.keys()];
+    for (const billDate of pending) {
+      clearTimeout(this.hintTimers.get(billDate));
+      this.hintTimers.delete(billDate);
+      await this.publishHint(billDate, (this.next.get(billDate) ?? 1) - 1);
+    }
+  }
+
   /** Raises the shared hint of a date soon, once for however many bills were numbered meanwhile. */
   private scheduleHint(billDate: string, lastSeq: number): void {
     if (this.hintTimers.has(billDate)) return;
