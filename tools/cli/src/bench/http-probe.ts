@@ -3,30 +3,39 @@
 // node:http with a keep-alive agent rather than fetch, whose own per-request cost
 // (about half a millisecond here) would be counted as the gateway's.
 //   node http-probe.js <json options>   prints LatencyStats as JSON
+// With `before`, each timed request follows an untimed one (a write, so that no
+// cache can answer the read); with `urls`, requests go to each in turn.
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { summarize } from './stats';
 
-interface ProbeOptions {
+export interface HttpRequestSpec {
   url: string;
   method: string;
   headers: Record<string, string>;
   body?: string;
+}
+
+export interface ProbeOptions extends HttpRequestSpec {
   durationMs: number;
+  /** At most this many timed requests. */
+  maxRequests?: number;
+  before?: HttpRequestSpec;
+  urls?: string[];
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function send(options: ProbeOptions): Promise<number> {
+export function send(spec: HttpRequestSpec, httpAgent = agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    const headers = options.body === undefined ? options.headers : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) };
-    const req = request(options.url, { method: options.method, headers, agent }, (res) => {
+    const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
+    const req = request(spec.url, { method: spec.method, headers, agent: httpAgent }, (res) => {
       res.on('data', () => undefined);
       res.on('end', () => resolve(res.statusCode ?? 0));
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end(options.body);
+    req.end(spec.body);
   });
 }
 
@@ -34,9 +43,10 @@ async function main(options: ProbeOptions): Promise<void> {
   const samples: number[] = [];
   let errors = 0;
   const started = performance.now();
-  while (performance.now() - started < options.durationMs) {
+  for (let i = 0; performance.now() - started < options.durationMs && i < (options.maxRequests ?? Infinity); i++) {
+    if (options.before && (await send(options.before)) >= 400) errors++;
     const t0 = performance.now();
-    const status = await send(options);
+    const status = await send(options.urls ? { ...options, url: options.urls[i % options.urls.length] } : options);
     if (status >= 400) errors++;
     else samples.push(performance.now() - t0);
   }
@@ -44,7 +54,9 @@ async function main(options: ProbeOptions): Promise<void> {
   process.stdout.write(`${JSON.stringify(summarize(samples, errors, performance.now() - started))}\n`);
 }
 
-main(JSON.parse(process.argv[2]) as ProbeOptions).catch((err: unknown) => {
-  process.stderr.write(`${(err as Error).stack}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main(JSON.parse(process.argv[2]) as ProbeOptions).catch((err: unknown) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  });
+}

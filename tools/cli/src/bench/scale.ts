@@ -1,0 +1,174 @@
+/**
+ * The benchmark at scale: reads of bills, sessions and summaries measured on a
+ * year of a busy clinic chain, right after a write to the branch (no cache can
+ * answer) and on repeat, at several data sizes; writes with the data stored
+ * and on an empty database.
+ */
+import { MongoClient } from 'mongodb';
+import { BillLoader, MEASURED_BRANCH, yearBefore } from './dataset';
+import { autocannon, httpLoad, probe, say, settle, type Request } from './measure';
+import type { LatencyStats } from './stats';
+import { api, type Target } from './target';
+
+const B = String(MEASURED_BRANCH);
+export const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const PROBE = { durationMs: 4_000, maxRequests: 300 };
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** A bill of the measured branch dated today: the write before each "after a write" read. */
+function newBill(charge: { id: number; charge_name: string; amount: number }, date = today(), i = 0): Record<string, unknown> {
+  return {
+    patient_name: `Bench Patient ${i}`, patient_contact: '0770000000', bill_date: date, payment_method: ['Cash', 'Card', 'Online'][i % 3],
+    store_id: MEASURED_BRANCH, items: [{ charge_id: charge.id, charge_name: charge.charge_name, unit_price: charge.amount, qty: 1 }],
+  };
+}
+
+export interface ReadFigures {
+  after_write: LatencyStats;
+  repeat?: LatencyStats;
+}
+
+export interface SizeFigures {
+  bills: number;
+  reads: Record<string, ReadFigures>;
+}
+
+/** The reads the issue names, each as a request (with its place in the sweep's ratio). */
+function readRequests(loader: BillLoader): Array<{ name: string; request: Request; repeat: boolean; inRatio: boolean }> {
+  const mid = loader.dates[182];
+  const weekEnd = loader.dates[188];
+  const sample = loader.samples;
+  const list = (query: Record<string, string>) => ({ method: 'GET' as const, path: '/lab_bills', query: { store_id: B, ...query } });
+  const summary = (query: Record<string, string>) => ({ method: 'GET' as const, path: '/lab_bills/summary', query: { store_id: B, ...query } });
+  return [
+    { name: 'list page 1', request: list({}), repeat: true, inRatio: true },
+    { name: 'list of a date', request: list({ date: mid }), repeat: true, inRatio: true },
+    { name: 'list of a week, Cash', request: list({ from_date: mid, to_date: weekEnd, payment_method: 'Cash' }), repeat: true, inRatio: true },
+    { name: 'list page 200', request: list({ page: '200' }), repeat: true, inRatio: true },
+    { name: 'search a full bill number', request: list({ search: sample.numbers[0] }), repeat: false, inRatio: true },
+    { name: 'search a full contact', request: list({ search: sample.contacts[1] }), repeat: false, inRatio: true },
+    { name: 'search "silva" (a tenth)', request: list({ search: 'silva' }), repeat: false, inRatio: false },
+    { name: 'search "12" (most)', request: list({ search: '12' }), repeat: false, inRatio: false },
+    { name: 'search "thari" (a word part)', request: list({ search: 'thari' }), repeat: false, inRatio: false },
+    { name: 'summary of a day', request: summary({ date: mid }), repeat: false, inRatio: true },
+    { name: 'summary of a month', request: summary({ from_date: loader.dates[150], to_date: loader.dates[180] }), repeat: false, inRatio: true },
+    { name: 'summary of a year', request: summary({ from_date: loader.dates[0], to_date: loader.dates[364] }), repeat: false, inRatio: true },
+    { name: 'summary of everything', request: summary({}), repeat: true, inRatio: true },
+    { name: 'GET /lab_bills/{id}', request: { method: 'GET', path: `/lab_bills/${sample.ids[2]}` }, repeat: false, inRatio: true },
+  ];
+}
+
+async function measureReads(target: Target, loader: BillLoader, charge: any): Promise<Record<string, ReadFigures>> {
+  const write: Request = { method: 'POST', path: '/lab_bills', body: newBill(charge) };
+  const figures: Record<string, ReadFigures> = {};
+  for (const { name, request, repeat } of readRequests(loader)) {
+    say(`  ${name}`);
+    const after = await probe(target, request, { ...PROBE, before: write });
+    figures[name] = { after_write: after, ...(repeat ? { repeat: await probe(target, request, PROBE) } : {}) };
+  }
+  return figures;
+}
+
+/** Bills per second at 64 connections, dated today or spread over 30 dates. */
+async function measureWrites(target: Target, charge: any, dates: string[]): Promise<Record<string, LatencyStats>> {
+  const write: Request = { method: 'POST', path: '/lab_bills' };
+  return {
+    'today': await httpLoad(target, write, Array.from({ length: 64 }, (_, i) => newBill(charge, today(), i)), 64),
+    '30 dates': await httpLoad(target, write, Array.from({ length: 30 }, (_, i) => newBill(charge, dates[i], i)), 64),
+  };
+}
+
+/** Every bill number unique (a unique index holds them) and each date's numbers 1..n without a gap. */
+async function checkNumbers(target: Target): Promise<{ bills: number; dates: number; gaps: number; ok: boolean }> {
+  const client = await MongoClient.connect(target.mongoUrl!);
+  try {
+    const bills = client.db('clinic_billing').collection('bills');
+    const perDate = await bills.aggregate<{ _id: string; n: number }>([{ $group: { _id: '$bill_date', n: { $sum: 1 } } }], { hint: 'bills_by_date_seq' }).toArray();
+    let gaps = 0;
+    for (const { _id: date, n } of perDate) {
+      const [top] = await bills.find({ bill_date: date }, { projection: { bill_seq: 1 } }).sort({ bill_seq: -1 }).limit(1).hint('bills_by_date_seq').toArray();
+      gaps += (top?.bill_seq ?? 0) - n;
+    }
+    const total = perDate.reduce((sum, d) => sum + d.n, 0);
+    return { bills: total, dates: perDate.length, gaps, ok: gaps === 0 };
+  } finally {
+    await client.close();
+  }
+}
+
+/** A year of sessions for 50 doctors, created a month at a time; the reads of a branch's day. */
+async function measureSessions(target: Target): Promise<Record<string, unknown>> {
+  const months = Array.from({ length: 13 }, (_, i) => {
+    const d = new Date();
+    d.setUTCDate(1);
+    d.setUTCMonth(d.getUTCMonth() + 1 + i);
+    return d.toISOString().slice(0, 7);
+  });
+  const timed = async (fn: () => Promise<any>) => {
+    const started = performance.now();
+    const result = await fn();
+    return { ms: Math.round(performance.now() - started), result };
+  };
+  let created = 0;
+  for (const month of months.slice(0, 12)) created += (await api(target, 'POST', '/auto_create_sessions', { month, store_id: MEASURED_BRANCH })).created;
+  await settle();
+  const preview = await timed(() => api(target, 'GET', `/preview_auto_sessions?month=${months[12]}&store_id=${B}`));
+  await settle();
+  const autoCreate = await timed(() => api(target, 'POST', '/auto_create_sessions', { month: months[12], store_id: MEASURED_BRANCH }));
+  const everything = await timed(() => api(target, 'GET', '/all_sessions'));
+  const day = `${months[3]}-10`;
+  const read: Request = { method: 'GET', path: '/all_sessions', query: { store_id: B, date: day } };
+  const someSession = everything.result.sessions[0];
+  const write: Request = { method: 'PUT', path: `/update_session/${someSession.id}`, body: { max_patients: 31 } };
+  return {
+    sessions: created + autoCreate.result.created,
+    preview_ms: preview.ms,
+    preview_entries: preview.result.preview.length,
+    auto_create_ms: autoCreate.ms,
+    auto_created: autoCreate.result.created,
+    all_sessions_ms: everything.ms,
+    all_sessions_count: everything.result.sessions.length,
+    day_after_write: await probe(target, read, { ...PROBE, before: write }),
+    day_repeat: await probe(target, read, PROBE),
+  };
+}
+
+export async function measureScale(target: Target): Promise<Record<string, any>> {
+  const loader = new BillLoader(target, yearBefore(new Date()));
+  await loader.open();
+  const charge = (await api(target, 'GET', `/hospital_charges?store_id=${B}&status=Active`)).charges[0];
+  const results: Record<string, any> = { sizes: [] as SizeFigures[] };
+  try {
+    say('writes on an empty database');
+    results.writes_empty = await measureWrites(target, charge, yearBefore(new Date(Date.UTC(2095, 0, 1))));
+    for (const size of SIZES) {
+      say(`loading bills up to ${size.toLocaleString('en')} through billing's storage layer`);
+      const started = Date.now();
+      await loader.loadTo(size);
+      say(`  ${size.toLocaleString('en')} bills stored (${((Date.now() - started) / 1000).toFixed(0)} s for this step)`);
+      results.sizes.push({ bills: size, load_seconds: (Date.now() - started) / 1000, reads: await measureReads(target, loader, charge) });
+    }
+    const largest = results.sizes[results.sizes.length - 1] as SizeFigures;
+    say('reads at 64 connections');
+    results.throughput = {} as Record<string, LatencyStats>;
+    for (const { name, request } of readRequests(loader).filter((r) => r.repeat)) results.throughput[name] = await autocannon(target, request, 64);
+    say(`writes with ${largest.bills.toLocaleString('en')} bills stored`);
+    results.writes_full = await measureWrites(target, charge, yearBefore(new Date(Date.UTC(2096, 0, 1))));
+    // Updates on the first half of the sampled bills, cancellations (each of a bill of its own) on the second.
+    const ids = loader.samples.ids.slice(3);
+    const half = Math.floor(ids.length / 2);
+    const urls = (list: number[]) => list.map((id) => `${target.gatewayUrl}/lab_bills/${id}`);
+    results.single = {
+      'PUT /lab_bills/{id}': await probe(target, { method: 'PUT', path: `/lab_bills/${ids[0]}`, body: { notes: 'bench' } }, { ...PROBE, urls: urls(ids.slice(0, half)) }),
+      'DELETE /lab_bills/{id}': await probe(target, { method: 'DELETE', path: `/lab_bills/${ids[half]}` }, { ...PROBE, maxRequests: ids.length - half, urls: urls(ids.slice(half)) }),
+    };
+    say('sessions: a year for 50 doctors');
+    results.sessions = await measureSessions(target);
+    results.bill_numbers = await checkNumbers(target);
+    results.inRatio = readRequests(loader).filter((r) => r.inRatio).map((r) => r.name);
+  } finally {
+    await loader.close();
+  }
+  return results;
+}

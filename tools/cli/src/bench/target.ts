@@ -1,0 +1,61 @@
+/** The stack a benchmark measures: its own on the embedded default, or one given by GATEWAY_URL. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsUser } from '@clinic/contracts';
+import { natsPasswords, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
+
+export interface Target {
+  gatewayUrl: string;
+  token: string;
+  /** For the direct-to-service baseline and seeding; absent with GATEWAY_URL unless NATS_URL is given. */
+  nats?: { url: string; passwords: Record<NatsUser, string> };
+  /** For the bill-number check and the bulk load; the API is used without it. */
+  mongoUrl?: string;
+  /** The stack this run started (absent with GATEWAY_URL, which is expected to hold npm start's demo data). */
+  stack?: Stack;
+  stop(): Promise<void>;
+}
+
+export async function startTarget(): Promise<Target> {
+  if (process.env.GATEWAY_URL) {
+    const signing = signingKeyFromEnv();
+    return {
+      gatewayUrl: process.env.GATEWAY_URL.replace(/\/$/, ''),
+      token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, signing),
+      nats: process.env.NATS_URL ? { url: process.env.NATS_URL, passwords: natsPasswords() } : undefined,
+      mongoUrl: process.env.MONGO_URL,
+      stop: async () => undefined,
+    };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'clinic-bench-'));
+  const secret = 'bench-run-secret';
+  const stack = await Stack.start({
+    dataDir,
+    infra: 'local',
+    serviceOutput: 'file',
+    env: { JWT_SECRET: secret, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', REQUEST_TIMEOUT_MS: '30000' },
+  });
+  return {
+    gatewayUrl: stack.gatewayUrl,
+    token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, { algorithm: 'HS256', key: secret }),
+    nats: { url: stack.infra.natsUrl, passwords: stack.infra.natsPasswords },
+    mongoUrl: stack.infra.mongoUrl,
+    stack,
+    async stop() {
+      await stack.stop();
+      if (!process.env.BENCH_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function api(target: Target, method: string, path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${target.gatewayUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
