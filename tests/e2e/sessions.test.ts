@@ -501,12 +501,22 @@ describe('POST /auto_create_sessions', () => {
     });
     const preview = (await t.get(`/preview_auto_sessions?month=${month}&store_id=2`)).body;
     const db = t.stack.infra.db!;
-    const pending = t.post('/auto_create_sessions', { month, store_id: 2 });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    db.signal('SIGSTOP');
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
-    db.signal('SIGCONT');
-    const res = await pending;
+    const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+    let res;
+    try {
+      const runs = mongo.db('clinic_sessions').collection('auto_create_runs');
+      const pending = t.post('/auto_create_sessions', { month, store_id: 2 });
+      // The database stops once the run has begun and before it completes, however fast the
+      // machine: a fixed delay let a quick run finish first (201) and a slow one not start.
+      await eventually(async () => (await runs.findOne({ month, status: 'running' })) ?? undefined, 20_000, 2);
+      db.signal('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      db.signal('SIGCONT');
+      res = await pending;
+    } finally {
+      db.signal('SIGCONT');
+      await mongo.close();
+    }
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ success: false, error: 'Internal server error.' });
     // Once the service sees its database again, nothing of the failed run is visible,
