@@ -72,7 +72,7 @@ function scaleLines(scale: Record<string, any>): string[] {
 }
 
 export function report(results: Record<string, any>, save: boolean): void {
-  const lines = baselineLines(results);
+  const lines = results.baseline ? baselineLines(results) : [];
   if (results.scale) lines.push(...scaleLines(results.scale));
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);
