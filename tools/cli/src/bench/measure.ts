@@ -69,8 +69,8 @@ export async function settle(): Promise<void> {
   }
 }
 
-export async function autocannon(target: Target, r: Request, connections: number): Promise<LatencyStats> {
-  await settle();
+export async function autocannon(target: Target, r: Request, connections: number, options: { settled?: boolean } = {}): Promise<LatencyStats> {
+  if (!options.settled) await settle();
   const args = [AUTOCANNON, '-j', '-c', String(connections), '-d', String(DURATION_S), '-m', r.method,
     '-H', `authorization=Bearer ${target.token}`, '-H', 'content-type=application/json'];
   if (r.body !== undefined) args.push('-b', JSON.stringify(r.body));
