@@ -493,9 +493,9 @@ describe('POST /auto_create_sessions', () => {
 
   it('answers 500 and leaves no partial month when the database fails mid-run', async () => {
     const month = creationMonth(11);
-    // Enough doctors that the run is still inserting when the database stops.
+    // Enough doctors (about 2,400 sessions) that the run lasts long enough to be caught in progress on a busy machine.
     await t.seed({
-      doctors: Array.from({ length: 12 }, (_, i) =>
+      doctors: Array.from({ length: 40 }, (_, i) =>
         doctor(100 + i, { name: `Dr. Busy ${i}`, store_id: 2, schedule: DAYS.flatMap((day) => [slot(day, 1, '08:00', '10:00'), slot(day, 2, '10:00', '12:00')]) }),
       ),
     });
@@ -506,16 +506,16 @@ describe('POST /auto_create_sessions', () => {
     try {
       const runs = mongo.db('clinic_sessions').collection('auto_create_runs');
       const pending = t.post('/auto_create_sessions', { month, store_id: 2 });
-      // The database stops once the run has begun and before it completes, however fast the
-      // machine: a fixed delay let a quick run finish first (201) and a slow one not start.
+      // The database dies once the run has begun and before it completes, however fast the machine
+      // (a fixed delay let a quick run finish first). Killed rather than paused: a paused server
+      // can let an operation sent before the pause wait it out and succeed.
       await eventually(async () => (await runs.findOne({ month, status: 'running' })) ?? undefined, 20_000, 2);
-      db.signal('SIGSTOP');
-      await new Promise((resolve) => setTimeout(resolve, 6_000));
-      db.signal('SIGCONT');
+      db.signal('SIGKILL');
+      await db.waitForExit();
       res = await pending;
     } finally {
-      db.signal('SIGCONT');
-      await mongo.close();
+      await mongo.close().catch(() => undefined);
+      if (!db.running) await t.stack.infra.startDb();
     }
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ success: false, error: 'Internal server error.' });

@@ -4,7 +4,7 @@ import type { Collection, Db } from 'mongodb';
 import { HeaderNames, type DomainEvent, type EventSubject } from '@clinic/contracts';
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
-import { deleteByKeys, isDuplicateKeyError } from './mongo';
+import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
 
 /**
  * How the sweeper tells whether the write an event describes happened, for an
@@ -158,7 +158,8 @@ export class Outbox {
     const entries = events.map((spec) => this.entry(spec.eventId ?? newEventId(), spec, spec.proof));
     for (const entry of entries) this.owned.add(entry._id);
     try {
-      if (entries.length > 0) await this.entries.insertMany(entries);
+      // In slices, so that no single write outlasts the driver's socket timeout (a month of sessions is thousands).
+      for (const slice of inChunks(entries, 500)) await this.entries.insertMany(slice);
     } catch (err) {
       for (const entry of entries) this.owned.delete(entry._id);
       throw err;

@@ -1,3 +1,4 @@
+import { parseListQuery } from '../src/rules';
 import { foldCase, searchCondition, searchTextOf } from '../src/storage/search';
 
 describe('bill search text', () => {
@@ -12,9 +13,10 @@ describe('bill search text', () => {
     expect(searchCondition('LB-2090 (x)')).toEqual({ search_text: { $regex: 'lb\\-2090 \\(x\\)' } });
   });
 
-  it('looks in each field when the term holds the separator, which would span two fields', () => {
-    const condition = searchCondition('a\u001fb') as { $or: Array<Record<string, unknown>> };
-    expect(condition.$or.map((c) => Object.keys(c)[0])).toEqual(['patient_name', 'patient_contact', 'bill_number', 'patient_nic']);
-    expect(condition.$or[0]).toEqual({ patient_name: { $regex: 'a\u001fb', $options: 'i' } });
+  it('refuses a term holding a control character (the separator among them), so that a term never spans two fields', () => {
+    for (const term of ['a\u001fb', '\u0000', 'x\u007f']) {
+      expect(() => parseListQuery({ store_id: '1', search: term })).toThrow('search must not contain control characters.');
+    }
+    expect(parseListQuery({ store_id: '1', search: ' a\tb ' }).filter.search).toBe('a\tb');
   });
 });

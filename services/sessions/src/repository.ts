@@ -4,6 +4,7 @@ import {
   conflict,
   ensureIndexes,
   docKey,
+  findByKeys,
   inChunks,
   isDuplicateKeyError,
   notFound,
@@ -49,6 +50,8 @@ interface RunDoc {
 }
 
 const COLLECTION = 'sessions';
+/** Sessions one insert writes at most. */
+const WRITE_SLICE = 500;
 /** Cache scope of everything a session read shows: sessions, runs, and the doctors, stores and appointments joined in. */
 export const SESSIONS_SCOPE = 'sessions';
 /** A run still "running" after this long belongs to a process that died. */
@@ -260,29 +263,80 @@ export class SessionRepository {
   /**
    * Inserts the sessions of a run with one write, and answers for each: the
    * session, 'exists' when its slot is taken, or the Error of that row. Rows
-   * the write refused as duplicates go through insertForRun, which tells a
-   * taken slot from an id two replicas drew and takes over the slots of
-   * failed runs. An error of the whole write is thrown.
+   * the write refused as duplicates are settled together (settleTakenSlots).
+   * An error of the whole write is thrown.
    */
   async insertAllForRun(runId: string, rows: NewSessionDoc[]): Promise<Array<SessionDoc | 'exists' | Error>> {
     if (rows.length === 0) return [];
     const ids = await this.ids.nextMany(COLLECTION, rows.length);
     const docs = rows.map((fields, i) => ({ ...this.buildDoc(ids[i], fields), run_id: runId }));
     const refused = new Map<number, unknown>();
-    try {
-      await this.sessions.insertMany(docs, { ordered: false });
-    } catch (err) {
-      if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
-      for (const writeError of Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) refused.set(writeError.index, writeError);
+    // In slices, so that no single write of a large month outlasts the driver's socket timeout on a busy server.
+    for (let from = 0; from < docs.length; from += WRITE_SLICE) {
+      try {
+        await this.sessions.insertMany(docs.slice(from, from + WRITE_SLICE), { ordered: false });
+      } catch (err) {
+        if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
+        for (const writeError of Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) refused.set(from + writeError.index, writeError);
+      }
     }
-    const results: Array<SessionDoc | 'exists' | Error> = [];
-    for (const [i, doc] of docs.entries()) {
+    const results: Array<SessionDoc | 'exists' | Error> = docs.map((doc, i) => {
       const error = refused.get(i);
-      if (error === undefined) results.push(doc);
-      else if (isDuplicateKeyError(error)) results.push(await this.insertForRun(runId, rows[i]));
-      else results.push(new Error(String((error as { errmsg?: string }).errmsg ?? 'write refused')));
-    }
+      if (error === undefined || isDuplicateKeyError(error)) return doc;
+      return new Error(String((error as { errmsg?: string }).errmsg ?? 'write refused'));
+    });
+    const duplicates = [...refused.keys()].filter((i) => isDuplicateKeyError(refused.get(i)));
+    const settled = await this.settleTakenSlots(runId, duplicates.map((i) => rows[i]));
+    duplicates.forEach((i, k) => (results[i] = settled[k]));
     return results;
+  }
+
+  /**
+   * Rows of a run refused as duplicates, with a few queries for all of them
+   * (a month retried after a failed run can hold thousands, when the failed
+   * run's insert landed late): a slot held by a session of a failed or
+   * rolled-back run is taken over, a slot held otherwise 'exists', and a row
+   * whose slot turned out free (its id was drawn twice, or the holder was
+   * removed meanwhile) goes through insertForRun.
+   */
+  private async settleTakenSlots(runId: string, rows: NewSessionDoc[]): Promise<Array<SessionDoc | 'exists'>> {
+    if (rows.length === 0) return [];
+    const dates = rows.map((r) => r.session_date).sort();
+    const holders = await this.sessions
+      .find({ doctor_id: { $in: [...new Set(rows.map((r) => r.doctor_id))] }, session_date: { $gte: dates[0], $lte: dates[dates.length - 1] } })
+      .toArray();
+    const holderOf = new Map(holders.map((h) => [heldSlotKey(h), h]));
+    const runIds = [...new Set(holders.map((h) => h.run_id).filter((id): id is string => Boolean(id)))];
+    const deadRuns = new Set(
+      runIds.length === 0 ? [] : (await this.runs.find({ _id: { $in: runIds }, status: { $in: ['failed', 'rolled_back'] } }).toArray()).map((r) => r._id),
+    );
+    const results: Array<SessionDoc | 'exists' | undefined> = rows.map((fields) => {
+      const holder = holderOf.get(heldSlotKey(fields));
+      if (holder && !(holder.run_id && deadRuns.has(holder.run_id))) return 'exists';
+      return undefined;
+    });
+    const createdAt = new Date();
+    const adoptions = rows.flatMap((fields, k) => {
+      const holder = holderOf.get(heldSlotKey(fields));
+      return holder && results[k] === undefined ? [{ k, holder, fields }] : [];
+    });
+    if (adoptions.length > 0) {
+      await this.sessions.bulkWrite(
+        adoptions.map(({ holder, fields }) => ({
+          updateOne: { filter: { _id: holder._id, run_id: holder.run_id }, update: { $set: { ...fields, run_id: runId, created_at: createdAt } } },
+        })),
+        { ordered: false },
+      );
+      // Which were taken over: a holder removed meanwhile (its run's clean-up) matched nothing.
+      const now = await findByKeys<SessionDoc>(this.sessions, adoptions.map((a) => a.holder._id), { _id: 1, run_id: 1 });
+      const taken = new Set(now.filter((d) => d.run_id === runId).map((d) => d._id));
+      for (const { k, holder, fields } of adoptions) {
+        if (taken.has(holder._id)) results[k] = { ...holder, ...fields, run_id: runId, created_at: createdAt };
+      }
+    }
+    const settled: Array<SessionDoc | 'exists'> = [];
+    for (const [k, result] of results.entries()) settled.push(result ?? (await this.insertForRun(runId, rows[k])));
+    return settled;
   }
 
   /**
@@ -355,4 +409,9 @@ export class SessionRepository {
 
 export function slotKey(doctorId: number, sessionDate: string, sessionNo: number): string {
   return `${doctorId}:${sessionDate}:${sessionNo}`;
+}
+
+/** The unique slot of a session: doctor, branch, date and number (session_slot_unique). */
+function heldSlotKey(s: Pick<SessionDoc, 'doctor_id' | 'store_id' | 'session_date' | 'session_no'>): string {
+  return `${s.doctor_id}:${s.store_id}:${s.session_date}:${s.session_no}`;
 }
