@@ -25,10 +25,13 @@ afterAll(async () => {
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('health', () => {
-  it('reports the gateway, NATS and every service', async () => {
+  it('answers anyone with the status, and an admin with the gateway, NATS and every service', async () => {
     const res = await t.get('/health', { token: null });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
+    expect(res.body).toEqual({ success: true, status: 'ok' });
+    const details = await t.get('/health/details');
+    expect(details.status).toBe(200);
+    expect(details.body).toMatchObject({
       success: true,
       status: 'ok',
       gateway: 'ok',
@@ -373,7 +376,10 @@ describe('service outages', () => {
     expect(res.body).toEqual({ success: false, error: 'Service unavailable. Please retry.' });
     const health = await t.get('/health', { token: null });
     expect(health.status).toBe(503);
-    expect(health.body).toMatchObject({ success: false, services: { sessions: { status: 'down' } } });
+    expect(health.body).toEqual({ success: false, status: 'degraded', error: 'Some parts of the system are unavailable.' });
+    const details = await t.get('/health/details');
+    expect(details.status).toBe(503);
+    expect(details.body).toMatchObject({ success: false, nats: 'ok', services: { sessions: { status: 'down' }, billing: { status: 'ok' } } });
     sessions.start();
     await t.stack.waitHealthy(30_000);
     expect((await t.get('/all_sessions')).status).toBe(200);

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -12,6 +14,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { NatsConnection } from 'nats';
 import sjson from 'secure-json-parse';
 import {
+  ADMIN_ONLY,
   AUTH_MESSAGES,
   decideAccess,
   GENERIC_ERROR_MESSAGE,
@@ -20,6 +23,7 @@ import {
   Limits,
   nestsDeeperThan,
   TOO_DEEP_MESSAGE,
+  type Access,
   type HttpRoute,
   type ServiceRequest,
 } from '@clinic/contracts';
@@ -33,7 +37,7 @@ import {
 } from '@clinic/service-kit';
 import { authenticate, HttpError, registerJwt } from './auth';
 import type { GatewayConfig } from './config';
-import { checkHealth } from './health';
+import { HealthChecker } from './health';
 import { allowedMethods } from './methods';
 import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
 
@@ -46,6 +50,11 @@ export const GATEWAY_MESSAGES = {
   unavailable: 'Service unavailable. Please retry.',
   timeout: 'The service did not answer in time. Please retry.',
   badIdempotencyKey: `Idempotency-Key must be 1 to ${Limits.idempotencyKeyMaxLength} visible ASCII characters.`,
+  pathTooLong: 'Request path is too long.',
+  badPath: 'Request path is malformed.',
+  headersTooLarge: 'Request headers are too large.',
+  badRequest: 'Malformed HTTP request.',
+  requestTimeout: 'Request timed out.',
 } as const;
 
 export interface GatewayDeps {
@@ -98,6 +107,45 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return raw;
 }
 
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over
+ * its 16 KiB limit, a malformed request, a timeout) still get the envelope,
+ * written straight to the socket, and one log line.
+ */
+function clientErrorHandler(log: Logger) {
+  return (err: Error & { code?: string }, socket: Duplex): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, error] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, GATEWAY_MESSAGES.headersTooLarge]
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, GATEWAY_MESSAGES.requestTimeout]
+          : [400, GATEWAY_MESSAGES.badRequest];
+    const correlationId = randomUUID();
+    const body = JSON.stringify({ success: false, error });
+    log.info({ correlation_id: correlationId, status, cause: err.code ?? err.message }, 'request refused by the HTTP parser');
+    socket.end(
+      [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+        'content-type: application/json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        `${HeaderNames.correlationId}: ${correlationId}`,
+        'connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
+  };
+}
+
+/** Fastify's own refusals before routing: a path parameter over maxParamLength (414), a malformed path (400). */
+function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const [status, message] = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, GATEWAY_MESSAGES.pathTooLong] : [400, GATEWAY_MESSAGES.badPath];
+  request.log.info({ method: request.method, status, cause: error.code }, 'request completed');
+  reply.header(HeaderNames.correlationId, request.id);
+  sendFailure(reply, status, message);
+}
+
 export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
@@ -108,7 +156,10 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     bodyLimit: DRAIN_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(log),
   });
+  const health = new HealthChecker(nc, config.healthTimeoutMs);
 
   // Bodies are parsed here whatever their declared type, so that anything that
   // is not JSON gets the spec's 400; an empty body reaches the service as
@@ -178,8 +229,14 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
+  // Liveness for anyone (load balancers, compose): status only. The report names hosts and
+  // subjects, so it needs an admin token.
   app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
-    const report = await checkHealth(nc, config.healthTimeoutMs);
+    const liveness = await health.liveness();
+    return reply.code(liveness.success ? 200 : 503).send(liveness);
+  });
+  app.get('/health/details', { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request) }, async (_request, reply) => {
+    const report = await health.report();
     return reply.code(report.success ? 200 : 503).send(report);
   });
 
@@ -189,7 +246,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       url: route.url,
       schema: routeSchema(route),
       // Before the body is read: a caller without a valid token or the role gets 401/403 whatever it sends.
-      onRequest: (request) => authorize(route, request),
+      onRequest: (request) => authorize(route.access, request),
       handler: (request, reply) => forward(route, request, reply, { config, nc }),
     });
   }
@@ -206,10 +263,12 @@ declare module 'fastify' {
   }
 }
 
-/** 401 or 403 for the route, else the caller on the request (and on its log line either way). */
-async function authorize(route: HttpRoute, request: FastifyRequest): Promise<void> {
+const HEALTH_DETAILS_ACCESS: Access = { kind: 'roles', roles: ADMIN_ONLY };
+
+/** 401 or 403, else the caller on the request (and on its log line either way). */
+async function authorize(access: Access, request: FastifyRequest): Promise<void> {
   request.caller = await authenticate(request);
-  if (decideAccess(route.access, request.caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
+  if (decideAccess(access, request.caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
 }
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
