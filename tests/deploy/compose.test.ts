@@ -17,9 +17,12 @@ const compose = YAML.parse(composeText, { merge: true });
 const services = compose.services as Record<string, any>;
 
 /** The settings each kind of process reads (every one must be settable in compose). */
-const SERVICE_SETTINGS = ['NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX'];
+const SERVICE_SETTINGS = [
+  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX',
+  'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S',
+];
 const GATEWAY_SETTINGS = [
-  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'HOST', 'PORT', 'JWT_SECRET', 'JWT_PUBLIC_KEY',
+  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'HOST', 'PORT', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S',
   'REQUEST_TIMEOUT_MS', 'HEALTH_TIMEOUT_MS', 'BODY_LIMIT_BYTES', 'LOG_LEVEL',
 ];
 
@@ -105,6 +108,14 @@ it('connects each process as its own NATS user with the matching password', () =
   for (const name of [...SERVICE_NAMES, 'gateway'] as const) {
     expect(services[name].environment.NATS_USER).toBe(name);
     expect(services[name].environment.NATS_PASSWORD).toBe(`\${${passwordVariable(name)}:-${DEV_NATS_PASSWORDS[name]}}`);
+  }
+});
+
+it('gives the services the token key and rules of the gateway', () => {
+  for (const name of SERVICE_NAMES) {
+    for (const setting of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S']) {
+      expect(services[name].environment[setting]).toBe(services.gateway.environment[setting]);
+    }
   }
 });
 

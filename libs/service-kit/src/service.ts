@@ -22,6 +22,7 @@ import { Outbox } from './outbox';
 import { RecordLocks } from './record-locks';
 import { ReferenceData, startReferenceConsumer } from './refdata';
 import { serve, type Handler } from './runtime';
+import { createTokenVerifier, tokenPolicyFromEnv } from './tokens';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */
 export interface ServiceInfra {
@@ -57,6 +58,10 @@ export async function startService(definition: ServiceDefinition): Promise<void>
   const settings = serviceSettings(name);
   const log = createLogger(name, settings.logLevel);
   try {
+    const tokens = tokenPolicyFromEnv();
+    if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
+      log.warn('JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.');
+    }
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
@@ -91,6 +96,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
       service: name,
       handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
       log,
+      verifyToken: createTokenVerifier(tokens),
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
       replyChunksMax: settings.replyChunksMax,

@@ -16,10 +16,12 @@ import sjson from 'secure-json-parse';
 import {
   ADMIN_ONLY,
   AUTH_MESSAGES,
+  BAD_IDEMPOTENCY_KEY_MESSAGE,
   decideAccess,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
   HTTP_ROUTES,
+  IDEMPOTENCY_KEY_PATTERN,
   Limits,
   nestsDeeperThan,
   TOO_DEEP_MESSAGE,
@@ -29,13 +31,15 @@ import {
 } from '@clinic/contracts';
 import {
   callServiceRaw,
+  createTokenVerifier,
   readCorrelationId,
   splitReply,
   ServiceTimeoutError,
   ServiceUnavailableError,
   type Logger,
+  type TokenVerifier,
 } from '@clinic/service-kit';
-import { authenticate, HttpError, registerJwt } from './auth';
+import { authenticate, HttpError } from './auth';
 import type { GatewayConfig } from './config';
 import { HealthChecker } from './health';
 import { allowedMethods } from './methods';
@@ -49,7 +53,7 @@ export const GATEWAY_MESSAGES = {
   tooLarge: 'Request body is too large.',
   unavailable: 'Service unavailable. Please retry.',
   timeout: 'The service did not answer in time. Please retry.',
-  badIdempotencyKey: `Idempotency-Key must be 1 to ${Limits.idempotencyKeyMaxLength} visible ASCII characters.`,
+  badIdempotencyKey: BAD_IDEMPOTENCY_KEY_MESSAGE,
   pathTooLong: 'Request path is too long.',
   badPath: 'Request path is malformed.',
   headersTooLarge: 'Request headers are too large.',
@@ -98,12 +102,10 @@ function readLimitedBody(
   payload.on('error', (err: Error) => finish(err));
 }
 
-const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${Limits.idempotencyKeyMaxLength}}$`);
-
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const raw = request.headers[HeaderNames.idempotencyKey];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY.test(raw)) throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
   return raw;
 }
 
@@ -159,6 +161,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(log),
   });
+  const verifyToken = createTokenVerifier(config.tokens);
   const health = new HealthChecker(nc, config.healthTimeoutMs);
 
   // Bodies are parsed here whatever their declared type, so that anything that
@@ -222,7 +225,6 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   });
   app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
 
-  await registerJwt(app, config.jwt);
   await app.register(fastifySwagger, {
     openapi: openApiDocument(),
     transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
@@ -235,7 +237,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     const liveness = await health.liveness();
     return reply.code(liveness.success ? 200 : 503).send(liveness);
   });
-  app.get('/health/details', { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request) }, async (_request, reply) => {
+  app.get('/health/details', { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request, verifyToken) }, async (_request, reply) => {
     const report = await health.report();
     return reply.code(report.success ? 200 : 503).send(report);
   });
@@ -246,7 +248,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       url: route.url,
       schema: routeSchema(route),
       // Before the body is read: a caller without a valid token or the role gets 401/403 whatever it sends.
-      onRequest: (request) => authorize(route.access, request),
+      onRequest: (request) => authorize(route.access, request, verifyToken),
       handler: (request, reply) => forward(route, request, reply, { config, nc }),
     });
   }
@@ -256,6 +258,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: { sub: number | string; role: string };
+    /** The caller's verified token, forwarded to the service, which checks it again. */
+    token?: string;
     /** The body's bytes, once they parsed as JSON. */
     rawBody?: Buffer;
     /** What the request's one log line says beyond status and timing: the cause of a failure. */
@@ -265,10 +269,12 @@ declare module 'fastify' {
 
 const HEALTH_DETAILS_ACCESS: Access = { kind: 'roles', roles: ADMIN_ONLY };
 
-/** 401 or 403, else the caller on the request (and on its log line either way). */
-async function authorize(access: Access, request: FastifyRequest): Promise<void> {
-  request.caller = await authenticate(request);
-  if (decideAccess(access, request.caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
+/** 401 or 403, else the caller and its token on the request (the caller on its log line either way). */
+async function authorize(access: Access, request: FastifyRequest, verifyToken: TokenVerifier): Promise<void> {
+  const { caller, token } = authenticate(request, verifyToken);
+  request.caller = caller;
+  request.token = token;
+  if (decideAccess(access, caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
 }
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -295,7 +301,6 @@ async function forward(
   reply: FastifyReply,
   { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
 ): Promise<FastifyReply> {
-  const caller = request.caller!;
   const message: ServiceRequest = {};
   if (route.param) message.params = { [route.param]: String((request.params as Record<string, string>)[route.param]) };
   if (route.querystring) message.query = request.query as Record<string, string | string[]>;
@@ -304,7 +309,7 @@ async function forward(
 
   try {
     const raw = await callServiceRaw(nc, route.subject, envelope, {
-      caller,
+      token: request.token,
       correlationId: request.id,
       timeoutMs: config.requestTimeoutMs,
       idempotencyKey: idempotencyKeyOf(request),
