@@ -283,6 +283,7 @@ describe('NATS permissions', () => {
 
   it('lets the gateway call the routed subjects only', async () => {
     await refused(asGateway.request(refSubject('store'), '{}', { timeout: 2000 }));
+    await refused(asGateway.request(BillingSubjects.refStatus, '{}', { timeout: 2000 }));
     await refused(asGateway.request(EventSubjects.billCreated, '{}', { timeout: 2000 }));
     await refused(asGateway.request(CatalogueSubjects.check, '{}', { timeout: 2000 }));
     await refused(asGateway.request('$JS.API.STREAM.DELETE.BILLING_EVENTS', '', { timeout: 2000 }));
@@ -290,10 +291,14 @@ describe('NATS permissions', () => {
     await subscriptionRefused(asGateway, BillingSubjects.create);
   });
 
-  it('lets hospital systems publish reference records and read events, nothing more', async () => {
+  it('lets hospital systems publish reference records, read events and call the routed operations with a token, nothing more', async () => {
     const ack = await asHospital.jetstream().publish(refSubject('user'), JSON.stringify({ id: 900, name: 'Allowed' }));
     expect(ack.seq).toBeGreaterThan(0);
-    await refused(asHospital.request(BillingSubjects.create, '{}', { timeout: 2000 }));
+    // A routed operation is theirs to call, but only with a user's token.
+    const reply = await asHospital.request(BillingSubjects.create, '{}', { timeout: 2000 });
+    expect(JSON.parse(new TextDecoder().decode(reply.data))).toEqual({ status: 401, body: { success: false, error: 'Authentication required.' } });
+    await refused(asHospital.request(CatalogueSubjects.check, '{}', { timeout: 2000 }));
+    await refused(asHospital.request(BillingSubjects.health, '{}', { timeout: 2000 }));
     await refused(asHospital.request(EventSubjects.chargeCreated, '{}', { timeout: 2000 }));
     await refused(asHospital.request('$JS.API.STREAM.DELETE.BILLING_EVENTS', '', { timeout: 2000 }));
     await refused(asHospital.request('$JS.API.CONSUMER.DELETE.HOSPITAL_REF.billing-ref', '', { timeout: 2000 }));

@@ -1,6 +1,7 @@
 import { connect, ErrorCode, headers as natsHeaders, NatsError, RequestStrategy, type MsgHdrs, type NatsConnection } from 'nats';
 import {
   HeaderNames,
+  inboxPrefixOf,
   type ResponseBody,
   type ServiceReply,
   type ServiceRequest,
@@ -22,6 +23,8 @@ export async function connectNats(settings: NatsSettings, options: ConnectOption
     name: options.name,
     user: settings.user,
     pass: settings.password,
+    // Replies (JetStream's included) come to the user's own prefix, the only inbox it may subscribe to.
+    inboxPrefix: settings.user ? inboxPrefixOf(settings.user) : undefined,
     waitOnFirstConnect: waitForServer,
     maxReconnectAttempts: waitForServer ? -1 : 0,
     reconnectTimeWait: 250,

@@ -127,6 +127,16 @@ export function readIdempotencyKey(h: MsgHdrs | undefined): string | null {
   return key;
 }
 
+/**
+ * Whether a message is a JetStream delivery rather than a request: pushed or
+ * pulled stream messages keep their stream subject and carry an acknowledgement
+ * subject as their reply. A consumer pointed at a service's subject (by its deliver
+ * subject, or a pull request's reply subject) must never have its messages run.
+ */
+export function isStreamDelivery(msg: Msg, subject: string): boolean {
+  return msg.subject !== subject || Boolean(msg.reply?.startsWith('$JS.'));
+}
+
 function decodeRequest(data: Uint8Array): ServiceRequest {
   let parsed: unknown;
   try {
@@ -221,6 +231,10 @@ export function serve({ nc, service, handlers, log, verifyToken, breaker, unguar
         }
         if (!msg.reply) {
           log.warn({ subject }, 'message without a reply subject ignored: use request-reply');
+          return;
+        }
+        if (isStreamDelivery(msg, subject)) {
+          log.warn({ subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) }, 'JetStream delivery ignored: only requests are answered');
           return;
         }
         const work = handle(subject, handler, msg).catch((e: unknown) => log.error({ err: e, subject }, 'request handling crashed'));
