@@ -245,6 +245,10 @@ describe('answers in the envelope', () => {
     });
     expect(answer.status).toBe(431);
     expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'Request headers are too large.' });
+    // One log line for the request, however much of the header the parser went on refusing.
+    const logged = () => readFileSync(join(t.stack.logDir, 'gateway.log'), 'utf8').split('\n').filter((l) => l.includes('refused by the HTTP parser'));
+    await sleep(200);
+    expect(logged().map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ status: 431, cause: 'HPE_HEADER_OVERFLOW' })]);
   });
 });
 

@@ -115,8 +115,11 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
  * written straight to the socket, and one log line.
  */
 function clientErrorHandler(log: Logger) {
+  // The parser keeps failing on what the client is still sending: the first refusal is the answer.
+  const answered = new WeakSet<Duplex>();
   return (err: Error & { code?: string }, socket: Duplex): void => {
-    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    if (err.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+    answered.add(socket);
     const [status, error] =
       err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, GATEWAY_MESSAGES.headersTooLarge]
@@ -143,7 +146,7 @@ function clientErrorHandler(log: Logger) {
 /** Fastify's own refusals before routing: a path parameter over maxParamLength (414), a malformed path (400). */
 function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const [status, message] = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, GATEWAY_MESSAGES.pathTooLong] : [400, GATEWAY_MESSAGES.badPath];
-  request.log.info({ method: request.method, status, cause: error.code }, 'request completed');
+  request.log.info({ method: request.method, url: request.url.slice(0, 300), status, cause: error.code }, 'request completed');
   reply.header(HeaderNames.correlationId, request.id);
   sendFailure(reply, status, message);
 }
