@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
 import YAML from 'yaml';
 import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
-import { DEV_NATS_PASSWORDS, passwordVariable, REPO_ROOT } from '@clinic/devstack';
+import { DEV_NATS_PASSWORDS, natsServerBinary, passwordVariable, REPO_ROOT } from '@clinic/devstack';
 
 const composeText = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
 /** As docker compose reads it: YAML merge keys resolved. */
@@ -17,11 +17,16 @@ const compose = YAML.parse(composeText, { merge: true });
 const services = compose.services as Record<string, any>;
 
 /** The settings each kind of process reads (every one must be settable in compose). */
-const SERVICE_SETTINGS = ['NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX'];
+const SERVICE_SETTINGS = [
+  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX',
+  'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S', 'EVENT_READERS',
+];
 const GATEWAY_SETTINGS = [
-  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'HOST', 'PORT', 'JWT_SECRET', 'JWT_PUBLIC_KEY',
+  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'HOST', 'PORT', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S',
   'REQUEST_TIMEOUT_MS', 'HEALTH_TIMEOUT_MS', 'BODY_LIMIT_BYTES', 'LOG_LEVEL',
 ];
+/** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
+const required = (variable: string) => new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -96,15 +101,49 @@ it('runs MongoDB 7 as a single-node replica set and NATS with the generated conf
   const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
   expect(natsConf).toContain('jetstream');
   for (const user of NATS_USERS) {
-    expect(natsConf).toContain(`$${passwordVariable(user)}`);
-    expect(services.nats.environment[passwordVariable(user)]).toBe(`\${${passwordVariable(user)}:-${DEV_NATS_PASSWORDS[user]}}`);
+    expect(natsConf).toContain(`password: $${passwordVariable(user)}`);
+    expect(services.nats.environment[passwordVariable(user)]).toMatch(required(passwordVariable(user)));
   }
 });
 
 it('connects each process as its own NATS user with the matching password', () => {
   for (const name of [...SERVICE_NAMES, 'gateway'] as const) {
     expect(services[name].environment.NATS_USER).toBe(name);
-    expect(services[name].environment.NATS_PASSWORD).toBe(`\${${passwordVariable(name)}:-${DEV_NATS_PASSWORDS[name]}}`);
+    expect(services[name].environment.NATS_PASSWORD).toMatch(required(passwordVariable(name)));
+  }
+});
+
+it('has no default password: compose refuses to start without each NATS password', () => {
+  for (const password of Object.values(DEV_NATS_PASSWORDS)) expect(composeText).not.toContain(password);
+  // Every reference to a password variable, wherever it is, is a required one.
+  const references = [...composeText.matchAll(/\$\{(NATS_[A-Z]+_PASSWORD)[^}]*\}/g)];
+  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1);
+  for (const [reference, variable] of references) expect(reference).toMatch(required(variable));
+});
+
+it('gives the generated nats.conf no password either: the real nats-server refuses it until each is set', () => {
+  const check = (env: Record<string, string>) => {
+    try {
+      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], { env: { PATH: process.env.PATH, ...env }, stdio: 'pipe' });
+      return 'valid';
+    } catch (err) {
+      return String((err as { stderr?: Buffer }).stderr);
+    }
+  };
+  const all = Object.fromEntries(NATS_USERS.map((user) => [passwordVariable(user), `real-${user}-password`]));
+  expect(check({})).toContain('NATS_GATEWAY_PASSWORD');
+  const { NATS_OPS_PASSWORD: _ops, ...allButOps } = all;
+  expect(check(allButOps)).toContain('NATS_OPS_PASSWORD');
+  // With every password set, the server takes the generated users and permissions.
+  expect(check(all)).toBe('valid');
+});
+
+it('gives the services the token key and rules of the gateway, and the event readers', () => {
+  for (const name of SERVICE_NAMES) {
+    for (const setting of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S']) {
+      expect(services[name].environment[setting]).toBe(services.gateway.environment[setting]);
+    }
+    expect(services[name].environment.EVENT_READERS).toBe('${EVENT_READERS:-hospital}');
   }
 });
 

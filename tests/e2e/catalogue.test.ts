@@ -387,8 +387,7 @@ describe('charge check for billing (NATS)', () => {
     await t.del(`/hospital_charges/${deleted}`);
     const foreign = (await create(valid(freshStore(), { charge_name: 'Foreign' }))).body.charge_id;
     const h = natsHeaders();
-    h.set(HeaderNames.callerSub, '1');
-    h.set(HeaderNames.callerRole, 'cashier');
+    h.set(HeaderNames.authorization, `Bearer ${t.token('cashier')}`);
     const asBilling = await t.nats('billing');
     const msg = await asBilling.request(
       CatalogueSubjects.check,

@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { canConnect, freePort, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
+import { connect, headers } from 'nats';
+import { canConnect, freePort, natsPasswords, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
 import { eventually } from './harness';
 
 const run = promisify(execFile);
@@ -93,6 +94,25 @@ it('signs tokens for the running configuration with npm run token', async () => 
   expect((await api('/lab_bills?store_id=1', token.trim())).status).toBe(200);
   expect((await api('/lab_bills/1', token.trim(), { method: 'DELETE' })).status).toBe(403);
   await expect(run(process.execPath, [cli('token'), '--role', 'admin'], { env: env() })).rejects.toMatchObject({ code: 2 });
+  // Longer than the services accept (JWT_MAX_LIFETIME_S, 24 h by default): refused with the reason.
+  await expect(run(process.execPath, [cli('token'), '--sub', '7', '--role', 'admin', '--expires', '25h'], { env: env() })).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringContaining('JWT_MAX_LIFETIME_S'),
+  });
+});
+
+it("signs tokens another hospital system presents over NATS, as the README shows", async () => {
+  const { stdout: token } = await run(process.execPath, [cli('token'), '--sub', 'his-lab', '--role', 'cashier', '--expires', '24h'], { env: env() });
+  // The README's snippet: its own user, its own inbox prefix, the token in an `authorization` header.
+  const nc = await connect({ servers: `nats://127.0.0.1:${ports.nats}`, user: 'hospital', pass: natsPasswords().hospital, inboxPrefix: '_INBOX_hospital' });
+  try {
+    const h = headers();
+    h.set('authorization', `Bearer ${token.trim()}`);
+    const msg = await nc.request('catalogue.charge.list', JSON.stringify({ query: { store_id: '1' } }), { headers: h, timeout: 5000 });
+    expect(msg.json()).toMatchObject({ status: 200, body: { success: true, count: 5 } });
+  } finally {
+    await nc.close();
+  }
 });
 
 it('publishes a seed file with npm run seed and returns once it is applied', async () => {

@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type JsMsg, type NatsConnection } from 'nats';
+import type { JsMsg, NatsConnection } from 'nats';
 import type { DomainEvent } from '@clinic/contracts';
 import { eventually } from './harness';
 
@@ -9,20 +9,21 @@ export interface ReceivedEvent {
 }
 
 /**
- * Reads an events stream the way another hospital service would: its own
- * durable consumer, explicit acks, message ids checked.
+ * Reads an events stream the way another hospital service does: through the
+ * durable pull consumer the service provisions for it (it may not create one),
+ * explicit acks, message ids checked. Events stored before the reader started
+ * are acknowledged and skipped.
  */
 export class EventReader {
   readonly received: ReceivedEvent[] = [];
   private stopFn: (() => void) | null = null;
 
-  private constructor() {}
+  private constructor(private readonly startSeq: number) {}
 
-  static async start(nc: NatsConnection, stream: string, durable = `reader-${Math.random().toString(36).slice(2)}`): Promise<EventReader> {
-    const reader = new EventReader();
-    const jsm = await nc.jetstreamManager();
-    await jsm.consumers.add(stream, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New });
-    const consumer = await nc.jetstream().consumers.get(stream, durable);
+  static async start(nc: NatsConnection, stream: string, consumerName = 'hospital'): Promise<EventReader> {
+    const jsm = await nc.jetstreamManager({ checkAPI: false });
+    const reader = new EventReader((await jsm.streams.info(stream)).state.last_seq);
+    const consumer = await nc.jetstream().consumers.get(stream, consumerName);
     const messages = await consumer.consume();
     reader.stopFn = () => messages.stop();
     void (async () => {
@@ -32,7 +33,9 @@ export class EventReader {
   }
 
   private accept(m: JsMsg): void {
-    this.received.push({ subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id'), event: m.json<DomainEvent<any>>() });
+    if (m.seq > this.startSeq) {
+      this.received.push({ subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id'), event: m.json<DomainEvent<any>>() });
+    }
     m.ack();
   }
 

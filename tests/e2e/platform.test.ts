@@ -25,10 +25,13 @@ afterAll(async () => {
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('health', () => {
-  it('reports the gateway, NATS and every service', async () => {
+  it('answers anyone with the status, and an admin with the gateway, NATS and every service', async () => {
     const res = await t.get('/health', { token: null });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
+    expect(res.body).toEqual({ success: true, status: 'ok' });
+    const details = await t.get('/health/details');
+    expect(details.status).toBe(200);
+    expect(details.body).toMatchObject({
       success: true,
       status: 'ok',
       gateway: 'ok',
@@ -99,8 +102,13 @@ describe('authentication', () => {
 });
 
 describe('RS256', () => {
-  it('verifies tokens against JWT_PUBLIC_KEY and refuses HS256 ones', async () => {
+  it('verifies tokens against JWT_PUBLIC_KEY, in the gateway and in the service, and refuses HS256 ones', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    // The service checks the forwarded token with the same key: sessions runs on RS256 for this test.
+    const hs256Sessions = t.stack.replica('sessions');
+    await hs256Sessions.stop();
+    const rs256Sessions = t.stack.addReplica('sessions', { JWT_PUBLIC_KEY: publicPem, JWT_SECRET: '' });
     const port = await freePort();
     const gateway = new ManagedProcess({
       name: 'gateway-rs256',
@@ -111,22 +119,30 @@ describe('RS256', () => {
         ...natsCredentialsEnv('gateway', t.stack.infra.natsPasswords),
         PORT: String(port),
         HOST: '127.0.0.1',
-        JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+        JWT_PUBLIC_KEY: publicPem,
         JWT_SECRET: '',
       },
       output: { kind: 'file', path: join(t.stack.logDir, 'gateway-rs256.log') },
     });
     gateway.start();
     try {
-      await waitFor('the RS256 gateway', async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 20_000);
+      await waitFor('the RS256 gateway and sessions', async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 30_000);
       const sign = (key: string | Buffer, algorithm: 'RS256' | 'HS256') => createSigner({ key, algorithm, expiresIn: 60_000 })({ sub: 3, role: 'admin' });
       const call = (token: string) => fetch(`http://127.0.0.1:${port}/all_sessions`, { headers: { authorization: `Bearer ${token}` } });
       expect((await call(sign(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'RS256'))).status).toBe(200);
       expect((await call(sign(TEST_JWT_SECRET, 'HS256'))).status).toBe(401);
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
       expect((await call(sign(other, 'RS256'))).status).toBe(401);
+      // The catalogue still runs on HS256: it refuses the RS256 token the gateway let through.
+      const rs256 = sign(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'RS256');
+      const charges = await fetch(`http://127.0.0.1:${port}/hospital_charges?store_id=1`, { headers: { authorization: `Bearer ${rs256}` } });
+      expect({ status: charges.status, body: await charges.json() }).toEqual({ status: 401, body: { success: false, error: 'Invalid token.' } });
     } finally {
       await gateway.stop();
+      await rs256Sessions.stop();
+      t.stack.services.set('sessions', [hs256Sessions]);
+      hs256Sessions.start();
+      await t.stack.waitHealthy(30_000);
     }
   });
 });
@@ -220,15 +236,12 @@ describe('NATS conventions', () => {
   const request = async (subject: string, payload: string, caller?: { sub: string; role: string }) => {
     const h = natsHeaders();
     h.set(HeaderNames.correlationId, 'raw-nats');
-    if (caller) {
-      h.set(HeaderNames.callerSub, caller.sub);
-      h.set(HeaderNames.callerRole, caller.role);
-    }
+    if (caller) h.set(HeaderNames.authorization, `Bearer ${t.token(caller.role, caller.sub)}`);
     const msg = await asGateway.request(subject, payload, { timeout: 3000, headers: h });
     return JSON.parse(new TextDecoder().decode(msg.data));
   };
 
-  it('answers a request without a caller with 401 in the envelope', async () => {
+  it('answers a request without a token with 401 in the envelope', async () => {
     expect(await request(BillingSubjects.list, '{"query":{"store_id":"1"}}')).toEqual({
       status: 401,
       body: { success: false, error: 'Authentication required.' },
@@ -270,6 +283,7 @@ describe('NATS permissions', () => {
 
   it('lets the gateway call the routed subjects only', async () => {
     await refused(asGateway.request(refSubject('store'), '{}', { timeout: 2000 }));
+    await refused(asGateway.request(BillingSubjects.refStatus, '{}', { timeout: 2000 }));
     await refused(asGateway.request(EventSubjects.billCreated, '{}', { timeout: 2000 }));
     await refused(asGateway.request(CatalogueSubjects.check, '{}', { timeout: 2000 }));
     await refused(asGateway.request('$JS.API.STREAM.DELETE.BILLING_EVENTS', '', { timeout: 2000 }));
@@ -277,10 +291,14 @@ describe('NATS permissions', () => {
     await subscriptionRefused(asGateway, BillingSubjects.create);
   });
 
-  it('lets hospital systems publish reference records and read events, nothing more', async () => {
+  it('lets hospital systems publish reference records, read events and call the routed operations with a token, nothing more', async () => {
     const ack = await asHospital.jetstream().publish(refSubject('user'), JSON.stringify({ id: 900, name: 'Allowed' }));
     expect(ack.seq).toBeGreaterThan(0);
-    await refused(asHospital.request(BillingSubjects.create, '{}', { timeout: 2000 }));
+    // A routed operation is theirs to call, but only with a user's token.
+    const reply = await asHospital.request(BillingSubjects.create, '{}', { timeout: 2000 });
+    expect(JSON.parse(new TextDecoder().decode(reply.data))).toEqual({ status: 401, body: { success: false, error: 'Authentication required.' } });
+    await refused(asHospital.request(CatalogueSubjects.check, '{}', { timeout: 2000 }));
+    await refused(asHospital.request(BillingSubjects.health, '{}', { timeout: 2000 }));
     await refused(asHospital.request(EventSubjects.chargeCreated, '{}', { timeout: 2000 }));
     await refused(asHospital.request('$JS.API.STREAM.DELETE.BILLING_EVENTS', '', { timeout: 2000 }));
     await refused(asHospital.request('$JS.API.CONSUMER.DELETE.HOSPITAL_REF.billing-ref', '', { timeout: 2000 }));
@@ -373,7 +391,10 @@ describe('service outages', () => {
     expect(res.body).toEqual({ success: false, error: 'Service unavailable. Please retry.' });
     const health = await t.get('/health', { token: null });
     expect(health.status).toBe(503);
-    expect(health.body).toMatchObject({ success: false, services: { sessions: { status: 'down' } } });
+    expect(health.body).toEqual({ success: false, status: 'degraded', error: 'Some parts of the system are unavailable.' });
+    const details = await t.get('/health/details');
+    expect(details.status).toBe(503);
+    expect(details.body).toMatchObject({ success: false, nats: 'ok', services: { sessions: { status: 'down' }, billing: { status: 'ok' } } });
     sessions.start();
     await t.stack.waitHealthy(30_000);
     expect((await t.get('/all_sessions')).status).toBe(200);

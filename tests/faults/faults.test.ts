@@ -8,7 +8,7 @@
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AckPolicy, DeliverPolicy, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { MongoClient } from 'mongodb';
 import { refSubject, SessionsSubjects } from '@clinic/contracts';
 import { REPO_ROOT } from '@clinic/devstack';
@@ -66,19 +66,24 @@ async function storedBills(): Promise<StoredBill[]> {
   }
 }
 
-/** Bill ids with a billing.bill.created event on the stream. */
+/** Bill ids with a billing.bill.created event on the stream, read so far. */
+const billsWithCreatedEvent = new Set<number>();
+
+/**
+ * Reads BILLING_EVENTS as another hospital system does, through the pull
+ * consumer provisioned for it, and returns every bill id with a created event
+ * seen so far (events are acknowledged, so each call reads only the new ones).
+ */
 async function createdEvents(nc: NatsConnection): Promise<Set<number>> {
-  const jsm = await nc.jetstreamManager();
-  const durable = `faults-${Math.random().toString(36).slice(2)}`;
-  await jsm.consumers.add('BILLING_EVENTS', { durable_name: durable, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All, filter_subject: 'billing.bill.created' });
-  const consumer = await nc.jetstream().consumers.get('BILLING_EVENTS', durable);
-  const ids = new Set<number>();
+  const consumer = await nc.jetstream().consumers.get('BILLING_EVENTS', 'hospital');
   for (let pending = (await consumer.info()).num_pending; pending > 0; pending = (await consumer.info()).num_pending) {
     const batch = await consumer.fetch({ max_messages: Math.min(pending, 500), expires: 2000 });
-    for await (const m of batch) ids.add(m.json<{ data: { bill: { id: number } } }>().data.bill.id);
+    for await (const m of batch) {
+      if (m.subject === 'billing.bill.created') billsWithCreatedEvent.add(m.json<{ data: { bill: { id: number } } }>().data.bill.id);
+      m.ack();
+    }
   }
-  await jsm.consumers.delete('BILLING_EVENTS', durable);
-  return ids;
+  return billsWithCreatedEvent;
 }
 
 /** Checks a load's outcome against what is stored, and records the figures. */

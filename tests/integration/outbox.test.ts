@@ -6,17 +6,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AckPolicy, DeliverPolicy, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { MongoClient, type Db } from 'mongodb';
 import { eventStreamOf, EventSubjects } from '@clinic/contracts';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { connectNats, createLogger, ensureStream, Outbox, withEventId, type OutboxEntry } from '@clinic/service-kit';
+import { connectNats, createLogger, ensureEventReaders, ensureStream, Outbox, withEventId, type OutboxEntry } from '@clinic/service-kit';
 
 const log = createLogger('outbox-test', 'silent');
 const STREAM = eventStreamOf('catalogue');
 let dir: string;
 let infra: Infrastructure;
 let nc: NatsConnection;
+/** Another hospital system, reading the stream through the pull consumer the service provisions for it. */
+let reader: NatsConnection;
 let mongo: MongoClient;
 let db: Db;
 
@@ -26,32 +28,34 @@ beforeAll(async () => {
   nc = await connectNats({ url: infra.natsUrl, user: 'catalogue', password: infra.natsPasswords.catalogue }, { name: 'outbox-test', log });
   mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
   db = mongo.db('outbox_test');
-  await ensureStream(await nc.jetstreamManager(), STREAM, log);
+  const jsm = await nc.jetstreamManager();
+  await ensureStream(jsm, STREAM, log);
+  await ensureEventReaders(jsm, STREAM.name, ['hospital'], log);
+  reader = await connectNats({ url: infra.natsUrl, user: 'hospital', password: infra.natsPasswords.hospital }, { name: 'outbox-test-reader', log });
 });
 afterAll(async () => {
+  await reader?.close();
   await nc?.close();
   await mongo?.close();
   await infra?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Event ids stored on the stream for one entity key, in stream order. */
+/** Event ids read from the stream so far, by entity key, in stream order. */
+const publishedByKey = new Map<string, string[]>();
+
+/** Event ids stored on the stream for one entity key, in stream order (each call reads what is new). */
 async function publishedFor(key: string): Promise<string[]> {
-  const jsm = await nc.jetstreamManager();
-  const durable = `check-${Math.random().toString(36).slice(2)}`;
-  await jsm.consumers.add(STREAM.name, { durable_name: durable, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All });
-  const consumer = await nc.jetstream().consumers.get(STREAM.name, durable);
-  const ids: string[] = [];
-  const pending = (await consumer.info()).num_pending;
-  if (pending > 0) {
+  const consumer = await reader.jetstream().consumers.get(STREAM.name, 'hospital');
+  for (let pending = (await consumer.info()).num_pending; pending > 0; pending = (await consumer.info()).num_pending) {
     const batch = await consumer.fetch({ max_messages: pending, expires: 2000 });
     for await (const m of batch) {
       const event = m.json<{ event_id: string; data: { key: string } }>();
-      if (event.data.key === key) ids.push(event.event_id);
+      publishedByKey.set(event.data.key, [...(publishedByKey.get(event.data.key) ?? []), event.event_id]);
+      m.ack();
     }
   }
-  await jsm.consumers.delete(STREAM.name, durable);
-  return ids;
+  return publishedByKey.get(key) ?? [];
 }
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {

@@ -17,6 +17,11 @@ const authenticated: Access = { kind: 'authenticated' };
 const staff: Access = { kind: 'roles', roles: STAFF_ROLES };
 const admin: Access = { kind: 'roles', roles: ADMIN_ONLY };
 
+/**
+ * Health and reference status carry no patient data and act for no user, so
+ * they need no token; the NATS permissions decide who may ask them (the
+ * gateway asks health, operators' tools ask both).
+ */
 export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.health]: publicAccess,
   [BillingSubjects.refStatus]: publicAccess,
@@ -66,4 +71,14 @@ export function decideAccess(access: Access, caller: { role: string } | null): A
 export const AUTH_MESSAGES = {
   unauthenticated: 'Authentication required.',
   forbidden: 'You do not have permission to perform this action.',
+} as const;
+
+/** Why a token was refused (401), the same in the gateway and in every service. */
+export const TOKEN_MESSAGES = {
+  missing: AUTH_MESSAGES.unauthenticated,
+  invalid: 'Invalid token.',
+  expired: 'Token expired.',
+  claims: 'Invalid token: the sub and role claims are required.',
+  issuedInFuture: 'Invalid token: issued in the future.',
+  tooLongLived: 'Invalid token: it expires further ahead than the longest lifetime allowed.',
 } as const;

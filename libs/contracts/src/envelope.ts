@@ -35,9 +35,11 @@ export interface ServiceReply<TBody extends ResponseBody = ResponseBody> {
 
 export const HeaderNames = {
   correlationId: 'x-correlation-id',
-  /** JSON-encoded so that 7 and "7" stay distinct. */
-  callerSub: 'x-caller-sub',
-  callerRole: 'x-caller-role',
+  /**
+   * `Bearer <JWT>`: the caller's own token, which the service verifies itself
+   * (the gateway forwards the one it received; another hospital system sends its own).
+   */
+  authorization: 'authorization',
   /** Epoch milliseconds after which the requester no longer waits for the reply. */
   deadline: 'x-deadline',
   /** Client-chosen key that makes a create safe to retry. */
@@ -58,21 +60,4 @@ export function success(status: number, fields: Record<string, unknown> = {}): S
 
 export function failure(status: number, error: string): ServiceReply<FailureBody> {
   return { status, body: { success: false, error } };
-}
-
-export function encodeCallerSub(sub: Caller['sub']): string {
-  return JSON.stringify(sub);
-}
-
-/** Returns undefined for anything that is not a JSON integer or string. */
-export function decodeCallerSub(raw: string | undefined): Caller['sub'] | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (typeof value === 'string' && value !== '') return value;
-    if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  } catch {
-    return undefined;
-  }
-  return undefined;
 }

@@ -11,6 +11,8 @@ export const Limits = {
   notesMaxLength: 2000,
   searchMaxLength: 200,
   idempotencyKeyMaxLength: 100,
+  /** A bearer token's length in characters; real ones are a few hundred. */
+  tokenMaxLength: 8192,
   billItemsMax: 100,
   qtyMin: 1,
   qtyMax: 99,
@@ -27,6 +29,10 @@ export const Limits = {
 } as const;
 
 export const REPLY_TOO_LARGE_MESSAGE = 'The answer is too large to send. Narrow the request with its filters.';
+
+/** An `Idempotency-Key`: visible ASCII, as the gateway and the services both check it. */
+export const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${Limits.idempotencyKeyMaxLength}}$`);
+export const BAD_IDEMPOTENCY_KEY_MESSAGE = `Idempotency-Key must be 1 to ${Limits.idempotencyKeyMaxLength} visible ASCII characters.`;
 
 export const TOO_DEEP_MESSAGE = `Request body is nested more than ${Limits.jsonDepthMax} levels deep.`;
 

@@ -1,19 +1,41 @@
 /**
  * Who may do what on NATS. Each process connects as one of these users; the
- * server enforces the lists (deploy/nats/nats.conf is generated from them).
+ * server enforces the lists (deploy/nats/nats.conf is generated from them, and
+ * so is the table in docs/RELIABILITY.md).
+ *
+ * The rules behind them:
+ * - replies: each user has its own inbox prefix (`_INBOX_<user>`, nats.js
+ *   `inboxPrefix`) and may subscribe only there; responders answer through
+ *   `allow_responses`, so no user can read another's replies;
+ * - JetStream: nobody holds `$JS.API.>`. A service manages its own events
+ *   stream and the consumers on it, and its own consumer on the reference
+ *   stream. Nobody else may create a consumer at all: nats-server does not check
+ *   a push consumer's deliver subject against its creator's permissions, so a
+ *   consumer could be pointed at a service's subjects. Other hospital systems read
+ *   events through durable pull consumers the services provision for them.
  */
 import { accessOf } from './access';
 import { Limits } from './limits';
 import { HTTP_ROUTES } from './routes';
-import { eventStreamOf, REF_STREAM, REF_SUBJECT_PREFIX } from './streams';
+import { eventStreamOf, REF_KINDS_BY_SERVICE, REF_STREAM, REF_SUBJECT_PREFIX, refConsumerName } from './streams';
 import { CatalogueSubjects, requestSubjectsOf, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
 
 export const NATS_USERS = ['gateway', 'billing', 'catalogue', 'sessions', 'hospital', 'ops'] as const;
 export type NatsUser = (typeof NATS_USERS)[number];
 
-export interface NatsPermissions {
-  publish: string[];
-  subscribe: string[];
+/** The prefix of a user's reply subjects (nats.js `inboxPrefix`); only that user may subscribe to it. */
+export const inboxPrefixOf = (user: string): string => `_INBOX_${user}`;
+
+/** Subjects one user may use for one purpose of its job. */
+export interface NatsGrant {
+  purpose: string;
+  publish?: string[];
+  subscribe?: string[];
+}
+
+export interface NatsUserSpec {
+  job: string;
+  grants: NatsGrant[];
   /**
    * How many messages it may publish to the reply subject of each request it
    * receives (0: it answers none); replies larger than one message take several.
@@ -21,77 +43,147 @@ export interface NatsPermissions {
   allowResponses: number;
 }
 
-const INBOX = '_INBOX.>';
+export interface NatsPermissions {
+  publish: string[];
+  subscribe: string[];
+  allowResponses: number;
+}
 
-/** Subjects another service calls on behalf of its caller. */
+/** JetStream API subjects (nats-server 2.9 and later; nats.js uses the CREATE form with the consumer's name). */
+const JS = {
+  accountInfo: '$JS.API.INFO',
+  streamInfo: (stream: string) => `$JS.API.STREAM.INFO.${stream}`,
+  streamCreate: (stream: string) => `$JS.API.STREAM.CREATE.${stream}`,
+  streamUpdate: (stream: string) => `$JS.API.STREAM.UPDATE.${stream}`,
+  consumerInfo: (stream: string, consumer: string) => `$JS.API.CONSUMER.INFO.${stream}.${consumer}`,
+  /** `$JS.API.CONSUMER.CREATE.<stream>.<consumer>[.<filter subject>]`, for create and update alike. */
+  consumerCreate: (stream: string, consumer: string) => `$JS.API.CONSUMER.CREATE.${stream}.${consumer}`,
+  next: (stream: string, consumer: string) => `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
+  ack: (stream: string, consumer: string) => `$JS.ACK.${stream}.${consumer}.>`,
+};
+
+const routedSubjects = (): string[] => [...new Set(HTTP_ROUTES.map((r) => r.subject))];
+
+const ownReplies = (user: NatsUser): NatsGrant => ({
+  purpose: "Receive the replies to its own requests (JetStream's answers and pulled messages too)",
+  subscribe: [`${inboxPrefixOf(user)}.>`],
+});
+
+const jetStreamCheck: NatsGrant = {
+  purpose: 'Check that JetStream is on (nats.js `jetstreamManager()`; account totals only)',
+  publish: [JS.accountInfo],
+};
+
+/** Subjects a service calls on behalf of its caller, forwarding the caller's token. */
 const SERVICE_CALLS: Record<ServiceName, string[]> = {
   billing: [CatalogueSubjects.check],
   catalogue: [],
   sessions: [],
 };
 
-function servicePermissions(service: ServiceName): NatsPermissions {
-  const stream = eventStreamOf(service);
+function referenceGrant(service: ServiceName): NatsGrant {
+  const stream = REF_STREAM.name;
+  if (REF_KINDS_BY_SERVICE[service].length === 0) {
+    return {
+      purpose: `Create ${stream} when it is missing and report its last sequence (it keeps no reference data)`,
+      publish: [JS.streamInfo(stream), JS.streamCreate(stream)],
+    };
+  }
+  const consumer = refConsumerName(service);
   return {
+    purpose: `Create ${stream} when it is missing (never change it), and follow it with its own durable pull consumer \`${consumer}\``,
     publish: [
-      ...SERVICE_CALLS[service],
-      ...stream.subjects,
-      // JetStream: streams, the reference consumer, publish acknowledgements.
-      '$JS.API.>',
-      `$JS.ACK.${REF_STREAM.name}.>`,
+      JS.streamInfo(stream),
+      JS.streamCreate(stream),
+      JS.consumerInfo(stream, consumer),
+      JS.consumerCreate(stream, consumer),
+      `${JS.consumerCreate(stream, consumer)}.>`,
+      JS.next(stream, consumer),
+      JS.ack(stream, consumer),
     ],
-    subscribe: [...requestSubjectsOf(service), INBOX],
+  };
+}
+
+function serviceUser(service: ServiceName): NatsUserSpec {
+  const events = eventStreamOf(service);
+  const calls = SERVICE_CALLS[service];
+  return {
+    job: `The ${service} service (every replica).`,
+    grants: [
+      { purpose: `Answer its requests in queue group \`${service}\`; replies go through allow_responses`, subscribe: requestSubjectsOf(service) },
+      ...(calls.length > 0 ? [{ purpose: "Ask another service on behalf of its caller, with the caller's token", publish: calls }] : []),
+      { purpose: `Publish its events (the outbox relay) to ${events.name}`, publish: events.subjects },
+      {
+        purpose: `Create its events stream ${events.name} and add subjects to it (never delete or purge it)`,
+        publish: [JS.streamInfo(events.name), JS.streamCreate(events.name), JS.streamUpdate(events.name)],
+      },
+      {
+        purpose: `Provision the event readers' durable pull consumers on ${events.name}`,
+        publish: [JS.consumerInfo(events.name, '*'), JS.consumerCreate(events.name, '*')],
+      },
+      referenceGrant(service),
+      jetStreamCheck,
+      ownReplies(service),
+    ],
     allowResponses: Limits.replyChunksMax,
   };
 }
 
-/** Reading an events stream with one's own consumers; never creating, changing or deleting streams. */
-function eventReading(): string[] {
-  return [
-    '$JS.API.INFO',
-    ...SERVICE_NAMES.flatMap((s) => {
-      const { name } = eventStreamOf(s);
-      return [
-        `$JS.API.STREAM.INFO.${name}`,
-        // CREATE, INFO, DELETE ... <stream>[.<consumer>[.<filter>]]
-        `$JS.API.CONSUMER.*.${name}`,
-        `$JS.API.CONSUMER.*.${name}.>`,
-        `$JS.API.CONSUMER.DURABLE.CREATE.${name}.*`,
-        `$JS.API.CONSUMER.MSG.NEXT.${name}.*`,
-        `$JS.ACK.${name}.>`,
-      ];
-    }),
-  ];
-}
-
-export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = {
-  // The gateway forwards HTTP routes and asks each service for its health; nothing else.
+export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
   gateway: {
-    publish: [...new Set([...HTTP_ROUTES.map((r) => r.subject), ...SERVICE_NAMES.map((s) => ServiceSubjects[s].health)])],
-    subscribe: [INBOX],
-    allowResponses: 0,
-  },
-  billing: servicePermissions('billing'),
-  catalogue: servicePermissions('catalogue'),
-  sessions: servicePermissions('sessions'),
-  // Other hospital systems: publish reference records, read the events.
-  hospital: {
-    publish: [`${REF_SUBJECT_PREFIX}.>`, ...eventReading()],
-    subscribe: [...SERVICE_NAMES.flatMap((s) => eventStreamOf(s).subjects), INBOX],
-    allowResponses: 0,
-  },
-  // Operators' tools (seed, demo data): reference records, health and applied-sequence queries.
-  ops: {
-    publish: [
-      `${REF_SUBJECT_PREFIX}.>`,
-      '$JS.API.INFO',
-      `$JS.API.STREAM.INFO.${REF_STREAM.name}`,
-      ...SERVICE_NAMES.flatMap((s) => [ServiceSubjects[s].health, ServiceSubjects[s].refStatus]),
+    job: 'The HTTP gateway.',
+    grants: [
+      { purpose: "Forward each HTTP route to the service that answers it, with the caller's token", publish: routedSubjects() },
+      { purpose: 'Ask each service for its health (`GET /health`)', publish: SERVICE_NAMES.map((s) => ServiceSubjects[s].health) },
+      ownReplies('gateway'),
     ],
-    subscribe: [INBOX],
+    allowResponses: 0,
+  },
+  billing: serviceUser('billing'),
+  catalogue: serviceUser('catalogue'),
+  sessions: serviceUser('sessions'),
+  hospital: {
+    job: 'Other hospital systems.',
+    grants: [
+      { purpose: `Publish reference records to ${REF_STREAM.name}`, publish: [`${REF_SUBJECT_PREFIX}.>`] },
+      { purpose: "Call the services' operations, each request with a user's token", publish: routedSubjects() },
+      {
+        purpose: 'Read events through the durable pull consumers provisioned for it: fetch, acknowledge, look up; never create one',
+        publish: SERVICE_NAMES.flatMap((s) => {
+          const { name } = eventStreamOf(s);
+          return [JS.streamInfo(name), JS.consumerInfo(name, '*'), JS.next(name, '*'), `$JS.ACK.${name}.>`];
+        }),
+      },
+      ownReplies('hospital'),
+    ],
+    allowResponses: 0,
+  },
+  ops: {
+    job: "Operators' tools: `npm run seed`, the demo data of `npm start`.",
+    grants: [
+      { purpose: `Publish reference records to ${REF_STREAM.name}`, publish: [`${REF_SUBJECT_PREFIX}.>`] },
+      { purpose: `Look at ${REF_STREAM.name} (is the demo data loaded?)`, publish: [JS.accountInfo, JS.streamInfo(REF_STREAM.name)] },
+      {
+        purpose: `Ask each service for its health and how far it applied ${REF_STREAM.name}`,
+        publish: SERVICE_NAMES.flatMap((s) => [ServiceSubjects[s].health, ServiceSubjects[s].refStatus]),
+      },
+      ownReplies('ops'),
+    ],
     allowResponses: 0,
   },
 };
+
+function flatten(spec: NatsUserSpec): NatsPermissions {
+  return {
+    publish: [...new Set(spec.grants.flatMap((g) => g.publish ?? []))],
+    subscribe: [...new Set(spec.grants.flatMap((g) => g.subscribe ?? []))],
+    allowResponses: spec.allowResponses,
+  };
+}
+
+export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = Object.fromEntries(
+  NATS_USERS.map((user) => [user, flatten(NATS_USER_SPECS[user])]),
+) as Record<NatsUser, NatsPermissions>;
 
 /** Every request subject reachable by the gateway must be one a service answers with an access rule. */
 export function gatewaySubjectsAreKnown(): boolean {

@@ -1,13 +1,45 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gatewaySubjectsAreKnown, NATS_PERMISSIONS } from '@clinic/contracts';
-import { composeNatsConfig, REPO_ROOT } from '../src';
+import { gatewaySubjectsAreKnown, inboxPrefixOf, NATS_PERMISSIONS, NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
+import { composeNatsConfig, REPO_ROOT, renderPermissionsTable, withPermissionsTable } from '../src';
 
 it('keeps deploy/nats/nats.conf in step with the contracts (run npm run gen:nats-config)', () => {
   expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8')).toBe(composeNatsConfig());
 });
 
+it('keeps the "who may do what on NATS" table of docs/RELIABILITY.md in step with the contracts (run npm run gen:nats-config)', () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'RELIABILITY.md'), 'utf8');
+  expect(doc).toContain(renderPermissionsTable());
+  expect(withPermissionsTable(doc)).toBe(doc);
+  // A drifted table is caught: the check is not vacuous.
+  expect(withPermissionsTable(doc.replace('`_INBOX_hospital.>`', '`_INBOX.>`'))).not.toBe(doc.replace('`_INBOX_hospital.>`', '`_INBOX.>`'));
+});
+
 it('gives the gateway only subjects that have an access rule', () => {
   expect(gatewaySubjectsAreKnown()).toBe(true);
-  expect(NATS_PERMISSIONS.gateway.subscribe).toEqual(['_INBOX.>']);
+  expect(NATS_PERMISSIONS.gateway.subscribe).toEqual(['_INBOX_gateway.>']);
+});
+
+it("lets each user subscribe to its own reply prefix and to no other user's", () => {
+  for (const user of NATS_USERS) {
+    const inboxes = NATS_PERMISSIONS[user].subscribe.filter((s) => s.startsWith('_INBOX'));
+    expect({ user, inboxes }).toEqual({ user, inboxes: [`${inboxPrefixOf(user)}.>`] });
+    // Nothing else with a wildcard: services list their request subjects one by one.
+    expect(NATS_PERMISSIONS[user].subscribe.filter((s) => !s.startsWith('_INBOX') && /[*>]/.test(s))).toEqual([]);
+  }
+});
+
+it('grants no JetStream wildcard beyond a stream of its own, and consumer creation to services only', () => {
+  for (const user of NATS_USERS) {
+    const js = NATS_PERMISSIONS[user].publish.filter((s) => s.startsWith('$JS.'));
+    // Every JetStream API subject names one stream (never `$JS.API.>`, `$JS.API.STREAM.>` ...).
+    for (const subject of js.filter((s) => s.startsWith('$JS.API.') && s !== '$JS.API.INFO')) {
+      expect({ user, subject, namesAStream: /^\$JS\.API\.(STREAM|CONSUMER)\.[A-Z.]+?\.[A-Z_]+(\.|$)/.test(subject) }).toEqual({ user, subject, namesAStream: true });
+    }
+    expect(js.some((s) => /\.(DELETE|PURGE)\./.test(s) || s.includes('STREAM.MSG') || s.includes('$JS.API.>'))).toBe(false);
+    const creates = js.filter((s) => s.includes('.CREATE.') && s.includes('CONSUMER'));
+    if (!(SERVICE_NAMES as readonly string[]).includes(user)) expect({ user, creates }).toEqual({ user, creates: [] });
+    for (const subject of creates) expect(subject).toMatch(new RegExp(`^\\$JS\\.API\\.CONSUMER\\.CREATE\\.(${user.toUpperCase()}_EVENTS\\.\\*|HOSPITAL_REF\\.${user}-ref(\\.>)?)$`));
+    expect(js.some((s) => s.includes('DURABLE.CREATE'))).toBe(false);
+  }
 });

@@ -1,5 +1,5 @@
 /** Reads settings from the environment; a bad value stops the process at start-up. */
-import { Limits } from '@clinic/contracts';
+import { DEFAULT_EVENT_READERS, Limits } from '@clinic/contracts';
 
 /**
  * DEVELOPMENT DEFAULT ONLY. Used when JWT_SECRET is unset so that a fresh clone
@@ -45,6 +45,8 @@ export interface ServiceSettings {
   logLevel: string;
   /** NATS messages one reply may take at most (REPLY_CHUNKS_MAX); beyond, the caller gets 413. */
   replyChunksMax: number;
+  /** Names of the durable pull consumers provisioned on the service's events stream for other systems (EVENT_READERS). */
+  eventReaders: string[];
 }
 
 export function natsSettings(): NatsSettings {
@@ -64,5 +66,14 @@ export function serviceSettings(service: string): ServiceSettings {
     logLevel: envString('LOG_LEVEL', 'info'),
     // At most what the NATS permissions let a service send per request.
     replyChunksMax: Math.min(envInt('REPLY_CHUNKS_MAX', Limits.replyChunksMax), Limits.replyChunksMax),
+    eventReaders: consumerNames('EVENT_READERS', envString('EVENT_READERS', DEFAULT_EVENT_READERS.join(','))),
   };
+}
+
+/** A comma-separated list of JetStream consumer names (letters, digits, `-` and `_`). */
+function consumerNames(variable: string, value: string): string[] {
+  const names = [...new Set(value.split(',').map((name) => name.trim()).filter(Boolean))];
+  const bad = names.filter((name) => !/^[A-Za-z0-9_-]{1,64}$/.test(name));
+  if (bad.length > 0) throw new Error(`${variable}: ${bad.join(', ')} cannot name a consumer (letters, digits, - and _ only)`);
+  return names;
 }

@@ -18,4 +18,5 @@ export * from './clock';
 export * from './money';
 export * from './validation';
 export * from './lifecycle';
+export * from './tokens';
 export * from './service';

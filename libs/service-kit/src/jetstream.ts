@@ -1,4 +1,4 @@
-import { DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager } from 'nats';
+import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager } from 'nats';
 import type { StreamSpec } from '@clinic/contracts';
 import type { Logger } from './logger';
 
@@ -40,4 +40,33 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, log:
     }
   }
   throw new Error(`Could not ensure stream ${spec.name}`);
+}
+
+/**
+ * The durable pull consumers other hospital systems read the service's events
+ * through, one per reader name, created when missing. They have no deliver
+ * subject: a reader fetches into its own inbox. Safe when replicas start at once
+ * (JetStream creates a consumer idempotently when the configuration is the same).
+ */
+export async function ensureEventReaders(jsm: JetStreamManager, stream: string, readers: readonly string[], log: Logger): Promise<void> {
+  for (const reader of readers) {
+    try {
+      const info = await jsm.consumers.info(stream, reader);
+      if (info.config.deliver_subject) {
+        // Made by hand or by a version that let other systems create consumers: not ours to delete.
+        log.error({ stream, consumer: reader, deliver_subject: info.config.deliver_subject }, 'event reader is a push consumer: delete it so that it is provisioned again as a pull consumer');
+      }
+      continue;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    await jsm.consumers.add(stream, {
+      durable_name: reader,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(30_000),
+      max_ack_pending: 1_000,
+    });
+    log.info({ stream, consumer: reader }, 'event reader consumer created');
+  }
 }

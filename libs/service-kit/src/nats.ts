@@ -1,8 +1,7 @@
 import { connect, ErrorCode, headers as natsHeaders, NatsError, RequestStrategy, type MsgHdrs, type NatsConnection } from 'nats';
 import {
-  encodeCallerSub,
   HeaderNames,
-  type Caller,
+  inboxPrefixOf,
   type ResponseBody,
   type ServiceReply,
   type ServiceRequest,
@@ -24,6 +23,8 @@ export async function connectNats(settings: NatsSettings, options: ConnectOption
     name: options.name,
     user: settings.user,
     pass: settings.password,
+    // Replies (JetStream's included) come to the user's own prefix, the only inbox it may subscribe to.
+    inboxPrefix: settings.user ? inboxPrefixOf(settings.user) : undefined,
     waitOnFirstConnect: waitForServer,
     maxReconnectAttempts: waitForServer ? -1 : 0,
     reconnectTimeWait: 250,
@@ -46,7 +47,8 @@ export class ServiceUnavailableError extends Error {}
 export class ServiceTimeoutError extends Error {}
 
 export interface CallOptions {
-  caller?: Caller | null;
+  /** The caller's token (JWT), sent as `authorization: Bearer <token>`; the service verifies it. */
+  token?: string | null;
   correlationId: string;
   timeoutMs: number;
   idempotencyKey?: string;
@@ -89,10 +91,7 @@ export async function callServiceRaw(
   const h = natsHeaders();
   h.set(HeaderNames.correlationId, options.correlationId);
   h.set(HeaderNames.deadline, String(Date.now() + options.timeoutMs));
-  if (options.caller) {
-    h.set(HeaderNames.callerSub, encodeCallerSub(options.caller.sub));
-    h.set(HeaderNames.callerRole, options.caller.role);
-  }
+  if (options.token) h.set(HeaderNames.authorization, `Bearer ${options.token}`);
   if (options.idempotencyKey) h.set(HeaderNames.idempotencyKey, options.idempotencyKey);
   const payload = request instanceof Uint8Array ? request : encoder.encode(JSON.stringify(request));
   try {

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import { Match, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 import sjson from 'secure-json-parse';
 import {
   accessOf,
   AUTH_MESSAGES,
+  BAD_IDEMPOTENCY_KEY_MESSAGE,
   decideAccess,
-  decodeCallerSub,
   failure,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
+  IDEMPOTENCY_KEY_PATTERN,
   Limits,
   nestsDeeperThan,
   REPLY_TOO_LARGE_MESSAGE,
@@ -21,9 +22,13 @@ import {
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { compileSchema } from './schema';
+import { TokenRefused, type TokenVerifier } from './tokens';
 
 export interface HandlerContext {
+  /** The caller its token proves, on subjects that need one. */
   caller: Caller | null;
+  /** That token, to forward with requests made on the caller's behalf. */
+  token: string | null;
   correlationId: string;
   idempotencyKey: string | null;
   log: Logger;
@@ -50,6 +55,8 @@ export interface ServeOptions {
   service: string;
   handlers: Record<string, Handler>;
   log: Logger;
+  /** Checks the token each request carries (the same policy as the gateway's). */
+  verifyToken: TokenVerifier;
   /** Fails requests fast while the database is down (health and status subjects are not guarded). */
   breaker?: { check(): void; succeeded(): void; record(err: unknown): void };
   unguarded?: string[];
@@ -112,11 +119,22 @@ export function readCorrelationId(value: string | undefined): string | undefined
   return value && CORRELATION_ID.test(value) ? value : undefined;
 }
 
-export function readCaller(h: MsgHdrs | undefined): Caller | null {
-  const sub = decodeCallerSub(h?.get(HeaderNames.callerSub) || undefined);
-  const role = h?.get(HeaderNames.callerRole);
-  if (sub === undefined || !role) return null;
-  return { sub, role };
+/** The request's `Idempotency-Key`, bounded as the gateway bounds it. */
+export function readIdempotencyKey(h: MsgHdrs | undefined): string | null {
+  const key = h?.get(HeaderNames.idempotencyKey);
+  if (!key) return null;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ServiceError(400, BAD_IDEMPOTENCY_KEY_MESSAGE);
+  return key;
+}
+
+/**
+ * Whether a message is a JetStream delivery rather than a request: pushed or
+ * pulled stream messages keep their stream subject and carry an acknowledgement
+ * subject as their reply. A consumer pointed at a service's subject (by its deliver
+ * subject, or a pull request's reply subject) must never have its messages run.
+ */
+export function isStreamDelivery(msg: Msg, subject: string): boolean {
+  return msg.subject !== subject || Boolean(msg.reply?.startsWith('$JS.'));
 }
 
 function decodeRequest(data: Uint8Array): ServiceRequest {
@@ -139,7 +157,7 @@ function decodeRequest(data: Uint8Array): ServiceRequest {
  * caller and correlation id read from headers, access checked, errors turned
  * into the spec's envelope, one log line per request.
  */
-export function serve({ nc, service, handlers, log, breaker, unguarded = [], replyChunksMax = Limits.replyChunksMax }: ServeOptions): Server {
+export function serve({ nc, service, handlers, log, verifyToken, breaker, unguarded = [], replyChunksMax = Limits.replyChunksMax }: ServeOptions): Server {
   const inFlight = new Set<Promise<void>>();
   const subscriptions: Subscription[] = [];
   const encoder = new TextEncoder();
@@ -153,19 +171,27 @@ export function serve({ nc, service, handlers, log, breaker, unguarded = [], rep
       requestLog.warn('request expired while queued; not processed');
       return;
     }
-    const caller = readCaller(msg.headers);
+    let caller: Caller | null = null;
+    let token: string | null = null;
     let reply: ServiceReply | EncodedReply;
     let cause: unknown;
     try {
-      const decision = decideAccess(accessOf(subject), caller);
-      if (decision === 'unauthenticated') throw new ServiceError(401, AUTH_MESSAGES.unauthenticated);
-      if (decision === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
+      const access = accessOf(subject);
+      if (access.kind !== 'public') {
+        try {
+          ({ caller, token } = verifyToken(msg.headers?.get(HeaderNames.authorization, Match.IgnoreCase)));
+        } catch (err) {
+          if (err instanceof TokenRefused) throw new ServiceError(401, err.message);
+          throw err;
+        }
+        if (decideAccess(access, caller) === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
+      }
       const request = decodeRequest(msg.data);
-      const idempotencyKey = msg.headers?.get(HeaderNames.idempotencyKey) || null;
+      const idempotencyKey = readIdempotencyKey(msg.headers);
       const guarded = breaker && !unguarded.includes(subject);
       if (guarded) breaker.check();
       try {
-        reply = await handler(request, { caller, correlationId, idempotencyKey, log: requestLog });
+        reply = await handler(request, { caller, token, correlationId, idempotencyKey, log: requestLog });
         if (guarded) breaker.succeeded();
       } catch (err) {
         if (guarded) breaker.record(err);
@@ -205,6 +231,10 @@ export function serve({ nc, service, handlers, log, breaker, unguarded = [], rep
         }
         if (!msg.reply) {
           log.warn({ subject }, 'message without a reply subject ignored: use request-reply');
+          return;
+        }
+        if (isStreamDelivery(msg, subject)) {
+          log.warn({ subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) }, 'JetStream delivery ignored: only requests are answered');
           return;
         }
         const work = handle(subject, handler, msg).catch((e: unknown) => log.error({ err: e, subject }, 'request handling crashed'));

@@ -13,7 +13,7 @@ import { DatabaseBreaker } from './breaker';
 import { VersionedCache } from './cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
-import { ensureStream } from './jetstream';
+import { ensureEventReaders, ensureStream } from './jetstream';
 import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
@@ -22,6 +22,7 @@ import { Outbox } from './outbox';
 import { RecordLocks } from './record-locks';
 import { ReferenceData, startReferenceConsumer } from './refdata';
 import { serve, type Handler } from './runtime';
+import { createTokenVerifier, tokenPolicyFromEnv } from './tokens';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */
 export interface ServiceInfra {
@@ -57,11 +58,17 @@ export async function startService(definition: ServiceDefinition): Promise<void>
   const settings = serviceSettings(name);
   const log = createLogger(name, settings.logLevel);
   try {
+    const tokens = tokenPolicyFromEnv();
+    if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
+      log.warn('JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.');
+    }
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, eventStreamOf(name), log);
+    const events = eventStreamOf(name);
+    await ensureStream(jsm, events, log);
+    await ensureEventReaders(jsm, events.name, settings.eventReaders, log);
     const js = nc.jetstream();
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
     await ensureIndexes(mongo.db.collection('outbox'), [{ key: { created_at: 1 }, name: 'outbox_by_age' }]);
@@ -91,6 +98,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
       service: name,
       handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
       log,
+      verifyToken: createTokenVerifier(tokens),
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
       replyChunksMax: settings.replyChunksMax,

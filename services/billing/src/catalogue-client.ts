@@ -5,7 +5,7 @@ import { MESSAGES } from './rules';
 
 const CHECK_TIMEOUT_MS = 3_000;
 
-/** Billing's question to the catalogue: which of these charge ids cannot be billed in this store? */
+/** Billing's question to the catalogue, asked with its caller's token: which of these charge ids cannot be billed in this store? */
 export class CatalogueClient {
   constructor(private readonly nc: NatsConnection) {}
 
@@ -16,7 +16,7 @@ export class CatalogueClient {
         this.nc,
         CatalogueSubjects.check,
         { body: { store_id: storeId, charge_ids: [...new Set(chargeIds)] } },
-        { caller: ctx.caller, correlationId: ctx.correlationId, timeoutMs: CHECK_TIMEOUT_MS },
+        { token: ctx.token, correlationId: ctx.correlationId, timeoutMs: CHECK_TIMEOUT_MS },
       );
     } catch (err) {
       if (err instanceof ServiceUnavailableError || err instanceof ServiceTimeoutError) {
@@ -25,6 +25,8 @@ export class CatalogueClient {
       }
       throw err;
     }
+    // The caller's token expired between billing's check and the catalogue's.
+    if (reply.status === 401 && !reply.body.success) throw new ServiceError(401, reply.body.error);
     if (reply.status !== 200 || !reply.body.success || !Array.isArray(reply.body.invalid_ids)) {
       throw new Error(`Unexpected charge check reply: ${JSON.stringify(reply)}`);
     }

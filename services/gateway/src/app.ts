@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -12,28 +14,34 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { NatsConnection } from 'nats';
 import sjson from 'secure-json-parse';
 import {
+  ADMIN_ONLY,
   AUTH_MESSAGES,
+  BAD_IDEMPOTENCY_KEY_MESSAGE,
   decideAccess,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
   HTTP_ROUTES,
+  IDEMPOTENCY_KEY_PATTERN,
   Limits,
   nestsDeeperThan,
   TOO_DEEP_MESSAGE,
+  type Access,
   type HttpRoute,
   type ServiceRequest,
 } from '@clinic/contracts';
 import {
   callServiceRaw,
+  createTokenVerifier,
   readCorrelationId,
   splitReply,
   ServiceTimeoutError,
   ServiceUnavailableError,
   type Logger,
+  type TokenVerifier,
 } from '@clinic/service-kit';
-import { authenticate, HttpError, registerJwt } from './auth';
+import { authenticate, HttpError } from './auth';
 import type { GatewayConfig } from './config';
-import { checkHealth } from './health';
+import { HealthChecker } from './health';
 import { allowedMethods } from './methods';
 import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
 
@@ -45,7 +53,12 @@ export const GATEWAY_MESSAGES = {
   tooLarge: 'Request body is too large.',
   unavailable: 'Service unavailable. Please retry.',
   timeout: 'The service did not answer in time. Please retry.',
-  badIdempotencyKey: `Idempotency-Key must be 1 to ${Limits.idempotencyKeyMaxLength} visible ASCII characters.`,
+  badIdempotencyKey: BAD_IDEMPOTENCY_KEY_MESSAGE,
+  pathTooLong: 'Request path is too long.',
+  badPath: 'Request path is malformed.',
+  headersTooLarge: 'Request headers are too large.',
+  badRequest: 'Malformed HTTP request.',
+  requestTimeout: 'Request timed out.',
 } as const;
 
 export interface GatewayDeps {
@@ -89,13 +102,53 @@ function readLimitedBody(
   payload.on('error', (err: Error) => finish(err));
 }
 
-const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${Limits.idempotencyKeyMaxLength}}$`);
-
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const raw = request.headers[HeaderNames.idempotencyKey];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY.test(raw)) throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
   return raw;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over
+ * its 16 KiB limit, a malformed request, a timeout) still get the envelope,
+ * written straight to the socket, and one log line.
+ */
+function clientErrorHandler(log: Logger) {
+  // The parser keeps failing on what the client is still sending: the first refusal is the answer.
+  const answered = new WeakSet<Duplex>();
+  return (err: Error & { code?: string }, socket: Duplex): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+    answered.add(socket);
+    const [status, error] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, GATEWAY_MESSAGES.headersTooLarge]
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, GATEWAY_MESSAGES.requestTimeout]
+          : [400, GATEWAY_MESSAGES.badRequest];
+    const correlationId = randomUUID();
+    const body = JSON.stringify({ success: false, error });
+    log.info({ correlation_id: correlationId, status, cause: err.code ?? err.message }, 'request refused by the HTTP parser');
+    socket.end(
+      [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+        'content-type: application/json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        `${HeaderNames.correlationId}: ${correlationId}`,
+        'connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
+  };
+}
+
+/** Fastify's own refusals before routing: a path parameter over maxParamLength (414), a malformed path (400). */
+function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const [status, message] = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, GATEWAY_MESSAGES.pathTooLong] : [400, GATEWAY_MESSAGES.badPath];
+  request.log.info({ method: request.method, url: request.url.slice(0, 300), status, cause: error.code }, 'request completed');
+  reply.header(HeaderNames.correlationId, request.id);
+  sendFailure(reply, status, message);
 }
 
 export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<FastifyInstance> {
@@ -108,7 +161,11 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     bodyLimit: DRAIN_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(log),
   });
+  const verifyToken = createTokenVerifier(config.tokens);
+  const health = new HealthChecker(nc, config.healthTimeoutMs);
 
   // Bodies are parsed here whatever their declared type, so that anything that
   // is not JSON gets the spec's 400; an empty body reaches the service as
@@ -171,15 +228,20 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   });
   app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
 
-  await registerJwt(app, config.jwt);
   await app.register(fastifySwagger, {
     openapi: openApiDocument(),
     transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
+  // Liveness for anyone (load balancers, compose): status only. The report names hosts and
+  // subjects, so it needs an admin token.
   app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
-    const report = await checkHealth(nc, config.healthTimeoutMs);
+    const liveness = await health.liveness();
+    return reply.code(liveness.success ? 200 : 503).send(liveness);
+  });
+  app.get('/health/details', { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request, verifyToken) }, async (_request, reply) => {
+    const report = await health.report();
     return reply.code(report.success ? 200 : 503).send(report);
   });
 
@@ -189,7 +251,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       url: route.url,
       schema: routeSchema(route),
       // Before the body is read: a caller without a valid token or the role gets 401/403 whatever it sends.
-      onRequest: (request) => authorize(route, request),
+      onRequest: (request) => authorize(route.access, request, verifyToken),
       handler: (request, reply) => forward(route, request, reply, { config, nc }),
     });
   }
@@ -199,6 +261,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: { sub: number | string; role: string };
+    /** The caller's verified token, forwarded to the service, which checks it again. */
+    token?: string;
     /** The body's bytes, once they parsed as JSON. */
     rawBody?: Buffer;
     /** What the request's one log line says beyond status and timing: the cause of a failure. */
@@ -206,10 +270,14 @@ declare module 'fastify' {
   }
 }
 
-/** 401 or 403 for the route, else the caller on the request (and on its log line either way). */
-async function authorize(route: HttpRoute, request: FastifyRequest): Promise<void> {
-  request.caller = await authenticate(request);
-  if (decideAccess(route.access, request.caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
+const HEALTH_DETAILS_ACCESS: Access = { kind: 'roles', roles: ADMIN_ONLY };
+
+/** 401 or 403, else the caller and its token on the request (the caller on its log line either way). */
+async function authorize(access: Access, request: FastifyRequest, verifyToken: TokenVerifier): Promise<void> {
+  const { caller, token } = authenticate(request, verifyToken);
+  request.caller = caller;
+  request.token = token;
+  if (decideAccess(access, caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
 }
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -236,7 +304,6 @@ async function forward(
   reply: FastifyReply,
   { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
 ): Promise<FastifyReply> {
-  const caller = request.caller!;
   const message: ServiceRequest = {};
   if (route.param) message.params = { [route.param]: String((request.params as Record<string, string>)[route.param]) };
   if (route.querystring) message.query = request.query as Record<string, string | string[]>;
@@ -245,7 +312,7 @@ async function forward(
 
   try {
     const raw = await callServiceRaw(nc, route.subject, envelope, {
-      caller,
+      token: request.token,
       correlationId: request.id,
       timeoutMs: config.requestTimeoutMs,
       idempotencyKey: idempotencyKeyOf(request),

@@ -1,31 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { DEV_JWT_SECRET, envInt, envOptional, envString, natsSettings, type NatsSettings } from '@clinic/service-kit';
-
-export type JwtVerification =
-  | { algorithm: 'HS256'; secret: string; isDevDefault: boolean }
-  | { algorithm: 'RS256'; publicKey: string };
+import { envInt, envString, natsSettings, tokenPolicyFromEnv, type NatsSettings, type TokenPolicy } from '@clinic/service-kit';
 
 export interface GatewayConfig {
   host: string;
   port: number;
   nats: NatsSettings;
-  jwt: JwtVerification;
+  /** The same token policy every service applies (libs/service-kit tokens.ts). */
+  tokens: TokenPolicy;
   requestTimeoutMs: number;
   healthTimeoutMs: number;
   bodyLimitBytes: number;
   logLevel: string;
-}
-
-/** A PEM given inline or as a path to a file. */
-function readPem(value: string): string {
-  return value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
-}
-
-export function jwtVerificationFromEnv(): JwtVerification {
-  const publicKey = envOptional('JWT_PUBLIC_KEY');
-  if (publicKey) return { algorithm: 'RS256', publicKey: readPem(publicKey) };
-  const secret = envOptional('JWT_SECRET');
-  return { algorithm: 'HS256', secret: secret ?? DEV_JWT_SECRET, isDevDefault: !secret };
 }
 
 export function gatewayConfig(): GatewayConfig {
@@ -33,7 +17,7 @@ export function gatewayConfig(): GatewayConfig {
     host: envString('HOST', '0.0.0.0'),
     port: envInt('PORT', 3000),
     nats: natsSettings(),
-    jwt: jwtVerificationFromEnv(),
+    tokens: tokenPolicyFromEnv(),
     requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS', 5_000),
     healthTimeoutMs: envInt('HEALTH_TIMEOUT_MS', 1_000),
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES', 512 * 1024),

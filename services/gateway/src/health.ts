@@ -2,20 +2,47 @@ import type { NatsConnection } from 'nats';
 import { SERVICE_NAMES, ServiceSubjects, type ServiceName } from '@clinic/contracts';
 import { callService } from '@clinic/service-kit';
 
+/** The detailed report (`GET /health/details`, admin token). */
 export interface HealthReport {
   success: boolean;
   error?: string;
   status: 'ok' | 'degraded';
   gateway: 'ok';
   nats: 'ok' | 'down';
+  /** The round trip to the NATS server that decided `nats`, when it answered. */
+  nats_rtt_ms?: number;
   services: Record<ServiceName, { status: 'ok' | 'down'; detail?: string; instance?: string }>;
 }
 
-/** Asks every service's `<service>.health` at once; healthy only when all answer ok. */
-export async function checkHealth(nc: NatsConnection, timeoutMs: number): Promise<HealthReport> {
-  const natsUp = !nc.isClosed() && !nc.isDraining();
-  const entries = await Promise.all(
-    SERVICE_NAMES.map(async (name) => {
+/** The anonymous answer (`GET /health`): whether the whole system answers, and nothing about its insides. */
+export type Liveness = Pick<HealthReport, 'success' | 'error' | 'status'>;
+
+export const UNHEALTHY_MESSAGE = 'Some parts of the system are unavailable.';
+
+/**
+ * A PING to the NATS server and its PONG, within `timeoutMs`: the connection's
+ * state flag stays "connected" for a while after the server dies.
+ */
+async function natsRoundTrip(nc: NatsConnection, timeoutMs: number): Promise<number | null> {
+  if (nc.isClosed() || nc.isDraining()) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), timeoutMs);
+  });
+  try {
+    return await Promise.race([nc.rtt(), timeout]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Asks NATS for a round trip and every service's `<service>.health` at once; healthy only when all answer ok. */
+async function checkHealth(nc: NatsConnection, timeoutMs: number): Promise<HealthReport> {
+  const [rtt, ...entries] = await Promise.all([
+    natsRoundTrip(nc, timeoutMs),
+    ...SERVICE_NAMES.map(async (name) => {
       try {
         const reply = await callService(nc, ServiceSubjects[name].health, {}, { correlationId: `health-${name}`, timeoutMs });
         if (reply.status === 200 && reply.body.success) {
@@ -26,15 +53,38 @@ export async function checkHealth(nc: NatsConnection, timeoutMs: number): Promis
         return [name, { status: 'down' as const, detail: (err as Error).message }] as const;
       }
     }),
-  );
-  const services = Object.fromEntries(entries) as HealthReport['services'];
+  ]);
+  const natsUp = rtt !== null;
   const healthy = natsUp && entries.every(([, s]) => s.status === 'ok');
   return {
     success: healthy,
-    ...(healthy ? {} : { error: 'Some parts of the system are unavailable.' }),
+    ...(healthy ? {} : { error: UNHEALTHY_MESSAGE }),
     status: healthy ? 'ok' : 'degraded',
     gateway: 'ok',
     nats: natsUp ? 'ok' : 'down',
-    services,
+    ...(natsUp ? { nats_rtt_ms: rtt } : {}),
+    services: Object.fromEntries(entries) as HealthReport['services'],
   };
+}
+
+/** Health checks, one at a time: concurrent askers (anonymous ones included) share the check in progress. */
+export class HealthChecker {
+  private inProgress: Promise<HealthReport> | null = null;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly timeoutMs: number,
+  ) {}
+
+  report(): Promise<HealthReport> {
+    this.inProgress ??= checkHealth(this.nc, this.timeoutMs).finally(() => {
+      this.inProgress = null;
+    });
+    return this.inProgress;
+  }
+
+  async liveness(): Promise<Liveness> {
+    const { success, error, status } = await this.report();
+    return { success, ...(error ? { error } : {}), status };
+  }
 }

@@ -1,15 +1,13 @@
-import { connectNats, createLogger, exitOnStartupFailure, onShutdownSignal } from '@clinic/service-kit';
+import { connectNats, createLogger, envString, exitOnStartupFailure, onShutdownSignal } from '@clinic/service-kit';
 import { buildGateway } from './app';
 import { gatewayConfig } from './config';
 
 async function main(): Promise<void> {
-  const config = gatewayConfig();
-  const log = createLogger('gateway', config.logLevel);
+  const log = createLogger('gateway', envString('LOG_LEVEL', 'info'));
   try {
-    if (config.jwt.algorithm === 'HS256' && config.jwt.isDevDefault) {
-      if (process.env.NODE_ENV === 'production') {
-        throw new Error('Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production');
-      }
+    // Refuses, with NODE_ENV=production, the development secret and HS256 secrets under 32 bytes.
+    const config = gatewayConfig();
+    if (config.tokens.key.algorithm === 'HS256' && config.tokens.key.isDevDefault) {
       log.warn('JWT_SECRET is not set: using the development default secret. Never run production like this.');
     }
     const nc = await connectNats(config.nats, { name: 'gateway', log });

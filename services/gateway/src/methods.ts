@@ -1,6 +1,9 @@
 import { HTTP_ROUTES } from '@clinic/contracts';
 
-const GATEWAY_OWN_ROUTES: Array<{ method: string; url: string }> = [{ method: 'GET', url: '/health' }];
+const GATEWAY_OWN_ROUTES: Array<{ method: string; url: string }> = [
+  { method: 'GET', url: '/health' },
+  { method: 'GET', url: '/health/details' },
+];
 
 const matchers = [...HTTP_ROUTES, ...GATEWAY_OWN_ROUTES].map((route) => ({
   method: route.method,

@@ -1,8 +1,12 @@
-// npm run gen:nats-config — writes deploy/nats/nats.conf (used by docker compose) from the contracts.
-import { writeFileSync } from 'node:fs';
+// npm run gen:nats-config — writes deploy/nats/nats.conf (used by docker compose) and the
+// "who may do what on NATS" table of docs/RELIABILITY.md, both from the contracts.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { composeNatsConfig, REPO_ROOT } from '@clinic/devstack';
+import { composeNatsConfig, REPO_ROOT, withPermissionsTable } from '@clinic/devstack';
 
-const path = join(REPO_ROOT, 'deploy', 'nats', 'nats.conf');
-writeFileSync(path, composeNatsConfig());
-process.stdout.write(`wrote ${path}\n`);
+const config = join(REPO_ROOT, 'deploy', 'nats', 'nats.conf');
+writeFileSync(config, composeNatsConfig());
+process.stdout.write(`wrote ${config}\n`);
+const doc = join(REPO_ROOT, 'docs', 'RELIABILITY.md');
+writeFileSync(doc, withPermissionsTable(readFileSync(doc, 'utf8')));
+process.stdout.write(`wrote the NATS permissions table in ${doc}\n`);

@@ -1,7 +1,7 @@
 // npm start: the whole system on its embedded default (see README).
 import { join, resolve } from 'node:path';
 import { REPO_ROOT, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
-import { envInt, envOptional } from '@clinic/service-kit';
+import { envInt, envOptional, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS } from '@clinic/service-kit';
 import { loadDemoDataOnFirstStart } from './demo';
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
@@ -43,7 +43,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 
   const canSign = signing.algorithm === 'HS256' || Boolean(process.env.JWT_PRIVATE_KEY);
-  const adminToken = canSign ? signToken({ sub: 1, role: 'admin', expiresInSeconds: 12 * 3600 }, signing) : null;
+  // 12 h, or less when the services accept less (JWT_MAX_LIFETIME_S).
+  const adminLifetime = Math.min(12 * 3600, envInt('JWT_MAX_LIFETIME_S', TOKEN_MAX_LIFETIME_DEFAULT_SECONDS));
+  const adminToken = canSign ? signToken({ sub: 1, role: 'admin', expiresInSeconds: adminLifetime }, signing) : null;
   try {
     if (adminToken) {
       const loaded = await loadDemoDataOnFirstStart(stack, adminToken);
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
     `NATS:          ${stack.infra.natsUrl}`,
     `Database:      ${stack.infra.mongoUrl}`,
     adminToken
-      ? `Admin token (development, 12 h):\n${adminToken}`
+      ? `Admin token (development, ${Math.round(adminLifetime / 360) / 10} h):\n${adminToken}`
       : 'RS256 is configured without JWT_PRIVATE_KEY: no token can be printed.',
     '',
     `Try: curl -H "Authorization: Bearer $TOKEN" "${stack.gatewayUrl}/hospital_charges?store_id=1"`,

@@ -1,6 +1,8 @@
 // npm run token -- --sub 7 --role admin [--expires 1h]
-// Prints a token signed for the running configuration (JWT_PRIVATE_KEY, JWT_SECRET or the development default).
+// Prints a token signed for the running configuration (JWT_PRIVATE_KEY, JWT_SECRET or the development default),
+// for the gateway (Authorization: Bearer <token>) or a NATS request (`authorization` header).
 import { parseDuration, signToken } from '@clinic/devstack';
+import { envInt, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS } from '@clinic/service-kit';
 import { fail, parseFlags } from './args';
 
 const USAGE = 'usage: npm run token -- --sub <id> --role <role> [--expires 1h]';
@@ -10,6 +12,9 @@ try {
   if (!flags.sub || !flags.role) fail(USAGE, 2);
   const sub = /^-?\d+$/.test(flags.sub) && Number.isSafeInteger(Number(flags.sub)) ? Number(flags.sub) : flags.sub;
   const expiresInSeconds = parseDuration(flags.expires ?? '1h');
+  // The gateway and the services refuse longer-lived tokens.
+  const maxSeconds = envInt('JWT_MAX_LIFETIME_S', TOKEN_MAX_LIFETIME_DEFAULT_SECONDS);
+  if (expiresInSeconds > maxSeconds) throw new Error(`--expires ${flags.expires} is longer than the ${maxSeconds} s the services accept (JWT_MAX_LIFETIME_S)`);
   process.stdout.write(`${signToken({ sub, role: flags.role, expiresInSeconds })}\n`);
 } catch (err) {
   fail(`${(err as Error).message}\n${USAGE}`, 2);

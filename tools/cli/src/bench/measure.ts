@@ -108,7 +108,7 @@ async function natsClient(options: Record<string, unknown>): Promise<LatencyStat
   return JSON.parse(stdout) as LatencyStats;
 }
 
-/** The same operation sent to the service's subject by a separate process, as the gateway's NATS user. */
+/** The same operation sent to the service's subject by a separate process, as the gateway's NATS user with the bench's token. */
 export async function direct(target: Target, subject: string, envelope: Record<string, unknown>, concurrency: number): Promise<LatencyStats> {
   await settle();
   return natsClient({
@@ -117,7 +117,7 @@ export async function direct(target: Target, subject: string, envelope: Record<s
     password: target.nats!.passwords.gateway,
     subject,
     payload: JSON.stringify(envelope),
-    headers: { [HeaderNames.callerSub]: '1', [HeaderNames.callerRole]: 'admin' },
+    headers: { [HeaderNames.authorization]: `Bearer ${target.token}` },
     concurrency,
     durationMs: 5_000,
     envelope: true,

@@ -3,6 +3,7 @@
 //   node nats-load.js client <json options>              prints LatencyStats as JSON
 import { performance } from 'node:perf_hooks';
 import { connect, headers as natsHeaders } from 'nats';
+import { inboxPrefixOf } from '@clinic/contracts';
 import { summarize } from './stats';
 
 interface ClientOptions {
@@ -26,7 +27,13 @@ async function echoServer(url: string): Promise<void> {
 }
 
 async function client(options: ClientOptions): Promise<void> {
-  const nc = await connect({ servers: options.url, user: options.user, pass: options.password, noAsyncTraces: true });
+  const nc = await connect({
+    servers: options.url,
+    user: options.user,
+    pass: options.password,
+    inboxPrefix: options.user ? inboxPrefixOf(options.user) : undefined,
+    noAsyncTraces: true,
+  });
   const h = natsHeaders();
   for (const [key, value] of Object.entries(options.headers ?? {})) h.set(key, value);
   const payload = new TextEncoder().encode(options.payload);

@@ -1,0 +1,110 @@
+/**
+ * The one token policy of the system: the gateway checks the bearer token of
+ * each HTTP request with it, and every service checks again, with the same
+ * key and rules, the token that comes with each NATS request. Holding a NATS
+ * password is therefore never enough to act as a user.
+ */
+import { readFileSync } from 'node:fs';
+import { createVerifier } from 'fast-jwt';
+import { Limits, TOKEN_MESSAGES, type Caller } from '@clinic/contracts';
+import { DEV_JWT_SECRET, envInt, envOptional } from './config';
+
+export type TokenKey =
+  | { algorithm: 'HS256'; secret: string; isDevDefault: boolean }
+  | { algorithm: 'RS256'; publicKey: string };
+
+export interface TokenPolicy {
+  key: TokenKey;
+  /** The longest a token may live: `exp` at most this far from now, and from `iat`. */
+  maxLifetimeSeconds: number;
+  /** How far ahead of this machine's clock a token's `iat` may be. */
+  clockSkewSeconds: number;
+}
+
+export const TOKEN_MAX_LIFETIME_DEFAULT_SECONDS = 24 * 3600;
+export const TOKEN_CLOCK_SKEW_SECONDS = 60;
+/** RFC 7518 3.2: an HS256 key of at least the hash's size. */
+export const HS256_MIN_SECRET_BYTES = 32;
+
+/** A PEM given inline (`\n` escapes allowed) or as a path to a file. */
+function readPem(value: string): string {
+  return value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
+}
+
+/**
+ * The token settings of this process: RS256 with JWT_PUBLIC_KEY, else HS256
+ * with JWT_SECRET, else the development default. With NODE_ENV=production the
+ * default and any HS256 secret shorter than 32 bytes stop the process at start.
+ */
+export function tokenPolicyFromEnv(): TokenPolicy {
+  const maxLifetimeSeconds = envInt('JWT_MAX_LIFETIME_S', TOKEN_MAX_LIFETIME_DEFAULT_SECONDS);
+  if (maxLifetimeSeconds < 1) throw new Error('JWT_MAX_LIFETIME_S must be a positive number of seconds');
+  const policy = { maxLifetimeSeconds, clockSkewSeconds: TOKEN_CLOCK_SKEW_SECONDS };
+  const publicKey = envOptional('JWT_PUBLIC_KEY');
+  if (publicKey) return { ...policy, key: { algorithm: 'RS256', publicKey: readPem(publicKey) } };
+  const secret = envOptional('JWT_SECRET');
+  if (process.env.NODE_ENV === 'production') {
+    if (!secret) throw new Error('Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production');
+    if (Buffer.byteLength(secret) < HS256_MIN_SECRET_BYTES) {
+      throw new Error(`JWT_SECRET must be at least ${HS256_MIN_SECRET_BYTES} bytes when NODE_ENV=production (HS256)`);
+    }
+  }
+  return { ...policy, key: { algorithm: 'HS256', secret: secret ?? DEV_JWT_SECRET, isDevDefault: !secret } };
+}
+
+/** A refused token; the message is one of TOKEN_MESSAGES, for a 401. */
+export class TokenRefused extends Error {}
+
+export interface VerifiedCaller {
+  caller: Caller;
+  /** The token itself, to forward with requests made on the caller's behalf. */
+  token: string;
+}
+
+/** Checks an `Authorization` value (`Bearer <JWT>`) and returns the caller, or throws TokenRefused. */
+export type TokenVerifier = (authorization: string | undefined | null) => VerifiedCaller;
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+function isCallerClaims(value: unknown): value is { sub: number | string; role: string; iat?: unknown; exp: number } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { sub, role } = value as { sub?: unknown; role?: unknown };
+  const validSub = (typeof sub === 'string' && sub !== '') || (typeof sub === 'number' && Number.isSafeInteger(sub));
+  return validSub && typeof role === 'string' && role !== '';
+}
+
+/**
+ * The verifier of a policy: signature pinned to one algorithm (so `alg: none`
+ * and algorithm swaps fail), `exp` required, `sub` and `role` required, `iat`
+ * not ahead of the clock beyond the skew, and no lifetime beyond the maximum.
+ */
+export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
+  const verify = createVerifier({
+    key: policy.key.algorithm === 'HS256' ? policy.key.secret : policy.key.publicKey,
+    algorithms: [policy.key.algorithm],
+    requiredClaims: ['exp'],
+    // Verified tokens are cached; fast-jwt still checks their expiry on every use.
+    cache: 10_000,
+  });
+  const { maxLifetimeSeconds, clockSkewSeconds } = policy;
+  return (authorization) => {
+    if (!authorization) throw new TokenRefused(TOKEN_MESSAGES.missing);
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token || token.length > Limits.tokenMaxLength) throw new TokenRefused(TOKEN_MESSAGES.invalid);
+    let claims: unknown;
+    try {
+      claims = verify(token);
+    } catch (err) {
+      throw new TokenRefused((err as { code?: string }).code === 'FAST_JWT_EXPIRED' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid);
+    }
+    if (!isCallerClaims(claims)) throw new TokenRefused(TOKEN_MESSAGES.claims);
+    const now = Date.now() / 1000;
+    const iat = typeof claims.iat === 'number' ? claims.iat : undefined;
+    const { exp } = claims;
+    if (iat !== undefined && iat > now + clockSkewSeconds) throw new TokenRefused(TOKEN_MESSAGES.issuedInFuture);
+    if (exp - now > maxLifetimeSeconds + clockSkewSeconds || (iat !== undefined && exp - iat > maxLifetimeSeconds)) {
+      throw new TokenRefused(TOKEN_MESSAGES.tooLongLived);
+    }
+    return { caller: { sub: claims.sub, role: claims.role }, token };
+  };
+}
