@@ -13,7 +13,7 @@ import { DatabaseBreaker } from './breaker';
 import { VersionedCache } from './cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
-import { ensureStream } from './jetstream';
+import { ensureStream, streamReplicas } from './jetstream';
 import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
@@ -61,7 +61,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, eventStreamOf(name), log);
+    await ensureStream(jsm, eventStreamOf(name), log, streamReplicas(nc));
     const js = nc.jetstream();
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
     await ensureIndexes(mongo.db.collection('outbox'), [{ key: { created_at: 1 }, name: 'outbox_by_age' }]);

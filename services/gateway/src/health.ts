@@ -11,10 +11,23 @@ export interface HealthReport {
   services: Record<ServiceName, { status: 'ok' | 'down'; detail?: string; instance?: string }>;
 }
 
+/** Whether the gateway's NATS connection is up now: a round trip, not only "not closed" (it may be reconnecting). */
+async function natsAnswers(nc: NatsConnection, timeoutMs: number): Promise<boolean> {
+  if (nc.isClosed() || nc.isDraining()) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([nc.rtt().then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Asks every service's `<service>.health` at once; healthy only when all answer ok. */
 export async function checkHealth(nc: NatsConnection, timeoutMs: number): Promise<HealthReport> {
-  const natsUp = !nc.isClosed() && !nc.isDraining();
-  const entries = await Promise.all(
+  const [natsUp, entries] = await Promise.all([natsAnswers(nc, timeoutMs), Promise.all(
     SERVICE_NAMES.map(async (name) => {
       try {
         const reply = await callService(nc, ServiceSubjects[name].health, {}, { correlationId: `health-${name}`, timeoutMs });
@@ -26,7 +39,7 @@ export async function checkHealth(nc: NatsConnection, timeoutMs: number): Promis
         return [name, { status: 'down' as const, detail: (err as Error).message }] as const;
       }
     }),
-  );
+  )]);
   const services = Object.fromEntries(entries) as HealthReport['services'];
   const healthy = natsUp && entries.every(([, s]) => s.status === 'ok');
   return {
