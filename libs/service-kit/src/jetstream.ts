@@ -13,12 +13,6 @@ function isNotFound(err: unknown): boolean {
   return typeof err === 'object' && err !== null && /not found/i.test(String((err as Error).message));
 }
 
-/** A cluster electing its leaders answers "temporarily unavailable", or nothing (a timeout), for a few seconds. */
-function isTransient(err: unknown): boolean {
-  const text = String((err as Error)?.message ?? err);
-  return /temporarily unavailable|TIMEOUT|timeout|no responders|503/i.test(text);
-}
-
 /**
  * How many replicas the streams should have: NATS_STREAM_REPLICAS when set,
  * otherwise as many nodes as the server reports in its cluster (its
@@ -34,26 +28,25 @@ export function streamReplicas(nc: NatsConnection): number {
 /**
  * Creates the stream, or widens its subjects and raises its replicas (a stream
  * made on a single server, or before the cluster grew, goes to `replicas`; a
- * stream is never lowered). Safe when several processes start at once, and
- * waits out a cluster that is still electing its leaders.
+ * stream is never lowered). Safe when several processes start at once (a
+ * create that lost the race is followed by another look), and waits out a
+ * cluster still electing its leaders or learning its peers, up to 30 s.
  */
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas = 1): Promise<void> {
   const deadline = Date.now() + 30_000;
-  for (let attempt = 0; ; attempt++) {
+  for (;;) {
     try {
-      if (await ensureStreamOnce(jsm, spec, log, replicas)) return;
+      await ensureStreamOnce(jsm, spec, log, replicas);
+      return;
     } catch (err) {
-      if (!isTransient(err) || Date.now() > deadline) throw err;
-      log.warn({ err, stream: spec.name }, 'JetStream not ready; trying again');
+      if (Date.now() > deadline) throw err;
+      log.warn({ err, stream: spec.name }, 'stream not ready; trying again');
       await new Promise((resolve) => setTimeout(resolve, 500));
-      continue;
     }
-    if (attempt >= 3) throw new Error(`Could not ensure stream ${spec.name}`);
   }
 }
 
-/** True once the stream is as wanted; false when another process raced us to create it. */
-async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas: number): Promise<boolean> {
+async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas: number): Promise<void> {
   try {
     const info = await jsm.streams.info(spec.name);
     const missing = spec.subjects.filter((s) => !info.config.subjects.includes(s));
@@ -67,26 +60,18 @@ async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Lo
       if (missing.length > 0) log.info({ stream: spec.name, added: missing }, 'stream subjects added');
       if (current < replicas) log.info({ stream: spec.name, from: current, to: replicas }, 'stream replicas raised');
     }
-    return true;
+    return;
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
-  try {
-    await jsm.streams.add({
-      name: spec.name,
-      subjects: spec.subjects,
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-      discard: DiscardPolicy.Old,
-      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      num_replicas: replicas,
-    });
-    log.info({ stream: spec.name, subjects: spec.subjects, replicas }, 'stream created');
-    return true;
-  } catch (err) {
-    if (isTransient(err)) throw err;
-    // Another process created it between our info and add: look again.
-    log.debug({ err, stream: spec.name }, 'stream add raced');
-    return false;
-  }
+  await jsm.streams.add({
+    name: spec.name,
+    subjects: spec.subjects,
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    num_replicas: replicas,
+  });
+  log.info({ stream: spec.name, subjects: spec.subjects, replicas }, 'stream created');
 }
