@@ -62,10 +62,14 @@ const node = (name: string): NatsNode => {
   return found;
 };
 
-/** A connection as `hospital` to the given nodes only. */
-async function hospitalOn(nodes: NatsNode[]): Promise<NatsConnection> {
+/**
+ * A connection as `hospital` to the given nodes only. `roams`: it reconnects to
+ * another node when its own goes, as a service's does (`inOrder`: first node first).
+ */
+async function hospitalOn(nodes: NatsNode[], options: { roams?: boolean; inOrder?: boolean } = {}): Promise<NatsConnection> {
   const settings = { url: nodes.map((n) => n.url).join(','), user: 'hospital', password: t.stack.infra.natsPasswords.hospital };
-  const nc = await connectNats(settings, { name: 'faults-hospital', log: createLogger('faults', 'silent'), waitForServer: false });
+  const log = createLogger('faults', 'silent');
+  const nc = await connectNats(settings, { name: 'faults-hospital', log, waitForServer: options.roams ?? false, inOrder: options.inOrder });
   extra.push(nc);
   return nc;
 }
@@ -123,7 +127,7 @@ async function refRecordsMissing(acked: Map<number, number>): Promise<number> {
 /** Bills and reference records under way for 2 s; `faultAt` is the load's clock then. */
 async function loadsRunning(date: string, firstRefId: number) {
   const run = billLoad(t, chargeId, date);
-  const refs = new RefLoad({ nc: await t.nats('hospital'), firstId: firstRefId });
+  const refs = new RefLoad({ nc: await hospitalOn(t.stack.infra.natsNodes, { roams: true }), firstId: firstRefId });
   run.start();
   refs.start();
   await sleep(2_000);
@@ -188,7 +192,10 @@ it('partition one NATS node away: the minority accepts no write; after healing n
   const date = '2032-02-03';
   const n3 = node('n3');
   const minorityClient = await hospitalOn([n3]);
-  const majorityClient = await hospitalOn([node('n1'), node('n2')]);
+  // A client given every node that happens to be on n3 must leave it for the majority side.
+  const roaming = await hospitalOn([n3, node('n1'), node('n2')], { roams: true, inOrder: true });
+  expect(roaming.info?.server_name).toBe('n3');
+  const majorityClient = await hospitalOn([node('n1'), node('n2')], { roams: true });
   const leadersBefore = `HOSPITAL_REF on ${await leaderOf(REF_STREAM.name)}, BILLING_EVENTS on ${await leaderOf(eventStreamOf('billing').name)}`;
   const run = billLoad(t, chargeId, date);
   const majority = new RefLoad({ nc: majorityClient, firstId: 300_000 });
@@ -200,6 +207,7 @@ it('partition one NATS node away: the minority accepts no write; after healing n
   ns.partition();
   minority.start();
   await sleep(12_000);
+  const roamedTo = roaming.info?.server_name;
   await minority.stop();
   const majorityAckedWhilePartitioned = majority.acked.size;
   ns.heal();
@@ -210,6 +218,8 @@ it('partition one NATS node away: the minority accepts no write; after healing n
   report.minority_writes_acknowledged = minority.acked.size;
   report.majority_writes_acknowledged_while_partitioned = majorityAckedWhilePartitioned;
   report.recovery_after_heal_ms = run.recoveryMs(healedAt);
+  report.client_on_n3_moved_to = roamedTo;
+  expect(['n1', 'n2']).toContain(roamedTo);
   expect(minority.attempts).toBeGreaterThan(0);
   expect(minority.acked.size).toBe(0);
 }, 180_000);
