@@ -59,3 +59,15 @@ it('raises a one-replica stream to three, with its consumer and its messages', a
   await ensureStream(jsm, spec, log, 1);
   expect((await jsm.streams.info(spec.name)).config.num_replicas).toBe(3);
 });
+
+it('refuses to start a cluster on the data of a single server, which nats-server would not carry over', async () => {
+  const single = mkdtempSync(join(tmpdir(), 'clinic-single-'));
+  try {
+    const first = await startLocalInfrastructure({ dataDir: single, logDir: join(single, 'logs'), mongoUrl: 'mongodb://unused/' });
+    await first.stop();
+    await expect(startLocalInfrastructure({ dataDir: single, logDir: join(single, 'logs'), mongoUrl: 'mongodb://unused/', natsCluster: 3 }))
+      .rejects.toThrow(`${single} holds the data of a single NATS server; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`);
+  } finally {
+    rmSync(single, { recursive: true, force: true });
+  }
+});

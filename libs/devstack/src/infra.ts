@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ferretDbBinary, NATS_IMAGE_TAG, natsServerBinary } from './paths';
 import { canConnect, freePort, isPortFree, waitFor } from './ports';
@@ -105,6 +105,14 @@ async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords:
       route: count > 1 ? await port(2000, i, `NATS node ${i + 1}'s routes`) : 0,
       monitor: count > 1 ? await port(4000, i, `NATS node ${i + 1}'s monitoring`) : 0,
     });
+  }
+  // nats-server does not take a single server's streams into a cluster (it restores them locally, and the
+  // cluster answers "stream not found"), and the services' read models remember stream sequences: refuse
+  // to start one kind on the other's data rather than lose or ignore reference records.
+  const otherKind = count === 1 ? join(natsDir, 'n1') : join(natsDir, 'jetstream');
+  if (existsSync(otherKind)) {
+    const was = count === 1 ? 'a NATS cluster' : 'a single NATS server';
+    throw new Error(`${options.dataDir} holds the data of ${was}; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`);
   }
   const routes = nodes.map((n) => `nats://${n.network.clusterHost}:${n.route}`);
   return nodes.map((node) => {
