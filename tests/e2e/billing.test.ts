@@ -458,6 +458,14 @@ describe('GET /lab_bills', () => {
     expect(await ids(`&search=${encodeURIComponent(b.bill_number.toLowerCase())}`)).toEqual([b.bill_id]);
     expect(await ids(`&search=${encodeURIComponent('.*')}`)).toEqual([]);
     expect(await ids(`&search=${encodeURIComponent('(a+)+$')}`)).toEqual([]);
+    // A search never reaches across two fields (name "Alpha Perera", then contact "0770000000").
+    expect(await ids(`&search=${encodeURIComponent('perera0770')}`)).toEqual([]);
+    expect(await ids(`&search=${encodeURIComponent('alpha\tperera')}`)).toEqual([]);
+    for (const control of ['\u001f', 'perera\u001f077', '\u0000', '\u007f']) {
+      const refused = await t.get(`/lab_bills?store_id=${store}&search=${encodeURIComponent(control)}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ success: false, error: 'search must not contain control characters.' });
+    }
   });
 
   it('pages newest first with page and per_page rules, without overlaps', async () => {

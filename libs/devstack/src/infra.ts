@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ferretDbBinary, NATS_IMAGE_TAG, natsServerBinary } from './paths';
 import { canConnect, freePort, isPortFree, waitFor } from './ports';
@@ -231,6 +232,9 @@ export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infra
 
 /** Whether a Docker engine answers, so that testcontainers can be used. */
 export async function dockerAvailable(): Promise<boolean> {
+  // Loading testcontainers takes a second or more per test file (seconds on a busy machine): ask it
+  // only where one of the places it looks for an engine exists.
+  if (!dockerEnginePlausible()) return false;
   try {
     const { getContainerRuntimeClient } = await import('testcontainers');
     await getContainerRuntimeClient();
@@ -238,6 +242,22 @@ export async function dockerAvailable(): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Whether any of testcontainers' ways to find an engine (settings, sockets) could apply here. */
+function dockerEnginePlausible(): boolean {
+  const env = process.env;
+  if (env.DOCKER_HOST || env.TESTCONTAINERS_HOST_OVERRIDE || env.TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE) return true;
+  const home = homedir();
+  const places = [
+    join(home, '.testcontainers.properties'),
+    '/var/run/docker.sock',
+    env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'docker.sock') : '',
+    join(home, '.docker', 'run', 'docker.sock'),
+    join(home, '.docker', 'desktop', 'docker.sock'),
+    typeof process.getuid === 'function' ? `/run/user/${process.getuid()}/docker.sock` : '',
+  ];
+  return process.platform === 'win32' || places.some((place) => place !== '' && existsSync(place));
 }
 
 /** NATS with JetStream and MongoDB 7 in containers, for machines with a Docker engine. */

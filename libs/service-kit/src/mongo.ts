@@ -99,6 +99,15 @@ export async function findByKeys<T extends Document>(
   return found;
 }
 
+/** Deletes documents by `_id`, in slices the embedded server deletes through its index (patch 0003). */
+export async function deleteByKeys<T extends Document>(collection: Collection<T>, keys: string[]): Promise<number> {
+  let deleted = 0;
+  for (const chunk of inChunks([...new Set(keys)], KEYS_PER_QUERY)) {
+    deleted += (await collection.deleteMany({ _id: { $in: chunk } } as never)).deletedCount;
+  }
+  return deleted;
+}
+
 /** `_id` values one query lists at most: the embedded server reads more through its index in several queries (patch 0002). */
 const KEYS_PER_QUERY = 500;
 

@@ -4,7 +4,7 @@ import type { Collection, Db } from 'mongodb';
 import { HeaderNames, type DomainEvent, type EventSubject } from '@clinic/contracts';
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
-import { isDuplicateKeyError } from './mongo';
+import { deleteByKeys, isDuplicateKeyError } from './mongo';
 
 /**
  * How the sweeper tells whether the write an event describes happened, for an
@@ -163,7 +163,11 @@ export class Outbox {
       for (const entry of entries) this.owned.delete(entry._id);
       throw err;
     }
-    const pick = (eventIds?: string[]) => (eventIds ? entries.filter((e) => eventIds.includes(e._id)) : entries);
+    const pick = (eventIds?: string[]) => {
+      if (!eventIds) return entries;
+      const wanted = new Set(eventIds);
+      return entries.filter((e) => wanted.has(e._id));
+    };
     return {
       entries,
       release: (eventIds) => {
@@ -173,7 +177,7 @@ export class Outbox {
       discard: async (eventIds) => {
         const chosen = pick(eventIds);
         for (const entry of chosen) this.owned.delete(entry._id);
-        if (chosen.length > 0) await this.entries.deleteMany({ _id: { $in: chosen.map((e) => e._id) } });
+        await deleteByKeys(this.entries, chosen.map((e) => e._id));
       },
       forget: (eventIds) => {
         for (const entry of pick(eventIds)) this.owned.delete(entry._id);
@@ -236,7 +240,7 @@ export class Outbox {
       this.queue.splice(0, batch.length);
       const ids = batch.map((entry) => entry._id);
       try {
-        await this.entries.deleteMany({ _id: { $in: ids } });
+        await deleteByKeys(this.entries, ids);
       } catch (err) {
         // Left in place, they will be swept and republished; JetStream drops the duplicates.
         this.log.warn({ err, count: ids.length }, 'published outbox entries not deleted');

@@ -55,6 +55,7 @@ export const MESSAGES = {
   alreadyCancelled: 'Bill is already cancelled.',
   catalogueUnavailable: 'The charge catalogue is unavailable. Please retry.',
   idempotencyMismatch: 'This Idempotency-Key was already used for a different request.',
+  searchControlCharacters: 'search must not contain control characters.',
 } as const;
 
 const oneOf = (values: readonly string[]) => values.join(', ');
@@ -315,6 +316,9 @@ function knownValue<T extends string>(query: QueryParams, field: string, allowed
   return (allowed as readonly (string | undefined)[]).includes(value) ? (value as T) : undefined;
 }
 
+/** C0 control characters but tab, line feed and carriage return, and DEL. */
+const SEARCH_CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 export function parseListQuery(query: QueryParams): { filter: BillFilter; page: Page } {
   const filter: BillFilter = {
     ...parseStoreAndDates(query),
@@ -323,6 +327,8 @@ export function parseListQuery(query: QueryParams): { filter: BillFilter; page: 
     status: knownValue(query, 'status', BILL_STATUSES),
   };
   const search = queryText(query, 'search', badRequest, Limits.searchMaxLength);
+  // A control character cannot be typed into a search box; U+001F would also reach across fields (see storage/search.ts).
+  if (search !== undefined && SEARCH_CONTROL_CHARACTERS.test(search)) throw badRequest(MESSAGES.searchControlCharacters);
   if (search !== undefined && search.trim() !== '') filter.search = search.trim();
   const integer = (name: string, fallback: number) => {
     const text = queryText(query, name);

@@ -87,18 +87,26 @@ export class SessionRepository {
     ]);
     await ensureIndexes(this.refs.collection('appointment'), [{ key: { session_id: 1, deleted: 1 }, name: 'appointments_by_session_live' }]);
     await this.refs.collection('appointment').dropIndex('appointments_by_session').catch(() => undefined);
-    await ensureIndexes(this.runs, [{ key: { status: 1, started_at: 1 }, name: 'runs_by_status' }]);
+    await ensureIndexes(this.runs, [
+      { key: { status: 1, started_at: 1 }, name: 'runs_by_status' },
+      { key: { status: 1, finished_at: 1 }, name: 'runs_by_status_finished' },
+    ]);
   }
 
   /** Runs whose sessions are not shown: in progress, failed, or rolled back recently (see ZOMBIE_WINDOW_MS). */
   private async hiddenRuns(): Promise<string[]> {
-    const runs = await this.runs
-      .find(
-        { $or: [{ status: { $in: ['running', 'failed'] } }, { status: 'rolled_back', finished_at: { $gt: new Date(Date.now() - ZOMBIE_WINDOW_MS) } }] },
-        { projection: { _id: 1 } },
-      )
+    // Two queries rather than one $or, which the embedded server answers by reading every run.
+    const [unfinished, rolledBack] = await Promise.all([
+      this.runs.find({ status: { $in: ['running', 'failed'] } }, { projection: { _id: 1 } }).toArray(),
+      this.recentlyRolledBack(),
+    ]);
+    return [...unfinished, ...rolledBack].map((r) => r._id);
+  }
+
+  private recentlyRolledBack(): Promise<Array<{ _id: string }>> {
+    return this.runs
+      .find({ status: 'rolled_back', finished_at: { $gt: new Date(Date.now() - ZOMBIE_WINDOW_MS) } }, { projection: { _id: 1 } })
       .toArray();
-    return runs.map((r) => r._id);
   }
 
   private async visible(query: Filter<SessionDoc>): Promise<Filter<SessionDoc>> {
@@ -330,16 +338,15 @@ export class SessionRepository {
    * up after themselves; and deletes late inserts of recently rolled-back runs.
    */
   async rollBackAbandonedRuns(log: Logger): Promise<void> {
-    const stale = await this.runs
-      .find({ $or: [{ status: 'failed' }, { status: 'running', started_at: { $lt: new Date(Date.now() - RUN_LEASE_MS) } }] })
-      .toArray();
+    const stale = [
+      ...(await this.runs.find({ status: 'failed' }).toArray()),
+      ...(await this.runs.find({ status: 'running', started_at: { $lt: new Date(Date.now() - RUN_LEASE_MS) } }).toArray()),
+    ];
     for (const run of stale) {
       const removed = await this.rollBackRun(run._id);
       log.warn({ run_id: run._id, month: run.month, removed }, 'abandoned auto-creation run rolled back');
     }
-    const recent = await this.runs
-      .find({ status: 'rolled_back', finished_at: { $gt: new Date(Date.now() - ZOMBIE_WINDOW_MS) } }, { projection: { _id: 1 } })
-      .toArray();
+    const recent = await this.recentlyRolledBack();
     if (recent.length === 0) return;
     const { deletedCount } = await this.sessions.deleteMany({ run_id: { $in: recent.map((r) => r._id) } });
     if (deletedCount > 0) log.warn({ removed: deletedCount }, 'late inserts of rolled-back runs removed');

@@ -119,7 +119,9 @@ export const listBillsQuerySchema: JsonSchema = {
     search: {
       type: 'string',
       maxLength: Limits.searchMaxLength,
-      description: 'case-insensitive substring of patient_name, patient_contact, bill_number or patient_nic',
+      // C0 control characters other than tab, line feed and carriage return, and DEL, are refused with 400.
+      pattern: '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$',
+      description: 'case-insensitive substring of patient_name, patient_contact, bill_number or patient_nic; control characters but tab, line feed and carriage return are refused (400)',
     },
     // Any integer the service can read exactly; beyond that it answers 400.
     page: { type: 'integer', default: 1, minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'values below 1 become 1' },

@@ -15,8 +15,8 @@ const HINT_INTERVAL_MS = 250;
  * Bill numbers per bill date: next = highest existing + 1, with the unique
  * index on bill_number as the only authority.
  *
- * Within one process, the bills of a date are written by one worker at a
- * time (see BillRepository), which knows the next number to try. Across
+ * Within one process, bills are written by one worker at a
+ * time (see BillWrites), which knows the next number to try. Across
  * replicas a shared hint (`bill_number_hints`, raised with `$max`) tells where
  * to start; it may lag (FerretDB applies `$max` without atomicity, a process
  * may die before raising it) but never leads, since it only records numbers

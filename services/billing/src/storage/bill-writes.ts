@@ -28,8 +28,8 @@ import { searchTextOf } from './search';
 
 const COUNTER = 'lab_bills';
 const MAX_ATTEMPTS = 25;
-/** Bills of one date written together at most. */
-const MAX_BATCH = 50;
+/** Bills written together at most. */
+const MAX_BATCH = 64;
 
 export type CreateResult = { doc: BillDoc; replayed: boolean };
 
@@ -45,9 +45,9 @@ interface PendingBill {
 }
 
 export class BillWrites {
-  /** Bills waiting to be written, per bill date. */
-  private readonly waiting = new Map<string, PendingBill[]>();
-  private readonly draining = new Set<string>();
+  /** Bills waiting to be written, in arrival order (bills retried after a collision go first). */
+  private waiting: PendingBill[] = [];
+  private draining = false;
 
   constructor(
     private readonly bills: Collection<BillDoc>,
@@ -64,49 +64,42 @@ export class BillWrites {
    * Stores a new bill under the next number of its date (rule 11) and returns
    * it, or the bill an earlier request with the same Idempotency-Key created.
    *
-   * Bills of one date are written by one worker at a time, in batches (group
-   * commit): whoever is waiting when a batch starts is numbered consecutively
-   * and written with one insert for their outbox entries and one ordered
-   * insert for the bills. An ordered insert lands a prefix, so even a batch
-   * cut short leaves no gap; bills after a collision are numbered again.
+   * Bills are written by one worker, in batches (group commit): whoever is
+   * waiting when a batch starts is numbered consecutively within its date, and
+   * the batch is written with one insert for its outbox entries and one
+   * ordered insert for the bills, whatever their dates. An ordered insert lands
+   * a prefix, so even a batch cut short leaves no gap in any date; bills after
+   * a collision are numbered again.
    */
   create(input: BillInput, totals: Totals, options: { correlationId: string; idempotency: IdempotencyClaim | null }): Promise<CreateResult> {
     return this.ids.next(COUNTER).then(
       (id) =>
         new Promise<CreateResult>((resolve, reject) => {
-          const queue = this.waiting.get(input.bill_date) ?? [];
-          queue.push({ input, totals, ...options, id, attempts: 0, resolve, reject });
-          this.waiting.set(input.bill_date, queue);
-          void this.drain(input.bill_date);
+          this.waiting.push({ input, totals, ...options, id, attempts: 0, resolve, reject });
+          void this.drain();
         }),
     );
   }
 
   /**
    * Stores bills in bulk through the same numbering and bookkeeping as create,
-   * in batches of one date, without events: for loading historical data (the
-   * benchmark's data set), not for live bills.
+   * without events: for loading historical data (the benchmark's data set),
+   * not for live bills.
    */
   async import(bills: Array<{ input: BillInput; totals: Totals }>, batchSize = 1000): Promise<BillDoc[]> {
     const ids = await this.ids.nextMany(COUNTER, bills.length);
-    const byDate = new Map<string, PendingBill[]>();
     const stored: BillDoc[] = [];
-    bills.forEach(({ input, totals }, i) => {
-      const pending: PendingBill = {
-        input, totals, correlationId: 'import', idempotency: null, id: ids[i], attempts: 0,
-        resolve: ({ doc }) => stored.push(doc),
-        reject: (err) => {
-          throw err;
-        },
-      };
-      byDate.set(input.bill_date, [...(byDate.get(input.bill_date) ?? []), pending]);
-    });
-    for (const [date, pending] of byDate) {
-      for (let i = 0; i < pending.length; i += batchSize) {
-        await this.writeBatch(date, pending.slice(i, i + batchSize), false);
-        // A collision queued bills to be numbered again: only live writes to the same date cause one.
-        if ((this.waiting.get(date)?.length ?? 0) > 0) throw new Error(`Import collided with other writes of bills dated ${date}`);
-      }
+    const pending = bills.map(({ input, totals }, i): PendingBill => ({
+      input, totals, correlationId: 'import', idempotency: null, id: ids[i], attempts: 0,
+      resolve: ({ doc }) => stored.push(doc),
+      reject: (err) => {
+        throw err;
+      },
+    }));
+    for (let i = 0; i < pending.length; i += batchSize) {
+      await this.writeBatch(pending.slice(i, i + batchSize), false);
+      // A collision queued bills to be numbered again: only live writes of the same dates cause one.
+      if (this.waiting.length > 0) throw new Error('Import collided with live writes of bills of the same dates');
     }
     await this.numbers.flush();
     return stored;
@@ -120,29 +113,28 @@ export class BillWrites {
     await this.changeActive(existing, { status: 'cancelled', is_deleted: true, updated_at: new Date() }, EventSubjects.billCancelled, correlationId);
   }
 
-  private async drain(billDate: string): Promise<void> {
-    if (this.draining.has(billDate)) return;
-    this.draining.add(billDate);
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
     try {
-      for (let queue = this.waiting.get(billDate); queue && queue.length > 0; queue = this.waiting.get(billDate)) {
-        const batch = queue.splice(0, MAX_BATCH);
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, MAX_BATCH);
         try {
-          await this.writeBatch(billDate, batch);
+          await this.writeBatch(batch);
         } catch (err) {
           for (const bill of batch) bill.reject(err);
         }
       }
     } finally {
-      this.draining.delete(billDate);
-      if (this.waiting.get(billDate)?.length === 0) this.waiting.delete(billDate);
+      this.draining = false;
     }
     // A bill may have arrived between the last batch and the end of this drain.
-    if ((this.waiting.get(billDate)?.length ?? 0) > 0) void this.drain(billDate);
+    if (this.waiting.length > 0) void this.drain();
   }
 
-  private async writeBatch(billDate: string, batch: PendingBill[], withEvents = true): Promise<void> {
-    const first = await this.numbers.candidate(billDate);
-    const docs = batch.map((bill, i) => this.buildDoc(bill.id, first + i, bill.input, bill.totals, bill.idempotency));
+  private async writeBatch(batch: PendingBill[], withEvents = true): Promise<void> {
+    const seqs = await this.numberBatch(batch);
+    const docs = batch.map((bill, i) => this.buildDoc(bill.id, seqs[i], bill.input, bill.totals, bill.idempotency));
     await this.dayTotals.register(docs);
     const prepared = await this.outbox.prepare(
       (withEvents ? docs : []).map((doc, i) => ({
@@ -174,18 +166,21 @@ export class BillWrites {
     }
 
     if (inserted > 0) {
-      this.numbers.used(billDate, first + inserted - 1);
+      for (const [billDate, lastSeq] of highestSeqs(docs.slice(0, inserted))) this.numbers.used(billDate, lastSeq);
       prepared.release(eventIds(0, inserted));
       await this.written(docs.slice(0, inserted));
       for (let i = 0; i < inserted; i++) batch[i].resolve({ doc: docs[i], replayed: false });
     }
     if (failure === null) return;
 
-    // The failed bill and the ones after it were not stored.
+    // The failed bill and the ones after it were not stored: their numbers are free again
+    // (from the highest down, so that each date resumes at its lowest one).
     await prepared.discard(eventIds(inserted));
+    for (let i = docs.length - 1; i > inserted; i--) this.numbers.retry(docs[i].bill_date, docs[i].bill_seq);
     const failed = batch[inserted];
     const retry: PendingBill[] = [];
-    const failedSeq = first + inserted;
+    const billDate = failed.input.bill_date;
+    const failedSeq = seqs[inserted];
     const replay = failed.idempotency && isDuplicateKeyError(failure) ? await this.claims.billOf(failed.idempotency) : null;
     if (!isDuplicateKeyError(failure)) {
       this.numbers.retry(billDate, failedSeq);
@@ -208,7 +203,18 @@ export class BillWrites {
     }
     // First in line again, ahead of bills that arrived meanwhile.
     retry.push(...batch.slice(inserted + 1));
-    if (retry.length > 0) this.waiting.set(billDate, [...retry, ...(this.waiting.get(billDate) ?? [])]);
+    if (retry.length > 0) this.waiting = [...retry, ...this.waiting];
+  }
+
+  /** The numbers to try for a batch: consecutive within each date, from the date's next candidate. */
+  private async numberBatch(batch: PendingBill[]): Promise<number[]> {
+    const next = new Map<string, number>();
+    for (const billDate of new Set(batch.map((bill) => bill.input.bill_date))) next.set(billDate, await this.numbers.candidate(billDate));
+    return batch.map((bill) => {
+      const seq = next.get(bill.input.bill_date)!;
+      next.set(bill.input.bill_date, seq + 1);
+      return seq;
+    });
   }
 
   /** What every read cached about these bills' branches and days is stale now. */
@@ -256,4 +262,11 @@ export class BillWrites {
     );
     await this.written([existing]);
   }
+}
+
+/** The highest sequence number per bill date among these bills. */
+function highestSeqs(docs: BillDoc[]): Map<string, number> {
+  const highest = new Map<string, number>();
+  for (const doc of docs) highest.set(doc.bill_date, Math.max(doc.bill_seq, highest.get(doc.bill_date) ?? 0));
+  return highest;
 }

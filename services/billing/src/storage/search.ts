@@ -2,7 +2,7 @@
  * Bill search: a case-insensitive substring of patient_name, patient_contact,
  * bill_number or patient_nic. Each bill stores the four fields lowercased (one
  * character at a time, so that the same text folds the same on every server)
- * and joined by a separator no search term holds, as `search_text`; a search
+ * and joined by a control character no search term may hold, as `search_text`; a search
  * is then one literal substring of one field, which the embedded server
  * answers from a trigram table and MongoDB from an index it scans without
  * reading the bills.
@@ -23,11 +23,7 @@ export function searchTextOf(bill: Record<(typeof SEARCH_FIELDS)[number], string
   return SEARCH_FIELDS.map((field) => foldCase(bill[field] ?? '')).join(SEPARATOR);
 }
 
-/** The condition on bills that a search term puts. */
+/** The condition on bills that a search term puts (a term never holds the separator: see parseListQuery). */
 export function searchCondition(term: string): Record<string, unknown> {
-  const folded = foldCase(term);
-  if (!folded.includes(SEPARATOR)) return { search_text: { $regex: escapeRegExp(folded) } };
-  // A term holding the separator would match across two fields of search_text: look at each field instead.
-  const literal = { $regex: escapeRegExp(term), $options: 'i' };
-  return { $or: SEARCH_FIELDS.map((field) => ({ [field]: literal })) };
+  return { search_text: { $regex: escapeRegExp(foldCase(term)) } };
 }

@@ -1,7 +1,7 @@
 // npm run bench: the demo data's baseline (gateway and direct to the services, and
 // a raw NATS echo), then the system at scale: a year of a busy clinic chain's bills
 // loaded in steps (BENCH_SIZES), reads measured after writes and on repeat at each,
-// writes with the data stored and empty. BENCH_SCALE=0 skips the scale part.
+// writes with the data stored and empty. BENCH_PARTS (baseline,scale) picks the parts.
 // Starts its own stack on the embedded default, or uses GATEWAY_URL (with NATS_URL
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,15 @@ import { startTarget } from './target';
 async function main(): Promise<void> {
   say(`machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${DURATION_S} s per autocannon run`);
   const target = await startTarget();
-  const scale = process.env.BENCH_SCALE !== '0';
+  // Ctrl-C or a timeout's SIGTERM stops the stack this run started, instead of leaving it running.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      say(`${signal}: stopping`);
+      void target.stop().finally(() => process.exit(130));
+    });
+  }
+  const parts = new Set((process.env.BENCH_PARTS ?? 'baseline,scale').split(',').map((p) => p.trim()));
+  const scale = parts.has('scale');
   const results: Record<string, any> = {
     date: new Date().toISOString(),
     machine: { cores: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
@@ -24,9 +32,11 @@ async function main(): Promise<void> {
     settings: { duration_s: DURATION_S, sizes: scale ? SIZES : [], log_level: process.env.BENCH_LOG_LEVEL ?? 'info', target: process.env.GATEWAY_URL ?? 'embedded default' },
   };
   try {
-    results.baseline = await measureBaseline(target);
-    say('raw NATS echo between two Node processes');
-    results.echo = await echoBaseline();
+    if (parts.has('baseline')) {
+      results.baseline = await measureBaseline(target);
+      say('raw NATS echo between two Node processes');
+      results.echo = await echoBaseline();
+    }
     if (scale) {
       say('reference data at scale: 100,000 patients, 50 doctors (through the reference stream)');
       results.references = await seedScaleReferences(target);

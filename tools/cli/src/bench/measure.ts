@@ -53,12 +53,12 @@ function cpuTimes(): { idle: number; total: number } | null {
 
 /**
  * Waits until the machine is quiet (85% idle over two half-second windows, at
- * most 30 s), so that a measurement does not pay for the previous run's
+ * most BENCH_SETTLE_MAX_S, 30 s), so that a measurement does not pay for the previous run's
  * after-work: events still being published, the database checkpointing.
  */
 export async function settle(): Promise<void> {
   let quietWindows = 0;
-  const until = Date.now() + 30_000;
+  const until = Date.now() + Number(process.env.BENCH_SETTLE_MAX_S ?? 30) * 1000;
   let before = cpuTimes();
   while (before && quietWindows < 2 && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -69,8 +69,8 @@ export async function settle(): Promise<void> {
   }
 }
 
-export async function autocannon(target: Target, r: Request, connections: number): Promise<LatencyStats> {
-  await settle();
+export async function autocannon(target: Target, r: Request, connections: number, options: { settled?: boolean } = {}): Promise<LatencyStats> {
+  if (!options.settled) await settle();
   const args = [AUTOCANNON, '-j', '-c', String(connections), '-d', String(DURATION_S), '-m', r.method,
     '-H', `authorization=Bearer ${target.token}`, '-H', 'content-type=application/json'];
   if (r.body !== undefined) args.push('-b', JSON.stringify(r.body));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '@clinic/devstack';
 import { CONCURRENCY } from './measure';
 import type { LatencyStats } from './stats';
+import { checkTargets } from './targets';
 
 const ms = (n: number | null | undefined) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(2)).padStart(8);
 
@@ -52,6 +53,12 @@ function scaleLines(scale: Record<string, any>): string[] {
   lines.push('', `Load (billing's storage layer, bulk): ${sizes.map((s) => `${s.bills.toLocaleString('en')} in ${Math.round(s.load_seconds)} s`).join(', ')} (cumulative steps)`);
   lines.push('', `With ${largest.bills.toLocaleString('en')} bills, 64 connections, repeated reads:`);
   for (const [name, s] of Object.entries(scale.throughput as Record<string, LatencyStats>)) lines.push(`  ${name.padEnd(30)} ${fmt(s)}`);
+  if (scale.throughput_with_writes) {
+    lines.push('', `The same while a bill is created in the branch every 100 ms (no cached read outlives it):`);
+    for (const [name, s] of Object.entries(scale.throughput_with_writes as Record<string, LatencyStats & { writes: number }>)) {
+      lines.push(`  ${name.padEnd(30)} ${fmt(s)}   (${s.writes} bills created meanwhile)`);
+    }
+  }
   lines.push('', 'POST /lab_bills at 64 connections (req/s, p50, p90, p99, errors):');
   for (const when of ['today', '30 dates']) {
     const empty = scale.writes_empty[when] as LatencyStats;
@@ -68,11 +75,13 @@ function scaleLines(scale: Record<string, any>): string[] {
   );
   const check = scale.bill_numbers;
   lines.push('', `Bill numbers: ${check.bills.toLocaleString('en')} bills over ${check.dates} dates, ${check.gaps} gap(s): ${check.ok ? 'OK' : 'FAILED'}`);
+  lines.push('', 'Targets:');
+  for (const c of checkTargets(scale)) lines.push(`  ${c.met ? 'met   ' : 'MISSED'} ${c.target}: ${c.measured}`);
   return lines;
 }
 
 export function report(results: Record<string, any>, save: boolean): void {
-  const lines = baselineLines(results);
+  const lines = results.baseline ? baselineLines(results) : [];
   if (results.scale) lines.push(...scaleLines(results.scale));
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);

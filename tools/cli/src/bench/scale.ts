@@ -70,6 +70,25 @@ async function measureReads(target: Target, loader: BillLoader, charge: any): Pr
   return figures;
 }
 
+/** Every `everyMs`, a bill created in the measured branch while `measure` runs: no cached read lives longer. */
+async function whileWriting<T>(target: Target, charge: any, measure: () => Promise<T>, everyMs = 100): Promise<T & { writes: number }> {
+  let writing = true;
+  let writes = 0;
+  const writer = (async () => {
+    while (writing) {
+      await api(target, 'POST', '/lab_bills', newBill(charge, today(), writes));
+      writes++;
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  try {
+    return { ...(await measure()), writes };
+  } finally {
+    writing = false;
+    await writer;
+  }
+}
+
 /** Bills per second at 64 connections, dated today or spread over 30 dates. */
 async function measureWrites(target: Target, charge: any, dates: string[]): Promise<Record<string, LatencyStats>> {
   const write: Request = { method: 'POST', path: '/lab_bills' };
@@ -152,7 +171,12 @@ export async function measureScale(target: Target): Promise<Record<string, any>>
     const largest = results.sizes[results.sizes.length - 1] as SizeFigures;
     say('reads at 64 connections');
     results.throughput = {} as Record<string, LatencyStats>;
-    for (const { name, request } of readRequests(loader).filter((r) => r.repeat)) results.throughput[name] = await autocannon(target, request, 64);
+    results.throughput_with_writes = {} as Record<string, LatencyStats>;
+    for (const { name, request } of readRequests(loader).filter((r) => r.repeat)) {
+      results.throughput[name] = await autocannon(target, request, 64);
+      await settle();
+      results.throughput_with_writes[name] = await whileWriting(target, charge, () => autocannon(target, request, 64, { settled: true }));
+    }
     say(`writes with ${largest.bills.toLocaleString('en')} bills stored`);
     results.writes_full = await measureWrites(target, charge, yearBefore(new Date(Date.UTC(2096, 0, 1))));
     // Updates on the first half of the sampled bills, cancellations (each of a bill of its own) on the second.
