@@ -3,13 +3,13 @@
  * statically: against the Compose Specification's JSON schema, by dclint's
  * rules, and for what `--scale` and the services need.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
 import YAML from 'yaml';
 import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
-import { DEV_NATS_PASSWORDS, natsServerBinary, passwordVariable, REPO_ROOT } from '@clinic/devstack';
+import { COMPOSE_NATS_NODES, DEV_NATS_PASSWORDS, NATS_IMAGE_TAG, natsServerBinary, passwordVariable, REPO_ROOT } from '@clinic/devstack';
 
 const composeText = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
 /** As docker compose reads it: YAML merge keys resolved. */
@@ -18,7 +18,7 @@ const services = compose.services as Record<string, any>;
 
 /** The settings each kind of process reads (every one must be settable in compose). */
 const SERVICE_SETTINGS = [
-  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX',
+  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'NATS_STREAM_REPLICAS', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX',
   'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S', 'EVENT_READERS',
 ];
 const GATEWAY_SETTINGS = [
@@ -89,7 +89,10 @@ it('lets billing, catalogue and sessions scale: no published ports, no fixed nam
     expect(services[name].ports).toBeUndefined();
     expect(services[name].container_name).toBeUndefined();
     expect(services[name].hostname).toBeUndefined();
-    expect(services[name].depends_on).toEqual({ mongo: { condition: 'service_healthy' }, nats: { condition: 'service_healthy' } });
+    expect(services[name].depends_on).toEqual({
+      mongo: { condition: 'service_healthy' },
+      ...Object.fromEntries(COMPOSE_NATS_NODES.map((node) => [node, { condition: 'service_healthy' }])),
+    });
   }
 });
 
@@ -97,13 +100,41 @@ it('runs MongoDB 7 as a single-node replica set and NATS with the generated conf
   expect(services.mongo.image).toMatch(/^mongo:7/);
   expect(services.mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
   for (const name of SERVICE_NAMES) expect(services[name].environment.MONGO_URL).toContain('replicaSet=rs0');
-  expect(services.nats.volumes).toContain('./deploy/nats/nats.conf:/etc/nats/nats.conf:ro');
   const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
   expect(natsConf).toContain('jetstream');
-  for (const user of NATS_USERS) {
-    expect(natsConf).toContain(`password: $${passwordVariable(user)}`);
-    expect(services.nats.environment[passwordVariable(user)]).toMatch(required(passwordVariable(user)));
+  for (const node of COMPOSE_NATS_NODES) {
+    expect(services[node].volumes).toContain('./deploy/nats/nats.conf:/etc/nats/nats.conf:ro');
+    for (const user of NATS_USERS) {
+      expect(natsConf).toContain(`password: $${passwordVariable(user)}`);
+      expect(services[node].environment[passwordVariable(user)]).toMatch(required(passwordVariable(user)));
+    }
   }
+});
+
+it('runs a three-node NATS cluster: named nodes routing to each other, each with its own store', () => {
+  expect(COMPOSE_NATS_NODES).toHaveLength(3);
+  const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
+  expect(natsConf).toContain('server_name: $NATS_SERVER_NAME');
+  expect(natsConf).toContain('sync_interval: always');
+  expect(natsConf).toContain(`routes: [${COMPOSE_NATS_NODES.map((n) => `"nats://${n}:6222"`).join(', ')}]`);
+  const stores = new Set<string>();
+  for (const node of COMPOSE_NATS_NODES) {
+    expect(services[node].image).toBe(`nats:${NATS_IMAGE_TAG}`);
+    expect(services[node].environment.NATS_SERVER_NAME).toBe(node);
+    expect(services[node].healthcheck.test.join(' ')).toContain('/healthz');
+    stores.add(services[node].volumes.find((v: string) => v.endsWith(':/data')));
+  }
+  expect(stores.size).toBe(3);
+  // Services and the gateway know every node, and the streams get three replicas.
+  const everyNode = COMPOSE_NATS_NODES.map((n) => `nats://${n}:4222`).join(',');
+  for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
+  for (const name of SERVICE_NAMES) expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+});
+
+it('writes a configuration the pinned nats-server accepts', () => {
+  const env = { ...process.env, NATS_SERVER_NAME: 'nats-1', ...Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), 'x'])) };
+  const check = spawnSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], { env, encoding: 'utf8' });
+  expect({ status: check.status, said: check.stderr }).toMatchObject({ status: 0, said: expect.stringContaining('is valid') });
 });
 
 it('connects each process as its own NATS user with the matching password', () => {
@@ -124,7 +155,7 @@ it('has no default password: compose refuses to start without each NATS password
 it('gives the generated nats.conf no password either: the real nats-server refuses it until each is set', () => {
   const check = (env: Record<string, string>) => {
     try {
-      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], { env: { PATH: process.env.PATH, ...env }, stdio: 'pipe' });
+      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], { env: { PATH: process.env.PATH, NATS_SERVER_NAME: 'nats-1', ...env }, stdio: 'pipe' });
       return 'valid';
     } catch (err) {
       return String((err as { stderr?: Buffer }).stderr);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { type NatsUser, type ServiceName } from '@clinic/contracts';
-import { parseSeedFile, seedReferenceData, signToken, Stack, type InfraChoice, type SeedResult } from '@clinic/devstack';
+import { parseSeedFile, seedReferenceData, signToken, Stack, type InfraChoice, type SeedResult, type StackOptions } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 
 export const TEST_JWT_SECRET = 'e2e-test-secret-not-for-production';
@@ -50,6 +50,10 @@ export interface TestStackOptions {
   replicas?: Partial<Record<ServiceName, number>>;
   env?: Record<string, string>;
   infra?: InfraChoice;
+  /** NATS nodes: 1, or 3 for a cluster (default: NATS_CLUSTER, else 1). */
+  natsCluster?: number;
+  natsNetwork?: StackOptions['natsNetwork'];
+  supervise?: StackOptions['supervise'];
 }
 
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
@@ -59,6 +63,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     infra: options.infra ?? ((process.env.CLINIC_TEST_INFRA as InfraChoice | undefined) ?? 'auto'),
     serviceOutput: 'file',
     replicas: options.replicas,
+    natsCluster: options.natsCluster ?? (Number(process.env.NATS_CLUSTER) || 1),
+    natsNetwork: options.natsNetwork,
+    supervise: options.supervise,
     env: { JWT_SECRET: TEST_JWT_SECRET, CLINIC_TZ: TEST_TZ, LOG_LEVEL: 'info', ...options.env },
   });
   const connections: NatsConnection[] = [];

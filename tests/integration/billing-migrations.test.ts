@@ -56,3 +56,19 @@ it('derives search_text and the bill days once, from the bills', async () => {
   expect((await bills.findOne({ _id: '5' }))?.search_text).toBeUndefined();
   expect(await db.collection('bill_days').countDocuments({})).toBe(3);
 });
+
+it('lets replicas that start together run the migrations at once', async () => {
+  // Two billing replicas starting at the same moment (as the cluster fault test's do) both find no
+  // migration done and both mark it; FerretDB's upsert is not atomic, so one of them got E11000.
+  const fresh = mongo.db('billing_migrations_race');
+  const bills = fresh.collection<any>('bills');
+  await bills.insertMany([legacyBill(1, 1, '2090-03-01'), legacyBill(2, 2, '2090-03-01')]);
+  for (let round = 0; round < 5; round++) {
+    await fresh.collection('migrations').deleteMany({});
+    await fresh.collection('bill_days').deleteMany({});
+    const log = createLogger('test', 'silent');
+    await expect(Promise.all(Array.from({ length: 4 }, () => runMigrations(fresh, bills, log)))).resolves.toBeDefined();
+  }
+  expect(await fresh.collection('migrations').countDocuments()).toBe(2);
+  expect(await fresh.collection('bill_days').countDocuments()).toBe(2);
+});

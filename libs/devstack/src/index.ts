@@ -1,6 +1,7 @@
 export * from './paths';
 export * from './ports';
 export * from './process';
+export * from './supervisor';
 export * from './nats-config';
 export * from './infra';
 export * from './stack';

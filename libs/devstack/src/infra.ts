@@ -1,25 +1,51 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ferretDbBinary, natsServerBinary } from './paths';
+import { ferretDbBinary, NATS_IMAGE_TAG, natsServerBinary } from './paths';
 import { canConnect, freePort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
 import { natsPasswords, passwordVariable, renderNatsConfig } from './nats-config';
 
+/** One nats-server of the local infrastructure. */
+export interface NatsNode {
+  /** server_name: n1, n2, ... */
+  name: string;
+  process: ManagedProcess;
+  /** nats://host:port clients connect to. */
+  url: string;
+  /** The monitoring endpoint (http://host:port), for cluster nodes: /healthz, /jsz. */
+  monitorUrl?: string;
+  /** Starts it (again, on the same ports and store) and waits until it serves. */
+  start(): Promise<void>;
+}
+
 /** The two servers everything else needs. */
 export interface Infrastructure {
   kind: 'local' | 'containers' | 'external';
+  /** Every NATS node's URL, comma-separated (what NATS_URL takes). */
   natsUrl: string;
   mongoUrl: string;
   /** Passwords of the NATS users (see libs/contracts nats-permissions). */
   natsPasswords: Record<NatsUser, string>;
   /** Present for local servers, which fault tests stop and start on the same port and data. */
   nats?: ManagedProcess;
+  /** Every local NATS node (one, or the nodes of a cluster). */
+  natsNodes: NatsNode[];
   db?: ManagedProcess;
   startNats(): Promise<void>;
   startDb(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** Where a NATS node listens; tests put a node in a network namespace to partition it. */
+export interface NatsNodeNetwork {
+  /** Run the node inside this network namespace (`ip netns exec`). */
+  netns?: string;
+  /** The address it takes clients (and monitoring) on. */
+  clientHost: string;
+  /** The address it takes routes from the other nodes on. */
+  clusterHost: string;
 }
 
 export interface LocalInfraOptions {
@@ -31,6 +57,12 @@ export interface LocalInfraOptions {
   natsUrl?: string;
   /** An external database server: no local one is started. */
   mongoUrl?: string;
+  /** Number of NATS nodes: 1 (a single server) or a cluster (3). */
+  natsCluster?: number;
+  /** Per node (0-based), where it listens; default loopback. */
+  natsNetwork?: (node: number) => NatsNodeNetwork;
+  /** JetStream's sync_interval (`always`, `default` or a duration); see nats-config. */
+  syncInterval?: string;
 }
 
 async function portFor(requested: number | undefined, what: string): Promise<number> {
@@ -41,28 +73,102 @@ async function portFor(requested: number | undefined, what: string): Promise<num
   return requested;
 }
 
+/** Waits until a started process serves, or reports its log if it exited. */
+async function waitServing(proc: ManagedProcess, what: string, serving: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  await waitFor(what, async () => {
+    if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
+    return serving();
+  }, timeoutMs, 50);
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+  return response.ok;
+}
+
 /**
- * nats-server with JetStream and the embedded FerretDB as child processes on
- * loopback; either is skipped when an external URL is given for it.
+ * The local NATS nodes: one server as before (`nats.conf` and `jetstream/`
+ * under `natsDir`), or a cluster whose node i has `n<i>.conf` and `n<i>/`.
+ * With a fixed base port P the cluster's nodes take P, P+1, ... for clients,
+ * P+2000+i for routes and P+4000+i for monitoring (4222.., 6222.., 8222..).
+ */
+async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords: Record<NatsUser, string>): Promise<NatsNode[]> {
+  const count = options.natsCluster ?? 1;
+  const base = options.natsPort || 0;
+  const port = (offset: number, node: number, what: string) => portFor(base ? base + offset + node : 0, what);
+  const nodes: Array<{ name: string; network: NatsNodeNetwork; client: number; route: number; monitor: number }> = [];
+  for (let i = 0; i < count; i++) {
+    const network = options.natsNetwork?.(i) ?? { clientHost: '127.0.0.1', clusterHost: '127.0.0.1' };
+    nodes.push({
+      name: `n${i + 1}`,
+      network,
+      client: await port(0, i, `NATS node ${i + 1}`),
+      route: count > 1 ? await port(2000, i, `NATS node ${i + 1}'s routes`) : 0,
+      monitor: count > 1 ? await port(4000, i, `NATS node ${i + 1}'s monitoring`) : 0,
+    });
+  }
+  // nats-server does not take a single server's streams into a cluster (it restores them locally, and the
+  // cluster answers "stream not found"), and the services' read models remember stream sequences: refuse
+  // to start one kind on the other's data rather than lose or ignore reference records.
+  const otherKind = count === 1 ? join(natsDir, 'n1') : join(natsDir, 'jetstream');
+  if (existsSync(otherKind)) {
+    const was = count === 1 ? 'a NATS cluster' : 'a single NATS server';
+    throw new Error(`${options.dataDir} holds the data of ${was}; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`);
+  }
+  const routes = nodes.map((n) => `nats://${n.network.clusterHost}:${n.route}`);
+  return nodes.map((node) => {
+    const single = count === 1;
+    const storeDir = single ? join(natsDir, 'jetstream') : join(natsDir, node.name, 'jetstream');
+    const configPath = join(natsDir, single ? 'nats.conf' : `${node.name}.conf`);
+    const { clientHost } = node.network;
+    writeFileSync(configPath, renderNatsConfig({
+      listen: `${clientHost}:${node.client}`,
+      storeDir,
+      syncInterval: options.syncInterval,
+      ...(single ? {} : {
+        serverName: node.name,
+        http: `${clientHost}:${node.monitor}`,
+        cluster: { name: 'clinic', listen: `${node.network.clusterHost}:${node.route}`, routes },
+      }),
+    }));
+    const bin = natsServerBinary();
+    const proc = new ManagedProcess({
+      name: single ? 'nats' : `nats-${node.name}`,
+      command: node.network.netns ? 'ip' : bin,
+      args: [...(node.network.netns ? ['netns', 'exec', node.network.netns, bin] : []), '-c', configPath],
+      env: passwordEnv(passwords),
+      output: { kind: 'file', path: join(options.logDir, single ? 'nats.log' : `nats-${node.name}.log`) },
+    });
+    const monitorUrl = single ? undefined : `http://${clientHost}:${node.monitor}`;
+    return {
+      name: node.name,
+      process: proc,
+      url: `nats://${clientHost}:${node.client}`,
+      monitorUrl,
+      async start() {
+        if (!proc.running) proc.start();
+        // A cluster node serves once JetStream is current with the cluster (meta leader known, streams caught up).
+        await waitServing(proc, `${proc.spec.name} on port ${node.client}`, async () =>
+          monitorUrl ? httpOk(`${monitorUrl}/healthz`) : canConnect(node.client, clientHost));
+      },
+    };
+  });
+}
+
+/**
+ * nats-server with JetStream (one, or a cluster of nodes) and the embedded
+ * FerretDB as child processes on loopback; either is skipped when an external
+ * URL is given for it.
  */
 export async function startLocalInfrastructure(options: LocalInfraOptions): Promise<Infrastructure> {
-  const natsPort = options.natsUrl ? 0 : await portFor(options.natsPort, 'NATS');
   const dbPort = options.mongoUrl ? 0 : await portFor(options.dbPort, 'the database');
   const natsDir = join(options.dataDir, 'nats');
   const dbDir = join(options.dataDir, 'ferretdb');
   mkdirSync(natsDir, { recursive: true });
   mkdirSync(dbDir, { recursive: true });
-  const natsConfigPath = join(natsDir, 'nats.conf');
-  writeFileSync(natsConfigPath, renderNatsConfig({ listen: `127.0.0.1:${natsPort}`, storeDir: join(natsDir, 'jetstream') }));
   const passwords = natsPasswords();
+  const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
 
-  const nats = new ManagedProcess({
-    name: 'nats',
-    command: natsServerBinary(),
-    args: ['-c', natsConfigPath],
-    env: passwordEnv(passwords),
-    output: { kind: 'file', path: join(options.logDir, 'nats.log') },
-  });
   const db = new ManagedProcess({
     name: 'ferretdb',
     command: ferretDbBinary(),
@@ -76,28 +182,31 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     output: { kind: 'file', path: join(options.logDir, 'ferretdb.log') },
   });
 
-  const startAndWait = async (proc: ManagedProcess, port: number) => {
-    proc.start();
-    await waitFor(`${proc.spec.name} on port ${port}`, async () => {
-      if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
-      return canConnect(port);
-    }, 20_000, 50);
-  };
-
   const infra: Infrastructure = {
     kind: 'local',
-    natsUrl: options.natsUrl ?? `nats://127.0.0.1:${natsPort}`,
+    natsUrl: options.natsUrl ?? nodes.map((n) => n.url).join(','),
     mongoUrl: options.mongoUrl ?? `mongodb://127.0.0.1:${dbPort}/`,
     natsPasswords: passwords,
-    nats: options.natsUrl ? undefined : nats,
+    nats: nodes[0]?.process,
+    natsNodes: nodes,
     db: options.mongoUrl ? undefined : db,
-    startNats: () => startAndWait(nats, natsPort),
-    startDb: () => startAndWait(db, dbPort),
+    startNats: async () => {
+      await Promise.all(nodes.map((n) => n.start()));
+    },
+    startDb: async () => {
+      db.start();
+      await waitServing(db, `ferretdb on port ${dbPort}`, () => canConnect(dbPort), 20_000);
+    },
     async stop() {
-      await Promise.all([nats.stop(), db.stop()]);
+      await Promise.all([...nodes.map((n) => n.process.stop()), db.stop()]);
     },
   };
-  await Promise.all([options.natsUrl ? undefined : infra.startNats(), options.mongoUrl ? undefined : infra.startDb()]);
+  try {
+    await Promise.all([infra.startNats(), options.mongoUrl ? undefined : infra.startDb()]);
+  } catch (err) {
+    await infra.stop();
+    throw err;
+  }
   return infra;
 }
 
@@ -114,6 +223,7 @@ export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infra
     natsUrl,
     mongoUrl,
     natsPasswords: natsPasswords(),
+    natsNodes: [],
     startNats: unsupported,
     startDb: unsupported,
     stop: async () => undefined,
@@ -156,7 +266,7 @@ export async function startContainerInfrastructure(): Promise<Infrastructure> {
   const passwords = natsPasswords();
   const config = renderNatsConfig({ listen: '0.0.0.0:4222', storeDir: '/data/jetstream' });
   const [natsContainer, mongoContainer] = await Promise.all([
-    new GenericContainer('nats:2.10-alpine')
+    new GenericContainer(`nats:${NATS_IMAGE_TAG}`)
       .withCopyContentToContainer([{ content: config, target: '/etc/nats/clinic.conf' }])
       .withEnvironment(passwordEnv(passwords))
       .withCommand(['-c', '/etc/nats/clinic.conf'])
@@ -176,6 +286,7 @@ export async function startContainerInfrastructure(): Promise<Infrastructure> {
     natsUrl: `nats://${natsContainer.getHost()}:${natsContainer.getMappedPort(4222)}`,
     mongoUrl: `mongodb://${mongoContainer.getHost()}:${mongoContainer.getMappedPort(27017)}/`,
     natsPasswords: passwords,
+    natsNodes: [],
     startNats: unsupported,
     startDb: unsupported,
     async stop() {

@@ -19,9 +19,19 @@ function findOnPath(name: string, extraDirs: string[] = []): string | undefined 
   return dirs.map((dir) => join(dir, name)).find(isExecutable);
 }
 
+/**
+ * The nats-server release the stack runs everywhere (npm start, tests, CI),
+ * built by scripts/bootstrap.sh into .tools/bin; README says why this one.
+ */
+export const NATS_SERVER_VERSION = 'v2.12.15';
+/** The container image of the same release line (docker compose, testcontainers). */
+export const NATS_IMAGE_TAG = '2.12-alpine';
+
+/** NATS_SERVER_BIN, else the pinned build in .tools/bin, else one on the PATH. */
 export function natsServerBinary(): string {
   const configured = process.env.NATS_SERVER_BIN;
-  const found = configured ?? findOnPath('nats-server', [TOOLS_BIN, '/usr/sbin', '/usr/local/sbin']);
+  const pinned = join(TOOLS_BIN, 'nats-server');
+  const found = configured ?? (isExecutable(pinned) ? pinned : findOnPath('nats-server', ['/usr/sbin', '/usr/local/sbin']));
   if (!found) throw new Error('nats-server not found: run `npm run bootstrap` (or set NATS_SERVER_BIN)');
   return found;
 }

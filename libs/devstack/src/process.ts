@@ -8,6 +8,13 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Whether the stack asked for it (stop, or a signal sent through `signal`). */
+  expected: boolean;
+}
+
 export type OutputMode = { kind: 'inherit' } | { kind: 'file'; path: string };
 
 export interface ProcessSpec {
@@ -28,8 +35,14 @@ export class ManagedProcess {
   private expectedExit = false;
   /** Set when the process exits without being asked to. */
   unexpectedExit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private readonly exitListeners: Array<(exit: ProcessExit) => void> = [];
 
   constructor(readonly spec: ProcessSpec) {}
+
+  /** Called after every exit of the process (a supervisor restarts it on an unexpected one). */
+  onExit(listener: (exit: ProcessExit) => void): void {
+    this.exitListeners.push(listener);
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -72,6 +85,7 @@ export class ManagedProcess {
         running.delete(child);
         if (!this.expectedExit) this.unexpectedExit = { code, signal };
         resolve(code);
+        for (const listener of this.exitListeners) listener({ code, signal, expected: this.expectedExit });
       });
       child.once('error', (err) => {
         this.unexpectedExit = { code: null, signal: null };

@@ -6,11 +6,13 @@ import {
   startContainerInfrastructure,
   startLocalInfrastructure,
   type Infrastructure,
+  type NatsNodeNetwork,
 } from './infra';
 import { natsCredentialsEnv } from './nats-config';
 import { serviceEntry } from './paths';
 import { freePort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
+import { Supervisor, type SupervisorOptions } from './supervisor';
 
 export type InfraChoice = 'auto' | 'local' | 'containers';
 
@@ -33,6 +35,17 @@ export interface StackOptions {
   /** Where service and gateway logs go: the console, or one file each under logDir. */
   serviceOutput?: 'inherit' | 'file';
   readyTimeoutMs?: number;
+  /** Local NATS nodes: 1 (default) or 3 for a cluster (`NATS_CLUSTER=3`). */
+  natsCluster?: number;
+  /** Where each local NATS node listens (tests: a node in a network namespace). */
+  natsNetwork?: (node: number) => NatsNodeNetwork;
+  /** JetStream's sync_interval for local NATS nodes (`always`, `default`, a duration). */
+  syncInterval?: string;
+  /**
+   * Restart processes that exit unexpectedly (npm start). Off by default: tests
+   * stop and kill processes on purpose and keep control of when they return.
+   */
+  supervise?: boolean | SupervisorOptions;
 }
 
 /**
@@ -46,6 +59,8 @@ export class Stack {
   gateway!: ManagedProcess;
   gatewayUrl = '';
   private gatewayPort = 0;
+  /** Present when the stack supervises its processes. */
+  supervisor?: Supervisor;
 
   private constructor(
     readonly options: StackOptions,
@@ -61,6 +76,7 @@ export class Stack {
     const stack = new Stack(options, infra);
     try {
       await stack.startApplication();
+      if (options.supervise) stack.superviseAll(options.supervise === true ? {} : options.supervise);
       return stack;
     } catch (err) {
       await stack.stop().catch(() => undefined);
@@ -71,7 +87,7 @@ export class Stack {
   private static async infrastructure(options: StackOptions): Promise<Infrastructure> {
     if (options.natsUrl && options.mongoUrl) return externalInfrastructure(options.natsUrl, options.mongoUrl);
     const choice = options.infra ?? 'auto';
-    const noneGiven = !options.natsUrl && !options.mongoUrl;
+    const noneGiven = !options.natsUrl && !options.mongoUrl && (options.natsCluster ?? 1) === 1 && !options.natsNetwork;
     if (noneGiven && (choice === 'containers' || (choice === 'auto' && (await dockerAvailable())))) {
       return startContainerInfrastructure();
     }
@@ -82,7 +98,20 @@ export class Stack {
       dbPort: options.dbPort,
       natsUrl: options.natsUrl,
       mongoUrl: options.mongoUrl,
+      natsCluster: options.natsCluster,
+      natsNetwork: options.natsNetwork,
+      syncInterval: options.syncInterval,
     });
+  }
+
+  /** Every process this stack started: NATS nodes and database (when local), services, gateway. */
+  private superviseAll(options: SupervisorOptions): void {
+    const supervisor = new Supervisor(options);
+    for (const node of this.infra.natsNodes) supervisor.watch(node.process, () => node.start());
+    if (this.infra.db) supervisor.watch(this.infra.db, () => this.infra.startDb());
+    for (const proc of [...this.services.values()].flat()) supervisor.watch(proc, async () => proc.start());
+    supervisor.watch(this.gateway, async () => this.gateway.start());
+    this.supervisor = supervisor;
   }
 
   private async startApplication(): Promise<void> {
@@ -161,6 +190,7 @@ export class Stack {
 
   /** Gateway first, so no request arrives at a stopping service; the servers last. */
   async stop(): Promise<void> {
+    this.supervisor?.stop();
     await this.gateway?.stop();
     await Promise.all([...this.services.values()].flat().map((p) => p.stop()));
     await this.infra.stop();

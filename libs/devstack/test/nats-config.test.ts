@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gatewaySubjectsAreKnown, inboxPrefixOf, NATS_PERMISSIONS, NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
-import { composeNatsConfig, REPO_ROOT, renderPermissionsTable, withPermissionsTable } from '../src';
+import { composeNatsConfig, NATS_IMAGE_TAG, NATS_SERVER_VERSION, renderNatsConfig, REPO_ROOT, renderPermissionsTable, withPermissionsTable } from '../src';
 
 it('keeps deploy/nats/nats.conf in step with the contracts (run npm run gen:nats-config)', () => {
   expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8')).toBe(composeNatsConfig());
@@ -42,4 +42,21 @@ it('grants no JetStream wildcard beyond a stream of its own, and consumer creati
     for (const subject of creates) expect(subject).toMatch(new RegExp(`^\\$JS\\.API\\.CONSUMER\\.CREATE\\.(${user.toUpperCase()}_EVENTS\\.\\*|HOSPITAL_REF\\.${user}-ref(\\.>)?)$`));
     expect(js.some((s) => s.includes('DURABLE.CREATE'))).toBe(false);
   }
+});
+
+it('builds the nats-server release the stack runs (bootstrap and paths agree)', () => {
+  const bootstrap = readFileSync(join(REPO_ROOT, 'scripts', 'bootstrap.sh'), 'utf8');
+  expect(bootstrap).toContain(`NATS_VERSION=${NATS_SERVER_VERSION}`);
+  expect(NATS_IMAGE_TAG.startsWith(NATS_SERVER_VERSION.slice(1).split('.').slice(0, 2).join('.'))).toBe(true);
+});
+
+it('renders a cluster node: its name, its routes, JetStream flushed before each acknowledgement', () => {
+  const conf = renderNatsConfig({
+    serverName: 'n2', listen: '127.0.0.1:4223', storeDir: '/tmp/x',
+    cluster: { name: 'clinic', listen: '127.0.0.1:6223', routes: ['nats://127.0.0.1:6222', 'nats://127.0.0.1:6223'] },
+  });
+  expect(conf).toContain('server_name: "n2"');
+  expect(conf).toMatch(/cluster \{\n  name: "clinic"\n  listen: "127.0.0.1:6223"\n  routes: \["nats:\/\/127.0.0.1:6222", "nats:\/\/127.0.0.1:6223"\]/);
+  expect(conf).toMatch(/jetstream \{[^}]*sync_interval: always/);
+  expect(renderNatsConfig({ listen: 'x:1', storeDir: '/s', syncInterval: 'default' })).not.toContain('sync_interval');
 });

@@ -1,45 +1,79 @@
-import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager } from 'nats';
+import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager, type NatsConnection } from 'nats';
 import type { StreamSpec } from '@clinic/contracts';
+import { envInt } from './config';
 import type { Logger } from './logger';
 
 /** How long JetStream remembers message ids, so a republished outbox entry is dropped as a duplicate. */
 export const DUPLICATE_WINDOW_MS = 10 * 60_000;
 
+/** The most replicas a stream gets: three tolerate the loss of one node. */
+export const MAX_STREAM_REPLICAS = 3;
+
 function isNotFound(err: unknown): boolean {
   return typeof err === 'object' && err !== null && /not found/i.test(String((err as Error).message));
 }
 
-/** Creates the stream, or widens its subjects; safe when several processes start at once. */
-export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, log: Logger): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
+/**
+ * How many replicas the streams should have: NATS_STREAM_REPLICAS when set,
+ * otherwise as many nodes as the server reports in its cluster (its
+ * `connect_urls`), at most three; one for a single server.
+ */
+export function streamReplicas(nc: NatsConnection): number {
+  const configured = envInt('NATS_STREAM_REPLICAS', 0);
+  if (configured > 0) return configured;
+  const nodes = nc.info?.cluster ? new Set(nc.info.connect_urls ?? []).size : 1;
+  return Math.max(1, Math.min(MAX_STREAM_REPLICAS, nodes));
+}
+
+/**
+ * Creates the stream, or widens its subjects and raises its replicas (a stream
+ * made on a single server, or before the cluster grew, goes to `replicas`; a
+ * stream is never lowered). Safe when several processes start at once (a
+ * create that lost the race is followed by another look), and waits out a
+ * cluster still electing its leaders or learning its peers, up to 30 s.
+ */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas = 1): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     try {
-      const info = await jsm.streams.info(spec.name);
-      const missing = spec.subjects.filter((s) => !info.config.subjects.includes(s));
-      if (missing.length > 0) {
-        await jsm.streams.update(spec.name, { ...info.config, subjects: [...info.config.subjects, ...missing] });
-        log.info({ stream: spec.name, added: missing }, 'stream subjects added');
-      }
+      await ensureStreamOnce(jsm, spec, log, replicas);
       return;
     } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-    try {
-      await jsm.streams.add({
-        name: spec.name,
-        subjects: spec.subjects,
-        storage: StorageType.File,
-        retention: RetentionPolicy.Limits,
-        discard: DiscardPolicy.Old,
-        duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      });
-      log.info({ stream: spec.name, subjects: spec.subjects }, 'stream created');
-      return;
-    } catch (err) {
-      // Another process created it between our info and add: look again.
-      log.debug({ err, stream: spec.name }, 'stream add raced');
+      if (Date.now() > deadline) throw err;
+      log.warn({ err, stream: spec.name }, 'stream not ready; trying again');
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  throw new Error(`Could not ensure stream ${spec.name}`);
+}
+
+async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas: number): Promise<void> {
+  try {
+    const info = await jsm.streams.info(spec.name);
+    const missing = spec.subjects.filter((s) => !info.config.subjects.includes(s));
+    const current = info.config.num_replicas || 1;
+    if (missing.length > 0 || current < replicas) {
+      await jsm.streams.update(spec.name, {
+        ...info.config,
+        subjects: [...info.config.subjects, ...missing],
+        num_replicas: Math.max(current, replicas),
+      });
+      if (missing.length > 0) log.info({ stream: spec.name, added: missing }, 'stream subjects added');
+      if (current < replicas) log.info({ stream: spec.name, from: current, to: replicas }, 'stream replicas raised');
+    }
+    return;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  await jsm.streams.add({
+    name: spec.name,
+    subjects: spec.subjects,
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    num_replicas: replicas,
+  });
+  log.info({ stream: spec.name, subjects: spec.subjects, replicas }, 'stream created');
 }
 
 /**

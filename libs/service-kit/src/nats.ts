@@ -14,12 +14,31 @@ export interface ConnectOptions {
   log: Logger;
   /** Keep retrying the first connection (services) or fail at once (command-line tools). */
   waitForServer?: boolean;
+  /** Try the servers in the order given instead of a random one (tests that need a given node). */
+  inOrder?: boolean;
 }
+
+/**
+ * Whether the server this connection is on sees fewer than a majority of the
+ * cluster's nodes (its `connect_urls` shrink as its routes drop): cut off by
+ * a partition, it can reach none of the services and streams on the other
+ * side, while another node would.
+ */
+export function onMinorityNode(nc: NatsConnection, configuredNodes: number): boolean {
+  if (configuredNodes < 3 || !nc.info?.cluster) return false;
+  const seen = new Set(nc.info.connect_urls ?? []).size;
+  return seen > 0 && seen < Math.floor(configuredNodes / 2) + 1;
+}
+
+/** How often a connection checks that its server still sees a majority of the cluster. */
+const MOVE_CHECK_MS = 2_000;
 
 export async function connectNats(settings: NatsSettings, options: ConnectOptions): Promise<NatsConnection> {
   const waitForServer = options.waitForServer ?? true;
+  const servers = settings.url.split(',');
   const nc = await connect({
-    servers: settings.url.split(','),
+    servers,
+    noRandomize: options.inOrder ?? false,
     name: options.name,
     user: settings.user,
     pass: settings.password,
@@ -37,9 +56,20 @@ export async function connectNats(settings: NatsSettings, options: ConnectOption
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'pingTimer') continue;
-      options.log.info({ nats_status: status.type, data: String(status.data) }, 'nats connection status');
+      options.log.info({ nats_status: status.type, data: typeof status.data === 'object' ? status.data : String(status.data) }, 'nats connection status');
     }
   })();
+  // A client stays with a server it can reach, even one partitioned from the rest: move to another.
+  // (The server's INFO updates nc.info, but nats.js reports no event when a configured node leaves it.)
+  if (servers.length >= 3) {
+    const check = setInterval(() => {
+      if (nc.isClosed() || !onMinorityNode(nc, servers.length)) return;
+      options.log.warn({ server: nc.info?.server_name, sees: nc.info?.connect_urls }, 'nats server is cut off from its cluster; moving to another');
+      nc.reconnect().catch(() => undefined);
+    }, MOVE_CHECK_MS);
+    check.unref();
+    void nc.closed().then(() => clearInterval(check));
+  }
   return nc;
 }
 

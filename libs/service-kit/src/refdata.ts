@@ -12,7 +12,7 @@ import {
   type RefRecordByKind,
   type ServiceName,
 } from '@clinic/contracts';
-import { ensureStream } from './jetstream';
+import { ensureStream, streamReplicas } from './jetstream';
 import type { Logger } from './logger';
 import { docKey, findByKeys, isDuplicateKeyError } from './mongo';
 import { schemaProblem } from './schema';
@@ -114,7 +114,7 @@ export async function startReferenceConsumer(options: {
 }): Promise<ReferenceConsumer> {
   const { nc, service, refs, log } = options;
   const jsm = await nc.jetstreamManager();
-  await ensureStream(jsm, REF_STREAM, log);
+  await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc));
   const durable = refConsumerName(service);
   const streamInfo = await jsm.streams.info(REF_STREAM.name);
 

@@ -13,7 +13,7 @@ import { DatabaseBreaker } from './breaker';
 import { VersionedCache } from './cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
-import { ensureEventReaders, ensureStream } from './jetstream';
+import { ensureEventReaders, ensureStream, streamReplicas } from './jetstream';
 import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
@@ -67,7 +67,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
     const jsm = await nc.jetstreamManager();
     const events = eventStreamOf(name);
-    await ensureStream(jsm, events, log);
+    await ensureStream(jsm, events, log, streamReplicas(nc));
     await ensureEventReaders(jsm, events.name, settings.eventReaders, log);
     const js = nc.jetstream();
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));

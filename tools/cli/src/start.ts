@@ -11,7 +11,10 @@ async function main(): Promise<void> {
   if (!process.env.JWT_SECRET && !process.env.JWT_PUBLIC_KEY) {
     say('WARNING: JWT_SECRET is not set; the gateway accepts tokens signed with the development default secret. Never use it in production.');
   }
-  say(`starting NATS, the database, billing, catalogue, sessions and the gateway (data in ${dataDir})`);
+  const natsCluster = envInt('NATS_CLUSTER', 1);
+  if (natsCluster !== 1 && natsCluster !== 3) throw new Error(`NATS_CLUSTER must be 1 or 3, got ${natsCluster}`);
+  const nats = natsCluster === 1 ? 'NATS' : `a ${natsCluster}-node NATS cluster`;
+  say(`starting ${nats}, the database, billing, catalogue, sessions and the gateway (data in ${dataDir})`);
   const stack = await Stack.start({
     dataDir,
     natsUrl: envOptional('NATS_URL'),
@@ -21,6 +24,9 @@ async function main(): Promise<void> {
     dbPort: envInt('DB_PORT', 27017),
     gatewayPort: envInt('PORT', 3000),
     serviceOutput: 'inherit',
+    natsCluster,
+    // Every process that exits unexpectedly is restarted with backoff; a crash loop is given up.
+    supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });
 
   let stopping = false;
@@ -62,7 +68,7 @@ async function main(): Promise<void> {
     `Clinic API:    ${stack.gatewayUrl}`,
     `API docs:      ${stack.gatewayUrl}/docs`,
     `Health:        ${stack.gatewayUrl}/health`,
-    `NATS:          ${stack.infra.natsUrl}`,
+    `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}`,
     `Database:      ${stack.infra.mongoUrl}`,
     adminToken
       ? `Admin token (development, ${Math.round(adminLifetime / 360) / 10} h):\n${adminToken}`

@@ -5,7 +5,7 @@
  * together, or a start cut short, repeat it harmlessly.
  */
 import type { Collection, Db } from 'mongodb';
-import type { Logger } from '@clinic/service-kit';
+import { isDuplicateKeyError, type Logger } from '@clinic/service-kit';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';
 import { searchTextOf, SEARCH_FIELDS } from './search';
@@ -25,8 +25,21 @@ export async function runMigrations(db: Db, bills: Collection<BillDoc>, log: Log
     if (await done.findOne({ _id: name })) continue;
     const started = Date.now();
     const changed = await step();
-    await done.updateOne({ _id: name }, { $set: { done_at: new Date() } }, { upsert: true });
+    await upsertOnce(() => done.updateOne({ _id: name }, { $set: { done_at: new Date() } }, { upsert: true }));
     log.info({ migration: name, changed, duration_ms: Date.now() - started }, 'migration done');
+  }
+}
+
+/**
+ * An upsert that another replica may be making at the same moment: FerretDB
+ * does not make upserts atomic, so the loser gets a duplicate key error on
+ * the document the winner inserted, which is the outcome both wanted.
+ */
+async function upsertOnce(upsert: () => Promise<unknown>): Promise<void> {
+  try {
+    await upsert();
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
   }
 }
 
@@ -48,10 +61,12 @@ async function registerBillDays(db: Db, bills: Collection<BillDoc>): Promise<num
     .toArray();
   const registry = db.collection<{ _id: string; store_id: number; bill_date: string; token: string }>('bill_days');
   for (const { _id: day } of days) {
-    await registry.updateOne(
-      { _id: `${day.s}:${day.d}` },
-      { $setOnInsert: { store_id: day.s, bill_date: day.d, token: `migrated-${day.s}-${day.d}` } },
-      { upsert: true },
+    await upsertOnce(() =>
+      registry.updateOne(
+        { _id: `${day.s}:${day.d}` },
+        { $setOnInsert: { store_id: day.s, bill_date: day.d, token: `migrated-${day.s}-${day.d}` } },
+        { upsert: true },
+      ),
     );
   }
   return days.length;

@@ -1,0 +1,177 @@
+/**
+ * What every fault under load is checked against: the bills the API confirmed,
+ * what the database stored, and the created events on the stream; plus the
+ * table every fault file prints and writes to bench-results/.
+ */
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NatsConnection } from 'nats';
+import { MongoClient } from 'mongodb';
+import { REPO_ROOT } from '@clinic/devstack';
+import { eventually, type TestStack } from '../e2e/harness';
+import { BillLoad } from './load';
+
+/** 8 careful clients creating bills of one charge on `billDate` (a date no other test uses). */
+export function billLoad(t: TestStack, chargeId: number, billDate: string): BillLoad {
+  return new BillLoad({
+    url: t.url,
+    token: t.token('cashier', 5),
+    concurrency: 8,
+    body: () => ({
+      patient_name: 'Load Patient', patient_contact: '0770000000', bill_date: billDate, payment_method: 'Card', store_id: 1,
+      items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+    }),
+  });
+}
+
+/** Prints the table of a fault file's reports and writes them to bench-results/<file>. */
+export function writeReports(file: string, reports: Record<string, unknown>[]): void {
+  const dir = join(REPO_ROOT, 'bench-results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, file), `${JSON.stringify({ date: new Date().toISOString(), reports }, null, 2)}\n`);
+  const cell = (value: unknown) => (value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  const table = reports.map((r) =>
+    [r.fault, r.attempts, r.succeeded, r.failed_by_status, r.hangs, r.bills_lost, r.duplicates, r.gaps, r.unconfirmed_but_stored, r.events_missing, r.ref_records_missing, r.recovery_ms]
+      .map(cell)
+      .join(' | '),
+  );
+  process.stdout.write(
+    ['', 'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | recovery ms', ...table, ''].join('\n'),
+  );
+}
+
+export interface StoredBill {
+  id: number;
+  bill_number: string;
+  bill_date: string;
+  idempotency_key?: string;
+}
+
+async function storedBills(t: TestStack): Promise<StoredBill[]> {
+  const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+  try {
+    return (await mongo.db('clinic_billing').collection('bills').find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1 } }).toArray()) as never;
+  } finally {
+    await mongo.close();
+  }
+}
+
+/** Per stack: bill ids with a billing.bill.created event on the stream, read so far. */
+const billsWithCreatedEvent = new WeakMap<TestStack, Set<number>>();
+
+/**
+ * Reads BILLING_EVENTS as another hospital system does, through the pull
+ * consumer provisioned for it, and returns every bill id with a created event
+ * seen so far (events are acknowledged, so each call reads only the new ones).
+ */
+async function createdEvents(t: TestStack, nc: NatsConnection): Promise<Set<number>> {
+  const ids = billsWithCreatedEvent.get(t) ?? new Set<number>();
+  billsWithCreatedEvent.set(t, ids);
+  const consumer = await nc.jetstream().consumers.get('BILLING_EVENTS', 'hospital');
+  for (let pending = (await consumer.info()).num_pending; pending > 0; pending = (await consumer.info()).num_pending) {
+    const batch = await consumer.fetch({ max_messages: Math.min(pending, 500), expires: 2000 });
+    for await (const m of batch) {
+      if (m.subject === 'billing.bill.created') ids.add(m.json<{ data: { bill: { id: number } } }>().data.bill.id);
+      m.ack();
+    }
+  }
+  return ids;
+}
+
+/**
+ * `recoverySince`: when service should resume (the kill for a replica, the
+ * restart for a server); recovery is the time from then until a request
+ * started after it succeeds.
+ */
+export async function verify(
+  t: TestStack,
+  reports: Record<string, unknown>[],
+  fault: string,
+  run: BillLoad,
+  billDate: string,
+  recoverySince: number,
+): Promise<Record<string, any>> {
+  const bills = await storedBills(t);
+  const byId = new Map(bills.map((b) => [b.id, b]));
+  const confirmed = run.bills.filter((b) => b.created);
+  const lost = confirmed.filter((b) => byId.get(b.created!.bill_id)?.bill_number !== b.created!.bill_number);
+  const perKey = new Map<string, number>();
+  for (const b of bills) if (b.idempotency_key) perKey.set(b.idempotency_key, (perKey.get(b.idempotency_key) ?? 0) + 1);
+  const keyOf = (key: string) => `5:${key}`; // keys are scoped to the caller (sub 5)
+  const duplicatedRequests = run.bills.filter((b) => (perKey.get(keyOf(b.key)) ?? 0) > 1).length;
+  const duplicateNumbers = bills.length - new Set(bills.map((b) => b.bill_number)).size;
+  const unconfirmedButStored = run.bills.filter((b) => !b.created && (perKey.get(keyOf(b.key)) ?? 0) > 0).length;
+  const seqs = bills.filter((b) => b.bill_date === billDate).map((b) => Number(b.bill_number.split('-')[2])).sort((a, b) => a - b);
+  const gaps = seqs.length === 0 ? 0 : seqs[seqs.length - 1] - seqs.length;
+
+  const readStatuses = await Promise.all(confirmed.map(async (b) => (await t.get(`/lab_bills/${b.created!.bill_id}`)).status));
+  const readable = readStatuses.map((status) => status === 200);
+  if (readable.some((ok) => !ok)) {
+    const counts: Record<number, number> = {};
+    for (const status of readStatuses) counts[status] = (counts[status] ?? 0) + 1;
+    process.stdout.write(`reads of confirmed bills after ${fault}: ${JSON.stringify(counts)}\n`);
+  }
+  const nc = await t.nats('hospital');
+  const events = await eventually(async () => {
+    const ids = await createdEvents(t, nc);
+    return bills.every((b) => ids.has(b.id)) ? ids : undefined;
+  }, 30_000, 1_000).catch(() => createdEvents(t, nc));
+  const missing = bills.filter((b) => !events.has(b.id));
+  const eventsMissing = missing.length;
+  if (missing.length > 0) process.stdout.write(`bills without a created event: ${JSON.stringify(missing)}\n`);
+
+  const counts = run.statusCounts();
+  const failed = Object.fromEntries(Object.entries(counts).filter(([status]) => status !== '201'));
+  const report = {
+    fault,
+    attempts: Object.values(counts).reduce((a, b) => a + b, 0),
+    logical_bills: run.bills.length,
+    succeeded: counts['201'] ?? 0,
+    failed_by_status: failed,
+    hangs: counts.hang ?? 0,
+    bills_lost: lost.length,
+    unreadable: readable.filter((ok) => !ok).length,
+    duplicates: duplicatedRequests + duplicateNumbers,
+    gaps,
+    unconfirmed_but_stored: unconfirmedButStored,
+    events_missing: eventsMissing,
+    failures_in_envelope: run.failuresInEnvelope(),
+    recovery_ms: run.recoveryMs(recoverySince),
+  };
+  reports.push(report);
+  return report;
+}
+
+export const HEALTHY = { hangs: 0, bills_lost: 0, unreadable: 0, duplicates: 0, gaps: 0, events_missing: 0, failures_in_envelope: true };
+
+/** The services' error lines grouped by log file and cause, so a failure in CI explains itself in the output. */
+function errorSummary(logDir: string): string {
+  const counts = new Map<string, number>();
+  for (const file of readdirSync(logDir).filter((f) => /^(billing|catalogue|sessions|gateway)/.test(f))) {
+    for (const line of readFileSync(join(logDir, file), 'utf8').split('\n')) {
+      if (!line.includes('"level":"error"') && !line.includes('"level":"warn"')) continue;
+      try {
+        const entry = JSON.parse(line) as { pid?: number; msg?: string; err?: { type?: string; message?: string } | string };
+        const cause = typeof entry.err === 'string' ? entry.err : entry.err ? `${entry.err.type}: ${entry.err.message}` : '';
+        const key = `${file} pid ${entry.pid} ${entry.msg} ${cause}`.slice(0, 300);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      } catch {
+        // not a JSON line
+      }
+    }
+  }
+  return [...counts].map(([key, n]) => `  ${n} x ${key}\n`).join('');
+}
+
+export function expectHealthy(t: TestStack, report: Record<string, any>): void {
+  if (Object.entries(HEALTHY).some(([key, value]) => report[key] !== value)) {
+    // The stack's data folder is removed after the run: keep the logs of a failure to read.
+    const dir = join(REPO_ROOT, 'bench-results', `faults-logs-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    cpSync(t.stack.logDir, dir, { recursive: true });
+    process.stdout.write(`logs of the failed check kept in ${dir}\n${errorSummary(t.stack.logDir)}`);
+  }
+  expect(report).toMatchObject(HEALTHY);
+  expect(report.succeeded).toBeGreaterThan(0);
+  expect(report.recovery_ms).not.toBeNull();
+}
+
