@@ -3,7 +3,9 @@
  * replica killed with SIGKILL, NATS restarted, the database stopped, a service
  * stopped while reference records are published. After each: every bill the
  * API confirmed is stored and readable, no number is used twice or skipped,
- * no logical request created two bills, every bill has its created event.
+ * no logical request created two bills, every bill has its created event,
+ * and every change of a bill (its creation, and updates sent alongside the
+ * load) has exactly one history entry: none missing, none without its change.
  * The figures are printed and written to bench-results/faults-latest.json.
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +15,7 @@ import { MongoClient } from 'mongodb';
 import { refSubject, SessionsSubjects } from '@clinic/contracts';
 import { REPO_ROOT } from '@clinic/devstack';
 import { eventually, sleep, startTestStack, type TestStack } from '../e2e/harness';
-import { BillLoad } from './load';
+import { BillLoad, BillUpdates } from './load';
 
 let t: TestStack;
 let chargeId: number;
@@ -31,15 +33,16 @@ afterAll(async () => {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'faults-latest.json'), `${JSON.stringify({ date: new Date().toISOString(), reports }, null, 2)}\n`);
   const table = reports.map((r) =>
-    [r.fault, r.attempts, r.succeeded, JSON.stringify(r.failed_by_status), r.hangs, r.bills_lost, r.duplicates, r.gaps, r.unconfirmed_but_stored, r.events_missing, r.recovery_ms].join(' | '),
+    [r.fault, r.attempts, r.succeeded, JSON.stringify(r.failed_by_status), r.hangs, r.bills_lost, r.duplicates, r.gaps, r.unconfirmed_but_stored, r.events_missing, r.bill_changes, r.history_missing, r.history_without_change, r.recovery_ms].join(' | '),
   );
   process.stdout.write(
-    ['', 'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | recovery ms', ...table, ''].join('\n'),
+    ['', 'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | bill changes | history missing | history without change | recovery ms', ...table, ''].join('\n'),
   );
 });
 
-function load(billDate: string): BillLoad {
-  return new BillLoad({
+/** The bill load of a fault, with updates of the bills it creates alongside. */
+function load(billDate: string): BillLoad & { updates: BillUpdates } {
+  const run = new BillLoad({
     url: t.url,
     token: t.token('cashier', 5),
     concurrency: 8,
@@ -48,6 +51,19 @@ function load(billDate: string): BillLoad {
       items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
     }),
   });
+  const updates = new BillUpdates(run, { url: t.url, token: t.token('cashier', 6) });
+  const start = run.start.bind(run);
+  const stop = run.stop.bind(run);
+  return Object.assign(run, {
+    updates,
+    start: () => {
+      start();
+      updates.start();
+    },
+    stop: async () => {
+      await Promise.all([stop(), updates.stop()]);
+    },
+  });
 }
 
 interface StoredBill {
@@ -55,12 +71,35 @@ interface StoredBill {
   bill_number: string;
   bill_date: string;
   idempotency_key?: string;
+  /** The events of the bill's writes: its creation and each change (the outbox's proof). */
+  _event_ids: string[];
 }
 
 async function storedBills(): Promise<StoredBill[]> {
   const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
   try {
-    return (await mongo.db('clinic_billing').collection('bills').find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1 } }).toArray()) as never;
+    return (await mongo.db('clinic_billing').collection('bills').find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1, _event_ids: 1 } }).toArray()) as never;
+  } finally {
+    await mongo.close();
+  }
+}
+
+/**
+ * Each stored change of a bill (an event id on the bill) against the bills'
+ * history: entries missing for a change, and entries for a change the bill
+ * does not hold. Entries are keyed by their change's event id.
+ */
+async function historyCheck(bills: StoredBill[], billDate: string): Promise<{ changes: number; missing: string[]; withoutChange: string[] }> {
+  const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+  try {
+    const entries = await mongo.db('clinic_billing').collection<{ _id: string; entity_id: number }>('bill_history').find({}, { projection: { entity_id: 1 } }).toArray();
+    const changes = new Map(bills.flatMap((b) => b._event_ids.map((eventId) => [eventId, b.id] as const)));
+    const recorded = new Map(entries.map((e) => [e._id, e.entity_id]));
+    return {
+      changes: bills.filter((b) => b.bill_date === billDate).reduce((n, b) => n + b._event_ids.length, 0),
+      missing: [...changes.keys()].filter((eventId) => recorded.get(eventId) !== changes.get(eventId)),
+      withoutChange: [...recorded.keys()].filter((eventId) => !changes.has(eventId)),
+    };
   } finally {
     await mongo.close();
   }
@@ -88,7 +127,7 @@ async function createdEvents(nc: NatsConnection): Promise<Set<number>> {
  * started after it succeeds.
  */
 async function verify(fault: string, run: BillLoad, billDate: string, recoverySince: number): Promise<Record<string, any>> {
-  const bills = await storedBills();
+  let bills = await storedBills();
   const byId = new Map(bills.map((b) => [b.id, b]));
   const confirmed = run.bills.filter((b) => b.created);
   const lost = confirmed.filter((b) => byId.get(b.created!.bill_id)?.bill_number !== b.created!.bill_number);
@@ -116,6 +155,15 @@ async function verify(fault: string, run: BillLoad, billDate: string, recoverySi
   const missing = bills.filter((b) => !events.has(b.id));
   const eventsMissing = missing.length;
   if (missing.length > 0) process.stdout.write(`bills without a created event: ${JSON.stringify(missing)}\n`);
+  // Entries of changes whose process died are stored by another replica's sweeper (after its grace period).
+  const history = await eventually(async () => {
+    bills = await storedBills();
+    const check = await historyCheck(bills, billDate);
+    return check.missing.length === 0 && check.withoutChange.length === 0 ? check : undefined;
+  }, 30_000, 1_000).catch(async () => historyCheck(await storedBills(), billDate));
+  if (history.missing.length + history.withoutChange.length > 0) {
+    process.stdout.write(`bill changes without a history entry: ${JSON.stringify(history.missing)}; entries without a change: ${JSON.stringify(history.withoutChange)}\n`);
+  }
 
   const counts = run.statusCounts();
   const failed = Object.fromEntries(Object.entries(counts).filter(([status]) => status !== '201'));
@@ -132,6 +180,10 @@ async function verify(fault: string, run: BillLoad, billDate: string, recoverySi
     gaps,
     unconfirmed_but_stored: unconfirmedButStored,
     events_missing: eventsMissing,
+    bill_changes: history.changes,
+    updates_sent: (run as ReturnType<typeof load>).updates?.statuses.length ?? 0,
+    history_missing: history.missing.length,
+    history_without_change: history.withoutChange.length,
     failures_in_envelope: run.failuresInEnvelope(),
     recovery_ms: run.recoveryMs(recoverySince),
   };
@@ -139,7 +191,9 @@ async function verify(fault: string, run: BillLoad, billDate: string, recoverySi
   return report;
 }
 
-const HEALTHY = { hangs: 0, bills_lost: 0, unreadable: 0, duplicates: 0, gaps: 0, events_missing: 0, failures_in_envelope: true };
+const HEALTHY = {
+  hangs: 0, bills_lost: 0, unreadable: 0, duplicates: 0, gaps: 0, events_missing: 0, history_missing: 0, history_without_change: 0, failures_in_envelope: true,
+};
 
 /** The services' error lines grouped by log file and cause, so a failure in CI explains itself in the output. */
 function errorSummary(logDir: string): string {
@@ -169,6 +223,9 @@ function expectHealthy(report: Record<string, any>): void {
   }
   expect(report).toMatchObject(HEALTHY);
   expect(report.succeeded).toBeGreaterThan(0);
+  // Updates met the fault too: the load's bills hold more changes than their creations.
+  expect(report.bill_changes).toBeGreaterThan(report.succeeded);
+  expect(report.updates_sent).toBeGreaterThan(0);
   expect(report.recovery_ms).not.toBeNull();
 }
 
@@ -254,6 +311,7 @@ it('stop a service while reference records are published: it catches up after it
   reports.push({
     fault: 'stop sessions while 200 reference records are published',
     attempts: 0, succeeded: 0, failed_by_status: {}, hangs: 0, bills_lost: 0, duplicates: 0, gaps: 0, unconfirmed_but_stored: 0, events_missing: 0,
+    bill_changes: 0, history_missing: 0, history_without_change: 0,
     records_published_while_down: 200,
     down_ms: restartedAt - stoppedAt,
     recovery_ms: caughtUpAt - restartedAt,

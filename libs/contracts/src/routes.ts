@@ -64,8 +64,14 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   }),
   route({
     method: 'DELETE', url: '/lab_bills/:bill_id', subject: BillingSubjects.cancel, tag: 'Lab bills',
-    summary: 'Cancel a lab bill (admin only); it then disappears from every read', param: 'bill_id',
-    responses: { 200: messageSchema, ...standardFailures(404, 409) },
+    summary: 'Cancel a lab bill (admin only), optionally with a reason; it then disappears from every read but its history', param: 'bill_id',
+    body: billing.cancelBillBodySchema, bodyOptional: true,
+    responses: { 200: messageSchema, ...standardFailures(404, 409, 413) },
+  }),
+  route({
+    method: 'GET', url: '/lab_bills/:bill_id/history', subject: BillingSubjects.history, tag: 'Lab bills',
+    summary: "A bill's audit trail, oldest first (admin only); cancelled bills included", param: 'bill_id',
+    responses: { 200: billing.billingExtraResponses.history, ...standardFailures(404) },
   }),
 
   route({
@@ -97,6 +103,11 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     method: 'DELETE', url: '/hospital_charges/:charge_id', subject: CatalogueSubjects.delete, tag: 'Hospital charges',
     summary: 'Delete a hospital charge (soft delete)', param: 'charge_id',
     responses: { 200: messageSchema, ...standardFailures(404, 409) },
+  }),
+  route({
+    method: 'GET', url: '/hospital_charges/:charge_id/history', subject: CatalogueSubjects.history, tag: 'Hospital charges',
+    summary: "A charge's audit trail, oldest first: every change of its name, type, amount, status or notes; deleted charges included", param: 'charge_id',
+    responses: { 200: catalogue.catalogueResponses.history, ...standardFailures(404) },
   }),
 
   route({

@@ -19,3 +19,4 @@ export * from './money';
 export * from './validation';
 export * from './lifecycle';
 export * from './service';
+export * from './audit';

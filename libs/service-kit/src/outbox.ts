@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, type JetStreamClient } from 'nats';
-import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { HeaderNames, type DomainEvent, type EventSubject } from '@clinic/contracts';
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
@@ -21,18 +21,33 @@ export interface WriteProof {
 /** The usual proofs: the entity lists the event id, or the entity is gone. */
 export type ProofKind = 'contains-event' | 'absent';
 
+/**
+ * A document that must exist exactly when the write an event describes
+ * happened, such as an audit-trail entry: kept in the outbox entry, inserted
+ * once the write succeeded (or, for a write the sweeper proved, by the relay).
+ * It is stored under the event's id (so one record per collection and event),
+ * which makes a second insert change nothing.
+ */
+export interface CommitRecord {
+  collection: string;
+  doc: Record<string, unknown>;
+}
+
 export interface OutboxEntry {
   _id: string;
   subject: EventSubject;
   event: DomainEvent;
   proof: WriteProof;
   created_at: Date;
+  records?: CommitRecord[];
 }
 
 export interface EventSpec {
   subject: EventSubject;
   data: Record<string, unknown>;
   correlationId: string;
+  /** Stored after the write, exactly once (see CommitRecord). */
+  records?: CommitRecord[];
 }
 
 /** Events recorded ahead of their writes: released when a write succeeded, discarded when it certainly failed. */
@@ -40,6 +55,12 @@ export interface PreparedEvents {
   entries: OutboxEntry[];
   /** Hands these (default: all) to the relay. */
   release(eventIds?: string[]): void;
+  /**
+   * After their writes succeeded: stores the entries' records now, so that the
+   * caller's answer follows them, then releases them. A record that cannot be
+   * stored now is left to the relay, which stores it before it publishes.
+   */
+  settle(eventIds?: string[]): Promise<void>;
   /** Deletes the entries of writes that certainly did not happen. */
   discard(eventIds?: string[]): Promise<void>;
   /** Stops tracking entries whose writes may or may not have happened: the sweeper decides. */
@@ -93,6 +114,8 @@ export class Outbox {
   private readonly queue: OutboxEntry[] = [];
   /** Entries this process is writing, queuing or publishing; the sweeper leaves them alone. */
   private readonly owned = new Set<string>();
+  /** Entries of this process whose records are stored. */
+  private readonly recordsStored = new Set<string>();
   private pumping: Promise<void> | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -149,7 +172,7 @@ export class Outbox {
       }
       throw err;
     }
-    prepared.release();
+    await prepared.settle();
     return result;
   }
 
@@ -164,11 +187,20 @@ export class Outbox {
       throw err;
     }
     const pick = (eventIds?: string[]) => (eventIds ? entries.filter((e) => eventIds.includes(e._id)) : entries);
+    const release = (eventIds?: string[]) => {
+      this.queue.push(...pick(eventIds));
+      this.kick();
+    };
     return {
       entries,
-      release: (eventIds) => {
-        this.queue.push(...pick(eventIds));
-        this.kick();
+      release,
+      settle: async (eventIds) => {
+        try {
+          await this.storeRecords(pick(eventIds));
+        } catch (err) {
+          this.log.warn({ err }, 'records of a committed write not stored yet; the relay will store them');
+        }
+        release(eventIds);
       },
       discard: async (eventIds) => {
         const chosen = pick(eventIds);
@@ -179,6 +211,24 @@ export class Outbox {
         for (const entry of pick(eventIds)) this.owned.delete(entry._id);
       },
     };
+  }
+
+  /** Inserts the records of these entries that are not stored yet; one already there counts as stored. */
+  private async storeRecords(entries: OutboxEntry[]): Promise<void> {
+    const pending = entries.filter((entry) => (entry.records?.length ?? 0) > 0 && !this.recordsStored.has(entry._id));
+    const byCollection = new Map<string, Array<{ _id: string }>>();
+    for (const { _id, records } of pending) {
+      for (const { collection, doc } of records!) byCollection.set(collection, [...(byCollection.get(collection) ?? []), { ...doc, _id }]);
+    }
+    for (const [collection, docs] of byCollection) {
+      try {
+        await this.db.collection<{ _id: string }>(collection).insertMany(docs, { ordered: false });
+      } catch (err) {
+        const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
+        if (errors.length === 0 || !errors.every((e) => isDuplicateKeyError(e))) throw err;
+      }
+    }
+    for (const entry of pending) this.recordsStored.add(entry._id);
   }
 
   private entry(eventId: string, spec: EventSpec, proof: WriteProof): OutboxEntry {
@@ -194,6 +244,7 @@ export class Outbox {
       },
       proof,
       created_at: new Date(),
+      ...(spec.records?.length ? { records: spec.records } : {}),
     };
   }
 
@@ -223,6 +274,8 @@ export class Outbox {
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, 64);
       try {
+        // A record is stored before its event is published, and so before the entry is deleted.
+        await this.storeRecords(batch);
         // Publishes are issued in order on one connection, so JetStream stores them in order.
         await Promise.all(batch.map((entry) => this.publish(entry)));
       } catch (err) {
@@ -241,7 +294,10 @@ export class Outbox {
         // Left in place, they will be swept and republished; JetStream drops the duplicates.
         this.log.warn({ err, count: ids.length }, 'published outbox entries not deleted');
       }
-      for (const id of ids) this.owned.delete(id);
+      for (const id of ids) {
+        this.owned.delete(id);
+        this.recordsStored.delete(id);
+      }
     }
   }
 

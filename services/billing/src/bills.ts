@@ -22,6 +22,7 @@ import {
   MESSAGES,
   pageCount,
   parseBillUpdate,
+  parseCancelReason,
   parseListQuery,
   parseNewBill,
   parseSummaryQuery,
@@ -59,6 +60,11 @@ function createdReply(doc: BillDoc): ServiceReply {
   });
 }
 
+export interface BillingOptions {
+  /** CANCEL_REASON_REQUIRED: a cancellation without a reason is refused. */
+  cancelReasonRequired: boolean;
+}
+
 export class BillOperations {
   constructor(
     private readonly store: BillStore,
@@ -66,6 +72,7 @@ export class BillOperations {
     private readonly catalogue: CatalogueClient,
     private readonly locks: RecordLocks,
     private readonly clock: ClinicClock,
+    private readonly options: BillingOptions = { cancelReasonRequired: false },
   ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -87,7 +94,7 @@ export class BillOperations {
       throw badRequest(`Invalid charge_id(s) for store ${input.store_id}: ${invalid.join(', ')}. Each charge must be Active and belong to the bill's store.`);
     }
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
-    const { doc, replayed } = await this.store.writes.create(input, totals, { correlationId: ctx.correlationId, idempotency }); // rules 11-12
+    const { doc, replayed } = await this.store.writes.create(input, totals, { correlationId: ctx.correlationId, actor: caller, idempotency }); // rules 11-12
     if (idempotency) {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
       if (!replayed) await this.store.claims.save(idempotency, doc.id);
@@ -139,20 +146,29 @@ export class BillOperations {
       const existing = await this.store.queries.findLive(id); // rule 5
       if (!existing) throw notFound(MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
-      await this.store.writes.update(existing, changes, ctx.correlationId); // rule 7
+      await this.store.writes.update(existing, changes, { correlationId: ctx.correlationId, actor: callerOf(ctx) }); // rule 7
     });
     return success(200, { message: MESSAGES.updated });
   }
 
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
     await this.locks.run('bill', id, async () => {
       const existing = await this.store.queries.findLive(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);
-      await this.store.writes.cancel(existing, ctx.correlationId);
+      await this.store.writes.cancel(existing, reason, { correlationId: ctx.correlationId, actor: callerOf(ctx) });
     });
     return success(200, { message: MESSAGES.cancelled });
+  }
+
+  /** Every change of a bill, oldest first; a cancelled bill's too. */
+  async history(request: ServiceRequest): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const doc = await this.store.queries.findById(id);
+    if (!doc) throw notFound(MESSAGES.notFound);
+    return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
   }
 
   private async userNames(docs: BillDoc[]): Promise<Map<number, string>> {
@@ -161,3 +177,4 @@ export class BillOperations {
     return new Map([...users].map(([id, user]) => [id, user.name]));
   }
 }
+

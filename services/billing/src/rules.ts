@@ -55,6 +55,8 @@ export const MESSAGES = {
   alreadyCancelled: 'Bill is already cancelled.',
   catalogueUnavailable: 'The charge catalogue is unavailable. Please retry.',
   idempotencyMismatch: 'This Idempotency-Key was already used for a different request.',
+  reasonRequired: 'reason is required: give the reason for the cancellation.',
+  reasonNotText: 'reason must be a string.',
 } as const;
 
 const oneOf = (values: readonly string[]) => values.join(', ');
@@ -342,4 +344,22 @@ export function parseSummaryQuery(query: QueryParams): { store_id: number } & Da
 
 export function pageCount(total: number, perPage: number): number {
   return Math.max(1, Math.ceil(total / perPage));
+}
+
+/**
+ * DELETE /lab_bills/{id}'s optional body: the reason, trimmed (blank is none),
+ * checked before the bill is looked up. `required`: CANCEL_REASON_REQUIRED.
+ */
+export function parseCancelReason(raw: unknown, required: boolean): string | null {
+  let reason: string | null = null;
+  if (raw !== undefined) {
+    if (!isPlainObject(raw)) throw badRequest(MESSAGES.body);
+    if (given(raw, 'reason')) {
+      if (typeof raw.reason !== 'string') throw badRequest(MESSAGES.reasonNotText);
+      if ([...raw.reason].length > Limits.cancelReasonMaxLength) throw badRequest(`reason must be at most ${Limits.cancelReasonMaxLength} characters.`);
+      reason = trimmedOrNull(raw.reason);
+    }
+  }
+  if (required && reason === null) throw badRequest(MESSAGES.reasonRequired);
+  return reason;
 }

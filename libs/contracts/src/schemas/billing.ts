@@ -1,6 +1,7 @@
 import { Limits } from '../limits';
 import {
   dateSchema,
+  historyEntrySchema,
   IGNORED_FIELDS_NOTE,
   idSchema,
   moneySchema,
@@ -248,3 +249,25 @@ export interface ChargeCheckReply {
   /** The ids that are not Active, deleted, missing or of another store. */
   invalid_ids: number[];
 }
+
+// Beyond the spec: the audit trail.
+
+export const cancelBillBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: `Optional. The reason is stored trimmed with the cancellation's history entry; the service makes it mandatory when CANCEL_REASON_REQUIRED=true. ${IGNORED_FIELDS_NOTE}`,
+  properties: {
+    reason: { type: 'string', nullable: true, maxLength: Limits.cancelReasonMaxLength, example: 'Patient billed twice' },
+  },
+};
+
+export const BILL_HISTORY_ACTIONS = ['created', 'updated', 'cancelled'] as const;
+export type BillHistoryAction = (typeof BILL_HISTORY_ACTIONS)[number];
+
+export const billingExtraResponses = {
+  history: successSchema({
+    bill_id: idSchema,
+    bill_number: { type: 'string' },
+    history: { type: 'array', items: historyEntrySchema(BILL_HISTORY_ACTIONS) },
+  }),
+};
