@@ -27,6 +27,7 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.update]: staff,
   [BillingSubjects.cancel]: admin,
   [BillingSubjects.history]: admin,
+  [BillingSubjects.dayEnd]: staff,
 
   [CatalogueSubjects.health]: publicAccess,
   [CatalogueSubjects.refStatus]: publicAccess,

@@ -52,6 +52,12 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billing.billingResponses.summary, ...standardFailures(400) },
   }),
   route({
+    method: 'GET', url: '/lab_bills/day_end', subject: BillingSubjects.dayEnd, tag: 'Lab bills',
+    summary: "Day-end report of a branch's bills of one date: per cashier, branch totals (equal to the summary's), cancellations",
+    querystring: billing.dayEndQuerySchema,
+    responses: { 200: billing.billingExtraResponses.dayEnd, ...standardFailures(400) },
+  }),
+  route({
     method: 'GET', url: '/lab_bills/:bill_id', subject: BillingSubjects.get, tag: 'Lab bills',
     summary: 'One lab bill with its items', param: 'bill_id',
     responses: { 200: billing.billingResponses.one, ...standardFailures(404) },

@@ -17,6 +17,7 @@ export const BillingSubjects = {
   update: 'billing.bill.update',
   cancel: 'billing.bill.cancel',
   history: 'billing.bill.history',
+  dayEnd: 'billing.bill.dayend',
 } as const;
 
 export const CatalogueSubjects = {

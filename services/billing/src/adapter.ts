@@ -12,5 +12,6 @@ export function billingHandlers(bills: BillOperations): Record<string, Handler> 
     [BillingSubjects.update]: (req, ctx) => bills.update(req, ctx),
     [BillingSubjects.cancel]: (req, ctx) => bills.cancel(req, ctx),
     [BillingSubjects.history]: (req) => bills.history(req),
+    [BillingSubjects.dayEnd]: (req) => bills.dayEnd(req),
   };
 }

@@ -1,6 +1,13 @@
 /** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
 import { createHash } from 'node:crypto';
-import { success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import {
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+  success,
+  type Caller,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
 import {
   badRequest,
   callerOf,
@@ -16,13 +23,14 @@ import {
   type ReferenceData,
 } from '@clinic/service-kit';
 import type { CatalogueClient } from './catalogue-client';
-import { billView, itemsView, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
+import { billView, itemsView, summarize, type BillDoc, type BillStore, type CashierGroup, type IdempotencyClaim } from './storage';
 import {
   computeTotals,
   MESSAGES,
   pageCount,
   parseBillUpdate,
   parseCancelReason,
+  parseDayEndQuery,
   parseListQuery,
   parseNewBill,
   parseSummaryQuery,
@@ -64,6 +72,14 @@ export interface BillingOptions {
   /** CANCEL_REASON_REQUIRED: a cancellation without a reason is refused. */
   cancelReasonRequired: boolean;
 }
+
+/** Count and grand total of bills, in cents while they are summed. */
+interface Tally {
+  count: number;
+  grand_total: number;
+}
+
+const tallyView = (t: Tally) => ({ count: t.count, grand_total: fromCents(t.grand_total) });
 
 export class BillOperations {
   constructor(
@@ -171,10 +187,71 @@ export class BillOperations {
     return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
   }
 
-  private async userNames(docs: BillDoc[]): Promise<Map<number, string>> {
+  /**
+   * A branch's bills of one date per cashier, its totals (the summary's
+   * figures, from the same bills) and the bills of the date that were cancelled.
+   */
+  async dayEnd(request: ServiceRequest): Promise<ServiceReply> {
+    const { store_id, date } = parseDayEndQuery(request.query);
+    const [groups, cancelledBills] = await Promise.all([this.store.queries.cashierGroups(store_id, date), this.store.queries.cancelledOn(store_id, date)]);
+    const [cancellations, names] = await Promise.all([
+      this.store.history.latest(cancelledBills.map((b) => b.id), 'cancelled'),
+      this.userNames(groups),
+    ]);
+    const totals = summarize(groups);
+    const revenueOf = (status: string) => fromCents(groups.filter((g) => g.payment_status === status).reduce((sum, g) => sum + g.grand_total, 0));
+    return success(200, {
+      report: {
+        store_id,
+        date,
+        cashiers: cashiersOf(groups, names),
+        totals: { ...totals, paid_revenue: revenueOf('Paid'), pending_revenue: revenueOf('Pending') },
+        cancelled: {
+          count: cancelledBills.length,
+          grand_total: fromCents(cancelledBills.reduce((sum, b) => sum + b.grand_total_cents, 0)),
+          bills: cancelledBills.map((bill) => {
+            const entry = cancellations.get(bill.id);
+            return {
+              id: bill.id,
+              bill_number: bill.bill_number,
+              grand_total: fromCents(bill.grand_total_cents),
+              billed_by: bill.billed_by,
+              cancelled_at: this.clock.timestamp(entry?.at ?? bill.updated_at),
+              cancelled_by: entry?.by ?? null,
+              reason: entry?.reason ?? null,
+            };
+          }),
+        },
+      },
+    });
+  }
+
+  private async userNames(docs: Array<{ billed_by: number | null }>): Promise<Map<number, string>> {
     const ids = docs.map((d) => d.billed_by).filter((id): id is number => id !== null);
     const users = await this.refs.many('user', ids);
     return new Map([...users].map(([id, user]) => [id, user.name]));
   }
 }
 
+/** The day-end report's cashiers, by billed_by (bills without one last). */
+function cashiersOf(groups: CashierGroup[], names: Map<number, string>) {
+  const byCashier = new Map<number | null, CashierGroup[]>();
+  for (const group of groups) byCashier.set(group.billed_by, [...(byCashier.get(group.billed_by) ?? []), group]);
+  const tally = (members: CashierGroup[]): Tally => ({
+    count: members.reduce((n, g) => n + g.count, 0),
+    grand_total: members.reduce((n, g) => n + g.grand_total, 0),
+  });
+  return [...byCashier]
+    .sort(([a], [b]) => (a ?? Number.MAX_SAFE_INTEGER) - (b ?? Number.MAX_SAFE_INTEGER))
+    .map(([billedBy, members]) => {
+      const all = tally(members);
+      return {
+        billed_by: billedBy,
+        billed_by_name: billedBy === null ? null : (names.get(billedBy) ?? null),
+        bill_count: all.count,
+        grand_total: fromCents(all.grand_total),
+        payment_methods: Object.fromEntries(PAYMENT_METHODS.map((m) => [m, tallyView(tally(members.filter((g) => g.payment_method === m)))])),
+        payment_statuses: Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, tallyView(tally(members.filter((g) => g.payment_status === s)))])),
+      };
+    });
+}

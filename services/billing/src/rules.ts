@@ -363,3 +363,12 @@ export function parseCancelReason(raw: unknown, required: boolean): string | nul
   if (required && reason === null) throw badRequest(MESSAGES.reasonRequired);
   return reason;
 }
+
+/** GET /lab_bills/day_end: a branch and one date, both required. */
+export function parseDayEndQuery(query: QueryParams): { store_id: number; date: string } {
+  const storeId = requiredQueryId(query, 'store_id');
+  const date = queryText(query, 'date');
+  if (date === undefined) throw badRequest('date is required.');
+  if (!isCalendarDate(date)) throw badRequest('date must be a date in YYYY-MM-DD format.');
+  return { store_id: storeId, date };
+}

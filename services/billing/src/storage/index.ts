@@ -16,7 +16,7 @@ import { runMigrations } from './migrations';
 
 export { billView, itemsView, type BillDoc } from './documents';
 export type { IdempotencyClaim } from './idempotency';
-export { storeScope, type Summary } from './bill-queries';
+export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
 export type { ChangeContext } from './bill-writes';
 
 export class BillStore {
