@@ -28,6 +28,7 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.cancel]: admin,
   [BillingSubjects.history]: admin,
   [BillingSubjects.dayEnd]: staff,
+  [BillingSubjects.receipt]: staff,
 
   [CatalogueSubjects.health]: publicAccess,
   [CatalogueSubjects.refStatus]: publicAccess,

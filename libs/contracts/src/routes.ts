@@ -25,6 +25,12 @@ export interface HttpRoute {
   body?: JsonSchema;
   /** Whether the request body may be absent (documented as optional). */
   bodyOptional?: boolean;
+  /**
+   * The media type of a success that is not JSON (a PDF). The service sends
+   * it base64-encoded in the envelope (BinaryReplyBody); the gateway answers
+   * with the bytes. Failures stay JSON envelopes.
+   */
+  produces?: 'application/pdf';
   responses: Record<string, JsonSchema>;
 }
 
@@ -78,6 +84,12 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     method: 'GET', url: '/lab_bills/:bill_id/history', subject: BillingSubjects.history, tag: 'Lab bills',
     summary: "A bill's audit trail, oldest first (admin only); cancelled bills included", param: 'bill_id',
     responses: { 200: billing.billingExtraResponses.history, ...standardFailures(404) },
+  }),
+  route({
+    method: 'GET', url: '/lab_bills/:bill_id/receipt', subject: BillingSubjects.receipt, tag: 'Lab bills',
+    summary: 'Printable receipt of an active bill (PDF): an 80 mm roll by default, or A5', param: 'bill_id',
+    querystring: billing.receiptQuerySchema, produces: 'application/pdf',
+    responses: { 200: billing.billingExtraResponses.receipt, ...standardFailures(404, 413) },
   }),
 
   route({

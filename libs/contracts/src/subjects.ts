@@ -18,6 +18,7 @@ export const BillingSubjects = {
   cancel: 'billing.bill.cancel',
   history: 'billing.bill.history',
   dayEnd: 'billing.bill.dayend',
+  receipt: 'billing.bill.receipt',
 } as const;
 
 export const CatalogueSubjects = {

@@ -13,5 +13,6 @@ export function billingHandlers(bills: BillOperations): Record<string, Handler> 
     [BillingSubjects.cancel]: (req, ctx) => bills.cancel(req, ctx),
     [BillingSubjects.history]: (req) => bills.history(req),
     [BillingSubjects.dayEnd]: (req) => bills.dayEnd(req),
+    [BillingSubjects.receipt]: (req) => bills.receipt(req),
   };
 }

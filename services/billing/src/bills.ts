@@ -4,6 +4,7 @@ import {
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
   success,
+  type BinaryReplyBody,
   type Caller,
   type ServiceReply,
   type ServiceRequest,
@@ -23,6 +24,7 @@ import {
   type ReferenceData,
 } from '@clinic/service-kit';
 import type { CatalogueClient } from './catalogue-client';
+import { renderReceipt } from './receipt';
 import { billView, itemsView, summarize, type BillDoc, type BillStore, type CashierGroup, type IdempotencyClaim } from './storage';
 import {
   computeTotals,
@@ -33,6 +35,7 @@ import {
   parseDayEndQuery,
   parseListQuery,
   parseNewBill,
+  parseReceiptSize,
   parseSummaryQuery,
 } from './rules';
 
@@ -224,6 +227,40 @@ export class BillOperations {
         },
       },
     });
+  }
+
+  /** The printable receipt of an active bill, as a PDF. */
+  async receipt(request: ServiceRequest): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const size = parseReceiptSize(request.query);
+    const doc = await this.store.queries.findLive(id);
+    if (!doc) throw notFound(MESSAGES.notFound);
+    const [store, names] = await Promise.all([this.refs.get('store', doc.store_id), this.userNames([doc])]);
+    const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
+    const pdf = await renderReceipt(
+      {
+        storeName: store?.name ?? `Branch ${doc.store_id}`,
+        billNumber: doc.bill_number,
+        billDate: doc.bill_date,
+        patientName: doc.patient_name,
+        patientContact: doc.patient_contact,
+        items: [...doc.items]
+          .sort((a, b) => a.id - b.id)
+          .map((item) => ({ name: item.charge_name, qty: item.qty, unitPrice: item.unit_price_cents, lineTotal: item.line_total_cents })),
+        subtotal: doc.subtotal_cents,
+        discount: doc.discount_cents,
+        discountRate: doc.discount_type === 'pct' && doc.discount_value > 0 ? `${doc.discount_value}%` : null,
+        grandTotal: doc.grand_total_cents,
+        paymentMethod: doc.payment_method,
+        paymentStatus: doc.payment_status,
+        cash: doc.payment_method === 'Cash' ? { received: doc.received_cents, balance: doc.balance_cents } : null,
+        billedBy: billedBy ?? (doc.billed_by === null ? '-' : `User ${doc.billed_by}`),
+        printedAt: this.clock.timestamp(new Date()) as string,
+      },
+      size,
+    );
+    const body: Omit<BinaryReplyBody, 'success'> = { content_type: 'application/pdf', filename: `${doc.bill_number}.pdf`, data_base64: pdf.toString('base64') };
+    return success(200, body);
   }
 
   private async userNames(docs: Array<{ billed_by: number | null }>): Promise<Map<number, string>> {

@@ -9,7 +9,9 @@ import {
   Limits,
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
+  RECEIPT_SIZES,
   updateBillBodySchema,
+  type ReceiptSize,
   type BillStatus,
   type Caller,
   type DiscountType,
@@ -57,6 +59,7 @@ export const MESSAGES = {
   idempotencyMismatch: 'This Idempotency-Key was already used for a different request.',
   reasonRequired: 'reason is required: give the reason for the cancellation.',
   reasonNotText: 'reason must be a string.',
+  receiptSize: `size must be one of ${RECEIPT_SIZES.join(', ')}.`,
 } as const;
 
 const oneOf = (values: readonly string[]) => values.join(', ');
@@ -371,4 +374,12 @@ export function parseDayEndQuery(query: QueryParams): { store_id: number; date: 
   if (date === undefined) throw badRequest('date is required.');
   if (!isCalendarDate(date)) throw badRequest('date must be a date in YYYY-MM-DD format.');
   return { store_id: storeId, date };
+}
+
+/** GET /lab_bills/{id}/receipt: the paper size, 80 mm by default. */
+export function parseReceiptSize(query: QueryParams): ReceiptSize {
+  const size = queryText(query, 'size');
+  if (size === undefined) return '80mm';
+  if (!(RECEIPT_SIZES as readonly string[]).includes(size)) throw badRequest(MESSAGES.receiptSize);
+  return size as ReceiptSize;
 }

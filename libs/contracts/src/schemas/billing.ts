@@ -251,7 +251,7 @@ export interface ChargeCheckReply {
   invalid_ids: number[];
 }
 
-// Beyond the spec: the audit trail and the day-end report.
+// Beyond the spec: the audit trail, the day-end report and the printable receipt.
 
 export const cancelBillBodySchema: JsonSchema = {
   type: 'object',
@@ -269,6 +269,14 @@ export const dayEndQuerySchema: JsonSchema = {
   type: 'object',
   required: ['store_id', 'date'],
   properties: { store_id: idSchema, date: { ...dateSchema, description: 'the bill_date reported on' } },
+};
+
+export const RECEIPT_SIZES = ['80mm', 'a5'] as const;
+export type ReceiptSize = (typeof RECEIPT_SIZES)[number];
+
+export const receiptQuerySchema: JsonSchema = {
+  type: 'object',
+  properties: { size: { type: 'string', enum: [...RECEIPT_SIZES], default: '80mm', description: '80 mm roll (default) or A5 sheet' } },
 };
 
 const countAndTotal: JsonSchema = {
@@ -331,6 +339,14 @@ export const dayEndSchema: JsonSchema = {
   },
 };
 
+/** A PDF travels over NATS base64-encoded inside the envelope; the gateway sends it as bytes. */
+export interface BinaryReplyBody {
+  success: true;
+  content_type: string;
+  filename: string;
+  data_base64: string;
+}
+
 export const billingExtraResponses = {
   history: successSchema({
     bill_id: idSchema,
@@ -338,4 +354,6 @@ export const billingExtraResponses = {
     history: { type: 'array', items: historyEntrySchema(BILL_HISTORY_ACTIONS) },
   }),
   dayEnd: successSchema({ report: dayEndSchema }),
+  /** Documented as `application/pdf` bytes (see HttpRoute.produces). */
+  receipt: { type: 'string', description: 'the printable receipt (PDF)' } as JsonSchema,
 };
