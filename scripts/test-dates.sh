@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run test:dates`: the sessions and billing end-to-end suites with the
+# `npm run test:dates`: the sessions, billing, and leave-and-holidays end-to-end suites with the
 # Node processes' clock set to each date below (libfaketime). Jest, the
 # services and the gateway all run on the fake clock; nats-server and FerretDB
 # are Go programs, which read the real clock whatever LD_PRELOAD says, and the
@@ -27,7 +27,7 @@ failed=()
 while IFS= read -r date; do
   [ -n "$date" ] || continue
   echo "[test:dates] Node's clock at $date (TZ=${TZ:-UTC})" >&2
-  if ! TZ="${TZ:-UTC}" faketime "$date" npx jest --selectProjects e2e -- tests/e2e/sessions.test.ts tests/e2e/billing.test.ts; then
+  if ! TZ="${TZ:-UTC}" faketime "$date" npx jest --selectProjects e2e -- tests/e2e/sessions.test.ts tests/e2e/billing.test.ts tests/e2e/leave-and-holidays.test.ts; then
     failed+=("$date")
   fi
 done <<< "${TEST_DATES:-$default_dates}"
