@@ -221,11 +221,15 @@ export class Outbox {
       for (const { collection, doc } of records!) byCollection.set(collection, [...(byCollection.get(collection) ?? []), { ...doc, _id }]);
     }
     for (const [collection, docs] of byCollection) {
+      const target = this.db.collection<{ _id: string }>(collection);
       try {
-        await this.db.collection<{ _id: string }>(collection).insertMany(docs, { ordered: false });
+        await target.insertMany(docs, { ordered: false });
       } catch (err) {
         const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
         if (errors.length === 0 || !errors.every((e) => isDuplicateKeyError(e))) throw err;
+        // Refused as duplicates: stored already, unless another unique index refused them.
+        const refused = errors.map((e) => docs[e.index]._id);
+        if ((await target.countDocuments({ _id: { $in: refused } })) !== refused.length) throw err;
       }
     }
     for (const entry of pending) this.recordsStored.add(entry._id);
