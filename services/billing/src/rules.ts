@@ -315,8 +315,9 @@ function parseStoreAndDates(query: QueryParams): { store_id: number } & DateRang
   return range;
 }
 
+/** A filter applied only when it holds one of `allowed`; longer than the documented bound, it is refused, as the catalogue's filters are. */
 function knownValue<T extends string>(query: QueryParams, field: string, allowed: readonly T[]): T | undefined {
-  const value = queryText(query, field);
+  const value = queryText(query, field, badRequest, Limits.searchMaxLength);
   return (allowed as readonly (string | undefined)[]).includes(value) ? (value as T) : undefined;
 }
 
