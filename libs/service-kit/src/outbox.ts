@@ -116,6 +116,9 @@ export class Outbox {
   private readonly owned = new Set<string>();
   /** Entries of this process whose records are stored. */
   private readonly recordsStored = new Set<string>();
+  /** Records of settled writes waiting for the write in flight (see storeRecordsTogether). */
+  private readonly recordsWaiting: Array<{ entries: OutboxEntry[]; resolve(): void; reject(err: unknown): void }> = [];
+  private recordsWriting = false;
   private pumping: Promise<void> | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -196,7 +199,7 @@ export class Outbox {
       release,
       settle: async (eventIds) => {
         try {
-          await this.storeRecords(pick(eventIds));
+          await this.storeRecordsTogether(pick(eventIds));
         } catch (err) {
           this.log.warn({ err }, 'records of a committed write not stored yet; the relay will store them');
         }
@@ -211,6 +214,36 @@ export class Outbox {
         for (const entry of pick(eventIds)) this.owned.delete(entry._id);
       },
     };
+  }
+
+  /**
+   * storeRecords for requests that settle at the same time, in one write per
+   * collection (group commit): the first waits for nothing, the ones that
+   * arrive while a write is in flight go together in the next.
+   */
+  private storeRecordsTogether(entries: OutboxEntry[]): Promise<void> {
+    if (!entries.some((entry) => (entry.records?.length ?? 0) > 0)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.recordsWaiting.push({ entries, resolve, reject });
+      if (!this.recordsWriting) void this.writeWaitingRecords();
+    });
+  }
+
+  private async writeWaitingRecords(): Promise<void> {
+    this.recordsWriting = true;
+    try {
+      while (this.recordsWaiting.length > 0) {
+        const group = this.recordsWaiting.splice(0);
+        try {
+          await this.storeRecords(group.flatMap((g) => g.entries));
+          for (const g of group) g.resolve();
+        } catch (err) {
+          for (const g of group) g.reject(err);
+        }
+      }
+    } finally {
+      this.recordsWriting = false;
+    }
   }
 
   /** Inserts the records of these entries that are not stored yet; one already there counts as stored. */
