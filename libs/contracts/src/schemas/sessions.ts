@@ -94,7 +94,11 @@ export const sessionSchema: JsonSchema = {
     id: idSchema,
     doctor_id: idSchema,
     store_id: idSchema,
-    session_date: dateSchema,
+    session_date: {
+      type: 'string',
+      example: '2026-11-21',
+      description: '`YYYY-MM-DD`; as PUT /update_session/{id} set it, which the spec does not check',
+    },
     start_time: timeSchema,
     end_time: timeSchema,
     max_patients: { type: 'integer', nullable: true },
