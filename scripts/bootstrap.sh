@@ -24,6 +24,16 @@ if [ "$(.tools/bin/nats-server --version 2>/dev/null)" != "nats-server: $NATS_VE
   GOBIN="$PWD/.tools/bin" go install "github.com/nats-io/nats-server/v2@$NATS_VERSION" >&2
 fi
 
+# pdftotext (Debian poppler-utils): the receipt tests read back the PDFs the service prints.
+if ! command -v pdftotext >/dev/null; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    say "installing poppler-utils from Debian (pdftotext, for the receipt tests)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils; } >&2 || say "apt-get failed"
+  else
+    say "pdftotext is missing: apt-get install poppler-utils (the receipt tests need it)"
+  fi
+fi
+
 bash tools/ferretdb/build.sh
 
 npx tsc -b >&2

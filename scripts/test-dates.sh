@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run test:dates`: the sessions and billing end-to-end suites with the
+# `npm run test:dates`: the sessions, billing, and leave-and-holidays end-to-end suites with the
 # Node processes' clock set to each date below (libfaketime). Jest, the
 # services and the gateway all run on the fake clock; nats-server and FerretDB
 # are Go programs, which read the real clock whatever LD_PRELOAD says, and the
@@ -29,7 +29,7 @@ while IFS= read -r date; do
   echo "[test:dates] Node's clock at $date (TZ=${TZ:-UTC})" >&2
   # One clock for every process (by default each child process would start again at $date): services check
   # that a token's `iat`, signed by the test process, is not ahead of their own clock.
-  if ! FAKETIME_DONT_RESET=1 TZ="${TZ:-UTC}" faketime "$date" npx jest --selectProjects e2e -- tests/e2e/sessions.test.ts tests/e2e/billing.test.ts; then
+  if ! FAKETIME_DONT_RESET=1 TZ="${TZ:-UTC}" faketime "$date" npx jest --selectProjects e2e -- tests/e2e/sessions.test.ts tests/e2e/billing.test.ts tests/e2e/leave-and-holidays.test.ts; then
     failed+=("$date")
   fi
 done <<< "${TEST_DATES:-$default_dates}"

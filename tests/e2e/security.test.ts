@@ -24,6 +24,8 @@ function validBody(route: HttpRoute): Record<string, unknown> | undefined {
       };
     case 'PUT /lab_bills/:bill_id':
       return { payment_status: 'Paid', payment_method: 'Card', received_amount: 1, balance_amount: 1, notes: 'n' };
+    case 'DELETE /lab_bills/:bill_id':
+      return { reason: 'r' };
     case 'POST /hospital_charges':
       return { charge_name: 'Injected', charge_type: 'Lab', amount: 1, store_id: 1, status: 'Active', notes: 'n' };
     case 'PUT /hospital_charges/:charge_id':
@@ -221,5 +223,25 @@ describe('roles', () => {
     expect((await t.get(`/lab_bills/${ids.bill}`)).status).toBe(200);
     expect((await t.get(`/get_session/${ids.session}`, { role: 'doctor' })).status).toBe(200);
     for (const role of ['doctor', 'patient']) expect((await t.get('/hospital_charges?store_id=1', { role })).status).toBe(403);
+  });
+});
+
+describe('access rules of every route', () => {
+  const outsiders = (route: HttpRoute) => (route.access.kind === 'roles' ? ['admin', 'receptionist', 'cashier', 'doctor'].filter((r) => !(route.access as { roles: readonly string[] }).roles.includes(r)) : []);
+
+  it.each(HTTP_ROUTES.map((r) => [`${r.method} ${r.url}`, r] as const))('%s: 401 without a token, 403 to a role outside its rule, before anything is read', async (_name, route) => {
+    const before = await snapshot();
+    const body = validBody(route);
+    const anonymous = await t.request(route.method, pathOf(route), body, { token: null });
+    expect({ status: anonymous.status, body: anonymous.body }).toEqual({ status: 401, body: { success: false, error: 'Authentication required.' } });
+    for (const role of outsiders(route)) {
+      const res = await t.request(route.method, pathOf(route), body, { role });
+      expect({ role, status: res.status, body: res.body }).toEqual({
+        role,
+        status: 403,
+        body: { success: false, error: 'You do not have permission to perform this action.' },
+      });
+    }
+    expect(await snapshot()).toBe(before);
   });
 });

@@ -3,6 +3,7 @@ import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
+import { DAYS, datesOn } from './calendar';
 import { EventReader } from './events';
 import { eventually, startTestStack, TEST_TZ, type TestStack } from './harness';
 
@@ -11,7 +12,6 @@ dayjs.extend(timezone);
 
 let t: TestStack;
 const today = () => dayjs().tz(TEST_TZ);
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /*
  * Dates come from disjoint windows, so that what one test creates never lands
@@ -42,16 +42,6 @@ function leapYearWithFeb29On(day: string, from: number): number {
   for (let year = from; ; year++) {
     if (new Date(Date.UTC(year, 1, 29)).getUTCMonth() === 1 && weekdayOf(`${year}-02-29`) === day) return year;
   }
-}
-
-/** Dates of a month falling on a weekday, computed independently of the service. */
-function datesOn(month: string, day: string): string[] {
-  const [y, m] = month.split('-').map(Number);
-  const dates: string[] = [];
-  for (let d = new Date(Date.UTC(y, m - 1, 1)); d.getUTCMonth() === m - 1; d = new Date(d.getTime() + 86_400_000)) {
-    if (DAYS[d.getUTCDay()] === day) dates.push(d.toISOString().slice(0, 10));
-  }
-  return dates;
 }
 
 const slot = (day: string, session_no: number, start_time: string | null, end_time: string | null, max_patients: number | null = null) => ({

@@ -9,11 +9,15 @@ import type { NatsConnection } from 'nats';
 import { MongoClient } from 'mongodb';
 import { REPO_ROOT } from '@clinic/devstack';
 import { eventually, type TestStack } from '../e2e/harness';
-import { BillLoad } from './load';
+import { BillLoad, BillUpdates } from './load';
 
-/** 8 careful clients creating bills of one charge on `billDate` (a date no other test uses). */
-export function billLoad(t: TestStack, chargeId: number, billDate: string): BillLoad {
-  return new BillLoad({
+/**
+ * 8 careful clients creating bills of one charge on `billDate` (a date no other
+ * test uses), and updates of the bills they create alongside, so that faults
+ * meet changes (and their history entries) as well as creations.
+ */
+export function billLoad(t: TestStack, chargeId: number, billDate: string): BillLoad & { updates: BillUpdates } {
+  const run = new BillLoad({
     url: t.url,
     token: t.token('cashier', 5),
     concurrency: 8,
@@ -21,6 +25,19 @@ export function billLoad(t: TestStack, chargeId: number, billDate: string): Bill
       patient_name: 'Load Patient', patient_contact: '0770000000', bill_date: billDate, payment_method: 'Card', store_id: 1,
       items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
     }),
+  });
+  const updates = new BillUpdates(run, { url: t.url, token: t.token('cashier', 6) });
+  const start = run.start.bind(run);
+  const stop = run.stop.bind(run);
+  return Object.assign(run, {
+    updates,
+    start: () => {
+      start();
+      updates.start();
+    },
+    stop: async () => {
+      await Promise.all([stop(), updates.stop()]);
+    },
   });
 }
 
@@ -31,12 +48,15 @@ export function writeReports(file: string, reports: Record<string, unknown>[]): 
   writeFileSync(join(dir, file), `${JSON.stringify({ date: new Date().toISOString(), reports }, null, 2)}\n`);
   const cell = (value: unknown) => (value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value));
   const table = reports.map((r) =>
-    [r.fault, r.attempts, r.succeeded, r.failed_by_status, r.hangs, r.bills_lost, r.duplicates, r.gaps, r.unconfirmed_but_stored, r.events_missing, r.ref_records_missing, r.recovery_ms]
+    [
+      r.fault, r.attempts, r.succeeded, r.failed_by_status, r.hangs, r.bills_lost, r.duplicates, r.gaps, r.unconfirmed_but_stored, r.events_missing,
+      r.ref_records_missing, r.bill_changes, r.history_missing, r.history_without_change, r.recovery_ms,
+    ]
       .map(cell)
       .join(' | '),
   );
   process.stdout.write(
-    ['', 'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | recovery ms', ...table, ''].join('\n'),
+    ['', 'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | bill changes | history missing | history without change | recovery ms', ...table, ''].join('\n'),
   );
 }
 
@@ -45,12 +65,35 @@ export interface StoredBill {
   bill_number: string;
   bill_date: string;
   idempotency_key?: string;
+  /** The events of the bill's writes: its creation and each change (the outbox's proof). */
+  _event_ids: string[];
 }
 
 async function storedBills(t: TestStack): Promise<StoredBill[]> {
   const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
   try {
-    return (await mongo.db('clinic_billing').collection('bills').find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1 } }).toArray()) as never;
+    return (await mongo.db('clinic_billing').collection('bills').find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1, _event_ids: 1 } }).toArray()) as never;
+  } finally {
+    await mongo.close();
+  }
+}
+
+/**
+ * Each stored change of a bill (an event id on the bill) against the bills'
+ * history: entries missing for a change, and entries for a change the bill
+ * does not hold. Entries are keyed by their change's event id.
+ */
+async function historyCheck(t: TestStack, bills: StoredBill[], billDate: string): Promise<{ changes: number; missing: string[]; withoutChange: string[] }> {
+  const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+  try {
+    const entries = await mongo.db('clinic_billing').collection<{ _id: string; entity_id: number }>('bill_history').find({}, { projection: { entity_id: 1 } }).toArray();
+    const changes = new Map(bills.flatMap((b) => b._event_ids.map((eventId) => [eventId, b.id] as const)));
+    const recorded = new Map(entries.map((e) => [e._id, e.entity_id]));
+    return {
+      changes: bills.filter((b) => b.bill_date === billDate).reduce((n, b) => n + b._event_ids.length, 0),
+      missing: [...changes.keys()].filter((eventId) => recorded.get(eventId) !== changes.get(eventId)),
+      withoutChange: [...recorded.keys()].filter((eventId) => !changes.has(eventId)),
+    };
   } finally {
     await mongo.close();
   }
@@ -91,7 +134,7 @@ export async function verify(
   billDate: string,
   recoverySince: number,
 ): Promise<Record<string, any>> {
-  const bills = await storedBills(t);
+  let bills = await storedBills(t);
   const byId = new Map(bills.map((b) => [b.id, b]));
   const confirmed = run.bills.filter((b) => b.created);
   const lost = confirmed.filter((b) => byId.get(b.created!.bill_id)?.bill_number !== b.created!.bill_number);
@@ -119,6 +162,15 @@ export async function verify(
   const missing = bills.filter((b) => !events.has(b.id));
   const eventsMissing = missing.length;
   if (missing.length > 0) process.stdout.write(`bills without a created event: ${JSON.stringify(missing)}\n`);
+  // Entries of changes whose process died are stored by another replica's sweeper (after its grace period).
+  const history = await eventually(async () => {
+    bills = await storedBills(t);
+    const check = await historyCheck(t, bills, billDate);
+    return check.missing.length === 0 && check.withoutChange.length === 0 ? check : undefined;
+  }, 30_000, 1_000).catch(async () => historyCheck(t, await storedBills(t), billDate));
+  if (history.missing.length + history.withoutChange.length > 0) {
+    process.stdout.write(`bill changes without a history entry: ${JSON.stringify(history.missing)}; entries without a change: ${JSON.stringify(history.withoutChange)}\n`);
+  }
 
   const counts = run.statusCounts();
   const failed = Object.fromEntries(Object.entries(counts).filter(([status]) => status !== '201'));
@@ -135,6 +187,10 @@ export async function verify(
     gaps,
     unconfirmed_but_stored: unconfirmedButStored,
     events_missing: eventsMissing,
+    bill_changes: history.changes,
+    updates_sent: (run as Partial<ReturnType<typeof billLoad>>).updates?.statuses.length ?? 0,
+    history_missing: history.missing.length,
+    history_without_change: history.withoutChange.length,
     failures_in_envelope: run.failuresInEnvelope(),
     recovery_ms: run.recoveryMs(recoverySince),
   };
@@ -142,7 +198,9 @@ export async function verify(
   return report;
 }
 
-export const HEALTHY = { hangs: 0, bills_lost: 0, unreadable: 0, duplicates: 0, gaps: 0, events_missing: 0, failures_in_envelope: true };
+export const HEALTHY = {
+  hangs: 0, bills_lost: 0, unreadable: 0, duplicates: 0, gaps: 0, events_missing: 0, history_missing: 0, history_without_change: 0, failures_in_envelope: true,
+};
 
 /** The services' error lines grouped by log file and cause, so a failure in CI explains itself in the output. */
 function errorSummary(logDir: string): string {
@@ -172,6 +230,9 @@ export function expectHealthy(t: TestStack, report: Record<string, any>): void {
   }
   expect(report).toMatchObject(HEALTHY);
   expect(report.succeeded).toBeGreaterThan(0);
+  // Updates met the fault too: the load's bills hold more changes than their creations.
+  expect(report.bill_changes).toBeGreaterThan(report.succeeded);
+  expect(report.updates_sent).toBeGreaterThan(0);
   expect(report.recovery_ms).not.toBeNull();
 }
 

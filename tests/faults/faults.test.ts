@@ -3,7 +3,9 @@
  * replica killed with SIGKILL, NATS restarted, the database stopped, a service
  * stopped while reference records are published. After each: every bill the
  * API confirmed is stored and readable, no number is used twice or skipped,
- * no logical request created two bills, every bill has its created event.
+ * no logical request created two bills, every bill has its created event,
+ * and every change of a bill (its creation, and updates sent alongside the
+ * load) has exactly one history entry: none missing, none without its change.
  * The figures are printed and written to bench-results/faults-latest.json.
  */
 import { refSubject, SessionsSubjects } from '@clinic/contracts';
@@ -111,6 +113,7 @@ it('stop a service while reference records are published: it catches up after it
   reports.push({
     fault: 'stop sessions while 200 reference records are published',
     attempts: 0, succeeded: 0, failed_by_status: {}, hangs: 0, bills_lost: 0, duplicates: 0, gaps: 0, unconfirmed_but_stored: 0, events_missing: 0,
+    bill_changes: 0, history_missing: 0, history_without_change: 0,
     records_published_while_down: 200,
     down_ms: restartedAt - stoppedAt,
     recovery_ms: caughtUpAt - restartedAt,

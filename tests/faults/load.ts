@@ -120,3 +120,53 @@ export class BillLoad {
       .every((a) => a.body?.success === false && typeof a.body.error === 'string' && !/\n\s+at /.test(a.body.error));
   }
 }
+
+/**
+ * Changes to bills during a load, so that faults also meet updates: each bill
+ * the load confirmed gets one PUT of its notes, one at a time, while the load
+ * runs. Outcomes are not judged here: the checks read what was stored.
+ */
+export class BillUpdates {
+  readonly statuses: Array<number | 'network' | 'hang'> = [];
+  private running = false;
+  private worker: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly load: BillLoad,
+    private readonly options: { url: string; token: string },
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.worker = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.worker;
+  }
+
+  private async run(): Promise<void> {
+    let next = 0;
+    while (this.running) {
+      const confirmed = this.load.bills.filter((b) => b.created);
+      if (next >= confirmed.length) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      const bill = confirmed[next++];
+      try {
+        const response = await fetch(`${this.options.url}/lab_bills/${bill.created!.bill_id}`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ notes: `checked ${next}` }),
+          signal: AbortSignal.timeout(15_000),
+        });
+        this.statuses.push(response.status);
+        await response.arrayBuffer();
+      } catch (err) {
+        this.statuses.push((err as Error).name === 'TimeoutError' ? 'hang' : 'network');
+      }
+    }
+  }
+}

@@ -10,7 +10,7 @@ import type { NatsConnection } from 'nats';
 import { MongoClient, type Db } from 'mongodb';
 import { eventStreamOf, EventSubjects } from '@clinic/contracts';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { connectNats, createLogger, ensureEventReaders, ensureStream, Outbox, withEventId, type OutboxEntry } from '@clinic/service-kit';
+import { connectNats, createLogger, ensureEventReaders, ensureStream, Outbox, ServiceError, withEventId, type OutboxEntry } from '@clinic/service-kit';
 
 const log = createLogger('outbox-test', 'silent');
 const STREAM = eventStreamOf('catalogue');
@@ -161,4 +161,85 @@ it('lets JetStream drop a second publication of the same event', async () => {
   expect(second.duplicate).toBe(true);
   expect(second.seq).toBe(first.seq);
   expect(await publishedFor('dup')).toEqual(['dup']);
+});
+
+describe('commit records (the audit trail)', () => {
+  const trail = () => db.collection<{ _id: string; key: string; n: number }>('trail');
+  const spec = (key: string, n: number) => ({
+    subject: EventSubjects.chargeUpdated,
+    data: { key },
+    correlationId: 'records',
+    records: [{ collection: 'trail', doc: { key, n } }],
+  });
+
+  it('stores a write’s records under its event id before record() returns, and none for a write that failed', async () => {
+    const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
+    outbox.start();
+    try {
+      const eventId = await outbox.record({ ...spec('rec-ok', 1), collection: 'entities', key: 'rec-ok' }, async (id) => {
+        await entities().insertOne({ _id: 'rec-ok', _event_ids: [id] });
+        return id;
+      });
+      expect(await trail().findOne({ _id: eventId })).toEqual({ _id: eventId, key: 'rec-ok', n: 1 });
+      // A write refused for certain (a ServiceError): its entry is discarded, its record never stored.
+      await expect(
+        outbox.record({ ...spec('rec-failed', 2), collection: 'entities', key: 'rec-failed' }, async () => {
+          throw new ServiceError(409, 'refused');
+        }),
+      ).rejects.toThrow('refused');
+      await waitUntil(async () => (await entries().countDocuments({})) === 0);
+      expect(await trail().countDocuments({ key: 'rec-failed' })).toBe(0);
+      expect(await publishedFor('rec-ok')).toEqual([eventId]);
+    } finally {
+      await outbox.stop();
+    }
+  });
+
+  it('has the sweeper store the records of a dead process’s proven writes, exactly once, and none of the rest', async () => {
+    const died = new Outbox(db, nc.jetstream(), log, { graceMs: 500 });
+    const proven = (eventId: string) => ({ collection: 'entities', filter: { _id: 'rec-crashed', _event_ids: eventId }, exists: true });
+    // Two writes happened (their event ids are on the entity) before the process died: one before storing its
+    // record, one after storing it and before publishing. A third write never happened.
+    await died.prepare([{ ...spec('rec-crashed', 3), eventId: 'rec-written', proof: proven('rec-written') }]);
+    await died.prepare([{ ...spec('rec-crashed', 4), eventId: 'rec-stored', proof: proven('rec-stored') }]);
+    await died.prepare([{ ...spec('rec-crashed', 5), eventId: 'rec-never', proof: proven('rec-never') }]);
+    await entities().insertOne({ _id: 'rec-crashed', _event_ids: ['rec-written', 'rec-stored'] });
+    await trail().insertOne({ _id: 'rec-stored', key: 'rec-crashed', n: 4 });
+
+    const sweeper = new Outbox(db, nc.jetstream(), log, { graceMs: 500, sweepIntervalMs: 100 });
+    sweeper.start();
+    try {
+      await waitUntil(async () => (await entries().countDocuments({})) === 0);
+    } finally {
+      await sweeper.stop();
+    }
+    expect(await trail().find({ key: 'rec-crashed' }).sort({ n: 1 }).toArray()).toEqual([
+      { _id: 'rec-written', key: 'rec-crashed', n: 3 },
+      { _id: 'rec-stored', key: 'rec-crashed', n: 4 },
+    ]);
+    expect(await publishedFor('rec-crashed')).toEqual(['rec-written', 'rec-stored']);
+  });
+
+  it('has the relay store a record the request could not, before publishing', async () => {
+    const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
+    outbox.start();
+    const prepared = await outbox.prepare([{ ...spec('rec-late', 5), eventId: 'rec-late-1', proof: { collection: 'entities', filter: { _id: 'rec-late' }, exists: true } }]);
+    await entities().insertOne({ _id: 'rec-late', _event_ids: ['rec-late-1'] });
+    // The database refuses the record for now (a unique index it violates), so settle leaves it to the relay.
+    await trail().createIndex({ n: 1 }, { unique: true, name: 'n_unique' });
+    await trail().insertOne({ _id: 'blocker', key: 'other', n: 5 });
+    await prepared.settle();
+    expect(await trail().findOne({ _id: 'rec-late-1' })).toBeNull();
+    expect(await entries().countDocuments({ _id: 'rec-late-1' })).toBe(1);
+    // Once it can be stored, the relay stores it and only then publishes and deletes the entry.
+    await trail().deleteOne({ _id: 'blocker' });
+    try {
+      await waitUntil(async () => (await entries().countDocuments({ _id: 'rec-late-1' })) === 0);
+    } finally {
+      await outbox.stop();
+      await trail().dropIndex('n_unique');
+    }
+    expect(await trail().findOne({ _id: 'rec-late-1' })).toEqual({ _id: 'rec-late-1', key: 'rec-late', n: 5 });
+    expect(await publishedFor('rec-late')).toEqual(['rec-late-1']);
+  });
 });

@@ -31,6 +31,9 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.get]: staff,
   [BillingSubjects.update]: staff,
   [BillingSubjects.cancel]: admin,
+  [BillingSubjects.history]: admin,
+  [BillingSubjects.dayEnd]: staff,
+  [BillingSubjects.receipt]: staff,
 
   [CatalogueSubjects.health]: publicAccess,
   [CatalogueSubjects.refStatus]: publicAccess,
@@ -39,6 +42,7 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [CatalogueSubjects.get]: staff,
   [CatalogueSubjects.update]: staff,
   [CatalogueSubjects.delete]: staff,
+  [CatalogueSubjects.history]: staff,
   // Asked by billing on behalf of a staff caller; the caller is forwarded.
   [CatalogueSubjects.check]: staff,
 

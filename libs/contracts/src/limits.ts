@@ -22,6 +22,8 @@ export const Limits = {
   maxPatientsMax: 10_000,
   sessionNoMax: 1000,
   autoCreateErrorsMax: 10,
+  /** A bill cancellation's reason, as sent (it is stored trimmed). */
+  cancelReasonMaxLength: 500,
   /** Nesting of objects and arrays in a body; real bodies need 3. Deeper ones would overflow recursive code (JSON.stringify). */
   jsonDepthMax: 32,
   /** NATS messages one reply may take (each at most the server's max_payload, 1 MiB by default). */

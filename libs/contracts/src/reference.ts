@@ -4,7 +4,7 @@
  * Fields beyond these are allowed and ignored.
  */
 import type { RefKind } from './streams';
-import { idSchema, type JsonSchema } from './schemas/common';
+import { dateSchema, idSchema, type JsonSchema } from './schemas/common';
 import { WEEKDAYS, type Weekday } from './schemas/sessions';
 
 export interface StoreRecord { id: number; name: string; status: 'active' | 'inactive' }
@@ -28,6 +28,10 @@ export interface DoctorRecord {
   schedule: ScheduleEntry[];
 }
 export interface AppointmentRecord { id: number; session_id: number; status: string }
+/** A doctor's absence, from_date to to_date inclusive: no session is planned on those dates. */
+export interface DoctorLeaveRecord { id: number; doctor_id: number; from_date: string; to_date: string; reason?: string | null }
+/** A day without sessions: at one branch, or at every branch when store_id is null. */
+export interface HolidayRecord { id: number; date: string; store_id: number | null; name: string }
 export interface DeletionMarker { id: number; deleted: true }
 
 export interface RefRecordByKind {
@@ -36,6 +40,8 @@ export interface RefRecordByKind {
   patient: PatientRecord;
   doctor: DoctorRecord;
   appointment: AppointmentRecord;
+  doctor_leave: DoctorLeaveRecord;
+  holiday: HolidayRecord;
 }
 
 /** The file `npm run seed` publishes; every key is optional. */
@@ -85,7 +91,23 @@ export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
     required: ['id', 'session_id', 'status'],
     properties: { id: idSchema, session_id: idSchema, status: { type: 'string', maxLength: 50 } },
   },
+  doctor_leave: {
+    type: 'object',
+    required: ['id', 'doctor_id', 'from_date', 'to_date'],
+    properties: { id: idSchema, doctor_id: idSchema, from_date: dateSchema, to_date: dateSchema, reason: { ...text, nullable: true } },
+  },
+  holiday: {
+    type: 'object',
+    required: ['id', 'date', 'store_id', 'name'],
+    properties: { id: idSchema, date: dateSchema, store_id: { ...idSchema, nullable: true }, name: { ...text, minLength: 1 } },
+  },
 };
+
+/** What a record's schema cannot say: a leave ends on or after the day it starts. */
+export function refRecordRuleProblem(kind: RefKind, record: Record<string, unknown>): string | null {
+  if (kind === 'doctor_leave' && String(record.to_date) < String(record.from_date)) return 'to_date must not be earlier than from_date.';
+  return null;
+}
 
 export const DELETION_MARKER_SCHEMA: JsonSchema = {
   type: 'object',

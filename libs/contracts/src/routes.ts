@@ -25,6 +25,12 @@ export interface HttpRoute {
   body?: JsonSchema;
   /** Whether the request body may be absent (documented as optional). */
   bodyOptional?: boolean;
+  /**
+   * The media type of a success that is not JSON (a PDF). The service sends
+   * it base64-encoded in the envelope (BinaryReplyBody); the gateway answers
+   * with the bytes. Failures stay JSON envelopes.
+   */
+  produces?: 'application/pdf';
   responses: Record<string, JsonSchema>;
 }
 
@@ -52,6 +58,12 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billing.billingResponses.summary, ...standardFailures(400) },
   }),
   route({
+    method: 'GET', url: '/lab_bills/day_end', subject: BillingSubjects.dayEnd, tag: 'Lab bills',
+    summary: "Day-end report of a branch's bills of one date: per cashier, branch totals (equal to the summary's), cancellations",
+    querystring: billing.dayEndQuerySchema,
+    responses: { 200: billing.billingExtraResponses.dayEnd, ...standardFailures(400) },
+  }),
+  route({
     method: 'GET', url: '/lab_bills/:bill_id', subject: BillingSubjects.get, tag: 'Lab bills',
     summary: 'One lab bill with its items', param: 'bill_id',
     responses: { 200: billing.billingResponses.one, ...standardFailures(404) },
@@ -64,8 +76,20 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   }),
   route({
     method: 'DELETE', url: '/lab_bills/:bill_id', subject: BillingSubjects.cancel, tag: 'Lab bills',
-    summary: 'Cancel a lab bill (admin only); it then disappears from every read', param: 'bill_id',
-    responses: { 200: messageSchema, ...standardFailures(404, 409) },
+    summary: 'Cancel a lab bill (admin only), optionally with a reason; it then disappears from every read but its history', param: 'bill_id',
+    body: billing.cancelBillBodySchema, bodyOptional: true,
+    responses: { 200: messageSchema, ...standardFailures(404, 409, 413) },
+  }),
+  route({
+    method: 'GET', url: '/lab_bills/:bill_id/history', subject: BillingSubjects.history, tag: 'Lab bills',
+    summary: "A bill's audit trail, oldest first (admin only); cancelled bills included", param: 'bill_id',
+    responses: { 200: billing.billingExtraResponses.history, ...standardFailures(404) },
+  }),
+  route({
+    method: 'GET', url: '/lab_bills/:bill_id/receipt', subject: BillingSubjects.receipt, tag: 'Lab bills',
+    summary: 'Printable receipt of an active bill (PDF): an 80 mm roll by default, or A5', param: 'bill_id',
+    querystring: billing.receiptQuerySchema, produces: 'application/pdf',
+    responses: { 200: billing.billingExtraResponses.receipt, ...standardFailures(404, 413) },
   }),
 
   route({
@@ -97,6 +121,11 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     method: 'DELETE', url: '/hospital_charges/:charge_id', subject: CatalogueSubjects.delete, tag: 'Hospital charges',
     summary: 'Delete a hospital charge (soft delete)', param: 'charge_id',
     responses: { 200: messageSchema, ...standardFailures(404, 409) },
+  }),
+  route({
+    method: 'GET', url: '/hospital_charges/:charge_id/history', subject: CatalogueSubjects.history, tag: 'Hospital charges',
+    summary: "A charge's audit trail, oldest first: every change of its name, type, amount, status or notes; deleted charges included", param: 'charge_id',
+    responses: { 200: catalogue.catalogueResponses.history, ...standardFailures(404) },
   }),
 
   route({

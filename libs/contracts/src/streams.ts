@@ -1,7 +1,7 @@
 import { eventSubjectsOf, type ServiceName } from './subjects';
 
 /** Reference data owned by other hospital systems, published as whole records. */
-export const REF_KINDS = ['store', 'user', 'patient', 'doctor', 'appointment'] as const;
+export const REF_KINDS = ['store', 'user', 'patient', 'doctor', 'appointment', 'doctor_leave', 'holiday'] as const;
 export type RefKind = (typeof REF_KINDS)[number];
 
 export const REF_SUBJECT_PREFIX = 'hospital.ref';
@@ -33,7 +33,7 @@ export function eventStreamOf(service: ServiceName): StreamSpec {
 export const REF_KINDS_BY_SERVICE: Record<ServiceName, readonly RefKind[]> = {
   billing: ['store', 'patient', 'user'],
   catalogue: [],
-  sessions: ['store', 'doctor', 'appointment'],
+  sessions: ['store', 'doctor', 'appointment', 'doctor_leave', 'holiday'],
 };
 
 /** Durable consumer name of a service on the reference stream. */

@@ -16,6 +16,9 @@ export const BillingSubjects = {
   get: 'billing.bill.get',
   update: 'billing.bill.update',
   cancel: 'billing.bill.cancel',
+  history: 'billing.bill.history',
+  dayEnd: 'billing.bill.dayend',
+  receipt: 'billing.bill.receipt',
 } as const;
 
 export const CatalogueSubjects = {
@@ -26,6 +29,7 @@ export const CatalogueSubjects = {
   get: 'catalogue.charge.get',
   update: 'catalogue.charge.update',
   delete: 'catalogue.charge.delete',
+  history: 'catalogue.charge.history',
   /** Billing asks which of a set of charge ids cannot be billed in one store. */
   check: 'catalogue.charge.check',
 } as const;

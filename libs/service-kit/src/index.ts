@@ -20,3 +20,4 @@ export * from './validation';
 export * from './lifecycle';
 export * from './tokens';
 export * from './service';
+export * from './audit';

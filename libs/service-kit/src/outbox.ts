@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, type JetStreamClient } from 'nats';
-import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { HeaderNames, type DomainEvent, type EventSubject } from '@clinic/contracts';
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
@@ -21,18 +21,33 @@ export interface WriteProof {
 /** The usual proofs: the entity lists the event id, or the entity is gone. */
 export type ProofKind = 'contains-event' | 'absent';
 
+/**
+ * A document that must exist exactly when the write an event describes
+ * happened, such as an audit-trail entry: kept in the outbox entry, inserted
+ * once the write succeeded (or, for a write the sweeper proved, by the relay).
+ * It is stored under the event's id (so one record per collection and event),
+ * which makes a second insert change nothing.
+ */
+export interface CommitRecord {
+  collection: string;
+  doc: Record<string, unknown>;
+}
+
 export interface OutboxEntry {
   _id: string;
   subject: EventSubject;
   event: DomainEvent;
   proof: WriteProof;
   created_at: Date;
+  records?: CommitRecord[];
 }
 
 export interface EventSpec {
   subject: EventSubject;
   data: Record<string, unknown>;
   correlationId: string;
+  /** Stored after the write, exactly once (see CommitRecord). */
+  records?: CommitRecord[];
 }
 
 /** Events recorded ahead of their writes: released when a write succeeded, discarded when it certainly failed. */
@@ -40,6 +55,12 @@ export interface PreparedEvents {
   entries: OutboxEntry[];
   /** Hands these (default: all) to the relay. */
   release(eventIds?: string[]): void;
+  /**
+   * After their writes succeeded: stores the entries' records now, so that the
+   * caller's answer follows them, then releases them. A record that cannot be
+   * stored now is left to the relay, which stores it before it publishes.
+   */
+  settle(eventIds?: string[]): Promise<void>;
   /** Deletes the entries of writes that certainly did not happen. */
   discard(eventIds?: string[]): Promise<void>;
   /** Stops tracking entries whose writes may or may not have happened: the sweeper decides. */
@@ -93,6 +114,11 @@ export class Outbox {
   private readonly queue: OutboxEntry[] = [];
   /** Entries this process is writing, queuing or publishing; the sweeper leaves them alone. */
   private readonly owned = new Set<string>();
+  /** Entries of this process whose records are stored. */
+  private readonly recordsStored = new Set<string>();
+  /** Records of settled writes waiting for the write in flight (see storeRecordsTogether). */
+  private readonly recordsWaiting: Array<{ entries: OutboxEntry[]; resolve(): void; reject(err: unknown): void }> = [];
+  private recordsWriting = false;
   private pumping: Promise<void> | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -149,7 +175,7 @@ export class Outbox {
       }
       throw err;
     }
-    prepared.release();
+    await prepared.settle();
     return result;
   }
 
@@ -169,11 +195,20 @@ export class Outbox {
       const wanted = new Set(eventIds);
       return entries.filter((e) => wanted.has(e._id));
     };
+    const release = (eventIds?: string[]) => {
+      this.queue.push(...pick(eventIds));
+      this.kick();
+    };
     return {
       entries,
-      release: (eventIds) => {
-        this.queue.push(...pick(eventIds));
-        this.kick();
+      release,
+      settle: async (eventIds) => {
+        try {
+          await this.storeRecordsTogether(pick(eventIds));
+        } catch (err) {
+          this.log.warn({ err }, 'records of a committed write not stored yet; the relay will store them');
+        }
+        release(eventIds);
       },
       discard: async (eventIds) => {
         const chosen = pick(eventIds);
@@ -184,6 +219,58 @@ export class Outbox {
         for (const entry of pick(eventIds)) this.owned.delete(entry._id);
       },
     };
+  }
+
+  /**
+   * storeRecords for requests that settle at the same time, in one write per
+   * collection (group commit): the first waits for nothing, the ones that
+   * arrive while a write is in flight go together in the next.
+   */
+  private storeRecordsTogether(entries: OutboxEntry[]): Promise<void> {
+    if (!entries.some((entry) => (entry.records?.length ?? 0) > 0)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.recordsWaiting.push({ entries, resolve, reject });
+      if (!this.recordsWriting) void this.writeWaitingRecords();
+    });
+  }
+
+  private async writeWaitingRecords(): Promise<void> {
+    this.recordsWriting = true;
+    try {
+      while (this.recordsWaiting.length > 0) {
+        const group = this.recordsWaiting.splice(0);
+        try {
+          await this.storeRecords(group.flatMap((g) => g.entries));
+          for (const g of group) g.resolve();
+        } catch (err) {
+          for (const g of group) g.reject(err);
+        }
+      }
+    } finally {
+      this.recordsWriting = false;
+    }
+  }
+
+  /** Inserts the records of these entries that are not stored yet; one already there counts as stored. */
+  private async storeRecords(entries: OutboxEntry[]): Promise<void> {
+    const pending = entries.filter((entry) => (entry.records?.length ?? 0) > 0 && !this.recordsStored.has(entry._id));
+    const byCollection = new Map<string, Array<{ _id: string }>>();
+    for (const { _id, records } of pending) {
+      for (const { collection, doc } of records!) byCollection.set(collection, [...(byCollection.get(collection) ?? []), { ...doc, _id }]);
+    }
+    for (const [collection, docs] of byCollection) {
+      const target = this.db.collection<{ _id: string }>(collection);
+      try {
+        await target.insertMany(docs, { ordered: false });
+      } catch (err) {
+        const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
+        if (errors.length === 0 || !errors.every((e) => isDuplicateKeyError(e))) throw err;
+        // Refused as duplicates: stored already, unless another unique index refused them.
+        const refused = errors.map((e) => docs[e.index]._id);
+        if ((await target.countDocuments({ _id: { $in: refused } })) !== refused.length) throw err;
+      }
+    }
+    for (const entry of pending) this.recordsStored.add(entry._id);
   }
 
   private entry(eventId: string, spec: EventSpec, proof: WriteProof): OutboxEntry {
@@ -199,6 +286,7 @@ export class Outbox {
       },
       proof,
       created_at: new Date(),
+      ...(spec.records?.length ? { records: spec.records } : {}),
     };
   }
 
@@ -228,6 +316,8 @@ export class Outbox {
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, 64);
       try {
+        // A record is stored before its event is published, and so before the entry is deleted.
+        await this.storeRecords(batch);
         // Publishes are issued in order on one connection, so JetStream stores them in order.
         await Promise.all(batch.map((entry) => this.publish(entry)));
       } catch (err) {
@@ -246,7 +336,10 @@ export class Outbox {
         // Left in place, they will be swept and republished; JetStream drops the duplicates.
         this.log.warn({ err, count: ids.length }, 'published outbox entries not deleted');
       }
-      for (const id of ids) this.owned.delete(id);
+      for (const id of ids) {
+        this.owned.delete(id);
+        this.recordsStored.delete(id);
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import {
   REF_STREAM,
   REF_SUBJECT_PREFIX,
   refConsumerName,
+  refRecordRuleProblem,
   type RefKind,
   type RefRecordByKind,
   type ServiceName,
@@ -87,7 +88,7 @@ function pickKnownFields(kind: RefKind, record: Record<string, unknown>): Record
 /** Why a reference message cannot be applied, or null when it can. */
 export function refRecordProblem(kind: RefKind, record: unknown): string | null {
   if (isDeletionMarker(record)) return schemaProblem(DELETION_MARKER_SCHEMA, record);
-  return schemaProblem(REF_RECORD_SCHEMAS[kind], record);
+  return schemaProblem(REF_RECORD_SCHEMAS[kind], record) ?? refRecordRuleProblem(kind, record as Record<string, unknown>);
 }
 
 export function refKindOfSubject(subject: string): RefKind | null {

@@ -11,5 +11,8 @@ export function billingHandlers(bills: BillOperations): Record<string, Handler> 
     [BillingSubjects.get]: (req) => bills.get(req),
     [BillingSubjects.update]: (req, ctx) => bills.update(req, ctx),
     [BillingSubjects.cancel]: (req, ctx) => bills.cancel(req, ctx),
+    [BillingSubjects.history]: (req) => bills.history(req),
+    [BillingSubjects.dayEnd]: (req) => bills.dayEnd(req),
+    [BillingSubjects.receipt]: (req) => bills.receipt(req),
   };
 }

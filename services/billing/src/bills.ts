@@ -1,6 +1,14 @@
 /** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
 import { createHash } from 'node:crypto';
-import { success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import {
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+  success,
+  type BinaryReplyBody,
+  type Caller,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
 import {
   badRequest,
   callerOf,
@@ -16,14 +24,18 @@ import {
   type ReferenceData,
 } from '@clinic/service-kit';
 import type { CatalogueClient } from './catalogue-client';
-import { billView, itemsView, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
+import { renderReceipt } from './receipt';
+import { billView, itemsView, summarize, type BillDoc, type BillStore, type CashierGroup, type IdempotencyClaim } from './storage';
 import {
   computeTotals,
   MESSAGES,
   pageCount,
   parseBillUpdate,
+  parseCancelReason,
+  parseDayEndQuery,
   parseListQuery,
   parseNewBill,
+  parseReceiptSize,
   parseSummaryQuery,
 } from './rules';
 
@@ -59,6 +71,19 @@ function createdReply(doc: BillDoc): ServiceReply {
   });
 }
 
+export interface BillingOptions {
+  /** CANCEL_REASON_REQUIRED: a cancellation without a reason is refused. */
+  cancelReasonRequired: boolean;
+}
+
+/** Count and grand total of bills, in cents while they are summed. */
+interface Tally {
+  count: number;
+  grand_total: number;
+}
+
+const tallyView = (t: Tally) => ({ count: t.count, grand_total: fromCents(t.grand_total) });
+
 export class BillOperations {
   constructor(
     private readonly store: BillStore,
@@ -66,6 +91,7 @@ export class BillOperations {
     private readonly catalogue: CatalogueClient,
     private readonly locks: RecordLocks,
     private readonly clock: ClinicClock,
+    private readonly options: BillingOptions = { cancelReasonRequired: false },
   ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -87,7 +113,7 @@ export class BillOperations {
       throw badRequest(`Invalid charge_id(s) for store ${input.store_id}: ${invalid.join(', ')}. Each charge must be Active and belong to the bill's store.`);
     }
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
-    const { doc, replayed } = await this.store.writes.create(input, totals, { correlationId: ctx.correlationId, idempotency }); // rules 11-12
+    const { doc, replayed } = await this.store.writes.create(input, totals, { correlationId: ctx.correlationId, actor: caller, idempotency }); // rules 11-12
     if (idempotency) {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
       if (!replayed) await this.store.claims.save(idempotency, doc.id);
@@ -139,25 +165,130 @@ export class BillOperations {
       const existing = await this.store.queries.findLive(id); // rule 5
       if (!existing) throw notFound(MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
-      await this.store.writes.update(existing, changes, ctx.correlationId); // rule 7
+      await this.store.writes.update(existing, changes, { correlationId: ctx.correlationId, actor: callerOf(ctx) }); // rule 7
     });
     return success(200, { message: MESSAGES.updated });
   }
 
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
     await this.locks.run('bill', id, async () => {
       const existing = await this.store.queries.findLive(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);
-      await this.store.writes.cancel(existing, ctx.correlationId);
+      await this.store.writes.cancel(existing, reason, { correlationId: ctx.correlationId, actor: callerOf(ctx) });
     });
     return success(200, { message: MESSAGES.cancelled });
   }
 
-  private async userNames(docs: BillDoc[]): Promise<Map<number, string>> {
+  /** Every change of a bill, oldest first; a cancelled bill's too. */
+  async history(request: ServiceRequest): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const doc = await this.store.queries.findById(id);
+    if (!doc) throw notFound(MESSAGES.notFound);
+    return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
+  }
+
+  /**
+   * A branch's bills of one date per cashier, its totals (the summary's
+   * figures, from the same bills) and the bills of the date that were cancelled.
+   */
+  async dayEnd(request: ServiceRequest): Promise<ServiceReply> {
+    const { store_id, date } = parseDayEndQuery(request.query);
+    const [groups, cancelledBills] = await Promise.all([this.store.queries.cashierGroups(store_id, date), this.store.queries.cancelledOn(store_id, date)]);
+    const [cancellations, names] = await Promise.all([
+      this.store.history.latest(cancelledBills.map((b) => b.id), 'cancelled'),
+      this.userNames(groups),
+    ]);
+    const totals = summarize(groups);
+    const revenueOf = (status: string) => fromCents(groups.filter((g) => g.payment_status === status).reduce((sum, g) => sum + g.grand_total, 0));
+    return success(200, {
+      report: {
+        store_id,
+        date,
+        cashiers: cashiersOf(groups, names),
+        totals: { ...totals, paid_revenue: revenueOf('Paid'), pending_revenue: revenueOf('Pending') },
+        cancelled: {
+          count: cancelledBills.length,
+          grand_total: fromCents(cancelledBills.reduce((sum, b) => sum + b.grand_total_cents, 0)),
+          bills: cancelledBills.map((bill) => {
+            const entry = cancellations.get(bill.id);
+            return {
+              id: bill.id,
+              bill_number: bill.bill_number,
+              grand_total: fromCents(bill.grand_total_cents),
+              billed_by: bill.billed_by,
+              cancelled_at: this.clock.timestamp(entry?.at ?? bill.updated_at),
+              cancelled_by: entry?.by ?? null,
+              reason: entry?.reason ?? null,
+            };
+          }),
+        },
+      },
+    });
+  }
+
+  /** The printable receipt of an active bill, as a PDF. */
+  async receipt(request: ServiceRequest): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const size = parseReceiptSize(request.query);
+    const doc = await this.store.queries.findLive(id);
+    if (!doc) throw notFound(MESSAGES.notFound);
+    const [store, names] = await Promise.all([this.refs.get('store', doc.store_id), this.userNames([doc])]);
+    const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
+    const pdf = await renderReceipt(
+      {
+        storeName: store?.name ?? `Branch ${doc.store_id}`,
+        billNumber: doc.bill_number,
+        billDate: doc.bill_date,
+        patientName: doc.patient_name,
+        patientContact: doc.patient_contact,
+        items: [...doc.items]
+          .sort((a, b) => a.id - b.id)
+          .map((item) => ({ name: item.charge_name, qty: item.qty, unitPrice: item.unit_price_cents, lineTotal: item.line_total_cents })),
+        subtotal: doc.subtotal_cents,
+        discount: doc.discount_cents,
+        discountRate: doc.discount_type === 'pct' && doc.discount_value > 0 ? `${doc.discount_value}%` : null,
+        grandTotal: doc.grand_total_cents,
+        paymentMethod: doc.payment_method,
+        paymentStatus: doc.payment_status,
+        cash: doc.payment_method === 'Cash' ? { received: doc.received_cents, balance: doc.balance_cents } : null,
+        billedBy: billedBy ?? (doc.billed_by === null ? '-' : `User ${doc.billed_by}`),
+        printedAt: this.clock.timestamp(new Date()) as string,
+      },
+      size,
+    );
+    const body: Omit<BinaryReplyBody, 'success'> = { content_type: 'application/pdf', filename: `${doc.bill_number}.pdf`, data_base64: pdf.toString('base64') };
+    return success(200, body);
+  }
+
+  private async userNames(docs: Array<{ billed_by: number | null }>): Promise<Map<number, string>> {
     const ids = docs.map((d) => d.billed_by).filter((id): id is number => id !== null);
     const users = await this.refs.many('user', ids);
     return new Map([...users].map(([id, user]) => [id, user.name]));
   }
+}
+
+/** The day-end report's cashiers, by billed_by (bills without one last). */
+function cashiersOf(groups: CashierGroup[], names: Map<number, string>) {
+  const byCashier = new Map<number | null, CashierGroup[]>();
+  for (const group of groups) byCashier.set(group.billed_by, [...(byCashier.get(group.billed_by) ?? []), group]);
+  const tally = (members: CashierGroup[]): Tally => ({
+    count: members.reduce((n, g) => n + g.count, 0),
+    grand_total: members.reduce((n, g) => n + g.grand_total, 0),
+  });
+  return [...byCashier]
+    .sort(([a], [b]) => (a ?? Number.MAX_SAFE_INTEGER) - (b ?? Number.MAX_SAFE_INTEGER))
+    .map(([billedBy, members]) => {
+      const all = tally(members);
+      return {
+        billed_by: billedBy,
+        billed_by_name: billedBy === null ? null : (names.get(billedBy) ?? null),
+        bill_count: all.count,
+        grand_total: fromCents(all.grand_total),
+        payment_methods: Object.fromEntries(PAYMENT_METHODS.map((m) => [m, tallyView(tally(members.filter((g) => g.payment_method === m)))])),
+        payment_statuses: Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, tallyView(tally(members.filter((g) => g.payment_status === s)))])),
+      };
+    });
 }

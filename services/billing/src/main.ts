@@ -1,4 +1,4 @@
-import { startService } from '@clinic/service-kit';
+import { envOptional, startService } from '@clinic/service-kit';
 import { billingHandlers } from './adapter';
 import { BillOperations, USER_NAMES_SCOPE } from './bills';
 import { CatalogueClient } from './catalogue-client';
@@ -12,6 +12,14 @@ void startService({
     refs.onApplied(async (kind) => {
       if (kind === 'user') await cache.bump(USER_NAMES_SCOPE);
     });
-    return billingHandlers(new BillOperations(store, refs, new CatalogueClient(nc), locks, clock));
+    return billingHandlers(new BillOperations(store, refs, new CatalogueClient(nc), locks, clock, { cancelReasonRequired: cancelReasonRequired() }));
   },
 });
+
+/** CANCEL_REASON_REQUIRED: `true` makes a cancellation without a reason a 400; unset or `false`, a reason is optional. */
+function cancelReasonRequired(): boolean {
+  const value = envOptional('CANCEL_REASON_REQUIRED');
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new Error(`CANCEL_REASON_REQUIRED must be true or false, got "${value}"`);
+}

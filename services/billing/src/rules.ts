@@ -9,7 +9,9 @@ import {
   Limits,
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
+  RECEIPT_SIZES,
   updateBillBodySchema,
+  type ReceiptSize,
   type BillStatus,
   type Caller,
   type DiscountType,
@@ -56,6 +58,9 @@ export const MESSAGES = {
   catalogueUnavailable: 'The charge catalogue is unavailable. Please retry.',
   idempotencyMismatch: 'This Idempotency-Key was already used for a different request.',
   searchControlCharacters: 'search must not contain control characters.',
+  reasonRequired: 'reason is required: give the reason for the cancellation.',
+  reasonNotText: 'reason must be a string.',
+  receiptSize: `size must be one of ${RECEIPT_SIZES.join(', ')}.`,
 } as const;
 
 const oneOf = (values: readonly string[]) => values.join(', ');
@@ -311,8 +316,9 @@ function parseStoreAndDates(query: QueryParams): { store_id: number } & DateRang
   return range;
 }
 
+/** A filter applied only when it holds one of `allowed`; longer than the documented bound, it is refused, as the catalogue's filters are. */
 function knownValue<T extends string>(query: QueryParams, field: string, allowed: readonly T[]): T | undefined {
-  const value = queryText(query, field);
+  const value = queryText(query, field, badRequest, Limits.searchMaxLength);
   return (allowed as readonly (string | undefined)[]).includes(value) ? (value as T) : undefined;
 }
 
@@ -348,4 +354,39 @@ export function parseSummaryQuery(query: QueryParams): { store_id: number } & Da
 
 export function pageCount(total: number, perPage: number): number {
   return Math.max(1, Math.ceil(total / perPage));
+}
+
+/**
+ * DELETE /lab_bills/{id}'s optional body: the reason, trimmed (blank is none),
+ * checked before the bill is looked up. `required`: CANCEL_REASON_REQUIRED.
+ */
+export function parseCancelReason(raw: unknown, required: boolean): string | null {
+  let reason: string | null = null;
+  if (raw !== undefined) {
+    if (!isPlainObject(raw)) throw badRequest(MESSAGES.body);
+    if (given(raw, 'reason')) {
+      if (typeof raw.reason !== 'string') throw badRequest(MESSAGES.reasonNotText);
+      if ([...raw.reason].length > Limits.cancelReasonMaxLength) throw badRequest(`reason must be at most ${Limits.cancelReasonMaxLength} characters.`);
+      reason = trimmedOrNull(raw.reason);
+    }
+  }
+  if (required && reason === null) throw badRequest(MESSAGES.reasonRequired);
+  return reason;
+}
+
+/** GET /lab_bills/day_end: a branch and one date, both required. */
+export function parseDayEndQuery(query: QueryParams): { store_id: number; date: string } {
+  const storeId = requiredQueryId(query, 'store_id');
+  const date = queryText(query, 'date');
+  if (date === undefined) throw badRequest('date is required.');
+  if (!isCalendarDate(date)) throw badRequest('date must be a date in YYYY-MM-DD format.');
+  return { store_id: storeId, date };
+}
+
+/** GET /lab_bills/{id}/receipt: the paper size, 80 mm by default. */
+export function parseReceiptSize(query: QueryParams): ReceiptSize {
+  const size = queryText(query, 'size');
+  if (size === undefined) return '80mm';
+  if (!(RECEIPT_SIZES as readonly string[]).includes(size)) throw badRequest(MESSAGES.receiptSize);
+  return size as ReceiptSize;
 }

@@ -10,6 +10,7 @@ export function catalogueHandlers(charges: ChargeOperations): Record<string, Han
     [CatalogueSubjects.get]: (req) => charges.get(req),
     [CatalogueSubjects.update]: (req, ctx) => charges.update(req, callerOf(ctx), ctx.correlationId),
     [CatalogueSubjects.delete]: (req, ctx) => charges.delete(req, callerOf(ctx), ctx.correlationId),
+    [CatalogueSubjects.history]: (req) => charges.history(req),
     [CatalogueSubjects.check]: (req) => charges.check(req),
   };
 }

@@ -19,7 +19,7 @@ export class ChargeOperations {
 
   async create(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
-    const doc = await this.repo.create(input, caller.sub, correlationId);
+    const doc = await this.repo.create(input, caller, correlationId);
     return success(201, { message: MESSAGES.created, charge_id: doc.id });
   }
 
@@ -40,7 +40,7 @@ export class ChargeOperations {
       const existing = await this.repo.findLive(id);
       if (!existing) throw notFound(MESSAGES.notFound);
       if (sameFields(existing, fields)) return failure(200, MESSAGES.noChanges);
-      await this.repo.update(existing, fields, caller.sub, correlationId);
+      await this.repo.update(existing, fields, caller, correlationId);
       return success(200, { message: MESSAGES.updated });
     });
   }
@@ -50,9 +50,16 @@ export class ChargeOperations {
     await this.locks.run('charge', id, async () => {
       const existing = await this.repo.findLive(id);
       if (!existing) throw notFound(MESSAGES.notFound);
-      await this.repo.softDelete(existing, caller.sub, correlationId);
+      await this.repo.softDelete(existing, caller, correlationId);
     });
     return success(200, { message: MESSAGES.deleted });
+  }
+
+  /** Every change of a charge, oldest first; a deleted charge's too. */
+  async history(request: ServiceRequest): Promise<ServiceReply> {
+    const id = pathId(request, 'charge_id', MESSAGES.notFound);
+    if (!(await this.repo.exists(id))) throw notFound(MESSAGES.notFound);
+    return success(200, { charge_id: id, history: await this.repo.history.of(id) });
   }
 
   /** For billing: which of these charge ids cannot be billed in this store. */

@@ -1,10 +1,12 @@
 import type { Collection, Db } from 'mongodb';
-import { EventSubjects, type Caller, type EventSubject } from '@clinic/contracts';
+import { EventSubjects, type Caller, type ChargeHistoryAction, type EventSubject } from '@clinic/contracts';
 import {
+  AuditTrail,
   conflict,
   ensureIndexes,
   docKey,
   escapeRegExp,
+  fieldChanges,
   fromCents,
   isDuplicateKeyError,
   notFound,
@@ -51,11 +53,16 @@ export interface ChargeView {
 }
 
 const COLLECTION = 'charges';
+/** Charges' audit trail: one entry per create, update and delete, never changed. */
+const HISTORY = 'charge_history';
+/** What a charge's history compares between before and after a change. */
+const AUDITED_FIELDS = ['charge_name', 'charge_type', 'amount', 'status', 'notes', 'store_id'] as const;
 /** The cache scope of one branch's charges. */
 const storeScope = (storeId: number) => `charges:store:${storeId}`;
 
 export class ChargeRepository {
   private readonly charges: Collection<ChargeDoc>;
+  readonly history: AuditTrail;
 
   constructor(
     db: Db,
@@ -65,6 +72,7 @@ export class ChargeRepository {
     private readonly cache: VersionedCache,
   ) {
     this.charges = db.collection<ChargeDoc>(COLLECTION);
+    this.history = new AuditTrail(db, HISTORY, clock);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -72,6 +80,7 @@ export class ChargeRepository {
       { key: { store_id: 1, name_key: 1, live_key: 1 }, name: 'charge_name_unique_per_store', unique: true },
       { key: { store_id: 1, is_deleted: 1, status: 1 }, name: 'charges_by_store' },
     ]);
+    await this.history.ensureIndexes();
   }
 
   view(doc: ChargeDoc): ChargeView {
@@ -93,6 +102,11 @@ export class ChargeRepository {
   /** A charge that exists and is not deleted. */
   async findLive(id: number): Promise<ChargeDoc | null> {
     return this.charges.findOne({ _id: docKey(id), is_deleted: false });
+  }
+
+  /** Whether a charge was ever created (deleted ones included). */
+  async exists(id: number): Promise<boolean> {
+    return (await this.charges.findOne({ _id: docKey(id) }, { projection: { _id: 1 } })) !== null;
   }
 
   /**
@@ -117,7 +131,7 @@ export class ChargeRepository {
     return docs.sort((a, b) => a.name_key.localeCompare(b.name_key) || a.charge_name.localeCompare(b.charge_name) || a.id - b.id);
   }
 
-  async create(input: NewCharge, actor: Caller['sub'], correlationId: string): Promise<ChargeDoc> {
+  async create(input: NewCharge, actor: Caller, correlationId: string): Promise<ChargeDoc> {
     try {
       const doc = await withFreshId(this.ids, COLLECTION, this.charges, async (id) => {
         const doc: ChargeDoc = {
@@ -127,13 +141,13 @@ export class ChargeRepository {
           name_key: nameKey(input.charge_name),
           live_key: 0,
           is_deleted: false,
-          created_by: actor,
+          created_by: actor.sub,
           updated_by: null,
           created_at: new Date(),
           updated_at: null,
           _event_ids: [],
         };
-        await this.withEvent(EventSubjects.chargeCreated, doc, correlationId, (eventId) =>
+        await this.withEvent(EventSubjects.chargeCreated, { before: null, after: doc, action: 'created', actor, correlationId }, (eventId) =>
           this.charges.insertOne({ ...doc, _event_ids: [eventId] }),
         );
         return doc;
@@ -146,14 +160,14 @@ export class ChargeRepository {
     }
   }
 
-  async update(existing: ChargeDoc, fields: ChargeFields, actor: Caller['sub'], correlationId: string): Promise<void> {
-    const changes = { ...fields, name_key: nameKey(fields.charge_name), updated_by: actor, updated_at: new Date() };
-    await this.changeLive(existing, changes, EventSubjects.chargeUpdated, correlationId);
+  async update(existing: ChargeDoc, fields: ChargeFields, actor: Caller, correlationId: string): Promise<void> {
+    const changes = { ...fields, name_key: nameKey(fields.charge_name), updated_by: actor.sub, updated_at: new Date() };
+    await this.changeLive(existing, changes, EventSubjects.chargeUpdated, { action: 'updated', actor, correlationId });
   }
 
-  async softDelete(existing: ChargeDoc, actor: Caller['sub'], correlationId: string): Promise<void> {
-    const changes = { is_deleted: true, live_key: existing.id, updated_by: actor, updated_at: new Date() };
-    await this.changeLive(existing, changes, EventSubjects.chargeDeleted, correlationId);
+  async softDelete(existing: ChargeDoc, actor: Caller, correlationId: string): Promise<void> {
+    const changes = { is_deleted: true, live_key: existing.id, updated_by: actor.sub, updated_at: new Date() };
+    await this.changeLive(existing, changes, EventSubjects.chargeDeleted, { action: 'deleted', actor, correlationId });
   }
 
   /** Ids among `ids` that cannot be billed in `storeId`: missing, deleted, not Active or of another store. */
@@ -165,10 +179,15 @@ export class ChargeRepository {
     return [...new Set(ids)].filter((id) => !billable.has(id));
   }
 
-  private async changeLive(existing: ChargeDoc, changes: Partial<ChargeDoc>, subject: EventSubject, correlationId: string): Promise<void> {
+  private async changeLive(
+    existing: ChargeDoc,
+    changes: Partial<ChargeDoc>,
+    subject: EventSubject,
+    change: { action: ChargeHistoryAction; actor: Caller; correlationId: string },
+  ): Promise<void> {
     const after: ChargeDoc = { ...existing, ...changes };
     try {
-      await this.withEvent(subject, after, correlationId, async (eventId) => {
+      await this.withEvent(subject, { ...change, before: existing, after }, async (eventId) => {
         const result = await this.charges.updateOne(
           { _id: existing._id, is_deleted: false },
           { $set: { ...changes, _event_ids: withEventId(existing._event_ids, eventId) } },
@@ -182,9 +201,22 @@ export class ChargeRepository {
     await this.cache.bump(storeScope(existing.store_id));
   }
 
-  private withEvent<T>(subject: EventSubject, after: ChargeDoc, correlationId: string, write: (eventId: string) => Promise<T>): Promise<T> {
+  /** Runs a write with its event and its history entry (see Outbox.record). */
+  private withEvent<T>(
+    subject: EventSubject,
+    change: { before: ChargeDoc | null; after: ChargeDoc; action: ChargeHistoryAction; actor: Caller; correlationId: string },
+    write: (eventId: string) => Promise<T>,
+  ): Promise<T> {
+    const after = this.view(change.after);
+    const entry = this.history.record({
+      entityId: change.after.id,
+      action: change.action,
+      actor: change.actor,
+      correlationId: change.correlationId,
+      changes: fieldChanges(change.before && { ...this.view(change.before) }, { ...after }, AUDITED_FIELDS),
+    });
     return this.outbox.record(
-      { subject, data: { charge: this.view(after) }, collection: COLLECTION, key: after._id, correlationId },
+      { subject, data: { charge: after }, collection: COLLECTION, key: change.after._id, correlationId: change.correlationId, records: [entry] },
       write,
     );
   }

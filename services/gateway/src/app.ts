@@ -40,6 +40,7 @@ import {
   type TokenVerifier,
 } from '@clinic/service-kit';
 import { authenticate, HttpError } from './auth';
+import { sendBinary } from './binary';
 import type { GatewayConfig } from './config';
 import { HealthChecker } from './health';
 import { allowedMethods } from './methods';
@@ -319,6 +320,8 @@ async function forward(
     });
     // The service's body goes out as it came: no parse and no second serialization.
     const { status, body } = splitReply(raw);
+    const binary = route.produces && status === 200 ? sendBinary(reply.code(status), route.produces, body) : null;
+    if (binary) return binary;
     return reply.code(status).type('application/json; charset=utf-8').send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   } catch (err) {
     if (err instanceof ServiceUnavailableError) {

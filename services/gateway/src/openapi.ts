@@ -3,7 +3,10 @@ import { HeaderNames, HTTP_ROUTES, Limits, pathParamsSchema, type HttpRoute } fr
 /** Where the id of a created resource can be used next: the links stateful testing follows. */
 const CREATED_ID_LINKS: Array<{ create: string; idField: string; param: string; path: string }> = [
   { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}' },
+  { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}/history' },
+  { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}/receipt' },
   { create: '/hospital_charges', idField: 'charge_id', param: 'charge_id', path: '/hospital_charges/{charge_id}' },
+  { create: '/hospital_charges', idField: 'charge_id', param: 'charge_id', path: '/hospital_charges/{charge_id}/history' },
   { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/get_session/{session_id}' },
   { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/update_session/{session_id}' },
   { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/delete_session/{session_id}' },
@@ -20,6 +23,8 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
   for (const route of HTTP_ROUTES) {
     const operation = paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
     if (route.bodyOptional && operation?.requestBody) operation.requestBody.required = false;
+    const produced = route.produces ? operation?.responses?.['200'] : undefined;
+    if (produced) produced.content = { [route.produces!]: { schema: { type: 'string', format: 'binary' } } };
     // An optional query filter given empty (`?date=`) is the same as absent.
     for (const parameter of operation?.parameters ?? []) {
       if (parameter.in === 'query' && !parameter.required) parameter.allowEmptyValue = true;

@@ -18,6 +18,7 @@ import {
   type VersionedCache,
   type WriteProof,
 } from '@clinic/service-kit';
+import { DayBlocks } from './blocks';
 import { displayStatus, isActiveAppointment, MESSAGES, type SessionChanges, type SessionListFilter } from './rules';
 
 export interface SessionDoc {
@@ -52,6 +53,8 @@ interface RunDoc {
 const COLLECTION = 'sessions';
 /** Sessions one insert writes at most. */
 const WRITE_SLICE = 500;
+const LEAVES_BY_DOCTOR = 'leaves_by_doctor';
+const HOLIDAYS_BY_DATE = 'holidays_by_date';
 /** Cache scope of everything a session read shows: sessions, runs, and the doctors, stores and appointments joined in. */
 export const SESSIONS_SCOPE = 'sessions';
 /** A run still "running" after this long belongs to a process that died. */
@@ -94,6 +97,66 @@ export class SessionRepository {
       { key: { status: 1, started_at: 1 }, name: 'runs_by_status' },
       { key: { status: 1, finished_at: 1 }, name: 'runs_by_status_finished' },
     ]);
+    await ensureIndexes(this.refs.collection('doctor_leave'), [{ key: { doctor_id: 1, from_date: 1 }, name: LEAVES_BY_DOCTOR }]);
+    await ensureIndexes(this.refs.collection('holiday'), [{ key: { date: 1 }, name: HOLIDAYS_BY_DATE }]);
+  }
+
+  /**
+   * The leaves and holidays that touch the dates `from`..`to` (every one
+   * without a range), for these doctors (every doctor without a list).
+   */
+  async dayBlocks(range?: { from: string; to: string }, doctorIds?: number[]): Promise<DayBlocks> {
+    const leaveQuery: Record<string, unknown> = { deleted: false };
+    const holidayQuery: Record<string, unknown> = { deleted: false };
+    if (doctorIds) leaveQuery.doctor_id = { $in: doctorIds };
+    if (range) {
+      Object.assign(leaveQuery, { from_date: { $lte: range.to }, to_date: { $gte: range.from } });
+      holidayQuery.date = { $gte: range.from, $lte: range.to };
+    }
+    const [leaves, holidays] = await Promise.all([
+      this.refs.collection('doctor_leave').find(leaveQuery as never).hint(LEAVES_BY_DOCTOR).toArray(),
+      this.refs.collection('holiday').find(holidayQuery as never).hint(HOLIDAYS_BY_DATE).toArray(),
+    ]);
+    const shown = leaves.length + holidays.length > 0 || (await this.holdsDayBlocks());
+    return new DayBlocks(leaves, holidays, shown);
+  }
+
+  /** Whether any leave or holiday record is held at all. */
+  private async holdsDayBlocks(): Promise<boolean> {
+    const [leave, holiday] = await Promise.all([
+      this.refs.collection('doctor_leave').findOne({ deleted: false } as never, { projection: { _id: 1 } }),
+      this.refs.collection('holiday').findOne({ deleted: false } as never, { projection: { _id: 1 } }),
+    ]);
+    return leave !== null || holiday !== null;
+  }
+
+  /**
+   * Visible sessions that fall on their doctor's leave or their branch's
+   * holiday, within the list's other filters, each with what blocks it; kept
+   * like the list.
+   */
+  listConflicts<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T): Promise<T> {
+    return this.cache.get(SESSIONS_SCOPE, `conflicts:${JSON.stringify(filter)}`, async () => {
+      const blocks = await this.dayBlocks(filter.date ? { from: filter.date, to: filter.date } : undefined, filter.doctor_id ? [filter.doctor_id] : undefined);
+      const found = new Map<number, SessionDoc>();
+      const add = (docs: SessionDoc[]) => docs.forEach((d) => found.set(d.id, d));
+      for (const span of blocks.leaveSpans()) {
+        const dates = filter.date ?? { $gte: span.from, $lte: span.to };
+        add(await this.sessions.find(await this.visible({ doctor_id: span.doctor_id, session_date: dates })).hint('sessions_by_doctor_date').toArray());
+      }
+      for (const dates of inChunks(blocks.holidayDates())) {
+        add(await this.sessions.find(await this.visible({ session_date: { $in: dates } })).hint('sessions_by_date').toArray());
+      }
+      const conflicting = [...found.values()].filter(
+        (d) =>
+          (filter.store_id === undefined || d.store_id === filter.store_id) &&
+          (filter.doctor_id === undefined || d.doctor_id === filter.doctor_id) &&
+          (filter.date === undefined || d.session_date === filter.date) &&
+          blocks.blocks(d.doctor_id, d.store_id, d.session_date),
+      );
+      const views = await this.views(conflicting);
+      return present(views.map((view, i) => ({ ...view, ...blocks.of(conflicting[i].doctor_id, conflicting[i].store_id, conflicting[i].session_date) })));
+    });
   }
 
   /** Runs whose sessions are not shown: in progress, failed, or rolled back recently (see ZOMBIE_WINDOW_MS). */

@@ -46,6 +46,7 @@ export const MESSAGES = {
   past: 'session_date cannot be in the past.',
   month: 'month must be in YYYY-MM format.',
   maxPatients: 'max_patients must be a positive integer.',
+  conflicts: 'conflicts must be true or false.',
   created: 'Session created successfully.',
   updated: 'Session updated successfully.',
   deleted: 'Session deleted successfully.',
@@ -179,6 +180,8 @@ export interface SessionListFilter {
   doctor_id?: number;
   date?: string;
   status?: string;
+  /** Only sessions on a leave or a holiday (beyond the spec). */
+  conflicts?: true;
 }
 
 export function parseListQuery(query: QueryParams): SessionListFilter {
@@ -192,6 +195,9 @@ export function parseListQuery(query: QueryParams): SessionListFilter {
     if (!isCalendarDate(date)) throw unprocessable('date must be a date in YYYY-MM-DD format.');
     filter.date = date;
   }
+  const conflicts = queryText(query, 'conflicts', unprocessable);
+  if (conflicts !== undefined && conflicts !== 'true' && conflicts !== 'false') throw unprocessable(MESSAGES.conflicts);
+  if (conflicts === 'true') filter.conflicts = true;
   return filter;
 }
 
@@ -290,22 +296,25 @@ export interface RunOutcome<T> {
 }
 
 /**
- * Rules 2 to 5 of auto-creation over a plan. `insertAll` stores the sessions of
- * the entries it is given, all at once, and answers for each one: the session,
- * 'exists' when the unique key already holds one, or the Error of that one
- * row. An error it throws fails the whole run.
+ * Rules 2 to 5 of auto-creation over a plan, and beyond the spec the dates
+ * `blocked` by a leave or a holiday, skipped like past ones. `insertAll`
+ * stores the sessions of the entries it is given, all at once, and answers
+ * for each one: the session, 'exists' when the unique key already holds one,
+ * or the Error of that one row. An error it throws fails the whole run.
  */
 export async function executePlan<T>(
   plan: PlannedSession[],
   today: string,
   insertAll: (plans: PlannedSession[]) => Promise<Array<T | 'exists' | Error>>,
+  blocked: (p: PlannedSession) => boolean = () => false,
 ): Promise<RunOutcome<T>> {
   const outcome: RunOutcome<T> = { created: [], skipped: 0, errors: [] };
-  const insertable = plan.filter((p) => p.session_date >= today && unusableEntry(p) === null);
+  const insertable = plan.filter((p) => p.session_date >= today && !blocked(p) && unusableEntry(p) === null);
   const results = new Map(insertable.map((p, i) => [p, i]));
   const inserted = await insertAll(insertable);
   for (const p of plan) {
-    if (p.session_date < today) {
+    // A past date, the doctor's leave or a holiday: skipped without a word.
+    if (p.session_date < today || blocked(p)) {
       outcome.skipped++;
       continue;
     }

@@ -48,7 +48,7 @@ export class SessionOperations {
 
   async list(request: ServiceRequest): Promise<EncodedReply> {
     const filter = parseListQuery(request.query);
-    return this.repo.list(filter, (views) => {
+    return (filter.conflicts ? this.repo.listConflicts.bind(this.repo) : this.repo.list.bind(this.repo))(filter, (views) => {
       const sessions = views
         .filter((s) => filter.status === undefined || s.status === filter.status)
         .sort(
@@ -123,7 +123,11 @@ export class SessionOperations {
     const doctors = await this.doctorsFor(selection);
     const plan = planMonth(doctors, selection.month);
     const dates = datesOfMonth(selection.month);
-    const taken = await this.repo.existingSlots(doctors.map((d) => d.id), dates[0].date, dates[dates.length - 1].date);
+    const range = { from: dates[0].date, to: dates[dates.length - 1].date };
+    const [taken, blocks] = await Promise.all([
+      this.repo.existingSlots(doctors.map((d) => d.id), range.from, range.to),
+      this.repo.dayBlocks(range, doctors.map((d) => d.id)),
+    ]);
     const today = this.clock.today();
     const preview = plan.map((p) => ({
       doctor_id: p.doctor.id,
@@ -137,9 +141,13 @@ export class SessionOperations {
       channeling_fee: p.doctor.channeling_fee,
       exists: taken.has(slotKey(p.doctor.id, p.session_date, p.entry.session_no)),
       is_past: p.session_date < today,
+      ...(blocks.shown ? blocks.of(p.doctor.id, p.doctor.store_id, p.session_date) : {}),
     }));
-    // An entry without times will be skipped by auto-creation (its rule 3), so it is not announced as new either.
-    const newCount = preview.filter((e, i) => !e.exists && !e.is_past && hasTimes(plan[i])).length;
+    // An entry without times will be skipped by auto-creation (its rule 3), and so will one on a leave or a
+    // holiday, so neither is announced as new.
+    const newCount = preview.filter(
+      (e, i) => !e.exists && !e.is_past && hasTimes(plan[i]) && !blocks.blocks(plan[i].doctor.id, plan[i].doctor.store_id, plan[i].session_date),
+    ).length;
     return success(200, {
       month: monthLabel(selection.month),
       preview,
@@ -158,8 +166,11 @@ export class SessionOperations {
     // A month left half-rolled-back would otherwise block its own re-creation.
     await this.finishRollbacks();
     const label = monthLabel(selection.month);
-    const plan = planMonth(await this.doctorsFor(selection), selection.month);
+    const doctors = await this.doctorsFor(selection);
+    const plan = planMonth(doctors, selection.month);
     if (plan.length === 0) throw notFound(`No doctor schedules found for ${label}.`); // rule 1
+    const dates = datesOfMonth(selection.month);
+    const blocks = await this.repo.dayBlocks({ from: dates[0].date, to: dates[dates.length - 1].date }, doctors.map((d) => d.id));
 
     const runId = randomUUID();
     let pending: PreparedEvents | null = null;
@@ -179,6 +190,7 @@ export class SessionOperations {
             status: 'active',
           })),
         ),
+        (p) => blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date),
       );
       const views = await this.repo.views(outcome.created as SessionDoc[]);
       // Several documents, one commit: every event's proof is the run's completion.

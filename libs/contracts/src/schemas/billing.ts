@@ -1,6 +1,8 @@
 import { Limits } from '../limits';
 import {
+  actorSchema,
   dateSchema,
+  historyEntrySchema,
   IGNORED_FIELDS_NOTE,
   idSchema,
   moneySchema,
@@ -250,3 +252,110 @@ export interface ChargeCheckReply {
   /** The ids that are not Active, deleted, missing or of another store. */
   invalid_ids: number[];
 }
+
+// Beyond the spec: the audit trail, the day-end report and the printable receipt.
+
+export const cancelBillBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: `Optional. The reason is stored trimmed with the cancellation's history entry; the service makes it mandatory when CANCEL_REASON_REQUIRED=true. ${IGNORED_FIELDS_NOTE}`,
+  properties: {
+    reason: { type: 'string', nullable: true, maxLength: Limits.cancelReasonMaxLength, example: 'Patient billed twice' },
+  },
+};
+
+export const BILL_HISTORY_ACTIONS = ['created', 'updated', 'cancelled'] as const;
+export type BillHistoryAction = (typeof BILL_HISTORY_ACTIONS)[number];
+
+export const dayEndQuerySchema: JsonSchema = {
+  type: 'object',
+  required: ['store_id', 'date'],
+  properties: { store_id: idSchema, date: { ...dateSchema, description: 'the bill_date reported on' } },
+};
+
+export const RECEIPT_SIZES = ['80mm', 'a5'] as const;
+export type ReceiptSize = (typeof RECEIPT_SIZES)[number];
+
+export const receiptQuerySchema: JsonSchema = {
+  type: 'object',
+  properties: { size: { type: 'string', enum: [...RECEIPT_SIZES], default: '80mm', description: '80 mm roll (default) or A5 sheet' } },
+};
+
+const countAndTotal: JsonSchema = {
+  type: 'object',
+  required: ['count', 'grand_total'],
+  properties: { count: { type: 'integer' }, grand_total: { type: 'number' } },
+};
+const perValue = (values: readonly string[]): JsonSchema => ({
+  type: 'object',
+  required: [...values],
+  properties: Object.fromEntries(values.map((v) => [v, countAndTotal])),
+});
+
+export const dayEndCashierSchema: JsonSchema = {
+  type: 'object',
+  required: ['billed_by', 'billed_by_name', 'bill_count', 'grand_total', 'payment_methods', 'payment_statuses'],
+  properties: {
+    billed_by: nullableId,
+    billed_by_name: { type: 'string', nullable: true },
+    bill_count: { type: 'integer' },
+    grand_total: { type: 'number' },
+    payment_methods: perValue(PAYMENT_METHODS),
+    payment_statuses: perValue(PAYMENT_STATUSES),
+  },
+};
+
+export const cancelledBillSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'bill_number', 'grand_total', 'billed_by', 'cancelled_at', 'cancelled_by', 'reason'],
+  properties: {
+    id: idSchema,
+    bill_number: { type: 'string' },
+    grand_total: { type: 'number' },
+    billed_by: nullableId,
+    cancelled_at: timestampSchema,
+    cancelled_by: { ...actorSchema, nullable: true, description: 'null for a bill cancelled before the audit trail existed' },
+    reason: { type: 'string', nullable: true },
+  },
+};
+
+export const dayEndSchema: JsonSchema = {
+  type: 'object',
+  required: ['store_id', 'date', 'cashiers', 'totals', 'cancelled'],
+  properties: {
+    store_id: idSchema,
+    date: dateSchema,
+    cashiers: { type: 'array', items: dayEndCashierSchema },
+    totals: {
+      ...summarySchema,
+      description: 'the fields of GET /lab_bills/summary for the branch and date, with the same values, and the revenue per payment status',
+      required: [...(summarySchema.required as string[]), 'paid_revenue', 'pending_revenue'],
+      properties: { ...(summarySchema.properties as Record<string, JsonSchema>), paid_revenue: { type: 'number' }, pending_revenue: { type: 'number' } },
+    },
+    cancelled: {
+      type: 'object',
+      description: 'the bills of this date that were cancelled, whenever that happened',
+      required: ['count', 'grand_total', 'bills'],
+      properties: { count: { type: 'integer' }, grand_total: { type: 'number' }, bills: { type: 'array', items: cancelledBillSchema } },
+    },
+  },
+};
+
+/** A PDF travels over NATS base64-encoded inside the envelope; the gateway sends it as bytes. */
+export interface BinaryReplyBody {
+  success: true;
+  content_type: string;
+  filename: string;
+  data_base64: string;
+}
+
+export const billingExtraResponses = {
+  history: successSchema({
+    bill_id: idSchema,
+    bill_number: { type: 'string' },
+    history: { type: 'array', items: historyEntrySchema(BILL_HISTORY_ACTIONS) },
+  }),
+  dayEnd: successSchema({ report: dayEndSchema }),
+  /** Documented as `application/pdf` bytes (see HttpRoute.produces). */
+  receipt: { type: 'string', description: 'the printable receipt (PDF)' } as JsonSchema,
+};

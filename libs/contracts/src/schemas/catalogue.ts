@@ -1,5 +1,5 @@
 import { Limits } from '../limits';
-import { IGNORED_FIELDS_NOTE, idSchema, moneySchema, nonBlank, optionalText, successSchema, timestampSchema, type JsonSchema } from './common';
+import { historyEntrySchema, IGNORED_FIELDS_NOTE, idSchema, moneySchema, nonBlank, optionalText, successSchema, timestampSchema, type JsonSchema } from './common';
 
 export const CHARGE_TYPES = ['General', 'Lab'] as const;
 export const CHARGE_STATUSES = ['Active', 'Inactive'] as const;
@@ -75,8 +75,12 @@ export const chargeSchema: JsonSchema = {
   },
 };
 
+export const CHARGE_HISTORY_ACTIONS = ['created', 'updated', 'deleted'] as const;
+export type ChargeHistoryAction = (typeof CHARGE_HISTORY_ACTIONS)[number];
+
 export const catalogueResponses = {
   created: successSchema({ message: { type: 'string' }, charge_id: idSchema }),
+  history: successSchema({ charge_id: idSchema, history: { type: 'array', items: historyEntrySchema(CHARGE_HISTORY_ACTIONS) } }),
   list: successSchema({ charges: { type: 'array', items: chargeSchema }, count: { type: 'integer' } }),
   one: successSchema({ charge: chargeSchema }),
 };

@@ -62,3 +62,32 @@ export function standardFailures(...extra: number[]): Record<string, JsonSchema>
   const codes = [...new Set([400, 401, 403, 500, 503, 504, ...extra])];
   return Object.fromEntries(codes.map((code) => [String(code), failureSchema]));
 }
+
+/** Who made a change: the token's claims. */
+export const actorSchema: JsonSchema = {
+  type: 'object',
+  required: ['sub', 'role'],
+  properties: {
+    sub: { description: 'the token `sub`, an integer or a string', anyOf: [{ type: 'integer' }, { type: 'string' }] },
+    role: { type: 'string' },
+  },
+};
+
+/** One audited change: what each changed field held before and after it. */
+export const historyEntrySchema = (actions: readonly string[]): JsonSchema => ({
+  type: 'object',
+  required: ['event_id', 'action', 'at', 'by', 'correlation_id', 'changes'],
+  properties: {
+    event_id: { type: 'string', description: 'also the id of the event the change published' },
+    action: { type: 'string', enum: [...actions] },
+    at: { ...timestampSchema, nullable: false },
+    by: actorSchema,
+    correlation_id: { type: 'string', nullable: true },
+    changes: {
+      type: 'object',
+      description: 'each changed field: `{before, after}` (before is null on creation)',
+      additionalProperties: { type: 'object', required: ['before', 'after'], properties: { before: {}, after: {} } },
+    },
+    reason: { type: 'string', nullable: true, description: 'cancellations only' },
+  },
+});

@@ -56,6 +56,11 @@ export const listSessionsQuerySchema: JsonSchema = {
     doctor_id: idSchema,
     date: dateSchema,
     status: { type: 'string', maxLength: 20, description: 'Open, Closed or Full, compared with the derived status; any other value matches nothing' },
+    conflicts: {
+      type: 'string',
+      enum: ['true', 'false'],
+      description: '`true`: only the sessions that fall on a leave of their doctor or on a holiday of their branch, each with `on_leave` and `holiday`',
+    },
   },
 };
 
@@ -89,7 +94,11 @@ export const sessionSchema: JsonSchema = {
     id: idSchema,
     doctor_id: idSchema,
     store_id: idSchema,
-    session_date: dateSchema,
+    session_date: {
+      type: 'string',
+      example: '2026-11-21',
+      description: '`YYYY-MM-DD`; as PUT /update_session/{id} set it, which the spec does not check',
+    },
     start_time: timeSchema,
     end_time: timeSchema,
     max_patients: { type: 'integer', nullable: true },
@@ -103,6 +112,16 @@ export const sessionSchema: JsonSchema = {
     store_name: { type: 'string', nullable: true },
     booked_count: { type: 'integer' },
   },
+};
+
+/**
+ * Beyond the spec: whether a date is blocked by a doctor's leave or a holiday.
+ * Present only once the service holds a leave or a holiday record, so that
+ * without any, every answer is exactly the spec's.
+ */
+const conflictFields: Record<string, JsonSchema> = {
+  on_leave: { type: 'boolean', description: 'the doctor is on leave that day (only once leave or holiday records exist)' },
+  holiday: { type: 'string', nullable: true, description: "the name of the branch's holiday that day, or null (only once leave or holiday records exist)" },
 };
 
 export const previewEntrySchema: JsonSchema = {
@@ -123,11 +142,17 @@ export const previewEntrySchema: JsonSchema = {
     channeling_fee: { type: 'number', nullable: true },
     exists: { type: 'boolean' },
     is_past: { type: 'boolean' },
+    ...conflictFields,
   },
 };
 
+const sessionWithConflictSchema: JsonSchema = {
+  ...sessionSchema,
+  properties: { ...(sessionSchema.properties as Record<string, JsonSchema>), ...conflictFields },
+};
+
 export const sessionsResponses = {
-  list: successSchema({ sessions: { type: 'array', items: sessionSchema } }),
+  list: successSchema({ sessions: { type: 'array', items: sessionWithConflictSchema } }),
   one: successSchema({ session: sessionSchema }),
   created: successSchema({ message: { type: 'string' }, session_id: idSchema }),
   changed: successSchema({ message: { type: 'string' }, session_id: idSchema }),

@@ -3,7 +3,7 @@ import type { Collection, Filter } from 'mongodb';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
 import { docKey, fromCents, type VersionedCache } from '@clinic/service-kit';
 import type { BillFilter, DateRange, Page } from '../rules';
-import type { DayTotals } from './day-totals';
+import { sumLiveBills, type BillGroup, type DayTotals } from './day-totals';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
@@ -22,6 +22,14 @@ export interface Summary {
   card_revenue: number;
   online_revenue: number;
 }
+
+/** The live bills of one date with one cashier, payment method and status. */
+export interface CashierGroup extends BillGroup {
+  billed_by: number | null;
+}
+
+/** A cancelled bill as the day-end report lists it. */
+export type CancelledBill = Pick<BillDoc, 'id' | 'bill_number' | 'grand_total_cents' | 'billed_by' | 'updated_at'>;
 
 /** The cache scope of one branch's bills: every write to the branch changes it. */
 export const storeScope = (storeId: number) => `bills:store:${storeId}`;
@@ -94,6 +102,24 @@ export class BillQueries {
     );
   }
 
+  /** Counts and sums of a branch's live bills of one date, per cashier, payment method and status (the day-end report). */
+  async cashierGroups(storeId: number, billDate: string): Promise<CashierGroup[]> {
+    const rows = await sumLiveBills(this.bills, storeId, billDate, { b: '$billed_by' });
+    return rows.map(({ key, group }) => ({ ...group, billed_by: (key.b as number | null | undefined) ?? null }));
+  }
+
+  /** A branch's cancelled bills of one date. */
+  cancelledOn(storeId: number, billDate: string): Promise<CancelledBill[]> {
+    return this.bills
+      .find(
+        { store_id: storeId, is_deleted: true, bill_date: billDate },
+        { projection: { _id: 0, id: 1, bill_number: 1, grand_total_cents: 1, billed_by: 1, updated_at: 1 } },
+      )
+      .sort(NEWEST_FIRST)
+      .hint(BILL_INDEXES.byDay)
+      .toArray() as Promise<CancelledBill[]>;
+  }
+
   /** The highest sequence number of a bill date (numbering recovery). */
   async highestSeq(billDate: string): Promise<number> {
     const [top] = await this.bills
@@ -106,7 +132,7 @@ export class BillQueries {
   }
 }
 
-function summarize(groups: Awaited<ReturnType<DayTotals['groups']>>): Summary {
+export function summarize(groups: BillGroup[]): Summary {
   const count = (pick: (g: (typeof groups)[number]) => boolean) => groups.filter(pick).reduce((n, g) => n + g.count, 0);
   const revenue = (method: PaymentMethod) => fromCents(groups.filter((g) => g.payment_method === method).reduce((n, g) => n + g.grand_total, 0));
   const sum = (field: 'grand_total' | 'discount' | 'subtotal') => fromCents(groups.reduce((n, g) => n + g[field], 0));

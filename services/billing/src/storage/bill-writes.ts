@@ -4,11 +4,13 @@
  * event in the outbox first, and afterwards marks what cached reads it changed.
  */
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { EventSubjects, type EventSubject } from '@clinic/contracts';
+import { EventSubjects, type BillHistoryAction, type Caller, type EventSubject } from '@clinic/contracts';
 import {
   conflict,
+  type AuditTrail,
   docKey,
   entityProof,
+  fieldChanges,
   isDuplicateKeyError,
   newEventId,
   notFound,
@@ -22,7 +24,7 @@ import { formatBillNumber, MESSAGES, type BillChanges, type BillInput, type Tota
 import { storeScope } from './bill-queries';
 import type { BillNumbers } from './bill-numbers';
 import type { DayTotals } from './day-totals';
-import { billEventData, BILLS, ITEM_ID_FACTOR, type BillDoc } from './documents';
+import { auditedFields, billEventData, BILLS, ITEM_ID_FACTOR, type BillDoc } from './documents';
 import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
 import { searchTextOf } from './search';
 
@@ -33,10 +35,18 @@ const MAX_BATCH = 64;
 
 export type CreateResult = { doc: BillDoc; replayed: boolean };
 
+/** Who asked for a change, for its history entry. */
+export interface ChangeContext {
+  correlationId: string;
+  actor: Caller;
+}
+
 interface PendingBill {
   input: BillInput;
   totals: Totals;
   correlationId: string;
+  /** Null for imported bills, which have no history. */
+  actor: Caller | null;
   idempotency: IdempotencyClaim | null;
   id: number;
   attempts: number;
@@ -58,6 +68,7 @@ export class BillWrites {
     private readonly outbox: Outbox,
     private readonly clock: ClinicClock,
     private readonly cache: VersionedCache,
+    private readonly history: AuditTrail,
   ) {}
 
   /**
@@ -71,7 +82,7 @@ export class BillWrites {
    * a prefix, so even a batch cut short leaves no gap in any date; bills after
    * a collision are numbered again.
    */
-  create(input: BillInput, totals: Totals, options: { correlationId: string; idempotency: IdempotencyClaim | null }): Promise<CreateResult> {
+  create(input: BillInput, totals: Totals, options: ChangeContext & { idempotency: IdempotencyClaim | null }): Promise<CreateResult> {
     return this.ids.next(COUNTER).then(
       (id) =>
         new Promise<CreateResult>((resolve, reject) => {
@@ -90,7 +101,7 @@ export class BillWrites {
     const ids = await this.ids.nextMany(COUNTER, bills.length);
     const stored: BillDoc[] = [];
     const pending = bills.map(({ input, totals }, i): PendingBill => ({
-      input, totals, correlationId: 'import', idempotency: null, id: ids[i], attempts: 0,
+      input, totals, correlationId: 'import', actor: null, idempotency: null, id: ids[i], attempts: 0,
       resolve: ({ doc }) => stored.push(doc),
       reject: (err) => {
         throw err;
@@ -105,12 +116,13 @@ export class BillWrites {
     return stored;
   }
 
-  async update(existing: BillDoc, changes: BillChanges, correlationId: string): Promise<void> {
-    await this.changeActive(existing, { ...changes, updated_at: new Date() }, EventSubjects.billUpdated, correlationId);
+  async update(existing: BillDoc, changes: BillChanges, context: ChangeContext): Promise<void> {
+    await this.changeActive(existing, { ...changes, updated_at: new Date() }, EventSubjects.billUpdated, { ...context, action: 'updated' });
   }
 
-  async cancel(existing: BillDoc, correlationId: string): Promise<void> {
-    await this.changeActive(existing, { status: 'cancelled', is_deleted: true, updated_at: new Date() }, EventSubjects.billCancelled, correlationId);
+  async cancel(existing: BillDoc, reason: string | null, context: ChangeContext): Promise<void> {
+    const changes = { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const;
+    await this.changeActive(existing, changes, EventSubjects.billCancelled, { ...context, action: 'cancelled', reason });
   }
 
   private async drain(): Promise<void> {
@@ -143,6 +155,7 @@ export class BillWrites {
         correlationId: batch[i].correlationId,
         eventId: doc._event_ids[0],
         proof: entityProof(BILLS, doc._id, doc._event_ids[0]),
+        records: this.historyOf(null, doc, 'created', batch[i]),
       })),
     );
     const eventIds = (from: number, to = docs.length) => docs.slice(from, to).map((d) => d._event_ids[0]);
@@ -167,7 +180,7 @@ export class BillWrites {
 
     if (inserted > 0) {
       for (const [billDate, lastSeq] of highestSeqs(docs.slice(0, inserted))) this.numbers.used(billDate, lastSeq);
-      prepared.release(eventIds(0, inserted));
+      await prepared.settle(eventIds(0, inserted));
       await this.written(docs.slice(0, inserted));
       for (let i = 0; i < inserted; i++) batch[i].resolve({ doc: docs[i], replayed: false });
     }
@@ -248,10 +261,44 @@ export class BillWrites {
     };
   }
 
-  private async changeActive(existing: BillDoc, changes: Partial<BillDoc>, subject: EventSubject, correlationId: string): Promise<void> {
+  /** The history entry of a change, written through the outbox with its event. */
+  private historyOf(
+    before: BillDoc | null,
+    after: BillDoc,
+    action: BillHistoryAction,
+    context: { correlationId: string; actor: Caller | null; reason?: string | null },
+  ) {
+    if (!context.actor) return [];
+    const view = (doc: BillDoc) => auditedFields(doc, this.clock);
+    return [
+      this.history.record({
+        entityId: after.id,
+        action,
+        actor: context.actor,
+        correlationId: context.correlationId,
+        changes: fieldChanges(before && view(before), view(after), Object.keys(view(after))),
+        ...(action === 'cancelled' ? { reason: context.reason ?? null } : {}),
+      }),
+    ];
+  }
+
+  private async changeActive(
+    existing: BillDoc,
+    changes: Partial<BillDoc>,
+    subject: EventSubject,
+    context: ChangeContext & { action: BillHistoryAction; reason?: string | null },
+  ): Promise<void> {
     const after: BillDoc = { ...existing, ...changes };
+    const { correlationId } = context;
     await this.outbox.record(
-      { subject, data: billEventData(after, this.clock), collection: BILLS, key: existing._id, correlationId },
+      {
+        subject,
+        data: billEventData(after, this.clock),
+        collection: BILLS,
+        key: existing._id,
+        correlationId,
+        records: this.historyOf(existing, after, context.action, context),
+      },
       async (eventId) => {
         const result = await this.bills.updateOne(
           { _id: existing._id, is_deleted: false, status: 'active' },

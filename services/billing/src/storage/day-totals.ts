@@ -123,40 +123,49 @@ export class DayTotals {
   }
 
   private async compute(storeId: number, days: DayDoc[]): Promise<void> {
-    const rows = await this.bills
-      .aggregate<{ _id: { d: string; m: PaymentMethod; s: PaymentStatus }; n: number; g: number; x: number; t: number }>(
-        [
-          { $match: { store_id: storeId, is_deleted: false, bill_date: { $in: days.map((d) => d.bill_date) } } },
-          {
-            $group: {
-              _id: { d: '$bill_date', m: '$payment_method', s: '$payment_status' },
-              n: { $sum: 1 },
-              g: { $sum: '$grand_total_cents' },
-              x: { $sum: '$discount_cents' },
-              t: { $sum: '$subtotal_cents' },
-            },
-          },
-        ],
-        { hint: BILL_INDEXES.byDay },
-      )
-      .toArray();
+    const rows = await sumLiveBills(this.bills, storeId, { $in: days.map((d) => d.bill_date) }, { d: '$bill_date' });
     const byDate = new Map<string, BillGroup[]>(days.map((d) => [d.bill_date, []]));
-    for (const row of rows) {
-      byDate.get(row._id.d)?.push({
-        payment_method: row._id.m,
-        payment_status: row._id.s,
-        count: row.n,
-        grand_total: row.g,
-        discount: row.x,
-        subtotal: row.t,
-      });
-    }
+    for (const { key, group } of rows) byDate.get(key.d as string)?.push(group);
     for (const day of days) {
       this.cached.delete(day._id);
       this.cached.set(day._id, { token: day.token, groups: byDate.get(day.bill_date) ?? [] });
     }
     while (this.cached.size > CACHED_DAYS_MAX) this.cached.delete(this.cached.keys().next().value as string);
   }
+}
+
+/**
+ * Counts and sums of a branch's live bills of some dates, grouped by the
+ * fields `by` names and by payment method and status: one grouped query,
+ * which the by-day index serves.
+ */
+export async function sumLiveBills(
+  bills: Collection<BillDoc>,
+  storeId: number,
+  billDates: string | { $in: string[] },
+  by: Record<string, string>,
+): Promise<Array<{ key: Record<string, unknown>; group: BillGroup }>> {
+  const rows = await bills
+    .aggregate<{ _id: Record<string, unknown> & { m: PaymentMethod; s: PaymentStatus }; n: number; g: number; x: number; t: number }>(
+      [
+        { $match: { store_id: storeId, is_deleted: false, bill_date: billDates } },
+        {
+          $group: {
+            _id: { ...by, m: '$payment_method', s: '$payment_status' },
+            n: { $sum: 1 },
+            g: { $sum: '$grand_total_cents' },
+            x: { $sum: '$discount_cents' },
+            t: { $sum: '$subtotal_cents' },
+          },
+        },
+      ],
+      { hint: BILL_INDEXES.byDay },
+    )
+    .toArray();
+  return rows.map((row) => ({
+    key: row._id,
+    group: { payment_method: row._id.m, payment_status: row._id.s, count: row.n, grand_total: row.g, discount: row.x, subtotal: row.t },
+  }));
 }
 
 /** The distinct days of bills (or of day keys), as bare day keys. */

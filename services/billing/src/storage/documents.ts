@@ -3,6 +3,8 @@ import { Limits, type BillStatus, type DiscountType, type PaymentMethod, type Pa
 import { fromCents, nullableAmount, type Cents, type ClinicClock } from '@clinic/service-kit';
 
 export const BILLS = 'bills';
+/** Bills' audit trail: one entry per create, update and cancel, never changed. */
+export const BILL_HISTORY = 'bill_history';
 
 export interface ItemDoc {
   id: number;
@@ -101,6 +103,12 @@ export function itemsView(doc: BillDoc): Record<string, unknown>[] {
       qty: item.qty,
       line_total: fromCents(item.line_total_cents),
     }));
+}
+
+/** What a bill's history compares between before and after a change: what the API shows of it, but ids and timestamps. */
+export function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
+  const { id: _id, billed_by_name: _name, is_deleted: _deleted, created_at: _created, updated_at: _updated, ...fields } = billView(doc, clock);
+  return { ...fields, items: itemsView(doc).map(({ bill_id: _bill, ...item }) => item) };
 }
 
 /** What events carry: the whole bill with its items and totals. */

@@ -4,24 +4,27 @@
  * embedded server.
  */
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, type ClinicClock, type IdAllocator, type Logger, type Outbox, type VersionedCache } from '@clinic/service-kit';
+import { AuditTrail, ensureIndexes, type ClinicClock, type IdAllocator, type Logger, type Outbox, type VersionedCache } from '@clinic/service-kit';
 import { BillNumbers } from './bill-numbers';
 import { BillQueries } from './bill-queries';
 import { BillWrites } from './bill-writes';
 import { DayTotals } from './day-totals';
-import { BILLS, type BillDoc } from './documents';
+import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
 import { IdempotencyClaims } from './idempotency';
 import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
 
 export { billView, itemsView, type BillDoc } from './documents';
 export type { IdempotencyClaim } from './idempotency';
-export { storeScope, type Summary } from './bill-queries';
+export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
+export type { ChangeContext } from './bill-writes';
 
 export class BillStore {
   readonly queries: BillQueries;
   readonly writes: BillWrites;
   readonly claims: IdempotencyClaims;
+  /** Every create, update and cancel of a bill (see bill-writes.ts). */
+  readonly history: AuditTrail;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
 
@@ -38,13 +41,15 @@ export class BillStore {
     this.claims = new IdempotencyClaims(db, this.bills);
     this.queries = new BillQueries(this.bills, this.dayTotals, cache);
     const numbers = new BillNumbers(db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
-    this.writes = new BillWrites(this.bills, numbers, this.claims, this.dayTotals, ids, outbox, clock, cache);
+    this.history = new AuditTrail(db, BILL_HISTORY, clock);
+    this.writes = new BillWrites(this.bills, numbers, this.claims, this.dayTotals, ids, outbox, clock, cache, this.history);
   }
 
   /** Indexes, and the data earlier versions did not keep; before the service takes requests. */
   async prepare(): Promise<void> {
     await ensureIndexes(this.bills, BILL_INDEX_DESCRIPTIONS);
     await this.dayTotals.ensureIndexes();
+    await this.history.ensureIndexes();
     for (const name of OBSOLETE_BILL_INDEXES) await this.bills.dropIndex(name).catch(() => undefined);
     await runMigrations(this.db, this.bills, this.log);
   }

@@ -13,7 +13,7 @@ export const BILL_INDEXES = {
   dateSeq: 'bills_by_date_seq',
   /** The list without a date: live bills of a branch, newest first; searches too (its last field). */
   list: 'bills_list_substring',
-  /** The list of a date or a short range, and the per-day totals. */
+  /** The list of a date or a short range, the per-day totals, and the day-end report (live and cancelled bills of a date). */
   byDay: 'bills_by_day',
   days: 'bill_days_by_store',
 } as const;

@@ -1,0 +1,121 @@
+/**
+ * Audit trails: one immutable entry per change of an entity, stored through
+ * the outbox as a CommitRecord of the change's event, so that an entry exists
+ * exactly when its change does. An entry's id is its event's id.
+ */
+import type { Collection, Db } from 'mongodb';
+import type { Caller } from '@clinic/contracts';
+import type { ClinicClock } from './clock';
+import { ensureIndexes } from './mongo';
+import type { CommitRecord } from './outbox';
+
+export interface FieldChange {
+  before: unknown;
+  after: unknown;
+}
+
+export interface AuditEntryDoc {
+  _id: string;
+  entity_id: number;
+  action: string;
+  at: Date;
+  by: Caller;
+  correlation_id: string | null;
+  changes: Record<string, FieldChange>;
+  reason?: string | null;
+}
+
+export interface AuditEntryView {
+  event_id: string;
+  action: string;
+  at: string;
+  by: Caller;
+  correlation_id: string | null;
+  changes: Record<string, FieldChange>;
+  reason?: string | null;
+}
+
+/** The fields among `fields` whose values differ between two views of an entity (`before` null: it is new). */
+export function fieldChanges(before: Record<string, unknown> | null, after: Record<string, unknown>, fields: readonly string[]): Record<string, FieldChange> {
+  const changes: Record<string, FieldChange> = {};
+  for (const field of fields) {
+    const was = before === null ? null : (before[field] ?? null);
+    const now = after[field] ?? null;
+    if (before === null || JSON.stringify(was) !== JSON.stringify(now)) changes[field] = { before: was, after: now };
+  }
+  return changes;
+}
+
+export interface AuditedChange {
+  entityId: number;
+  action: string;
+  actor: Caller;
+  correlationId: string | null;
+  changes: Record<string, FieldChange>;
+  /** Only for actions that take one (a cancellation). */
+  reason?: string | null;
+}
+
+export class AuditTrail {
+  private readonly entries: Collection<AuditEntryDoc>;
+  /** Serves an entity's entries in order, and its entries of a kind (filtered on the rest). */
+  readonly indexName: string;
+
+  constructor(
+    db: Db,
+    readonly collectionName: string,
+    private readonly clock: ClinicClock,
+  ) {
+    this.entries = db.collection<AuditEntryDoc>(collectionName);
+    this.indexName = `${collectionName}_by_entity`;
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.entries, [{ key: { entity_id: 1, at: 1 }, name: this.indexName }]);
+  }
+
+  /** The entry of a change, to record with the change's event (Outbox EventSpec.records). */
+  record(change: AuditedChange): CommitRecord {
+    const doc: Omit<AuditEntryDoc, '_id'> = {
+      entity_id: change.entityId,
+      action: change.action,
+      at: new Date(),
+      by: { sub: change.actor.sub, role: change.actor.role },
+      correlation_id: change.correlationId,
+      changes: change.changes,
+      ...(change.reason !== undefined ? { reason: change.reason } : {}),
+    };
+    return { collection: this.collectionName, doc };
+  }
+
+  /** An entity's entries, oldest first. */
+  async of(entityId: number): Promise<AuditEntryView[]> {
+    const docs = await this.entries.find({ entity_id: entityId }).sort({ at: 1 }).hint(this.indexName).toArray();
+    return docs.map((doc) => this.view(doc));
+  }
+
+  /** The latest entry of `action` for each of these entities that has one. */
+  async latest(entityIds: number[], action: string): Promise<Map<number, AuditEntryDoc>> {
+    const latest = new Map<number, AuditEntryDoc>();
+    if (entityIds.length === 0) return latest;
+    const docs = await this.entries
+      .find({ entity_id: { $in: [...new Set(entityIds)] }, action })
+      .sort({ entity_id: 1, at: 1 })
+      .hint(this.indexName)
+      .toArray();
+    for (const doc of docs) latest.set(doc.entity_id, doc);
+    return latest;
+  }
+
+  view(doc: AuditEntryDoc): AuditEntryView {
+    return {
+      event_id: doc._id,
+      action: doc.action,
+      at: this.clock.timestamp(doc.at) as string,
+      by: doc.by,
+      correlation_id: doc.correlation_id,
+      changes: doc.changes,
+      ...(doc.reason !== undefined ? { reason: doc.reason } : {}),
+    };
+  }
+}
