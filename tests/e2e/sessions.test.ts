@@ -524,7 +524,7 @@ describe('POST /auto_create_sessions', () => {
 });
 
 describe('late inserts of a rolled-back run', () => {
-  it('keeps them hidden, and a new run of the month takes their slots over', async () => {
+  it('keeps them hidden, and a new run of the month fills their slots anew', async () => {
     const month = creationMonth(5);
     const preview = (await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body;
     const slot = preview.preview[0];
@@ -547,7 +547,10 @@ describe('late inserts of a rolled-back run', () => {
     expect(res.body).toMatchObject({ created: preview.new_count, skipped: preview.skip_count });
     const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((x: any) => x.session_date.startsWith(month));
     expect(sessions).toHaveLength(preview.new_count);
-    expect(sessions.map((x: any) => x.id)).toContain(990001);
+    // The late insert's slot is filled anew (a session never changes runs), and the late insert is gone.
+    expect(sessions.find((x: any) => x.session_date === slot.session_date && x.session_no === slot.session_no)).toBeDefined();
+    expect(sessions.map((x: any) => x.id)).not.toContain(990001);
+    expect((await t.get('/get_session/990001')).status).toBe(404);
   });
 });
 

@@ -12,6 +12,9 @@ import { callService, isPlainObject, refRecordProblem, ServiceUnavailableError }
 
 export class SeedError extends Error {}
 
+/** Reference records published at once at most, each awaiting its acknowledgement. */
+const PUBLISH_WINDOW = 256;
+
 const FILE_KEYS = REF_KINDS.map((kind) => `${kind}s`);
 
 export interface ParsedSeed {
@@ -65,9 +68,14 @@ export async function seedReferenceData(
   for (const service of consumers) await refStatus(nc, service);
 
   const js = nc.jetstream();
-  const acks = seed.records.map(({ kind, record }) => js.publish(refSubject(kind), JSON.stringify(record)));
   let lastSeq = 0;
-  for (const ack of acks) lastSeq = Math.max(lastSeq, (await ack).seq);
+  // A window of publications in flight: all of a large file at once would outrun the acknowledgements' timeout.
+  for (let from = 0; from < seed.records.length; from += PUBLISH_WINDOW) {
+    const acks = await Promise.all(
+      seed.records.slice(from, from + PUBLISH_WINDOW).map(({ kind, record }) => js.publish(refSubject(kind), JSON.stringify(record))),
+    );
+    for (const ack of acks) lastSeq = Math.max(lastSeq, ack.seq);
+  }
   if (seed.records.length === 0) return { published: 0, lastSeq };
 
   const deadline = Date.now() + timeoutMs;

@@ -4,7 +4,7 @@ import {
   conflict,
   ensureIndexes,
   docKey,
-  findByKeys,
+  deleteByKeys,
   inChunks,
   isDuplicateKeyError,
   notFound,
@@ -333,16 +333,7 @@ export class SessionRepository {
     if (rows.length === 0) return [];
     const ids = await this.ids.nextMany(COLLECTION, rows.length);
     const docs = rows.map((fields, i) => ({ ...this.buildDoc(ids[i], fields), run_id: runId }));
-    const refused = new Map<number, unknown>();
-    // In slices, so that no single write of a large month outlasts the driver's socket timeout on a busy server.
-    for (let from = 0; from < docs.length; from += WRITE_SLICE) {
-      try {
-        await this.sessions.insertMany(docs.slice(from, from + WRITE_SLICE), { ordered: false });
-      } catch (err) {
-        if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
-        for (const writeError of Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) refused.set(from + writeError.index, writeError);
-      }
-    }
+    const refused = await this.insertRefusing(docs);
     const results: Array<SessionDoc | 'exists' | Error> = docs.map((doc, i) => {
       const error = refused.get(i);
       if (error === undefined || isDuplicateKeyError(error)) return doc;
@@ -355,12 +346,35 @@ export class SessionRepository {
   }
 
   /**
+   * Inserts sessions without stopping at a refused one, in slices so that no
+   * single write of a large month outlasts the driver's socket timeout on a
+   * busy server, and answers the write error of each refused document by index.
+   */
+  private async insertRefusing(docs: SessionDoc[]): Promise<Map<number, unknown>> {
+    const refused = new Map<number, unknown>();
+    for (let from = 0; from < docs.length; from += WRITE_SLICE) {
+      try {
+        await this.sessions.insertMany(docs.slice(from, from + WRITE_SLICE), { ordered: false });
+      } catch (err) {
+        if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
+        for (const writeError of Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) refused.set(from + writeError.index, writeError);
+      }
+    }
+    return refused;
+  }
+
+  /**
    * Rows of a run refused as duplicates, with a few queries for all of them
    * (a month retried after a failed run can hold thousands, when the failed
    * run's insert landed late): a slot held by a session of a failed or
-   * rolled-back run is taken over, a slot held otherwise 'exists', and a row
-   * whose slot turned out free (its id was drawn twice, or the holder was
-   * removed meanwhile) goes through insertForRun.
+   * rolled-back run is freed and filled anew, a slot held otherwise 'exists',
+   * and what is still refused (a slot taken meanwhile, an id drawn twice) goes
+   * through insertForRun.
+   *
+   * A held slot is freed by deleting its holder rather than taking the holder
+   * over: a session's run never changes, so the janitor's deletion of a dead
+   * run's sessions (which the embedded server does as read, then delete by
+   * _id) can never remove a session a live run has made its own.
    */
   private async settleTakenSlots(runId: string, rows: NewSessionDoc[]): Promise<Array<SessionDoc | 'exists'>> {
     if (rows.length === 0) return [];
@@ -373,29 +387,20 @@ export class SessionRepository {
     const deadRuns = new Set(
       runIds.length === 0 ? [] : (await this.runs.find({ _id: { $in: runIds }, status: { $in: ['failed', 'rolled_back'] } }).toArray()).map((r) => r._id),
     );
+    const isDead = (holder: SessionDoc | undefined) => Boolean(holder?.run_id && deadRuns.has(holder.run_id));
     const results: Array<SessionDoc | 'exists' | undefined> = rows.map((fields) => {
       const holder = holderOf.get(heldSlotKey(fields));
-      if (holder && !(holder.run_id && deadRuns.has(holder.run_id))) return 'exists';
-      return undefined;
+      return holder && !isDead(holder) ? 'exists' : undefined;
     });
-    const createdAt = new Date();
-    const adoptions = rows.flatMap((fields, k) => {
-      const holder = holderOf.get(heldSlotKey(fields));
-      return holder && results[k] === undefined ? [{ k, holder, fields }] : [];
-    });
-    if (adoptions.length > 0) {
-      await this.sessions.bulkWrite(
-        adoptions.map(({ holder, fields }) => ({
-          updateOne: { filter: { _id: holder._id, run_id: holder.run_id }, update: { $set: { ...fields, run_id: runId, created_at: createdAt } } },
-        })),
-        { ordered: false },
-      );
-      // Which were taken over: a holder removed meanwhile (its run's clean-up) matched nothing.
-      const now = await findByKeys<SessionDoc>(this.sessions, adoptions.map((a) => a.holder._id), { _id: 1, run_id: 1 });
-      const taken = new Set(now.filter((d) => d.run_id === runId).map((d) => d._id));
-      for (const { k, holder, fields } of adoptions) {
-        if (taken.has(holder._id)) results[k] = { ...holder, ...fields, run_id: runId, created_at: createdAt };
-      }
+    await deleteByKeys(this.sessions, holders.filter(isDead).map((h) => h._id));
+    const free = results.flatMap((result, k) => (result === undefined ? [k] : []));
+    if (free.length > 0) {
+      const ids = await this.ids.nextMany(COLLECTION, free.length);
+      const docs = free.map((k, i) => ({ ...this.buildDoc(ids[i], rows[k]), run_id: runId }));
+      const refused = await this.insertRefusing(docs);
+      free.forEach((k, i) => {
+        if (!refused.has(i)) results[k] = docs[i];
+      });
     }
     const settled: Array<SessionDoc | 'exists'> = [];
     for (const [k, result] of results.entries()) settled.push(result ?? (await this.insertForRun(runId, rows[k])));
@@ -405,7 +410,7 @@ export class SessionRepository {
   /**
    * Inserts one session of a run, or answers 'exists' when its slot is taken.
    * A slot held by a session of a failed or rolled-back run (a late insert of
-   * that run) is taken over instead: the month being created must be whole.
+   * that run) is freed and filled again: the month being created must be whole.
    */
   async insertForRun(runId: string, fields: NewSessionDoc, attempt = 1): Promise<SessionDoc | 'exists'> {
     try {
@@ -424,11 +429,9 @@ export class SessionRepository {
       });
       const holderRun = holder?.run_id ? await this.runs.findOne({ _id: holder.run_id }) : null;
       if (!holder || !holderRun || !['failed', 'rolled_back'].includes(holderRun.status)) return 'exists';
-      const adopted = { ...holder, ...fields, run_id: runId, created_at: new Date() };
-      const taken = await this.sessions.updateOne({ _id: holder._id, run_id: holder.run_id }, { $set: { ...fields, run_id: runId, created_at: adopted.created_at } });
-      // The holder was removed meanwhile (its run's clean-up): the slot is free to insert into again.
-      if (taken.matchedCount === 0) return attempt < 3 ? this.insertForRun(runId, fields, attempt + 1) : 'exists';
-      return adopted;
+      // Freed and filled anew, never taken over (see settleTakenSlots).
+      await this.sessions.deleteOne({ _id: holder._id, run_id: holder.run_id });
+      return attempt < 3 ? this.insertForRun(runId, fields, attempt + 1) : 'exists';
     }
   }
 
