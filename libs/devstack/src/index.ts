@@ -6,3 +6,4 @@ export * from './infra';
 export * from './stack';
 export * from './seed';
 export * from './tokens';
+export * from './prometheus';

@@ -14,6 +14,15 @@ import { ManagedProcess } from './process';
 
 export type InfraChoice = 'auto' | 'local' | 'containers';
 
+export interface MetricsTarget {
+  /** gateway, billing, catalogue or sessions */
+  job: string;
+  /** The process: billing-1, billing-2... */
+  replica: string;
+  /** host:port serving /metrics */
+  address: string;
+}
+
 export interface StackOptions {
   /** NATS JetStream store and FerretDB files live here (local servers only). */
   dataDir: string;
@@ -30,6 +39,8 @@ export interface StackOptions {
   replicas?: Partial<Record<ServiceName, number>>;
   /** Extra environment for every service and the gateway. */
   env?: Record<string, string>;
+  /** Each process serves Prometheus metrics on a free port of its own (default: on). */
+  metrics?: boolean;
   /** Where service and gateway logs go: the console, or one file each under logDir. */
   serviceOutput?: 'inherit' | 'file';
   readyTimeoutMs?: number;
@@ -94,13 +105,19 @@ export class Stack {
     this.gatewayUrl = `http://127.0.0.1:${this.gatewayPort}`;
     for (const name of SERVICE_NAMES) {
       const count = this.options.replicas?.[name] ?? 1;
-      for (let i = 0; i < count; i++) this.addReplica(name);
+      for (let i = 0; i < count; i++) await this.addReplica(name);
     }
     this.gateway = new ManagedProcess({
       name: 'gateway',
       command: process.execPath,
       args: [serviceEntry('gateway')],
-      env: { ...this.baseEnv(), ...natsCredentialsEnv('gateway', this.infra.natsPasswords), PORT: String(this.gatewayPort), HOST: '127.0.0.1' },
+      env: {
+        ...this.baseEnv(),
+        ...natsCredentialsEnv('gateway', this.infra.natsPasswords),
+        ...(await this.metricsEnv()),
+        PORT: String(this.gatewayPort),
+        HOST: '127.0.0.1',
+      },
       output: this.output('gateway'),
     });
     this.gateway.start();
@@ -115,14 +132,32 @@ export class Stack {
     return this.options.serviceOutput === 'inherit' ? { kind: 'inherit' } : { kind: 'file', path: join(this.logDir, `${name}.log`) };
   }
 
+  /** A free port for a process's /metrics (it keeps it across restarts), unless metrics are off. */
+  private async metricsEnv(): Promise<Record<string, string>> {
+    if (this.options.metrics === false) return {};
+    return { METRICS_PORT: String(await freePort()), METRICS_HOST: '127.0.0.1' };
+  }
+
+  /** Where Prometheus finds each process's metrics, by kind (gateway, billing...). */
+  metricsTargets(): MetricsTarget[] {
+    const all = [this.gateway, ...[...this.services.values()].flat()].filter(Boolean);
+    return all
+      .filter((p) => p.spec.env?.METRICS_PORT)
+      .map((p) => ({
+        job: p.spec.name.replace(/-\d+$/, ''),
+        replica: p.spec.name,
+        address: `127.0.0.1:${p.spec.env!.METRICS_PORT}`,
+      }));
+  }
+
   /** Starts one more replica of a service (ops would run `--scale <service>=N`). */
-  addReplica(name: ServiceName, env: Record<string, string> = {}): ManagedProcess {
+  async addReplica(name: ServiceName, env: Record<string, string> = {}): Promise<ManagedProcess> {
     const replicas = this.services.get(name) ?? [];
     const proc = new ManagedProcess({
       name: `${name}-${replicas.length + 1}`,
       command: process.execPath,
       args: [serviceEntry(name)],
-      env: { ...this.baseEnv(), ...natsCredentialsEnv(name, this.infra.natsPasswords), ...env },
+      env: { ...this.baseEnv(), ...natsCredentialsEnv(name, this.infra.natsPasswords), ...(await this.metricsEnv()), ...env },
       output: this.output(`${name}-${replicas.length + 1}`),
     });
     proc.start();

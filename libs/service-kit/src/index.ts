@@ -19,3 +19,5 @@ export * from './money';
 export * from './validation';
 export * from './lifecycle';
 export * from './service';
+export * from './metrics';
+export * from './tracing';

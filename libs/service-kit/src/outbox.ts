@@ -5,6 +5,7 @@ import { HeaderNames, type DomainEvent, type EventSubject } from '@clinic/contra
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { isDuplicateKeyError } from './mongo';
+import { currentTraceCarrier, detachedFromTrace, withPublishSpan } from './tracing';
 
 /**
  * How the sweeper tells whether the write an event describes happened, for an
@@ -27,6 +28,8 @@ export interface OutboxEntry {
   event: DomainEvent;
   proof: WriteProof;
   created_at: Date;
+  /** The W3C trace context of the request that recorded the event, when tracing is on. */
+  trace?: Record<string, string>;
 }
 
 export interface EventSpec {
@@ -182,6 +185,7 @@ export class Outbox {
   }
 
   private entry(eventId: string, spec: EventSpec, proof: WriteProof): OutboxEntry {
+    const trace = currentTraceCarrier();
     return {
       _id: eventId,
       subject: spec.subject,
@@ -194,6 +198,7 @@ export class Outbox {
       },
       proof,
       created_at: new Date(),
+      ...(trace ? { trace } : {}),
     };
   }
 
@@ -211,7 +216,8 @@ export class Outbox {
 
   private kick(): void {
     if (!this.pumping) {
-      this.pumping = this.pump().finally(() => {
+      // The relay's database calls and publications belong to no request's trace.
+      this.pumping = detachedFromTrace(() => this.pump()).finally(() => {
         this.pumping = null;
         if (this.queue.length > 0 && !this.stopped) this.kick();
       });
@@ -248,7 +254,9 @@ export class Outbox {
   private async publish(entry: OutboxEntry): Promise<void> {
     const h = natsHeaders();
     if (entry.event.correlation_id) h.set(HeaderNames.correlationId, entry.event.correlation_id);
-    await this.js.publish(entry.subject, JSON.stringify(entry.event), { msgID: entry._id, headers: h, timeout: 2_000 });
+    await withPublishSpan(entry.subject, entry.trace, h, () =>
+      this.js.publish(entry.subject, JSON.stringify(entry.event), { msgID: entry._id, headers: h, timeout: 2_000 }),
+    );
   }
 
   private async sweep(): Promise<void> {

@@ -16,12 +16,14 @@ import { serviceSettings, type ServiceSettings } from './config';
 import { ensureStream } from './jetstream';
 import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
 import { createLogger, type Logger } from './logger';
+import { metricsSettings, registerServiceGauges, startMetrics } from './metrics';
 import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
 import { connectNats } from './nats';
 import { Outbox } from './outbox';
 import { RecordLocks } from './record-locks';
 import { ReferenceData, startReferenceConsumer } from './refdata';
 import { serve, type Handler } from './runtime';
+import { stopTracing } from './tracing';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */
 export interface ServiceInfra {
@@ -57,6 +59,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
   const settings = serviceSettings(name);
   const log = createLogger(name, settings.logLevel);
   try {
+    const metrics = await startMetrics(name, metricsSettings(), log);
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
@@ -85,6 +88,15 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     };
     const refStatus: Handler = async () => success(200, { service: name, ...(await consumer.status()) });
 
+    registerServiceGauges(
+      {
+        outboxQueued: () => outbox.pendingInProcess(),
+        outboxStored: () => mongo.db.collection('outbox').estimatedDocumentCount(),
+        referencePending: async () => (await consumer.status()).pending,
+        breakerOpen: () => breaker.isOpen,
+      },
+      log,
+    );
     outbox.start();
     const server = serve({
       nc,
@@ -104,6 +116,8 @@ export async function startService(definition: ServiceDefinition): Promise<void>
       await outbox.stop();
       await nc.drain();
       await mongo.close();
+      await metrics?.close();
+      await stopTracing();
     });
   } catch (err) {
     exitOnStartupFailure(log)(err);

@@ -15,6 +15,7 @@ import {
   type RecordLocks,
   type ReferenceData,
 } from '@clinic/service-kit';
+import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { billView, itemsView, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
 import {
@@ -92,6 +93,7 @@ export class BillOperations {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
       if (!replayed) await this.store.claims.save(idempotency, doc.id);
     }
+    if (!replayed) countBillCreated();
     return createdReply(doc);
   }
 

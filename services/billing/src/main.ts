@@ -1,3 +1,4 @@
+import './tracing';
 import { startService } from '@clinic/service-kit';
 import { billingHandlers } from './adapter';
 import { BillOperations, USER_NAMES_SCOPE } from './bills';

@@ -31,11 +31,14 @@ import {
   ServiceUnavailableError,
   type Logger,
 } from '@clinic/service-kit';
+import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate, HttpError, registerJwt } from './auth';
 import type { GatewayConfig } from './config';
 import { checkHealth } from './health';
 import { allowedMethods } from './methods';
 import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
+import { registerRateLimits } from './rate-limit';
+import { instrumentGateway } from './telemetry';
 
 export const GATEWAY_MESSAGES = {
   notFound: 'Route not found.',
@@ -135,6 +138,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
+  instrumentGateway(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
     // A known path asked with a method it does not have: 405, before any body is read.
@@ -172,11 +176,13 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
 
   await registerJwt(app, config.jwt);
+  await registerRateLimits(app, config.rateLimit);
   await app.register(fastifySwagger, {
     openapi: openApiDocument(),
     transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  registerAsyncApiDocs(app);
 
   app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
     const report = await checkHealth(nc, config.healthTimeoutMs);
