@@ -21,7 +21,6 @@ import {
   nestsDeeperThan,
   TOO_DEEP_MESSAGE,
   type HttpRoute,
-  type ServiceRequest,
 } from '@clinic/contracts';
 import {
   callServiceRaw,
@@ -33,6 +32,7 @@ import {
 } from '@clinic/service-kit';
 import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate, HttpError, registerJwt } from './auth';
+import { requestEnvelope } from './envelope';
 import type { GatewayConfig } from './config';
 import { checkHealth } from './health';
 import { allowedMethods } from './methods';
@@ -224,14 +224,6 @@ function withoutBom(body: Buffer): Buffer {
   return body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
 }
 
-/** The request envelope, with the body's own bytes in it. */
-function encodeEnvelope(message: ServiceRequest, rawBody: Buffer | undefined): Uint8Array {
-  const head = JSON.stringify(message);
-  if (!rawBody) return Buffer.from(head);
-  const prefix = head === '{}' ? '{"body":' : `${head.slice(0, -1)},"body":`;
-  return Buffer.concat([Buffer.from(prefix), rawBody, Buffer.from('}')]);
-}
-
 function sendFailure(reply: FastifyReply, status: number, error: string): FastifyReply {
   return reply.code(status).send({ success: false, error });
 }
@@ -243,10 +235,7 @@ async function forward(
   { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
 ): Promise<FastifyReply> {
   const caller = request.caller!;
-  const message: ServiceRequest = {};
-  if (route.param) message.params = { [route.param]: String((request.params as Record<string, string>)[route.param]) };
-  if (route.querystring) message.query = request.query as Record<string, string | string[]>;
-  const envelope = encodeEnvelope(message, route.body ? request.rawBody : undefined);
+  const envelope = requestEnvelope(route, request.params as Record<string, string>, request.query as Record<string, string | string[]>, request.rawBody);
   if (envelope.length > (nc.info?.max_payload ?? Infinity)) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
 
   try {

@@ -37,8 +37,8 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-export function registerAsyncApiDocs(app: FastifyInstance, options: { natsHost?: string } = {}): void {
-  const document = JSON.stringify(asyncApiDocument({ natsHost: options.natsHost }));
+export function registerAsyncApiDocs(app: FastifyInstance): void {
+  const document = JSON.stringify(asyncApiDocument());
   const componentDir = dirname(require.resolve('@asyncapi/react-component/package.json'));
   const loaded = new Map<string, Promise<Buffer>>();
   const hide = { schema: { hide: true } };
