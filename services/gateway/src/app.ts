@@ -184,7 +184,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   registerAsyncApiDocs(app);
 
-  app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
+  // Never rate-limited: orchestrators and load balancers poll it.
+  app.get('/health', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
     const report = await checkHealth(nc, config.healthTimeoutMs);
     return reply.code(report.success ? 200 : 503).send(report);
   });
