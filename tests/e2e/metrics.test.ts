@@ -3,6 +3,7 @@
  * from every process of a running stack: the gateway and each service replica
  * (billing twice). Queried through Prometheus's HTTP API with PromQL.
  */
+import { readFileSync } from 'node:fs';
 import { startTestStack, eventually, type TestStack } from './harness';
 import { startPrometheus, type Prometheus } from './observability';
 
@@ -85,6 +86,14 @@ it('reports the outbox backlog, the reference-stream lag, the breaker and reques
   expect(await value('sum(clinic_db_breaker_open)')).toBe(0);
   expect(await value('count(clinic_db_breaker_open)')).toBe(4);
   expect(await value('clinic_http_requests_in_flight{job="gateway"}')).toBe(0);
+});
+
+it('traces nothing without the OTEL_* settings: no trace id on any log line', () => {
+  for (const target of t.stack.metricsTargets()) {
+    const lines = readFileSync(`${t.stack.logDir}/${target.replica}.log`, 'utf8').split('\n').filter(Boolean);
+    expect(lines.filter((line) => line.includes('"correlation_id"')).length).toBeGreaterThan(0);
+    expect(lines.filter((line) => line.includes('trace_id'))).toEqual([]);
+  }
 });
 
 it('counts NATS request outcomes 503 and 504', async () => {
