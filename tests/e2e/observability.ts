@@ -5,11 +5,10 @@
  * bootstrap from the Go module proxy). Each on free loopback ports, with its
  * data in a temporary directory, stopped by the test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, prometheusConfig, TOOLS_BIN, waitFor, type MetricsTarget } from '@clinic/devstack';
+import { freePort, ManagedProcess, prometheusConfig, startOtelCollector, TOOLS_BIN, waitFor, type MetricsTarget } from '@clinic/devstack';
 
 function executable(candidates: string[], what: string): string {
   for (const path of candidates) {
@@ -21,40 +20,6 @@ function executable(candidates: string[], what: string): string {
     }
   }
   throw new Error(`${what} not found (${candidates.join(', ')}): run npm run bootstrap`);
-}
-
-class ServerProcess {
-  private exited: Promise<void>;
-
-  constructor(
-    readonly child: ChildProcess,
-    readonly dir: string,
-    private readonly logPath: string,
-  ) {
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-  }
-
-  log(): string {
-    return existsSync(this.logPath) ? readFileSync(this.logPath, 'utf8') : '';
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      this.child.kill('SIGTERM');
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
-      await this.exited;
-      clearTimeout(timer);
-    }
-    if (!process.env.KEEP_E2E_DATA) rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-function startProcess(command: string, args: string[], dir: string): ServerProcess {
-  const logPath = join(dir, 'server.log');
-  const out = openSync(logPath, 'a');
-  const child = spawn(command, args, { stdio: ['ignore', out, out] });
-  closeSync(out);
-  return new ServerProcess(child, dir, logPath);
 }
 
 export interface Prometheus {
@@ -71,17 +36,25 @@ export async function startPrometheus(targets: MetricsTarget[]): Promise<Prometh
   const dir = mkdtempSync(join(tmpdir(), 'clinic-prometheus-'));
   writeFileSync(join(dir, 'prometheus.yml'), prometheusConfig(targets, '1s'));
   const port = await freePort();
-  const server = startProcess(binary, [
-    `--config.file=${join(dir, 'prometheus.yml')}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-  ], dir);
+  const logFile = join(dir, 'prometheus.log');
+  const server = new ManagedProcess({
+    name: 'prometheus',
+    command: binary,
+    args: [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    output: { kind: 'file', path: logFile },
+  });
+  server.start();
   const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    await server.stop();
+    if (!process.env.KEEP_E2E_DATA) rmSync(dir, { recursive: true, force: true });
+  };
   try {
     await waitFor('Prometheus to be ready', async () => (await fetch(`${url}/-/ready`)).ok, 30_000, 200);
   } catch (err) {
-    await server.stop();
-    throw new Error(`${(err as Error).message}\n${server.log()}`);
+    const log = readFileSync(logFile, 'utf8');
+    await stop();
+    throw new Error(`${(err as Error).message}\n${log}`);
   }
   return {
     url,
@@ -91,8 +64,8 @@ export async function startPrometheus(targets: MetricsTarget[]): Promise<Prometh
       if (body.status !== 'success') throw new Error(`PromQL ${promql}: ${JSON.stringify(body)}`);
       return body.data.result;
     },
-    log: () => server.log(),
-    stop: () => server.stop(),
+    log: () => readFileSync(logFile, 'utf8'),
+    stop,
   };
 }
 
@@ -129,32 +102,14 @@ function attributes(list: Array<{ key: string; value: Record<string, unknown> }>
 
 /** The OpenTelemetry Collector (tools/otel-collector): OTLP over HTTP in, one JSON line per export out. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const binary = executable([process.env.OTELCOL_BIN ?? '', join(TOOLS_BIN, 'clinic-otelcol')].filter(Boolean), 'the OpenTelemetry Collector (clinic-otelcol)');
   const dir = mkdtempSync(join(tmpdir(), 'clinic-otelcol-'));
-  const port = await freePort();
-  const output = join(dir, 'traces.jsonl');
-  const config = {
-    receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${port}` } } } },
-    exporters: { file: { path: output, flush_interval: '100ms' } },
-    service: {
-      telemetry: { metrics: { level: 'none' } },
-      pipelines: { traces: { receivers: ['otlp'], exporters: ['file'] } },
-    },
-  };
-  writeFileSync(join(dir, 'config.yaml'), JSON.stringify(config, null, 2));
-  const server = startProcess(binary, ['--config', join(dir, 'config.yaml')], dir);
-  try {
-    await waitFor('the OTLP receiver to be ready', async () => server.log().includes('Everything is ready'), 30_000, 100);
-  } catch (err) {
-    await server.stop();
-    throw new Error(`${(err as Error).message}\n${server.log()}`);
-  }
+  const collector = await startOtelCollector(dir);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: collector.endpoint,
     spans() {
-      if (!existsSync(output)) return [];
+      if (!existsSync(collector.outputFile)) return [];
       const spans: OtlpSpan[] = [];
-      for (const line of readFileSync(output, 'utf8').split('\n').filter(Boolean)) {
+      for (const line of readFileSync(collector.outputFile, 'utf8').split('\n').filter(Boolean)) {
         for (const rs of JSON.parse(line).resourceSpans ?? []) {
           const service = String(attributes(rs.resource?.attributes)['service.name']);
           for (const ss of rs.scopeSpans ?? []) {
@@ -174,7 +129,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       }
       return spans;
     },
-    log: () => server.log(),
-    stop: () => server.stop(),
+    log: () => readFileSync(collector.logFile, 'utf8'),
+    async stop() {
+      await collector.stop();
+      if (!process.env.KEEP_E2E_DATA) rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

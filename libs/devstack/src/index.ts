@@ -7,3 +7,4 @@ export * from './stack';
 export * from './seed';
 export * from './tokens';
 export * from './prometheus';
+export * from './otel-collector';
