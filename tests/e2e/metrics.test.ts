@@ -48,15 +48,16 @@ it('scrapes every process: the gateway, both billing replicas, catalogue and ses
 });
 
 it('gives the request rate of POST /lab_bills and counts every bill, its NATS hops and database commands', async () => {
-  const results = await Promise.all(
-    Array.from({ length: BILLS }, (_, i) =>
-      t.post('/lab_bills', {
-        patient_name: 'P', patient_contact: 'C', bill_date: `2094-01-${String((i % 5) + 1).padStart(2, '0')}`, payment_method: 'Cash', store_id: 1,
-        items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
-      }),
-    ),
-  );
-  expect(results.map((r) => r.status)).toEqual(Array(BILLS).fill(201));
+  const create = (i: number) =>
+    t.post('/lab_bills', {
+      patient_name: 'P', patient_contact: 'C', bill_date: `2094-01-${String((i % 5) + 1).padStart(2, '0')}`, payment_method: 'Cash', store_id: 1,
+      items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+    });
+  // A rate needs two samples of the series: one bill, scraped, then the others.
+  expect((await create(0)).status).toBe(201);
+  expect(await value('sum(clinic_http_requests_total{route="/lab_bills",method="POST",status="201"})', (v) => v === 1)).toBe(1);
+  const results = await Promise.all(Array.from({ length: BILLS - 1 }, (_, i) => create(i + 1)));
+  expect(results.map((r) => r.status)).toEqual(Array(BILLS - 1).fill(201));
 
   const rate = await value('sum(rate(clinic_http_requests_total{job="gateway",route="/lab_bills",method="POST"}[1m]))', (v) => v > 0);
   expect(rate).toBeGreaterThan(0);

@@ -43,6 +43,14 @@ function logLines(processName: string, correlationId: string): any[] {
     .map((line) => JSON.parse(line));
 }
 
+/** The lines of a request, once its last one (`msg`) is written: a process logs a request just after answering it. */
+async function requestLines(processName: string, correlationId: string, msg: string): Promise<any[]> {
+  return eventually(async () => {
+    const lines = logLines(processName, correlationId);
+    return lines.some((line) => line.msg === msg) ? lines : undefined;
+  });
+}
+
 /** The spans of a trace, once `complete` says they have all arrived. */
 async function traceOf(traceId: string, complete: (spans: OtlpSpan[]) => boolean): Promise<OtlpSpan[]> {
   return eventually(async () => {
@@ -66,13 +74,12 @@ it('follows one POST /lab_bills through the gateway, billing, its charge check t
   const correlationId = res.headers.get('x-correlation-id')!;
 
   // The request's log lines carry its trace id, in the gateway and in the services.
-  const [gatewayLine] = logLines('gateway', correlationId);
+  const [gatewayLine] = await requestLines('gateway', correlationId, 'request completed');
   const traceId: string = gatewayLine.trace_id;
   expect(traceId).toMatch(/^[0-9a-f]{32}$/);
-  const billingLines = logLines('billing-1', correlationId);
-  expect(billingLines.length).toBeGreaterThan(0);
+  const billingLines = await requestLines('billing-1', correlationId, 'request handled');
   for (const line of billingLines) expect(line.trace_id).toBe(traceId);
-  for (const line of logLines('catalogue-1', correlationId)) expect(line.trace_id).toBe(traceId);
+  for (const line of await requestLines('catalogue-1', correlationId, 'request handled')) expect(line.trace_id).toBe(traceId);
 
   const spans = await traceOf(traceId, (s) => hasBillPublication(s) && hasCatalogueQuery(s) && s.some((x) => x.service === 'gateway' && x.name === 'POST /lab_bills'));
   // One trace: every span but the root has its parent in it.
@@ -116,5 +123,5 @@ it("continues the trace of a client that sends traceparent", async () => {
   const spans = await traceOf(clientTraceId, (s) => s.some((x) => x.name === 'process billing.bill.create') && s.some((x) => x.name === 'process catalogue.charge.check'));
   const root = one(spans, 'gateway', 'POST /lab_bills');
   expect(root.parentSpanId).toBe(clientSpanId);
-  expect(logLines('gateway', res.headers.get('x-correlation-id')!)[0].trace_id).toBe(clientTraceId);
+  expect((await requestLines('gateway', res.headers.get('x-correlation-id')!, 'request completed'))[0].trace_id).toBe(clientTraceId);
 });
