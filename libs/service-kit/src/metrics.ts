@@ -5,11 +5,12 @@
  *
  * Every process: Node's default process metrics and the outcomes of the NATS
  * requests it sends. Services: handled messages by subject and status, their
- * durations, database command durations (the driver's command monitoring),
+ * durations, database command durations (timed at the driver's connection),
  * the outbox backlog, the reference stream's lag, the database breaker.
  * The gateway adds its HTTP metrics (gateway/src/metrics.ts).
  */
 import { createServer, type Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import type { MongoClient } from 'mongodb';
@@ -113,14 +114,59 @@ const dbCommandSeconds = histogram(
   [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
 );
 
-/** Options for a MongoClient whose commands are to be timed (command monitoring). */
-export function mongoMonitoringOptions(): { monitorCommands?: boolean } {
-  return enabled ? { monitorCommands: true } : {};
+interface DriverConnectionClass {
+  prototype: { command(this: unknown, ns: unknown, command: Record<string, unknown>, ...rest: unknown[]): Promise<unknown> } & { [TIMED]?: true };
 }
 
-/** Times every database command of `client` from the driver's command monitoring events. */
+const TIMED = Symbol.for('clinic.mongodb.commandsTimed');
+
+/**
+ * Times every database command this process sends, by wrapping the driver's
+ * Connection.prototype.command (as mongo-driver-fix.ts wraps writeCommand).
+ * The driver's command monitoring events would be the public way, but with
+ * them on the driver deserializes every reply a second time to put it in the
+ * event (connection.js, sendCommand): a find's whole batch twice. Should the
+ * internals change, command monitoring takes over (`mongoMonitoringOptions`).
+ */
+function timeDriverCommands(): boolean {
+  let Connection: DriverConnectionClass | undefined;
+  try {
+    ({ Connection } = require('mongodb/lib/cmap/connection') as { Connection?: DriverConnectionClass });
+  } catch {
+    return false;
+  }
+  const proto = Connection?.prototype;
+  if (!proto || typeof proto.command !== 'function') return false;
+  if (proto[TIMED]) return true;
+  const original = proto.command;
+  proto.command = async function timedCommand(ns, command, ...rest) {
+    const started = performance.now();
+    const name = Object.keys(command ?? {})[0] ?? 'unknown';
+    try {
+      const reply = await original.call(this, ns, command, ...rest);
+      dbCommandSeconds.observe({ command: name, outcome: 'ok' }, (performance.now() - started) / 1000);
+      return reply;
+    } catch (err) {
+      dbCommandSeconds.observe({ command: name, outcome: 'error' }, (performance.now() - started) / 1000);
+      throw err;
+    }
+  };
+  proto[TIMED] = true;
+  return true;
+}
+
+let commandsTimed: boolean | null = null;
+
+/** Options for a MongoClient: command monitoring only where the driver's commands cannot be timed directly. */
+export function mongoMonitoringOptions(): { monitorCommands?: boolean } {
+  if (!enabled) return {};
+  commandsTimed ??= timeDriverCommands();
+  return commandsTimed ? {} : { monitorCommands: true };
+}
+
+/** Times the database commands of `client` from command monitoring events, when they are on for it. */
 export function observeDatabaseCommands(client: MongoClient): void {
-  if (!enabled) return;
+  if (!enabled || commandsTimed) return;
   client.on('commandSucceeded', (event) => dbCommandSeconds.observe({ command: event.commandName, outcome: 'ok' }, event.duration / 1000));
   client.on('commandFailed', (event) => dbCommandSeconds.observe({ command: event.commandName, outcome: 'error' }, event.duration / 1000));
 }
