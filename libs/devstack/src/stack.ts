@@ -9,7 +9,7 @@ import {
 } from './infra';
 import { natsCredentialsEnv } from './nats-config';
 import { serviceEntry } from './paths';
-import { freePort, isPortFree, waitFor } from './ports';
+import { freeListeningPort, freePort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 
 export type InfraChoice = 'auto' | 'local' | 'containers';
@@ -135,7 +135,7 @@ export class Stack {
   /** A free port for a process's /metrics (it keeps it across restarts), unless metrics are off. */
   private async metricsEnv(): Promise<Record<string, string>> {
     if (this.options.metrics === false) return {};
-    return { METRICS_PORT: String(await freePort()), METRICS_HOST: '127.0.0.1' };
+    return { METRICS_PORT: String(await freeListeningPort()), METRICS_HOST: '127.0.0.1' };
   }
 
   /** Where Prometheus finds each process's metrics, by kind (gateway, billing...). */
@@ -184,14 +184,16 @@ export class Stack {
   }
 
   async waitHealthy(timeoutMs: number): Promise<void> {
-    await waitFor('the gateway to report every service healthy', async () => {
+    const failIfCrashed = () => {
       const crashed = this.crashed();
       if (crashed.length > 0) {
         const report = crashed.map((p) => `--- ${p.spec.name} exited ---\n${p.logTail()}`).join('\n');
         throw new Error(`Processes exited during start-up:\n${report}`);
       }
-      return (await this.health()).status === 200;
-    }, timeoutMs, 200);
+    };
+    // waitFor takes a failed check for "not yet": a crash ends the wait here, and is reported after it.
+    await waitFor('the gateway to report every service healthy', async () => this.crashed().length > 0 || (await this.health()).status === 200, timeoutMs, 200);
+    failIfCrashed();
   }
 
   /** Gateway first, so no request arrives at a stopping service; the servers last. */

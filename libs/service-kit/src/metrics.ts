@@ -46,9 +46,6 @@ export interface MetricsEndpoint {
  */
 export async function startMetrics(processName: string, settings: MetricsSettings, log: Logger): Promise<MetricsEndpoint | null> {
   if (!settings.port) return null;
-  enabled = true;
-  metricsRegistry.setDefaultLabels({ process_name: processName });
-  client.collectDefaultMetrics({ register: metricsRegistry });
   const server: Server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at /metrics\n');
@@ -62,10 +59,20 @@ export async function startMetrics(processName: string, settings: MetricsSetting
         res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.port, settings.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.port, settings.host, () => resolve());
+    });
+  } catch (err) {
+    // Requests matter more than their metrics: the process runs on, and Prometheus shows this target down.
+    log.error({ err, metrics_port: settings.port }, 'metrics not served: the port cannot be listened on');
+    enabled = false;
+    return null;
+  }
+  enabled = true;
+  metricsRegistry.setDefaultLabels({ process_name: processName });
+  client.collectDefaultMetrics({ register: metricsRegistry });
   const { port } = server.address() as AddressInfo;
   const url = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${port}/metrics`;
   log.info({ metrics_url: url }, 'metrics served');
