@@ -109,7 +109,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     spans() {
       if (!existsSync(collector.outputFile)) return [];
       const spans: OtlpSpan[] = [];
-      for (const line of readFileSync(collector.outputFile, 'utf8').split('\n').filter(Boolean)) {
+      // Whole lines only: the collector may be writing the last one.
+      const text = readFileSync(collector.outputFile, 'utf8');
+      for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean)) {
         for (const rs of JSON.parse(line).resourceSpans ?? []) {
           const service = String(attributes(rs.resource?.attributes)['service.name']);
           for (const ss of rs.scopeSpans ?? []) {
