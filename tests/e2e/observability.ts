@@ -8,7 +8,7 @@
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ManagedProcess, prometheusConfig, startOtelCollector, TOOLS_BIN, waitFor, type MetricsTarget } from '@clinic/devstack';
+import { freeListeningPort, ManagedProcess, prometheusConfig, startOtelCollector, TOOLS_BIN, waitFor, type MetricsTarget } from '@clinic/devstack';
 
 function executable(candidates: string[], what: string): string {
   for (const path of candidates) {
@@ -35,7 +35,7 @@ export async function startPrometheus(targets: MetricsTarget[]): Promise<Prometh
   const binary = executable([process.env.PROMETHEUS_BIN ?? '', '/usr/bin/prometheus', join(TOOLS_BIN, 'prometheus')].filter(Boolean), 'prometheus');
   const dir = mkdtempSync(join(tmpdir(), 'clinic-prometheus-'));
   writeFileSync(join(dir, 'prometheus.yml'), prometheusConfig(targets, '1s'));
-  const port = await freePort();
+  const port = await freeListeningPort();
   const logFile = join(dir, 'prometheus.log');
   const server = new ManagedProcess({
     name: 'prometheus',
@@ -50,7 +50,8 @@ export async function startPrometheus(targets: MetricsTarget[]): Promise<Prometh
     if (!process.env.KEEP_E2E_DATA) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor('Prometheus to be ready', async () => (await fetch(`${url}/-/ready`)).ok, 30_000, 200);
+    await waitFor('Prometheus to be ready', async () => server.unexpectedExit !== null || (await fetch(`${url}/-/ready`)).ok, 30_000, 200);
+    if (server.unexpectedExit) throw new Error('Prometheus exited at start-up');
   } catch (err) {
     const log = readFileSync(logFile, 'utf8');
     await stop();

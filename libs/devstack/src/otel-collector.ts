@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOLS_BIN } from './paths';
-import { freePort, waitFor } from './ports';
+import { freeListeningPort, waitFor } from './ports';
 import { ManagedProcess } from './process';
 
 export interface OtelCollector {
@@ -24,7 +24,7 @@ export function otelCollectorBinary(): string {
  */
 export async function startOtelCollector(dir: string): Promise<OtelCollector> {
   mkdirSync(dir, { recursive: true });
-  const port = await freePort();
+  const port = await freeListeningPort();
   const outputFile = join(dir, 'traces.jsonl');
   const logFile = join(dir, 'otelcol.log');
   const config = {
@@ -49,13 +49,11 @@ export async function startOtelCollector(dir: string): Promise<OtelCollector> {
     }
   };
   try {
-    await waitFor('the OpenTelemetry Collector to be ready', async () => {
-      if (proc.unexpectedExit) throw new Error(`the OpenTelemetry Collector exited:\n${log()}`);
-      return log().includes('Everything is ready');
-    }, 30_000, 100);
+    await waitFor('the OpenTelemetry Collector to be ready', async () => proc.unexpectedExit !== null || log().includes('Everything is ready'), 30_000, 100);
+    if (proc.unexpectedExit) throw new Error('the OpenTelemetry Collector exited at start-up');
   } catch (err) {
     await proc.stop();
-    throw err;
+    throw new Error(`${(err as Error).message}\n${log()}`);
   }
   return { endpoint: `http://127.0.0.1:${port}`, outputFile, logFile, stop: () => proc.stop() };
 }
