@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes a fresh machine ready to run and test the stack, doing only what is
-# missing: npm packages, nats-server, the embedded database server, the
+# missing: npm packages, nats-server, the embedded database server, the test
+# servers for metrics and traces (Prometheus, an OTLP receiver), the
 # TypeScript build. Progress goes to stderr so that stdout stays clean.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,5 +36,18 @@ if ! command -v pdftotext >/dev/null; then
 fi
 
 bash tools/ferretdb/build.sh
+
+# The observability tests' real servers: Prometheus (Debian) and an OTLP receiver (built like FerretDB).
+have_prometheus() {
+  command -v prometheus >/dev/null || [ -x /usr/bin/prometheus ] || [ -n "${PROMETHEUS_BIN:-}" ]
+}
+if ! have_prometheus; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    say "installing prometheus from Debian (for the metrics test)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; } >&2 || say "apt-get failed"
+  fi
+  have_prometheus || say "prometheus is missing: the metrics test will fail (apt-get install prometheus, or set PROMETHEUS_BIN)"
+fi
+bash tools/otel-collector/build.sh
 
 npx tsc -b >&2

@@ -17,18 +17,21 @@ const compose = YAML.parse(composeText, { merge: true });
 const services = compose.services as Record<string, any>;
 
 /** The settings each kind of process reads (every one must be settable in compose). */
+const OBSERVABILITY_SETTINGS = ['METRICS_PORT', 'METRICS_HOST', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER'];
 const SERVICE_SETTINGS = [
   'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'NATS_STREAM_REPLICAS', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX',
-  'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S', 'EVENT_READERS',
+  'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S', 'EVENT_READERS', ...OBSERVABILITY_SETTINGS,
 ];
 /** Settings only one service reads. */
 const OWN_SETTINGS: Record<string, string[]> = { billing: ['CANCEL_REASON_REQUIRED'] };
 const GATEWAY_SETTINGS = [
   'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'HOST', 'PORT', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S',
   'REQUEST_TIMEOUT_MS', 'HEALTH_TIMEOUT_MS', 'BODY_LIMIT_BYTES', 'LOG_LEVEL',
+  'RATE_LIMIT_MAX', 'RATE_LIMIT_WRITE_MAX', 'RATE_LIMIT_IP_MAX', 'RATE_LIMIT_WINDOW_MS', ...OBSERVABILITY_SETTINGS,
 ];
 /** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
 const required = (variable: string) => new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
+const METRICS_PORT = '9464';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -187,4 +190,23 @@ it('sets every setting the code reads', () => {
   const read = settingsReadBy('libs/service-kit/src', 'services');
   const known = [...SERVICE_SETTINGS, ...GATEWAY_SETTINGS, ...Object.values(OWN_SETTINGS).flat()];
   expect([...read].filter((name) => !known.includes(name))).toEqual([]);
+});
+
+it('runs Prometheus under the observability profile, scraping every replica of each process on its metrics port', () => {
+  expect(services.prometheus.profiles).toEqual(['observability']);
+  expect(services.prometheus.image).toMatch(/^prom\/prometheus:v\d/);
+  expect(services.prometheus.volumes).toContain('./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
+  // Only the observability profile starts it: the default `docker compose up` is unchanged.
+  for (const name of [...SERVICE_NAMES, 'gateway', 'mongo', ...COMPOSE_NATS_NODES]) expect(services[name].profiles).toBeUndefined();
+  for (const name of [...SERVICE_NAMES, 'gateway']) {
+    expect(services[name].environment.METRICS_PORT).toBe(METRICS_PORT);
+    expect(services[name].environment.METRICS_HOST).toBe('0.0.0.0');
+    expect(services[name].environment.OTEL_SERVICE_NAME).toBe(name);
+  }
+  const config = YAML.parse(readFileSync(join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8'));
+  const jobs = Object.fromEntries(config.scrape_configs.map((job: any) => [job.job_name, job.dns_sd_configs]));
+  expect(Object.keys(jobs).sort()).toEqual([...SERVICE_NAMES, 'gateway'].sort());
+  for (const [job, sd] of Object.entries(jobs)) expect(sd).toEqual([{ names: [job], type: 'A', port: Number(METRICS_PORT) }]);
+  // Prometheus's own checker (Debian's prometheus package ships it) accepts the file.
+  expect(() => execFileSync('promtool', ['check', 'config', join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml')], { stdio: 'pipe' })).not.toThrow();
 });

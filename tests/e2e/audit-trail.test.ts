@@ -186,7 +186,7 @@ describe('DELETE /lab_bills/{id} with a reason', () => {
     const { bill_id } = await createBill();
     const plain = t.stack.replica('billing', 0);
     await plain.stop();
-    const strict = t.stack.addReplica('billing', { CANCEL_REASON_REQUIRED: 'true' });
+    const strict = await t.stack.addReplica('billing', { CANCEL_REASON_REQUIRED: 'true' });
     try {
       await t.stack.waitHealthy(30_000);
       for (const body of [undefined, {}, { reason: '  ' }, { reason: null }]) {

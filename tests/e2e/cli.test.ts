@@ -4,7 +4,7 @@
  * and a clean stop on SIGTERM.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,7 +24,7 @@ let url: string;
 let adminToken: string;
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { JWT_SECRET: _secret, NATS_URL: _nats, MONGO_URL: _mongo, ...rest } = process.env;
+  const { JWT_SECRET: _secret, NATS_URL: _nats, MONGO_URL: _mongo, OTEL_EXPORTER_OTLP_ENDPOINT: _otlp, ...rest } = process.env;
   return {
     ...rest,
     DATA_DIR: dataDir,
@@ -79,6 +79,18 @@ it('starts everything, warns about the development secret, and prints the URL an
   expect(url).toBe(`http://127.0.0.1:${ports.gateway}`);
   const health = await fetch(`${url}/health`);
   expect(health.status).toBe(200);
+});
+
+it('prints where to scrape each process and writes a Prometheus scrape config for them all', async () => {
+  const metricsLine = /Metrics:\s+([^\n]+)/.exec(stdout)![1];
+  const printed = [...metricsLine.matchAll(/(\S+) (http:\/\/\S+\/metrics)/g)].map((m) => ({ name: m[1], url: m[2] }));
+  expect(printed.map((p) => p.name).sort()).toEqual(['billing-1', 'catalogue-1', 'gateway', 'sessions-1']);
+  for (const { url: metricsUrl } of printed) expect(await (await fetch(metricsUrl)).text()).toContain('process_cpu_seconds_total');
+  const config = JSON.parse(readFileSync(join(dataDir, 'prometheus.yml'), 'utf8'));
+  const targets = config.scrape_configs.flatMap((job: any) => job.static_configs.flatMap((c: any) => c.targets));
+  expect(targets.map((target: string) => `http://${target}/metrics`).sort()).toEqual(printed.map((p) => p.url).sort());
+  expect(stdout).toContain(`${url}/docs/asyncapi`);
+  expect(stdout).toMatch(/Traces:\s+off/);
 });
 
 it('loads the demo data on first start, reachable with the printed token', async () => {

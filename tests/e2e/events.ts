@@ -6,6 +6,8 @@ export interface ReceivedEvent {
   subject: string;
   msgId: string | undefined;
   event: DomainEvent<any>;
+  /** W3C trace context of the publication, when tracing is on. */
+  traceparent?: string;
 }
 
 /**
@@ -34,7 +36,12 @@ export class EventReader {
 
   private accept(m: JsMsg): void {
     if (m.seq > this.startSeq) {
-      this.received.push({ subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id'), event: m.json<DomainEvent<any>>() });
+      this.received.push({
+        subject: m.subject,
+        msgId: m.headers?.get('Nats-Msg-Id'),
+        event: m.json<DomainEvent<any>>(),
+        traceparent: m.headers?.get('traceparent') || undefined,
+      });
     }
     m.ack();
   }

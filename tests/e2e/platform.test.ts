@@ -108,7 +108,7 @@ describe('RS256', () => {
     // The service checks the forwarded token with the same key: sessions runs on RS256 for this test.
     const hs256Sessions = t.stack.replica('sessions');
     await hs256Sessions.stop();
-    const rs256Sessions = t.stack.addReplica('sessions', { JWT_PUBLIC_KEY: publicPem, JWT_SECRET: '' });
+    const rs256Sessions = await t.stack.addReplica('sessions', { JWT_PUBLIC_KEY: publicPem, JWT_SECRET: '' });
     const port = await freePort();
     const gateway = new ManagedProcess({
       name: 'gateway-rs256',

@@ -1,4 +1,8 @@
-import type { EventSubject } from './subjects';
+import { billWithItemsSchema } from './schemas/billing';
+import { chargeSchema } from './schemas/catalogue';
+import type { JsonSchema } from './schemas/common';
+import { sessionSchema } from './schemas/sessions';
+import { EventSubjects, type EventSubject } from './subjects';
 
 /**
  * Every event a service publishes on JetStream. The JetStream message id
@@ -11,4 +15,40 @@ export interface DomainEvent<TData = Record<string, unknown>> {
   occurred_at: string;
   correlation_id: string | null;
   data: TData;
+}
+
+const billEventSchema: JsonSchema = {
+  ...billWithItemsSchema,
+  required: (billWithItemsSchema.required as string[]).filter((field) => field !== 'billed_by_name'),
+  properties: Object.fromEntries(Object.entries(billWithItemsSchema.properties as Record<string, JsonSchema>).filter(([field]) => field !== 'billed_by_name')),
+};
+
+const dataOf = (key: string, schema: JsonSchema): JsonSchema => ({ type: 'object', required: [key], properties: { [key]: schema } });
+
+/** Each event's `data`: the resource as it is after the change. */
+export const EVENT_DATA_SCHEMAS: Record<EventSubject, JsonSchema> = {
+  [EventSubjects.billCreated]: dataOf('bill', billEventSchema),
+  [EventSubjects.billUpdated]: dataOf('bill', billEventSchema),
+  [EventSubjects.billCancelled]: dataOf('bill', billEventSchema),
+  [EventSubjects.chargeCreated]: dataOf('charge', chargeSchema),
+  [EventSubjects.chargeUpdated]: dataOf('charge', chargeSchema),
+  [EventSubjects.chargeDeleted]: dataOf('charge', chargeSchema),
+  [EventSubjects.sessionCreated]: dataOf('session', sessionSchema),
+  [EventSubjects.sessionUpdated]: dataOf('session', sessionSchema),
+  [EventSubjects.sessionDeleted]: dataOf('session', sessionSchema),
+};
+
+/** The envelope of every event, with the `data` of `subject`. */
+export function eventSchema(subject: EventSubject): JsonSchema {
+  return {
+    type: 'object',
+    required: ['event_id', 'type', 'occurred_at', 'correlation_id', 'data'],
+    properties: {
+      event_id: { type: 'string', format: 'uuid', description: 'also the JetStream message id (Nats-Msg-Id)' },
+      type: { type: 'string', enum: [subject] },
+      occurred_at: { type: 'string', format: 'date-time' },
+      correlation_id: { type: 'string', nullable: true, description: 'of the request that made the change' },
+      data: EVENT_DATA_SCHEMAS[subject],
+    },
+  };
 }

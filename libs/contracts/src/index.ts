@@ -11,3 +11,4 @@ export * from './schemas/common';
 export * from './schemas/billing';
 export * from './schemas/catalogue';
 export * from './schemas/sessions';
+export * from './asyncapi';

@@ -7,3 +7,5 @@ export * from './infra';
 export * from './stack';
 export * from './seed';
 export * from './tokens';
+export * from './prometheus';
+export * from './otel-collector';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 
 /** A TCP port that was free a moment ago on the loopback interface. */
@@ -11,6 +12,40 @@ export function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** The lowest port the kernel hands out for outgoing connections (and for port 0). */
+function ephemeralPortsStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A free port below the kernel's ephemeral range, for a server a child
+ * process starts later, or again after a restart: a port from freePort() can
+ * meanwhile be taken by any outgoing connection on the machine, which never
+ * uses ports below that range.
+ */
+export async function freeListeningPort(): Promise<number> {
+  const top = Math.min(ephemeralPortsStart(), 65536) - 1;
+  const bottom = Math.min(20_000, top - 1000);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = bottom + Math.floor(Math.random() * (top - bottom));
+    if (await bindable(port)) return port;
+  }
+  return freePort();
 }
 
 export function canConnect(port: number, host = '127.0.0.1'): Promise<boolean> {

@@ -10,11 +10,20 @@ import {
 } from './infra';
 import { natsCredentialsEnv } from './nats-config';
 import { serviceEntry } from './paths';
-import { freePort, isPortFree, waitFor } from './ports';
+import { freeListeningPort, freePort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import { Supervisor, type SupervisorOptions } from './supervisor';
 
 export type InfraChoice = 'auto' | 'local' | 'containers';
+
+export interface MetricsTarget {
+  /** gateway, billing, catalogue or sessions */
+  job: string;
+  /** The process: billing-1, billing-2... */
+  replica: string;
+  /** host:port serving /metrics */
+  address: string;
+}
 
 export interface StackOptions {
   /** NATS JetStream store and FerretDB files live here (local servers only). */
@@ -32,6 +41,8 @@ export interface StackOptions {
   replicas?: Partial<Record<ServiceName, number>>;
   /** Extra environment for every service and the gateway. */
   env?: Record<string, string>;
+  /** Each process serves Prometheus metrics on a free port of its own (default: on). */
+  metrics?: boolean;
   /** Where service and gateway logs go: the console, or one file each under logDir. */
   serviceOutput?: 'inherit' | 'file';
   readyTimeoutMs?: number;
@@ -123,13 +134,19 @@ export class Stack {
     this.gatewayUrl = `http://127.0.0.1:${this.gatewayPort}`;
     for (const name of SERVICE_NAMES) {
       const count = this.options.replicas?.[name] ?? 1;
-      for (let i = 0; i < count; i++) this.addReplica(name);
+      for (let i = 0; i < count; i++) await this.addReplica(name);
     }
     this.gateway = new ManagedProcess({
       name: 'gateway',
       command: process.execPath,
       args: [serviceEntry('gateway')],
-      env: { ...this.baseEnv(), ...natsCredentialsEnv('gateway', this.infra.natsPasswords), PORT: String(this.gatewayPort), HOST: '127.0.0.1' },
+      env: {
+        ...this.baseEnv(),
+        ...natsCredentialsEnv('gateway', this.infra.natsPasswords),
+        ...(await this.metricsEnv()),
+        PORT: String(this.gatewayPort),
+        HOST: '127.0.0.1',
+      },
       output: this.output('gateway'),
     });
     this.gateway.start();
@@ -144,14 +161,32 @@ export class Stack {
     return this.options.serviceOutput === 'inherit' ? { kind: 'inherit' } : { kind: 'file', path: join(this.logDir, `${name}.log`) };
   }
 
+  /** A free port for a process's /metrics (it keeps it across restarts), unless metrics are off. */
+  private async metricsEnv(): Promise<Record<string, string>> {
+    if (this.options.metrics === false) return {};
+    return { METRICS_PORT: String(await freeListeningPort()), METRICS_HOST: '127.0.0.1' };
+  }
+
+  /** Where Prometheus finds each process's metrics, by kind (gateway, billing...). */
+  metricsTargets(): MetricsTarget[] {
+    const all = [this.gateway, ...[...this.services.values()].flat()].filter(Boolean);
+    return all
+      .filter((p) => p.spec.env?.METRICS_PORT)
+      .map((p) => ({
+        job: p.spec.name.replace(/-\d+$/, ''),
+        replica: p.spec.name,
+        address: `127.0.0.1:${p.spec.env!.METRICS_PORT}`,
+      }));
+  }
+
   /** Starts one more replica of a service (ops would run `--scale <service>=N`). */
-  addReplica(name: ServiceName, env: Record<string, string> = {}): ManagedProcess {
+  async addReplica(name: ServiceName, env: Record<string, string> = {}): Promise<ManagedProcess> {
     const replicas = this.services.get(name) ?? [];
     const proc = new ManagedProcess({
       name: `${name}-${replicas.length + 1}`,
       command: process.execPath,
       args: [serviceEntry(name)],
-      env: { ...this.baseEnv(), ...natsCredentialsEnv(name, this.infra.natsPasswords), ...env },
+      env: { ...this.baseEnv(), ...natsCredentialsEnv(name, this.infra.natsPasswords), ...(await this.metricsEnv()), ...env },
       output: this.output(`${name}-${replicas.length + 1}`),
     });
     proc.start();
@@ -178,14 +213,16 @@ export class Stack {
   }
 
   async waitHealthy(timeoutMs: number): Promise<void> {
-    await waitFor('the gateway to report every service healthy', async () => {
+    const failIfCrashed = () => {
       const crashed = this.crashed();
       if (crashed.length > 0) {
         const report = crashed.map((p) => `--- ${p.spec.name} exited ---\n${p.logTail()}`).join('\n');
         throw new Error(`Processes exited during start-up:\n${report}`);
       }
-      return (await this.health()).status === 200;
-    }, timeoutMs, 200);
+    };
+    // waitFor takes a failed check for "not yet": a crash ends the wait here, and is reported after it.
+    await waitFor('the gateway to report every service healthy', async () => this.crashed().length > 0 || (await this.health()).status === 200, timeoutMs, 200);
+    failIfCrashed();
   }
 
   /** Gateway first, so no request arrives at a stopping service; the servers last. */

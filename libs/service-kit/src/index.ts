@@ -21,3 +21,5 @@ export * from './lifecycle';
 export * from './tokens';
 export * from './service';
 export * from './audit';
+export * from './metrics';
+export * from './tracing';

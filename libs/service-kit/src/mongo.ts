@@ -12,6 +12,7 @@ import {
 import type { Logger } from './logger';
 import { KeyedMutex } from './mutex';
 import { installMongoDriverFix } from './mongo-driver-fix';
+import { mongoMonitoringOptions, observeDatabaseCommands } from './metrics';
 
 export interface MongoHandle {
   client: MongoClient;
@@ -36,8 +37,10 @@ export async function connectMongo(url: string, dbName: string, log: Logger, app
     // FerretDB does not stream topology changes.
     heartbeatFrequencyMS: 1_000,
     serverMonitoringMode: 'poll',
+    ...mongoMonitoringOptions(),
   });
   logTopologyChanges(client, log);
+  observeDatabaseCommands(client);
   for (let attempt = 1; ; attempt++) {
     try {
       await client.connect();

@@ -8,6 +8,8 @@ import {
 } from '@clinic/contracts';
 import type { NatsSettings } from './config';
 import type { Logger } from './logger';
+import { countNatsRequest } from './metrics';
+import { withRequestSpan } from './tracing';
 
 export interface ConnectOptions {
   name: string;
@@ -125,11 +127,15 @@ export async function callServiceRaw(
   if (options.idempotencyKey) h.set(HeaderNames.idempotencyKey, options.idempotencyKey);
   const payload = request instanceof Uint8Array ? request : encoder.encode(JSON.stringify(request));
   try {
-    return await receiveReply(nc, subject, payload, h, options.timeoutMs);
+    const reply = await withRequestSpan(subject, h, () => receiveReply(nc, subject, payload, h, options.timeoutMs));
+    countNatsRequest(subject, 'ok');
+    return reply;
   } catch (err) {
     if (err instanceof NatsError && err.code === ErrorCode.NoResponders) {
+      countNatsRequest(subject, '503');
       throw new ServiceUnavailableError(`No service answers ${subject}`);
     }
+    countNatsRequest(subject, err instanceof ServiceTimeoutError ? '504' : 'error');
     throw err;
   }
 }

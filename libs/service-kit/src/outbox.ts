@@ -5,6 +5,7 @@ import { HeaderNames, type DomainEvent, type EventSubject } from '@clinic/contra
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
+import { currentTraceCarrier, detachedFromTrace, withPublishSpan } from './tracing';
 
 /**
  * How the sweeper tells whether the write an event describes happened, for an
@@ -40,6 +41,8 @@ export interface OutboxEntry {
   proof: WriteProof;
   created_at: Date;
   records?: CommitRecord[];
+  /** The W3C trace context of the request that recorded the event, when tracing is on. */
+  trace?: Record<string, string>;
 }
 
 export interface EventSpec {
@@ -274,6 +277,7 @@ export class Outbox {
   }
 
   private entry(eventId: string, spec: EventSpec, proof: WriteProof): OutboxEntry {
+    const trace = currentTraceCarrier();
     return {
       _id: eventId,
       subject: spec.subject,
@@ -287,6 +291,7 @@ export class Outbox {
       proof,
       created_at: new Date(),
       ...(spec.records?.length ? { records: spec.records } : {}),
+      ...(trace ? { trace } : {}),
     };
   }
 
@@ -304,7 +309,8 @@ export class Outbox {
 
   private kick(): void {
     if (!this.pumping) {
-      this.pumping = this.pump().finally(() => {
+      // The relay's database calls and publications belong to no request's trace.
+      this.pumping = detachedFromTrace(() => this.pump()).finally(() => {
         this.pumping = null;
         if (this.queue.length > 0 && !this.stopped) this.kick();
       });
@@ -346,7 +352,9 @@ export class Outbox {
   private async publish(entry: OutboxEntry): Promise<void> {
     const h = natsHeaders();
     if (entry.event.correlation_id) h.set(HeaderNames.correlationId, entry.event.correlation_id);
-    await this.js.publish(entry.subject, JSON.stringify(entry.event), { msgID: entry._id, headers: h, timeout: 2_000 });
+    await withPublishSpan(entry.subject, entry.trace, h, () =>
+      this.js.publish(entry.subject, JSON.stringify(entry.event), { msgID: entry._id, headers: h, timeout: 2_000 }),
+    );
   }
 
   private async sweep(): Promise<void> {

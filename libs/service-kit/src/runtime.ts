@@ -23,6 +23,7 @@ import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { compileSchema } from './schema';
 import { TokenRefused, type TokenVerifier } from './tokens';
+import { requestAnswered, traceLogFields, withHandlerSpan } from './telemetry';
 
 export interface HandlerContext {
   /** The caller its token proves, on subjects that need one. */
@@ -165,7 +166,7 @@ export function serve({ nc, service, handlers, log, verifyToken, breaker, unguar
   async function handle(subject: string, handler: Handler, msg: Msg): Promise<void> {
     const started = performance.now();
     const correlationId = readCorrelationId(msg.headers?.get(HeaderNames.correlationId)) ?? randomUUID();
-    const requestLog = log.child({ correlation_id: correlationId, subject });
+    const requestLog = log.child({ correlation_id: correlationId, subject, ...traceLogFields() });
     const deadline = Number(msg.headers?.get(HeaderNames.deadline) || 0);
     if (deadline > 0 && Date.now() > deadline) {
       requestLog.warn('request expired while queued; not processed');
@@ -210,9 +211,11 @@ export function serve({ nc, service, handlers, log, verifyToken, breaker, unguar
       const chunks = respond(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload);
       if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE);
     }
+    const durationMs = performance.now() - started;
+    requestAnswered(subject, reply.status, durationMs);
     const line = {
       status: reply.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      duration_ms: Math.round(durationMs * 100) / 100,
       caller_sub: caller?.sub,
       caller_role: caller?.role,
       ...(cause ? { err: cause } : {}),
@@ -237,7 +240,7 @@ export function serve({ nc, service, handlers, log, verifyToken, breaker, unguar
           log.warn({ subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) }, 'JetStream delivery ignored: only requests are answered');
           return;
         }
-        const work = handle(subject, handler, msg).catch((e: unknown) => log.error({ err: e, subject }, 'request handling crashed'));
+        const work = withHandlerSpan(subject, msg.headers, () => handle(subject, handler, msg)).catch((e: unknown) => log.error({ err: e, subject }, 'request handling crashed'));
         inFlight.add(work);
         void work.finally(() => inFlight.delete(work));
       },

@@ -16,6 +16,7 @@ import { serviceSettings, type ServiceSettings } from './config';
 import { ensureEventReaders, ensureStream, streamReplicas } from './jetstream';
 import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
 import { createLogger, type Logger } from './logger';
+import { metricsSettings, registerServiceGauges, startMetrics } from './metrics';
 import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
 import { connectNats } from './nats';
 import { Outbox } from './outbox';
@@ -23,6 +24,7 @@ import { RecordLocks } from './record-locks';
 import { ReferenceData, startReferenceConsumer } from './refdata';
 import { serve, type Handler } from './runtime';
 import { createTokenVerifier, tokenPolicyFromEnv } from './tokens';
+import { stopTracing } from './tracing';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */
 export interface ServiceInfra {
@@ -62,6 +64,7 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
       log.warn('JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.');
     }
+    const metrics = await startMetrics(name, metricsSettings(), log);
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
@@ -92,6 +95,15 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     };
     const refStatus: Handler = async () => success(200, { service: name, ...(await consumer.status()) });
 
+    registerServiceGauges(
+      {
+        outboxQueued: () => outbox.pendingInProcess(),
+        outboxStored: () => mongo.db.collection('outbox').estimatedDocumentCount(),
+        referencePending: async () => (await consumer.status()).pending,
+        breakerOpen: () => breaker.isOpen,
+      },
+      log,
+    );
     outbox.start();
     const server = serve({
       nc,
@@ -112,6 +124,8 @@ export async function startService(definition: ServiceDefinition): Promise<void>
       await outbox.stop();
       await nc.drain();
       await mongo.close();
+      await metrics?.close();
+      await stopTracing();
     });
   } catch (err) {
     exitOnStartupFailure(log)(err);

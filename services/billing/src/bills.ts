@@ -23,6 +23,7 @@ import {
   type RecordLocks,
   type ReferenceData,
 } from '@clinic/service-kit';
+import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { renderReceipt } from './receipt';
 import { billView, itemsView, summarize, type BillDoc, type BillStore, type CashierGroup, type IdempotencyClaim } from './storage';
@@ -118,6 +119,7 @@ export class BillOperations {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
       if (!replayed) await this.store.claims.save(idempotency, doc.id);
     }
+    if (!replayed) countBillCreated();
     return createdReply(doc);
   }
 

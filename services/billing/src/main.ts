@@ -1,3 +1,4 @@
+import './tracing';
 import { envOptional, startService } from '@clinic/service-kit';
 import { billingHandlers } from './adapter';
 import { BillOperations, USER_NAMES_SCOPE } from './bills';

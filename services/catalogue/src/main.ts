@@ -1,3 +1,4 @@
+import './tracing';
 import { startService } from '@clinic/service-kit';
 import { catalogueHandlers } from './adapter';
 import { ChargeOperations } from './charges';

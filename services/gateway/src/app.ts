@@ -27,7 +27,6 @@ import {
   TOO_DEEP_MESSAGE,
   type Access,
   type HttpRoute,
-  type ServiceRequest,
 } from '@clinic/contracts';
 import {
   callServiceRaw,
@@ -39,12 +38,16 @@ import {
   type Logger,
   type TokenVerifier,
 } from '@clinic/service-kit';
+import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate, HttpError } from './auth';
 import { sendBinary } from './binary';
+import { requestEnvelope } from './envelope';
 import type { GatewayConfig } from './config';
 import { HealthChecker } from './health';
 import { allowedMethods } from './methods';
 import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
+import { registerRateLimits } from './rate-limit';
+import { instrumentGateway } from './telemetry';
 
 export const GATEWAY_MESSAGES = {
   notFound: 'Route not found.',
@@ -193,6 +196,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
+  instrumentGateway(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
     // A known path asked with a method it does not have: 405, before any body is read.
@@ -229,15 +233,17 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   });
   app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
 
+  await registerRateLimits(app, config.rateLimit);
   await app.register(fastifySwagger, {
     openapi: openApiDocument(),
     transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  registerAsyncApiDocs(app);
 
-  // Liveness for anyone (load balancers, compose): status only. The report names hosts and
-  // subjects, so it needs an admin token.
-  app.get('/health', { schema: { hide: true } }, async (_request, reply) => {
+  // Liveness for anyone (load balancers, compose): status only, never rate-limited. The report
+  // names hosts and subjects, so it needs an admin token.
+  app.get('/health', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
     const liveness = await health.liveness();
     return reply.code(liveness.success ? 200 : 503).send(liveness);
   });
@@ -287,14 +293,6 @@ function withoutBom(body: Buffer): Buffer {
   return body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
 }
 
-/** The request envelope, with the body's own bytes in it. */
-function encodeEnvelope(message: ServiceRequest, rawBody: Buffer | undefined): Uint8Array {
-  const head = JSON.stringify(message);
-  if (!rawBody) return Buffer.from(head);
-  const prefix = head === '{}' ? '{"body":' : `${head.slice(0, -1)},"body":`;
-  return Buffer.concat([Buffer.from(prefix), rawBody, Buffer.from('}')]);
-}
-
 function sendFailure(reply: FastifyReply, status: number, error: string): FastifyReply {
   return reply.code(status).send({ success: false, error });
 }
@@ -305,10 +303,7 @@ async function forward(
   reply: FastifyReply,
   { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
 ): Promise<FastifyReply> {
-  const message: ServiceRequest = {};
-  if (route.param) message.params = { [route.param]: String((request.params as Record<string, string>)[route.param]) };
-  if (route.querystring) message.query = request.query as Record<string, string | string[]>;
-  const envelope = encodeEnvelope(message, route.body ? request.rawBody : undefined);
+  const envelope = requestEnvelope(route, request.params as Record<string, string>, request.query as Record<string, string | string[]>, request.rawBody);
   if (envelope.length > (nc.info?.max_payload ?? Infinity)) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
 
   try {

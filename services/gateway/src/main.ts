@@ -1,4 +1,5 @@
-import { connectNats, createLogger, envString, exitOnStartupFailure, onShutdownSignal } from '@clinic/service-kit';
+import './tracing';
+import { connectNats, createLogger, envString, exitOnStartupFailure, metricsSettings, onShutdownSignal, startMetrics, stopTracing } from '@clinic/service-kit';
 import { buildGateway } from './app';
 import { gatewayConfig } from './config';
 
@@ -10,12 +11,15 @@ async function main(): Promise<void> {
     if (config.tokens.key.algorithm === 'HS256' && config.tokens.key.isDevDefault) {
       log.warn('JWT_SECRET is not set: using the development default secret. Never run production like this.');
     }
+    const metrics = await startMetrics('gateway', metricsSettings(), log);
     const nc = await connectNats(config.nats, { name: 'gateway', log });
     const app = await buildGateway({ config, nc, log });
     await app.listen({ host: config.host, port: config.port });
     onShutdownSignal(log, async () => {
       await app.close();
       await nc.drain();
+      await metrics?.close();
+      await stopTracing();
     });
   } catch (err) {
     exitOnStartupFailure(log)(err);

@@ -1,3 +1,4 @@
+import './tracing';
 import { startService } from '@clinic/service-kit';
 import { sessionsHandlers } from './adapter';
 import { SessionRepository } from './repository';

@@ -1,7 +1,8 @@
 // npm start: the whole system on its embedded default (see README).
-import { join, resolve } from 'node:path';
-import { REPO_ROOT, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
-import { envInt, envOptional, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS } from '@clinic/service-kit';
+import { writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { prometheusConfig, REPO_ROOT, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
+import { envInt, envOptional, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS, tracingConfigured } from '@clinic/service-kit';
 import { loadDemoDataOnFirstStart } from './demo';
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
@@ -63,11 +64,18 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Ports are free ones chosen at each start: the scrape config is written again each time.
+  const scrapeConfig = join(dataDir, 'prometheus.yml');
+  writeFileSync(scrapeConfig, prometheusConfig(stack.metricsTargets()));
+  const otlp = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const lines = [
     '',
     `Clinic API:    ${stack.gatewayUrl}`,
-    `API docs:      ${stack.gatewayUrl}/docs`,
+    `API docs:      ${stack.gatewayUrl}/docs (HTTP), ${stack.gatewayUrl}/docs/asyncapi (NATS; document: /docs/asyncapi.json)`,
     `Health:        ${stack.gatewayUrl}/health`,
+    `Metrics:       ${stack.metricsTargets().map((t) => `${t.replica} http://${t.address}/metrics`).join(', ')}`,
+    `               scrape them all: prometheus --config.file=${relative(process.cwd(), scrapeConfig) || scrapeConfig}`,
+    `Traces:        ${tracingConfigured() ? `OTLP to ${otlp}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them to an OTLP receiver)'}`,
     `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}`,
     `Database:      ${stack.infra.mongoUrl}`,
     adminToken

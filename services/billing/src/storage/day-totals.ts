@@ -13,7 +13,7 @@
  * the next read does not know: no read keeps a stale day.
  */
 import { randomUUID } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type UpdateFilter } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import { ensureIndexes, isDuplicateKeyError, type Cents, type Logger } from '@clinic/service-kit';
 import type { DateRange } from '../rules';
@@ -69,34 +69,44 @@ export class DayTotals {
     await ensureIndexes(this.days, [{ key: { store_id: 1, bill_date: 1 }, name: 'bill_days_by_store' }]);
   }
 
-  /** Before bills of these days are stored: from now on reads include the days. */
+  /** Before bills of these days are stored: from now on reads include the days (one write for all). */
   async register(days: DayKey[]): Promise<void> {
-    for (const day of uniqueDays(days)) {
-      const _id = dayId(day);
-      if (this.registered.has(_id)) continue;
-      try {
-        await this.days.updateOne({ _id }, { $setOnInsert: { ...day, token: randomUUID() } }, { upsert: true });
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err; // registered meanwhile by another writer
-      }
-      this.registered.add(_id);
-    }
+    const fresh = uniqueDays(days).filter((day) => !this.registered.has(dayId(day)));
+    if (fresh.length === 0) return;
+    const failures = await this.upsertEach(fresh.map((day) => ({ _id: dayId(day), update: { $setOnInsert: { ...day, token: randomUUID() } } })));
+    // A duplicate is a day another writer registered meanwhile.
+    const failed = failures.find((err) => !isDuplicateKeyError(err));
+    if (failed) throw failed;
+    for (const day of fresh) this.registered.add(dayId(day));
   }
 
-  /** After a write to bills of these days. A failure is logged: the day's totals may lag until its next write. */
+  /** After a write to bills of these days (one write for all). A failure is logged: the day's totals may lag until its next write. */
   async changed(days: DayKey[]): Promise<void> {
-    await Promise.all(
-      uniqueDays(days).map(async (day) => {
-        const _id = dayId(day);
-        this.cached.delete(_id);
-        try {
-          await this.days.updateOne({ _id }, { $set: { ...day, token: randomUUID() } }, { upsert: true });
-          this.registered.add(_id);
-        } catch (err) {
-          this.log.error({ err, day: _id }, 'bill day not marked changed; its totals may lag');
-        }
-      }),
-    );
+    const touched = uniqueDays(days);
+    for (const day of touched) this.cached.delete(dayId(day));
+    if (touched.length === 0) return;
+    try {
+      const failures = await this.upsertEach(touched.map((day) => ({ _id: dayId(day), update: { $set: { ...day, token: randomUUID() } } })));
+      for (const err of failures) this.log.error({ err }, 'bill day not marked changed; its totals may lag');
+    } catch (err) {
+      this.log.error({ err, days: touched.length }, 'bill days not marked changed; their totals may lag');
+      return;
+    }
+    for (const day of touched) this.registered.add(dayId(day));
+  }
+
+  /** One upsert per day document, sent as one command; answers the errors of the ones refused. */
+  private async upsertEach(updates: Array<{ _id: string; update: UpdateFilter<DayDoc> }>): Promise<unknown[]> {
+    try {
+      await this.days.bulkWrite(
+        updates.map(({ _id, update }) => ({ updateOne: { filter: { _id }, update, upsert: true } })),
+        { ordered: false },
+      );
+      return [];
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
+      return Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    }
   }
 
   /** The groups of live bills of a branch within a date range, summed over its days. */

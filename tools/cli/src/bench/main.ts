@@ -1,12 +1,14 @@
 // npm run bench: the demo data's baseline (gateway and direct to the services, and
 // a raw NATS echo), then the system at scale: a year of a busy clinic chain's bills
 // loaded in steps (BENCH_SIZES), reads measured after writes and on repeat at each,
-// writes with the data stored and empty. BENCH_PARTS (baseline,scale) picks the parts.
+// writes with the data stored and empty; last, what metrics and tracing cost, one stack
+// per setting (observability.ts). BENCH_PARTS (baseline,scale,observability) picks the parts.
 // Starts its own stack on the embedded default, or uses GATEWAY_URL (with NATS_URL
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { measureBaseline } from './baseline';
+import { measureObservability } from './observability';
 import { seedScaleReferences } from './dataset';
 import { DURATION_S, echoBaseline, say } from './measure';
 import { report } from './report';
@@ -15,38 +17,49 @@ import { startTarget } from './target';
 
 async function main(): Promise<void> {
   say(`machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${DURATION_S} s per autocannon run`);
-  const target = await startTarget();
-  // Ctrl-C or a timeout's SIGTERM stops the stack this run started, instead of leaving it running.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      say(`${signal}: stopping`);
-      void target.stop().finally(() => process.exit(130));
-    });
-  }
-  const parts = new Set((process.env.BENCH_PARTS ?? 'baseline,scale').split(',').map((p) => p.trim()));
+  const parts = new Set((process.env.BENCH_PARTS ?? 'baseline,scale,observability').split(',').map((p) => p.trim()));
   const scale = parts.has('scale');
   const results: Record<string, any> = {
     date: new Date().toISOString(),
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+    machine: machine(),
     command: 'npm run bench',
-    settings: { duration_s: DURATION_S, sizes: scale ? SIZES : [], log_level: process.env.BENCH_LOG_LEVEL ?? 'info', target: process.env.GATEWAY_URL ?? 'embedded default' },
+    settings: { parts: [...parts], duration_s: DURATION_S, sizes: scale ? SIZES : [], log_level: process.env.BENCH_LOG_LEVEL ?? 'info', target: process.env.GATEWAY_URL ?? 'embedded default' },
   };
-  try {
-    if (parts.has('baseline')) {
-      results.baseline = await measureBaseline(target);
-      say('raw NATS echo between two Node processes');
-      results.echo = await echoBaseline();
+  if (parts.has('baseline') || scale) {
+    const target = await startTarget();
+    // Ctrl-C or a timeout's SIGTERM stops the stack this run started, instead of leaving it running.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        say(`${signal}: stopping`);
+        void target.stop().finally(() => process.exit(130));
+      });
     }
-    if (scale) {
-      say('reference data at scale: 100,000 patients, 50 doctors (through the reference stream)');
-      results.references = await seedScaleReferences(target);
-      results.scale = await measureScale(target);
+    try {
+      if (parts.has('baseline')) {
+        results.baseline = await measureBaseline(target);
+        say('raw NATS echo between two Node processes');
+        results.echo = await echoBaseline();
+      }
+      if (scale) {
+        say('reference data at scale: 100,000 patients, 50 doctors (through the reference stream)');
+        results.references = await seedScaleReferences(target);
+        results.scale = await measureScale(target);
+      }
+    } finally {
+      await target.stop();
     }
-  } finally {
-    await target.stop();
+  }
+  // Stacks of its own, one per setting; not with GATEWAY_URL, whose settings are not the bench's.
+  if (parts.has('observability') && !process.env.GATEWAY_URL) {
+    say('metrics and tracing on versus off: one stack per setting');
+    results.observability = await measureObservability();
   }
   report(results, true);
   if (results.scale && !results.scale.bill_numbers.ok) process.exitCode = 1;
+}
+
+function machine() {
+  return { cores: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version };
 }
 
 // `--report <file.json>` prints the report of a saved run again.

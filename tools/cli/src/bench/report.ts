@@ -80,9 +80,32 @@ function scaleLines(scale: Record<string, any>): string[] {
   return lines;
 }
 
+function observabilityLines(figures: Record<string, any>): string[] {
+  const lines = [
+    '',
+    `Metrics and tracing, on versus off (one stack each, ${figures.connections} connections, median of ${figures.rounds} runs taken in turn;`,
+    '  req/s, p50, p90, p99, errors; change in req/s from all off; CPU ms per request of the gateway and services, change; each run\'s req/s):',
+  ];
+  const first = figures.settings.find((s: any) => s.scenarios);
+  for (const setting of figures.settings) {
+    if (!setting.scenarios) {
+      lines.push(`  ${setting.name}: skipped, ${setting.skipped}`);
+      continue;
+    }
+    for (const [name, stats] of Object.entries(setting.scenarios as Record<string, LatencyStats & { cpu_ms_per_request: number }>)) {
+      const base = first?.scenarios[name] as (LatencyStats & { cpu_ms_per_request: number }) | undefined;
+      const change = (value: number, from: number | undefined) => (from ? `${(((value - from) / from) * 100).toFixed(1)}%` : '-').padStart(8);
+      const cpu = `${stats.cpu_ms_per_request.toFixed(3)} ms ${change(stats.cpu_ms_per_request, base?.cpu_ms_per_request)}`;
+      lines.push(`  ${setting.name.padEnd(26)} ${name.padEnd(28)} ${fmt(stats)} ${change(stats.rps, base?.rps)} | ${cpu} | ${(setting.runs?.[name] ?? []).join(' ')}`);
+    }
+  }
+  return lines;
+}
+
 export function report(results: Record<string, any>, save: boolean): void {
   const lines = results.baseline ? baselineLines(results) : [];
   if (results.scale) lines.push(...scaleLines(results.scale));
+  if (results.observability) lines.push(...observabilityLines(results.observability));
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);
   if (!save) return;

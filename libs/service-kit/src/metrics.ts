@@ -1,0 +1,231 @@
+/**
+ * Prometheus metrics (prom-client), served on METRICS_PORT at /metrics by
+ * every process that sets it: the gateway and each service replica. With
+ * METRICS_PORT unset nothing is served and the helpers here return at once.
+ *
+ * Every process: Node's default process metrics and the outcomes of the NATS
+ * requests it sends. Services: handled messages by subject and status, their
+ * durations, database command durations (timed at the driver's connection),
+ * the outbox backlog, the reference stream's lag, the database breaker.
+ * The gateway adds its HTTP metrics (gateway/src/metrics.ts).
+ */
+import { createServer, type Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { AddressInfo } from 'node:net';
+import client from 'prom-client';
+import type { MongoClient } from 'mongodb';
+import { envInt, envString } from './config';
+import type { Logger } from './logger';
+
+export const metricsRegistry = new client.Registry();
+
+let enabled = false;
+
+export function metricsEnabled(): boolean {
+  return enabled;
+}
+
+export interface MetricsSettings {
+  /** 0: no metrics. */
+  port: number;
+  host: string;
+}
+
+export function metricsSettings(): MetricsSettings {
+  return { port: envInt('METRICS_PORT', 0), host: envString('METRICS_HOST', '0.0.0.0') };
+}
+
+export interface MetricsEndpoint {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Turns metrics on and serves them at http://host:port/metrics, or does
+ * nothing (and returns null) when the port is 0.
+ */
+export async function startMetrics(processName: string, settings: MetricsSettings, log: Logger): Promise<MetricsEndpoint | null> {
+  if (!settings.port) return null;
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at /metrics\n');
+      return;
+    }
+    metricsRegistry
+      .metrics()
+      .then((text) => res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(text))
+      .catch((err: unknown) => {
+        log.error({ err }, 'metrics collection failed');
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
+      });
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(settings.port, settings.host, () => resolve());
+    });
+  } catch (err) {
+    // Requests matter more than their metrics: the process runs on, and Prometheus shows this target down.
+    log.error({ err, metrics_port: settings.port }, 'metrics not served: the port cannot be listened on');
+    enabled = false;
+    return null;
+  }
+  enabled = true;
+  metricsRegistry.setDefaultLabels({ process_name: processName });
+  client.collectDefaultMetrics({ register: metricsRegistry });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${port}/metrics`;
+  log.info({ metrics_url: url }, 'metrics served');
+  return {
+    url,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export function counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): client.Counter<L> {
+  return new client.Counter({ name, help, labelNames, registers: [metricsRegistry] });
+}
+
+export function gauge<L extends string>(config: Omit<client.GaugeConfiguration<L>, 'registers'>): client.Gauge<L> {
+  return new client.Gauge({ ...config, registers: [metricsRegistry] });
+}
+
+export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): client.Histogram<L> {
+  return new client.Histogram({ name, help, labelNames, buckets, registers: [metricsRegistry] });
+}
+
+/** Seconds; from 1 ms (a cached read) to 10 s (past the gateway's timeout). */
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const natsRequests = counter('clinic_nats_requests_total', 'NATS requests this process sent, by subject and outcome (ok, 503: no responder, 504: no reply in time, error)', ['subject', 'outcome']);
+
+export type NatsRequestOutcome = 'ok' | '503' | '504' | 'error';
+
+export function countNatsRequest(subject: string, outcome: NatsRequestOutcome): void {
+  if (enabled) natsRequests.inc({ subject, outcome });
+}
+
+const handledMessages = counter('clinic_nats_messages_handled_total', 'Requests a service answered, by subject and reply status', ['subject', 'status']);
+const handlingSeconds = histogram('clinic_nats_message_duration_seconds', 'Time from receiving a request to answering it, by subject', ['subject'], LATENCY_BUCKETS);
+
+export function observeHandled(subject: string, status: number, durationMs: number): void {
+  if (!enabled) return;
+  handledMessages.inc({ subject, status: String(status) });
+  handlingSeconds.observe({ subject }, durationMs / 1000);
+}
+
+const dbCommandSeconds = histogram(
+  'clinic_db_command_duration_seconds',
+  "Database commands' round trips as the driver times them, by command and outcome",
+  ['command', 'outcome'],
+  [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+);
+
+interface DriverConnectionClass {
+  prototype: { command(this: unknown, ns: unknown, command: Record<string, unknown>, ...rest: unknown[]): Promise<unknown> } & { [TIMED]?: true };
+}
+
+const TIMED = Symbol.for('clinic.mongodb.commandsTimed');
+
+/**
+ * Times every database command this process sends, by wrapping the driver's
+ * Connection.prototype.command (as mongo-driver-fix.ts wraps writeCommand).
+ * The driver's command monitoring events would be the public way, but with
+ * them on the driver deserializes every reply a second time to put it in the
+ * event (connection.js, sendCommand): a find's whole batch twice. Should the
+ * internals change, command monitoring takes over (`mongoMonitoringOptions`).
+ */
+function timeDriverCommands(): boolean {
+  let Connection: DriverConnectionClass | undefined;
+  try {
+    ({ Connection } = require('mongodb/lib/cmap/connection') as { Connection?: DriverConnectionClass });
+  } catch {
+    return false;
+  }
+  const proto = Connection?.prototype;
+  if (!proto || typeof proto.command !== 'function') return false;
+  if (proto[TIMED]) return true;
+  const original = proto.command;
+  proto.command = async function timedCommand(ns, command, ...rest) {
+    const started = performance.now();
+    const name = Object.keys(command ?? {})[0] ?? 'unknown';
+    try {
+      const reply = await original.call(this, ns, command, ...rest);
+      dbCommandSeconds.observe({ command: name, outcome: 'ok' }, (performance.now() - started) / 1000);
+      return reply;
+    } catch (err) {
+      dbCommandSeconds.observe({ command: name, outcome: 'error' }, (performance.now() - started) / 1000);
+      throw err;
+    }
+  };
+  proto[TIMED] = true;
+  return true;
+}
+
+let commandsTimed: boolean | null = null;
+
+/** Options for a MongoClient: command monitoring only where the driver's commands cannot be timed directly. */
+export function mongoMonitoringOptions(): { monitorCommands?: boolean } {
+  if (!enabled) return {};
+  commandsTimed ??= timeDriverCommands();
+  return commandsTimed ? {} : { monitorCommands: true };
+}
+
+/** Times the database commands of `client` from command monitoring events, when they are on for it. */
+export function observeDatabaseCommands(client: MongoClient): void {
+  if (!enabled || commandsTimed) return;
+  client.on('commandSucceeded', (event) => dbCommandSeconds.observe({ command: event.commandName, outcome: 'ok' }, event.duration / 1000));
+  client.on('commandFailed', (event) => dbCommandSeconds.observe({ command: event.commandName, outcome: 'error' }, event.duration / 1000));
+}
+
+/** The service's state read at each scrape. */
+export interface ServiceProbes {
+  /** Events this process holds for publication, and outbox entries stored in the database. */
+  outboxQueued(): number;
+  outboxStored(): Promise<number>;
+  /** Reference messages not yet applied (pending and unacknowledged). */
+  referencePending(): Promise<number>;
+  breakerOpen(): boolean;
+}
+
+/** Registers the gauges read at scrape time. */
+export function registerServiceGauges(probes: ServiceProbes, log: Logger): void {
+  if (!enabled) return;
+  const bounded = async (what: string, read: () => Promise<number>): Promise<number | null> => {
+    try {
+      return await Promise.race([read(), new Promise<number>((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2_000).unref())]);
+    } catch (err) {
+      log.warn({ err, what }, 'metric not collected');
+      return null;
+    }
+  };
+  gauge({
+    name: 'clinic_outbox_queued_events',
+    help: 'Events recorded by this process and waiting to be published',
+    collect() {
+      this.set(probes.outboxQueued());
+    },
+  });
+  const readAtScrape = (name: string, help: string, read: () => Promise<number>) =>
+    gauge({
+      name,
+      help,
+      async collect() {
+        const value = await bounded(name, read);
+        if (value !== null) this.set(value);
+      },
+    });
+  readAtScrape(
+    'clinic_outbox_stored_entries',
+    "Entries in the service's outbox collection: events not yet published (every replica counts the same collection)",
+    probes.outboxStored,
+  );
+  readAtScrape('clinic_reference_pending_messages', "Reference-stream messages the service's durable consumer has not yet applied (its lag)", probes.referencePending);
+  gauge({
+    name: 'clinic_db_breaker_open',
+    help: '1 while the database breaker fails requests fast, else 0',
+    collect() {
+      this.set(probes.breakerOpen() ? 1 : 0);
+    },
+  });
+}
