@@ -2,7 +2,8 @@
  * The embedded database server's patches (tools/ferretdb/patches): lookups,
  * reads and deletes by `_id` and by `_id: {$in}` go through the `_id` index
  * (deletes without reading the documents) and do exactly what the unpatched
- * server would.
+ * server would; an update command of many statements does not exhaust the
+ * server's connection pool.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,3 +87,16 @@ it('deletes one by _id, and falls back to reading for other filters', async () =
   expect((await docs.deleteMany({ _id: '300', n: 300 })).deletedCount).toBe(1);
   expect(await docs.countDocuments({})).toBe(494);
 });
+
+it('applies an update command of more statements than the server has connections (patch 0008)', async () => {
+  // Unpatched, each statement kept its query's pooled connection until the command ended: the
+  // 101st statement waited for a connection forever, and so did every other client.
+  const upserts = Array.from({ length: 250 }, (_, i) => ({
+    updateOne: { filter: { _id: `bulk-${i}` }, update: { $set: { n: i, pad: 'bulk' } }, upsert: true },
+  }));
+  const result = await docs.bulkWrite(upserts, { ordered: false });
+  expect(result.upsertedCount).toBe(250);
+  expect(await docs.countDocuments({ pad: 'bulk' })).toBe(250);
+  const again = await docs.bulkWrite(upserts.map((u) => ({ updateOne: { ...u.updateOne, update: { $set: { n: -1, pad: 'bulk' } } } })), { ordered: false });
+  expect(again.modifiedCount).toBe(250);
+}, 30_000);

@@ -116,6 +116,37 @@ async function checkNumbers(target: Target): Promise<{ bills: number; dates: num
   }
 }
 
+/**
+ * The summary the API answers for a day, a month and the whole measured branch,
+ * against sums of the stored bills computed here in integer cents: exact, or not.
+ */
+async function checkSummaries(target: Target, loader: BillLoader): Promise<{ checked: number; mismatches: string[]; ok: boolean }> {
+  const client = await MongoClient.connect(target.mongoUrl!);
+  const mismatches: string[] = [];
+  const ranges: Array<Record<string, string>> = [{ date: loader.dates[100] }, { from_date: loader.dates[150], to_date: loader.dates[180] }, {}];
+  try {
+    const bills = client.db('clinic_billing').collection('bills');
+    for (const range of ranges) {
+      const dates = range.date ? { bill_date: range.date } : range.from_date ? { bill_date: { $gte: range.from_date, $lte: range.to_date } } : {};
+      const expected = { total_bills: 0, total_revenue: 0, total_discounts: 0, total_subtotal: 0 };
+      const cursor = bills.find({ store_id: MEASURED_BRANCH, is_deleted: false, ...dates }, { projection: { grand_total_cents: 1, discount_cents: 1, subtotal_cents: 1 } });
+      for await (const bill of cursor) {
+        expected.total_bills++;
+        expected.total_revenue += bill.grand_total_cents;
+        expected.total_discounts += bill.discount_cents;
+        expected.total_subtotal += bill.subtotal_cents;
+      }
+      const answered = (await api(target, 'GET', `/lab_bills/summary?${new URLSearchParams({ store_id: B, ...range })}`)).summary;
+      const inCents = (amount: number) => Math.round(amount * 100);
+      const got = { total_bills: answered.total_bills, total_revenue: inCents(answered.total_revenue), total_discounts: inCents(answered.total_discounts), total_subtotal: inCents(answered.total_subtotal) };
+      if (JSON.stringify(got) !== JSON.stringify(expected)) mismatches.push(`${JSON.stringify(range)}: answered ${JSON.stringify(got)}, stored ${JSON.stringify(expected)}`);
+    }
+  } finally {
+    await client.close();
+  }
+  return { checked: ranges.length, mismatches, ok: mismatches.length === 0 };
+}
+
 /** A year of sessions for 50 doctors, created a month at a time; the reads of a branch's day. */
 async function measureSessions(target: Target): Promise<Record<string, unknown>> {
   const months = Array.from({ length: 13 }, (_, i) => {
@@ -190,6 +221,7 @@ export async function measureScale(target: Target): Promise<Record<string, any>>
     say('sessions: a year for 50 doctors');
     results.sessions = await measureSessions(target);
     results.bill_numbers = await checkNumbers(target);
+    results.summaries_exact = await checkSummaries(target, loader);
     results.inRatio = readRequests(loader).filter((r) => r.inRatio).map((r) => r.name);
   } finally {
     await loader.close();

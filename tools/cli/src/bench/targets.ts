@@ -91,6 +91,14 @@ export function checkTargets(scale: Record<string, any>): TargetCheck[] {
       met: worst.ratio <= 2,
     });
   }
+  const exact = scale.summaries_exact;
+  if (exact) {
+    checks.push({
+      target: 'summaries exact to the cent (a day, a month, the whole branch, against the stored bills summed in cents)',
+      measured: exact.ok ? `${exact.checked} of ${exact.checked} exact` : exact.mismatches.join('; '),
+      met: exact.ok,
+    });
+  }
   const numbers = scale.bill_numbers;
   checks.push({ target: 'bill numbers unique and gap-free', measured: `${numbers.bills.toLocaleString('en')} bills over ${numbers.dates} dates, ${numbers.gaps} gaps`, met: numbers.ok });
   return checks;
