@@ -23,7 +23,7 @@ import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { compileSchema } from './schema';
 import { TokenRefused, type TokenVerifier } from './tokens';
-import { requestAnswered, traceLogFields, withHandlerSpan } from './telemetry';
+import { requestAnswered, traceLogFields, withHandlerSpan } from './responder-telemetry';
 
 export interface HandlerContext {
   /** The caller its token proves, on subjects that need one. */

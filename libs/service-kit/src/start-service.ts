@@ -9,20 +9,21 @@ import {
   success,
   type ServiceName,
 } from '@clinic/contracts';
-import { DatabaseBreaker } from './breaker';
-import { VersionedCache } from './cache';
+import { DatabaseBreaker } from './database-breaker';
+import { VersionedCache } from './versioned-cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
 import { ensureEventReaders, ensureStream, streamReplicas } from './jetstream';
 import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { metricsSettings, registerServiceGauges, startMetrics } from './metrics';
-import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
-import { connectNats } from './nats';
+import { IdAllocator } from './id-allocator';
+import { connectMongo, ensureIndexes } from './mongo';
+import { connectNats } from './nats-client';
 import { Outbox } from './outbox';
 import { RecordLocks } from './record-locks';
-import { ReferenceData, startReferenceConsumer } from './refdata';
-import { serve, type Handler } from './runtime';
+import { ReferenceData, startReferenceConsumer } from './reference-data';
+import { serve, type Handler } from './responder';
 import { createTokenVerifier, tokenPolicyFromEnv } from './tokens';
 import { stopTracing } from './tracing';
 

@@ -1,5 +1,5 @@
 import { MongoNetworkError } from 'mongodb';
-import { DatabaseBreaker, DatabaseUnavailableError } from '../src/breaker';
+import { DatabaseBreaker, DatabaseUnavailableError } from '../src/database-breaker';
 import { createLogger } from '../src/logger';
 
 const log = createLogger('breaker-test', 'silent');
