@@ -1,11 +1,15 @@
 import type { Collection, Db, Document } from 'mongodb';
 import { docKey, isDuplicateKeyError } from './mongo';
 import { KeyedMutex } from './mutex';
+import { retryPolicy } from './retry';
 
 interface CounterDoc {
   _id: string;
   seq: number;
 }
+
+/** Two first-ever upserts of a counter race on its own _id: the loser tries again. */
+const counterUpsertRace = retryPolicy({ retryOn: isDuplicateKeyError, retries: 5 });
 
 /** Ids reserved per counter write. Ids left in a block when a process stops are never used: ids may skip, bill numbers never do. */
 export const ID_BLOCK_SIZE = 10;
@@ -54,21 +58,11 @@ export class IdAllocator {
   }
 
   private async reserve(name: string, size = ID_BLOCK_SIZE): Promise<number> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const doc = await this.counters.findOneAndUpdate(
-          { _id: name },
-          { $inc: { seq: size } },
-          { upsert: true, returnDocument: 'after' },
-        );
-        if (!doc) throw new Error(`Counter ${name} returned no document`);
-        return doc.seq;
-      } catch (err) {
-        // Two first-ever upserts race on the counter's own _id; the loser retries.
-        if (isDuplicateKeyError(err) && attempt < 5) continue;
-        throw err;
-      }
-    }
+    return counterUpsertRace.execute(async () => {
+      const doc = await this.counters.findOneAndUpdate({ _id: name }, { $inc: { seq: size } }, { upsert: true, returnDocument: 'after' });
+      if (!doc) throw new Error(`Counter ${name} returned no document`);
+      return doc.seq;
+    });
   }
 }
 
@@ -84,15 +78,28 @@ export async function withFreshId<T, D extends Document>(
   insert: (id: number) => Promise<T>,
   maxAttempts = 10,
 ): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const id = await ids.next(counterName);
-    try {
-      return await insert(id);
-    } catch (err) {
-      if (!isDuplicateKeyError(err) || attempt >= maxAttempts) throw err;
-      const taken = await collection.findOne({ _id: docKey(id) } as never, { projection: { _id: 1 } });
-      if (!taken) throw err;
-      await ids.skipPast(counterName, id);
-    }
+  const drawAgain = retryPolicy({ retryOn: (err) => err instanceof IdTaken, retries: maxAttempts - 1 });
+  try {
+    return await drawAgain.execute(async ({ attempt }) => {
+      const id = await ids.next(counterName);
+      try {
+        return await insert(id);
+      } catch (err) {
+        if (!isDuplicateKeyError(err) || attempt + 1 >= maxAttempts) throw err;
+        const taken = await collection.findOne({ _id: docKey(id) } as never, { projection: { _id: 1 } });
+        if (!taken) throw err;
+        await ids.skipPast(counterName, id);
+        throw new IdTaken(err);
+      }
+    });
+  } catch (err) {
+    throw err instanceof IdTaken ? err.duplicate : err;
+  }
+}
+
+/** The id drawn was taken already (its counter has been moved past it). */
+class IdTaken extends Error {
+  constructor(readonly duplicate: unknown) {
+    super('id taken');
   }
 }

@@ -24,3 +24,4 @@ export * from './start-service';
 export * from './audit';
 export * from './metrics';
 export * from './tracing';
+export * from './retry';

@@ -2,6 +2,7 @@ import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, Storag
 import type { StreamSpec } from '@clinic/contracts';
 import { envInt } from './config';
 import type { Logger } from './logger';
+import { pauses, retryPolicy } from './retry';
 
 /** How long JetStream remembers message ids, so a republished outbox entry is dropped as a duplicate. */
 export const DUPLICATE_WINDOW_MS = 10 * 60_000;
@@ -34,16 +35,12 @@ export function streamReplicas(nc: NatsConnection): number {
  */
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas = 1): Promise<void> {
   const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await ensureStreamOnce(jsm, spec, log, replicas);
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      log.warn({ err, stream: spec.name }, 'stream not ready; trying again');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
+  await retryPolicy({
+    retryOn: () => Date.now() <= deadline,
+    retries: Infinity,
+    pause: pauses.constant(500),
+    onRetry: (err) => log.warn({ err, stream: spec.name }, 'stream not ready; trying again'),
+  }).execute(() => ensureStreamOnce(jsm, spec, log, replicas));
 }
 
 async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas: number): Promise<void> {

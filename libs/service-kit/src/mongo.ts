@@ -12,6 +12,7 @@ import {
 import type { Logger } from './logger';
 import { installMongoDriverFix } from './mongo-driver-fix';
 import { mongoMonitoringOptions, observeDatabaseCommands } from './metrics';
+import { pauses, retryPolicy } from './retry';
 
 export interface MongoHandle {
   client: MongoClient;
@@ -40,15 +41,12 @@ export async function connectMongo(url: string, dbName: string, log: Logger, app
   });
   logTopologyChanges(client, log);
   observeDatabaseCommands(client);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await client.connect();
-      break;
-    } catch (err) {
-      log.warn({ err, attempt }, 'database not reachable yet; retrying');
-      await new Promise((resolve) => setTimeout(resolve, Math.min(200 * attempt, 2_000)));
-    }
-  }
+  await retryPolicy({
+    retryOn: () => true,
+    retries: Infinity,
+    pause: pauses.linear(200, 2_000),
+    onRetry: (err, attempt) => log.warn({ err, attempt }, 'database not reachable yet; retrying'),
+  }).execute(() => client.connect());
   log.info({ db: dbName }, 'database connected');
   return { client, db: client.db(dbName), close: () => client.close() };
 }
