@@ -1,5 +1,19 @@
+import {
+  BrokenCircuitError,
+  circuitBreaker,
+  CircuitState,
+  ConsecutiveBreaker,
+  DelegateBackoff,
+  handleWhen,
+  timeout,
+  TimeoutStrategy,
+  type CircuitBreakerPolicy,
+  type IHalfOpenAfterBackoffContext,
+  type TimeoutPolicy,
+} from 'cockatiel';
 import type { Logger } from './logger';
 import { isConnectivityError } from './mongo';
+import { pauses, retryPolicy } from './retry';
 
 export class DatabaseUnavailableError extends Error {
   constructor() {
@@ -8,86 +22,95 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/** A trial request whose end says nothing about the database: an ordinary error, or no end within trialMs. */
+class InconclusiveTrial extends Error {}
+
 /**
  * Fails requests at once while the database cannot be reached, instead of
  * letting each wait out the driver's server selection and pile up behind one
- * another until the gateway answers 504.
+ * another until the gateway answers 504. A cockatiel circuit breaker:
  *
- * A connectivity error opens the circuit. For `openMs` after the latest such
- * error every request fails at once; after that one request at a time may try
- * (half-open): its success closes the circuit, its connectivity error re-opens
- * it, and the others keep failing fast meanwhile (for at most `trialMs`, should
- * the trial never end). Independently a probe pings,
- * one ping at a time, each bounded by the driver's own timeouts; its first
- * success closes the circuit, however long the ping took.
+ * A connectivity error opens the circuit. For `openMs` every request fails at
+ * once; after that one request at a time may try (half-open): its success
+ * closes the circuit, its connectivity error re-opens it, and the others keep
+ * failing fast meanwhile (cockatiel would queue them behind the trial). A
+ * trial that ends in an ordinary error, or has not ended within `trialMs`,
+ * lets the next request try at once. Independently a probe pings, one ping at
+ * a time, each bounded by `trialMs`; its first success closes the circuit.
  */
-/** A ping that never settles must not stop the probe for good. */
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
 export class DatabaseBreaker {
-  private lastFailureAt: number | null = null;
-  private openedAt = 0;
-  /** When the half-open trial request started (0: none in flight). */
-  private trialStartedAt = 0;
+  private readonly circuit: CircuitBreakerPolicy;
+  private readonly trialBound: TimeoutPolicy;
+  private downSince: number | null = null;
   private probing = false;
   private stopped = false;
 
   constructor(
     private readonly ping: () => Promise<unknown>,
     private readonly log: Logger,
-    private readonly openMs = 1_000,
+    openMs = 1_000,
     private readonly probeMs = 250,
-    private readonly trialMs = 5_000,
-  ) {}
+    trialMs = 5_000,
+  ) {
+    this.circuit = circuitBreaker(
+      handleWhen((err) => isConnectivityError(err) || err instanceof InconclusiveTrial),
+      {
+        breaker: new ConsecutiveBreaker(1),
+        halfOpenAfter: new DelegateBackoff((context: IHalfOpenAfterBackoffContext) =>
+          'error' in context.result && context.result.error instanceof InconclusiveTrial ? 0 : openMs,
+        ),
+      },
+    );
+    this.trialBound = timeout(trialMs, TimeoutStrategy.Aggressive).dangerouslyUnref();
+    this.circuit.onBreak((reason) => {
+      if (!('error' in reason) || !isConnectivityError(reason.error)) return;
+      if (this.downSince === null) {
+        this.downSince = Date.now();
+        this.log.error({ err: reason.error }, 'database unreachable: failing requests fast until it answers');
+      }
+      void this.probe();
+    });
+    this.circuit.onReset(() => {
+      if (this.downSince !== null) this.log.warn({ down_ms: Date.now() - this.downSince }, 'database reachable again');
+      this.downSince = null;
+    });
+  }
 
   get isOpen(): boolean {
-    return this.lastFailureAt !== null;
+    return this.circuit.state !== CircuitState.Closed;
   }
 
-  /**
-   * Throws while the database is known to be unreachable (the caller answers
-   * 500). A request it lets through must end in `succeeded()` or `record()`.
-   */
-  check(): void {
-    if (this.lastFailureAt === null) return;
-    const now = Date.now();
-    // A trial that has not ended within trialMs no longer holds the others back.
-    const trialRunning = this.trialStartedAt > 0 && now - this.trialStartedAt < this.trialMs;
-    if (now - this.lastFailureAt < this.openMs || trialRunning) throw new DatabaseUnavailableError();
-    this.trialStartedAt = now;
-  }
-
-  /** A request that passed `check()` completed: the database answered it. */
-  succeeded(): void {
-    this.trialStartedAt = 0;
-    this.close();
-  }
-
-  /** Looks at a request's failure; a connectivity error (re)opens the circuit. */
-  record(err: unknown): void {
-    this.trialStartedAt = 0;
-    if (!isConnectivityError(err)) return;
-    if (this.lastFailureAt === null) {
-      this.openedAt = Date.now();
-      this.log.error({ err }, 'database unreachable: failing requests fast until it answers');
+  /** Runs `work` unless the database is known to be unreachable (DatabaseUnavailableError, a 500). */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const state = this.circuit.state;
+    if (state === CircuitState.Closed) return this.circuit.execute(work);
+    if (state !== CircuitState.Open) throw new DatabaseUnavailableError(); // a trial is running
+    let outcome: Promise<T> | undefined;
+    try {
+      await this.circuit.execute(() => {
+        outcome = work();
+        return this.verdictOf(outcome);
+      });
+    } catch (err) {
+      if (err instanceof BrokenCircuitError || !outcome) throw new DatabaseUnavailableError();
     }
-    this.lastFailureAt = Date.now();
-    void this.probe();
+    // The trial's caller gets its own answer, however long it takes.
+    return outcome!;
   }
 
-  /** The database answered (a request, the probe, or a health check). */
+  /** What a trial tells the circuit: success, a connectivity error, or nothing (InconclusiveTrial). */
+  private async verdictOf(outcome: Promise<unknown>): Promise<void> {
+    try {
+      await this.trialBound.execute(() => outcome);
+    } catch (err) {
+      throw isConnectivityError(err) ? err : new InconclusiveTrial();
+    }
+  }
+
+  /** The database answered (the probe, or a health check). */
   close(): void {
-    if (this.lastFailureAt === null) return;
-    this.log.warn({ down_ms: Date.now() - this.openedAt }, 'database reachable again');
-    this.lastFailureAt = null;
-    this.trialStartedAt = 0;
+    // cockatiel closes an open circuit only after a trial; isolating and releasing it closes it now.
+    if (this.isOpen) this.circuit.isolate().dispose();
   }
 
   stop(): void {
@@ -97,15 +120,12 @@ export class DatabaseBreaker {
   private async probe(): Promise<void> {
     if (this.probing) return;
     this.probing = true;
+    const untilAnswered = retryPolicy({ retryOn: () => this.isOpen && !this.stopped, retries: Infinity, pause: pauses.constant(this.probeMs), holdsProcess: false });
     try {
-      while (this.lastFailureAt !== null && !this.stopped) {
-        try {
-          await withTimeout(this.ping(), this.trialMs);
-          this.close();
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, this.probeMs).unref());
-        }
-      }
+      await untilAnswered.execute(() => this.trialBound.execute(() => this.ping()));
+      this.close();
+    } catch {
+      // Stopped, or closed by a request or a health check meanwhile.
     } finally {
       this.probing = false;
     }

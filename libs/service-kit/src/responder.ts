@@ -59,7 +59,7 @@ export interface ServeOptions {
   /** Checks the token each request carries (the same policy as the gateway's). */
   verifyToken: TokenVerifier;
   /** Fails requests fast while the database is down (health and status subjects are not guarded). */
-  breaker?: { check(): void; succeeded(): void; record(err: unknown): void };
+  breaker?: { run<T>(work: () => Promise<T>): Promise<T> };
   unguarded?: string[];
   /** NATS messages a reply may take at most. */
   replyChunksMax?: number;
@@ -189,15 +189,8 @@ export function serve({ nc, service, handlers, log, verifyToken, breaker, unguar
       }
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
-      const guarded = breaker && !unguarded.includes(subject);
-      if (guarded) breaker.check();
-      try {
-        reply = await handler(request, { caller, token, correlationId, idempotencyKey, log: requestLog });
-        if (guarded) breaker.succeeded();
-      } catch (err) {
-        if (guarded) breaker.record(err);
-        throw err;
-      }
+      const run = () => handler(request, { caller, token, correlationId, idempotencyKey, log: requestLog });
+      reply = breaker && !unguarded.includes(subject) ? await breaker.run(run) : await run();
     } catch (err) {
       if (err instanceof ServiceError) {
         reply = failure(err.status, err.message);
