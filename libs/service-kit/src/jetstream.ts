@@ -1,6 +1,5 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager, type NatsConnection } from 'nats';
 import type { StreamSpec } from '@clinic/contracts';
-import { envInt } from './config';
 import type { Logger } from './logger';
 import { pauses, retryPolicy } from './retry';
 
@@ -15,12 +14,11 @@ function isNotFound(err: unknown): boolean {
 }
 
 /**
- * How many replicas the streams should have: NATS_STREAM_REPLICAS when set,
- * otherwise as many nodes as the server reports in its cluster (its
- * `connect_urls`), at most three; one for a single server.
+ * How many replicas the streams should have: `configured` (NATS_STREAM_REPLICAS)
+ * when above 0, otherwise as many nodes as the server reports in its cluster
+ * (its `connect_urls`), at most three; one for a single server.
  */
-export function streamReplicas(nc: NatsConnection): number {
-  const configured = envInt('NATS_STREAM_REPLICAS', 0);
+export function streamReplicas(nc: NatsConnection, configured = 0): number {
   if (configured > 0) return configured;
   const nodes = nc.info?.cluster ? new Set(nc.info.connect_urls ?? []).size : 1;
   return Math.max(1, Math.min(MAX_STREAM_REPLICAS, nodes));

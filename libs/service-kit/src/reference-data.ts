@@ -113,10 +113,12 @@ export async function startReferenceConsumer(options: {
   service: ServiceName;
   refs: ReferenceData;
   log: Logger;
+  /** NATS_STREAM_REPLICAS (0: from the cluster). */
+  streamReplicas?: number;
 }): Promise<ReferenceConsumer> {
   const { nc, service, refs, log } = options;
   const jsm = await nc.jetstreamManager();
-  await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc));
+  await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc, options.streamReplicas));
   const durable = refConsumerName(service);
   const streamInfo = await jsm.streams.info(REF_STREAM.name);
 

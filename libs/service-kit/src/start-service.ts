@@ -13,10 +13,11 @@ import { DatabaseBreaker } from './database-breaker';
 import { VersionedCache } from './versioned-cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
+import type { EnvProperties } from './env';
 import { ensureEventReaders, ensureStream, streamReplicas } from './jetstream';
 import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
 import { createLogger, type Logger } from './logger';
-import { metricsSettings, registerServiceGauges, startMetrics } from './metrics';
+import { registerServiceGauges, startMetrics } from './metrics';
 import { IdAllocator } from './id-allocator';
 import { connectMongo, ensureIndexes } from './mongo';
 import { connectNats } from './nats-client';
@@ -24,13 +25,13 @@ import { Outbox } from './outbox';
 import { RecordLocks } from './record-locks';
 import { ReferenceData, startReferenceConsumer } from './reference-data';
 import { serve, type Handler } from './responder';
-import { createTokenVerifier, tokenPolicyFromEnv } from './tokens';
+import { createTokenVerifier } from './tokens';
 import { stopTracing } from './tracing';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */
-export interface ServiceInfra {
+export interface ServiceInfra<Own extends EnvProperties = EnvProperties> {
   name: ServiceName;
-  settings: ServiceSettings;
+  settings: ServiceSettings<Own>;
   log: Logger;
   nc: NatsConnection;
   js: JetStreamClient;
@@ -43,10 +44,12 @@ export interface ServiceInfra {
   locks: RecordLocks;
 }
 
-export interface ServiceDefinition {
+export interface ServiceDefinition<Own extends EnvProperties = EnvProperties> {
   name: ServiceName;
+  /** The service's own environment variables, read with the kit's (settings.own). */
+  env?: Own;
   /** Creates indexes and returns the handlers by subject. */
-  setup(infra: ServiceInfra): Promise<Record<string, Handler>>;
+  setup(infra: ServiceInfra<Own>): Promise<Record<string, Handler>>;
 }
 
 const instance = `${hostname()}-${process.pid}`;
@@ -56,31 +59,31 @@ const instance = `${hostname()}-${process.pid}`;
  * its reference-data consumer, then its subjects; and stops all of it in the
  * reverse order on SIGTERM/SIGINT.
  */
-export async function startService(definition: ServiceDefinition): Promise<void> {
+export async function startService<Own extends EnvProperties>(definition: ServiceDefinition<Own>): Promise<void> {
   const { name } = definition;
-  const settings = serviceSettings(name);
-  const log = createLogger(name, settings.logLevel);
+  const log = createLogger(name);
   try {
-    const tokens = tokenPolicyFromEnv();
+    const settings = serviceSettings(name, definition.env);
+    const { tokens } = settings;
     if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
       log.warn('JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.');
     }
-    const metrics = await startMetrics(name, metricsSettings(), log);
+    const metrics = await startMetrics(name, settings.metrics, log);
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
     const jsm = await nc.jetstreamManager();
     const events = eventStreamOf(name);
-    await ensureStream(jsm, events, log, streamReplicas(nc));
+    await ensureStream(jsm, events, log, streamReplicas(nc, settings.streamReplicas));
     await ensureEventReaders(jsm, events.name, settings.eventReaders, log);
     const js = nc.jetstream();
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
     await ensureIndexes(mongo.db.collection('outbox'), [{ key: { created_at: 1 }, name: 'outbox_by_age' }]);
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
-    const consumer = await startReferenceConsumer({ nc, service: name, refs, log: log.child({ component: 'reference' }) });
+    const consumer = await startReferenceConsumer({ nc, service: name, refs, log: log.child({ component: 'reference' }), streamReplicas: settings.streamReplicas });
     const cache = new VersionedCache(mongo.db, log.child({ component: 'cache' }));
     const locks = new RecordLocks(mongo.db, log.child({ component: 'locks' }));
-    const infra: ServiceInfra = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock, cache, locks };
+    const infra: ServiceInfra<Own> = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock, cache, locks };
     const handlers = await definition.setup(infra);
 
     const subjects = ServiceSubjects[name];
