@@ -7,6 +7,7 @@ export * from './record-locks';
 export * from './nats-client';
 export * from './schema';
 export * from './responder';
+export * from './request-envelope';
 export * from './request-params';
 export * from './mongo';
 export * from './id-allocator';

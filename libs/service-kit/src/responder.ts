@@ -1,29 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Match, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
-import sjson from 'secure-json-parse';
+import { Match, type Msg, type NatsConnection } from 'nats';
 import {
   accessOf,
   AUTH_MESSAGES,
-  BAD_IDEMPOTENCY_KEY_MESSAGE,
   decideAccess,
   failure,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
-  IDEMPOTENCY_KEY_PATTERN,
   Limits,
-  nestsDeeperThan,
   REPLY_TOO_LARGE_MESSAGE,
-  TOO_DEEP_MESSAGE,
   type Caller,
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
-import { compileSchema } from './schema';
-import { TokenRefused, type TokenVerifier } from './tokens';
+import { EncodedReply, respondInChunks } from './reply-chunks';
+import { decodeRequest, isStreamDelivery, readCorrelationId, readIdempotencyKey } from './request-envelope';
 import { requestAnswered, traceLogFields, withHandlerSpan } from './responder-telemetry';
+import { TokenRefused, type TokenVerifier } from './tokens';
+
+export { EncodedReply };
 
 export interface HandlerContext {
   /** The caller its token proves, on subjects that need one. */
@@ -35,25 +33,16 @@ export interface HandlerContext {
   log: Logger;
 }
 
-/**
- * A reply serialized once and sent as it is to every caller: for cached reads,
- * where serializing a large body per request cost more than finding it.
- */
-export class EncodedReply {
-  readonly status: number;
-  readonly encoded: Uint8Array;
-
-  constructor(reply: ServiceReply) {
-    this.status = reply.status;
-    this.encoded = new TextEncoder().encode(JSON.stringify(reply));
-  }
-}
-
 export type Handler = (request: ServiceRequest, ctx: HandlerContext) => Promise<ServiceReply | EncodedReply>;
 
-export interface ServeOptions {
+export interface ResponderOptions {
   nc: NatsConnection;
+  /** The service's name: its NATS Services API name and its queue group. */
   service: string;
+  /** Semantic version reported by discovery. */
+  version: string;
+  /** Reported by discovery ($SRV.INFO, PING, STATS) with the instance's id. */
+  metadata?: Record<string, string>;
   handlers: Record<string, Handler>;
   log: Logger;
   /** Checks the token each request carries (the same policy as the gateway's). */
@@ -65,103 +54,49 @@ export interface ServeOptions {
   replyChunksMax?: number;
 }
 
-export interface Server {
+export interface Responder {
   /** Stops taking requests and waits for the ones in progress to be answered. */
   stop(): Promise<void>;
 }
 
-const requestEnvelopeSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    params: { type: 'object', additionalProperties: { type: 'string', maxLength: 100 } },
-    query: {
-      type: 'object',
-      additionalProperties: {
-        anyOf: [{ type: 'string' }, { type: 'array', maxItems: 20, items: { type: 'string' } }],
-      },
-    },
-    body: {},
-  },
-};
+/**
+ * What an endpoint's $SRV.STATS entry carries as `data`. nats.js times only the
+ * synchronous start of a callback endpoint, so its own processing_time is
+ * close to 0 for these asynchronous handlers: these are the real figures.
+ */
+class EndpointFigures {
+  private answered = 0;
+  private failed = 0;
+  private totalMs = 0;
 
-const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+  record(status: number, durationMs: number): void {
+    this.answered++;
+    if (status >= 500) this.failed++;
+    this.totalMs += durationMs;
+  }
 
-/** Room left in each message for its headers. */
-const HEADER_ROOM_BYTES = 4096;
+  snapshot() {
+    const average = this.answered > 0 ? this.totalMs / this.answered : 0;
+    return { answered: this.answered, answered_5xx: this.failed, average_ms: Math.round(average * 100) / 100 };
+  }
+}
+
+/** An endpoint's name in the Services API: its subject without the service's prefix, `.` as `-` (bill-create). */
+const endpointName = (service: string, subject: string) => subject.slice(subject.startsWith(`${service}.`) ? service.length + 1 : 0).replaceAll('.', '-');
 
 /**
- * Sends a reply, in as many messages as the server's max_payload requires
- * (at most `maxChunks`), and returns how many it took; 0 when the reply is too
- * large, in which case the caller gets a 413 in the envelope instead.
+ * The NATS side of a service, on the NATS Services API (`nc.services`): one
+ * endpoint per subject in the queue group named after the service, so replicas
+ * share the load, and discovery ($SRV.PING, INFO, STATS) for ops. The caller
+ * and correlation id are read from headers, access checked, errors turned into
+ * the spec's envelope, one log line per request.
  */
-function respond(msg: Msg, encoded: Uint8Array, correlationId: string, maxChunks: number, maxPayload = 1024 * 1024): number {
-  const chunkSize = Math.max(1024, maxPayload - HEADER_ROOM_BYTES);
-  const count = Math.ceil(encoded.length / chunkSize) || 1;
-  if (count > maxChunks) {
-    const h = natsHeaders();
-    h.set(HeaderNames.correlationId, correlationId);
-    msg.respond(new TextEncoder().encode(JSON.stringify(failure(413, REPLY_TOO_LARGE_MESSAGE))), { headers: h });
-    return 0;
-  }
-  for (let i = 0; i < count; i++) {
-    const h = natsHeaders();
-    h.set(HeaderNames.correlationId, correlationId);
-    if (count > 1) {
-      h.set(HeaderNames.chunkCount, String(count));
-      h.set(HeaderNames.chunkIndex, String(i));
-    }
-    msg.respond(encoded.subarray(i * chunkSize, (i + 1) * chunkSize), { headers: h });
-  }
-  return count;
-}
-
-export function readCorrelationId(value: string | undefined): string | undefined {
-  return value && CORRELATION_ID.test(value) ? value : undefined;
-}
-
-/** The request's `Idempotency-Key`, bounded as the gateway bounds it. */
-export function readIdempotencyKey(h: MsgHdrs | undefined): string | null {
-  const key = h?.get(HeaderNames.idempotencyKey);
-  if (!key) return null;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ServiceError(400, BAD_IDEMPOTENCY_KEY_MESSAGE);
-  return key;
-}
-
-/**
- * Whether a message is a JetStream delivery rather than a request: pushed or
- * pulled stream messages keep their stream subject and carry an acknowledgement
- * subject as their reply. A consumer pointed at a service's subject (by its deliver
- * subject, or a pull request's reply subject) must never have its messages run.
- */
-export function isStreamDelivery(msg: Msg, subject: string): boolean {
-  return msg.subject !== subject || Boolean(msg.reply?.startsWith('$JS.'));
-}
-
-function decodeRequest(data: Uint8Array): ServiceRequest {
-  let parsed: unknown;
-  try {
-    parsed = sjson.parse(Buffer.from(data), undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch (err) {
-    const poisoned = err instanceof SyntaxError && /forbidden/i.test(err.message);
-    throw new ServiceError(400, poisoned ? 'Request must not contain __proto__ or constructor.prototype keys.' : 'Request is not valid JSON.');
-  }
-  if (nestsDeeperThan(parsed, Limits.jsonDepthMax + 1)) throw new ServiceError(400, TOO_DEEP_MESSAGE);
-  if (!compileSchema(requestEnvelopeSchema)(parsed)) {
-    throw new ServiceError(400, 'Request does not follow the service envelope {params, query, body}.');
-  }
-  return parsed as ServiceRequest;
-}
-
-/**
- * The NATS side of a service: one queue-group subscription per subject, the
- * caller and correlation id read from headers, access checked, errors turned
- * into the spec's envelope, one log line per request.
- */
-export function serve({ nc, service, handlers, log, verifyToken, breaker, unguarded = [], replyChunksMax = Limits.replyChunksMax }: ServeOptions): Server {
+export async function startResponder(options: ResponderOptions): Promise<Responder> {
+  const { nc, service, handlers, log, verifyToken, breaker, unguarded = [], replyChunksMax = Limits.replyChunksMax } = options;
   const inFlight = new Set<Promise<void>>();
-  const subscriptions: Subscription[] = [];
+  const figures = new Map(Object.keys(handlers).map((subject) => [subject, new EndpointFigures()]));
   const encoder = new TextEncoder();
+  let stopping = false;
 
   async function handle(subject: string, handler: Handler, msg: Msg): Promise<void> {
     const started = performance.now();
@@ -201,11 +136,12 @@ export function serve({ nc, service, handlers, log, verifyToken, breaker, unguar
     }
     if (msg.reply) {
       const encoded = reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply));
-      const chunks = respond(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload);
+      const chunks = respondInChunks(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload);
       if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE);
     }
     const durationMs = performance.now() - started;
     requestAnswered(subject, reply.status, durationMs);
+    figures.get(subject)?.record(reply.status, durationMs);
     const line = {
       status: reply.status,
       duration_ms: Math.round(durationMs * 100) / 100,
@@ -217,34 +153,41 @@ export function serve({ nc, service, handlers, log, verifyToken, breaker, unguar
     else requestLog.info(line, 'request handled');
   }
 
-  for (const [subject, handler] of Object.entries(handlers)) {
-    const sub = nc.subscribe(subject, {
-      queue: service,
-      callback: (err, msg) => {
-        if (err) {
-          log.error({ err, subject }, 'subscription error');
-          return;
-        }
-        if (!msg.reply) {
-          log.warn({ subject }, 'message without a reply subject ignored: use request-reply');
-          return;
-        }
-        if (isStreamDelivery(msg, subject)) {
-          log.warn({ subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) }, 'JetStream delivery ignored: only requests are answered');
-          return;
-        }
-        const work = withHandlerSpan(subject, msg.headers, () => handle(subject, handler, msg)).catch((e: unknown) => log.error({ err: e, subject }, 'request handling crashed'));
-        inFlight.add(work);
-        void work.finally(() => inFlight.delete(work));
-      },
-    });
-    subscriptions.push(sub);
+  function receive(subject: string, handler: Handler, msg: Msg): void {
+    if (!msg.reply) {
+      log.warn({ subject }, 'message without a reply subject ignored: use request-reply');
+      return;
+    }
+    if (isStreamDelivery(msg, subject)) {
+      log.warn({ subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) }, 'JetStream delivery ignored: only requests are answered');
+      return;
+    }
+    const work = withHandlerSpan(subject, msg.headers, () => handle(subject, handler, msg)).catch((e: unknown) => log.error({ err: e, subject }, 'request handling crashed'));
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
   }
-  log.info({ subjects: Object.keys(handlers), queue: service }, 'serving');
+
+  const instance = await nc.services.add({
+    name: service,
+    version: options.version,
+    description: `The ${service} service of the clinic back end`,
+    queue: service,
+    metadata: options.metadata,
+    statsHandler: async (endpoint) => figures.get(endpoint.subject)?.snapshot() ?? null,
+  });
+  for (const [subject, handler] of Object.entries(handlers)) {
+    // nats.js calls the handler only without error: a failed subscription stops the whole service (below).
+    instance.addEndpoint(endpointName(service, subject), { subject, handler: (_err, msg) => receive(subject, handler, msg) });
+  }
+  void instance.stopped.then((err) => {
+    if (!stopping) log.error({ err }, 'NATS service stopped: its subjects are no longer answered');
+  });
+  log.info({ subjects: Object.keys(handlers), queue: service, service_id: instance.info().id }, 'serving');
 
   return {
     async stop() {
-      await Promise.allSettled(subscriptions.map((s) => s.drain()));
+      stopping = true;
+      await instance.stop();
       await Promise.allSettled([...inFlight]);
     },
   };

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { JetStreamClient, NatsConnection } from 'nats';
 import type { Db } from 'mongodb';
 import {
@@ -24,7 +26,7 @@ import { connectNats } from './nats-client';
 import { Outbox } from './outbox';
 import { RecordLocks } from './record-locks';
 import { ReferenceData, startReferenceConsumer } from './reference-data';
-import { serve, type Handler } from './responder';
+import { startResponder, type Handler } from './responder';
 import { createTokenVerifier } from './tokens';
 import { stopTracing } from './tracing';
 
@@ -53,6 +55,9 @@ export interface ServiceDefinition<Own extends EnvProperties = EnvProperties> {
 }
 
 const instance = `${hostname()}-${process.pid}`;
+
+/** The release every package of the repository shares (discovery's `version`). */
+const KIT_VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * Starts a service: NATS, its database, its events stream and outbox relay,
@@ -109,9 +114,11 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       log,
     );
     outbox.start();
-    const server = serve({
+    const responder = await startResponder({
       nc,
       service: name,
+      version: KIT_VERSION,
+      metadata: { instance },
       handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
       log,
       verifyToken: createTokenVerifier(tokens),
@@ -122,7 +129,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     log.info({ instance, clinic_tz: clock.timeZone, db: settings.mongoDb }, 'service started');
 
     onShutdownSignal(log, async () => {
-      await server.stop();
+      await responder.stop();
       breaker.stop();
       await consumer.stop();
       await outbox.stop();
