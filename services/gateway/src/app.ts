@@ -44,7 +44,7 @@ import { sendBinary } from './binary';
 import { requestEnvelope } from './envelope';
 import type { GatewayConfig } from './config';
 import { HealthChecker } from './health';
-import { allowedMethods } from './methods';
+import { allowedMethods, DOCS_PREFIX, PARAM_LENGTH_MAX } from './methods';
 import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
 import { registerRateLimits } from './rate-limit';
 import { instrumentGateway } from './telemetry';
@@ -163,6 +163,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     genReqId: (req) => readCorrelationId(req.headers[HeaderNames.correlationId] as string | undefined) ?? randomUUID(),
     // The parser below enforces bodyLimitBytes; this is only the outer bound.
     bodyLimit: DRAIN_LIMIT_BYTES,
+    routerOptions: { maxParamLength: PARAM_LENGTH_MAX },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
@@ -200,7 +201,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
     // A known path asked with a method it does not have: 405, before any body is read.
-    const allowed = allowedMethods(request.url);
+    const allowed = allowedMethods(app, request.url);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendFailure(reply, 405, GATEWAY_MESSAGES.methodNotAllowed);
@@ -238,7 +239,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     openapi: openApiDocument(),
     transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX });
   registerAsyncApiDocs(app);
 
   // Liveness for anyone (load balancers, compose): status only, never rate-limited. The report
