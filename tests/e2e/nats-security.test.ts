@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, type NatsConnection } from 'nats';
-import { BillingSubjects, EventSubjects, NATS_USERS } from '@clinic/contracts';
+import { BillingSubjects, EventSubjects, NATS_USERS, requestSubjectsOf, SERVICE_NAMES } from '@clinic/contracts';
 import { ManagedProcess, natsCredentialsEnv, serviceEntry } from '@clinic/devstack';
 import { eventually, sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
@@ -223,6 +223,42 @@ describe('least privilege on JetStream', () => {
     }
     const streams = await (await t.nats('hospital')).jetstreamManager({ checkAPI: false });
     expect((await streams.streams.info('CATALOGUE_EVENTS')).config.name).toBe('CATALOGUE_EVENTS');
+  });
+});
+
+describe('discovery (NATS Services API)', () => {
+  /** Every answer of a discovery request, as nats.js's service client gathers them. */
+  async function gather<T>(answers: Promise<AsyncIterable<T>>): Promise<T[]> {
+    const all: T[] = [];
+    for await (const answer of await answers) all.push(answer);
+    return all;
+  }
+
+  it("lets ops find each service's instance, its endpoints in the service's queue group, and their figures", async () => {
+    const client = (await t.nats('ops')).services.client();
+    const pings = await gather(client.ping());
+    expect(pings.map((p) => p.name).sort()).toEqual([...SERVICE_NAMES].sort());
+    expect(pings.find((p) => p.name === 'billing')?.metadata?.instance).toMatch(/-\d+$/);
+
+    const [info] = await gather(client.info('billing'));
+    expect(info.endpoints.map((e) => e.subject).sort()).toEqual([...requestSubjectsOf('billing')].sort());
+    expect(new Set(info.endpoints.map((e) => e.queue_group))).toEqual(new Set(['billing']));
+
+    const read = await t.get(`/lab_bills/${billId}`);
+    expect(read.status).toBe(200);
+    const [stats] = await gather(client.stats('billing', info.id));
+    const get = stats.endpoints?.find((e) => e.subject === BillingSubjects.get);
+    expect(get).toMatchObject({ name: 'bill-get', queue_group: 'billing' });
+    expect(get!.num_requests).toBeGreaterThanOrEqual(1);
+    expect(get!.data).toMatchObject({ answered: get!.num_requests, answered_5xx: 0 });
+  });
+
+  it('refuses discovery to every other user, and lets no service answer for another', async () => {
+    for (const user of NATS_USERS.filter((u) => u !== 'ops')) {
+      const nc = await t.nats(user);
+      await expect(nc.request('$SRV.PING', '', { timeout: 2000 }).then(() => user)).rejects.toMatchObject({ code: 'PERMISSIONS_VIOLATION' });
+    }
+    expect(await subscriptionRefused(await t.nats('billing'), '$SRV.PING.catalogue')).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gatewaySubjectsAreKnown, inboxPrefixOf, NATS_PERMISSIONS, NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
+import { discoverySubjectsOf, gatewaySubjectsAreKnown, inboxPrefixOf, NATS_PERMISSIONS, NATS_USERS, SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
 import { composeNatsConfig, NATS_IMAGE_TAG, NATS_SERVER_VERSION, renderNatsConfig, REPO_ROOT, renderPermissionsTable, withPermissionsTable } from '../src';
 
 it('keeps deploy/nats/nats.conf in step with the contracts (run npm run gen:nats-config)', () => {
@@ -24,9 +24,23 @@ it("lets each user subscribe to its own reply prefix and to no other user's", ()
   for (const user of NATS_USERS) {
     const inboxes = NATS_PERMISSIONS[user].subscribe.filter((s) => s.startsWith('_INBOX'));
     expect({ user, inboxes }).toEqual({ user, inboxes: [`${inboxPrefixOf(user)}.>`] });
-    // Nothing else with a wildcard: services list their request subjects one by one.
-    expect(NATS_PERMISSIONS[user].subscribe.filter((s) => !s.startsWith('_INBOX') && /[*>]/.test(s))).toEqual([]);
+    // Nothing else with a wildcard: services list their request subjects one by one; discovery's instance id is made at start.
+    const wildcards = NATS_PERMISSIONS[user].subscribe.filter((s) => !s.startsWith('_INBOX') && /[*>]/.test(s));
+    const ownInstance = isService(user) ? ['PING', 'INFO', 'STATS'].map((verb) => `$SRV.${verb}.${user}.*`) : [];
+    expect({ user, wildcards }).toEqual({ user, wildcards: ownInstance });
   }
+});
+
+const isService = (user: string): user is ServiceName => (SERVICE_NAMES as readonly string[]).includes(user);
+
+it('lets each service answer discovery ($SRV) for all, its name and its instance only, and only ops ask', () => {
+  for (const user of NATS_USERS) {
+    const answers = NATS_PERMISSIONS[user].subscribe.filter((s) => s.startsWith('$SRV.'));
+    expect({ user, answers }).toEqual({ user, answers: isService(user) ? discoverySubjectsOf(user) : [] });
+    const asks = NATS_PERMISSIONS[user].publish.filter((s) => s.startsWith('$SRV.'));
+    expect({ user, asks }).toEqual({ user, asks: user === 'ops' ? [...new Set(SERVICE_NAMES.flatMap(discoverySubjectsOf))] : [] });
+  }
+  expect(discoverySubjectsOf('billing')).toContain('$SRV.STATS.billing.*');
 });
 
 it('grants no JetStream wildcard beyond a stream of its own, and consumer creation to services only', () => {

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import type { MongoClient } from 'mongodb';
-import { envInt, envString } from './config';
+import type { EnvProperties, EnvValues } from './env';
 import type { Logger } from './logger';
 
 export const metricsRegistry = new client.Registry();
@@ -31,8 +31,13 @@ export interface MetricsSettings {
   host: string;
 }
 
-export function metricsSettings(): MetricsSettings {
-  return { port: envInt('METRICS_PORT', 0), host: envString('METRICS_HOST', '0.0.0.0') };
+export const METRICS_ENV = {
+  METRICS_PORT: { type: 'integer', default: 0 },
+  METRICS_HOST: { type: 'string', default: '0.0.0.0' },
+} as const satisfies EnvProperties;
+
+export function metricsSettingsOf(env: EnvValues<typeof METRICS_ENV>): MetricsSettings {
+  return { port: env.METRICS_PORT, host: env.METRICS_HOST };
 }
 
 export interface MetricsEndpoint {

@@ -5,6 +5,7 @@ import { HeaderNames, type DomainEvent, type EventSubject } from '@clinic/contra
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
+import { pauses, retryPolicy } from './retry';
 import { currentTraceCarrier, detachedFromTrace, withPublishSpan } from './tracing';
 
 /**
@@ -96,7 +97,7 @@ export function withEventId(current: string[] | undefined, eventId: string): str
   return [...(current ?? []).slice(-(EVENT_IDS_KEPT - 1)), eventId];
 }
 
-// Unref'd: a pending backoff or shutdown bound must not keep a stopping process alive.
+// Unref'd: the shutdown bound must not keep a stopping process alive.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /**
@@ -127,6 +128,14 @@ export class Outbox {
   private stopped = false;
   private readonly graceMs: number;
   private readonly sweepIntervalMs: number;
+  /** A batch is tried again until it is published, 100 ms after a failure, then twice as long each time up to 2 s. */
+  private readonly untilHandedOver = retryPolicy({
+    retryOn: () => !this.stopped,
+    retries: Infinity,
+    pause: pauses.doubling(100, 2_000),
+    onRetry: (err) => this.log.warn({ err, pending: this.queue.length }, 'event publication failed; retrying'),
+    holdsProcess: false,
+  });
 
   constructor(
     private readonly db: Db,
@@ -318,22 +327,18 @@ export class Outbox {
   }
 
   private async pump(): Promise<void> {
-    let backoffMs = 100;
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, 64);
       try {
-        // A record is stored before its event is published, and so before the entry is deleted.
-        await this.storeRecords(batch);
-        // Publishes are issued in order on one connection, so JetStream stores them in order.
-        await Promise.all(batch.map((entry) => this.publish(entry)));
-      } catch (err) {
-        if (this.stopped) return;
-        this.log.warn({ err, pending: this.queue.length }, 'event publication failed; retrying');
-        await sleep(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, 2_000);
-        continue;
+        await this.untilHandedOver.execute(async () => {
+          // A record is stored before its event is published, and so before the entry is deleted.
+          await this.storeRecords(batch);
+          // Publishes are issued in order on one connection, so JetStream stores them in order.
+          await Promise.all(batch.map((entry) => this.publish(entry)));
+        });
+      } catch {
+        return; // stopped: what is left stays in the database
       }
-      backoffMs = 100;
       this.queue.splice(0, batch.length);
       const ids = batch.map((entry) => entry._id);
       try {

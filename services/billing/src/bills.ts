@@ -1,5 +1,6 @@
 /** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
 import { createHash } from 'node:crypto';
+import stableStringify from 'safe-stable-stringify';
 import {
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
@@ -40,23 +41,12 @@ import {
   parseSummaryQuery,
 } from './rules';
 
-/** JSON with sorted keys, so that the same request hashes the same however its keys are ordered. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 function idempotencyOf(ctx: HandlerContext, caller: Caller, body: unknown): IdempotencyClaim | null {
   if (!ctx.idempotencyKey) return null;
   return {
     key: `${JSON.stringify(caller.sub)}:${ctx.idempotencyKey}`,
-    requestHash: createHash('sha256').update(canonicalJson(body)).digest('hex'),
+    // JSON with sorted keys, so that the same request hashes the same however its keys are ordered.
+    requestHash: createHash('sha256').update(stableStringify(body) ?? 'null').digest('hex'),
   };
 }
 

@@ -14,7 +14,7 @@ void startService({
     const repo = new SessionRepository(db, ids, outbox, refs, clock, cache);
     await repo.ensureIndexes();
     // Doctors, stores and appointments appear in every session read.
-    refs.onApplied(() => repo.changed());
+    refs.onApplied(() => repo.bumpCacheVersion());
     const operations = new SessionOperations(repo, refs, outbox, clock, locks);
     const scan = () => repo.rollBackAbandonedRuns(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));
     await scan();

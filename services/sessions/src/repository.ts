@@ -198,8 +198,8 @@ export class SessionRepository {
     });
   }
 
-  /** After anything a session read shows has changed. */
-  changed(): Promise<void> {
+  /** After anything a session read shows has changed: a new version of the sessions' cache scope. */
+  bumpCacheVersion(): Promise<void> {
     return this.cache.bump(SESSIONS_SCOPE);
   }
 
@@ -272,7 +272,7 @@ export class SessionRepository {
         );
         return doc;
       });
-      await this.changed();
+      await this.bumpCacheVersion();
       return created;
     } catch (err) {
       if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
@@ -297,7 +297,7 @@ export class SessionRepository {
       if (isDuplicateKeyError(err)) throw conflict(MESSAGES.duplicate);
       throw err;
     }
-    await this.changed();
+    await this.bumpCacheVersion();
   }
 
   async remove(existing: SessionDoc, correlationId: string): Promise<void> {
@@ -309,7 +309,7 @@ export class SessionRepository {
         if (result.deletedCount === 0) throw notFound(MESSAGES.notFound);
       },
     );
-    await this.changed();
+    await this.bumpCacheVersion();
   }
 
   private buildDoc(id: number, fields: NewSessionDoc): SessionDoc {
@@ -441,7 +441,7 @@ export class SessionRepository {
 
   async completeRun(runId: string): Promise<void> {
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'completed', finished_at: new Date() } });
-    await this.changed();
+    await this.bumpCacheVersion();
   }
 
   /** Removes what a run inserted and marks it rolled back. */
@@ -449,7 +449,7 @@ export class SessionRepository {
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'failed' } });
     const { deletedCount } = await this.sessions.deleteMany({ run_id: runId });
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'rolled_back', finished_at: new Date() } });
-    await this.changed();
+    await this.bumpCacheVersion();
     return deletedCount;
   }
 

@@ -232,7 +232,7 @@ export class BillWrites {
 
   /** What every read cached about these bills' branches and days is stale now. */
   private async written(docs: BillDoc[]): Promise<void> {
-    await Promise.all([this.dayTotals.changed(docs), this.cache.bump(...docs.map((d) => storeScope(d.store_id)))]);
+    await Promise.all([this.dayTotals.bumpVersions(docs), this.cache.bump(...docs.map((d) => storeScope(d.store_id)))]);
   }
 
   private buildDoc(id: number, seq: number, input: BillInput, totals: Totals, idempotency: IdempotencyClaim | null): BillDoc {

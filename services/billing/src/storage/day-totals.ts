@@ -80,8 +80,11 @@ export class DayTotals {
     for (const day of fresh) this.registered.add(dayId(day));
   }
 
-  /** After a write to bills of these days (one write for all). A failure is logged: the day's totals may lag until its next write. */
-  async changed(days: DayKey[]): Promise<void> {
+  /**
+   * After a write to bills of these days: a new version token for each day (one write for all), so that every
+   * replica recomputes its totals. A failure is logged: the day's totals may lag until its next write.
+   */
+  async bumpVersions(days: DayKey[]): Promise<void> {
     const touched = uniqueDays(days);
     for (const day of touched) this.cached.delete(dayId(day));
     if (touched.length === 0) return;

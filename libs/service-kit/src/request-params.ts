@@ -1,6 +1,6 @@
 import type { Caller, ServiceRequest } from '@clinic/contracts';
 import { badRequest, ServiceError } from './errors';
-import type { HandlerContext } from './runtime';
+import type { HandlerContext } from './responder';
 import { parseIntegerText, type QueryParams } from './validation';
 
 /**
@@ -13,7 +13,7 @@ export function pathId(request: ServiceRequest, name: string, notFoundMessage: s
   return id;
 }
 
-/** The caller of a subject whose access rule requires one (the runtime has checked it). */
+/** The caller of a subject whose access rule requires one (the responder has checked it). */
 export function callerOf(ctx: HandlerContext): Caller {
   if (!ctx.caller) throw new ServiceError(401, 'Authentication required.');
   return ctx.caller;

@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from './logger';
 import { isDuplicateKeyError } from './mongo';
+import { retryPolicy } from './retry';
+
+/** Two first upserts of a scope's version race on its _id: the loser tries again, twice at most. */
+const versionUpsertRace = retryPolicy({ retryOn: isDuplicateKeyError, retries: 2 });
 
 interface VersionDoc {
   _id: string;
@@ -140,18 +144,12 @@ export class VersionedCache {
   async bump(...scopes: string[]): Promise<void> {
     await Promise.all(
       [...new Set(scopes)].map(async (scope) => {
-        for (let attempt = 0; attempt < 3; attempt++) {
-          try {
-            await this.versions.updateOne({ _id: scope }, { $set: { token: randomUUID() } }, { upsert: true });
-            this.dropLocal(scope);
-            return;
-          } catch (err) {
-            if (isDuplicateKeyError(err)) continue; // two first upserts raced
-            this.log.error({ err, scope }, 'cache version not bumped; cached reads may lag');
-            this.dropLocal(scope);
-            return;
-          }
+        try {
+          await versionUpsertRace.execute(() => this.versions.updateOne({ _id: scope }, { $set: { token: randomUUID() } }, { upsert: true }));
+        } catch (err) {
+          this.log.error({ err, scope }, 'cache version not bumped; cached reads may lag');
         }
+        this.dropLocal(scope);
       }),
     );
   }
