@@ -23,3 +23,4 @@ export * from './service';
 export * from './audit';
 export * from './metrics';
 export * from './tracing';
+export * from './record-write';

@@ -20,7 +20,6 @@ import {
   unprocessable,
   type ClinicClock,
   type HandlerContext,
-  type RecordLocks,
   type ReferenceData,
 } from '@clinic/service-kit';
 import { countBillCreated } from './metrics';
@@ -90,7 +89,6 @@ export class BillOperations {
     private readonly store: BillStore,
     private readonly refs: ReferenceData,
     private readonly catalogue: CatalogueClient,
-    private readonly locks: RecordLocks,
     private readonly clock: ClinicClock,
     private readonly options: BillingOptions = { cancelReasonRequired: false },
   ) {}
@@ -163,11 +161,10 @@ export class BillOperations {
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
-    await this.locks.run('bill', id, async () => {
-      const existing = await this.store.queries.findLive(id); // rule 5
-      if (!existing) throw notFound(MESSAGES.notFound);
+    // Rule 5: a bill that does not exist (or is cancelled) is not found.
+    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor: callerOf(ctx) }, (existing) => {
       if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
-      await this.store.writes.update(existing, changes, { correlationId: ctx.correlationId, actor: callerOf(ctx) }); // rule 7
+      return changes; // rule 7
     });
     return success(200, { message: MESSAGES.updated });
   }
@@ -175,11 +172,8 @@ export class BillOperations {
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', MESSAGES.notFound);
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
-    await this.locks.run('bill', id, async () => {
-      const existing = await this.store.queries.findLive(id);
-      if (!existing) throw notFound(MESSAGES.notFound);
+    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor: callerOf(ctx) }, (existing) => {
       if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);
-      await this.store.writes.cancel(existing, reason, { correlationId: ctx.correlationId, actor: callerOf(ctx) });
     });
     return success(200, { message: MESSAGES.cancelled });
   }
