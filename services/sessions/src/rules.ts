@@ -1,21 +1,17 @@
 /**
- * Channeling-session rules, in the spec's order, and the monthly plan built
- * from weekly schedules. Pure functions.
+ * Channeling-session rules, in the spec's order. Pure functions: they take the
+ * message as received and return normalised values or throw a ServiceError.
+ * The monthly plan built from weekly schedules is in planning.ts.
  */
 import {
   addSessionBodySchema,
   Limits,
   updateSessionBodySchema,
-  WEEKDAYS,
-  type DoctorRecord,
-  type ScheduleEntry,
   type SessionDisplayStatus,
   type SessionStoredStatus,
-  type Weekday,
 } from '@clinic/contracts';
 import {
   badRequest,
-  daysInMonth,
   given,
   has,
   isBlankString,
@@ -25,12 +21,10 @@ import {
   isInteger,
   isPlainObject,
   isPositiveId,
-  MONTH_NAMES,
   queryId,
   queryText,
   schemaProblem,
   unprocessable,
-  weekdayOf,
   type PlainObject,
   type QueryParams,
 } from '@clinic/service-kit';
@@ -231,108 +225,4 @@ export function parseAutoCreateBody(raw: unknown, currentMonth: string): Schedul
     selection[field] = raw[field] as number;
   }
   return selection;
-}
-
-/** `December 2026` */
-export function monthLabel(month: string): string {
-  const [year, number] = month.split('-');
-  return `${MONTH_NAMES[Number(number) - 1]} ${year}`;
-}
-
-export function datesOfMonth(month: string): Array<{ date: string; day: Weekday }> {
-  const [year, number] = month.split('-').map(Number);
-  return Array.from({ length: daysInMonth(year, number) }, (_, i) => ({
-    date: `${month}-${String(i + 1).padStart(2, '0')}`,
-    day: WEEKDAYS[weekdayOf(year, number, i + 1)],
-  }));
-}
-
-export interface PlannedSession {
-  doctor: DoctorRecord;
-  entry: ScheduleEntry;
-  session_date: string;
-  day: Weekday;
-}
-
-/** Doctors whose schedules take part: Active, with a branch, within the selection. */
-export function schedulingDoctors(doctors: DoctorRecord[], selection: ScheduleSelection): DoctorRecord[] {
-  return doctors.filter(
-    (d) =>
-      d.status === 'Active' &&
-      d.store_id !== null &&
-      d.schedule.length > 0 &&
-      (selection.doctor_id === undefined || d.id === selection.doctor_id) &&
-      (selection.store_id === undefined || d.store_id === selection.store_id),
-  );
-}
-
-/** One planned session per schedule entry per date of the month on the entry's weekday. */
-export function planMonth(doctors: DoctorRecord[], month: string): PlannedSession[] {
-  const dates = datesOfMonth(month);
-  const plan: PlannedSession[] = [];
-  for (const doctor of doctors) {
-    for (const entry of doctor.schedule) {
-      for (const { date, day } of dates) if (day === entry.day) plan.push({ doctor, entry, session_date: date, day });
-    }
-  }
-  return plan.sort(
-    (a, b) => a.session_date.localeCompare(b.session_date) || a.doctor.id - b.doctor.id || a.entry.session_no - b.entry.session_no,
-  );
-}
-
-export function hasTimes(p: PlannedSession): boolean {
-  return Boolean(p.entry.start_time && p.entry.end_time);
-}
-
-/** Why a planned session cannot be created (rule 3), or null. */
-export function unusableEntry(p: PlannedSession): string | null {
-  return hasTimes(p) ? null : `${p.doctor.name}, ${p.session_date} session ${p.entry.session_no}: the schedule has no start or end time; skipped.`;
-}
-
-export interface RunOutcome<T> {
-  created: T[];
-  skipped: number;
-  errors: string[];
-}
-
-/**
- * Rules 2 to 5 of auto-creation over a plan, and beyond the spec the dates
- * `blocked` by a leave or a holiday, skipped like past ones. `insertAll`
- * stores the sessions of the entries it is given, all at once, and answers
- * for each one: the session, 'exists' when the unique key already holds one,
- * or the Error of that one row. An error it throws fails the whole run.
- */
-export async function executePlan<T>(
-  plan: PlannedSession[],
-  today: string,
-  insertAll: (plans: PlannedSession[]) => Promise<Array<T | 'exists' | Error>>,
-  blocked: (p: PlannedSession) => boolean = () => false,
-): Promise<RunOutcome<T>> {
-  const outcome: RunOutcome<T> = { created: [], skipped: 0, errors: [] };
-  const insertable = plan.filter((p) => p.session_date >= today && !blocked(p) && unusableEntry(p) === null);
-  const results = new Map(insertable.map((p, i) => [p, i]));
-  const inserted = await insertAll(insertable);
-  for (const p of plan) {
-    // A past date, the doctor's leave or a holiday: skipped without a word.
-    if (p.session_date < today || blocked(p)) {
-      outcome.skipped++;
-      continue;
-    }
-    const problem = unusableEntry(p);
-    if (problem) {
-      outcome.skipped++;
-      outcome.errors.push(problem);
-      continue;
-    }
-    const result = inserted[results.get(p) as number];
-    if (result === 'exists') {
-      outcome.skipped++;
-    } else if (result instanceof Error) {
-      outcome.skipped++;
-      outcome.errors.push(`${p.doctor.name}, ${p.session_date} session ${p.entry.session_no}: could not be saved; skipped.`);
-    } else {
-      outcome.created.push(result);
-    }
-  }
-  return outcome;
 }
