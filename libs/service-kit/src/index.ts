@@ -24,3 +24,4 @@ export * from './audit';
 export * from './metrics';
 export * from './tracing';
 export * from './record-write';
+export * from './field-check';

@@ -1,6 +1,6 @@
 /** Monthly auto-creation from weekly schedules, and its preview: the spec's steps in order. */
 import { randomUUID } from 'node:crypto';
-import { EventSubjects, Limits, success, type DoctorRecord, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import { EventSubjects, Limits, SESSIONS_MESSAGES, success, type DoctorRecord, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { notFound, type ClinicClock, type HandlerContext, type Outbox, type PreparedEvents } from '@clinic/service-kit';
 import { datesOfMonth, hasTimes, monthLabel, planMonth, runOf, schedulingDoctors } from './planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
@@ -70,7 +70,7 @@ export class AutoCreation {
     const label = monthLabel(selection.month);
     const doctors = await this.doctorsFor(selection);
     const plan = planMonth(doctors, selection.month);
-    if (plan.length === 0) throw notFound(`No doctor schedules found for ${label}.`); // rule 1
+    if (plan.length === 0) throw notFound(SESSIONS_MESSAGES.noSchedules(label)); // rule 1
     const dates = datesOfMonth(selection.month);
     const blocks = await this.store.queries.dayBlocks({ from: dates[0].date, to: dates[dates.length - 1].date }, doctors.map((d) => d.id));
 
@@ -103,7 +103,7 @@ export class AutoCreation {
       await this.store.runs.complete(runId);
       pending.release();
       return success(201, {
-        message: `Created ${outcome.created.length} session(s) for ${label}.`,
+        message: SESSIONS_MESSAGES.autoCreated(outcome.created.length, label),
         created: outcome.created.length,
         skipped: outcome.skipped,
         errors: outcome.errors.slice(0, Limits.autoCreateErrorsMax),

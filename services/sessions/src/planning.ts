@@ -2,7 +2,7 @@
  * The month of sessions that weekly schedules make, and what auto-creation
  * does with each planned session (its rules 2 to 5). Pure functions.
  */
-import { WEEKDAYS, type DoctorRecord, type ScheduleEntry, type Weekday } from '@clinic/contracts';
+import { SESSIONS_MESSAGES, WEEKDAYS, type DoctorRecord, type ScheduleEntry, type Weekday } from '@clinic/contracts';
 import { daysInMonth, MONTH_NAMES, weekdayOf } from '@clinic/service-kit';
 import type { ScheduleSelection } from './rules';
 
@@ -59,7 +59,7 @@ export function hasTimes(p: PlannedSession): boolean {
 
 /** Why a planned session cannot be created (rule 3), or null. */
 export function unusableEntry(p: PlannedSession): string | null {
-  return hasTimes(p) ? null : `${p.doctor.name}, ${p.session_date} session ${p.entry.session_no}: the schedule has no start or end time; skipped.`;
+  return hasTimes(p) ? null : SESSIONS_MESSAGES.noTimes(p.doctor.name, p.session_date, p.entry.session_no);
 }
 
 export interface RunOutcome<T> {
@@ -100,7 +100,7 @@ export function runOf(plan: PlannedSession[], today: string, blocked: (p: Planne
           outcome.skipped++;
         } else if (result instanceof Error) {
           outcome.skipped++;
-          outcome.errors.push(`${p.doctor.name}, ${p.session_date} session ${p.entry.session_no}: could not be saved; skipped.`);
+          outcome.errors.push(SESSIONS_MESSAGES.notSaved(p.doctor.name, p.session_date, p.entry.session_no));
         } else {
           outcome.created.push(result);
         }

@@ -1,9 +1,7 @@
 /** Channeling-session operations: the spec's steps in order, over the storage layer. */
-import { success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import { SESSIONS_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { badRequest, conflict, EncodedReply, notFound, pathId, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
 import {
-  deleteRefusal,
-  MESSAGES,
   parseListQuery,
   parseMaxPatients,
   parseNewSession,
@@ -36,8 +34,8 @@ export class SessionOperations {
   }
 
   async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findVisible(pathId(request, 'session_id', MESSAGES.notFound));
-    if (!doc) throw notFound(MESSAGES.notFound);
+    const doc = await this.store.queries.findVisible(pathId(request, 'session_id', SESSIONS_MESSAGES.notFound));
+    if (!doc) throw notFound(SESSIONS_MESSAGES.notFound);
     const [session] = await this.store.queries.views([doc]);
     return success(200, { session });
   }
@@ -45,8 +43,8 @@ export class SessionOperations {
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewSession(request.body, this.clock.today());
     const doctor = await this.refs.get('doctor', input.doctor_id);
-    if (!doctor || doctor.status !== 'Active') throw notFound(MESSAGES.doctorNotFound);
-    if (doctor.store_id === null) throw badRequest(MESSAGES.doctorNoBranch);
+    if (!doctor || doctor.status !== 'Active') throw notFound(SESSIONS_MESSAGES.doctorNotFound);
+    if (doctor.store_id === null) throw badRequest(SESSIONS_MESSAGES.doctorNoBranch);
     const maxPatients = parseMaxPatients(input.max_patients_input);
     const doc = await this.store.writes.create(
       {
@@ -61,23 +59,23 @@ export class SessionOperations {
       },
       ctx.correlationId,
     );
-    return success(201, { message: MESSAGES.created, session_id: doc.id });
+    return success(201, { message: SESSIONS_MESSAGES.created, session_id: doc.id });
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const body = requireSessionBody(request.body);
-    const id = pathId(request, 'session_id', MESSAGES.notFound);
+    const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
     // A session that does not exist is not found before its changes are checked.
     await this.store.writes.update(id, ctx.correlationId, () => parseSessionChanges(body));
-    return success(200, { message: MESSAGES.updated, session_id: id });
+    return success(200, { message: SESSIONS_MESSAGES.updated, session_id: id });
   }
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'session_id', MESSAGES.notFound);
+    const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
     await this.store.writes.remove(id, ctx.correlationId, async () => {
       const active = (await this.store.queries.bookedCounts([id])).get(id) ?? 0;
-      if (active > 0) throw conflict(deleteRefusal(active));
+      if (active > 0) throw conflict(SESSIONS_MESSAGES.deleteRefusal(active));
     });
-    return success(200, { message: MESSAGES.deleted, session_id: id });
+    return success(200, { message: SESSIONS_MESSAGES.deleted, session_id: id });
   }
 }

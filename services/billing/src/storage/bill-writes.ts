@@ -4,7 +4,7 @@
  * event in the outbox first, and afterwards marks what cached reads it changed.
  */
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { EventSubjects, type BillHistoryAction, type Caller, type EventSubject } from '@clinic/contracts';
+import { BILLING_MESSAGES, EventSubjects, formatBillNumber, type BillHistoryAction, type Caller, type EventSubject } from '@clinic/contracts';
 import {
   conflict,
   type AuditTrail,
@@ -17,7 +17,7 @@ import {
   type EventSpec,
   type StorageDeps,
 } from '@clinic/service-kit';
-import { formatBillNumber, MESSAGES, type BillChanges, type BillInput, type Totals } from '../rules';
+import type { BillChanges, BillInput, Totals } from '../rules';
 import { storeScope } from './bill-queries';
 import type { BillNumbers } from './bill-numbers';
 import type { DayTotals } from './day-totals';
@@ -76,7 +76,7 @@ export class BillWrites {
       find: findLive,
       // A cancelled bill is never changed again.
       stillWritable: { is_deleted: false, status: 'active' },
-      notFoundMessage: MESSAGES.notFound,
+      notFoundMessage: BILLING_MESSAGES.notFound,
       written: (doc) => this.written([doc]),
     });
   }
@@ -230,7 +230,7 @@ export class BillWrites {
         await this.numbers.collided(billDate, failedSeq);
       }
       failed.attempts++;
-      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(MESSAGES.numberConflict));
+      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(BILLING_MESSAGES.numberConflict));
       else retry.push(failed);
     }
     // First in line again, ahead of bills that arrived meanwhile.

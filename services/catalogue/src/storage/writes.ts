@@ -3,9 +3,9 @@
  * write path (RecordWriter) with its event and its history entry.
  */
 import type { Collection } from 'mongodb';
-import { EventSubjects, type Caller, type ChargeHistoryAction, type EventSubject } from '@clinic/contracts';
+import { CATALOGUE_MESSAGES, EventSubjects, type Caller, type ChargeHistoryAction, type EventSubject } from '@clinic/contracts';
 import { docKey, fieldChanges, RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
-import { MESSAGES, nameKey, type ChargeFields, type NewCharge } from '../rules';
+import { nameKey, type ChargeFields, type NewCharge } from '../rules';
 import { AUDITED_FIELDS, CHARGE_COUNTER, chargeView, storeScope, type ChargeDoc } from './documents';
 
 /** Who asked for a change, for its history entry. */
@@ -30,9 +30,9 @@ export class ChargeWrites {
       counter: CHARGE_COUNTER,
       find: findLive,
       stillWritable: { is_deleted: false },
-      notFoundMessage: MESSAGES.notFound,
+      notFoundMessage: CATALOGUE_MESSAGES.notFound,
       // Another live charge of the branch holds the name.
-      duplicateMessage: MESSAGES.duplicate,
+      duplicateMessage: CATALOGUE_MESSAGES.duplicate,
       written: (doc) => deps.cache.bump(storeScope(doc.store_id)),
     });
   }

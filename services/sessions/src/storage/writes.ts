@@ -1,8 +1,8 @@
 /** Writes of single sessions: create, update and delete, each through the one write path (RecordWriter) with its event. */
 import type { Collection } from 'mongodb';
-import { EventSubjects } from '@clinic/contracts';
+import { EventSubjects, SESSIONS_MESSAGES } from '@clinic/contracts';
 import { RecordWriter, type StorageDeps } from '@clinic/service-kit';
-import { MESSAGES, type SessionChanges } from '../rules';
+import type { SessionChanges } from '../rules';
 import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
 import type { SessionQueries } from './queries';
 
@@ -20,9 +20,9 @@ export class SessionWrites {
       lockName: 'session',
       counter: SESSIONS,
       find: (id) => queries.findVisible(id),
-      notFoundMessage: MESSAGES.notFound,
+      notFoundMessage: SESSIONS_MESSAGES.notFound,
       // The doctor already holds a session in that slot (session_slot_unique).
-      duplicateMessage: MESSAGES.duplicate,
+      duplicateMessage: SESSIONS_MESSAGES.duplicate,
       written: () => deps.cache.bump(SESSIONS_SCOPE),
     });
   }
