@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
+import { DockerfileParser, ModifiableInstruction } from 'dockerfile-ast';
 import YAML from 'yaml';
 import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
 import { COMPOSE_NATS_NODES, DEV_NATS_PASSWORDS, NATS_IMAGE_TAG, natsServerBinary, passwordVariable, REPO_ROOT } from '@clinic/devstack';
@@ -68,26 +69,63 @@ it('passes dclint without errors', () => {
   expect(() => execFileSync(process.execPath, [...args, '-q', join(REPO_ROOT, 'docker-compose.yml')], { stdio: 'pipe' })).not.toThrow();
 });
 
-it('builds each service from its own multi-stage Dockerfile', () => {
-  for (const name of [...SERVICE_NAMES, 'gateway']) {
-    const dockerfile = join(REPO_ROOT, services[name].build.dockerfile);
-    expect(services[name].build.dockerfile).toBe(`services/${name}/Dockerfile`);
-    const text = readFileSync(dockerfile, 'utf8');
-    expect(text.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
-    expect(text).toContain(`services/${name}/dist/main.js`);
-  }
-});
+describe('the one Dockerfile', () => {
+  const text = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  const dockerfile = DockerfileParser.parse(text);
+  const processes = [...SERVICE_NAMES, 'gateway'];
+  /** What the build does for one process: each instruction with its arguments, SERVICE given. */
+  const instructionsFor = (name: string) =>
+    dockerfile.getInstructions().map((instruction) => ({
+      keyword: instruction.getKeyword(),
+      flags: instruction instanceof ModifiableInstruction ? instruction.getFlags().map((f) => f.toString()) : [],
+      args: instruction.getArguments().map((a) => a.getValue().replaceAll('${SERVICE}', name)),
+    }));
 
-it('keeps the four Dockerfiles identical but for the service name', () => {
-  // The block copying every workspace manifest is the same in all four; the rest names the service.
-  const dockerfile = (name: string) => readFileSync(join(REPO_ROOT, 'services', name, 'Dockerfile'), 'utf8');
-  const manifests = (text: string) => text.split('\n').filter((line) => /^COPY services\/\w+\/package\.json /.test(line));
-  const rest = (text: string) => text.split('\n').filter((line) => !/^COPY services\/\w+\/package\.json /.test(line));
-  const template = dockerfile('billing');
-  for (const name of ['gateway', 'catalogue', 'sessions']) {
-    expect(manifests(dockerfile(name))).toEqual(manifests(template));
-    expect(rest(dockerfile(name))).toEqual(rest(template.replaceAll('billing', name)));
-  }
+  it('builds every process: compose names it with the build arg SERVICE', () => {
+    expect(readdirSync(join(REPO_ROOT, 'services')).filter((dir) => existsSync(join(REPO_ROOT, 'services', dir, 'Dockerfile')))).toEqual([]);
+    for (const name of processes) {
+      expect(services[name].build).toEqual({ context: '.', args: { SERVICE: name } });
+    }
+  });
+
+  it('builds in one stage and runs in a slim one, and declares SERVICE in each stage that reads it', () => {
+    expect(dockerfile.getFROMs().map((from) => from.getBuildStage())).toEqual(['build', 'runtime']);
+    for (const instruction of dockerfile.getInstructions()) {
+      const line = instruction.getRange().start.line;
+      for (const variable of instruction.getVariables()) {
+        // An ARG is visible only in the stage that declares it: elsewhere ${SERVICE} would be empty.
+        expect({ line: line + 1, variable: variable.getName(), declared: dockerfile.getAvailableVariables(line).includes(variable.getName()) })
+          .toEqual({ line: line + 1, variable: variable.getName(), declared: true });
+      }
+    }
+    // No default: a build that does not name the process fails instead of building one by chance.
+    const serviceArgs = dockerfile.getARGs().filter((arg) => arg.getProperty()?.getName() === 'SERVICE');
+    expect(serviceArgs).toHaveLength(2);
+    for (const arg of serviceArgs) expect(arg.getProperty()?.getValue()).toBeNull();
+  });
+
+  it('installs the dependencies before it reads SERVICE, so that the four images share that layer', () => {
+    const keywords = dockerfile.getInstructions().map((i) => `${i.getKeyword()} ${i.getArgumentsContent()}`);
+    expect(keywords.findIndex((k) => k.startsWith('RUN npm ci'))).toBeLessThan(keywords.indexOf('ARG SERVICE'));
+  });
+
+  it.each(processes)('for %s: copies files that exist, compiles its workspace and runs its compiled main', (name) => {
+    const instructions = instructionsFor(name);
+    for (const copy of instructions.filter((i) => i.keyword === 'COPY' && i.flags.length === 0)) {
+      for (const source of copy.args.slice(0, -1)) expect({ source, exists: existsSync(join(REPO_ROOT, source)) }).toEqual({ source, exists: true });
+    }
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'package.json'), 'utf8'));
+    expect(instructions.some((i) => i.keyword === 'RUN' && i.args.join(' ').includes(`--workspace ${manifest.name}`))).toBe(true);
+    // The runtime stage's last working directory and command: node <dir>/dist/main.js, compiled from src/main.ts.
+    const runtime = instructions.slice(instructions.findIndex((i) => i.keyword === 'FROM' && i.args.includes('runtime')));
+    const workdir = runtime.filter((i) => i.keyword === 'WORKDIR').at(-1)!.args[0];
+    const [cmd] = runtime.filter((i) => i.keyword === 'CMD');
+    expect(JSON.parse(cmd.args.join(' '))).toEqual(['node', 'dist/main.js']);
+    expect(workdir).toBe(`/app/services/${name}`);
+    const tsconfig = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'tsconfig.json'), 'utf8'));
+    expect(tsconfig.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
+    expect(existsSync(join(REPO_ROOT, 'services', name, 'src', 'main.ts'))).toBe(true);
+  });
 });
 
 it('lets billing, catalogue and sessions scale: no published ports, no fixed names', () => {

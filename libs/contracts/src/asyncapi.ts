@@ -10,6 +10,7 @@ import { EVENT_DATA_SCHEMAS, eventSchema } from './events';
 import { HeaderNames } from './envelope';
 import { DELETION_MARKER_SCHEMA, REF_RECORD_SCHEMAS } from './reference';
 import { HTTP_ROUTES, type HttpRoute } from './routes';
+import { chargeCheckBodySchema } from './schemas/catalogue';
 import { failureSchema, idSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
 import { eventStreamOf, REF_KINDS, REF_STREAM, refSubject, REF_KINDS_BY_SERVICE } from './streams';
 import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, type EventSubject, type ServiceName } from './subjects';
@@ -110,11 +111,7 @@ function internalSpecs(): RequestReplySpec[] {
     subject: CatalogueSubjects.check,
     service: 'catalogue',
     summary: "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store)",
-    body: {
-      type: 'object',
-      required: ['store_id', 'charge_ids'],
-      properties: { store_id: idSchema, charge_ids: { type: 'array', minItems: 1, maxItems: Limits.billItemsMax, items: idSchema } },
-    },
+    body: chargeCheckBodySchema,
     bodyRequired: true,
     replies: { 200: successSchema({ invalid_ids: { type: 'array', items: idSchema } }), ...standardFailures() },
   };

@@ -1,4 +1,4 @@
-import { billWithItemsSchema } from './schemas/billing';
+import { billWithItemsSchema } from './schemas/billing-replies';
 import { chargeSchema } from './schemas/catalogue';
 import type { JsonSchema } from './schemas/common';
 import { sessionSchema } from './schemas/sessions';

@@ -4,10 +4,13 @@
  * Fields beyond these are allowed and ignored.
  */
 import type { RefKind } from './streams';
-import { dateSchema, idSchema, type JsonSchema } from './schemas/common';
-import { WEEKDAYS, type Weekday } from './schemas/sessions';
+import { WEEKDAYS, type Weekday } from './fields/sessions';
+import { dateSchema, idSchema, TIME_PATTERN, type JsonSchema } from './schemas/common';
 
-export interface StoreRecord { id: number; name: string; status: 'active' | 'inactive' }
+export const STORE_STATUSES = ['active', 'inactive'] as const;
+export const DOCTOR_STATUSES = ['Active', 'Inactive'] as const;
+
+export interface StoreRecord { id: number; name: string; status: (typeof STORE_STATUSES)[number] }
 export interface UserRecord { id: number; name: string }
 export interface PatientRecord { id: number; name: string }
 export interface ScheduleEntry {
@@ -23,7 +26,7 @@ export interface DoctorRecord {
   reg_no: string;
   specialization: string;
   channeling_fee: number;
-  status: 'Active' | 'Inactive';
+  status: (typeof DOCTOR_STATUSES)[number];
   store_id: number | null;
   schedule: ScheduleEntry[];
 }
@@ -48,13 +51,13 @@ export interface RefRecordByKind {
 export type SeedFile = { [K in RefKind as `${K}s`]?: Array<RefRecordByKind[K] | DeletionMarker> };
 
 const text: JsonSchema = { type: 'string', maxLength: 500 };
-const time: JsonSchema = { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', nullable: true };
+const time: JsonSchema = { type: 'string', pattern: TIME_PATTERN, nullable: true };
 
 export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
   store: {
     type: 'object',
     required: ['id', 'name', 'status'],
-    properties: { id: idSchema, name: text, status: { type: 'string', enum: ['active', 'inactive'] } },
+    properties: { id: idSchema, name: text, status: { type: 'string', enum: [...STORE_STATUSES] } },
   },
   user: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
   patient: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
@@ -67,7 +70,7 @@ export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
       reg_no: text,
       specialization: text,
       channeling_fee: { type: 'number', minimum: 0 },
-      status: { type: 'string', enum: ['Active', 'Inactive'] },
+      status: { type: 'string', enum: [...DOCTOR_STATUSES] },
       store_id: { ...idSchema, nullable: true },
       schedule: {
         type: 'array',

@@ -3,7 +3,9 @@
  * registers exactly these routes and documents them with these schemas.
  */
 import { accessOf, type Access } from './access';
+import { CATALOGUE_MESSAGES } from './fields/catalogue';
 import * as billing from './schemas/billing';
+import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
 import { messageSchema, pathParams, standardFailures, type JsonSchema } from './schemas/common';
 import * as sessions from './schemas/sessions';
@@ -43,30 +45,30 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     method: 'POST', url: '/lab_bills', subject: BillingSubjects.create, tag: 'Lab bills',
     summary: 'Create a lab bill; totals and bill number are computed by the service. Send an Idempotency-Key header to make retries safe.',
     body: billing.createBillBodySchema,
-    responses: { 201: billing.billingResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
+    responses: { 201: billingReplies.billingResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
     method: 'GET', url: '/lab_bills', subject: BillingSubjects.list, tag: 'Lab bills',
     summary: 'List lab bills of a branch, newest first, paginated',
     querystring: billing.listBillsQuerySchema,
-    responses: { 200: billing.billingResponses.list, ...standardFailures(400) },
+    responses: { 200: billingReplies.billingResponses.list, ...standardFailures(400) },
   }),
   route({
     method: 'GET', url: '/lab_bills/summary', subject: BillingSubjects.summary, tag: 'Lab bills',
     summary: 'Revenue summary over active lab bills of a branch',
     querystring: billing.summaryQuerySchema,
-    responses: { 200: billing.billingResponses.summary, ...standardFailures(400) },
+    responses: { 200: billingReplies.billingResponses.summary, ...standardFailures(400) },
   }),
   route({
     method: 'GET', url: '/lab_bills/day_end', subject: BillingSubjects.dayEnd, tag: 'Lab bills',
     summary: "Day-end report of a branch's bills of one date: per cashier, branch totals (equal to the summary's), cancellations",
     querystring: billing.dayEndQuerySchema,
-    responses: { 200: billing.billingExtraResponses.dayEnd, ...standardFailures(400) },
+    responses: { 200: billingReplies.billingExtraResponses.dayEnd, ...standardFailures(400) },
   }),
   route({
     method: 'GET', url: '/lab_bills/:bill_id', subject: BillingSubjects.get, tag: 'Lab bills',
     summary: 'One lab bill with its items', param: 'bill_id',
-    responses: { 200: billing.billingResponses.one, ...standardFailures(404) },
+    responses: { 200: billingReplies.billingResponses.one, ...standardFailures(404) },
   }),
   route({
     method: 'PUT', url: '/lab_bills/:bill_id', subject: BillingSubjects.update, tag: 'Lab bills',
@@ -83,13 +85,13 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET', url: '/lab_bills/:bill_id/history', subject: BillingSubjects.history, tag: 'Lab bills',
     summary: "A bill's audit trail, oldest first (admin only); cancelled bills included", param: 'bill_id',
-    responses: { 200: billing.billingExtraResponses.history, ...standardFailures(404) },
+    responses: { 200: billingReplies.billingExtraResponses.history, ...standardFailures(404) },
   }),
   route({
     method: 'GET', url: '/lab_bills/:bill_id/receipt', subject: BillingSubjects.receipt, tag: 'Lab bills',
     summary: 'Printable receipt of an active bill (PDF): an 80 mm roll by default, or A5', param: 'bill_id',
     querystring: billing.receiptQuerySchema, produces: 'application/pdf',
-    responses: { 200: billing.billingExtraResponses.receipt, ...standardFailures(404, 413) },
+    responses: { 200: billingReplies.billingExtraResponses.receipt, ...standardFailures(404, 413) },
   }),
 
   route({
@@ -113,7 +115,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     summary: 'Replace a hospital charge; answers 200 with success false when nothing changes', param: 'charge_id',
     body: catalogue.updateChargeBodySchema,
     responses: {
-      200: { oneOf: [messageSchema, { type: 'object', required: ['success', 'error'], properties: { success: { type: 'boolean', enum: [false] }, error: { type: 'string', enum: ['No changes were made.'] } } }] },
+      200: { oneOf: [messageSchema, { type: 'object', required: ['success', 'error'], properties: { success: { type: 'boolean', enum: [false] }, error: { type: 'string', enum: [CATALOGUE_MESSAGES.noChanges] } } }] },
       ...standardFailures(400, 404, 409, 413),
     },
   }),

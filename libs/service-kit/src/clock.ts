@@ -1,11 +1,6 @@
-const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
-const MONTH_SHAPE = /^\d{4}-\d{2}$/;
-const TIME_SHAPE = /^([01]\d|2[0-3]):[0-5]\d$/;
-
 // Calendar arithmetic on plain integers: correct for every year 0000-9999,
 // where Date would read years below 100 as 19xx.
 
-export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 export const MONTH_NAMES = [
   'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
 ] as const;
@@ -23,23 +18,6 @@ export function weekdayOf(year: number, month: number, day: number): number {
   const offsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
   const y = month < 3 ? year - 1 : year;
   return (((y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + offsets[month - 1] + day) % 7) + 7) % 7;
-}
-
-/** A real calendar date written `YYYY-MM-DD` (2026-02-30 is not one). */
-export function isCalendarDate(value: unknown): value is string {
-  if (typeof value !== 'string' || !DATE_SHAPE.test(value)) return false;
-  const [year, month, day] = value.split('-').map(Number);
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
-}
-
-export function isCalendarMonth(value: unknown): value is string {
-  if (typeof value !== 'string' || !MONTH_SHAPE.test(value)) return false;
-  const month = Number(value.slice(5));
-  return month >= 1 && month <= 12;
-}
-
-export function isClockTime(value: unknown): value is string {
-  return typeof value === 'string' && TIME_SHAPE.test(value);
 }
 
 /**

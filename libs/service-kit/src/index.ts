@@ -27,3 +27,5 @@ export * from './audit';
 export * from './metrics';
 export * from './tracing';
 export * from './retry';
+export * from './record-write';
+export * from './field-check';

@@ -1,4 +1,4 @@
-import type { Caller, ServiceRequest } from '@clinic/contracts';
+import { FIELD_MESSAGES, type Caller, type ServiceRequest } from '@clinic/contracts';
 import { badRequest, ServiceError } from './errors';
 import type { HandlerContext } from './responder';
 import { parseIntegerText, type QueryParams } from './validation';
@@ -39,7 +39,7 @@ export function queryText(
 ): string | undefined {
   const value = single(query, name, invalid);
   if (value === undefined || value === '') return undefined;
-  if (maxChars !== undefined && [...value].length > maxChars) throw invalid(`${name} must be at most ${maxChars} characters.`);
+  if (maxChars !== undefined && [...value].length > maxChars) throw invalid(FIELD_MESSAGES.tooLong(name, maxChars));
   return value;
 }
 
@@ -48,13 +48,13 @@ export function queryId(query: QueryParams, name: string, invalid: (message: str
   const text = single(query, name, invalid);
   if (text === undefined || text.trim() === '') return undefined;
   const id = parseIntegerText(text);
-  if (id === undefined || id < 1) throw invalid(`${name} must be a positive integer.`);
+  if (id === undefined || id < 1) throw invalid(FIELD_MESSAGES.notPositiveId(name));
   return id;
 }
 
 /** A positive integer query parameter that must be present. */
 export function requiredQueryId(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): number {
   const id = queryId(query, name, invalid);
-  if (id === undefined) throw invalid(`${name} is required.`);
+  if (id === undefined) throw invalid(FIELD_MESSAGES.required(name));
   return id;
 }

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'safe-stable-stringify';
 import {
+  BILLING_MESSAGES,
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
   success,
@@ -21,25 +22,14 @@ import {
   unprocessable,
   type ClinicClock,
   type HandlerContext,
-  type RecordLocks,
   type ReferenceData,
 } from '@clinic/service-kit';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { renderReceipt } from './receipt';
 import { billView, itemsView, summarize, type BillDoc, type BillStore, type CashierGroup, type IdempotencyClaim } from './storage';
-import {
-  computeTotals,
-  MESSAGES,
-  pageCount,
-  parseBillUpdate,
-  parseCancelReason,
-  parseDayEndQuery,
-  parseListQuery,
-  parseNewBill,
-  parseReceiptSize,
-  parseSummaryQuery,
-} from './rules';
+import { pageCount, parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
+import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
 function idempotencyOf(ctx: HandlerContext, caller: Caller, body: unknown): IdempotencyClaim | null {
   if (!ctx.idempotencyKey) return null;
@@ -55,7 +45,7 @@ export const USER_NAMES_SCOPE = 'refs:user';
 
 function createdReply(doc: BillDoc): ServiceReply {
   return success(201, {
-    message: MESSAGES.created,
+    message: BILLING_MESSAGES.created,
     bill_id: doc.id,
     bill_number: doc.bill_number,
     grand_total: fromCents(doc.grand_total_cents),
@@ -80,7 +70,6 @@ export class BillOperations {
     private readonly store: BillStore,
     private readonly refs: ReferenceData,
     private readonly catalogue: CatalogueClient,
-    private readonly locks: RecordLocks,
     private readonly clock: ClinicClock,
     private readonly options: BillingOptions = { cancelReasonRequired: false },
   ) {}
@@ -94,19 +83,19 @@ export class BillOperations {
     }
     const input = parseNewBill(request.body, caller); // rules 1-6
     const store = await this.refs.get('store', input.store_id); // rule 7
-    if (!store || store.status !== 'active') throw notFound(MESSAGES.storeNotFound);
+    if (!store || store.status !== 'active') throw notFound(BILLING_MESSAGES.storeNotFound);
     if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
-      throw notFound(MESSAGES.patientNotFound); // rule 8
+      throw notFound(BILLING_MESSAGES.patientNotFound); // rule 8
     }
     const chargeIds = input.items.map((item) => item.charge_id);
     const invalid = await this.catalogue.unbillable(input.store_id, chargeIds, ctx); // rule 9
     if (invalid.length > 0) {
-      throw badRequest(`Invalid charge_id(s) for store ${input.store_id}: ${invalid.join(', ')}. Each charge must be Active and belong to the bill's store.`);
+      throw badRequest(BILLING_MESSAGES.invalidCharges(input.store_id, invalid));
     }
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
     const { doc, replayed } = await this.store.writes.create(input, totals, { correlationId: ctx.correlationId, actor: caller, idempotency }); // rules 11-12
     if (idempotency) {
-      if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
+      if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
       if (!replayed) await this.store.claims.save(idempotency, doc.id);
     }
     if (!replayed) countBillCreated();
@@ -117,7 +106,7 @@ export class BillOperations {
   private async replay(idempotency: IdempotencyClaim): Promise<ServiceReply | null> {
     const claim = await this.store.claims.find(idempotency.key);
     if (!claim) return null;
-    if (claim.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
+    if (claim.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
     const doc = await this.store.queries.findById(claim.bill_id);
     return doc ? createdReply(doc) : null;
   }
@@ -144,41 +133,37 @@ export class BillOperations {
   }
 
   async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', MESSAGES.notFound));
-    if (!doc) throw notFound(MESSAGES.notFound);
+    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', BILLING_MESSAGES.notFound));
+    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
     const names = await this.userNames([doc]);
     return success(200, { bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) } });
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
-    await this.locks.run('bill', id, async () => {
-      const existing = await this.store.queries.findLive(id); // rule 5
-      if (!existing) throw notFound(MESSAGES.notFound);
-      if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
-      await this.store.writes.update(existing, changes, { correlationId: ctx.correlationId, actor: callerOf(ctx) }); // rule 7
+    // Rule 5: a bill that does not exist (or is cancelled) is not found.
+    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor: callerOf(ctx) }, (existing) => {
+      if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.cancelledBill); // rule 6
+      return changes; // rule 7
     });
-    return success(200, { message: MESSAGES.updated });
+    return success(200, { message: BILLING_MESSAGES.updated });
   }
 
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
-    await this.locks.run('bill', id, async () => {
-      const existing = await this.store.queries.findLive(id);
-      if (!existing) throw notFound(MESSAGES.notFound);
-      if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);
-      await this.store.writes.cancel(existing, reason, { correlationId: ctx.correlationId, actor: callerOf(ctx) });
+    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor: callerOf(ctx) }, (existing) => {
+      if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
     });
-    return success(200, { message: MESSAGES.cancelled });
+    return success(200, { message: BILLING_MESSAGES.cancelled });
   }
 
   /** Every change of a bill, oldest first; a cancelled bill's too. */
   async history(request: ServiceRequest): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const doc = await this.store.queries.findById(id);
-    if (!doc) throw notFound(MESSAGES.notFound);
+    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
     return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
   }
 
@@ -223,10 +208,10 @@ export class BillOperations {
 
   /** The printable receipt of an active bill, as a PDF. */
   async receipt(request: ServiceRequest): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const size = parseReceiptSize(request.query);
     const doc = await this.store.queries.findLive(id);
-    if (!doc) throw notFound(MESSAGES.notFound);
+    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
     const [store, names] = await Promise.all([this.refs.get('store', doc.store_id), this.userNames([doc])]);
     const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
     const pdf = await renderReceipt(

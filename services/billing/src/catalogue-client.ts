@@ -1,7 +1,6 @@
 import type { NatsConnection } from 'nats';
-import { CatalogueSubjects } from '@clinic/contracts';
+import { BILLING_MESSAGES, CatalogueSubjects } from '@clinic/contracts';
 import { callService, ServiceError, ServiceTimeoutError, ServiceUnavailableError, type HandlerContext } from '@clinic/service-kit';
-import { MESSAGES } from './rules';
 
 const CHECK_TIMEOUT_MS = 3_000;
 
@@ -21,7 +20,7 @@ export class CatalogueClient {
     } catch (err) {
       if (err instanceof ServiceUnavailableError || err instanceof ServiceTimeoutError) {
         ctx.log.warn({ err: err.message }, 'charge catalogue unavailable');
-        throw new ServiceError(503, MESSAGES.catalogueUnavailable);
+        throw new ServiceError(503, BILLING_MESSAGES.catalogueUnavailable);
       }
       throw err;
     }

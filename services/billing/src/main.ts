@@ -12,11 +12,11 @@ void startService({
     CANCEL_REASON_REQUIRED: { type: 'string', enum: ['true', 'false'], default: 'false' },
   },
   async setup({ db, ids, outbox, clock, refs, nc, cache, locks, log, settings }) {
-    const store = new BillStore(db, ids, outbox, clock, cache, log.child({ component: 'storage' }));
+    const store = new BillStore({ db, ids, outbox, locks, cache, clock }, log.child({ component: 'storage' }));
     await store.prepare();
     refs.onApplied(async (kind) => {
       if (kind === 'user') await cache.bump(USER_NAMES_SCOPE);
     });
-    return billingHandlers(new BillOperations(store, refs, new CatalogueClient(nc), locks, clock, { cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true' }));
+    return billingHandlers(new BillOperations(store, refs, new CatalogueClient(nc), clock, { cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true' }));
   },
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { computeTotals, formatBillNumber, type ItemInput } from '../src/rules';
+import { formatBillNumber } from '@clinic/contracts';
+import { computeTotals, type ItemInput } from '../src/rules';
 import { toCents } from '@clinic/service-kit';
 
 const item = (unitPrice: number, qty: number): ItemInput => ({ charge_id: 1, charge_name: 'x', unit_price_cents: toCents(unitPrice), qty });

@@ -2,7 +2,7 @@
 import type { Collection, Filter } from 'mongodb';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
 import { docKey, fromCents, type VersionedCache } from '@clinic/service-kit';
-import type { BillFilter, DateRange, Page } from '../rules';
+import type { BillFilter, DateRange, Page } from '../filters';
 import { sumLiveBills, type BillGroup, type DayTotals } from './day-totals';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition, listIndexFor } from './indexes';

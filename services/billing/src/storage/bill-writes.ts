@@ -4,7 +4,7 @@
  * event in the outbox first, and afterwards marks what cached reads it changed.
  */
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { EventSubjects, type BillHistoryAction, type Caller, type EventSubject } from '@clinic/contracts';
+import { BILLING_MESSAGES, EventSubjects, formatBillNumber, type BillHistoryAction, type Caller, type EventSubject } from '@clinic/contracts';
 import {
   conflict,
   type AuditTrail,
@@ -13,14 +13,11 @@ import {
   fieldChanges,
   isDuplicateKeyError,
   newEventId,
-  notFound,
-  withEventId,
-  type ClinicClock,
-  type IdAllocator,
-  type Outbox,
-  type VersionedCache,
+  RecordWriter,
+  type EventSpec,
+  type StorageDeps,
 } from '@clinic/service-kit';
-import { formatBillNumber, MESSAGES, type BillChanges, type BillInput, type Totals } from '../rules';
+import type { BillChanges, BillInput, Totals } from '../rules';
 import { storeScope } from './bill-queries';
 import type { BillNumbers } from './bill-numbers';
 import type { DayTotals } from './day-totals';
@@ -59,17 +56,30 @@ export class BillWrites {
   private waiting: PendingBill[] = [];
   private draining = false;
 
+  /** Changes of a bill (update, cancel): see RecordWriter. */
+  private readonly records: RecordWriter<BillDoc>;
+
   constructor(
     private readonly bills: Collection<BillDoc>,
     private readonly numbers: BillNumbers,
     private readonly claims: IdempotencyClaims,
     private readonly dayTotals: DayTotals,
-    private readonly ids: IdAllocator,
-    private readonly outbox: Outbox,
-    private readonly clock: ClinicClock,
-    private readonly cache: VersionedCache,
     private readonly history: AuditTrail,
-  ) {}
+    private readonly deps: StorageDeps,
+    findLive: (id: number) => Promise<BillDoc | null>,
+  ) {
+    this.records = new RecordWriter({
+      ...deps,
+      collection: bills,
+      lockName: 'bill',
+      counter: COUNTER,
+      find: findLive,
+      // A cancelled bill is never changed again.
+      stillWritable: { is_deleted: false, status: 'active' },
+      notFoundMessage: BILLING_MESSAGES.notFound,
+      written: (doc) => this.written([doc]),
+    });
+  }
 
   /**
    * Stores a new bill under the next number of its date (rule 11) and returns
@@ -83,7 +93,7 @@ export class BillWrites {
    * a collision are numbered again.
    */
   create(input: BillInput, totals: Totals, options: ChangeContext & { idempotency: IdempotencyClaim | null }): Promise<CreateResult> {
-    return this.ids.next(COUNTER).then(
+    return this.deps.ids.next(COUNTER).then(
       (id) =>
         new Promise<CreateResult>((resolve, reject) => {
           this.waiting.push({ input, totals, ...options, id, attempts: 0, resolve, reject });
@@ -98,7 +108,7 @@ export class BillWrites {
    * not for live bills.
    */
   async import(bills: Array<{ input: BillInput; totals: Totals }>, batchSize = 1000): Promise<BillDoc[]> {
-    const ids = await this.ids.nextMany(COUNTER, bills.length);
+    const ids = await this.deps.ids.nextMany(COUNTER, bills.length);
     const stored: BillDoc[] = [];
     const pending = bills.map(({ input, totals }, i): PendingBill => ({
       input, totals, correlationId: 'import', actor: null, idempotency: null, id: ids[i], attempts: 0,
@@ -116,13 +126,22 @@ export class BillWrites {
     return stored;
   }
 
-  async update(existing: BillDoc, changes: BillChanges, context: ChangeContext): Promise<void> {
-    await this.changeActive(existing, { ...changes, updated_at: new Date() }, EventSubjects.billUpdated, { ...context, action: 'updated' });
+  /** Changes an active bill (404 when there is none) once `check` has accepted it. */
+  async update(id: number, context: ChangeContext, check: (existing: BillDoc) => BillChanges): Promise<void> {
+    await this.records.change(id, (existing) => {
+      const set = { ...check(existing), updated_at: new Date() };
+      return { set, event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.billUpdated, { ...context, action: 'updated' }) };
+    });
   }
 
-  async cancel(existing: BillDoc, reason: string | null, context: ChangeContext): Promise<void> {
-    const changes = { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const;
-    await this.changeActive(existing, changes, EventSubjects.billCancelled, { ...context, action: 'cancelled', reason });
+  /** Cancels an active bill (404 when there is none) once `check` has accepted it. */
+  async cancel(id: number, reason: string | null, context: ChangeContext, check: (existing: BillDoc) => void): Promise<void> {
+    await this.records.change(id, (existing) => {
+      check(existing);
+      const set = { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const;
+      const event = this.eventOf(existing, { ...existing, ...set }, EventSubjects.billCancelled, { ...context, action: 'cancelled', reason });
+      return { set, event };
+    });
   }
 
   private async drain(): Promise<void> {
@@ -148,10 +167,10 @@ export class BillWrites {
     const seqs = await this.numberBatch(batch);
     const docs = batch.map((bill, i) => this.buildDoc(bill.id, seqs[i], bill.input, bill.totals, bill.idempotency));
     await this.dayTotals.register(docs);
-    const prepared = await this.outbox.prepare(
+    const prepared = await this.deps.outbox.prepare(
       (withEvents ? docs : []).map((doc, i) => ({
         subject: EventSubjects.billCreated,
-        data: billEventData(doc, this.clock),
+        data: billEventData(doc, this.deps.clock),
         correlationId: batch[i].correlationId,
         eventId: doc._event_ids[0],
         proof: entityProof(BILLS, doc._id, doc._event_ids[0]),
@@ -205,13 +224,13 @@ export class BillWrites {
       if (await this.bills.findOne({ _id: docKey(failed.id) }, { projection: { _id: 1 } })) {
         // Its id was drawn twice (replicas racing on the counter): same number, new id.
         this.numbers.retry(billDate, failedSeq);
-        await this.ids.skipPast(COUNTER, failed.id);
-        failed.id = await this.ids.next(COUNTER);
+        await this.deps.ids.skipPast(COUNTER, failed.id);
+        failed.id = await this.deps.ids.next(COUNTER);
       } else {
         await this.numbers.collided(billDate, failedSeq);
       }
       failed.attempts++;
-      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(MESSAGES.numberConflict));
+      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(BILLING_MESSAGES.numberConflict));
       else retry.push(failed);
     }
     // First in line again, ahead of bills that arrived meanwhile.
@@ -232,7 +251,7 @@ export class BillWrites {
 
   /** What every read cached about these bills' branches and days is stale now. */
   private async written(docs: BillDoc[]): Promise<void> {
-    await Promise.all([this.dayTotals.bumpVersions(docs), this.cache.bump(...docs.map((d) => storeScope(d.store_id)))]);
+    await Promise.all([this.dayTotals.bumpVersions(docs), this.deps.cache.bump(...docs.map((d) => storeScope(d.store_id)))]);
   }
 
   private buildDoc(id: number, seq: number, input: BillInput, totals: Totals, idempotency: IdempotencyClaim | null): BillDoc {
@@ -269,7 +288,7 @@ export class BillWrites {
     context: { correlationId: string; actor: Caller | null; reason?: string | null },
   ) {
     if (!context.actor) return [];
-    const view = (doc: BillDoc) => auditedFields(doc, this.clock);
+    const view = (doc: BillDoc) => auditedFields(doc, this.deps.clock);
     return [
       this.history.record({
         entityId: after.id,
@@ -282,32 +301,14 @@ export class BillWrites {
     ];
   }
 
-  private async changeActive(
-    existing: BillDoc,
-    changes: Partial<BillDoc>,
+  /** The event of a change of an existing bill, with its history entry. */
+  private eventOf(
+    before: BillDoc,
+    after: BillDoc,
     subject: EventSubject,
     context: ChangeContext & { action: BillHistoryAction; reason?: string | null },
-  ): Promise<void> {
-    const after: BillDoc = { ...existing, ...changes };
-    const { correlationId } = context;
-    await this.outbox.record(
-      {
-        subject,
-        data: billEventData(after, this.clock),
-        collection: BILLS,
-        key: existing._id,
-        correlationId,
-        records: this.historyOf(existing, after, context.action, context),
-      },
-      async (eventId) => {
-        const result = await this.bills.updateOne(
-          { _id: existing._id, is_deleted: false, status: 'active' },
-          { $set: { ...changes, _event_ids: withEventId(existing._event_ids, eventId) } },
-        );
-        if (result.matchedCount === 0) throw notFound(MESSAGES.notFound);
-      },
-    );
-    await this.written([existing]);
+  ): EventSpec {
+    return { subject, data: billEventData(after, this.deps.clock), correlationId: context.correlationId, records: this.historyOf(before, after, context.action, context) };
   }
 }
 

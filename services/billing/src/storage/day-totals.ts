@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoBulkWriteError, type Collection, type Db, type UpdateFilter } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import { ensureIndexes, isDuplicateKeyError, type Cents, type Logger } from '@clinic/service-kit';
-import type { DateRange } from '../rules';
+import type { DateRange } from '../filters';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition } from './indexes';
 

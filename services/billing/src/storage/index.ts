@@ -4,7 +4,7 @@
  * embedded server.
  */
 import type { Collection, Db } from 'mongodb';
-import { AuditTrail, ensureIndexes, type ClinicClock, type IdAllocator, type Logger, type Outbox, type VersionedCache } from '@clinic/service-kit';
+import { AuditTrail, ensureIndexes, type Logger, type StorageDeps } from '@clinic/service-kit';
 import { BillNumbers } from './bill-numbers';
 import { BillQueries } from './bill-queries';
 import { BillWrites } from './bill-writes';
@@ -28,21 +28,20 @@ export class BillStore {
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
 
+  private readonly db: Db;
+
   constructor(
-    private readonly db: Db,
-    ids: IdAllocator,
-    outbox: Outbox,
-    clock: ClinicClock,
-    cache: VersionedCache,
+    deps: StorageDeps,
     private readonly log: Logger,
   ) {
-    this.bills = db.collection<BillDoc>(BILLS);
-    this.dayTotals = new DayTotals(db, this.bills, log);
-    this.claims = new IdempotencyClaims(db, this.bills);
-    this.queries = new BillQueries(this.bills, this.dayTotals, cache);
-    const numbers = new BillNumbers(db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
-    this.history = new AuditTrail(db, BILL_HISTORY, clock);
-    this.writes = new BillWrites(this.bills, numbers, this.claims, this.dayTotals, ids, outbox, clock, cache, this.history);
+    this.db = deps.db;
+    this.bills = deps.db.collection<BillDoc>(BILLS);
+    this.dayTotals = new DayTotals(deps.db, this.bills, log);
+    this.claims = new IdempotencyClaims(deps.db, this.bills);
+    this.queries = new BillQueries(this.bills, this.dayTotals, deps.cache);
+    const numbers = new BillNumbers(deps.db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
+    this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
+    this.writes = new BillWrites(this.bills, numbers, this.claims, this.dayTotals, this.history, deps, (id) => this.queries.findLive(id));
   }
 
   /** Indexes, and the data earlier versions did not keep; before the service takes requests. */

@@ -5,7 +5,7 @@
  * the query is written on the index's fields; see tools/ferretdb/patches).
  */
 import type { IndexDescription } from 'mongodb';
-import type { DateRange } from '../rules';
+import type { DateRange } from '../filters';
 
 export const BILL_INDEXES = {
   number: 'bill_number_unique',

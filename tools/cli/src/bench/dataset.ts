@@ -8,7 +8,7 @@
 import { MongoClient } from 'mongodb';
 import type { NatsConnection } from 'nats';
 import { parseSeedFile, seedReferenceData } from '@clinic/devstack';
-import { ClinicClock, connectNats, createLogger, IdAllocator, machineTimeZone, Outbox, toCents, VersionedCache } from '@clinic/service-kit';
+import { ClinicClock, connectNats, createLogger, IdAllocator, machineTimeZone, Outbox, RecordLocks, toCents, VersionedCache } from '@clinic/service-kit';
 import { computeTotals, type BillInput } from '@clinic/billing/dist/rules';
 import { BillStore } from '@clinic/billing/dist/storage';
 import { api, type Target } from './target';
@@ -70,7 +70,15 @@ export class BillLoader {
     this.mongo = await MongoClient.connect(this.target.mongoUrl);
     this.nc = await connectNats({ url: this.target.nats.url, user: 'billing', password: this.target.nats.passwords.billing }, { name: 'bench-load', log, waitForServer: false });
     const db = this.mongo.db(process.env.BILLING_MONGO_DB ?? 'clinic_billing');
-    this.store = new BillStore(db, new IdAllocator(db), new Outbox(db, this.nc.jetstream(), log), new ClinicClock(machineTimeZone()), new VersionedCache(db, log), log);
+    const deps = {
+      db,
+      ids: new IdAllocator(db),
+      outbox: new Outbox(db, this.nc.jetstream(), log),
+      locks: new RecordLocks(db, log),
+      cache: new VersionedCache(db, log),
+      clock: new ClinicClock(machineTimeZone()),
+    };
+    this.store = new BillStore(deps, log);
   }
 
   /** Adds bills until `total` are stored, half of them in the measured branch, spread over the year. */
