@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, MongoNetworkError } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { installMongoDriverFix } from '@clinic/service-kit';
+import { installMongoDriverFix } from '@clinic/service-kit/internal';
 
 // Driver internals, as the fix sees them.
 interface RawConnection {

@@ -10,7 +10,7 @@ import type { NatsConnection } from 'nats';
 import { MongoClient, type Db } from 'mongodb';
 import { eventStreamOf, EventSubjects } from '@clinic/contracts';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { connectNats, createLogger, ensureEventReaders, ensureStream, Outbox, ServiceError, withEventId, type OutboxEntry } from '@clinic/service-kit';
+import { connectNats, createLogger, ensureEventReaders, ensureStream, Outbox, ServiceError, withEventId, type OutboxEntry } from '@clinic/service-kit/internal';
 
 const log = createLogger('outbox-test', 'silent');
 const STREAM = eventStreamOf('catalogue');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { createLogger, RECORD_BUSY_MESSAGE, RecordLocks, ServiceError } from '@clinic/service-kit';
+import { createLogger, RECORD_BUSY_MESSAGE, RecordLocks, ServiceError } from '@clinic/service-kit/internal';
 
 const log = createLogger('locks-test', 'silent');
 let dir: string;

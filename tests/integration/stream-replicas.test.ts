@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { AckPolicy, type NatsConnection } from 'nats';
 import { eventStreamOf, REF_STREAM } from '@clinic/contracts';
 import { startLocalInfrastructure, waitFor, type Infrastructure } from '@clinic/devstack';
-import { connectNats, createLogger, ensureStream, streamReplicas } from '@clinic/service-kit';
+import { connectNats, createLogger, ensureStream, streamReplicas } from '@clinic/service-kit/internal';
 
 const log = createLogger('replicas-test', 'silent');
 let dir: string;

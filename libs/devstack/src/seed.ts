@@ -8,7 +8,7 @@ import {
   type RefKind,
   type ServiceName,
 } from '@clinic/contracts';
-import { callService, isPlainObject, refRecordProblem, ServiceUnavailableError } from '@clinic/service-kit';
+import { callService, isPlainObject, refRecordProblem, ServiceUnavailableError } from '@clinic/service-kit/internal';
 
 export class SeedError extends Error {}
 

@@ -1,6 +1,6 @@
 import { createSigner } from 'fast-jwt';
 import { TOKEN_MESSAGES } from '@clinic/contracts';
-import { createTokenVerifier, tokenPolicyFromEnv, TokenRefused, type TokenPolicy } from '../src';
+import { createTokenVerifier, tokenPolicyFromEnv, TokenRefused, type TokenPolicy } from '../src/internal';
 
 const SECRET = 'unit-test-secret-of-at-least-32-bytes';
 const policy: TokenPolicy = { key: { algorithm: 'HS256', secret: SECRET, isDevDefault: false }, maxLifetimeSeconds: 24 * 3600, clockSkewSeconds: 60 };

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { prometheusConfig, REPO_ROOT, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
-import { readEnv, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS, tracingConfigured } from '@clinic/service-kit';
+import { readEnv, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS, tracingConfigured } from '@clinic/service-kit/internal';
 import { loadDemoDataOnFirstStart } from './demo';
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);

@@ -2,7 +2,7 @@
 // Prints a token signed for the running configuration (JWT_PRIVATE_KEY, JWT_SECRET or the development default),
 // for the gateway (Authorization: Bearer <token>) or a NATS request (`authorization` header).
 import { parseDuration, signToken } from '@clinic/devstack';
-import { tokenPolicyFromEnv } from '@clinic/service-kit';
+import { tokenPolicyFromEnv } from '@clinic/service-kit/internal';
 import { fail, parseFlags } from './args';
 
 const USAGE = 'usage: npm run token -- --sub <id> --role <role> [--expires 1h]';

@@ -8,7 +8,7 @@
 import { MongoClient } from 'mongodb';
 import type { NatsConnection } from 'nats';
 import { parseSeedFile, seedReferenceData } from '@clinic/devstack';
-import { ClinicClock, connectNats, createLogger, IdAllocator, machineTimeZone, Outbox, RecordLocks, toCents, VersionedCache } from '@clinic/service-kit';
+import { ClinicClock, connectNats, createLogger, IdAllocator, machineTimeZone, Outbox, RecordLocks, toCents, VersionedCache } from '@clinic/service-kit/internal';
 import { computeTotals, type BillInput } from '@clinic/billing/dist/rules';
 import { BillStore } from '@clinic/billing/dist/storage';
 import { api, type Target } from './target';
