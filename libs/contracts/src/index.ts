@@ -16,4 +16,5 @@ export * from './schemas/billing';
 export * from './schemas/billing-replies';
 export * from './schemas/catalogue';
 export * from './schemas/sessions';
+export * from './request-reply';
 export * from './asyncapi';
