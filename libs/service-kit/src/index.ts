@@ -17,7 +17,7 @@ export { given, has, isBlankString, isFiniteNumber, isNonBlankString, isPlainObj
 export { escapeRegExp, parseIntegerText, trimmedOrNull, type QueryParams } from './internal';
 export { ClinicClock, MONTH_NAMES, daysInMonth, weekdayOf } from './internal';
 export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cents } from './internal';
-export { schemaProblem, validField } from './internal';
+export { requireField, requireShape, validField } from './internal';
 
 // Storage: the database's quirks, ids, the outbox, the audit trail, caches, locks, reference data.
 export { deleteByKeys, docKey, ensureIndexes, inChunks, isDuplicateKeyError } from './internal';

@@ -27,7 +27,8 @@ import {
   isPositiveId,
   nullableCents,
   percentOf,
-  schemaProblem,
+  requireField,
+  requireShape,
   toCents,
   trimmedOrNull,
   validField,
@@ -61,12 +62,8 @@ export interface BillInput {
   notes: string | null;
 }
 
-function requirePresent(body: PlainObject, field: string, name = field): void {
-  if (!given(body, field) || isBlankString(body[field])) throw badRequest(FIELD_MESSAGES.required(name));
-}
-
 function requireText(body: PlainObject, field: string): string {
-  requirePresent(body, field);
+  requireField(body, field);
   if (!isNonBlankString(body[field])) throw badRequest(FIELD_MESSAGES.notText(field));
   return (body[field] as string).trim();
 }
@@ -82,7 +79,7 @@ function parseItem(raw: unknown, index: number): ItemInput {
   if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`items[${index}]`));
   if (!given(raw, 'charge_id')) throw badRequest(FIELD_MESSAGES.required(at('charge_id')));
   const chargeId = validField(F.charge_id, raw.charge_id, at('charge_id'));
-  requirePresent(raw, 'charge_name', at('charge_name'));
+  requireField(raw, 'charge_name', badRequest, at('charge_name'));
   if (typeof raw.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText(at('charge_name')));
   if (!given(raw, 'unit_price')) throw badRequest(FIELD_MESSAGES.required(at('unit_price')));
   const unitPrice = validField(F.unit_price, raw.unit_price, at('unit_price'));
@@ -99,9 +96,9 @@ export function parseNewBill(raw: unknown, caller: Caller): BillInput {
   // Rule 2: required fields and items
   const patient_name = requireText(body, 'patient_name');
   const patient_contact = requireText(body, 'patient_contact');
-  requirePresent(body, 'bill_date');
-  requirePresent(body, 'payment_method');
-  requirePresent(body, 'store_id');
+  requireField(body, 'bill_date');
+  requireField(body, 'payment_method');
+  requireField(body, 'store_id');
   const items = validField(F.items, body.items, 'items').map(parseItem);
   // Rule 3: enumerations
   const payment_method = validField(F.payment_method, body.payment_method, 'payment_method');
@@ -133,8 +130,7 @@ export function parseNewBill(raw: unknown, caller: Caller): BillInput {
   }
   // Sizes and unknown fields. Cash amounts of other bills are ignored, whatever they hold.
   const shaped = payment_method === 'Cash' ? body : { ...body, received_amount: null, balance_amount: null };
-  const problem = schemaProblem(createBillBodySchema, shaped);
-  if (problem) throw badRequest(problem);
+  requireShape(createBillBodySchema, shaped);
 
   return {
     patient_name,
@@ -206,8 +202,7 @@ export function parseBillUpdate(raw: unknown): BillChanges {
     changes.notes = trimmedOrNull(body.notes);
   }
   if (Object.keys(changes).length === 0) throw badRequest(BILLING_MESSAGES.noUpdatableFields);
-  const problem = schemaProblem(updateBillBodySchema, body);
-  if (problem) throw badRequest(problem);
+  requireShape(updateBillBodySchema, body);
   return changes;
 }
 

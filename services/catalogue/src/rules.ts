@@ -21,7 +21,8 @@ import {
   isPlainObject,
   queryText,
   requiredQueryId,
-  schemaProblem,
+  requireField,
+  requireShape,
   toCents,
   trimmedOrNull,
   validField,
@@ -53,10 +54,7 @@ function requireBody(body: unknown): PlainObject {
 }
 
 function checkPresence(body: PlainObject, fields: string[]): void {
-  for (const field of fields) {
-    const value = body[field];
-    if (!given(body, field) || (typeof value === 'string' && value.trim() === '')) throw badRequest(FIELD_MESSAGES.required(field));
-  }
+  for (const field of fields) requireField(body, field);
   if (typeof body.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText('charge_name'));
 }
 
@@ -74,17 +72,12 @@ function checkCommonFields(body: PlainObject): ChargeFields {
   };
 }
 
-function checkShape(schema: Record<string, unknown>, body: PlainObject): void {
-  const problem = schemaProblem(schema, body);
-  if (problem) throw badRequest(problem);
-}
-
 export function parseNewCharge(raw: unknown): NewCharge {
   const body = requireBody(raw);
   checkPresence(body, ['charge_name', 'charge_type', 'amount', 'store_id']);
   const storeId = validField(F.store_id, body.store_id, 'store_id');
   const fields = checkCommonFields(body);
-  checkShape(createChargeBodySchema, body);
+  requireShape(createChargeBodySchema, body);
   return { ...fields, store_id: storeId };
 }
 
@@ -93,7 +86,7 @@ export function parseChargeUpdate(raw: unknown): ChargeFields {
   checkPresence(body, ['charge_name', 'charge_type', 'amount']);
   const fields = checkCommonFields(body);
   // store_id, id, created_by and the timestamps of a charge read back are ignored: none of them can change.
-  checkShape(updateChargeBodySchema, body);
+  requireShape(updateChargeBodySchema, body);
   return fields;
 }
 

@@ -20,11 +20,11 @@ import {
   badRequest,
   given,
   has,
-  isBlankString,
   isPlainObject,
   queryId,
   queryText,
-  schemaProblem,
+  requireField,
+  requireShape,
   unprocessable,
   validField,
   type PlainObject,
@@ -41,11 +41,6 @@ export function displayStatus(stored: SessionStoredStatus, maxPatients: number |
 /** Appointments count toward a session unless cancelled (however the booking system spells it). */
 export function isActiveAppointment(status: string): boolean {
   return status.trim().toLowerCase() !== 'cancelled';
-}
-
-function shapeProblem(schema: Record<string, unknown>, body: PlainObject): void {
-  const problem = schemaProblem(schema, body);
-  if (problem) throw unprocessable(problem);
 }
 
 /** null, absent or empty: no cap; otherwise an integer >= 1. */
@@ -74,9 +69,7 @@ export function requireSessionBody(raw: unknown): PlainObject {
 /** POST /add_session up to the doctor lookup. */
 export function parseNewSession(raw: unknown, today: string): NewSession {
   const body = requireSessionBody(raw);
-  for (const field of ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time']) {
-    if (!given(body, field) || isBlankString(body[field])) throw unprocessable(FIELD_MESSAGES.required(field));
-  }
+  for (const field of ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time']) requireField(body, field, unprocessable);
   const doctorId = validField(F.doctor_id, body.doctor_id, 'doctor_id', unprocessable);
   const sessionNo = validField(F.session_no, body.session_no, 'session_no', unprocessable);
   const startTime = validField(F.time, body.start_time, 'start_time', unprocessable);
@@ -87,7 +80,7 @@ export function parseNewSession(raw: unknown, today: string): NewSession {
   if (given(body, 'status') && typeof body.status !== 'string') throw unprocessable(FIELD_MESSAGES.notText('status'));
   if (given(body, 'notes') && typeof body.notes !== 'string') throw unprocessable(FIELD_MESSAGES.notText('notes'));
   // max_patients has its own place in the order; notes are accepted and ignored.
-  shapeProblem(addSessionBodySchema, { ...body, max_patients: null });
+  requireShape(addSessionBodySchema, { ...body, max_patients: null }, unprocessable);
   return {
     doctor_id: doctorId,
     session_date: sessionDate,
@@ -135,7 +128,7 @@ export function parseSessionChanges(body: PlainObject): SessionChanges {
   // max_patients was checked above, by its own rule.
   const shaped: PlainObject = { ...body };
   if (has(shaped, 'max_patients')) shaped.max_patients = null;
-  shapeProblem(updateSessionBodySchema, shaped);
+  requireShape(updateSessionBodySchema, shaped, unprocessable);
   return changes;
 }
 
