@@ -93,7 +93,7 @@ export class BillOperations {
       throw badRequest(BILLING_MESSAGES.invalidCharges(input.store_id, invalid));
     }
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
-    const { doc, replayed } = await this.store.writes.create(input, totals, { correlationId: ctx.correlationId, actor: caller, idempotency }); // rules 11-12
+    const { doc, replayed } = await this.store.newBills.create(input, totals, { correlationId: ctx.correlationId, actor: caller, idempotency }); // rules 11-12
     if (idempotency) {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
       if (!replayed) await this.store.claims.save(idempotency, doc.id);

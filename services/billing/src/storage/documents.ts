@@ -1,10 +1,12 @@
 /** How a bill is stored, and how the API and the events show it. */
-import { Limits, type BillStatus, type DiscountType, type PaymentMethod, type PaymentStatus } from '@clinic/contracts';
-import { fromCents, nullableAmount, type Cents, type ClinicClock } from '@clinic/service-kit';
+import { Limits, type BillHistoryAction, type BillStatus, type Caller, type DiscountType, type PaymentMethod, type PaymentStatus } from '@clinic/contracts';
+import { fieldChanges, fromCents, nullableAmount, type AuditTrail, type Cents, type ClinicClock, type CommitRecord } from '@clinic/service-kit';
 
 export const BILLS = 'bills';
 /** Bills' audit trail: one entry per create, update and cancel, never changed. */
 export const BILL_HISTORY = 'bill_history';
+/** The id counter of bills. */
+export const BILL_COUNTER = 'lab_bills';
 
 export interface ItemDoc {
   id: number;
@@ -115,4 +117,27 @@ export function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, 
 export function billEventData(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
   const { billed_by_name: _omitted, ...bill } = billView(doc, clock);
   return { bill: { ...bill, items: itemsView(doc) } };
+}
+
+/** The history entry of a change, written through the outbox with its event; imported bills (no actor) have none. */
+export function billHistoryEntries(
+  history: AuditTrail,
+  clock: ClinicClock,
+  before: BillDoc | null,
+  after: BillDoc,
+  action: BillHistoryAction,
+  context: { correlationId: string; actor: Caller | null; reason?: string | null },
+): CommitRecord[] {
+  if (!context.actor) return [];
+  const view = (doc: BillDoc) => auditedFields(doc, clock);
+  return [
+    history.record({
+      entityId: after.id,
+      action,
+      actor: context.actor,
+      correlationId: context.correlationId,
+      changes: fieldChanges(before && view(before), view(after), Object.keys(view(after))),
+      ...(action === 'cancelled' ? { reason: context.reason ?? null } : {}),
+    }),
+  ];
 }

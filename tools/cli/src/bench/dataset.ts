@@ -87,7 +87,7 @@ export class BillLoader {
     while (this.loaded < total) {
       const count = Math.min(chunk, total - this.loaded);
       const bills = Array.from({ length: count }, (_, i) => this.bill(this.loaded + i));
-      const stored = await this.store!.writes.import(bills.map((input) => ({ input, totals: computeTotals(input.items, input.discount_type, input.discount_value) })));
+      const stored = await this.store!.newBills.import(bills.map((input) => ({ input, totals: computeTotals(input.items, input.discount_type, input.discount_value) })));
       for (const doc of stored) {
         if (doc.store_id !== MEASURED_BRANCH || this.samples.ids.length >= 2_000) continue;
         this.samples.ids.push(doc.id);
