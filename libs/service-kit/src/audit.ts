@@ -7,7 +7,7 @@ import type { Collection, Db } from 'mongodb';
 import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from './clock';
 import { ensureIndexes } from './mongo';
-import type { CommitRecord } from './outbox';
+import type { CommitRecord } from './outbox-entries';
 
 export interface FieldChange {
   before: unknown;

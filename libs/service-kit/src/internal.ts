@@ -21,6 +21,8 @@ export * from './mongo-driver-fix';
 export * from './database-breaker';
 export * from './jetstream';
 export * from './outbox';
+export * from './outbox-entries';
+export * from './commit-records';
 export * from './versioned-cache';
 export * from './reference-data';
 export * from './clock';

@@ -15,7 +15,8 @@ import type { ClinicClock } from './clock';
 import { conflict, notFound } from './errors';
 import { withFreshId, type IdAllocator } from './id-allocator';
 import { isDuplicateKeyError } from './mongo';
-import { withEventId, type EventSpec, type Outbox } from './outbox';
+import type { Outbox } from './outbox';
+import { withEventId, type EventSpec } from './outbox-entries';
 import type { RecordLocks } from './record-locks';
 
 /** What a service's storage layer stands on (startService gives each). */
