@@ -1,5 +1,6 @@
 // Calendar arithmetic on plain integers: correct for every year 0000-9999,
 // where Date would read years below 100 as 19xx.
+import { itemAt } from './arrays';
 
 export const MONTH_NAMES = [
   'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
@@ -9,15 +10,16 @@ export function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }
 
+/** Days of `month` (1 to 12) in `year`. */
 export function daysInMonth(year: number, month: number): number {
-  return [31, isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return itemAt([31, isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], month - 1);
 }
 
 /** Day of the week, 0 = Sunday (Sakamoto's method, proleptic Gregorian calendar). */
 export function weekdayOf(year: number, month: number, day: number): number {
   const offsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
   const y = month < 3 ? year - 1 : year;
-  return (((y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + offsets[month - 1] + day) % 7) + 7) % 7;
+  return (((y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + itemAt(offsets, month - 1) + day) % 7) + 7) % 7;
 }
 
 /**
@@ -55,6 +57,7 @@ export class ClinicClock {
     if (!instant) return null;
     const part: Record<string, string> = {};
     for (const { type, value } of this.formatter.formatToParts(instant)) part[type] = value;
-    return `${part.year.padStart(4, '0')}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}`;
+    // The formatter is built with year, month, day, hour, minute and second: each part is there.
+    return `${part.year!.padStart(4, '0')}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}`;
   }
 }

@@ -3,6 +3,7 @@
  * like), stored once their write succeeded, each under its event's id.
  */
 import { MongoBulkWriteError, type Db } from 'mongodb';
+import { itemAt } from './arrays';
 import { isDuplicateKeyError } from './mongo';
 import type { OutboxEntry } from './outbox-entries';
 
@@ -60,7 +61,7 @@ export class CommitRecords {
         const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
         if (errors.length === 0 || !errors.every((e) => isDuplicateKeyError(e))) throw err;
         // Refused as duplicates: stored already, unless another unique index refused them.
-        const refused = errors.map((e) => docs[e.index]._id);
+        const refused = errors.map((e) => itemAt(docs, e.index)._id);
         if ((await target.countDocuments({ _id: { $in: refused } })) !== refused.length) throw err;
       }
     }

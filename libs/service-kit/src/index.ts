@@ -15,6 +15,7 @@ export { callerOf, pathId, queryId, queryText, requiredQueryId } from './interna
 // Rules: small predicates, calendar, money, JSON schemas.
 export { given, has, isBlankString, isFiniteNumber, isNonBlankString, isPlainObject, isPositiveId, type PlainObject } from './internal';
 export { escapeRegExp, parseIntegerText, trimmedOrNull, type QueryParams } from './internal';
+export { itemAt } from './internal';
 export { ClinicClock, MONTH_NAMES, daysInMonth, weekdayOf } from './internal';
 export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cents } from './internal';
 export { requireField, requireShape, validField } from './internal';

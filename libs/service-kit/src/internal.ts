@@ -28,6 +28,7 @@ export * from './reference-data';
 export * from './clock';
 export * from './money';
 export * from './validation';
+export * from './arrays';
 export * from './lifecycle';
 export * from './tokens';
 export * from './start-service';

@@ -159,5 +159,6 @@ async function receiveReply(nc: NatsConnection, subject: string, payload: Uint8A
   if (chunks.length < expected) {
     throw new ServiceTimeoutError(chunks.length === 0 ? `No reply on ${subject} within ${timeoutMs} ms` : `Incomplete reply on ${subject} within ${timeoutMs} ms`);
   }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  const [only] = chunks;
+  return chunks.length === 1 && only ? only : Buffer.concat(chunks);
 }
