@@ -5,7 +5,7 @@
  */
 import { MongoBulkWriteError, type Collection } from 'mongodb';
 import { BILLING_MESSAGES, EventSubjects, formatBillNumber, type Caller } from '@clinic/contracts';
-import { conflict, docKey, entityProof, isDuplicateKeyError, newEventId, type AuditTrail, type StorageDeps } from '@clinic/service-kit';
+import { conflict, docKey, entityProof, isDuplicateKeyError, itemAt, newEventId, type AuditTrail, type StorageDeps } from '@clinic/service-kit';
 import type { BillInput, Totals } from '../rules';
 import type { BillNumbers } from './bill-numbers';
 import type { ChangeContext } from './bill-writes';
@@ -78,8 +78,9 @@ export class NewBills {
   async import(bills: Array<{ input: BillInput; totals: Totals }>, batchSize = 1000): Promise<BillDoc[]> {
     const ids = await this.deps.ids.nextMany(BILL_COUNTER, bills.length);
     const stored: BillDoc[] = [];
+    // nextMany answers one id per bill.
     const pending = bills.map(({ input, totals }, i): PendingBill => ({
-      input, totals, correlationId: 'import', actor: null, idempotency: null, id: ids[i], attempts: 0,
+      input, totals, correlationId: 'import', actor: null, idempotency: null, id: itemAt(ids, i), attempts: 0,
       resolve: ({ doc }) => stored.push(doc),
       reject: (err) => {
         throw err;
@@ -114,27 +115,32 @@ export class NewBills {
   }
 
   private async writeBatch(batch: PendingBill[], withEvents = true): Promise<void> {
-    const seqs = await this.numberBatch(batch);
-    const docs = batch.map((bill, i) => this.buildDoc(bill.id, seqs[i], bill.input, bill.totals, bill.idempotency));
+    // Each bill with its number, its document and the id of its creation event, in the batch's order.
+    const numbered = (await this.numberBatch(batch)).map(({ bill, seq }) => {
+      const eventId = newEventId();
+      return { bill, seq, eventId, doc: this.buildDoc(bill.id, seq, bill.input, bill.totals, bill.idempotency, eventId) };
+    });
+    const docs = numbered.map(({ doc }) => doc);
     await this.dayTotals.register(docs);
     const prepared = await this.deps.outbox.prepare(
-      (withEvents ? docs : []).map((doc, i) => ({
+      (withEvents ? numbered : []).map(({ bill, doc, eventId }) => ({
         subject: EventSubjects.billCreated,
         data: billEventData(doc, this.deps.clock),
-        correlationId: batch[i].correlationId,
-        eventId: doc._event_ids[0],
-        proof: entityProof(BILLS, doc._id, doc._event_ids[0]),
-        records: billHistoryEntries(this.history, this.deps.clock, null, doc, 'created', batch[i]),
+        correlationId: bill.correlationId,
+        eventId,
+        proof: entityProof(BILLS, doc._id, eventId),
+        records: billHistoryEntries(this.history, this.deps.clock, null, doc, 'created', bill),
       })),
     );
-    const eventIds = (from: number, to = docs.length) => docs.slice(from, to).map((d) => d._event_ids[0]);
+    const eventIds = (from: number, to = numbered.length) => numbered.slice(from, to).map(({ eventId }) => eventId);
 
     let inserted = docs.length;
     let failure: unknown = null;
     try {
       await this.bills.insertMany(docs, { ordered: true });
     } catch (err) {
-      if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) {
+      const firstError = err instanceof MongoBulkWriteError ? [err.writeErrors].flat()[0] : undefined;
+      if (!firstError) {
         // Lost connection or the like: which bills were stored is unknown, so the sweeper decides on the events.
         prepared.forget();
         for (const bill of batch) bill.reject(err);
@@ -142,7 +148,6 @@ export class NewBills {
         void this.written(docs);
         return;
       }
-      const [firstError] = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
       inserted = firstError.index;
       failure = firstError;
     }
@@ -151,18 +156,18 @@ export class NewBills {
       for (const [billDate, lastSeq] of highestSeqs(docs.slice(0, inserted))) this.numbers.used(billDate, lastSeq);
       await prepared.settle(eventIds(0, inserted));
       await this.written(docs.slice(0, inserted));
-      for (let i = 0; i < inserted; i++) batch[i].resolve({ doc: docs[i], replayed: false });
+      for (const { bill, doc } of numbered.slice(0, inserted)) bill.resolve({ doc, replayed: false });
     }
     if (failure === null) return;
 
     // The failed bill and the ones after it were not stored: their numbers are free again
     // (from the highest down, so that each date resumes at its lowest one).
     await prepared.discard(eventIds(inserted));
-    for (let i = docs.length - 1; i > inserted; i--) this.numbers.retry(docs[i].bill_date, docs[i].bill_seq);
-    const failed = batch[inserted];
+    for (const { doc } of numbered.slice(inserted + 1).reverse()) this.numbers.retry(doc.bill_date, doc.bill_seq);
+    // The driver reports the index of the failed bill: within the batch.
+    const { bill: failed, seq: failedSeq } = itemAt(numbered, inserted);
     const retry: PendingBill[] = [];
     const billDate = failed.input.bill_date;
-    const failedSeq = seqs[inserted];
     const replay = failed.idempotency && isDuplicateKeyError(failure) ? await this.claims.billOf(failed.idempotency) : null;
     if (!isDuplicateKeyError(failure)) {
       this.numbers.retry(billDate, failedSeq);
@@ -189,17 +194,17 @@ export class NewBills {
   }
 
   /** The numbers to try for a batch: consecutive within each date, from the date's next candidate. */
-  private async numberBatch(batch: PendingBill[]): Promise<number[]> {
+  private async numberBatch(batch: PendingBill[]): Promise<Array<{ bill: PendingBill; seq: number }>> {
     const next = new Map<string, number>();
     for (const billDate of new Set(batch.map((bill) => bill.input.bill_date))) next.set(billDate, await this.numbers.candidate(billDate));
     return batch.map((bill) => {
       const seq = next.get(bill.input.bill_date)!;
       next.set(bill.input.bill_date, seq + 1);
-      return seq;
+      return { bill, seq };
     });
   }
 
-  private buildDoc(id: number, seq: number, input: BillInput, totals: Totals, idempotency: IdempotencyClaim | null): BillDoc {
+  private buildDoc(id: number, seq: number, input: BillInput, totals: Totals, idempotency: IdempotencyClaim | null, eventId: string): BillDoc {
     const { items, received_cents, balance_cents, ...header } = input;
     const billNumber = formatBillNumber(input.bill_date, seq);
     return {
@@ -218,10 +223,11 @@ export class NewBills {
       // To the second, as the API shows it: bills created in the same second list by id, newest id first.
       created_at: new Date(Math.floor(Date.now() / 1000) * 1000),
       updated_at: null,
-      items: items.map((item, index) => ({ id: id * ITEM_ID_FACTOR + index + 1, ...item, line_total_cents: totals.line_totals[index] })),
+      // computeTotals answers one line total per item.
+      items: items.map((item, index) => ({ id: id * ITEM_ID_FACTOR + index + 1, ...item, line_total_cents: itemAt(totals.line_totals, index) })),
       search_text: searchTextOf({ ...header, bill_number: billNumber }),
       ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
-      _event_ids: [newEventId()],
+      _event_ids: [eventId],
     };
   }
 }
