@@ -155,14 +155,13 @@ function layOut(w: Writer, data: ReceiptData, format: PageFormat): void {
   w.pair('Contact', data.patientContact);
   w.rule();
   if (format.columns) {
-    const columns = [
-      { from: 0, to: 0.52 },
-      { from: 0.52, to: 0.62, align: 'right' as const },
-      { from: 0.62, to: 0.81, align: 'right' as const },
-      { from: 0.81, to: 1, align: 'right' as const },
+    const row = ([name, qty, unitPrice, lineTotal]: readonly [string, string, string, string]) => [
+      { text: name, from: 0, to: 0.52 },
+      { text: qty, from: 0.52, to: 0.62, align: 'right' as const },
+      { text: unitPrice, from: 0.62, to: 0.81, align: 'right' as const },
+      { text: lineTotal, from: 0.81, to: 1, align: 'right' as const },
     ];
-    const heading = ['Item', 'Qty', 'Unit price', 'Line total'];
-    const headingRow = () => w.row(columns.map((c, i) => ({ ...c, text: heading[i] })), { bold: true });
+    const headingRow = () => w.row(row(['Item', 'Qty', 'Unit price', 'Line total']), { bold: true });
     headingRow();
     w.onNewPage = () => {
       w.pair(`${data.billNumber} (continued)`, data.patientName);
@@ -170,8 +169,7 @@ function layOut(w: Writer, data: ReceiptData, format: PageFormat): void {
       headingRow();
     };
     for (const item of data.items) {
-      const values = [item.name, String(item.qty), formatAmount(item.unitPrice), formatAmount(item.lineTotal)];
-      w.row(columns.map((c, i) => ({ ...c, text: values[i] })));
+      w.row(row([item.name, String(item.qty), formatAmount(item.unitPrice), formatAmount(item.lineTotal)]));
     }
   } else {
     for (const item of data.items) {

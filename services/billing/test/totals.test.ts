@@ -44,7 +44,7 @@ describe('money rounding (half-up on the decimal value)', () => {
 /** An independent reference: everything in BigInt thousandths, rounding written out by hand. */
 function reference(prices: bigint[], qtys: number[], type: 'flat' | 'pct', valueThousandths: bigint) {
   const halfUpDiv = (n: bigint, d: bigint) => (n * 2n + d) / (d * 2n); // n, d >= 0
-  const lines = prices.map((p, i) => halfUpDiv(p, 10n) * BigInt(qtys[i]));
+  const lines = prices.map((p, i) => halfUpDiv(p, 10n) * BigInt(qtys[i]!)); // one qty per price
   const subtotal = lines.reduce((a, b) => a + b, 0n);
   const raw = type === 'pct' ? halfUpDiv(subtotal * valueThousandths, 100_000n) : halfUpDiv(valueThousandths, 10n);
   const discount = raw < subtotal ? raw : subtotal;

@@ -20,7 +20,8 @@ const METHODS = [...new Set(['GET', 'HEAD', ...HTTP_ROUTES.map((route) => route.
  */
 export function allowedMethods(app: FastifyInstance, url: string): string[] {
   const path = url
-    .split('?')[0]
+    // Without the query string.
+    .replace(/\?.*/s, '')
     // One trailing slash is the path without it (the routes' own lookup is strict and answers 404).
     .replace(/(.)\/$/, '$1')
     // A segment too long for a parameter takes the parameter's place: the path's methods are those of its shape.

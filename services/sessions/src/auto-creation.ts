@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventSubjects, Limits, SESSIONS_MESSAGES, success, type DoctorRecord, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { notFound, type ClinicClock, type HandlerContext, type Outbox, type PreparedEvents } from '@clinic/service-kit';
-import { datesOfMonth, hasTimes, monthLabel, planMonth, runOf, schedulingDoctors } from './planning';
+import { hasTimes, monthLabel, monthRange, planMonth, runOf, schedulingDoctors } from './planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
 import { slotKey, type SessionDoc, type SessionStore } from './storage';
 
@@ -24,31 +24,34 @@ export class AutoCreation {
     const selection = parsePreviewQuery(request.query, this.clock.currentMonth());
     const doctors = await this.doctorsFor(selection);
     const plan = planMonth(doctors, selection.month);
-    const dates = datesOfMonth(selection.month);
-    const range = { from: dates[0].date, to: dates[dates.length - 1].date };
+    const range = monthRange(selection.month);
     const [taken, blocks] = await Promise.all([
       this.store.queries.existingSlots(doctors.map((d) => d.id), range.from, range.to),
       this.store.queries.dayBlocks(range, doctors.map((d) => d.id)),
     ]);
     const today = this.clock.today();
-    const preview = plan.map((p) => ({
-      doctor_id: p.doctor.id,
-      doctor_name: p.doctor.name,
-      session_date: p.session_date,
-      day: p.day,
-      session_no: p.entry.session_no,
-      start_time: p.entry.start_time ?? null,
-      end_time: p.entry.end_time ?? null,
-      max_patients: p.entry.max_patients ?? null,
-      channeling_fee: p.doctor.channeling_fee,
-      exists: taken.has(slotKey(p.doctor.id, p.session_date, p.entry.session_no)),
-      is_past: p.session_date < today,
-      ...(blocks.shown ? blocks.of(p.doctor.id, p.doctor.store_id, p.session_date) : {}),
+    const rows = plan.map((p) => ({
+      planned: p,
+      shown: {
+        doctor_id: p.doctor.id,
+        doctor_name: p.doctor.name,
+        session_date: p.session_date,
+        day: p.day,
+        session_no: p.entry.session_no,
+        start_time: p.entry.start_time ?? null,
+        end_time: p.entry.end_time ?? null,
+        max_patients: p.entry.max_patients ?? null,
+        channeling_fee: p.doctor.channeling_fee,
+        exists: taken.has(slotKey(p.doctor.id, p.session_date, p.entry.session_no)),
+        is_past: p.session_date < today,
+        ...(blocks.shown ? blocks.of(p.doctor.id, p.doctor.store_id, p.session_date) : {}),
+      },
     }));
+    const preview = rows.map((row) => row.shown);
     // An entry without times will be skipped by auto-creation (its rule 3), and so will one on a leave or a
     // holiday, so neither is announced as new.
-    const newCount = preview.filter(
-      (e, i) => !e.exists && !e.is_past && hasTimes(plan[i]) && !blocks.blocks(plan[i].doctor.id, plan[i].doctor.store_id, plan[i].session_date),
+    const newCount = rows.filter(
+      ({ planned: p, shown }) => !shown.exists && !shown.is_past && hasTimes(p) && !blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date),
     ).length;
     return success(200, {
       month: monthLabel(selection.month),
@@ -71,8 +74,7 @@ export class AutoCreation {
     const doctors = await this.doctorsFor(selection);
     const plan = planMonth(doctors, selection.month);
     if (plan.length === 0) throw notFound(SESSIONS_MESSAGES.noSchedules(label)); // rule 1
-    const dates = datesOfMonth(selection.month);
-    const blocks = await this.store.queries.dayBlocks({ from: dates[0].date, to: dates[dates.length - 1].date }, doctors.map((d) => d.id));
+    const blocks = await this.store.queries.dayBlocks(monthRange(selection.month), doctors.map((d) => d.id));
 
     const runId = randomUUID();
     let pending: PreparedEvents | null = null;

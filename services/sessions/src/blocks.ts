@@ -53,8 +53,9 @@ export class DayBlocks {
   leaveSpans(): Array<{ doctor_id: number; from: string; to: string }> {
     return [...this.leavesByDoctor].map(([doctorId, leaves]) => ({
       doctor_id: doctorId,
-      from: leaves.reduce((min, l) => (l.from_date < min ? l.from_date : min), leaves[0].from_date),
-      to: leaves.reduce((max, l) => (l.to_date > max ? l.to_date : max), leaves[0].to_date),
+      // A doctor is listed with at least one leave, so neither reduce starts from nothing.
+      from: leaves.map((l) => l.from_date).reduce((min, date) => (date < min ? date : min)),
+      to: leaves.map((l) => l.to_date).reduce((max, date) => (date > max ? date : max)),
     }));
   }
 

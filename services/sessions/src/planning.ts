@@ -3,7 +3,7 @@
  * does with each planned session (its rules 2 to 5). Pure functions.
  */
 import { SESSIONS_MESSAGES, WEEKDAYS, type DoctorRecord, type ScheduleEntry, type Weekday } from '@clinic/contracts';
-import { daysInMonth, MONTH_NAMES, weekdayOf } from '@clinic/service-kit';
+import { daysInMonth, itemAt, MONTH_NAMES, weekdayOf } from '@clinic/service-kit';
 import type { ScheduleSelection } from './rules';
 
 /** `December 2026` */
@@ -12,12 +12,23 @@ export function monthLabel(month: string): string {
   return `${MONTH_NAMES[Number(number) - 1]} ${year}`;
 }
 
+/** Year and month (1 to 12) of a checked `YYYY-MM`. */
+function yearAndMonth(month: string): { year: number; number: number } {
+  return { year: Number(month.slice(0, 4)), number: Number(month.slice(5, 7)) };
+}
+
 export function datesOfMonth(month: string): Array<{ date: string; day: Weekday }> {
-  const [year, number] = month.split('-').map(Number);
+  const { year, number } = yearAndMonth(month);
   return Array.from({ length: daysInMonth(year, number) }, (_, i) => ({
     date: `${month}-${String(i + 1).padStart(2, '0')}`,
-    day: WEEKDAYS[weekdayOf(year, number, i + 1)],
+    day: itemAt(WEEKDAYS, weekdayOf(year, number, i + 1)),
   }));
+}
+
+/** The first and the last date of a month. */
+export function monthRange(month: string): { from: string; to: string } {
+  const { year, number } = yearAndMonth(month);
+  return { from: `${month}-01`, to: `${month}-${String(daysInMonth(year, number)).padStart(2, '0')}` };
 }
 
 export interface PlannedSession {

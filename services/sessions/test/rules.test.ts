@@ -47,8 +47,8 @@ describe('month planning', () => {
       const d = new Date(t);
       const month = `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
       const entry = datesOfMonth(month)[d.getUTCDate() - 1];
-      expect(entry.date).toBe(d.toISOString().slice(0, 10));
-      expect(entry.day).toBe(['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d.getUTCDay()]);
+      expect(entry?.date).toBe(d.toISOString().slice(0, 10));
+      expect(entry?.day).toBe(['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d.getUTCDay()]);
     }
   });
 

@@ -1,7 +1,7 @@
 /** Reads of sessions: one session, the lists, the preview's slots, bookings, leaves and holidays. */
 import type { Collection, Filter } from 'mongodb';
 import type { DoctorRecord } from '@clinic/contracts';
-import { docKey, inChunks, type ClinicClock, type ReferenceData, type VersionedCache } from '@clinic/service-kit';
+import { docKey, inChunks, itemAt, type ClinicClock, type ReferenceData, type VersionedCache } from '@clinic/service-kit';
 import { DayBlocks } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
 import { SESSIONS_SCOPE, sessionView, slotKey, type SessionDoc } from './documents';
@@ -61,7 +61,13 @@ export class SessionQueries {
           blocks.blocks(d.doctor_id, d.store_id, d.session_date),
       );
       const views = await this.views(conflicting);
-      return present(views.map((view, i) => ({ ...view, ...blocks.of(conflicting[i].doctor_id, conflicting[i].store_id, conflicting[i].session_date) })));
+      return present(
+        views.map((view, i) => {
+          // views() answers one view per session, in order.
+          const d = itemAt(conflicting, i);
+          return { ...view, ...blocks.of(d.doctor_id, d.store_id, d.session_date) };
+        }),
+      );
     });
   }
 

@@ -4,7 +4,7 @@
  * visible at once. A run that fails is rolled back: its sessions are deleted.
  */
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { deleteByKeys, isDuplicateKeyError, withFreshId, type IdAllocator, type Logger, type WriteProof } from '@clinic/service-kit';
+import { deleteByKeys, isDuplicateKeyError, itemAt, withFreshId, type IdAllocator, type Logger, type WriteProof } from '@clinic/service-kit';
 import { heldSlotKey, RUNS, SESSIONS, sessionDoc, type NewSessionDoc, type RunDoc, type SessionDoc } from './documents';
 
 /** Sessions one insert writes at most. */
@@ -59,7 +59,8 @@ export class AutoCreateRuns {
   async insertAll(runId: string, rows: NewSessionDoc[]): Promise<RunInsertResult[]> {
     if (rows.length === 0) return [];
     const ids = await this.ids.nextMany(SESSIONS, rows.length);
-    const docs = rows.map((fields, i) => ({ ...sessionDoc(ids[i], fields), run_id: runId }));
+    // nextMany answers one id per row.
+    const docs = rows.map((fields, i) => ({ ...sessionDoc(itemAt(ids, i), fields), run_id: runId }));
     const refused = await this.insertRefusing(docs);
     const results: RunInsertResult[] = docs.map((doc, i) => {
       const error = refused.get(i);
@@ -67,8 +68,9 @@ export class AutoCreateRuns {
       return new Error(String((error as { errmsg?: string }).errmsg ?? 'write refused'));
     });
     const duplicates = [...refused.keys()].filter((i) => isDuplicateKeyError(refused.get(i)));
-    const settled = await this.settleTakenSlots(runId, duplicates.map((i) => rows[i]));
-    duplicates.forEach((i, k) => (results[i] = settled[k]));
+    const settled = await this.settleTakenSlots(runId, duplicates.map((i) => itemAt(rows, i)));
+    // One settled result per row given, in order.
+    duplicates.forEach((i, k) => (results[i] = itemAt(settled, k)));
     return results;
   }
 
@@ -123,14 +125,15 @@ export class AutoCreateRuns {
     const free = results.flatMap((result, k) => (result === undefined ? [k] : []));
     if (free.length > 0) {
       const ids = await this.ids.nextMany(SESSIONS, free.length);
-      const docs = free.map((k, i) => ({ ...sessionDoc(ids[i], rows[k]), run_id: runId }));
+      const docs = free.map((k, i) => ({ ...sessionDoc(itemAt(ids, i), itemAt(rows, k)), run_id: runId }));
       const refused = await this.insertRefusing(docs);
       free.forEach((k, i) => {
-        if (!refused.has(i)) results[k] = docs[i];
+        if (!refused.has(i)) results[k] = itemAt(docs, i);
       });
     }
     const settled: Array<SessionDoc | 'exists'> = [];
-    for (const [k, result] of results.entries()) settled.push(result ?? (await this.insertOne(runId, rows[k])));
+    // results holds one entry per row.
+    for (const [k, result] of results.entries()) settled.push(result ?? (await this.insertOne(runId, itemAt(rows, k))));
     return settled;
   }
 
