@@ -24,7 +24,11 @@ import {
   type JsonSchema,
 } from '../src';
 
-const prop = (schema: JsonSchema, name: string) => (schema.properties as Record<string, JsonSchema>)[name];
+const prop = (schema: JsonSchema, name: string): JsonSchema => {
+  const found = (schema.properties as Record<string, JsonSchema>)[name];
+  if (!found) throw new Error(`the schema has no property ${name}`);
+  return found;
+};
 
 describe('field rules and schemas', () => {
   it.each([
@@ -39,7 +43,7 @@ describe('field rules and schemas', () => {
     ['createBill.balance_amount', prop(createBillBodySchema, 'balance_amount'), BILL_FIELDS.cash_amount],
     ['createBill.patient_id', prop(createBillBodySchema, 'patient_id'), BILL_FIELDS.patient_id],
     ['createBill.billed_by', prop(createBillBodySchema, 'billed_by'), BILL_FIELDS.billed_by],
-    ['createBill.patient_age', (prop(createBillBodySchema, 'patient_age').anyOf as JsonSchema[])[0], BILL_FIELDS.patient_age],
+    ['createBill.patient_age', (prop(createBillBodySchema, 'patient_age').anyOf as [JsonSchema, JsonSchema])[0], BILL_FIELDS.patient_age],
     ['item.charge_id', prop(billItemInputSchema, 'charge_id'), BILL_FIELDS.charge_id],
     ['item.unit_price', prop(billItemInputSchema, 'unit_price'), BILL_FIELDS.unit_price],
     ['item.qty', prop(billItemInputSchema, 'qty'), BILL_FIELDS.qty],

@@ -53,7 +53,7 @@ describe('validField', () => {
     const reference = (text: string) => {
       const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
       if (!match) return false;
-      const [year, month, day] = match.slice(1).map(Number);
+      const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
       const date = new Date(Date.UTC(2000, month - 1, day));
       date.setUTCFullYear(year);
       return month >= 1 && month <= 12 && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
