@@ -86,20 +86,15 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
   for (const spec of requestReplySpecs()) {
     const id = spec.subject;
     const replyId = `${id}.reply`;
-    messages[`${id}.request`] = {
-      name: `${id}.request`,
-      title: `${id} request`,
+    const message = (kind: 'request' | 'reply', headers: JsonSchema, payload: JsonSchema) => ({
+      name: `${id}.${kind}`,
+      title: `${id} ${kind}`,
       contentType: 'application/json',
-      headers: toJsonSchema(requestHeaders),
-      payload: toJsonSchema(requestEnvelopeSchema(spec)),
-    };
-    messages[`${id}.reply`] = {
-      name: `${id}.reply`,
-      title: `${id} reply`,
-      contentType: 'application/json',
-      headers: toJsonSchema(replyHeaders),
-      payload: toJsonSchema(replyEnvelopeSchema(spec)),
-    };
+      headers: toJsonSchema(headers),
+      payload: toJsonSchema(payload),
+    });
+    messages[`${id}.request`] = message('request', requestHeaders, requestEnvelopeSchema(spec));
+    messages[`${id}.reply`] = message('reply', replyHeaders, replyEnvelopeSchema(spec));
     channels[id] = {
       address: spec.subject,
       title: spec.subject,

@@ -53,8 +53,7 @@ export class VersionedCache {
   private readonly entries = new Map<string, Entry>();
   private readonly tokenRounds = new Map<string, TokenRound>();
   private readonly loading = new Map<string, Promise<unknown>>();
-  private readonly maxEntries: number;
-  private readonly maxAgeMs: number;
+  private readonly limits: Required<VersionedCacheOptions>;
 
   constructor(
     db: Db,
@@ -62,8 +61,7 @@ export class VersionedCache {
     options: VersionedCacheOptions = {},
   ) {
     this.versions = db.collection<VersionDoc>('cache_versions');
-    this.maxEntries = options.maxEntries ?? 1000;
-    this.maxAgeMs = options.maxAgeMs ?? 30_000;
+    this.limits = { maxEntries: options.maxEntries ?? 1000, maxAgeMs: options.maxAgeMs ?? 30_000 };
   }
 
   /**
@@ -79,7 +77,7 @@ export class VersionedCache {
       // Most recently used last, for eviction.
       this.entries.delete(id);
       this.entries.set(id, hit);
-      if (Date.now() - hit.loadedAt >= this.maxAgeMs) {
+      if (Date.now() - hit.loadedAt >= this.limits.maxAgeMs) {
         // The token says nothing changed; the age limit only guards against a
         // lost bump, so refresh behind this answer instead of making it wait
         // (a summary over 10,000 bills takes seconds to recompute on FerretDB).
@@ -98,7 +96,7 @@ export class VersionedCache {
       pending = load().then((value) => {
         this.entries.delete(id);
         this.entries.set(id, { scopes, token, value, loadedAt: Date.now() });
-        if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+        if (this.entries.size > this.limits.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
         return value;
       });
       this.loading.set(loadKey, pending);

@@ -32,9 +32,8 @@ import {
   toCents,
   trimmedOrNull,
   validField,
-  type Cents,
-  type PlainObject,
 } from '@clinic/service-kit';
+import type { Cents, PlainObject } from '@clinic/service-kit';
 
 export interface ItemInput {
   charge_id: number;

@@ -60,26 +60,17 @@ export const billWithItemsSchema: JsonSchema = {
   properties: { ...(billSchema.properties as Record<string, JsonSchema>), items: { type: 'array', items: billItemSchema } },
 };
 
+/** The summary's counts (integers), then its amounts (numbers), in the order the reply lists them. */
+const SUMMARY_COUNTS = ['total_bills', 'paid_count', 'pending_count', 'cash_count', 'card_count', 'online_count'];
+const SUMMARY_AMOUNTS = ['total_revenue', 'total_discounts', 'total_subtotal', 'cash_revenue', 'card_revenue', 'online_revenue'];
+
 export const summarySchema: JsonSchema = {
   type: 'object',
-  required: [
-    'total_bills', 'paid_count', 'pending_count', 'cash_count', 'card_count', 'online_count', 'total_revenue',
-    'total_discounts', 'total_subtotal', 'cash_revenue', 'card_revenue', 'online_revenue',
-  ],
-  properties: {
-    total_bills: { type: 'integer' },
-    paid_count: { type: 'integer' },
-    pending_count: { type: 'integer' },
-    cash_count: { type: 'integer' },
-    card_count: { type: 'integer' },
-    online_count: { type: 'integer' },
-    total_revenue: { type: 'number' },
-    total_discounts: { type: 'number' },
-    total_subtotal: { type: 'number' },
-    cash_revenue: { type: 'number' },
-    card_revenue: { type: 'number' },
-    online_revenue: { type: 'number' },
-  },
+  required: [...SUMMARY_COUNTS, ...SUMMARY_AMOUNTS],
+  properties: Object.fromEntries([
+    ...SUMMARY_COUNTS.map((name) => [name, { type: 'integer' }]),
+    ...SUMMARY_AMOUNTS.map((name) => [name, { type: 'number' }]),
+  ]),
 };
 
 export const billingResponses = {

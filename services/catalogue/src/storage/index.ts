@@ -22,7 +22,7 @@ export class ChargeStore {
   constructor(deps: StorageDeps) {
     this.charges = deps.db.collection<ChargeDoc>(CHARGES);
     this.history = new AuditTrail(deps.db, CHARGE_HISTORY, deps.clock);
-    this.queries = new ChargeQueries(this.charges, deps.cache, deps.clock);
+    this.queries = new ChargeQueries(this.charges, deps);
     this.writes = new ChargeWrites(this.charges, this.history, deps, (id) => this.queries.findLive(id));
   }
 

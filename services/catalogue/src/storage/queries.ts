@@ -1,14 +1,13 @@
 /** Reads of charges: one charge, a branch's list, the billable ids of a branch. */
 import type { Collection } from 'mongodb';
-import { docKey, escapeRegExp, type ClinicClock, type VersionedCache } from '@clinic/service-kit';
+import { docKey, escapeRegExp, type StorageDeps } from '@clinic/service-kit';
 import type { ChargeListFilter } from '../rules';
 import { chargeView, storeScope, type ChargeDoc, type ChargeView } from './documents';
 
 export class ChargeQueries {
   constructor(
     private readonly charges: Collection<ChargeDoc>,
-    private readonly cache: VersionedCache,
-    private readonly clock: ClinicClock,
+    private readonly deps: Pick<StorageDeps, 'cache' | 'clock'>,
   ) {}
 
   /** A charge that exists and is not deleted. */
@@ -26,14 +25,14 @@ export class ChargeQueries {
    * passed through `present` once per version of the data and kept.
    */
   list<T>(filter: ChargeListFilter, present: (charges: ChargeView[]) => T): Promise<T> {
-    return this.cache.get(storeScope(filter.store_id), JSON.stringify(filter), async () =>
-      present((await this.query(filter)).map((d) => chargeView(d, this.clock))),
+    return this.deps.cache.get(storeScope(filter.store_id), JSON.stringify(filter), async () =>
+      present((await this.query(filter)).map((d) => chargeView(d, this.deps.clock))),
     );
   }
 
   /** Ids among `ids` that cannot be billed in `storeId`: missing, deleted, not Active or of another store. */
   async unbillable(storeId: number, ids: number[]): Promise<number[]> {
-    const billable = await this.cache.get(storeScope(storeId), 'billable', async () => {
+    const billable = await this.deps.cache.get(storeScope(storeId), 'billable', async () => {
       const docs = await this.charges.find({ store_id: storeId, is_deleted: false, status: 'Active' }, { projection: { id: 1 } }).toArray();
       return new Set(docs.map((d) => d.id));
     });
