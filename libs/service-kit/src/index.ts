@@ -57,4 +57,4 @@ export { createLogger, type Logger } from './internal';
 export { TokenRefused, createTokenVerifier, tokenPolicyOf, type TokenPolicy, type TokenVerifier, type VerifiedCaller } from './internal';
 export { LATENCY_BUCKETS, counter, gauge, histogram, metricsEnabled, startMetrics } from './internal';
 export { stopTracing, traceLogFields, tracingActive } from './internal';
-export { exitOnStartupFailure, onShutdownSignal } from './internal';
+export { runProcess } from './internal';

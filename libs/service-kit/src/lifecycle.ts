@@ -32,3 +32,16 @@ export function exitOnStartupFailure(log: Logger) {
     process.exit(1);
   };
 }
+
+/**
+ * Runs a process: `start` starts it and answers how to stop what it started,
+ * which runs on a shutdown signal (onShutdownSignal); a failure to start
+ * exits (exitOnStartupFailure).
+ */
+export async function runProcess(log: Logger, start: () => Promise<() => Promise<void>>): Promise<void> {
+  try {
+    onShutdownSignal(log, await start());
+  } catch (err) {
+    exitOnStartupFailure(log)(err);
+  }
+}

@@ -17,7 +17,7 @@ import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
 import type { EnvProperties } from './env';
 import { ensureEventReaders, ensureStream, streamReplicas } from './jetstream';
-import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
+import { runProcess } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { registerServiceGauges, startMetrics } from './metrics';
 import { IdAllocator } from './id-allocator';
@@ -67,7 +67,7 @@ const KIT_VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json
 export async function startService<Own extends EnvProperties>(definition: ServiceDefinition<Own>): Promise<void> {
   const { name } = definition;
   const log = createLogger(name);
-  try {
+  await runProcess(log, async () => {
     const settings = serviceSettings(name, definition.env);
     const { tokens } = settings;
     if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
@@ -128,7 +128,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     });
     log.info({ instance, clinic_tz: clock.timeZone, db: settings.mongoDb }, 'service started');
 
-    onShutdownSignal(log, async () => {
+    return async () => {
       await responder.stop();
       breaker.stop();
       await consumer.stop();
@@ -137,8 +137,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       await mongo.close();
       await metrics?.close();
       await stopTracing();
-    });
-  } catch (err) {
-    exitOnStartupFailure(log)(err);
-  }
+    };
+  });
 }
