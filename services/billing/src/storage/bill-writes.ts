@@ -6,6 +6,7 @@ import type { Collection } from 'mongodb';
 import { BILLING_MESSAGES, EventSubjects, type BillHistoryAction, type Caller, type EventSubject } from '@clinic/contracts';
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
 import type { BillChanges } from '../rules';
+import type { BillQueries } from './bill-queries';
 import { BILL_COUNTER, billEventData, billHistoryEntries, type BillDoc } from './documents';
 
 /** Who asked for a change, for its history entry. */
@@ -21,15 +22,15 @@ export class BillWrites {
     bills: Collection<BillDoc>,
     private readonly history: AuditTrail,
     private readonly deps: StorageDeps,
-    findLive: (id: number) => Promise<BillDoc | null>,
+    queries: Pick<BillQueries, 'findLive'>,
     written: (docs: BillDoc[]) => Promise<void>,
   ) {
     this.records = new RecordWriter({
       ...deps,
+      find: (id) => queries.findLive(id),
       collection: bills,
       lockName: 'bill',
       counter: BILL_COUNTER,
-      find: findLive,
       // A cancelled bill is never changed again.
       stillWritable: { is_deleted: false, status: 'active' },
       notFoundMessage: BILLING_MESSAGES.notFound,

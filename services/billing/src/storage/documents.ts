@@ -1,6 +1,7 @@
 /** How a bill is stored, and how the API and the events show it. */
 import { Limits, type BillHistoryAction, type BillStatus, type Caller, type DiscountType, type PaymentMethod, type PaymentStatus } from '@clinic/contracts';
 import { fieldChanges, fromCents, nullableAmount, type AuditTrail, type Cents, type ClinicClock, type CommitRecord } from '@clinic/service-kit';
+import type { ItemInput } from '../rules';
 
 export const BILLS = 'bills';
 /** Bills' audit trail: one entry per create, update and cancel, never changed. */
@@ -8,14 +9,8 @@ export const BILL_HISTORY = 'bill_history';
 /** The id counter of bills. */
 export const BILL_COUNTER = 'lab_bills';
 
-export interface ItemDoc {
-  id: number;
-  charge_id: number;
-  charge_name: string;
-  unit_price_cents: Cents;
-  qty: number;
-  line_total_cents: Cents;
-}
+/** An item as stored: the checked input, with its id and its line total. */
+export type ItemDoc = ItemInput & { id: number; line_total_cents: Cents };
 
 /** A bill and its items are one document, so they are written atomically. */
 export interface BillDoc {

@@ -18,7 +18,6 @@ import { NewBills } from './new-bills';
 export { billView, itemsView, type BillDoc } from './documents';
 export type { IdempotencyClaim } from './idempotency';
 export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
-export type { ChangeContext } from './bill-writes';
 
 export class BillStore {
   readonly queries: BillQueries;
@@ -47,7 +46,7 @@ export class BillStore {
       await Promise.all([this.dayTotals.bumpVersions(docs), deps.cache.bump(...docs.map((d) => storeScope(d.store_id)))]);
     };
     this.newBills = new NewBills(this.bills, numbers, this.claims, this.dayTotals, this.history, deps, written);
-    this.writes = new BillWrites(this.bills, this.history, deps, (id) => this.queries.findLive(id), written);
+    this.writes = new BillWrites(this.bills, this.history, deps, this.queries, written);
   }
 
   /** Indexes, and the data earlier versions did not keep; before the service takes requests. */

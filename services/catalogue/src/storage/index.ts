@@ -10,7 +10,6 @@ import { ChargeQueries } from './queries';
 import { ChargeWrites } from './writes';
 
 export { chargeView, type ChargeDoc, type ChargeView } from './documents';
-export type { ChangeContext } from './writes';
 
 export class ChargeStore {
   readonly queries: ChargeQueries;
