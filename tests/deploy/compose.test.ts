@@ -78,6 +78,7 @@ describe('the one Dockerfile', () => {
     dockerfile.getInstructions().map((instruction) => ({
       keyword: instruction.getKeyword(),
       flags: instruction instanceof ModifiableInstruction ? instruction.getFlags().map((f) => f.toString()) : [],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's ${SERVICE}, not a template
       args: instruction.getArguments().map((a) => a.getValue().replaceAll('${SERVICE}', name)),
     }));
 
@@ -172,6 +173,7 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   // Services and the gateway know every node, and the streams get three replicas.
   const everyNode = COMPOSE_NATS_NODES.map((n) => `nats://${n}:4222`).join(',');
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
   for (const name of SERVICE_NAMES) expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
 });
 
@@ -218,6 +220,7 @@ it('gives the services the token key and rules of the gateway, and the event rea
     for (const setting of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S']) {
       expect(services[name].environment[setting]).toBe(services.gateway.environment[setting]);
     }
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
     expect(services[name].environment.EVENT_READERS).toBe('${EVENT_READERS:-hospital}');
   }
 });

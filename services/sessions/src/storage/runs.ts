@@ -68,7 +68,9 @@ export class AutoCreateRuns {
     });
     const duplicates = [...refused.keys()].filter((i) => isDuplicateKeyError(refused.get(i)));
     const settled = await this.settleTakenSlots(runId, duplicates.map((i) => rows[i]));
-    duplicates.forEach((i, k) => (results[i] = settled[k]));
+    duplicates.forEach((i, k) => {
+      results[i] = settled[k];
+    });
     return results;
   }
 

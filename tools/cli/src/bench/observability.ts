@@ -141,7 +141,10 @@ export async function measureObservability(): Promise<ObservabilityFigures> {
         for (const r of running) {
           const { name: _name, ...request } = r.requests.find((q) => q.name === name)!;
           say(`observability, round ${round}/${OBSERVABILITY_ROUNDS}, ${r.setting.name}: ${name} at ${OBSERVABILITY_CONNECTIONS} connections`);
-          (runs.get(r)![name] ??= []).push(await measureRun(r, request));
+          const byName = runs.get(r)!;
+          const measured = byName[name] ?? [];
+          byName[name] = measured;
+          measured.push(await measureRun(r, request));
         }
       }
     }
