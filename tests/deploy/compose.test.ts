@@ -46,8 +46,8 @@ function settingsReadBy(...dirs: string[]): Set<string> {
   for (const file of dirs.flatMap((d) => sourceFiles(join(REPO_ROOT, d)))) {
     const text = readFileSync(file, 'utf8');
     // A variable of an environment schema (libs/service-kit/src/env.ts), or one read directly.
-    for (const m of text.matchAll(/\b([A-Z][A-Z0-9_]*): \{ type: '(?:string|integer)'/g)) names.add(m[1]);
-    for (const m of text.matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]);
+    for (const m of text.matchAll(/\b([A-Z][A-Z0-9_]*): \{ type: '(?:string|integer)'/g)) names.add(m[1]!);
+    for (const m of text.matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]!);
   }
   names.delete('NODE_ENV'); // set by the images
   return names;
@@ -121,7 +121,7 @@ describe('the one Dockerfile', () => {
     const runtime = instructions.slice(instructions.findIndex((i) => i.keyword === 'FROM' && i.args.includes('runtime')));
     const workdir = runtime.filter((i) => i.keyword === 'WORKDIR').at(-1)!.args[0];
     const [cmd] = runtime.filter((i) => i.keyword === 'CMD');
-    expect(JSON.parse(cmd.args.join(' '))).toEqual(['node', 'dist/main.js']);
+    expect(JSON.parse(cmd!.args.join(' '))).toEqual(['node', 'dist/main.js']);
     expect(workdir).toBe(`/app/services/${name}`);
     const tsconfig = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'tsconfig.json'), 'utf8'));
     expect(tsconfig.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
@@ -195,7 +195,7 @@ it('has no default password: compose refuses to start without each NATS password
   // Every reference to a password variable, wherever it is, is a required one.
   const references = [...composeText.matchAll(/\$\{(NATS_[A-Z]+_PASSWORD)[^}]*\}/g)];
   expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1);
-  for (const [reference, variable] of references) expect(reference).toMatch(required(variable));
+  for (const [reference, variable] of references) expect(reference).toMatch(required(variable!));
 });
 
 it('gives the generated nats.conf no password either: the real nats-server refuses it until each is set', () => {

@@ -564,7 +564,7 @@ describe('events', () => {
       await t.del(`/delete_session/${id}`);
       const events = await reader.waitFor((e) => e.event.data.session.id === id, 3);
       expect(events.map((e) => e.subject)).toEqual([EventSubjects.sessionCreated, EventSubjects.sessionUpdated, EventSubjects.sessionDeleted]);
-      expect(events[1].event.data.session.max_patients).toBe(9);
+      expect(events[1]!.event.data.session.max_patients).toBe(9);
       for (const e of events) expect(e.msgId).toBe(e.event.event_id);
     } finally {
       reader.stop();
