@@ -173,8 +173,10 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   // Services and the gateway know every node, and the streams get three replicas.
   const everyNode = COMPOSE_NATS_NODES.map((n) => `nats://${n}:4222`).join(',');
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
-  for (const name of SERVICE_NAMES) expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+  for (const name of SERVICE_NAMES) {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+    expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+  }
 });
 
 it('writes a configuration the pinned nats-server accepts', () => {
