@@ -46,8 +46,8 @@ function settingsReadBy(...dirs: string[]): Set<string> {
   for (const file of dirs.flatMap((d) => sourceFiles(join(REPO_ROOT, d)))) {
     const text = readFileSync(file, 'utf8');
     // A variable of an environment schema (libs/service-kit/src/env.ts), or one read directly.
-    for (const m of text.matchAll(/\b([A-Z][A-Z0-9_]*): \{ type: '(?:string|integer)'/g)) names.add(m[1]);
-    for (const m of text.matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]);
+    for (const m of text.matchAll(/\b([A-Z][A-Z0-9_]*): \{ type: '(?:string|integer)'/g)) names.add(m[1]!);
+    for (const m of text.matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]!);
   }
   names.delete('NODE_ENV'); // set by the images
   return names;
@@ -78,6 +78,7 @@ describe('the one Dockerfile', () => {
     dockerfile.getInstructions().map((instruction) => ({
       keyword: instruction.getKeyword(),
       flags: instruction instanceof ModifiableInstruction ? instruction.getFlags().map((f) => f.toString()) : [],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's ${SERVICE}, not a template
       args: instruction.getArguments().map((a) => a.getValue().replaceAll('${SERVICE}', name)),
     }));
 
@@ -120,7 +121,7 @@ describe('the one Dockerfile', () => {
     const runtime = instructions.slice(instructions.findIndex((i) => i.keyword === 'FROM' && i.args.includes('runtime')));
     const workdir = runtime.filter((i) => i.keyword === 'WORKDIR').at(-1)!.args[0];
     const [cmd] = runtime.filter((i) => i.keyword === 'CMD');
-    expect(JSON.parse(cmd.args.join(' '))).toEqual(['node', 'dist/main.js']);
+    expect(JSON.parse(cmd!.args.join(' '))).toEqual(['node', 'dist/main.js']);
     expect(workdir).toBe(`/app/services/${name}`);
     const tsconfig = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'tsconfig.json'), 'utf8'));
     expect(tsconfig.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
@@ -172,7 +173,10 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   // Services and the gateway know every node, and the streams get three replicas.
   const everyNode = COMPOSE_NATS_NODES.map((n) => `nats://${n}:4222`).join(',');
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
-  for (const name of SERVICE_NAMES) expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+  for (const name of SERVICE_NAMES) {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+    expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+  }
 });
 
 it('writes a configuration the pinned nats-server accepts', () => {
@@ -193,7 +197,7 @@ it('has no default password: compose refuses to start without each NATS password
   // Every reference to a password variable, wherever it is, is a required one.
   const references = [...composeText.matchAll(/\$\{(NATS_[A-Z]+_PASSWORD)[^}]*\}/g)];
   expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1);
-  for (const [reference, variable] of references) expect(reference).toMatch(required(variable));
+  for (const [reference, variable] of references) expect(reference).toMatch(required(variable!));
 });
 
 it('gives the generated nats.conf no password either: the real nats-server refuses it until each is set', () => {
@@ -218,6 +222,7 @@ it('gives the services the token key and rules of the gateway, and the event rea
     for (const setting of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S']) {
       expect(services[name].environment[setting]).toBe(services.gateway.environment[setting]);
     }
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
     expect(services[name].environment.EVENT_READERS).toBe('${EVENT_READERS:-hospital}');
   }
 });

@@ -148,7 +148,7 @@ it('validates every request envelope, reply and event of a tour through all the 
   expect(HTTP_ROUTES.filter((r) => !exercised.has(r)).map((r) => `${r.method} ${r.url}`)).toEqual([]);
 
   // The events of the tour, as other hospital systems read them.
-  const [billing, catalogue, sessions] = readers;
+  const [billing, catalogue, sessions] = readers as [EventReader, EventReader, EventReader]; // one per service, in SERVICE_NAMES order
   const events = [
     ...(await billing.waitFor(() => true, 3)),
     ...(await catalogue.waitFor(() => true, 4)),

@@ -42,7 +42,7 @@ it('numbers 50 concurrent creates 0001..0050 across two replicas, every time', a
 it('numbers creates spread over several dates at once gap-free per date, across two replicas', async () => {
   // One batch of a replica holds bills of several dates; a collision in one date must not cost another date a number.
   const dates = ['2031-02-01', '2031-02-02', '2031-02-03', '2031-02-04', '2031-02-05'];
-  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => t.post('/lab_bills', bill(dates[i % dates.length]))));
+  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => t.post('/lab_bills', bill(dates[i % dates.length]!))));
   expect(results.map((r) => r.status)).toEqual(Array(100).fill(201));
   for (const date of dates) {
     const expected = Array.from({ length: 20 }, (_, i) => `LB-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`);
@@ -82,8 +82,8 @@ it('answers exact list totals and summaries on either replica right after create
   for (let round = 0; round < 4; round++) {
     const created = await Promise.all(
       Array.from({ length: 10 }, async (_, i) => {
-        const date = dates[(round + i) % 3];
-        const method = methods[i % 3];
+        const date = dates[(round + i) % 3]!;
+        const method = methods[i % 3]!;
         const res = await t.post('/lab_bills', { ...bill(date), payment_method: method, items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 100 + i * 0.33, qty: 1 + (i % 2) }] });
         expect(res.status).toBe(201);
         return { id: res.body.bill_id as number, date, method, status: 'Paid', grand: res.body.grand_total as number };
@@ -91,7 +91,7 @@ it('answers exact list totals and summaries on either replica right after create
     );
     for (const { id, ...b } of created) live.set(id, b);
     await expectTotals();
-    const [changed, cancelled1, cancelled2] = [...live.keys()].slice(round * 3, round * 3 + 3);
+    const [changed, cancelled1, cancelled2] = [...live.keys()].slice(round * 3, round * 3 + 3) as [number, number, number]; // 10 more each round
     expect((await t.put(`/lab_bills/${changed}`, { payment_method: 'Online', payment_status: 'Pending' })).status).toBe(200);
     live.set(changed, { ...live.get(changed)!, method: 'Online', status: 'Pending' });
     for (const id of [cancelled1, cancelled2]) {

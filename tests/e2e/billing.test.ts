@@ -4,8 +4,13 @@ import { EventReader } from './events';
 import { startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
-/** Charge ids by store: `charges[store].active` may be billed there. */
+/** Charge ids by store: `chargesOf(store).active` may be billed there. */
 const charges: Record<number, { active: number; second: number }> = {};
+function chargesOf(store: number): { active: number; second: number } {
+  const made = charges[store];
+  if (!made) throw new Error(`no charges were made in store ${store}`);
+  return made;
+}
 let inactiveCharge: number;
 let deletedCharge: number;
 
@@ -57,7 +62,7 @@ function bill(overrides: Record<string, unknown> = {}, store = 1) {
     bill_date: '2090-11-21',
     payment_method: 'Card',
     store_id: store,
-    items: [{ charge_id: charges[store].active, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+    items: [{ charge_id: chargesOf(store).active, charge_name: 'CBC', unit_price: 850, qty: 1 }],
     ...overrides,
   };
 }
@@ -98,8 +103,8 @@ describe('POST /lab_bills', () => {
         grand_total: 1,
         discount_amount: 999,
         items: [
-          { charge_id: charges[1].active, charge_name: '  Full Blood Count ', unit_price: 850, qty: 2 },
-          { charge_id: charges[1].second, charge_name: 'Lipid', unit_price: 1.005, qty: 3 },
+          { charge_id: chargesOf(1).active, charge_name: '  Full Blood Count ', unit_price: 850, qty: 2 },
+          { charge_id: chargesOf(1).second, charge_name: 'Lipid', unit_price: 1.005, qty: 3 },
         ],
       }),
       { sub: 7, role: 'cashier' },
@@ -140,8 +145,8 @@ describe('POST /lab_bills', () => {
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
       updated_at: null,
       items: [
-        { id: expect.any(Number), bill_id: res.body.bill_id, charge_id: charges[1].active, charge_name: 'Full Blood Count', unit_price: 850, qty: 2, line_total: 1700 },
-        { id: expect.any(Number), bill_id: res.body.bill_id, charge_id: charges[1].second, charge_name: 'Lipid', unit_price: 1.01, qty: 3, line_total: 3.03 },
+        { id: expect.any(Number), bill_id: res.body.bill_id, charge_id: chargesOf(1).active, charge_name: 'Full Blood Count', unit_price: 850, qty: 2, line_total: 1700 },
+        { id: expect.any(Number), bill_id: res.body.bill_id, charge_id: chargesOf(1).second, charge_name: 'Lipid', unit_price: 1.01, qty: 3, line_total: 3.03 },
       ],
     });
     expect(stored.items[0].id).toBeLessThan(stored.items[1].id);
@@ -264,12 +269,12 @@ describe('POST /lab_bills', () => {
     const line = (charge_id: number) => ({ charge_id, charge_name: 'x', unit_price: 1, qty: 1 });
     const res = await t.post(
       '/lab_bills',
-      bill({ items: [line(charges[1].active), line(inactiveCharge), line(deletedCharge), line(charges[2].active), line(987654)] }),
+      bill({ items: [line(chargesOf(1).active), line(inactiveCharge), line(deletedCharge), line(chargesOf(2).active), line(987654)] }),
     );
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       success: false,
-      error: `Invalid charge_id(s) for store 1: ${inactiveCharge}, ${deletedCharge}, ${charges[2].active}, 987654. Each charge must be Active and belong to the bill's store.`,
+      error: `Invalid charge_id(s) for store 1: ${inactiveCharge}, ${deletedCharge}, ${chargesOf(2).active}, 987654. Each charge must be Active and belong to the bill's store.`,
     });
     expect(await countBills(1)).toBe(before);
   });
@@ -308,7 +313,7 @@ describe('hostile input', () => {
       id: 1, bill_number: 'LB-FORGED-0001', status: 'cancelled', is_deleted: true, billed_by_name: 'Someone',
       created_at: '2000-01-01 00:00:00', updated_at: '2000-01-01 00:00:00',
       $where: 'sleep(1000)', nested: { $gt: '' },
-      items: [{ charge_id: charges[2].active, charge_name: 'CBC', unit_price: 850, qty: 2, line_total: 1, id: 9, bill_id: 9 }],
+      items: [{ charge_id: chargesOf(2).active, charge_name: 'CBC', unit_price: 850, qty: 2, line_total: 1, id: 9, bill_id: 9 }],
     });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ success: true, message: 'Lab bill created successfully.', bill_id: expect.any(Number), bill_number: expect.stringMatching(/^LB-\d{8}-\d{4}$/), grand_total: 1700 });
@@ -316,7 +321,7 @@ describe('hostile input', () => {
     expect(stored).toMatchObject({ id: res.body.bill_id, bill_number: res.body.bill_number, status: 'active', is_deleted: false, billed_by_name: 'Admin User', updated_at: null });
     expect(stored).not.toHaveProperty('patient_email');
     expect(stored.created_at).not.toBe('2000-01-01 00:00:00');
-    expect(stored.items).toEqual([{ id: expect.any(Number), bill_id: res.body.bill_id, charge_id: charges[2].active, charge_name: 'CBC', unit_price: 850, qty: 2, line_total: 1700 }]);
+    expect(stored.items).toEqual([{ id: expect.any(Number), bill_id: res.body.bill_id, charge_id: chargesOf(2).active, charge_name: 'CBC', unit_price: 850, qty: 2, line_total: 1700 }]);
     const listed = (await t.get(`/lab_bills?store_id=2&search=${encodeURIComponent(res.body.bill_number)}`)).body.bills;
     expect(listed.map((b: any) => b.id)).toEqual([res.body.bill_id]);
     expect(listed[0]).not.toHaveProperty('patient_email');
@@ -427,7 +432,7 @@ describe('GET /lab_bills', () => {
   });
 
   it('filters by date, range, method, status and search; ignores unknown filter values', async () => {
-    const store = LIST_STORES[0];
+    const store = LIST_STORES[0]!;
     const mk = (overrides: Record<string, unknown>) => createBill(overrides, { sub: 7, role: 'cashier' }, store);
     const a = await mk({ bill_date: '2090-03-01', payment_method: 'Cash', patient_name: 'Alpha Perera', patient_nic: '850001111V' });
     const b = await mk({ bill_date: '2090-03-02', payment_method: 'Card', payment_status: 'Pending', patient_contact: '011-2(34)' });
@@ -469,7 +474,7 @@ describe('GET /lab_bills', () => {
   });
 
   it('pages newest first with page and per_page rules, without overlaps', async () => {
-    const store = LIST_STORES[1];
+    const store = LIST_STORES[1]!;
     const created: number[] = [];
     for (let i = 0; i < 7; i++) created.push((await createBill({}, {}, store)).bill_id);
     const newestFirst = [...created].reverse();
@@ -493,18 +498,18 @@ describe('GET /lab_bills', () => {
   });
 
   it('orders bills of the same second by id, newest id first', async () => {
-    const store = LIST_STORES[6];
+    const store = LIST_STORES[6]!;
     await Promise.all(Array.from({ length: 8 }, () => createBill({}, {}, store)));
     const rows: Array<{ id: number; created_at: string }> = (await t.get(`/lab_bills?store_id=${store}`)).body.bills;
     expect(rows).toHaveLength(8);
     for (let i = 1; i < rows.length; i++) {
-      const [newer, older] = [rows[i - 1], rows[i]];
+      const [newer, older] = [rows[i - 1]!, rows[i]!]; // 1 <= i < rows.length
       expect(newer.created_at > older.created_at || (newer.created_at === older.created_at && newer.id > older.id)).toBe(true);
     }
   });
 
   it('returns list rows without items, with billed_by_name and is_deleted false', async () => {
-    const store = LIST_STORES[2];
+    const store = LIST_STORES[2]!;
     await createBill({}, { sub: 7, role: 'cashier' }, store);
     await createBill({ billed_by: 555 }, {}, store);
     const { bills } = (await t.get(`/lab_bills?store_id=${store}`)).body;
@@ -599,7 +604,7 @@ describe('DELETE /lab_bills/{id}', () => {
   });
 
   it('cancels: the bill disappears from every read', async () => {
-    const store = LIST_STORES[3];
+    const store = LIST_STORES[3]!;
     const created = await createBill({}, {}, store);
     const res = await t.del(`/lab_bills/${created.bill_id}`);
     expect(res.status).toBe(200);
@@ -615,7 +620,7 @@ describe('DELETE /lab_bills/{id}', () => {
 
 describe('updates racing a cancel', () => {
   it('leave every cancelled bill cancelled, and every update that answered 200 applied', async () => {
-    const store = LIST_STORES[5];
+    const store = LIST_STORES[5]!;
     const created = await Promise.all(Array.from({ length: 12 }, () => createBill({ payment_method: 'Cash' }, {}, store)));
     const outcomes = await Promise.all(
       created.map(async ({ bill_id }) => {
@@ -664,8 +669,8 @@ describe('GET /lab_bills/summary', () => {
   });
 
   it('counts and sums active bills exactly, within the date filters', async () => {
-    const store = LIST_STORES[4];
-    const line = (unit_price: number, qty = 1) => [{ charge_id: charges[store].active, charge_name: 'CBC', unit_price, qty }];
+    const store = LIST_STORES[4]!;
+    const line = (unit_price: number, qty = 1) => [{ charge_id: chargesOf(store).active, charge_name: 'CBC', unit_price, qty }];
     await createBill({ bill_date: '2090-05-01', payment_method: 'Cash', items: line(0.1) }, {}, store);
     await createBill({ bill_date: '2090-05-01', payment_method: 'Cash', items: line(0.2) }, {}, store);
     await createBill({ bill_date: '2090-05-02', payment_method: 'Card', payment_status: 'Pending', items: line(100.1, 3), discount_type: 'pct', discount_value: 33.333 }, {}, store);
@@ -699,15 +704,15 @@ describe('events', () => {
       const events = await reader.waitFor((e) => e.event.data.bill.id === created.bill_id, 3);
       expect(events.map((e) => e.subject)).toEqual([EventSubjects.billCreated, EventSubjects.billUpdated, EventSubjects.billCancelled]);
       for (const e of events) expect(e.msgId).toBe(e.event.event_id);
-      expect(events[0].event.data.bill).toMatchObject({
+      expect(events[0]!.event.data.bill).toMatchObject({
         bill_number: created.bill_number,
         grand_total: 850,
         subtotal: 850,
         received_amount: 900,
-        items: [{ charge_id: charges[1].active, qty: 1, unit_price: 850, line_total: 850 }],
+        items: [{ charge_id: chargesOf(1).active, qty: 1, unit_price: 850, line_total: 850 }],
       });
-      expect(events[1].event.data.bill).toMatchObject({ payment_status: 'Pending', status: 'active' });
-      expect(events[2].event.data.bill).toMatchObject({ status: 'cancelled', is_deleted: true });
+      expect(events[1]!.event.data.bill).toMatchObject({ payment_status: 'Pending', status: 'active' });
+      expect(events[2]!.event.data.bill).toMatchObject({ status: 'cancelled', is_deleted: true });
     } finally {
       reader.stop();
     }

@@ -156,7 +156,7 @@ describe('hostile input', () => {
     const res = await create(valid(store, { is_deleted: true, live_key: 7, constructor: { x: 1 }, $where: '1' }));
     expect(res.status).toBe(201);
     const [charge] = await listAll(store);
-    expect(charge.id).toBe(res.body.charge_id);
+    expect(charge!.id).toBe(res.body.charge_id);
     for (const field of ['is_deleted', 'live_key', '$where']) expect(charge).not.toHaveProperty(field);
     for (const poisoned of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
       const body = `{"charge_name":"P","charge_type":"Lab","amount":1,"store_id":${store},"x":${poisoned}}`;
@@ -415,8 +415,8 @@ describe('events', () => {
         expect(e.msgId).toBe(e.event.event_id);
         expect(e.event.type).toBe(e.subject);
       }
-      expect(events[0].event.data.charge).toMatchObject({ charge_name: 'Evented', amount: 850, created_by: 5, store_id: store });
-      expect(events[1].event.data.charge).toMatchObject({ amount: 900 });
+      expect(events[0]!.event.data.charge).toMatchObject({ charge_name: 'Evented', amount: 850, created_by: 5, store_id: store });
+      expect(events[1]!.event.data.charge).toMatchObject({ amount: 900 });
       expect(new Set(events.map((e) => e.msgId)).size).toBe(3);
     } finally {
       reader.stop();

@@ -49,8 +49,8 @@ async function waitForBanner(): Promise<void> {
   await eventually(async () => (/Admin token[^\n]*\n(\S+)/.test(stdout) ? true : undefined), 90_000, 200).catch((err) => {
     throw new Error(`${(err as Error).message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
   });
-  adminToken = /Admin token[^\n]*\n(\S+)/.exec(stdout)![1];
-  url = /Clinic API:\s+(\S+)/.exec(stdout)![1];
+  adminToken = /Admin token[^\n]*\n(\S+)/.exec(stdout)![1]!;
+  url = /Clinic API:\s+(\S+)/.exec(stdout)![1]!;
 }
 
 async function stopStack(child: ChildProcess): Promise<number | null> {
@@ -82,8 +82,8 @@ it('starts everything, warns about the development secret, and prints the URL an
 });
 
 it('prints where to scrape each process and writes a Prometheus scrape config for them all', async () => {
-  const metricsLine = /Metrics:\s+([^\n]+)/.exec(stdout)![1];
-  const printed = [...metricsLine.matchAll(/(\S+) (http:\/\/\S+\/metrics)/g)].map((m) => ({ name: m[1], url: m[2] }));
+  const metricsLine = /Metrics:\s+([^\n]+)/.exec(stdout)![1]!;
+  const printed = [...metricsLine.matchAll(/(\S+) (http:\/\/\S+\/metrics)/g)].map((m) => ({ name: m[1]!, url: m[2]! }));
   expect(printed.map((p) => p.name).sort()).toEqual(['billing-1', 'catalogue-1', 'gateway', 'sessions-1']);
   for (const { url: metricsUrl } of printed) expect(await (await fetch(metricsUrl)).text()).toContain('process_cpu_seconds_total');
   const config = JSON.parse(readFileSync(join(dataDir, 'prometheus.yml'), 'utf8'));

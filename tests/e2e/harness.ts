@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
-import { type NatsUser, type ServiceName } from '@clinic/contracts';
+import type { NatsUser, ServiceName } from '@clinic/contracts';
 import { parseSeedFile, seedReferenceData, signToken, Stack, type InfraChoice, type SeedResult, type StackOptions } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 

@@ -74,10 +74,10 @@ describe('with leave and holiday records', () => {
   const saturdays = datesOn(m, 'Saturday');
   // Doctor 1 is away from the second Monday to the Wednesday after it; every branch rests on the last Wednesday;
   // Kandy (store 2) on the first Saturday, Negombo (store 1) on the last Saturday (no Negombo doctor works then).
-  const leave = { id: 1, doctor_id: 1, from_date: mondays[1], to_date: wednesdays.find((d) => d > mondays[1])!, reason: 'Conference' };
+  const leave = { id: 1, doctor_id: 1, from_date: mondays[1]!, to_date: wednesdays.find((d) => d > mondays[1]!)!, reason: 'Conference' };
   const holidays = [
     { id: 1, date: wednesdays.at(-1)!, store_id: null, name: 'National Day' },
-    { id: 2, date: saturdays[0], store_id: 2, name: 'Kandy Perahera' },
+    { id: 2, date: saturdays[0]!, store_id: 2, name: 'Kandy Perahera' },
     { id: 3, date: saturdays.at(-1)!, store_id: 1, name: 'Negombo Day' },
   ];
 
@@ -91,7 +91,7 @@ describe('with leave and holiday records', () => {
     for (const entry of body.preview) {
       expect(Object.keys(entry).sort()).toEqual([...SPEC_ENTRY_FIELDS, 'holiday', 'on_leave'].sort());
       const onLeave = entry.doctor_id === 1 && entry.session_date >= leave.from_date && entry.session_date <= leave.to_date;
-      const holiday = entry.session_date === holidays[0].date ? 'National Day' : entry.doctor_id === 2 && entry.session_date === holidays[1].date ? 'Kandy Perahera' : null;
+      const holiday = entry.session_date === holidays[0]!.date ? 'National Day' : entry.doctor_id === 2 && entry.session_date === holidays[1]!.date ? 'Kandy Perahera' : null;
       expect({ entry: [entry.doctor_id, entry.session_date], on_leave: entry.on_leave, holiday: entry.holiday }).toEqual({
         entry: [entry.doctor_id, entry.session_date],
         on_leave: onLeave,
@@ -100,7 +100,7 @@ describe('with leave and holiday records', () => {
     }
     // Doctor 1: two days of leave; the National Day Wednesday. Doctor 2: both sessions of the Kandy Saturday.
     expect(body.preview.filter(blocked).map((e: any) => [e.doctor_id, e.session_date, e.session_no])).toEqual(
-      [[1, leave.from_date, 1], [1, leave.to_date, 1], [1, holidays[0].date, 1], [2, holidays[1].date, 1], [2, holidays[1].date, 2]].sort((a, b) =>
+      [[1, leave.from_date, 1], [1, leave.to_date, 1], [1, holidays[0]!.date, 1], [2, holidays[1]!.date, 1], [2, holidays[1]!.date, 2]].sort((a, b) =>
         String(a[1]).localeCompare(String(b[1])) || Number(a[0]) - Number(b[0]) || Number(a[2]) - Number(b[2]),
       ),
     );
@@ -119,16 +119,17 @@ describe('with leave and holiday records', () => {
     const sessions = (await t.get('/all_sessions')).body.sessions.filter((s: any) => s.session_date.startsWith(m));
     expect(sessions).toHaveLength(announced.new_count);
     const dates = new Set(sessions.map((s: any) => `${s.doctor_id}:${s.session_date}`));
-    for (const date of [leave.from_date, leave.to_date, holidays[0].date]) expect(dates.has(`1:${date}`)).toBe(false);
-    expect(dates.has(`2:${holidays[1].date}`)).toBe(false);
+    for (const date of [leave.from_date, leave.to_date, holidays[0]!.date]) expect(dates.has(`1:${date}`)).toBe(false);
+    expect(dates.has(`2:${holidays[1]!.date}`)).toBe(false);
     // Nothing it created conflicts.
     expect((await conflicts()).filter((s) => s.session_date.startsWith(m))).toEqual([]);
   });
 
   it('lists existing sessions on a leave or a holiday with ?conflicts=true, within the other filters', async () => {
     const later = month(5);
-    const [monday, nextMonday] = datesOn(later, 'Monday');
-    const saturday = datesOn(later, 'Saturday')[1];
+    // Every month has at least four of each weekday.
+    const [monday, nextMonday] = datesOn(later, 'Monday') as [string, string];
+    const saturday = datesOn(later, 'Saturday')[1]!;
     const add = async (doctor_id: number, session_date: string, session_no = 1, status = 'Open') => {
       const res = await t.post('/add_session', { doctor_id, session_date, session_no, start_time: '08:00', end_time: '09:00', status });
       expect(res.status).toBe(201);

@@ -28,7 +28,7 @@ async function value(promql: string, until: (v: number) => boolean = () => true)
   return eventually(async () => {
     const result = await prometheus.query(promql);
     if (result.length === 0) return undefined;
-    const v = Number(result[0].value[1]);
+    const v = Number(result[0]!.value[1]);
     return until(v) ? v : undefined;
   }, 20_000, 250);
 }

@@ -62,7 +62,7 @@ function pageSizes(pdf: Buffer, name: string): string[] {
   const file = join(dir, `${name}-info.pdf`);
   writeFileSync(file, pdf);
   const info = execFileSync('pdfinfo', ['-l', '99', file], { encoding: 'utf8' });
-  return [...info.matchAll(/Page\s+\d+ size:\s+([\d.]+ x [\d.]+) pts/g)].map((m) => m[1]);
+  return [...info.matchAll(/Page\s+\d+ size:\s+([\d.]+ x [\d.]+) pts/g)].map((m) => m[1]!);
 }
 
 async function createBill(overrides: Record<string, unknown>): Promise<number> {
@@ -151,7 +151,7 @@ describe('GET /lab_bills/{id}/receipt', () => {
   it('prints "-" for who billed a bill without a billing user, and the 80 mm roll is as long as the bill', async () => {
     const short = await fetchReceipt(`/lab_bills/${await createBill({ items: items().slice(0, 1) })}/receipt`);
     const long = await fetchReceipt(`/lab_bills/${await createBill({ items: Array.from({ length: 30 }, () => items()[0]) })}/receipt`);
-    const height = (pdf: Buffer, name: string) => Number(pageSizes(pdf, name)[0].split(' x ')[1]);
+    const height = (pdf: Buffer, name: string) => Number(pageSizes(pdf, name)[0]!.split(' x ')[1]);
     expect(height(long.bytes, 'long')).toBeGreaterThan(height(short.bytes, 'short') + 30 * 15);
     const anonymous = await t.post('/lab_bills', {
       patient_name: 'Walk In', patient_contact: '011', bill_date: '2095-07-19', store_id: 1, payment_method: 'Online', items: items().slice(0, 1),

@@ -8,7 +8,8 @@ import { HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
 import { startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
-const ids: Record<string, number> = {};
+/** Made in beforeAll, which checks each. */
+const ids = {} as { bill: number; charge: number; otherCharge: number; session: number };
 
 const OPERATORS: unknown[] = [{ $gt: '' }, { $ne: null }, { $where: 'sleep(1000)' }, { $regex: '.*' }, ['$in']];
 
@@ -205,7 +206,7 @@ describe('roles', () => {
   it('refuses every charge write to a role without access, changing nothing', async () => {
     const before = await snapshot();
     const body = validBody(HTTP_ROUTES.find((r) => r.url === '/hospital_charges' && r.method === 'POST')!);
-    for (const [method, path] of [['POST', '/hospital_charges'], ['PUT', `/hospital_charges/${ids.charge}`], ['DELETE', `/hospital_charges/${ids.charge}`]]) {
+    for (const [method, path] of [['POST', '/hospital_charges'], ['PUT', `/hospital_charges/${ids.charge}`], ['DELETE', `/hospital_charges/${ids.charge}`]] as const) {
       const res = await t.request(method, path, method === 'DELETE' ? undefined : body, { role: 'doctor' });
       expect({ method, status: res.status, body: res.body }).toEqual({
         method,

@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { DAYS, datesOn } from './calendar';
 import { EventReader } from './events';
-import { eventually, startTestStack, TEST_TZ, type TestStack } from './harness';
+import { eventually, startTestStack, TEST_TZ, type ApiResponse, type TestStack } from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -492,7 +492,7 @@ describe('POST /auto_create_sessions', () => {
     const preview = (await t.get(`/preview_auto_sessions?month=${month}&store_id=2`)).body;
     const db = t.stack.infra.db!;
     const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
-    let res;
+    let res: ApiResponse;
     try {
       const runs = mongo.db('clinic_sessions').collection('auto_create_runs');
       const pending = t.post('/auto_create_sessions', { month, store_id: 2 });
@@ -564,7 +564,7 @@ describe('events', () => {
       await t.del(`/delete_session/${id}`);
       const events = await reader.waitFor((e) => e.event.data.session.id === id, 3);
       expect(events.map((e) => e.subject)).toEqual([EventSubjects.sessionCreated, EventSubjects.sessionUpdated, EventSubjects.sessionDeleted]);
-      expect(events[1].event.data.session.max_patients).toBe(9);
+      expect(events[1]!.event.data.session.max_patients).toBe(9);
       for (const e of events) expect(e.msgId).toBe(e.event.event_id);
     } finally {
       reader.stop();

@@ -62,7 +62,7 @@ async function traceOf(traceId: string, complete: (spans: OtlpSpan[]) => boolean
 const one = (spans: OtlpSpan[], service: string, name: string): OtlpSpan => {
   const found = spans.filter((s) => s.service === service && s.name === name);
   if (found.length !== 1) throw new Error(`expected one ${service} span "${name}", got ${found.length}: ${spans.map((s) => `${s.service}:${s.name}`).join(', ')}`);
-  return found[0];
+  return found[0]!;
 };
 const isDatabaseSpan = (s: OtlpSpan) => s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb';
 /**
@@ -90,7 +90,7 @@ it('follows one POST /lab_bills through the gateway, billing, its charge check t
   const ids = new Set(spans.map((s) => s.spanId));
   const roots = spans.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
   expect(roots.map((s) => `${s.service}:${s.name}`)).toEqual(['gateway:POST /lab_bills']);
-  expect(roots[0].kind).toBe(SERVER);
+  expect(roots[0]!.kind).toBe(SERVER);
 
   // Gateway -> NATS -> billing.
   const send = one(spans, 'gateway', 'send billing.bill.create');
@@ -116,7 +116,7 @@ it('follows one POST /lab_bills through the gateway, billing, its charge check t
   expect(publish.kind).toBe(PRODUCER);
   expect(ancestors(publish)).toContain(billing.spanId);
   const [received] = await events.waitFor((e) => e.event.data.bill.id === res.body.bill_id);
-  expect(received.traceparent).toBe(`00-${traceId}-${publish.spanId}-01`);
+  expect(received!.traceparent).toBe(`00-${traceId}-${publish.spanId}-01`);
 });
 
 it("continues the trace of a client that sends traceparent", async () => {

@@ -145,7 +145,7 @@ export async function verify(
   const duplicateNumbers = bills.length - new Set(bills.map((b) => b.bill_number)).size;
   const unconfirmedButStored = run.bills.filter((b) => !b.created && (perKey.get(keyOf(b.key)) ?? 0) > 0).length;
   const seqs = bills.filter((b) => b.bill_date === billDate).map((b) => Number(b.bill_number.split('-')[2])).sort((a, b) => a - b);
-  const gaps = seqs.length === 0 ? 0 : seqs[seqs.length - 1] - seqs.length;
+  const gaps = seqs.length === 0 ? 0 : seqs[seqs.length - 1]! - seqs.length;
 
   const readStatuses = await Promise.all(confirmed.map(async (b) => (await t.get(`/lab_bills/${b.created!.bill_id}`)).status));
   const readable = readStatuses.map((status) => status === 200);

@@ -99,7 +99,7 @@ async function caughtUp(): Promise<number> {
   const since = Date.now();
   await eventually(async () => {
     const views = await Promise.all(t.stack.infra.natsNodes.map((n) => nodeStreams(n).catch(() => new Map<string, StreamState>())));
-    const same = STREAMS.every((name) => views.every((v) => JSON.stringify(v.get(name)) === JSON.stringify(views[0].get(name)) && v.has(name)));
+    const same = STREAMS.every((name) => views.every((v) => JSON.stringify(v.get(name)) === JSON.stringify(views[0]!.get(name)) && v.has(name)));
     return same ? true : undefined;
   }, 60_000, 250);
   return Date.now() - since;

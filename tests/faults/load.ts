@@ -154,7 +154,7 @@ export class BillUpdates {
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      const bill = confirmed[next++];
+      const bill = confirmed[next++]!; // next < confirmed.length
       try {
         const response = await fetch(`${this.options.url}/lab_bills/${bill.created!.bill_id}`, {
           method: 'PUT',

@@ -46,7 +46,7 @@ it('derives search_text and the bill days once, from the bills', async () => {
   for (const bill of legacy) {
     expect((await bills.findOne({ _id: bill._id }))?.search_text).toBe(searchTextOf(bill));
   }
-  expect(searchTextOf(legacy[0])).toContain('ayesha élan 1');
+  expect(searchTextOf(legacy[0]!)).toContain('ayesha élan 1');
   const days = await db.collection('bill_days').find({}, { sort: { _id: 1 } }).toArray();
   expect(days.map((d) => d._id)).toEqual(['1:2090-01-01', '1:2090-01-02', '2:2090-01-02']);
 

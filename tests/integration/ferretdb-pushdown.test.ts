@@ -113,7 +113,7 @@ describe('typed index keys', () => {
   it('refuses an array or a document in an indexed field, as multikey indexes are not supported', async () => {
     await expect(rows.insertOne({ _id: 'array', store: [1, 2] } as never)).rejects.toThrow(/cannot index field "store"/);
     await expect(rows.updateOne({ _id: '1' }, { $set: { state: { nested: true } } } as never)).rejects.toThrow(/cannot index field "state"/);
-    expect(await rows.findOne({ _id: '1' })).toMatchObject({ state: docs[1].state });
+    expect(await rows.findOne({ _id: '1' })).toMatchObject({ state: docs[1]!.state });
     expect(await rows.findOne({ _id: 'array' })).toBeNull();
   });
 });
@@ -168,9 +168,9 @@ describe('substring indexes', () => {
   it('follows updates and deletes of the documents', async () => {
     await rows.updateOne({ _id: '10' }, { $set: { text: 'renamed patient zzyzx' } });
     await rows.deleteOne({ _id: '11' });
-    const zz = await rows.find({ store: docs[10].store, state: docs[10].state, text: { $regex: 'zzyzx' } }).toArray();
+    const zz = await rows.find({ store: docs[10]!.store, state: docs[10]!.state, text: { $regex: 'zzyzx' } }).toArray();
     expect(ids(zz)).toEqual(['10']);
-    const gone = docs[11];
+    const gone = docs[11]!;
     const holding = await rows.find({ store: gone.store, state: gone.state, text: { $regex: literal(gone.text) } }).toArray();
     const expected = docs.filter((d) => d._id !== '11' && d._id !== '10' && d.store === gone.store && d.state === gone.state && d.text.includes(gone.text));
     expect(ids(holding).sort()).toEqual(ids(expected).sort());

@@ -22,7 +22,7 @@ interface RawServer {
   requestCheck(): void;
 }
 const { ns } = require('mongodb/lib/utils') as { ns(name: string): unknown };
-const serverOf = (client: MongoClient) => [...(client as unknown as { topology: { s: { servers: Map<string, RawServer> } } }).topology.s.servers.values()][0];
+const serverOf = (client: MongoClient) => [...(client as unknown as { topology: { s: { servers: Map<string, RawServer> } } }).topology.s.servers.values()][0]!; // one standalone server
 
 let dir: string;
 let infra: Infrastructure;

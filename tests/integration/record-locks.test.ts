@@ -38,7 +38,7 @@ it('lets one holder at a time change a record, across replicas', async () => {
   const order: number[] = [];
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      replicas[i % 2].run('bill', 1, async () => {
+      replicas[i % 2]!.run('bill', 1, async () => {
         holders++;
         mostAtOnce = Math.max(mostAtOnce, holders);
         await sleep(5);

@@ -46,7 +46,7 @@ it('raises a one-replica stream to three, with its consumer and its messages', a
   await jsm.streams.add({ name: spec.name, subjects: spec.subjects, num_replicas: 1 });
   await jsm.consumers.add(spec.name, { durable_name: 'reader', ack_policy: AckPolicy.Explicit });
   const js = nc.jetstream();
-  for (let i = 0; i < 20; i++) await js.publish(spec.subjects[0], JSON.stringify({ i }));
+  for (let i = 0; i < 20; i++) await js.publish(spec.subjects[0]!, JSON.stringify({ i }));
 
   await ensureStream(jsm, spec, log, 3);
   const info = await jsm.streams.info(spec.name);

@@ -70,7 +70,7 @@ it('renders a cluster node: its name, its routes, JetStream flushed before each 
     cluster: { name: 'clinic', listen: '127.0.0.1:6223', routes: ['nats://127.0.0.1:6222', 'nats://127.0.0.1:6223'] },
   });
   expect(conf).toContain('server_name: "n2"');
-  expect(conf).toMatch(/cluster \{\n  name: "clinic"\n  listen: "127.0.0.1:6223"\n  routes: \["nats:\/\/127.0.0.1:6222", "nats:\/\/127.0.0.1:6223"\]/);
+  expect(conf).toMatch(/cluster \{\n {2}name: "clinic"\n {2}listen: "127.0.0.1:6223"\n {2}routes: \["nats:\/\/127.0.0.1:6222", "nats:\/\/127.0.0.1:6223"\]/);
   expect(conf).toMatch(/jetstream \{[^}]*sync_interval: always/);
   expect(renderNatsConfig({ listen: 'x:1', storeDir: '/s', syncInterval: 'default' })).not.toContain('sync_interval');
 });

@@ -125,8 +125,12 @@ export class VersionedCache {
     this.versions
       .findOne({ _id: scope })
       .then(
-        (doc) => callers.forEach((caller) => caller.resolve(doc?.token ?? 'initial')),
-        (err: unknown) => callers.forEach((caller) => caller.reject(err)),
+        (doc) => {
+          for (const caller of callers) caller.resolve(doc?.token ?? 'initial');
+        },
+        (err: unknown) => {
+          for (const caller of callers) caller.reject(err);
+        },
       )
       .finally(() => {
         round.running = false;

@@ -83,7 +83,7 @@ export class BillOperations {
     }
     const input = parseNewBill(request.body, caller); // rules 1-6
     const store = await this.refs.get('store', input.store_id); // rule 7
-    if (!store || store.status !== 'active') throw notFound(BILLING_MESSAGES.storeNotFound);
+    if (store?.status !== 'active') throw notFound(BILLING_MESSAGES.storeNotFound);
     if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
       throw notFound(BILLING_MESSAGES.patientNotFound); // rule 8
     }

@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats';
-import { BILLING_MESSAGES, CatalogueSubjects } from '@clinic/contracts';
+import { BILLING_MESSAGES, CatalogueSubjects, type ServiceReply } from '@clinic/contracts';
 import { callService, ServiceError, ServiceTimeoutError, ServiceUnavailableError, type HandlerContext } from '@clinic/service-kit';
 
 const CHECK_TIMEOUT_MS = 3_000;
@@ -9,7 +9,7 @@ export class CatalogueClient {
   constructor(private readonly nc: NatsConnection) {}
 
   async unbillable(storeId: number, chargeIds: number[], ctx: HandlerContext): Promise<number[]> {
-    let reply;
+    let reply: ServiceReply;
     try {
       reply = await callService(
         this.nc,

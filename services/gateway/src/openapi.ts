@@ -12,6 +12,7 @@ const CREATED_ID_LINKS: Array<{ create: string; idField: string; param: string; 
   { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/delete_session/{session_id}' },
 ];
 
+// biome-ignore lint/suspicious/noExplicitAny: @fastify/swagger's document, edited in place below
 type OpenApiObject = { paths?: Record<string, Record<string, any>> };
 
 /**

@@ -43,7 +43,7 @@ export class SessionOperations {
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewSession(request.body, this.clock.today());
     const doctor = await this.refs.get('doctor', input.doctor_id);
-    if (!doctor || doctor.status !== 'Active') throw notFound(SESSIONS_MESSAGES.doctorNotFound);
+    if (doctor?.status !== 'Active') throw notFound(SESSIONS_MESSAGES.doctorNotFound);
     if (doctor.store_id === null) throw badRequest(SESSIONS_MESSAGES.doctorNoBranch);
     const maxPatients = parseMaxPatients(input.max_patients_input);
     const doc = await this.store.writes.create(

@@ -45,7 +45,9 @@ export class SessionQueries {
     return this.cache.get(SESSIONS_SCOPE, `conflicts:${JSON.stringify(filter)}`, async () => {
       const blocks = await this.dayBlocks(filter.date ? { from: filter.date, to: filter.date } : undefined, filter.doctor_id ? [filter.doctor_id] : undefined);
       const found = new Map<number, SessionDoc>();
-      const add = (docs: SessionDoc[]) => docs.forEach((d) => found.set(d.id, d));
+      const add = (docs: SessionDoc[]) => {
+        for (const d of docs) found.set(d.id, d);
+      };
       for (const span of blocks.leaveSpans()) {
         const dates = filter.date ?? { $gte: span.from, $lte: span.to };
         add(await this.sessions.find(await this.visible({ doctor_id: span.doctor_id, session_date: dates })).hint(SESSION_INDEXES.byDoctorDate).toArray());

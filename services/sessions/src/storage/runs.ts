@@ -70,7 +70,9 @@ export class AutoCreateRuns {
     const duplicates = [...refused.keys()].filter((i) => isDuplicateKeyError(refused.get(i)));
     const settled = await this.settleTakenSlots(runId, duplicates.map((i) => itemAt(rows, i)));
     // One settled result per row given, in order.
-    duplicates.forEach((i, k) => (results[i] = itemAt(settled, k)));
+    duplicates.forEach((i, k) => {
+      results[i] = itemAt(settled, k);
+    });
     return results;
   }
 

@@ -29,6 +29,11 @@ function random(seed: number): () => number {
   };
 }
 
+/** One of `items` (never empty here), chosen by `rnd` (in [0, 1)). */
+function pick<T>(items: readonly T[], rnd: () => number): T {
+  return items[Math.floor(rnd() * items.length)]!;
+}
+
 /** The 365 dates of the year before `today`. */
 export function yearBefore(today: Date): string[] {
   return Array.from({ length: 365 }, (_, i) => new Date(today.getTime() - (365 - i) * 86_400_000).toISOString().slice(0, 10));
@@ -100,17 +105,17 @@ export class BillLoader {
 
   private bill(n: number): BillInput {
     const rnd = this.next;
-    const store = n % 2 === 0 ? MEASURED_BRANCH : OTHER_BRANCHES[Math.floor(rnd() * OTHER_BRANCHES.length)];
+    const store = n % 2 === 0 ? MEASURED_BRANCH : pick(OTHER_BRANCHES, rnd);
     const charges = this.charges.get(store)!;
-    const method = METHODS[Math.floor(rnd() * 3)];
+    const method = pick(METHODS, rnd);
     const items = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => {
-      const charge = charges[Math.floor(rnd() * charges.length)];
+      const charge = pick(charges, rnd);
       return { charge_id: charge.id, charge_name: charge.name, unit_price_cents: toCents(charge.amount), qty: 1 + Math.floor(rnd() * 2) };
     });
     return {
-      patient_name: `${FIRST[Math.floor(rnd() * FIRST.length)]} ${LAST[Math.floor(rnd() * LAST.length)]}`,
+      patient_name: `${pick(FIRST, rnd)} ${pick(LAST, rnd)}`,
       patient_contact: `07${String(Math.floor(rnd() * 1e8)).padStart(8, '0')}`,
-      bill_date: this.dates[Math.floor(rnd() * this.dates.length)],
+      bill_date: pick(this.dates, rnd),
       payment_method: method,
       store_id: store,
       items,

@@ -46,7 +46,7 @@ async function main(options: ProbeOptions): Promise<void> {
   for (let i = 0; performance.now() - started < options.durationMs && i < (options.maxRequests ?? Infinity); i++) {
     if (options.before && (await send(options.before)) >= 400) errors++;
     const t0 = performance.now();
-    const status = await send(options.urls ? { ...options, url: options.urls[i % options.urls.length] } : options);
+    const status = await send(options.urls ? { ...options, url: options.urls[i % options.urls.length]! } : options);
     if (status >= 400) errors++;
     else samples.push(performance.now() - t0);
   }
@@ -55,7 +55,8 @@ async function main(options: ProbeOptions): Promise<void> {
 }
 
 if (require.main === module) {
-  main(JSON.parse(process.argv[2]) as ProbeOptions).catch((err: unknown) => {
+  // The bench always passes the options as the one argument.
+  main(JSON.parse(process.argv[2]!) as ProbeOptions).catch((err: unknown) => {
     process.stderr.write(`${(err as Error).stack}\n`);
     process.exit(1);
   });

@@ -7,6 +7,7 @@
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { fail } from '../args';
 import { measureBaseline } from './baseline';
 import { measureObservability } from './observability';
 import { seedScaleReferences } from './dataset';
@@ -64,8 +65,10 @@ function machine() {
 
 // `--report <file.json>` prints the report of a saved run again.
 const reportIndex = process.argv.indexOf('--report');
+const reportFile = process.argv[reportIndex + 1];
 if (reportIndex > 0) {
-  report(JSON.parse(readFileSync(process.argv[reportIndex + 1], 'utf8')), false);
+  if (reportFile === undefined) fail('usage: npm run bench -- --report <file.json>', 2);
+  report(JSON.parse(readFileSync(reportFile, 'utf8')), false);
 } else {
   main().catch((err: unknown) => {
     say(`failed: ${(err as Error).stack}`);

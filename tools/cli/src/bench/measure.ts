@@ -44,8 +44,9 @@ export function spec(target: Target, r: Request): HttpRequestSpec {
 
 function cpuTimes(): { idle: number; total: number } | null {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return { idle: fields[3] + (fields[4] ?? 0), total: fields.reduce((a, b) => a + b, 0) };
+    // The first line: `cpu` and at least user, nice, system, idle (Linux's proc(5)).
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { idle: fields[3]! + (fields[4] ?? 0), total: fields.reduce((a, b) => a + b, 0) };
   } catch {
     return null;
   }

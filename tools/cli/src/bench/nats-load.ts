@@ -60,7 +60,8 @@ async function client(options: ClientOptions): Promise<void> {
 }
 
 const [mode, arg] = process.argv.slice(2);
-(mode === 'echo-server' ? echoServer(arg) : client(JSON.parse(arg) as ClientOptions)).catch((err: unknown) => {
+// The bench always passes the mode and its argument.
+(mode === 'echo-server' ? echoServer(arg!) : client(JSON.parse(arg!) as ClientOptions)).catch((err: unknown) => {
   process.stderr.write(`${(err as Error).stack}\n`);
   process.exit(1);
 });

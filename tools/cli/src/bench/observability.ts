@@ -90,7 +90,8 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
   }
 }
 
-const median = (runs: RunStats[]): RunStats => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+// At least one round ran.
+const median = (runs: RunStats[]): RunStats => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
 
 /**
  * CPU time (user and system, ms) the stack's Node processes (gateway and
@@ -103,7 +104,7 @@ function stackCpuMs(stack: Stack): number {
   for (const proc of [stack.gateway, ...[...stack.services.values()].flat()]) {
     try {
       // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
       return NaN;
@@ -141,7 +142,10 @@ export async function measureObservability(): Promise<ObservabilityFigures> {
         for (const r of running) {
           const { name: _name, ...request } = r.requests.find((q) => q.name === name)!;
           say(`observability, round ${round}/${OBSERVABILITY_ROUNDS}, ${r.setting.name}: ${name} at ${OBSERVABILITY_CONNECTIONS} connections`);
-          (runs.get(r)![name] ??= []).push(await measureRun(r, request));
+          const byName = runs.get(r)!;
+          const measured = byName[name] ?? [];
+          byName[name] = measured;
+          measured.push(await measureRun(r, request));
         }
       }
     }

@@ -37,17 +37,19 @@ function baselineLines(results: Record<string, any>): string[] {
 function scaleLines(scale: Record<string, any>): string[] {
   const lines: string[] = [];
   const sizes: Array<{ bills: number; load_seconds: number; reads: Record<string, { after_write: LatencyStats; repeat?: LatencyStats }> }> = scale.sizes;
-  const names = Object.keys(sizes[0].reads);
-  const largest = sizes[sizes.length - 1];
+  // A scale run measures every read at each of SIZES, which has at least one size.
+  const smallest = sizes[0]!;
+  const largest = sizes[sizes.length - 1]!;
+  const names = Object.keys(smallest.reads);
   lines.push('', `At scale: p50 ms at one connection, right after a write to the branch / on repeat (half the bills in the measured branch)`);
   const head = `${'read'.padEnd(30)} ${sizes.map((s) => `${s.bills.toLocaleString('en').padStart(10)} bills`.padStart(22)).join('')} ${'1M/10k'.padStart(8)}`;
   lines.push(head, '-'.repeat(head.length));
   for (const name of names) {
     const cells = sizes.map((s) => {
-      const r = s.reads[name];
+      const r = s.reads[name]!;
       return `${r.after_write.p50.toFixed(2)}${r.repeat ? ` / ${r.repeat.p50.toFixed(2)}` : ''}${r.after_write.errors ? ' ERR' : ''}`.padStart(22);
     });
-    const ratio = sizes.length > 1 ? (sizes[sizes.length - 1].reads[name].after_write.p50 / sizes[0].reads[name].after_write.p50).toFixed(2) : '-';
+    const ratio = sizes.length > 1 ? (largest.reads[name]!.after_write.p50 / smallest.reads[name]!.after_write.p50).toFixed(2) : '-';
     lines.push(`${name.padEnd(30)} ${cells.join('')} ${ratio.padStart(8)}${scale.inRatio.includes(name) ? '' : '  (not in the ratio target)'}`);
   }
   lines.push('', `Load (billing's storage layer, bulk): ${sizes.map((s) => `${s.bills.toLocaleString('en')} in ${Math.round(s.load_seconds)} s`).join(', ')} (cumulative steps)`);

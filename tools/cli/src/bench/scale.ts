@@ -36,8 +36,9 @@ export interface SizeFigures {
 
 /** The reads the issue names, each as a request (with its place in the sweep's ratio). */
 function readRequests(loader: BillLoader): Array<{ name: string; request: Request; repeat: boolean; inRatio: boolean }> {
-  const mid = loader.dates[182];
-  const weekEnd = loader.dates[188];
+  // loader.dates: the 365 dates of yearBefore(); the first size loads thousands of bills into the measured branch.
+  const mid = loader.dates[182]!;
+  const weekEnd = loader.dates[188]!;
   const sample = loader.samples;
   const list = (query: Record<string, string>) => ({ method: 'GET' as const, path: '/lab_bills', query: { store_id: B, ...query } });
   const summary = (query: Record<string, string>) => ({ method: 'GET' as const, path: '/lab_bills/summary', query: { store_id: B, ...query } });
@@ -46,14 +47,14 @@ function readRequests(loader: BillLoader): Array<{ name: string; request: Reques
     { name: 'list of a date', request: list({ date: mid }), repeat: true, inRatio: true },
     { name: 'list of a week, Cash', request: list({ from_date: mid, to_date: weekEnd, payment_method: 'Cash' }), repeat: true, inRatio: true },
     { name: 'list page 200', request: list({ page: '200' }), repeat: true, inRatio: true },
-    { name: 'search a full bill number', request: list({ search: sample.numbers[0] }), repeat: false, inRatio: true },
-    { name: 'search a full contact', request: list({ search: sample.contacts[1] }), repeat: false, inRatio: true },
+    { name: 'search a full bill number', request: list({ search: sample.numbers[0]! }), repeat: false, inRatio: true },
+    { name: 'search a full contact', request: list({ search: sample.contacts[1]! }), repeat: false, inRatio: true },
     { name: 'search "silva" (a tenth)', request: list({ search: 'silva' }), repeat: false, inRatio: false },
     { name: 'search "12" (most)', request: list({ search: '12' }), repeat: false, inRatio: false },
     { name: 'search "thari" (a word part)', request: list({ search: 'thari' }), repeat: false, inRatio: false },
     { name: 'summary of a day', request: summary({ date: mid }), repeat: false, inRatio: true },
-    { name: 'summary of a month', request: summary({ from_date: loader.dates[150], to_date: loader.dates[180] }), repeat: false, inRatio: true },
-    { name: 'summary of a year', request: summary({ from_date: loader.dates[0], to_date: loader.dates[364] }), repeat: false, inRatio: true },
+    { name: 'summary of a month', request: summary({ from_date: loader.dates[150]!, to_date: loader.dates[180]! }), repeat: false, inRatio: true },
+    { name: 'summary of a year', request: summary({ from_date: loader.dates[0]!, to_date: loader.dates[364]! }), repeat: false, inRatio: true },
     { name: 'summary of everything', request: summary({}), repeat: true, inRatio: true },
     { name: 'GET /lab_bills/{id}', request: { method: 'GET', path: `/lab_bills/${sample.ids[2]}` }, repeat: false, inRatio: true },
   ];
@@ -123,7 +124,7 @@ async function checkNumbers(target: Target): Promise<{ bills: number; dates: num
 async function checkSummaries(target: Target, loader: BillLoader): Promise<{ checked: number; mismatches: string[]; ok: boolean }> {
   const client = await MongoClient.connect(target.mongoUrl!);
   const mismatches: string[] = [];
-  const ranges: Array<Record<string, string>> = [{ date: loader.dates[100] }, { from_date: loader.dates[150], to_date: loader.dates[180] }, {}];
+  const ranges: Array<Record<string, string>> = [{ date: loader.dates[100]! }, { from_date: loader.dates[150]!, to_date: loader.dates[180]! }, {}];
   try {
     const bills = client.db('clinic_billing').collection('bills');
     for (const range of ranges) {

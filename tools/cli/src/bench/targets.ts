@@ -34,8 +34,9 @@ function worstP50(reads: Record<string, { after_write: LatencyStats; repeat?: La
 
 export function checkTargets(scale: Record<string, any>): TargetCheck[] {
   const sizes = scale.sizes as Array<{ bills: number; reads: Record<string, { after_write: LatencyStats; repeat?: LatencyStats }> }>;
-  const largest = sizes[sizes.length - 1];
-  const smallest = sizes[0];
+  // A scale run measures every read at each of SIZES, which has at least one size.
+  const largest = sizes[sizes.length - 1]!;
+  const smallest = sizes[0]!;
   const checks: TargetCheck[] = [];
   const p50Target = (label: string, names: string[], limitMs: number) => {
     const worst = worstP50(largest.reads, names);
@@ -83,7 +84,7 @@ export function checkTargets(scale: Record<string, any>): TargetCheck[] {
     met: ss.all_sessions_count === ss.sessions,
   });
   if (sizes.length > 1) {
-    const ratios = (scale.inRatio as string[]).map((name) => ({ name, ratio: largest.reads[name].after_write.p50 / smallest.reads[name].after_write.p50 }));
+    const ratios = (scale.inRatio as string[]).map((name) => ({ name, ratio: largest.reads[name]!.after_write.p50 / smallest.reads[name]!.after_write.p50 }));
     const worst = ratios.reduce((a, b) => (b.ratio > a.ratio ? b : a));
     checks.push({
       target: `p50 at ${largest.bills.toLocaleString('en')} bills / at ${smallest.bills.toLocaleString('en')}: <= 2 for every read but the general substring search`,
