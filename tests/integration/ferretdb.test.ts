@@ -3,7 +3,8 @@
  * reads and deletes by `_id` and by `_id: {$in}` go through the `_id` index
  * (deletes without reading the documents) and do exactly what the unpatched
  * server would; an update command of many statements does not exhaust the
- * server's connection pool.
+ * server's connection pool, nor do many concurrent updates waiting for their
+ * turn to write.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,3 +101,25 @@ it('applies an update command of more statements than the server has connections
   const again = await docs.bulkWrite(upserts.map((u) => ({ updateOne: { ...u.updateOne, update: { $set: { n: -1, pad: 'bulk' } } } })), { ordered: false });
   expect(again.modifiedCount).toBe(250);
 }, 30_000);
+
+it('finishes more concurrent updates and findAndModify commands than the server has connections (patch 0009)', async () => {
+  // Unpatched, each update held its read's pooled connection while it waited for its turn to write
+  // (patch 0007): with over 100 of them in flight, the writer whose turn it was found no connection
+  // left, and the server stopped answering everyone.
+  const client = await MongoClient.connect(infra.mongoUrl, { maxPoolSize: 400, maxConnecting: 400, serverSelectionTimeoutMS: 2000 });
+  try {
+    const coll = client.db('pushdown_test').collection<Doc>('turns');
+    await coll.insertMany(Array.from({ length: 300 }, (_, n) => ({ _id: `turn-${n}`, n, pad: 'before' })));
+    // Every write below on a connection of its own, open before they start (as a busy service's pool is).
+    await Promise.all(Array.from({ length: 300 }, () => coll.find({ n: -1 }).toArray()));
+    const writes = Array.from({ length: 300 }, (_, n) =>
+      n % 3 === 0
+        ? coll.findOneAndUpdate({ n }, { $set: { pad: 'after' } })
+        : coll.updateOne({ n }, { $set: { pad: 'after' } }),
+    );
+    await Promise.all(writes);
+    expect(await coll.countDocuments({ pad: 'after' })).toBe(300);
+  } finally {
+    await client.close();
+  }
+}, 60_000);

@@ -168,6 +168,9 @@ async function measureSessions(target: Target): Promise<Record<string, unknown>>
   await settle();
   const autoCreate = await timed(() => api(target, 'POST', '/auto_create_sessions', { month: months[12], store_id: MEASURED_BRANCH }));
   const everything = await timed(() => api(target, 'GET', '/all_sessions'));
+  // Every session stored, the ones other parts of the bench made included: what the unfiltered list must answer.
+  const client = await MongoClient.connect(target.mongoUrl!);
+  const stored = await client.db('clinic_sessions').collection('sessions').countDocuments({}).finally(() => client.close());
   const day = `${months[3]}-10`;
   const read: Request = { method: 'GET', path: '/all_sessions', query: { store_id: B, date: day } };
   const someSession = everything.result.sessions[0];
@@ -180,6 +183,7 @@ async function measureSessions(target: Target): Promise<Record<string, unknown>>
     auto_created: autoCreate.result.created,
     all_sessions_ms: everything.ms,
     all_sessions_count: everything.result.sessions.length,
+    stored_sessions: stored,
     day_after_write: await probe(target, read, { ...PROBE, before: write }),
     day_repeat: await probe(target, read, PROBE),
   };

@@ -80,8 +80,8 @@ export function checkTargets(scale: Record<string, any>): TargetCheck[] {
   checks.push({ target: 'auto-creation of a month for 50 doctors: <= 1 s', measured: `${ss.auto_create_ms} ms`, met: ss.auto_create_ms <= 1000 });
   checks.push({
     target: 'GET /all_sessions without a filter answers every session',
-    measured: `${ss.all_sessions_count} of ${ss.sessions} in ${ss.all_sessions_ms} ms`,
-    met: ss.all_sessions_count === ss.sessions,
+    measured: `${ss.all_sessions_count} of ${ss.stored_sessions ?? ss.sessions} stored, in ${ss.all_sessions_ms} ms`,
+    met: ss.all_sessions_count === (ss.stored_sessions ?? ss.sessions),
   });
   if (sizes.length > 1) {
     const ratios = (scale.inRatio as string[]).map((name) => ({ name, ratio: largest.reads[name]!.after_write.p50 / smallest.reads[name]!.after_write.p50 }));
