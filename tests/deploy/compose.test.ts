@@ -10,7 +10,14 @@ import Ajv from 'ajv';
 import { DockerfileParser, ModifiableInstruction } from 'dockerfile-ast';
 import YAML from 'yaml';
 import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
-import { COMPOSE_NATS_NODES, DEV_NATS_PASSWORDS, NATS_IMAGE_TAG, natsServerBinary, passwordVariable, REPO_ROOT } from '@clinic/devstack';
+import {
+  COMPOSE_NATS_NODES,
+  DEV_NATS_PASSWORDS,
+  NATS_IMAGE_TAG,
+  natsServerBinary,
+  passwordVariable,
+  REPO_ROOT,
+} from '@clinic/devstack';
 
 const composeText = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
 /** As docker compose reads it: YAML merge keys resolved. */
@@ -18,17 +25,50 @@ const compose = YAML.parse(composeText, { merge: true });
 const services = compose.services as Record<string, any>;
 
 /** The settings each kind of process reads (every one must be settable in compose). */
-const OBSERVABILITY_SETTINGS = ['METRICS_PORT', 'METRICS_HOST', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER'];
+const OBSERVABILITY_SETTINGS = [
+  'METRICS_PORT',
+  'METRICS_HOST',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
+  'OTEL_METRICS_EXPORTER',
+  'OTEL_LOGS_EXPORTER',
+];
 const SERVICE_SETTINGS = [
-  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'NATS_STREAM_REPLICAS', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX',
-  'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S', 'EVENT_READERS', ...OBSERVABILITY_SETTINGS,
+  'NATS_URL',
+  'NATS_USER',
+  'NATS_PASSWORD',
+  'NATS_STREAM_REPLICAS',
+  'MONGO_URL',
+  'MONGO_DB',
+  'CLINIC_TZ',
+  'LOG_LEVEL',
+  'REPLY_CHUNKS_MAX',
+  'JWT_SECRET',
+  'JWT_PUBLIC_KEY',
+  'JWT_MAX_LIFETIME_S',
+  'EVENT_READERS',
+  ...OBSERVABILITY_SETTINGS,
 ];
 /** Settings only one service reads. */
 const OWN_SETTINGS: Record<string, string[]> = { billing: ['CANCEL_REASON_REQUIRED'] };
 const GATEWAY_SETTINGS = [
-  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'HOST', 'PORT', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S',
-  'REQUEST_TIMEOUT_MS', 'HEALTH_TIMEOUT_MS', 'BODY_LIMIT_BYTES', 'LOG_LEVEL',
-  'RATE_LIMIT_MAX', 'RATE_LIMIT_WRITE_MAX', 'RATE_LIMIT_IP_MAX', 'RATE_LIMIT_WINDOW_MS', ...OBSERVABILITY_SETTINGS,
+  'NATS_URL',
+  'NATS_USER',
+  'NATS_PASSWORD',
+  'HOST',
+  'PORT',
+  'JWT_SECRET',
+  'JWT_PUBLIC_KEY',
+  'JWT_MAX_LIFETIME_S',
+  'REQUEST_TIMEOUT_MS',
+  'HEALTH_TIMEOUT_MS',
+  'BODY_LIMIT_BYTES',
+  'LOG_LEVEL',
+  'RATE_LIMIT_MAX',
+  'RATE_LIMIT_WRITE_MAX',
+  'RATE_LIMIT_IP_MAX',
+  'RATE_LIMIT_WINDOW_MS',
+  ...OBSERVABILITY_SETTINGS,
 ];
 /** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
 const required = (variable: string) => new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
@@ -66,7 +106,9 @@ it('conforms to the Compose Specification schema', () => {
 it('passes dclint without errors', () => {
   const bin = join(dirname(require.resolve('dclint/package.json')), 'bin', 'dclint.cjs');
   const args = existsSync(bin) ? [bin] : [join(REPO_ROOT, 'node_modules', '.bin', 'dclint')];
-  expect(() => execFileSync(process.execPath, [...args, '-q', join(REPO_ROOT, 'docker-compose.yml')], { stdio: 'pipe' })).not.toThrow();
+  expect(() =>
+    execFileSync(process.execPath, [...args, '-q', join(REPO_ROOT, 'docker-compose.yml')], { stdio: 'pipe' }),
+  ).not.toThrow();
 });
 
 describe('the one Dockerfile', () => {
@@ -83,7 +125,11 @@ describe('the one Dockerfile', () => {
     }));
 
   it('builds every process: compose names it with the build arg SERVICE', () => {
-    expect(readdirSync(join(REPO_ROOT, 'services')).filter((dir) => existsSync(join(REPO_ROOT, 'services', dir, 'Dockerfile')))).toEqual([]);
+    expect(
+      readdirSync(join(REPO_ROOT, 'services')).filter((dir) =>
+        existsSync(join(REPO_ROOT, 'services', dir, 'Dockerfile')),
+      ),
+    ).toEqual([]);
     for (const name of processes) {
       expect(services[name].build).toEqual({ context: '.', args: { SERVICE: name } });
     }
@@ -95,8 +141,11 @@ describe('the one Dockerfile', () => {
       const line = instruction.getRange().start.line;
       for (const variable of instruction.getVariables()) {
         // An ARG is visible only in the stage that declares it: elsewhere ${SERVICE} would be empty.
-        expect({ line: line + 1, variable: variable.getName(), declared: dockerfile.getAvailableVariables(line).includes(variable.getName()) })
-          .toEqual({ line: line + 1, variable: variable.getName(), declared: true });
+        expect({
+          line: line + 1,
+          variable: variable.getName(),
+          declared: dockerfile.getAvailableVariables(line).includes(variable.getName()),
+        }).toEqual({ line: line + 1, variable: variable.getName(), declared: true });
       }
     }
     // No default: a build that does not name the process fails instead of building one by chance.
@@ -113,12 +162,17 @@ describe('the one Dockerfile', () => {
   it.each(processes)('for %s: copies files that exist, compiles its workspace and runs its compiled main', (name) => {
     const instructions = instructionsFor(name);
     for (const copy of instructions.filter((i) => i.keyword === 'COPY' && i.flags.length === 0)) {
-      for (const source of copy.args.slice(0, -1)) expect({ source, exists: existsSync(join(REPO_ROOT, source)) }).toEqual({ source, exists: true });
+      for (const source of copy.args.slice(0, -1))
+        expect({ source, exists: existsSync(join(REPO_ROOT, source)) }).toEqual({ source, exists: true });
     }
     const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'package.json'), 'utf8'));
-    expect(instructions.some((i) => i.keyword === 'RUN' && i.args.join(' ').includes(`--workspace ${manifest.name}`))).toBe(true);
+    expect(
+      instructions.some((i) => i.keyword === 'RUN' && i.args.join(' ').includes(`--workspace ${manifest.name}`)),
+    ).toBe(true);
     // The runtime stage's last working directory and command: node <dir>/dist/main.js, compiled from src/main.ts.
-    const runtime = instructions.slice(instructions.findIndex((i) => i.keyword === 'FROM' && i.args.includes('runtime')));
+    const runtime = instructions.slice(
+      instructions.findIndex((i) => i.keyword === 'FROM' && i.args.includes('runtime')),
+    );
     const workdir = runtime.filter((i) => i.keyword === 'WORKDIR').at(-1)!.args[0];
     const [cmd] = runtime.filter((i) => i.keyword === 'CMD');
     expect(JSON.parse(cmd!.args.join(' '))).toEqual(['node', 'dist/main.js']);
@@ -180,9 +234,19 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
 });
 
 it('writes a configuration the pinned nats-server accepts', () => {
-  const env = { ...process.env, NATS_SERVER_NAME: 'nats-1', ...Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), 'x'])) };
-  const check = spawnSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], { env, encoding: 'utf8' });
-  expect({ status: check.status, said: check.stderr }).toMatchObject({ status: 0, said: expect.stringContaining('is valid') });
+  const env = {
+    ...process.env,
+    NATS_SERVER_NAME: 'nats-1',
+    ...Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), 'x'])),
+  };
+  const check = spawnSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], {
+    env,
+    encoding: 'utf8',
+  });
+  expect({ status: check.status, said: check.stderr }).toMatchObject({
+    status: 0,
+    said: expect.stringContaining('is valid'),
+  });
 });
 
 it('connects each process as its own NATS user with the matching password', () => {
@@ -203,7 +267,10 @@ it('has no default password: compose refuses to start without each NATS password
 it('gives the generated nats.conf no password either: the real nats-server refuses it until each is set', () => {
   const check = (env: Record<string, string>) => {
     try {
-      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], { env: { PATH: process.env.PATH, NATS_SERVER_NAME: 'nats-1', ...env }, stdio: 'pipe' });
+      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], {
+        env: { PATH: process.env.PATH, NATS_SERVER_NAME: 'nats-1', ...env },
+        stdio: 'pipe',
+      });
       return 'valid';
     } catch (err) {
       return String((err as { stderr?: Buffer }).stderr);
@@ -228,7 +295,10 @@ it('gives the services the token key and rules of the gateway, and the event rea
 });
 
 it('sets every setting the code reads', () => {
-  for (const name of SERVICE_NAMES) expect(Object.keys(services[name].environment).sort()).toEqual([...SERVICE_SETTINGS, ...(OWN_SETTINGS[name] ?? [])].sort());
+  for (const name of SERVICE_NAMES)
+    expect(Object.keys(services[name].environment).sort()).toEqual(
+      [...SERVICE_SETTINGS, ...(OWN_SETTINGS[name] ?? [])].sort(),
+    );
   expect(Object.keys(services.gateway.environment).sort()).toEqual([...GATEWAY_SETTINGS].sort());
   // Nothing the code reads is missing from these lists.
   const read = settingsReadBy('libs/service-kit/src', 'services');
@@ -241,7 +311,8 @@ it('runs Prometheus under the observability profile, scraping every replica of e
   expect(services.prometheus.image).toMatch(/^prom\/prometheus:v\d/);
   expect(services.prometheus.volumes).toContain('./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
   // Only the observability profile starts it: the default `docker compose up` is unchanged.
-  for (const name of [...SERVICE_NAMES, 'gateway', 'mongo', ...COMPOSE_NATS_NODES]) expect(services[name].profiles).toBeUndefined();
+  for (const name of [...SERVICE_NAMES, 'gateway', 'mongo', ...COMPOSE_NATS_NODES])
+    expect(services[name].profiles).toBeUndefined();
   for (const name of [...SERVICE_NAMES, 'gateway']) {
     expect(services[name].environment.METRICS_PORT).toBe(METRICS_PORT);
     expect(services[name].environment.METRICS_HOST).toBe('0.0.0.0');
@@ -250,7 +321,12 @@ it('runs Prometheus under the observability profile, scraping every replica of e
   const config = YAML.parse(readFileSync(join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8'));
   const jobs = Object.fromEntries(config.scrape_configs.map((job: any) => [job.job_name, job.dns_sd_configs]));
   expect(Object.keys(jobs).sort()).toEqual([...SERVICE_NAMES, 'gateway'].sort());
-  for (const [job, sd] of Object.entries(jobs)) expect(sd).toEqual([{ names: [job], type: 'A', port: Number(METRICS_PORT) }]);
+  for (const [job, sd] of Object.entries(jobs))
+    expect(sd).toEqual([{ names: [job], type: 'A', port: Number(METRICS_PORT) }]);
   // Prometheus's own checker (Debian's prometheus package ships it) accepts the file.
-  expect(() => execFileSync('promtool', ['check', 'config', join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml')], { stdio: 'pipe' })).not.toThrow();
+  expect(() =>
+    execFileSync('promtool', ['check', 'config', join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml')], {
+      stdio: 'pipe',
+    }),
+  ).not.toThrow();
 });

@@ -81,7 +81,11 @@ export class BillLoad {
     try {
       const response = await fetch(`${this.options.url}/lab_bills`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
         body,
         signal: AbortSignal.timeout(this.options.hangMs ?? 15_000),
       });

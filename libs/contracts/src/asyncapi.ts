@@ -41,10 +41,18 @@ const text = (description: string): JsonSchema => ({ type: 'string', description
 const requestHeaders: JsonSchema = {
   type: 'object',
   properties: {
-    [HeaderNames.correlationId]: text('carried to every log line of the request, and into its events; 1-100 of A-Z a-z 0-9 . _ : -'),
-    [HeaderNames.authorization]: text(`"Bearer <JWT>": the user's own token, which the service verifies (sub, role, exp; at most ${Limits.tokenMaxLength} characters); health and ref.status need none`),
-    [HeaderNames.deadline]: text('epoch milliseconds after which the requester no longer waits: the request is then dropped unprocessed'),
-    [HeaderNames.idempotencyKey]: text(`billing.bill.create: a retried create returns the first bill (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`),
+    [HeaderNames.correlationId]: text(
+      'carried to every log line of the request, and into its events; 1-100 of A-Z a-z 0-9 . _ : -',
+    ),
+    [HeaderNames.authorization]: text(
+      `"Bearer <JWT>": the user's own token, which the service verifies (sub, role, exp; at most ${Limits.tokenMaxLength} characters); health and ref.status need none`,
+    ),
+    [HeaderNames.deadline]: text(
+      'epoch milliseconds after which the requester no longer waits: the request is then dropped unprocessed',
+    ),
+    [HeaderNames.idempotencyKey]: text(
+      `billing.bill.create: a retried create returns the first bill (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
+    ),
     traceparent: text('W3C trace context: the service continues this trace'),
     tracestate: text('W3C trace context'),
   },
@@ -54,7 +62,9 @@ const replyHeaders: JsonSchema = {
   type: 'object',
   properties: {
     [HeaderNames.correlationId]: text("the request's correlation id"),
-    [HeaderNames.chunkCount]: text('on a reply larger than one NATS message: how many messages it comes in (join them in order)'),
+    [HeaderNames.chunkCount]: text(
+      'on a reply larger than one NATS message: how many messages it comes in (join them in order)',
+    ),
     [HeaderNames.chunkIndex]: text('on a reply larger than one NATS message: which one this is, from 0'),
   },
 };
@@ -120,15 +130,23 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
   }
 
   /** A subject carrying one kind of message, and what the clinic back end does with it. */
-  const addSubject = (subject: string, spec: {
-    message: Record<string, unknown>;
-    description: string;
-    action: 'send' | 'receive';
-    summary: string;
-    services: ServiceName[];
-  }) => {
+  const addSubject = (
+    subject: string,
+    spec: {
+      message: Record<string, unknown>;
+      description: string;
+      action: 'send' | 'receive';
+      summary: string;
+      services: ServiceName[];
+    },
+  ) => {
     messages[subject] = { name: subject, contentType: 'application/json', ...spec.message };
-    channels[subject] = { address: subject, title: subject, description: spec.description, messages: { message: ref(`#/components/messages/${subject}`) } };
+    channels[subject] = {
+      address: subject,
+      title: subject,
+      description: spec.description,
+      messages: { message: ref(`#/components/messages/${subject}`) },
+    };
     operations[subject] = {
       action: spec.action,
       title: subject,
@@ -192,7 +210,8 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
       nats: {
         host: options.natsHost ?? 'localhost:4222',
         protocol: 'nats',
-        description: 'NATS with JetStream; every client authenticates as its own user with the permissions in deploy/nats/nats.conf.',
+        description:
+          'NATS with JetStream; every client authenticates as its own user with the permissions in deploy/nats/nats.conf.',
       },
     },
     channels,

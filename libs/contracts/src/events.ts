@@ -20,10 +20,18 @@ export interface DomainEvent<TData = Record<string, unknown>> {
 const billEventSchema: JsonSchema = {
   ...billWithItemsSchema,
   required: (billWithItemsSchema.required as string[]).filter((field) => field !== 'billed_by_name'),
-  properties: Object.fromEntries(Object.entries(billWithItemsSchema.properties as Record<string, JsonSchema>).filter(([field]) => field !== 'billed_by_name')),
+  properties: Object.fromEntries(
+    Object.entries(billWithItemsSchema.properties as Record<string, JsonSchema>).filter(
+      ([field]) => field !== 'billed_by_name',
+    ),
+  ),
 };
 
-const dataOf = (key: string, schema: JsonSchema): JsonSchema => ({ type: 'object', required: [key], properties: { [key]: schema } });
+const dataOf = (key: string, schema: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: [key],
+  properties: { [key]: schema },
+});
 
 /** Each event's `data`: the resource as it is after the change. */
 export const EVENT_DATA_SCHEMAS: Record<EventSubject, JsonSchema> = {

@@ -121,9 +121,18 @@ function serviceUser(service: ServiceName): NatsUserSpec {
   return {
     job: `The ${service} service (every replica).`,
     grants: [
-      { purpose: `Answer its requests in queue group \`${service}\`; replies go through allow_responses`, subscribe: requestSubjectsOf(service) },
-      { purpose: 'Answer discovery (NATS Services API: `$SRV.PING`, `INFO`, `STATS`); replies go through allow_responses', subscribe: discoverySubjectsOf(service) },
-      ...(calls.length > 0 ? [{ purpose: "Ask another service on behalf of its caller, with the caller's token", publish: calls }] : []),
+      {
+        purpose: `Answer its requests in queue group \`${service}\`; replies go through allow_responses`,
+        subscribe: requestSubjectsOf(service),
+      },
+      {
+        purpose:
+          'Answer discovery (NATS Services API: `$SRV.PING`, `INFO`, `STATS`); replies go through allow_responses',
+        subscribe: discoverySubjectsOf(service),
+      },
+      ...(calls.length > 0
+        ? [{ purpose: "Ask another service on behalf of its caller, with the caller's token", publish: calls }]
+        : []),
       { purpose: `Publish its events (the outbox relay) to ${events.name}`, publish: events.subjects },
       {
         purpose: `Create its events stream ${events.name} and add subjects to it (never delete or purge it)`,
@@ -145,8 +154,14 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
   gateway: {
     job: 'The HTTP gateway.',
     grants: [
-      { purpose: "Forward each HTTP route to the service that answers it, with the caller's token", publish: routedSubjects() },
-      { purpose: 'Ask each service for its health (`GET /health`)', publish: SERVICE_NAMES.map((s) => ServiceSubjects[s].health) },
+      {
+        purpose: "Forward each HTTP route to the service that answers it, with the caller's token",
+        publish: routedSubjects(),
+      },
+      {
+        purpose: 'Ask each service for its health (`GET /health`)',
+        publish: SERVICE_NAMES.map((s) => ServiceSubjects[s].health),
+      },
       ownReplies('gateway'),
     ],
     allowResponses: 0,
@@ -160,7 +175,8 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
       { purpose: `Publish reference records to ${REF_STREAM.name}`, publish: [`${REF_SUBJECT_PREFIX}.>`] },
       { purpose: "Call the services' operations, each request with a user's token", publish: routedSubjects() },
       {
-        purpose: 'Read events through the durable pull consumers provisioned for it: fetch, acknowledge, look up; never create one',
+        purpose:
+          'Read events through the durable pull consumers provisioned for it: fetch, acknowledge, look up; never create one',
         publish: SERVICE_NAMES.flatMap((s) => {
           const { name } = eventStreamOf(s);
           return [JS.streamInfo(name), JS.consumerInfo(name, '*'), JS.next(name, '*'), `$JS.ACK.${name}.>`];
@@ -174,13 +190,17 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
     job: "Operators' tools: `npm run seed`, the demo data of `npm start`, `nats micro` (discovery).",
     grants: [
       { purpose: `Publish reference records to ${REF_STREAM.name}`, publish: [`${REF_SUBJECT_PREFIX}.>`] },
-      { purpose: `Look at ${REF_STREAM.name} (is the demo data loaded?)`, publish: [JS.accountInfo, JS.streamInfo(REF_STREAM.name)] },
+      {
+        purpose: `Look at ${REF_STREAM.name} (is the demo data loaded?)`,
+        publish: [JS.accountInfo, JS.streamInfo(REF_STREAM.name)],
+      },
       {
         purpose: `Ask each service for its health and how far it applied ${REF_STREAM.name}`,
         publish: SERVICE_NAMES.flatMap((s) => [ServiceSubjects[s].health, ServiceSubjects[s].refStatus]),
       },
       {
-        purpose: "Discover the services' instances, their endpoints and per-endpoint figures (NATS Services API, `nats micro`)",
+        purpose:
+          "Discover the services' instances, their endpoints and per-endpoint figures (NATS Services API, `nats micro`)",
         publish: [...new Set(SERVICE_NAMES.flatMap(discoverySubjectsOf))],
       },
       ownReplies('ops'),

@@ -34,7 +34,10 @@ function queryEnvelope(query: JsonSchema): JsonSchema {
     Object.entries((query.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => {
       const readAs = [schema.type, schema.format].filter(Boolean).join(', ');
       const note = [schema.description, readAs && `read as ${readAs}`].filter(Boolean).join('; ');
-      return [name, { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 20, items: { type: 'string' } }], description: note }];
+      return [
+        name,
+        { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 20, items: { type: 'string' } }], description: note },
+      ];
     }),
   );
   return { type: 'object', properties, ...(query.required ? { required: query.required } : {}) };
@@ -49,7 +52,13 @@ function fromRoute(route: HttpRoute): RequestReplySpec {
       ? {
           type: 'object',
           required: [route.param],
-          properties: { [route.param]: { type: 'string', maxLength: 100, description: 'the path id as the client wrote it; one that is not a positive integer is not found' } },
+          properties: {
+            [route.param]: {
+              type: 'string',
+              maxLength: 100,
+              description: 'the path id as the client wrote it; one that is not a positive integer is not found',
+            },
+          },
         }
       : undefined,
     query: route.querystring ? queryEnvelope(route.querystring) : undefined,
@@ -68,7 +77,11 @@ function binaryReplySchema(contentType: string): JsonSchema {
       success: { type: 'boolean', enum: [true] },
       content_type: { type: 'string', enum: [contentType] },
       filename: { type: 'string', description: 'suggested file name' },
-      data_base64: { type: 'string', contentEncoding: 'base64', description: `the ${contentType} bytes, base64-encoded` },
+      data_base64: {
+        type: 'string',
+        contentEncoding: 'base64',
+        description: `the ${contentType} bytes, base64-encoded`,
+      },
     },
   };
 }
@@ -82,7 +95,11 @@ const healthReply = successSchema({
 
 const refStatusReply = successSchema({
   service: { type: 'string', enum: [...SERVICE_NAMES] },
-  applied_seq: { type: 'integer', minimum: 0, description: `highest ${REF_STREAM.name} sequence up to which every message is applied` },
+  applied_seq: {
+    type: 'integer',
+    minimum: 0,
+    description: `highest ${REF_STREAM.name} sequence up to which every message is applied`,
+  },
   pending: { type: 'integer', minimum: 0 },
 });
 
@@ -105,7 +122,8 @@ function internalSpecs(): RequestReplySpec[] {
   const check: RequestReplySpec = {
     subject: CatalogueSubjects.check,
     service: 'catalogue',
-    summary: "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store)",
+    summary:
+      "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store)",
     body: chargeCheckBodySchema,
     bodyRequired: true,
     replies: { 200: successSchema({ invalid_ids: { type: 'array', items: idSchema } }), ...standardFailures() },

@@ -43,7 +43,11 @@ describe('field rules and schemas', () => {
     ['createBill.balance_amount', prop(createBillBodySchema, 'balance_amount'), BILL_FIELDS.cash_amount],
     ['createBill.patient_id', prop(createBillBodySchema, 'patient_id'), BILL_FIELDS.patient_id],
     ['createBill.billed_by', prop(createBillBodySchema, 'billed_by'), BILL_FIELDS.billed_by],
-    ['createBill.patient_age', (prop(createBillBodySchema, 'patient_age').anyOf as [JsonSchema, JsonSchema])[0], BILL_FIELDS.patient_age],
+    [
+      'createBill.patient_age',
+      (prop(createBillBodySchema, 'patient_age').anyOf as [JsonSchema, JsonSchema])[0],
+      BILL_FIELDS.patient_age,
+    ],
     ['item.charge_id', prop(billItemInputSchema, 'charge_id'), BILL_FIELDS.charge_id],
     ['item.unit_price', prop(billItemInputSchema, 'unit_price'), BILL_FIELDS.unit_price],
     ['item.qty', prop(billItemInputSchema, 'qty'), BILL_FIELDS.qty],
@@ -66,16 +70,25 @@ describe('field rules and schemas', () => {
     ['updateSession.start_time', prop(updateSessionBodySchema, 'start_time'), SESSION_FIELDS.time],
     ['listSessions.date', prop(listSessionsQuerySchema, 'date'), SESSION_FIELDS.date],
     ['listSessions.conflicts', prop(listSessionsQuerySchema, 'conflicts'), SESSION_FIELDS.conflicts],
-  ] as Array<[string, JsonSchema, FieldRule, string[]?]>)('%s is its field rule', (_where, schema, rule, widened = []) => {
-    // A schema may add to the rule (nullable, a description, blank as "not supplied"), never restate it.
-    const { [widened[0] ?? '']: _ignored, ...stated } = rule.schema;
-    expect(schema).toMatchObject(stated);
-    if (rule.default !== undefined) expect(schema.default).toBe(rule.default);
-  });
+  ] as Array<[string, JsonSchema, FieldRule, string[]?]>)(
+    '%s is its field rule',
+    (_where, schema, rule, widened = []) => {
+      // A schema may add to the rule (nullable, a description, blank as "not supplied"), never restate it.
+      const { [widened[0] ?? '']: _ignored, ...stated } = rule.schema;
+      expect(schema).toMatchObject(stated);
+      if (rule.default !== undefined) expect(schema.default).toBe(rule.default);
+    },
+  );
 
-  it('gives billing\'s charge check the catalogue\'s rule in the AsyncAPI document', () => {
-    const doc = asyncApiDocument() as { components: { messages: Record<string, { payload: { properties: { body: JsonSchema } } }> } };
-    const check = Object.entries(doc.components.messages).find(([name]) => name.startsWith('catalogue.charge.check') && name.endsWith('request'));
-    expect(check?.[1].payload.properties.body).toMatchObject({ properties: { charge_ids: CHARGE_FIELDS.charge_ids.schema } });
+  it("gives billing's charge check the catalogue's rule in the AsyncAPI document", () => {
+    const doc = asyncApiDocument() as {
+      components: { messages: Record<string, { payload: { properties: { body: JsonSchema } } }> };
+    };
+    const check = Object.entries(doc.components.messages).find(
+      ([name]) => name.startsWith('catalogue.charge.check') && name.endsWith('request'),
+    );
+    expect(check?.[1].payload.properties.body).toMatchObject({
+      properties: { charge_ids: CHARGE_FIELDS.charge_ids.schema },
+    });
   });
 });

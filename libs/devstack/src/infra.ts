@@ -74,11 +74,21 @@ async function portFor(requested: number | undefined, what: string): Promise<num
 }
 
 /** Waits until a started process serves, or reports its log if it exited. */
-async function waitServing(proc: ManagedProcess, what: string, serving: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  await waitFor(what, async () => {
-    if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
-    return serving();
-  }, timeoutMs, 50);
+async function waitServing(
+  proc: ManagedProcess,
+  what: string,
+  serving: () => Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await waitFor(
+    what,
+    async () => {
+      if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
+      return serving();
+    },
+    timeoutMs,
+    50,
+  );
 }
 
 async function httpOk(url: string): Promise<boolean> {
@@ -92,7 +102,11 @@ async function httpOk(url: string): Promise<boolean> {
  * With a fixed base port P the cluster's nodes take P, P+1, ... for clients,
  * P+2000+i for routes and P+4000+i for monitoring (4222.., 6222.., 8222..).
  */
-async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords: Record<NatsUser, string>): Promise<NatsNode[]> {
+async function natsNodes(
+  options: LocalInfraOptions,
+  natsDir: string,
+  passwords: Record<NatsUser, string>,
+): Promise<NatsNode[]> {
   const count = options.natsCluster ?? 1;
   const base = options.natsPort || 0;
   const port = (offset: number, node: number, what: string) => portFor(base ? base + offset + node : 0, what);
@@ -113,7 +127,9 @@ async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords:
   const otherKind = count === 1 ? join(natsDir, 'n1') : join(natsDir, 'jetstream');
   if (existsSync(otherKind)) {
     const was = count === 1 ? 'a NATS cluster' : 'a single NATS server';
-    throw new Error(`${options.dataDir} holds the data of ${was}; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`);
+    throw new Error(
+      `${options.dataDir} holds the data of ${was}; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`,
+    );
   }
   const routes = nodes.map((n) => `nats://${n.network.clusterHost}:${n.route}`);
   return nodes.map((node) => {
@@ -121,16 +137,21 @@ async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords:
     const storeDir = single ? join(natsDir, 'jetstream') : join(natsDir, node.name, 'jetstream');
     const configPath = join(natsDir, single ? 'nats.conf' : `${node.name}.conf`);
     const { clientHost } = node.network;
-    writeFileSync(configPath, renderNatsConfig({
-      listen: `${clientHost}:${node.client}`,
-      storeDir,
-      syncInterval: options.syncInterval,
-      ...(single ? {} : {
-        serverName: node.name,
-        http: `${clientHost}:${node.monitor}`,
-        cluster: { name: 'clinic', listen: `${node.network.clusterHost}:${node.route}`, routes },
+    writeFileSync(
+      configPath,
+      renderNatsConfig({
+        listen: `${clientHost}:${node.client}`,
+        storeDir,
+        syncInterval: options.syncInterval,
+        ...(single
+          ? {}
+          : {
+              serverName: node.name,
+              http: `${clientHost}:${node.monitor}`,
+              cluster: { name: 'clinic', listen: `${node.network.clusterHost}:${node.route}`, routes },
+            }),
       }),
-    }));
+    );
     const bin = natsServerBinary();
     const proc = new ManagedProcess({
       name: single ? 'nats' : `nats-${node.name}`,
@@ -149,7 +170,8 @@ async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords:
         if (!proc.running) proc.start();
         // A cluster node serves once JetStream is current with the cluster (meta leader known, streams caught up).
         await waitServing(proc, `${proc.spec.name} on port ${node.client}`, async () =>
-          monitorUrl ? httpOk(`${monitorUrl}/healthz`) : canConnect(node.client, clientHost));
+          monitorUrl ? httpOk(`${monitorUrl}/healthz`) : canConnect(node.client, clientHost),
+        );
       },
     };
   });
@@ -173,9 +195,12 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     name: 'ferretdb',
     command: ferretDbBinary(),
     args: [
-      '--listen', `127.0.0.1:${dbPort}`,
-      '--data-dir', dbDir,
-      '--log-level', process.env.FERRETDB_LOG_LEVEL ?? 'warn',
+      '--listen',
+      `127.0.0.1:${dbPort}`,
+      '--data-dir',
+      dbDir,
+      '--log-level',
+      process.env.FERRETDB_LOG_LEVEL ?? 'warn',
       // Go profiling for performance work, e.g. FERRETDB_DEBUG_ADDR=127.0.0.1:6060.
       ...(process.env.FERRETDB_DEBUG_ADDR ? ['--debug-addr', process.env.FERRETDB_DEBUG_ADDR] : []),
     ],
@@ -211,7 +236,9 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
 }
 
 function passwordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(passwords).map(([user, password]) => [passwordVariable(user as NatsUser), password]));
+  return Object.fromEntries(
+    Object.entries(passwords).map(([user, password]) => [passwordVariable(user as NatsUser), password]),
+  );
 }
 
 export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infrastructure {

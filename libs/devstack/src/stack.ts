@@ -158,7 +158,9 @@ export class Stack {
   }
 
   private output(name: string): ManagedProcess['spec']['output'] {
-    return this.options.serviceOutput === 'inherit' ? { kind: 'inherit' } : { kind: 'file', path: join(this.logDir, `${name}.log`) };
+    return this.options.serviceOutput === 'inherit'
+      ? { kind: 'inherit' }
+      : { kind: 'file', path: join(this.logDir, `${name}.log`) };
   }
 
   /** A free port for a process's /metrics (it keeps it across restarts), unless metrics are off. */
@@ -186,7 +188,12 @@ export class Stack {
       name: `${name}-${replicas.length + 1}`,
       command: process.execPath,
       args: [serviceEntry(name)],
-      env: { ...this.baseEnv(), ...natsCredentialsEnv(name, this.infra.natsPasswords), ...(await this.metricsEnv()), ...env },
+      env: {
+        ...this.baseEnv(),
+        ...natsCredentialsEnv(name, this.infra.natsPasswords),
+        ...(await this.metricsEnv()),
+        ...env,
+      },
       output: this.output(`${name}-${replicas.length + 1}`),
     });
     proc.start();
@@ -221,7 +228,12 @@ export class Stack {
       }
     };
     // waitFor takes a failed check for "not yet": a crash ends the wait here, and is reported after it.
-    await waitFor('the gateway to report every service healthy', async () => this.crashed().length > 0 || (await this.health()).status === 200, timeoutMs, 200);
+    await waitFor(
+      'the gateway to report every service healthy',
+      async () => this.crashed().length > 0 || (await this.health()).status === 200,
+      timeoutMs,
+      200,
+    );
     failIfCrashed();
   }
 

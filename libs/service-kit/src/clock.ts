@@ -3,7 +3,18 @@
 import { itemAt } from './arrays';
 
 export const MONTH_NAMES = [
-  'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
 ] as const;
 
 export function isLeapYear(year: number): boolean {
@@ -19,7 +30,10 @@ export function daysInMonth(year: number, month: number): number {
 export function weekdayOf(year: number, month: number, day: number): number {
   const offsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
   const y = month < 3 ? year - 1 : year;
-  return (((y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + itemAt(offsets, month - 1) + day) % 7) + 7) % 7;
+  return (
+    (((y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + itemAt(offsets, month - 1) + day) % 7) + 7) %
+    7
+  );
 }
 
 /**

@@ -51,7 +51,8 @@ export class CommitRecords {
     const pending = entries.filter((entry) => (entry.records?.length ?? 0) > 0 && !this.stored.has(entry._id));
     const byCollection = new Map<string, Array<{ _id: string }>>();
     for (const { _id, records } of pending) {
-      for (const { collection, doc } of records!) byCollection.set(collection, [...(byCollection.get(collection) ?? []), { ...doc, _id }]);
+      for (const { collection, doc } of records!)
+        byCollection.set(collection, [...(byCollection.get(collection) ?? []), { ...doc, _id }]);
     }
     for (const [collection, docs] of byCollection) {
       const target = this.db.collection<{ _id: string }>(collection);

@@ -64,8 +64,16 @@ export function serviceSettings<Own extends EnvProperties>(service: string, own?
 
 /** A comma-separated list of JetStream consumer names (letters, digits, `-` and `_`). */
 function consumerNames(variable: string, value: string): string[] {
-  const names = [...new Set(value.split(',').map((name) => name.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
   const bad = names.filter((name) => !/^[A-Za-z0-9_-]{1,64}$/.test(name));
-  if (bad.length > 0) throw new Error(`${variable}: ${bad.join(', ')} cannot name a consumer (letters, digits, - and _ only)`);
+  if (bad.length > 0)
+    throw new Error(`${variable}: ${bad.join(', ')} cannot name a consumer (letters, digits, - and _ only)`);
   return names;
 }

@@ -120,7 +120,12 @@ export class DatabaseBreaker {
   private async probe(): Promise<void> {
     if (this.probing) return;
     this.probing = true;
-    const untilAnswered = retryPolicy({ retryOn: () => this.isOpen && !this.stopped, retries: Infinity, pause: pauses.constant(this.probeMs), holdsProcess: false });
+    const untilAnswered = retryPolicy({
+      retryOn: () => this.isOpen && !this.stopped,
+      retries: Infinity,
+      pause: pauses.constant(this.probeMs),
+      holdsProcess: false,
+    });
     try {
       await untilAnswered.execute(() => this.trialBound.execute(() => this.ping()));
       this.close();

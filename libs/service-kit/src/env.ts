@@ -18,8 +18,12 @@ export type EnvProperties = Record<string, EnvProperty>;
 /** What a schema reads: integers as numbers, and undefined where a variable without default is unset. */
 export type EnvValues<P extends EnvProperties> = {
   [K in keyof P]: P[K] extends { type: 'integer' }
-    ? P[K] extends { default: number } ? number : number | undefined
-    : P[K] extends { default: string } ? string : string | undefined;
+    ? P[K] extends { default: number }
+      ? number
+      : number | undefined
+    : P[K] extends { default: string }
+      ? string
+      : string | undefined;
 };
 
 export const NATS_ENV = {
@@ -39,7 +43,9 @@ export function readEnv<P extends EnvProperties>(properties: P, env: NodeJS.Proc
     properties: Object.fromEntries(
       Object.entries(properties).map(([name, property]) => [
         name,
-        property.type === 'integer' ? { ...property, minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } : property,
+        property.type === 'integer'
+          ? { ...property, minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }
+          : property,
       ]),
     ),
   };
@@ -57,6 +63,7 @@ function describe(error: ErrorObject, properties: EnvProperties, given: Record<s
   const property = properties[name];
   const raw = given[name];
   if (property?.type === 'integer') return `Environment variable ${name} must be an integer, got "${raw}"`;
-  if (property?.type === 'string' && property.enum) return `${name} must be ${property.enum.join(' or ')}, got "${raw}"`;
+  if (property?.type === 'string' && property.enum)
+    return `${name} must be ${property.enum.join(' or ')}, got "${raw}"`;
   return `Environment variable ${name || '?'} ${error.message ?? 'is invalid'}`;
 }

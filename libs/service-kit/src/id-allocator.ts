@@ -59,7 +59,11 @@ export class IdAllocator {
 
   private async reserve(name: string, size = ID_BLOCK_SIZE): Promise<number> {
     return counterUpsertRace.execute(async () => {
-      const doc = await this.counters.findOneAndUpdate({ _id: name }, { $inc: { seq: size } }, { upsert: true, returnDocument: 'after' });
+      const doc = await this.counters.findOneAndUpdate(
+        { _id: name },
+        { $inc: { seq: size } },
+        { upsert: true, returnDocument: 'after' },
+      );
       if (!doc) throw new Error(`Counter ${name} returned no document`);
       return doc.seq;
     });

@@ -13,7 +13,16 @@ export { ServiceError, badRequest, conflict, forbidden, notFound, unauthorized, 
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './internal';
 
 // Rules: small predicates, calendar, money, JSON schemas.
-export { given, has, isBlankString, isFiniteNumber, isNonBlankString, isPlainObject, isPositiveId, type PlainObject } from './internal';
+export {
+  given,
+  has,
+  isBlankString,
+  isFiniteNumber,
+  isNonBlankString,
+  isPlainObject,
+  isPositiveId,
+  type PlainObject,
+} from './internal';
 export { escapeRegExp, parseIntegerText, trimmedOrNull, type QueryParams } from './internal';
 export { itemAt } from './internal';
 export { ClinicClock, MONTH_NAMES, daysInMonth, weekdayOf } from './internal';
@@ -38,7 +47,15 @@ export { VersionedCache } from './internal';
 export { ReferenceData } from './internal';
 
 // Calling a service over NATS.
-export { callService, callServiceRaw, connectNats, readCorrelationId, splitReply, ServiceTimeoutError, ServiceUnavailableError } from './internal';
+export {
+  callService,
+  callServiceRaw,
+  connectNats,
+  readCorrelationId,
+  splitReply,
+  ServiceTimeoutError,
+  ServiceUnavailableError,
+} from './internal';
 
 // A process: settings, logs, tokens, metrics, traces, shutdown.
 export {
@@ -54,7 +71,14 @@ export {
   type NatsSettings,
 } from './internal';
 export { createLogger, type Logger } from './internal';
-export { TokenRefused, createTokenVerifier, tokenPolicyOf, type TokenPolicy, type TokenVerifier, type VerifiedCaller } from './internal';
+export {
+  TokenRefused,
+  createTokenVerifier,
+  tokenPolicyOf,
+  type TokenPolicy,
+  type TokenVerifier,
+  type VerifiedCaller,
+} from './internal';
 export { LATENCY_BUCKETS, counter, gauge, histogram, metricsEnabled, startMetrics } from './internal';
 export { stopTracing, traceLogFields, tracingActive } from './internal';
 export { runProcess } from './internal';

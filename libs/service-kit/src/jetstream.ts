@@ -1,4 +1,13 @@
-import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager, type NatsConnection } from 'nats';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats';
 import type { StreamSpec } from '@clinic/contracts';
 import type { Logger } from './logger';
 import { pauses, retryPolicy } from './retry';
@@ -77,13 +86,21 @@ async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Lo
  * subject: a reader fetches into its own inbox. Safe when replicas start at once
  * (JetStream creates a consumer idempotently when the configuration is the same).
  */
-export async function ensureEventReaders(jsm: JetStreamManager, stream: string, readers: readonly string[], log: Logger): Promise<void> {
+export async function ensureEventReaders(
+  jsm: JetStreamManager,
+  stream: string,
+  readers: readonly string[],
+  log: Logger,
+): Promise<void> {
   for (const reader of readers) {
     try {
       const info = await jsm.consumers.info(stream, reader);
       if (info.config.deliver_subject) {
         // Made by hand or by a version that let other systems create consumers: not ours to delete.
-        log.error({ stream, consumer: reader, deliver_subject: info.config.deliver_subject }, 'event reader is a push consumer: delete it so that it is provisioned again as a pull consumer');
+        log.error(
+          { stream, consumer: reader, deliver_subject: info.config.deliver_subject },
+          'event reader is a push consumer: delete it so that it is provisioned again as a pull consumer',
+        );
       }
       continue;
     } catch (err) {

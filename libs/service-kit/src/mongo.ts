@@ -56,12 +56,24 @@ function logTopologyChanges(client: MongoClient, log: Logger): void {
   client.on('serverDescriptionChanged', (event) => {
     if (event.previousDescription.type === event.newDescription.type) return;
     log.warn(
-      { address: event.address, from: event.previousDescription.type, to: event.newDescription.type, cause: event.newDescription.error?.message },
+      {
+        address: event.address,
+        from: event.previousDescription.type,
+        to: event.newDescription.type,
+        cause: event.newDescription.error?.message,
+      },
       'database server state changed',
     );
   });
-  client.on('serverHeartbeatFailed', (event) => log.info({ address: event.connectionId, duration_ms: event.duration, cause: event.failure.message }, 'database heartbeat failed'));
-  client.on('connectionPoolCleared', (event) => log.info({ address: event.address }, 'database connection pool cleared'));
+  client.on('serverHeartbeatFailed', (event) =>
+    log.info(
+      { address: event.connectionId, duration_ms: event.duration, cause: event.failure.message },
+      'database heartbeat failed',
+    ),
+  );
+  client.on('connectionPoolCleared', (event) =>
+    log.info({ address: event.address }, 'database connection pool cleared'),
+  );
 }
 
 /**
@@ -137,6 +149,9 @@ export function isConnectivityError(err: unknown): boolean {
  * connection when a single createIndexes command names several indexes that
  * already exist, which is what every restart would send.
  */
-export async function ensureIndexes<T extends Document>(collection: Collection<T>, indexes: IndexDescription[]): Promise<void> {
+export async function ensureIndexes<T extends Document>(
+  collection: Collection<T>,
+  indexes: IndexDescription[],
+): Promise<void> {
   for (const index of indexes) await collection.createIndexes([index]);
 }

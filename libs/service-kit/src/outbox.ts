@@ -5,7 +5,16 @@ import { CommitRecords } from './commit-records';
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
-import { entityProof, newEventId, outboxEntry, type EventSpec, type OutboxEntry, type PreparedEvents, type ProofKind, type WriteProof } from './outbox-entries';
+import {
+  entityProof,
+  newEventId,
+  outboxEntry,
+  type EventSpec,
+  type OutboxEntry,
+  type PreparedEvents,
+  type ProofKind,
+  type WriteProof,
+} from './outbox-entries';
 import { pauses, retryPolicy } from './retry';
 import { detachedFromTrace, withPublishSpan } from './tracing';
 
@@ -141,7 +150,10 @@ export class Outbox {
       discard: async (eventIds) => {
         const chosen = pick(eventIds);
         for (const entry of chosen) this.owned.delete(entry._id);
-        await deleteByKeys(this.entries, chosen.map((e) => e._id));
+        await deleteByKeys(
+          this.entries,
+          chosen.map((e) => e._id),
+        );
       },
       forget: (eventIds) => {
         for (const entry of pick(eventIds)) this.owned.delete(entry._id);
@@ -209,7 +221,11 @@ export class Outbox {
 
   private async sweep(): Promise<void> {
     const cutoff = new Date(Date.now() - this.graceMs);
-    const stale = await this.entries.find({ created_at: { $lt: cutoff } }).sort({ created_at: 1 }).limit(500).toArray();
+    const stale = await this.entries
+      .find({ created_at: { $lt: cutoff } })
+      .sort({ created_at: 1 })
+      .limit(500)
+      .toArray();
     let adopted = 0;
     for (const entry of stale) {
       if (this.owned.has(entry._id)) continue;
@@ -219,7 +235,10 @@ export class Outbox {
         adopted++;
       } else {
         await this.entries.deleteOne({ _id: entry._id });
-        this.log.info({ event_id: entry._id, subject: entry.subject }, 'outbox entry of a write that did not happen discarded');
+        this.log.info(
+          { event_id: entry._id, subject: entry.subject },
+          'outbox entry of a write that did not happen discarded',
+        );
       }
     }
     if (adopted > 0) {

@@ -94,4 +94,8 @@ export class RecordLocks {
 class LockHeld extends Error {}
 
 /** A lock held elsewhere is asked for again after 5 ms, then twice as long each time, at most 100 ms apart. */
-const waitForRelease = retryPolicy({ retryOn: (err) => err instanceof LockHeld, retries: Infinity, pause: pauses.doubling(5, 100) });
+const waitForRelease = retryPolicy({
+  retryOn: (err) => err instanceof LockHeld,
+  retries: Infinity,
+  pause: pauses.doubling(5, 100),
+});

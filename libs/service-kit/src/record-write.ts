@@ -88,7 +88,10 @@ export class RecordWriter<Doc extends StoredRecord> {
    * the write, or null when nothing is to change. Answers the record as written
    * (null when deleted), or 'unchanged'.
    */
-  change(id: number, decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null): Promise<Doc | null | 'unchanged'> {
+  change(
+    id: number,
+    decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
+  ): Promise<Doc | null | 'unchanged'> {
     const { collection, locks, lockName, outbox, notFoundMessage } = this.options;
     return locks.run(lockName, id, async () => {
       const existing = await this.options.find(id);
@@ -123,7 +126,8 @@ export class RecordWriter<Doc extends StoredRecord> {
     try {
       return await write();
     } catch (err) {
-      if (this.options.duplicateMessage !== undefined && isDuplicateKeyError(err)) throw conflict(this.options.duplicateMessage);
+      if (this.options.duplicateMessage !== undefined && isDuplicateKeyError(err))
+        throw conflict(this.options.duplicateMessage);
       throw err;
     }
   }

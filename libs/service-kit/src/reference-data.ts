@@ -89,7 +89,9 @@ function pickKnownFields(kind: RefKind, record: Record<string, unknown>): Record
 /** Why a reference message cannot be applied, or null when it can. */
 export function refRecordProblem(kind: RefKind, record: unknown): string | null {
   if (isDeletionMarker(record)) return schemaProblem(DELETION_MARKER_SCHEMA, record);
-  return schemaProblem(REF_RECORD_SCHEMAS[kind], record) ?? refRecordRuleProblem(kind, record as Record<string, unknown>);
+  return (
+    schemaProblem(REF_RECORD_SCHEMAS[kind], record) ?? refRecordRuleProblem(kind, record as Record<string, unknown>)
+  );
 }
 
 export function refKindOfSubject(subject: string): RefKind | null {

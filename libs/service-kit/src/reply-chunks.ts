@@ -24,7 +24,13 @@ const HEADER_ROOM_BYTES = 4096;
  * returns how many it took; 0 when the reply is too large, in which case the
  * caller gets a 413 in the envelope instead.
  */
-export function respondInChunks(msg: Msg, encoded: Uint8Array, correlationId: string, maxChunks: number, maxPayload = 1024 * 1024): number {
+export function respondInChunks(
+  msg: Msg,
+  encoded: Uint8Array,
+  correlationId: string,
+  maxChunks: number,
+  maxPayload = 1024 * 1024,
+): number {
   const chunkSize = Math.max(1024, maxPayload - HEADER_ROOM_BYTES);
   const count = Math.ceil(encoded.length / chunkSize) || 1;
   if (count > maxChunks) {

@@ -58,7 +58,10 @@ export function decodeRequest(data: Uint8Array): ServiceRequest {
     parsed = sjson.parse(Buffer.from(data), undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (err) {
     const poisoned = err instanceof SyntaxError && /forbidden/i.test(err.message);
-    throw new ServiceError(400, poisoned ? 'Request must not contain __proto__ or constructor.prototype keys.' : 'Request is not valid JSON.');
+    throw new ServiceError(
+      400,
+      poisoned ? 'Request must not contain __proto__ or constructor.prototype keys.' : 'Request is not valid JSON.',
+    );
   }
   if (nestsDeeperThan(parsed, Limits.jsonDepthMax + 1)) throw new ServiceError(400, TOO_DEEP_MESSAGE);
   if (!compileSchema(requestEnvelopeSchema)(parsed)) {

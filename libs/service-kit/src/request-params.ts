@@ -44,7 +44,11 @@ export function queryText(
 }
 
 /** A positive integer query parameter; undefined when absent. */
-export function queryId(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): number | undefined {
+export function queryId(
+  query: QueryParams,
+  name: string,
+  invalid: (message: string) => Error = badRequest,
+): number | undefined {
   const text = single(query, name, invalid);
   if (text === undefined || text.trim() === '') return undefined;
   const id = parseIntegerText(text);
@@ -53,7 +57,11 @@ export function queryId(query: QueryParams, name: string, invalid: (message: str
 }
 
 /** A positive integer query parameter that must be present. */
-export function requiredQueryId(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): number {
+export function requiredQueryId(
+  query: QueryParams,
+  name: string,
+  invalid: (message: string) => Error = badRequest,
+): number {
   const id = queryId(query, name, invalid);
   if (id === undefined) throw invalid(FIELD_MESSAGES.required(name));
   return id;

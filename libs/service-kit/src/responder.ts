@@ -82,7 +82,8 @@ class EndpointFigures {
 }
 
 /** An endpoint's name in the Services API: its subject without the service's prefix, `.` as `-` (bill-create). */
-const endpointName = (service: string, subject: string) => subject.slice(subject.startsWith(`${service}.`) ? service.length + 1 : 0).replaceAll('.', '-');
+const endpointName = (service: string, subject: string) =>
+  subject.slice(subject.startsWith(`${service}.`) ? service.length + 1 : 0).replaceAll('.', '-');
 
 /**
  * The NATS side of a service, on the NATS Services API (`nc.services`): one
@@ -92,7 +93,16 @@ const endpointName = (service: string, subject: string) => subject.slice(subject
  * the spec's envelope, one log line per request.
  */
 export async function startResponder(options: ResponderOptions): Promise<Responder> {
-  const { nc, service, handlers, log, verifyToken, breaker, unguarded = [], replyChunksMax = Limits.replyChunksMax } = options;
+  const {
+    nc,
+    service,
+    handlers,
+    log,
+    verifyToken,
+    breaker,
+    unguarded = [],
+    replyChunksMax = Limits.replyChunksMax,
+  } = options;
   const inFlight = new Set<Promise<void>>();
   const figures = new Map(Object.keys(handlers).map((subject) => [subject, new EndpointFigures()]));
   const encoder = new TextEncoder();
@@ -159,10 +169,15 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       return;
     }
     if (isStreamDelivery(msg, subject)) {
-      log.warn({ subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) }, 'JetStream delivery ignored: only requests are answered');
+      log.warn(
+        { subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) },
+        'JetStream delivery ignored: only requests are answered',
+      );
       return;
     }
-    const work = withHandlerSpan(subject, msg.headers, () => handle(subject, handler, msg)).catch((e: unknown) => log.error({ err: e, subject }, 'request handling crashed'));
+    const work = withHandlerSpan(subject, msg.headers, () => handle(subject, handler, msg)).catch((e: unknown) =>
+      log.error({ err: e, subject }, 'request handling crashed'),
+    );
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
   }
@@ -177,7 +192,10 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
   });
   for (const [subject, handler] of Object.entries(handlers)) {
     // nats.js calls the handler only without error: a failed subscription stops the whole service (below).
-    instance.addEndpoint(endpointName(service, subject), { subject, handler: (_err, msg) => receive(subject, handler, msg) });
+    instance.addEndpoint(endpointName(service, subject), {
+      subject,
+      handler: (_err, msg) => receive(subject, handler, msg),
+    });
   }
   void instance.stopped.then((err) => {
     if (!stopping) log.error({ err }, 'NATS service stopped: its subjects are no longer answered');

@@ -24,7 +24,8 @@ export const pauses = {
   none: (): Pause => new ConstantBackoff(0),
   constant: (ms: number): Pause => new ConstantBackoff(ms),
   /** `stepMs` times the number of failed tries, at most `maxMs`. */
-  linear: (stepMs: number, maxMs: number): Pause => new DelegateBackoff((context) => Math.min(stepMs * context.attempt, maxMs)),
+  linear: (stepMs: number, maxMs: number): Pause =>
+    new DelegateBackoff((context) => Math.min(stepMs * context.attempt, maxMs)),
   /** `firstMs`, then twice as long each time, at most `maxMs` (no jitter). */
   doubling: (firstMs: number, maxMs: number): Pause =>
     new ExponentialBackoff({ initialDelay: firstMs, maxDelay: maxMs, generator: noJitterGenerator }),

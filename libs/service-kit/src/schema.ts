@@ -4,7 +4,14 @@ import { FIELD_MESSAGES, type JsonSchema } from '@clinic/contracts';
 
 /** One ajv instance for the contracts' schemas (OpenAPI 3.0 dialect: `nullable`, `example`; `format: date`). */
 // strictRequired is off: `anyOf` branches name properties that the parent schema defines.
-export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: false, strict: true, strictTypes: false, strictRequired: false });
+export const ajv = new Ajv({
+  allErrors: false,
+  coerceTypes: false,
+  useDefaults: false,
+  strict: true,
+  strictTypes: false,
+  strictRequired: false,
+});
 ajv.addVocabulary(['example']);
 addFormats(ajv, ['date']);
 

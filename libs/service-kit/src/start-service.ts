@@ -57,7 +57,8 @@ export interface ServiceDefinition<Own extends EnvProperties = EnvProperties> {
 const instance = `${hostname()}-${process.pid}`;
 
 /** The release every package of the repository shares (discovery's `version`). */
-const KIT_VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const KIT_VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 /**
  * Starts a service: NATS, its database, its events stream and outbox relay,
@@ -71,7 +72,9 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const settings = serviceSettings(name, definition.env);
     const { tokens } = settings;
     if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
-      log.warn('JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.');
+      log.warn(
+        'JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.',
+      );
     }
     const metrics = await startMetrics(name, settings.metrics, log);
     const clock = new ClinicClock(settings.clinicTz);
@@ -85,10 +88,29 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
     await ensureIndexes(mongo.db.collection('outbox'), [{ key: { created_at: 1 }, name: 'outbox_by_age' }]);
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
-    const consumer = await startReferenceConsumer({ nc, service: name, refs, log: log.child({ component: 'reference' }), streamReplicas: settings.streamReplicas });
+    const consumer = await startReferenceConsumer({
+      nc,
+      service: name,
+      refs,
+      log: log.child({ component: 'reference' }),
+      streamReplicas: settings.streamReplicas,
+    });
     const cache = new VersionedCache(mongo.db, log.child({ component: 'cache' }));
     const locks = new RecordLocks(mongo.db, log.child({ component: 'locks' }));
-    const infra: ServiceInfra<Own> = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock, cache, locks };
+    const infra: ServiceInfra<Own> = {
+      name,
+      settings,
+      log,
+      nc,
+      js,
+      db: mongo.db,
+      ids: new IdAllocator(mongo.db),
+      outbox,
+      refs,
+      clock,
+      cache,
+      locks,
+    };
     const handlers = await definition.setup(infra);
 
     const subjects = ServiceSubjects[name];

@@ -57,7 +57,10 @@ export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
   if (publicKey) return { ...policy, key: { algorithm: 'RS256', publicKey: readPem(publicKey) } };
   const secret = env.JWT_SECRET;
   if (env.NODE_ENV === 'production') {
-    if (!secret) throw new Error('Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production');
+    if (!secret)
+      throw new Error(
+        'Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production',
+      );
     if (Buffer.byteLength(secret) < HS256_MIN_SECRET_BYTES) {
       throw new Error(`JWT_SECRET must be at least ${HS256_MIN_SECRET_BYTES} bytes when NODE_ENV=production (HS256)`);
     }
@@ -113,7 +116,9 @@ export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
     try {
       claims = verify(token);
     } catch (err) {
-      throw new TokenRefused((err as { code?: string }).code === 'FAST_JWT_EXPIRED' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid);
+      throw new TokenRefused(
+        (err as { code?: string }).code === 'FAST_JWT_EXPIRED' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid,
+      );
     }
     if (!isCallerClaims(claims)) throw new TokenRefused(TOKEN_MESSAGES.claims);
     const now = Date.now() / 1000;

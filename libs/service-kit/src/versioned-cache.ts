@@ -81,7 +81,9 @@ export class VersionedCache {
         // The token says nothing changed; the age limit only guards against a
         // lost bump, so refresh behind this answer instead of making it wait
         // (a summary over 10,000 bills takes seconds to recompute on FerretDB).
-        this.load(id, scopes, token, load).catch((err: unknown) => this.log.warn({ err, scopes }, 'cache refresh failed; kept the entry'));
+        this.load(id, scopes, token, load).catch((err: unknown) =>
+          this.log.warn({ err, scopes }, 'cache refresh failed; kept the entry'),
+        );
       }
       return hit.value as T;
     }
@@ -147,7 +149,9 @@ export class VersionedCache {
     await Promise.all(
       [...new Set(scopes)].map(async (scope) => {
         try {
-          await versionUpsertRace.execute(() => this.versions.updateOne({ _id: scope }, { $set: { token: randomUUID() } }, { upsert: true }));
+          await versionUpsertRace.execute(() =>
+            this.versions.updateOne({ _id: scope }, { $set: { token: randomUUID() } }, { upsert: true }),
+          );
         } catch (err) {
           this.log.error({ err, scope }, 'cache version not bumped; cached reads may lag');
         }

@@ -20,7 +20,9 @@ describe('validField', () => {
     expect(verdict(BILL_FIELDS.qty, 0, 'items[0].qty')).toBe('items[0].qty must be an integer from 1 to 99.');
     expect(verdict(BILL_FIELDS.qty, 1.5)).toBe('f must be an integer from 1 to 99.');
     expect(verdict(BILL_FIELDS.qty, 99)).toBe('valid');
-    expect(verdict(BILL_FIELDS.payment_method, 'Cheque', 'payment_method')).toBe('payment_method must be one of Cash, Card, Online.');
+    expect(verdict(BILL_FIELDS.payment_method, 'Cheque', 'payment_method')).toBe(
+      'payment_method must be one of Cash, Card, Online.',
+    );
     expect(verdict(CHARGE_FIELDS.charge_type, 'X', 'charge_type')).toBe('charge_type must be General or Lab.');
     expect(verdict(SESSION_FIELDS.conflicts, 'yes', 'conflicts')).toBe('conflicts must be true or false.');
     expect(verdict(BILL_FIELDS.receipt_size, 'a4', 'size')).toBe('size must be one of 80mm, a5.');
@@ -29,20 +31,30 @@ describe('validField', () => {
     expect(verdict(BILL_FIELDS.search, 'a\u0001b', 'search')).toBe('search must not contain control characters.');
     expect(verdict(BILL_FIELDS.search, 'tab\there\nand there\r')).toBe('valid');
     expect(verdict(BILL_FIELDS.cancel_reason, 5, 'reason')).toBe('reason must be a string.');
-    expect(verdict(BILL_FIELDS.cancel_reason, 'x'.repeat(501), 'reason')).toBe('reason must be at most 500 characters.');
+    expect(verdict(BILL_FIELDS.cancel_reason, 'x'.repeat(501), 'reason')).toBe(
+      'reason must be at most 500 characters.',
+    );
     // Characters are code points, as JSON Schema's maxLength counts them.
     expect(verdict(BILL_FIELDS.cancel_reason, '\u{1F600}'.repeat(500))).toBe('valid');
     expect(verdict(BILL_FIELDS.items, [], 'items')).toBe('items must contain at least one item.');
     expect(verdict(BILL_FIELDS.items, Array(101).fill({}), 'items')).toBe('items must have at most 100 elements.');
-    expect(verdict(CHARGE_FIELDS.charge_ids, [1, 0], 'charge_ids')).toBe('charge_ids must be a list of 1 to 100 positive integers.');
+    expect(verdict(CHARGE_FIELDS.charge_ids, [1, 0], 'charge_ids')).toBe(
+      'charge_ids must be a list of 1 to 100 positive integers.',
+    );
   });
 
   it('tells a negative amount from an amount too large, signed or not', () => {
-    expect(verdict(BILL_FIELDS.unit_price, -1, 'unit_price')).toBe('unit_price must be a number greater than or equal to 0.');
-    expect(verdict(BILL_FIELDS.unit_price, '5', 'unit_price')).toBe('unit_price must be a number greater than or equal to 0.');
+    expect(verdict(BILL_FIELDS.unit_price, -1, 'unit_price')).toBe(
+      'unit_price must be a number greater than or equal to 0.',
+    );
+    expect(verdict(BILL_FIELDS.unit_price, '5', 'unit_price')).toBe(
+      'unit_price must be a number greater than or equal to 0.',
+    );
     expect(verdict(BILL_FIELDS.unit_price, 1e9, 'unit_price')).toBe('unit_price must be at most 999999999.99 in size.');
     expect(verdict(BILL_FIELDS.cash_amount, -5, 'balance_amount')).toBe('valid');
-    expect(verdict(BILL_FIELDS.cash_amount, -1e9, 'balance_amount')).toBe('balance_amount must be at most 999999999.99 in size.');
+    expect(verdict(BILL_FIELDS.cash_amount, -1e9, 'balance_amount')).toBe(
+      'balance_amount must be at most 999999999.99 in size.',
+    );
     expect(verdict(BILL_FIELDS.cash_amount, null, 'balance_amount')).toBe('balance_amount must be a number.');
     expect(verdict(CHARGE_FIELDS.amount, -1, 'amount')).toBe('amount must be a number greater than or equal to 0.');
     expect(verdict(CHARGE_FIELDS.amount, 1e9, 'amount')).toBe('amount must be at most 999999999.99.');
@@ -68,12 +80,14 @@ describe('validField', () => {
     );
     expect(verdict(calendarDate, '2084-02-29')).toBe('valid');
     expect(verdict(calendarDate, '2100-02-29', 'date')).toBe(FIELD_MESSAGES.notDate('date'));
-    for (const text of ['2026-1-01', '2026-01-01T00:00', '２０２６-01-01', ' 2026-01-01', 20260101]) expect(verdict(calendarDate, text)).not.toBe('valid');
+    for (const text of ['2026-1-01', '2026-01-01T00:00', '２０２６-01-01', ' 2026-01-01', 20260101])
+      expect(verdict(calendarDate, text)).not.toBe('valid');
   });
 
   it('takes a clock time from 00:00 to 23:59', () => {
     for (const text of ['00:00', '09:05', '23:59']) expect(verdict(clockTime, text)).toBe('valid');
-    for (const text of ['24:00', '9:00', '12:60', '12:00:00', '']) expect(verdict(clockTime, text, 'start_time')).toBe('start_time must be a time in HH:MM format.');
+    for (const text of ['24:00', '9:00', '12:60', '12:00:00', ''])
+      expect(verdict(clockTime, text, 'start_time')).toBe('start_time must be a time in HH:MM format.');
   });
 
   it('answers with the status it is given', () => {

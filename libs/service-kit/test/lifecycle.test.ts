@@ -32,7 +32,10 @@ function run(shutdownMs: number, then: (child: ReturnType<typeof spawn>) => void
   });
   return new Promise((resolve) => {
     child.on('exit', (code) => {
-      const messages = output.split('\n').filter(Boolean).map((line) => JSON.parse(line).msg as string);
+      const messages = output
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).msg as string);
       resolve({ code, messages });
     });
   });

@@ -6,7 +6,11 @@ function sequence(pause: Pause, count: number): number[] {
   let backoff = pause.next({ attempt: 1, result: { error: new Error('x') }, signal: new AbortController().signal });
   for (let attempt = 1; attempt <= count; attempt++) {
     durations.push(backoff.duration);
-    backoff = backoff.next({ attempt: attempt + 1, result: { error: new Error('x') }, signal: new AbortController().signal });
+    backoff = backoff.next({
+      attempt: attempt + 1,
+      result: { error: new Error('x') },
+      signal: new AbortController().signal,
+    });
   }
   return durations;
 }
@@ -14,7 +18,9 @@ function sequence(pause: Pause, count: number): number[] {
 describe('pauses', () => {
   it('are the ones the loops waited before: linear, doubling, constant', () => {
     // connectMongo: min(200 * attempt, 2000)
-    expect(sequence(pauses.linear(200, 2_000), 12)).toEqual([200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800, 2000, 2000, 2000]);
+    expect(sequence(pauses.linear(200, 2_000), 12)).toEqual([
+      200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800, 2000, 2000, 2000,
+    ]);
     // record locks: min(5 * 2^n, 100); the outbox: 100 doubling to 2 s
     expect(sequence(pauses.doubling(5, 100), 7)).toEqual([5, 10, 20, 40, 80, 100, 100]);
     expect(sequence(pauses.doubling(100, 2_000), 7)).toEqual([100, 200, 400, 800, 1600, 2000, 2000]);
@@ -26,7 +32,11 @@ describe('retryPolicy', () => {
   it('tries `retries` more times on what it retries on, then throws the last failure', async () => {
     const failures: number[] = [];
     let calls = 0;
-    const policy = retryPolicy({ retryOn: (err) => (err as Error).message === 'again', retries: 5, onRetry: (_err, attempt) => failures.push(attempt) });
+    const policy = retryPolicy({
+      retryOn: (err) => (err as Error).message === 'again',
+      retries: 5,
+      onRetry: (_err, attempt) => failures.push(attempt),
+    });
     await expect(
       policy.execute(async () => {
         calls++;

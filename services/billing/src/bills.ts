@@ -27,7 +27,15 @@ import {
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { renderReceipt } from './receipt';
-import { billView, itemsView, summarize, type BillDoc, type BillStore, type CashierGroup, type IdempotencyClaim } from './storage';
+import {
+  billView,
+  itemsView,
+  summarize,
+  type BillDoc,
+  type BillStore,
+  type CashierGroup,
+  type IdempotencyClaim,
+} from './storage';
 import { pageCount, parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
@@ -36,7 +44,9 @@ function idempotencyOf(ctx: HandlerContext, caller: Caller, body: unknown): Idem
   return {
     key: `${JSON.stringify(caller.sub)}:${ctx.idempotencyKey}`,
     // JSON with sorted keys, so that the same request hashes the same however its keys are ordered.
-    requestHash: createHash('sha256').update(stableStringify(body) ?? 'null').digest('hex'),
+    requestHash: createHash('sha256')
+      .update(stableStringify(body) ?? 'null')
+      .digest('hex'),
   };
 }
 
@@ -93,9 +103,14 @@ export class BillOperations {
       throw badRequest(BILLING_MESSAGES.invalidCharges(input.store_id, invalid));
     }
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
-    const { doc, replayed } = await this.store.newBills.create(input, totals, { correlationId: ctx.correlationId, actor: caller, idempotency }); // rules 11-12
+    const { doc, replayed } = await this.store.newBills.create(input, totals, {
+      correlationId: ctx.correlationId,
+      actor: caller,
+      idempotency,
+    }); // rules 11-12
     if (idempotency) {
-      if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
+      if (replayed && doc.request_hash !== idempotency.requestHash)
+        throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
       if (!replayed) await this.store.claims.save(idempotency, doc.id);
     }
     if (!replayed) countBillCreated();
@@ -121,7 +136,14 @@ export class BillOperations {
         const names = await this.userNames(docs);
         const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
         return new EncodedReply(
-          success(200, { bills, count: bills.length, total, page: page.page, per_page: page.per_page, pages: pageCount(total, page.per_page) }),
+          success(200, {
+            bills,
+            count: bills.length,
+            total,
+            page: page.page,
+            per_page: page.per_page,
+            pages: pageCount(total, page.per_page),
+          }),
         );
       },
       [USER_NAMES_SCOPE],
@@ -136,7 +158,9 @@ export class BillOperations {
     const doc = await this.store.queries.findLive(pathId(request, 'bill_id', BILLING_MESSAGES.notFound));
     if (!doc) throw notFound(BILLING_MESSAGES.notFound);
     const names = await this.userNames([doc]);
-    return success(200, { bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) } });
+    return success(200, {
+      bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
+    });
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -153,9 +177,14 @@ export class BillOperations {
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
-    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor: callerOf(ctx) }, (existing) => {
-      if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
-    });
+    await this.store.writes.cancel(
+      id,
+      reason,
+      { correlationId: ctx.correlationId, actor: callerOf(ctx) },
+      (existing) => {
+        if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
+      },
+    );
     return success(200, { message: BILLING_MESSAGES.cancelled });
   }
 
@@ -173,13 +202,20 @@ export class BillOperations {
    */
   async dayEnd(request: ServiceRequest): Promise<ServiceReply> {
     const { store_id, date } = parseDayEndQuery(request.query);
-    const [groups, cancelledBills] = await Promise.all([this.store.queries.cashierGroups(store_id, date), this.store.queries.cancelledOn(store_id, date)]);
+    const [groups, cancelledBills] = await Promise.all([
+      this.store.queries.cashierGroups(store_id, date),
+      this.store.queries.cancelledOn(store_id, date),
+    ]);
     const [cancellations, names] = await Promise.all([
-      this.store.history.latest(cancelledBills.map((b) => b.id), 'cancelled'),
+      this.store.history.latest(
+        cancelledBills.map((b) => b.id),
+        'cancelled',
+      ),
       this.userNames(groups),
     ]);
     const totals = summarize(groups);
-    const revenueOf = (status: string) => fromCents(groups.filter((g) => g.payment_status === status).reduce((sum, g) => sum + g.grand_total, 0));
+    const revenueOf = (status: string) =>
+      fromCents(groups.filter((g) => g.payment_status === status).reduce((sum, g) => sum + g.grand_total, 0));
     return success(200, {
       report: {
         store_id,
@@ -223,7 +259,12 @@ export class BillOperations {
         patientContact: doc.patient_contact,
         items: [...doc.items]
           .sort((a, b) => a.id - b.id)
-          .map((item) => ({ name: item.charge_name, qty: item.qty, unitPrice: item.unit_price_cents, lineTotal: item.line_total_cents })),
+          .map((item) => ({
+            name: item.charge_name,
+            qty: item.qty,
+            unitPrice: item.unit_price_cents,
+            lineTotal: item.line_total_cents,
+          })),
         subtotal: doc.subtotal_cents,
         discount: doc.discount_cents,
         discountRate: doc.discount_type === 'pct' && doc.discount_value > 0 ? `${doc.discount_value}%` : null,
@@ -236,7 +277,11 @@ export class BillOperations {
       },
       size,
     );
-    const body: Omit<BinaryReplyBody, 'success'> = { content_type: 'application/pdf', filename: `${doc.bill_number}.pdf`, data_base64: pdf.toString('base64') };
+    const body: Omit<BinaryReplyBody, 'success'> = {
+      content_type: 'application/pdf',
+      filename: `${doc.bill_number}.pdf`,
+      data_base64: pdf.toString('base64'),
+    };
     return success(200, body);
   }
 
@@ -264,8 +309,12 @@ function cashiersOf(groups: CashierGroup[], names: Map<number, string>) {
         billed_by_name: billedBy === null ? null : (names.get(billedBy) ?? null),
         bill_count: all.count,
         grand_total: fromCents(all.grand_total),
-        payment_methods: Object.fromEntries(PAYMENT_METHODS.map((m) => [m, tallyView(tally(members.filter((g) => g.payment_method === m)))])),
-        payment_statuses: Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, tallyView(tally(members.filter((g) => g.payment_status === s)))])),
+        payment_methods: Object.fromEntries(
+          PAYMENT_METHODS.map((m) => [m, tallyView(tally(members.filter((g) => g.payment_method === m)))]),
+        ),
+        payment_statuses: Object.fromEntries(
+          PAYMENT_STATUSES.map((s) => [s, tallyView(tally(members.filter((g) => g.payment_status === s)))]),
+        ),
       };
     });
 }

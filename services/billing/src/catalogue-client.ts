@@ -1,6 +1,12 @@
 import type { NatsConnection } from 'nats';
 import { BILLING_MESSAGES, CatalogueSubjects, type ServiceReply } from '@clinic/contracts';
-import { callService, ServiceError, ServiceTimeoutError, ServiceUnavailableError, type HandlerContext } from '@clinic/service-kit';
+import {
+  callService,
+  ServiceError,
+  ServiceTimeoutError,
+  ServiceUnavailableError,
+  type HandlerContext,
+} from '@clinic/service-kit';
 
 const CHECK_TIMEOUT_MS = 3_000;
 

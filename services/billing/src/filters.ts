@@ -15,7 +15,14 @@ import {
   type PaymentStatus,
   type ReceiptSize,
 } from '@clinic/contracts';
-import { badRequest, parseIntegerText, queryText, requiredQueryId, validField, type QueryParams } from '@clinic/service-kit';
+import {
+  badRequest,
+  parseIntegerText,
+  queryText,
+  requiredQueryId,
+  validField,
+  type QueryParams,
+} from '@clinic/service-kit';
 
 export interface DateRange {
   date?: string;

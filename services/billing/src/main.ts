@@ -17,6 +17,10 @@ void startService({
     refs.onApplied(async (kind) => {
       if (kind === 'user') await cache.bump(USER_NAMES_SCOPE);
     });
-    return billingHandlers(new BillOperations(store, refs, new CatalogueClient(nc), clock, { cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true' }));
+    return billingHandlers(
+      new BillOperations(store, refs, new CatalogueClient(nc), clock, {
+        cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
+      }),
+    );
   },
 });

@@ -105,7 +105,10 @@ export function parseNewBill(raw: unknown, caller: Caller): BillInput {
   const discount_type = optional(body, 'discount_type', F.discount_type) as DiscountType;
   // Rule 4: numbers
   const store_id = validField(F.store_id, body.store_id, 'store_id');
-  const patient_age = given(body, 'patient_age') && body.patient_age !== '' && body.patient_age !== 0 ? validField(F.patient_age, body.patient_age, 'patient_age') : null;
+  const patient_age =
+    given(body, 'patient_age') && body.patient_age !== '' && body.patient_age !== 0
+      ? validField(F.patient_age, body.patient_age, 'patient_age')
+      : null;
   const explicitBilledBy = optional(body, 'billed_by', F.billed_by);
   const patient_id = optional(body, 'patient_id', F.patient_id);
   const discount_value = optional(body, 'discount_value', F.discount_value) ?? 0;
@@ -186,8 +189,10 @@ export function parseBillUpdate(raw: unknown): BillChanges {
   const changes: BillChanges = {};
   // Blank, like null, means "not supplied" (null is not a value either field can hold).
   const supplied = (field: string) => has(body, field) && body[field] !== null && !isBlankString(body[field]);
-  if (supplied('payment_status')) changes.payment_status = validField(F.payment_status, body.payment_status, 'payment_status');
-  if (supplied('payment_method')) changes.payment_method = validField(F.payment_method, body.payment_method, 'payment_method');
+  if (supplied('payment_status'))
+    changes.payment_status = validField(F.payment_status, body.payment_status, 'payment_status');
+  if (supplied('payment_method'))
+    changes.payment_method = validField(F.payment_method, body.payment_method, 'payment_method');
   for (const [field, key] of [
     ['received_amount', 'received_cents'],
     ['balance_amount', 'balance_cents'],

@@ -27,7 +27,14 @@ it('writes every parsed JSON body as the previous canonical form did', () => {
     }),
     { numRuns: 2_000 },
   );
-  const bill = { store_id: 1, items: [{ qty: 1, charge_id: 2, unit_price: 8.5 }], patient_name: 'Ünïcode "quoted"', '\u0000key': null, b: -0, a: 1e21 };
+  const bill = {
+    store_id: 1,
+    items: [{ qty: 1, charge_id: 2, unit_price: 8.5 }],
+    patient_name: 'Ünïcode "quoted"',
+    '\u0000key': null,
+    b: -0,
+    a: 1e21,
+  };
   expect(stableStringify(bill)).toBe(previousCanonicalJson(bill));
   expect(stableStringify(undefined) ?? 'null').toBe(previousCanonicalJson(undefined));
 });

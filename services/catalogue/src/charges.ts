@@ -1,5 +1,12 @@
 /** Hospital-charge operations: the spec's steps in order, over the storage layer. */
-import { CATALOGUE_MESSAGES, failure, success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import {
+  CATALOGUE_MESSAGES,
+  failure,
+  success,
+  type Caller,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
 import { EncodedReply, notFound, pathId, type ClinicClock } from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
 import { chargeView, type ChargeStore } from './storage';
@@ -17,7 +24,10 @@ export class ChargeOperations {
   }
 
   list(request: ServiceRequest): Promise<EncodedReply> {
-    return this.store.queries.list(parseListQuery(request.query), (charges) => new EncodedReply(success(200, { charges, count: charges.length })));
+    return this.store.queries.list(
+      parseListQuery(request.query),
+      (charges) => new EncodedReply(success(200, { charges, count: charges.length })),
+    );
   }
 
   async get(request: ServiceRequest): Promise<ServiceReply> {
@@ -30,7 +40,9 @@ export class ChargeOperations {
     const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
     const fields = parseChargeUpdate(request.body);
     // A charge that does not exist (or is deleted) is not found; one that would not change is not written.
-    const outcome = await this.store.writes.update(id, { actor: caller, correlationId }, (existing) => (sameFields(existing, fields) ? null : fields));
+    const outcome = await this.store.writes.update(id, { actor: caller, correlationId }, (existing) =>
+      sameFields(existing, fields) ? null : fields,
+    );
     if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges);
     return success(200, { message: CATALOGUE_MESSAGES.updated });
   }

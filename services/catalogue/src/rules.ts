@@ -120,5 +120,8 @@ export function parseListQuery(query: QueryParams): ChargeListFilter {
 
 export function parseChargeCheck(raw: unknown): ChargeCheckRequest {
   const body = requireBody(raw);
-  return { store_id: validField(F.store_id, body.store_id, 'store_id'), charge_ids: validField(F.charge_ids, body.charge_ids, 'charge_ids') };
+  return {
+    store_id: validField(F.store_id, body.store_id, 'store_id'),
+    charge_ids: validField(F.charge_ids, body.charge_ids, 'charge_ids'),
+  };
 }

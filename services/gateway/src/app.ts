@@ -54,7 +54,8 @@ export interface GatewayDeps {
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const raw = request.headers[HeaderNames.idempotencyKey];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw))
+    throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
   return raw;
 }
 
@@ -121,7 +122,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   await registerRateLimits(app, config.rateLimit);
   await app.register(fastifySwagger, {
     openapi: openApiDocument(),
-    transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
+    transformObject: (document) =>
+      finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
   });
   await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX });
   registerAsyncApiDocs(app);
@@ -132,10 +134,14 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     const liveness = await health.liveness();
     return reply.code(liveness.success ? 200 : 503).send(liveness);
   });
-  app.get('/health/details', { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request, verifyToken) }, async (_request, reply) => {
-    const report = await health.report();
-    return reply.code(report.success ? 200 : 503).send(report);
-  });
+  app.get(
+    '/health/details',
+    { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request, verifyToken) },
+    async (_request, reply) => {
+      const report = await health.report();
+      return reply.code(report.success ? 200 : 503).send(report);
+    },
+  );
 
   for (const route of HTTP_ROUTES) {
     app.route({
@@ -178,7 +184,12 @@ async function forward(
   reply: FastifyReply,
   { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
 ): Promise<FastifyReply> {
-  const envelope = requestEnvelope(route, request.params as Record<string, string>, request.query as Record<string, string | string[]>, request.rawBody);
+  const envelope = requestEnvelope(
+    route,
+    request.params as Record<string, string>,
+    request.query as Record<string, string | string[]>,
+    request.rawBody,
+  );
   if (envelope.length > (nc.info?.max_payload ?? Infinity)) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
 
   try {
@@ -192,7 +203,10 @@ async function forward(
     const { status, body } = splitReply(raw);
     const binary = route.produces && status === 200 ? sendBinary(reply.code(status), route.produces, body) : null;
     if (binary) return binary;
-    return reply.code(status).type('application/json; charset=utf-8').send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    return reply
+      .code(status)
+      .type('application/json; charset=utf-8')
+      .send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   } catch (err) {
     if (err instanceof ServiceUnavailableError) {
       request.outcome = { subject: route.subject, cause: 'no responder' };

@@ -35,7 +35,9 @@ function readLimitedBody(
       chunks.length = 0;
     }
   });
-  payload.on('end', () => finish(size > limit ? new HttpError(413, GATEWAY_MESSAGES.tooLarge) : null, Buffer.concat(chunks)));
+  payload.on('end', () =>
+    finish(size > limit ? new HttpError(413, GATEWAY_MESSAGES.tooLarge) : null, Buffer.concat(chunks)),
+  );
   payload.on('error', (err: Error) => finish(err));
 }
 

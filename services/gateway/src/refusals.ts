@@ -26,7 +26,10 @@ export function clientErrorHandler(log: Logger) {
           : [400, GATEWAY_MESSAGES.badRequest];
     const correlationId = randomUUID();
     const body = JSON.stringify({ success: false, error });
-    log.info({ correlation_id: correlationId, status, cause: err.code ?? err.message }, 'request refused by the HTTP parser');
+    log.info(
+      { correlation_id: correlationId, status, cause: err.code ?? err.message },
+      'request refused by the HTTP parser',
+    );
     socket.end(
       [
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
@@ -43,8 +46,12 @@ export function clientErrorHandler(log: Logger) {
 
 /** Fastify's own refusals before routing: a path parameter over maxParamLength (414), a malformed path (400). */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const [status, message] = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, GATEWAY_MESSAGES.pathTooLong] : [400, GATEWAY_MESSAGES.badPath];
-  request.log.info({ method: request.method, url: request.url.slice(0, 300), status, cause: error.code }, 'request completed');
+  const [status, message] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, GATEWAY_MESSAGES.pathTooLong] : [400, GATEWAY_MESSAGES.badPath];
+  request.log.info(
+    { method: request.method, url: request.url.slice(0, 300), status, cause: error.code },
+    'request completed',
+  );
   reply.header(HeaderNames.correlationId, request.id);
   sendFailure(reply, status, message);
 }

@@ -1,6 +1,14 @@
 /** Monthly auto-creation from weekly schedules, and its preview: the spec's steps in order. */
 import { randomUUID } from 'node:crypto';
-import { EventSubjects, Limits, SESSIONS_MESSAGES, success, type DoctorRecord, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import {
+  EventSubjects,
+  Limits,
+  SESSIONS_MESSAGES,
+  success,
+  type DoctorRecord,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
 import { notFound, type ClinicClock, type HandlerContext, type Outbox, type PreparedEvents } from '@clinic/service-kit';
 import { hasTimes, monthLabel, monthRange, planMonth, runOf, schedulingDoctors } from './planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
@@ -26,8 +34,15 @@ export class AutoCreation {
     const plan = planMonth(doctors, selection.month);
     const range = monthRange(selection.month);
     const [taken, blocks] = await Promise.all([
-      this.store.queries.existingSlots(doctors.map((d) => d.id), range.from, range.to),
-      this.store.queries.dayBlocks(range, doctors.map((d) => d.id)),
+      this.store.queries.existingSlots(
+        doctors.map((d) => d.id),
+        range.from,
+        range.to,
+      ),
+      this.store.queries.dayBlocks(
+        range,
+        doctors.map((d) => d.id),
+      ),
     ]);
     const today = this.clock.today();
     const rows = plan.map((p) => ({
@@ -51,7 +66,11 @@ export class AutoCreation {
     // An entry without times will be skipped by auto-creation (its rule 3), and so will one on a leave or a
     // holiday, so neither is announced as new.
     const newCount = rows.filter(
-      ({ planned: p, shown }) => !shown.exists && !shown.is_past && hasTimes(p) && !blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date),
+      ({ planned: p, shown }) =>
+        !shown.exists &&
+        !shown.is_past &&
+        hasTimes(p) &&
+        !blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date),
     ).length;
     return success(200, {
       month: monthLabel(selection.month),
@@ -74,7 +93,10 @@ export class AutoCreation {
     const doctors = await this.doctorsFor(selection);
     const plan = planMonth(doctors, selection.month);
     if (plan.length === 0) throw notFound(SESSIONS_MESSAGES.noSchedules(label)); // rule 1
-    const blocks = await this.store.queries.dayBlocks(monthRange(selection.month), doctors.map((d) => d.id));
+    const blocks = await this.store.queries.dayBlocks(
+      monthRange(selection.month),
+      doctors.map((d) => d.id),
+    );
 
     const runId = randomUUID();
     let pending: PreparedEvents | null = null;
@@ -100,7 +122,12 @@ export class AutoCreation {
       // Several documents, one commit: every event's proof is the run's completion.
       const proof = this.store.runs.commitProof(runId);
       pending = await this.outbox.prepare(
-        views.map((session) => ({ subject: EventSubjects.sessionCreated, data: { session }, correlationId: ctx.correlationId, proof })),
+        views.map((session) => ({
+          subject: EventSubjects.sessionCreated,
+          data: { session },
+          correlationId: ctx.correlationId,
+          proof,
+        })),
       );
       await this.store.runs.complete(runId);
       pending.release();

@@ -25,10 +25,14 @@ export class DayBlocks {
     holidays: HolidayRecord[],
     readonly shown: boolean,
   ) {
-    for (const leave of leaves) this.leavesByDoctor.set(leave.doctor_id, [...(this.leavesByDoctor.get(leave.doctor_id) ?? []), leave]);
+    for (const leave of leaves)
+      this.leavesByDoctor.set(leave.doctor_id, [...(this.leavesByDoctor.get(leave.doctor_id) ?? []), leave]);
     // A branch's own holiday is named before one of every branch.
-    const ordered = [...holidays].sort((a, b) => Number(a.store_id === null) - Number(b.store_id === null) || a.id - b.id);
-    for (const holiday of ordered) this.holidaysByDate.set(holiday.date, [...(this.holidaysByDate.get(holiday.date) ?? []), holiday]);
+    const ordered = [...holidays].sort(
+      (a, b) => Number(a.store_id === null) - Number(b.store_id === null) || a.id - b.id,
+    );
+    for (const holiday of ordered)
+      this.holidaysByDate.set(holiday.date, [...(this.holidaysByDate.get(holiday.date) ?? []), holiday]);
   }
 
   onLeave(doctorId: number, date: string): boolean {

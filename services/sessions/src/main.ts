@@ -17,7 +17,8 @@ void startService({
     // Doctors, stores and appointments appear in every session read.
     refs.onApplied(() => store.changed());
     const autoCreation = new AutoCreation(store, outbox, clock);
-    const scan = () => store.runs.rollBackAbandoned(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));
+    const scan = () =>
+      store.runs.rollBackAbandoned(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));
     await scan();
     setInterval(scan, ABANDONED_SCAN_MS).unref();
     setInterval(() => autoCreation.finishRollbacks().catch(() => undefined), ROLLBACK_RETRY_MS).unref();

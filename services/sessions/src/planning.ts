@@ -60,7 +60,10 @@ export function planMonth(doctors: DoctorRecord[], month: string): PlannedSessio
     }
   }
   return plan.sort(
-    (a, b) => a.session_date.localeCompare(b.session_date) || a.doctor.id - b.doctor.id || a.entry.session_no - b.entry.session_no,
+    (a, b) =>
+      a.session_date.localeCompare(b.session_date) ||
+      a.doctor.id - b.doctor.id ||
+      a.entry.session_no - b.entry.session_no,
   );
 }
 

@@ -32,7 +32,11 @@ import {
 } from '@clinic/service-kit';
 
 /** The status shown on every read, derived from what is stored and what is booked. */
-export function displayStatus(stored: SessionStoredStatus, maxPatients: number | null, booked: number): SessionDisplayStatus {
+export function displayStatus(
+  stored: SessionStoredStatus,
+  maxPatients: number | null,
+  booked: number,
+): SessionDisplayStatus {
   if (stored === 'cancelled' || stored === 'completed') return 'Closed';
   if (maxPatients !== null && maxPatients > 0 && booked >= maxPatients) return 'Full';
   return 'Open';
@@ -69,7 +73,8 @@ export function requireSessionBody(raw: unknown): PlainObject {
 /** POST /add_session up to the doctor lookup. */
 export function parseNewSession(raw: unknown, today: string): NewSession {
   const body = requireSessionBody(raw);
-  for (const field of ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time']) requireField(body, field, unprocessable);
+  for (const field of ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time'])
+    requireField(body, field, unprocessable);
   const doctorId = validField(F.doctor_id, body.doctor_id, 'doctor_id', unprocessable);
   const sessionNo = validField(F.session_no, body.session_no, 'session_no', unprocessable);
   const startTime = validField(F.time, body.start_time, 'start_time', unprocessable);
@@ -115,7 +120,8 @@ export function parseSessionChanges(body: PlainObject): SessionChanges {
   }
   if (has(body, 'max_patients')) changes.max_patients = parseMaxPatients(body.max_patients);
   if (has(body, 'session_date')) {
-    if (typeof body.session_date !== 'string' || body.session_date.trim() === '') throw unprocessable(SESSIONS_MESSAGES.sessionDateNotText);
+    if (typeof body.session_date !== 'string' || body.session_date.trim() === '')
+      throw unprocessable(SESSIONS_MESSAGES.sessionDateNotText);
     changes.session_date = body.session_date.trim();
   }
   if (has(body, 'status')) {
@@ -150,7 +156,8 @@ export function parseListQuery(query: QueryParams): SessionListFilter {
   const date = queryText(query, 'date', unprocessable);
   if (date !== undefined) filter.date = validField(F.date, date, 'date', unprocessable);
   const conflicts = queryText(query, 'conflicts', unprocessable);
-  if (conflicts !== undefined && validField(F.conflicts, conflicts, 'conflicts', unprocessable) === 'true') filter.conflicts = true;
+  if (conflicts !== undefined && validField(F.conflicts, conflicts, 'conflicts', unprocessable) === 'true')
+    filter.conflicts = true;
   return filter;
 }
 

@@ -1,13 +1,16 @@
 /** Channeling-session operations: the spec's steps in order, over the storage layer. */
 import { SESSIONS_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import { badRequest, conflict, EncodedReply, notFound, pathId, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
 import {
-  parseListQuery,
-  parseMaxPatients,
-  parseNewSession,
-  parseSessionChanges,
-  requireSessionBody,
-} from './rules';
+  badRequest,
+  conflict,
+  EncodedReply,
+  notFound,
+  pathId,
+  type ClinicClock,
+  type HandlerContext,
+  type ReferenceData,
+} from '@clinic/service-kit';
+import { parseListQuery, parseMaxPatients, parseNewSession, parseSessionChanges, requireSessionBody } from './rules';
 import type { SessionStore } from './storage';
 
 export class SessionOperations {

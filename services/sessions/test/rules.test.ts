@@ -48,7 +48,9 @@ describe('month planning', () => {
       const month = `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
       const entry = datesOfMonth(month)[d.getUTCDate() - 1];
       expect(entry?.date).toBe(d.toISOString().slice(0, 10));
-      expect(entry?.day).toBe(['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d.getUTCDay()]);
+      expect(entry?.day).toBe(
+        ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d.getUTCDay()],
+      );
     }
   });
 
@@ -62,15 +64,27 @@ describe('month planning', () => {
 
   it('plans one session per schedule entry per matching weekday, ordered by date', () => {
     const plan = planMonth(
-      [doctor({ schedule: [
-        { day: 'Monday', session_no: 2, start_time: '14:00', end_time: '16:00', max_patients: 5 },
-        { day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null },
-      ] })],
+      [
+        doctor({
+          schedule: [
+            { day: 'Monday', session_no: 2, start_time: '14:00', end_time: '16:00', max_patients: 5 },
+            { day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null },
+          ],
+        }),
+      ],
       '2082-11',
     );
     expect(plan.map((p) => `${p.session_date}#${p.entry.session_no}`)).toEqual([
-      '2082-11-02#1', '2082-11-02#2', '2082-11-09#1', '2082-11-09#2', '2082-11-16#1', '2082-11-16#2',
-      '2082-11-23#1', '2082-11-23#2', '2082-11-30#1', '2082-11-30#2',
+      '2082-11-02#1',
+      '2082-11-02#2',
+      '2082-11-09#1',
+      '2082-11-09#2',
+      '2082-11-16#1',
+      '2082-11-16#2',
+      '2082-11-23#1',
+      '2082-11-23#2',
+      '2082-11-30#1',
+      '2082-11-30#2',
     ]);
   });
 
@@ -111,11 +125,13 @@ describe('runOf (auto-creation rules 2 to 5)', () => {
 
   it('skips past and blocked dates silently, entries without times and taken slots; a row error is counted and reported', () => {
     const run = runOf(plan, '2082-11-21', blocked);
-    const outcome = run.outcome(run.insertable.map((p) => {
-      if (p.entry.session_no === 2) return 'exists';
-      if (p.entry.session_no === 3) return new Error('document rejected');
-      return p.entry.session_no;
-    }));
+    const outcome = run.outcome(
+      run.insertable.map((p) => {
+        if (p.entry.session_no === 2) return 'exists';
+        if (p.entry.session_no === 3) return new Error('document rejected');
+        return p.entry.session_no;
+      }),
+    );
     expect(outcome.created).toEqual([4]);
     expect(outcome.skipped).toBe(5);
     expect(outcome.errors).toEqual([

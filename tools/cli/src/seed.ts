@@ -30,11 +30,15 @@ async function main(): Promise<void> {
   try {
     nc = await connectNats(settings, { name: 'seed', log, waitForServer: false });
   } catch (err) {
-    fail(`Cannot reach NATS at ${settings.url} (${(err as Error).message}). Is the stack running? Start it with \`npm start\`.`);
+    fail(
+      `Cannot reach NATS at ${settings.url} (${(err as Error).message}). Is the stack running? Start it with \`npm start\`.`,
+    );
   }
   try {
     const result = await seedReferenceData(nc, seed);
-    process.stdout.write(`Published ${result.published} record(s) up to stream sequence ${result.lastSeq}; every service has applied them.\n`);
+    process.stdout.write(
+      `Published ${result.published} record(s) up to stream sequence ${result.lastSeq}; every service has applied them.\n`,
+    );
   } catch (err) {
     fail(err instanceof SeedError ? err.message : `Seeding failed: ${(err as Error).message}`);
   } finally {

@@ -23,7 +23,9 @@ async function main(): Promise<void> {
   const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
   const signing = signingKeyFromEnv();
   if (!process.env.JWT_SECRET && !process.env.JWT_PUBLIC_KEY) {
-    say('WARNING: JWT_SECRET is not set; the gateway accepts tokens signed with the development default secret. Never use it in production.');
+    say(
+      'WARNING: JWT_SECRET is not set; the gateway accepts tokens signed with the development default secret. Never use it in production.',
+    );
   }
   const natsCluster = env.NATS_CLUSTER;
   if (natsCluster !== 1 && natsCluster !== 3) throw new Error(`NATS_CLUSTER must be 1 or 3, got ${natsCluster}`);
@@ -86,7 +88,10 @@ async function main(): Promise<void> {
     `Clinic API:    ${stack.gatewayUrl}`,
     `API docs:      ${stack.gatewayUrl}/docs (HTTP), ${stack.gatewayUrl}/docs/asyncapi (NATS; document: /docs/asyncapi.json)`,
     `Health:        ${stack.gatewayUrl}/health`,
-    `Metrics:       ${stack.metricsTargets().map((t) => `${t.replica} http://${t.address}/metrics`).join(', ')}`,
+    `Metrics:       ${stack
+      .metricsTargets()
+      .map((t) => `${t.replica} http://${t.address}/metrics`)
+      .join(', ')}`,
     `               scrape them all: prometheus --config.file=${relative(process.cwd(), scrapeConfig) || scrapeConfig}`,
     `Traces:        ${tracingConfigured() ? `OTLP to ${otlp}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them to an OTLP receiver)'}`,
     `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}`,

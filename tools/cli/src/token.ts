@@ -14,7 +14,10 @@ try {
   const expiresInSeconds = parseDuration(flags.expires ?? '1h');
   // The gateway and the services refuse longer-lived tokens.
   const maxSeconds = tokenPolicyFromEnv().maxLifetimeSeconds;
-  if (expiresInSeconds > maxSeconds) throw new Error(`--expires ${flags.expires} is longer than the ${maxSeconds} s the services accept (JWT_MAX_LIFETIME_S)`);
+  if (expiresInSeconds > maxSeconds)
+    throw new Error(
+      `--expires ${flags.expires} is longer than the ${maxSeconds} s the services accept (JWT_MAX_LIFETIME_S)`,
+    );
   process.stdout.write(`${signToken({ sub, role: flags.role, expiresInSeconds })}\n`);
 } catch (err) {
   fail(`${(err as Error).message}\n${USAGE}`, 2);

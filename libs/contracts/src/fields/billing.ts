@@ -29,7 +29,9 @@ export function formatBillNumber(billDate: string, seq: number): string {
 export const BILL_FIELDS = {
   /** The bill's items: at least one, at most Limits.billItemsMax (each checked by the rules below). */
   items: fieldRule<unknown[]>({ type: 'array', minItems: 1, maxItems: Limits.billItemsMax }, (field, value) =>
-    Array.isArray(value) && value.length > 0 ? FIELD_MESSAGES.tooMany(field, Limits.billItemsMax) : `${field} must contain at least one item.`,
+    Array.isArray(value) && value.length > 0
+      ? FIELD_MESSAGES.tooMany(field, Limits.billItemsMax)
+      : `${field} must contain at least one item.`,
   ),
   store_id: positiveId,
   bill_date: calendarDate,
@@ -48,7 +50,10 @@ export const BILL_FIELDS = {
   qty: integerFrom(Limits.qtyMin, Limits.qtyMax),
   cancel_reason: fieldRule<string>(
     { type: 'string', nullable: true, maxLength: Limits.cancelReasonMaxLength },
-    (field, value) => (typeof value === 'string' ? FIELD_MESSAGES.tooLong(field, Limits.cancelReasonMaxLength) : FIELD_MESSAGES.notText(field)),
+    (field, value) =>
+      typeof value === 'string'
+        ? FIELD_MESSAGES.tooLong(field, Limits.cancelReasonMaxLength)
+        : FIELD_MESSAGES.notText(field),
   ),
   receipt_size: oneOf(RECEIPT_SIZES, '80mm'),
   /**

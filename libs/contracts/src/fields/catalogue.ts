@@ -15,12 +15,10 @@ export type ChargeHistoryAction = (typeof CHARGE_HISTORY_ACTIONS)[number];
 /** Rules of the fields that the service checks one by one, in the spec's order. */
 export const CHARGE_FIELDS = {
   store_id: positiveId,
-  amount: fieldRule<number>(
-    moneySchema,
-    (field, value) =>
-      typeof value === 'number' && Number.isFinite(value) && value >= 0
-        ? `${field} must be at most ${Limits.moneyMax}.`
-        : `${field} must be a number greater than or equal to 0.`,
+  amount: fieldRule<number>(moneySchema, (field, value) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0
+      ? `${field} must be at most ${Limits.moneyMax}.`
+      : `${field} must be a number greater than or equal to 0.`,
   ),
   charge_type: either(CHARGE_TYPES),
   status: either(CHARGE_STATUSES, 'Active'),

@@ -49,7 +49,10 @@ export const calendarDate: FieldRule<string> = { schema: dateSchema, message: FI
 export const clockTime: FieldRule<string> = { schema: timeSchema, message: FIELD_MESSAGES.notTime };
 
 export function integerFrom(min: number, max: number): FieldRule<number> {
-  return { schema: { type: 'integer', minimum: min, maximum: max }, message: (field) => FIELD_MESSAGES.notIntegerFrom(field, min, max) };
+  return {
+    schema: { type: 'integer', minimum: min, maximum: max },
+    message: (field) => FIELD_MESSAGES.notIntegerFrom(field, min, max),
+  };
 }
 
 /** One of `values`, told as "one of A, B, C". */
@@ -62,9 +65,15 @@ export function either<T extends string>(values: readonly T[], fallback?: T): Fi
   return enumRule(values, fallback, (field) => FIELD_MESSAGES.notEither(field, values));
 }
 
-function enumRule<T extends string>(values: readonly T[], fallback: T | undefined, message: (field: string) => string): FieldRule<T> {
+function enumRule<T extends string>(
+  values: readonly T[],
+  fallback: T | undefined,
+  message: (field: string) => string,
+): FieldRule<T> {
   const schema: JsonSchema = { type: 'string', enum: [...values] };
-  return fallback === undefined ? { schema, message } : { schema: { ...schema, default: fallback }, message, default: fallback };
+  return fallback === undefined
+    ? { schema, message }
+    : { schema: { ...schema, default: fallback }, message, default: fallback };
 }
 
 /**

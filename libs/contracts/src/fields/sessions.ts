@@ -18,9 +18,8 @@ export const SESSION_FIELDS = {
   session_no: integerFrom(1, Limits.sessionNoMax),
   /** start_time and end_time. */
   time: clockTime,
-  max_patients: fieldRule<number>(
-    { type: 'integer', minimum: 1, maximum: Limits.maxPatientsMax },
-    (field) => FIELD_MESSAGES.notPositiveId(field),
+  max_patients: fieldRule<number>({ type: 'integer', minimum: 1, maximum: Limits.maxPatientsMax }, (field) =>
+    FIELD_MESSAGES.notPositiveId(field),
   ),
   /** A list filter, a date filter like `date`. */
   date: calendarDate,
@@ -46,9 +45,12 @@ export const SESSIONS_MESSAGES = {
   updated: 'Session updated successfully.',
   deleted: 'Session deleted successfully.',
   deleteRefusal: (activeAppointments: number) =>
-    `Cannot delete this session: it has ${activeAppointments} active appointment(s). ` + 'Cancel the appointment(s) first, or close the session instead.',
+    `Cannot delete this session: it has ${activeAppointments} active appointment(s). ` +
+    'Cancel the appointment(s) first, or close the session instead.',
   noSchedules: (month: string) => `No doctor schedules found for ${month}.`,
   autoCreated: (count: number, month: string) => `Created ${count} session(s) for ${month}.`,
-  noTimes: (doctor: string, date: string, sessionNo: number) => `${doctor}, ${date} session ${sessionNo}: the schedule has no start or end time; skipped.`,
-  notSaved: (doctor: string, date: string, sessionNo: number) => `${doctor}, ${date} session ${sessionNo}: could not be saved; skipped.`,
+  noTimes: (doctor: string, date: string, sessionNo: number) =>
+    `${doctor}, ${date} session ${sessionNo}: the schedule has no start or end time; skipped.`,
+  notSaved: (doctor: string, date: string, sessionNo: number) =>
+    `${doctor}, ${date} session ${sessionNo}: could not be saved; skipped.`,
 } as const;

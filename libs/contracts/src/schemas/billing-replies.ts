@@ -1,15 +1,51 @@
 /** What the lab-bill routes answer: the bill as the API shows it, the summary, the day-end report, the history. */
-import { BILL_HISTORY_ACTIONS, BILL_NUMBER_PATTERN, BILL_STATUSES, DISCOUNT_TYPES, PAYMENT_METHODS, PAYMENT_STATUSES } from '../fields/billing';
+import {
+  BILL_HISTORY_ACTIONS,
+  BILL_NUMBER_PATTERN,
+  BILL_STATUSES,
+  DISCOUNT_TYPES,
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+} from '../fields/billing';
 import { nullableId } from './billing';
-import { actorSchema, dateSchema, historyEntrySchema, idSchema, successSchema, timestampSchema, type JsonSchema } from './common';
+import {
+  actorSchema,
+  dateSchema,
+  historyEntrySchema,
+  idSchema,
+  successSchema,
+  timestampSchema,
+  type JsonSchema,
+} from './common';
 
 export const billSchema: JsonSchema = {
   type: 'object',
   required: [
-    'id', 'bill_number', 'store_id', 'patient_id', 'patient_name', 'patient_contact', 'patient_nic', 'patient_age',
-    'bill_date', 'billed_by', 'billed_by_name', 'payment_method', 'payment_status', 'discount_type', 'discount_value',
-    'discount_amount', 'subtotal', 'grand_total', 'received_amount', 'balance_amount', 'notes', 'status', 'is_deleted',
-    'created_at', 'updated_at',
+    'id',
+    'bill_number',
+    'store_id',
+    'patient_id',
+    'patient_name',
+    'patient_contact',
+    'patient_nic',
+    'patient_age',
+    'bill_date',
+    'billed_by',
+    'billed_by_name',
+    'payment_method',
+    'payment_status',
+    'discount_type',
+    'discount_value',
+    'discount_amount',
+    'subtotal',
+    'grand_total',
+    'received_amount',
+    'balance_amount',
+    'notes',
+    'status',
+    'is_deleted',
+    'created_at',
+    'updated_at',
   ],
   properties: {
     id: idSchema,
@@ -57,12 +93,22 @@ export const billItemSchema: JsonSchema = {
 export const billWithItemsSchema: JsonSchema = {
   ...billSchema,
   required: [...(billSchema.required as string[]), 'items'],
-  properties: { ...(billSchema.properties as Record<string, JsonSchema>), items: { type: 'array', items: billItemSchema } },
+  properties: {
+    ...(billSchema.properties as Record<string, JsonSchema>),
+    items: { type: 'array', items: billItemSchema },
+  },
 };
 
 /** The summary's counts (integers), then its amounts (numbers), in the order the reply lists them. */
 const SUMMARY_COUNTS = ['total_bills', 'paid_count', 'pending_count', 'cash_count', 'card_count', 'online_count'];
-const SUMMARY_AMOUNTS = ['total_revenue', 'total_discounts', 'total_subtotal', 'cash_revenue', 'card_revenue', 'online_revenue'];
+const SUMMARY_AMOUNTS = [
+  'total_revenue',
+  'total_discounts',
+  'total_subtotal',
+  'cash_revenue',
+  'card_revenue',
+  'online_revenue',
+];
 
 export const summarySchema: JsonSchema = {
   type: 'object',
@@ -125,7 +171,11 @@ export const cancelledBillSchema: JsonSchema = {
     grand_total: { type: 'number' },
     billed_by: nullableId,
     cancelled_at: timestampSchema,
-    cancelled_by: { ...actorSchema, nullable: true, description: 'null for a bill cancelled before the audit trail existed' },
+    cancelled_by: {
+      ...actorSchema,
+      nullable: true,
+      description: 'null for a bill cancelled before the audit trail existed',
+    },
     reason: { type: 'string', nullable: true },
   },
 };
@@ -139,15 +189,24 @@ export const dayEndSchema: JsonSchema = {
     cashiers: { type: 'array', items: dayEndCashierSchema },
     totals: {
       ...summarySchema,
-      description: 'the fields of GET /lab_bills/summary for the branch and date, with the same values, and the revenue per payment status',
+      description:
+        'the fields of GET /lab_bills/summary for the branch and date, with the same values, and the revenue per payment status',
       required: [...(summarySchema.required as string[]), 'paid_revenue', 'pending_revenue'],
-      properties: { ...(summarySchema.properties as Record<string, JsonSchema>), paid_revenue: { type: 'number' }, pending_revenue: { type: 'number' } },
+      properties: {
+        ...(summarySchema.properties as Record<string, JsonSchema>),
+        paid_revenue: { type: 'number' },
+        pending_revenue: { type: 'number' },
+      },
     },
     cancelled: {
       type: 'object',
       description: 'the bills of this date that were cancelled, whenever that happened',
       required: ['count', 'grand_total', 'bills'],
-      properties: { count: { type: 'integer' }, grand_total: { type: 'number' }, bills: { type: 'array', items: cancelledBillSchema } },
+      properties: {
+        count: { type: 'integer' },
+        grand_total: { type: 'number' },
+        bills: { type: 'array', items: cancelledBillSchema },
+      },
     },
   },
 };

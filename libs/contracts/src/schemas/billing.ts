@@ -1,7 +1,16 @@
 /** The lab-bill routes' requests, built from the bill's field rules (fields/billing.ts). */
 import { BILL_FIELDS, BILL_STATUSES, PAYMENT_METHODS, PAYMENT_STATUSES } from '../fields/billing';
 import { Limits } from '../limits';
-import { dateSchema, IGNORED_FIELDS_NOTE, idSchema, moneySchema, nonBlank, optionalText, orList, type JsonSchema } from './common';
+import {
+  dateSchema,
+  IGNORED_FIELDS_NOTE,
+  idSchema,
+  moneySchema,
+  nonBlank,
+  optionalText,
+  orList,
+  type JsonSchema,
+} from './common';
 
 const F = BILL_FIELDS;
 export const nullableId: JsonSchema = { ...idSchema, nullable: true };
@@ -52,7 +61,11 @@ export const createBillBodySchema: JsonSchema = {
         { type: 'string', maxLength: 0 },
       ],
     },
-    billed_by: { ...F.billed_by.schema, nullable: true, description: 'default: the caller identity when it is an integer' },
+    billed_by: {
+      ...F.billed_by.schema,
+      nullable: true,
+      description: 'default: the caller identity when it is an integer',
+    },
     payment_status: F.payment_status.schema,
     discount_type: F.discount_type.schema,
     discount_value: { ...F.discount_value.schema, nullable: true, default: 0 },
@@ -68,7 +81,11 @@ export const createBillBodySchema: JsonSchema = {
 /** A payment status as an update takes it: without the default of a new bill (absent leaves it unchanged). */
 const { default: _paid, ...paymentStatus } = F.payment_status.schema;
 /** An enumerated field an update may also give as blank or null: "not supplied". */
-const orNotSupplied = (schema: JsonSchema): JsonSchema => ({ ...schema, enum: [...(schema.enum as string[]), '', null], nullable: true });
+const orNotSupplied = (schema: JsonSchema): JsonSchema => ({
+  ...schema,
+  enum: [...(schema.enum as string[]), '', null],
+  nullable: true,
+});
 
 export const updateBillBodySchema: JsonSchema = {
   type: 'object',
@@ -108,10 +125,17 @@ export const listBillsQuerySchema: JsonSchema = {
     search: {
       ...F.search.schema,
       maxLength: Limits.searchMaxLength,
-      description: 'case-insensitive substring of patient_name, patient_contact, bill_number or patient_nic; control characters but tab, line feed and carriage return are refused (400)',
+      description:
+        'case-insensitive substring of patient_name, patient_contact, bill_number or patient_nic; control characters but tab, line feed and carriage return are refused (400)',
     },
     // Any integer the service can read exactly; beyond that it answers 400.
-    page: { type: 'integer', default: 1, minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'values below 1 become 1' },
+    page: {
+      type: 'integer',
+      default: 1,
+      minimum: Number.MIN_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'values below 1 become 1',
+    },
     per_page: {
       type: 'integer',
       default: Limits.perPageDefault,

@@ -1,7 +1,16 @@
 /** The hospital-charge routes' requests and answers, built from the charge's field rules (fields/catalogue.ts). */
 import { CHARGE_FIELDS, CHARGE_HISTORY_ACTIONS, CHARGE_STATUSES, CHARGE_TYPES } from '../fields/catalogue';
 import { Limits } from '../limits';
-import { historyEntrySchema, IGNORED_FIELDS_NOTE, idSchema, nonBlank, optionalText, successSchema, timestampSchema, type JsonSchema } from './common';
+import {
+  historyEntrySchema,
+  IGNORED_FIELDS_NOTE,
+  idSchema,
+  nonBlank,
+  optionalText,
+  successSchema,
+  timestampSchema,
+  type JsonSchema,
+} from './common';
 
 const chargeFields: Record<string, JsonSchema> = {
   charge_name: nonBlank(Limits.nameMaxLength),
@@ -54,8 +63,17 @@ const identitySchema: JsonSchema = {
 export const chargeSchema: JsonSchema = {
   type: 'object',
   required: [
-    'id', 'charge_name', 'charge_type', 'amount', 'status', 'notes', 'store_id',
-    'created_by', 'updated_by', 'created_at', 'updated_at',
+    'id',
+    'charge_name',
+    'charge_type',
+    'amount',
+    'status',
+    'notes',
+    'store_id',
+    'created_by',
+    'updated_by',
+    'created_at',
+    'updated_at',
   ],
   properties: {
     id: idSchema,
@@ -74,7 +92,10 @@ export const chargeSchema: JsonSchema = {
 
 export const catalogueResponses = {
   created: successSchema({ message: { type: 'string' }, charge_id: idSchema }),
-  history: successSchema({ charge_id: idSchema, history: { type: 'array', items: historyEntrySchema(CHARGE_HISTORY_ACTIONS) } }),
+  history: successSchema({
+    charge_id: idSchema,
+    history: { type: 'array', items: historyEntrySchema(CHARGE_HISTORY_ACTIONS) },
+  }),
   list: successSchema({ charges: { type: 'array', items: chargeSchema }, count: { type: 'integer' } }),
   one: successSchema({ charge: chargeSchema }),
 };

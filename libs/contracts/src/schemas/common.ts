@@ -31,9 +31,15 @@ export const signedMoneySchema: JsonSchema = { type: 'number', minimum: -Limits.
 export const IGNORED_FIELDS_NOTE = 'Other fields are accepted and ignored: they are neither stored nor echoed.';
 
 /** `A, B or C`: a list of values in a description. */
-export const orList = (values: readonly string[]): string => (values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`);
+export const orList = (values: readonly string[]): string =>
+  values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
 
-export const nonBlank = (maxLength: number): JsonSchema => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S' });
+export const nonBlank = (maxLength: number): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength,
+  pattern: '\\S',
+});
 export const optionalText = (maxLength: number): JsonSchema => ({ type: 'string', nullable: true, maxLength });
 
 export const failureSchema: JsonSchema = {

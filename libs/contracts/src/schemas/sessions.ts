@@ -1,7 +1,17 @@
 /** The channeling-session routes' requests and answers, built from the session's field rules (fields/sessions.ts). */
 import { NEW_SESSION_STATUS, SESSION_DISPLAY_STATUSES, SESSION_FIELDS as F, WEEKDAYS } from '../fields/sessions';
 import { Limits } from '../limits';
-import { dateSchema, IGNORED_FIELDS_NOTE, idSchema, MONTH_SHAPE, optionalText, orList, successSchema, timeSchema, type JsonSchema } from './common';
+import {
+  dateSchema,
+  IGNORED_FIELDS_NOTE,
+  idSchema,
+  MONTH_SHAPE,
+  optionalText,
+  orList,
+  successSchema,
+  timeSchema,
+  type JsonSchema,
+} from './common';
 
 const quoted = (values: readonly string[]) => values.map((v) => `\`${v}\``);
 
@@ -31,14 +41,26 @@ export const updateSessionBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description: `At least one of the fields below other than notes. doctor_id, session_no and store_id cannot be changed and are ignored; so are notes. ${IGNORED_FIELDS_NOTE}`,
-  anyOf: ['session_date', 'start_time', 'end_time', 'max_patients', 'status'].map((field) => ({ type: 'object', required: [field] })),
+  anyOf: ['session_date', 'start_time', 'end_time', 'max_patients', 'status'].map((field) => ({
+    type: 'object',
+    required: [field],
+  })),
   properties: {
-    session_date: { type: 'string', minLength: 1, maxLength: 10, description: 'applied as given: neither format- nor past-checked', example: '2026-12-01' },
+    session_date: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 10,
+      description: 'applied as given: neither format- nor past-checked',
+      example: '2026-12-01',
+    },
     start_time: F.time.schema,
     end_time: F.time.schema,
     max_patients: {
       description: 'null or an empty string removes the cap',
-      anyOf: [{ ...F.max_patients.schema, nullable: true }, { type: 'string', maxLength: 0 }],
+      anyOf: [
+        { ...F.max_patients.schema, nullable: true },
+        { type: 'string', maxLength: 0 },
+      ],
     },
     // Not an enum: the spec stores any value other than Closed as active.
     status: {
@@ -65,7 +87,8 @@ export const listSessionsQuerySchema: JsonSchema = {
     },
     conflicts: {
       ...F.conflicts.schema,
-      description: '`true`: only the sessions that fall on a leave of their doctor or on a holiday of their branch, each with `on_leave` and `holiday`',
+      description:
+        '`true`: only the sessions that fall on a leave of their doctor or on a holiday of their branch, each with `on_leave` and `holiday`',
     },
   },
 };
@@ -87,14 +110,30 @@ export const autoCreateBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description: `Every field is optional; null is the same as absent. ${IGNORED_FIELDS_NOTE}`,
-  properties: Object.fromEntries(Object.entries(scheduleSelection).map(([name, schema]) => [name, { ...schema, nullable: true }])),
+  properties: Object.fromEntries(
+    Object.entries(scheduleSelection).map(([name, schema]) => [name, { ...schema, nullable: true }]),
+  ),
 };
 
 export const sessionSchema: JsonSchema = {
   type: 'object',
   required: [
-    'id', 'doctor_id', 'store_id', 'session_date', 'start_time', 'end_time', 'max_patients', 'session_no', 'status',
-    'created_at', 'doctor_name', 'reg_no', 'specialization', 'channeling_fee', 'store_name', 'booked_count',
+    'id',
+    'doctor_id',
+    'store_id',
+    'session_date',
+    'start_time',
+    'end_time',
+    'max_patients',
+    'session_no',
+    'status',
+    'created_at',
+    'doctor_name',
+    'reg_no',
+    'specialization',
+    'channeling_fee',
+    'store_name',
+    'booked_count',
   ],
   properties: {
     id: idSchema,
@@ -126,15 +165,31 @@ export const sessionSchema: JsonSchema = {
  * without any, every answer is exactly the spec's.
  */
 const conflictFields: Record<string, JsonSchema> = {
-  on_leave: { type: 'boolean', description: 'the doctor is on leave that day (only once leave or holiday records exist)' },
-  holiday: { type: 'string', nullable: true, description: "the name of the branch's holiday that day, or null (only once leave or holiday records exist)" },
+  on_leave: {
+    type: 'boolean',
+    description: 'the doctor is on leave that day (only once leave or holiday records exist)',
+  },
+  holiday: {
+    type: 'string',
+    nullable: true,
+    description: "the name of the branch's holiday that day, or null (only once leave or holiday records exist)",
+  },
 };
 
 export const previewEntrySchema: JsonSchema = {
   type: 'object',
   required: [
-    'doctor_id', 'doctor_name', 'session_date', 'day', 'session_no', 'start_time', 'end_time', 'max_patients',
-    'channeling_fee', 'exists', 'is_past',
+    'doctor_id',
+    'doctor_name',
+    'session_date',
+    'day',
+    'session_no',
+    'start_time',
+    'end_time',
+    'max_patients',
+    'channeling_fee',
+    'exists',
+    'is_past',
   ],
   properties: {
     doctor_id: idSchema,

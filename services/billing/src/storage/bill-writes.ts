@@ -3,7 +3,13 @@
  * the one write path (RecordWriter) with its event and its history entry.
  */
 import type { Collection } from 'mongodb';
-import { BILLING_MESSAGES, EventSubjects, type BillHistoryAction, type Caller, type EventSubject } from '@clinic/contracts';
+import {
+  BILLING_MESSAGES,
+  EventSubjects,
+  type BillHistoryAction,
+  type Caller,
+  type EventSubject,
+} from '@clinic/contracts';
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
 import type { BillChanges } from '../rules';
 import type { BillQueries } from './bill-queries';
@@ -42,16 +48,31 @@ export class BillWrites {
   async update(id: number, context: ChangeContext, check: (existing: BillDoc) => BillChanges): Promise<void> {
     await this.records.change(id, (existing) => {
       const set = { ...check(existing), updated_at: new Date() };
-      return { set, event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.billUpdated, { ...context, action: 'updated' }) };
+      return {
+        set,
+        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.billUpdated, {
+          ...context,
+          action: 'updated',
+        }),
+      };
     });
   }
 
   /** Cancels an active bill (404 when there is none) once `check` has accepted it. */
-  async cancel(id: number, reason: string | null, context: ChangeContext, check: (existing: BillDoc) => void): Promise<void> {
+  async cancel(
+    id: number,
+    reason: string | null,
+    context: ChangeContext,
+    check: (existing: BillDoc) => void,
+  ): Promise<void> {
     await this.records.change(id, (existing) => {
       check(existing);
       const set = { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const;
-      const event = this.eventOf(existing, { ...existing, ...set }, EventSubjects.billCancelled, { ...context, action: 'cancelled', reason });
+      const event = this.eventOf(existing, { ...existing, ...set }, EventSubjects.billCancelled, {
+        ...context,
+        action: 'cancelled',
+        reason,
+      });
       return { set, event };
     });
   }
@@ -63,6 +84,11 @@ export class BillWrites {
     subject: EventSubject,
     context: ChangeContext & { action: BillHistoryAction; reason?: string | null },
   ): EventSpec {
-    return { subject, data: billEventData(after, this.deps.clock), correlationId: context.correlationId, records: billHistoryEntries(this.history, this.deps.clock, before, after, context.action, context) };
+    return {
+      subject,
+      data: billEventData(after, this.deps.clock),
+      correlationId: context.correlationId,
+      records: billHistoryEntries(this.history, this.deps.clock, before, after, context.action, context),
+    };
   }
 }

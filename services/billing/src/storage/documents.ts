@@ -1,6 +1,22 @@
 /** How a bill is stored, and how the API and the events show it. */
-import { Limits, type BillHistoryAction, type BillStatus, type Caller, type DiscountType, type PaymentMethod, type PaymentStatus } from '@clinic/contracts';
-import { fieldChanges, fromCents, nullableAmount, type AuditTrail, type Cents, type ClinicClock, type CommitRecord } from '@clinic/service-kit';
+import {
+  Limits,
+  type BillHistoryAction,
+  type BillStatus,
+  type Caller,
+  type DiscountType,
+  type PaymentMethod,
+  type PaymentStatus,
+} from '@clinic/contracts';
+import {
+  fieldChanges,
+  fromCents,
+  nullableAmount,
+  type AuditTrail,
+  type Cents,
+  type ClinicClock,
+  type CommitRecord,
+} from '@clinic/service-kit';
 import type { ItemInput } from '../rules';
 
 export const BILLS = 'bills';
@@ -55,10 +71,20 @@ export const ITEM_ID_FACTOR = 1000;
 if (Limits.billItemsMax >= ITEM_ID_FACTOR) throw new Error('billItemsMax must stay below ITEM_ID_FACTOR');
 
 /** What a list read needs of a bill. */
-export const LIST_PROJECTION = { items: 0, _event_ids: 0, idempotency_key: 0, request_hash: 0, search_text: 0 } as const;
+export const LIST_PROJECTION = {
+  items: 0,
+  _event_ids: 0,
+  idempotency_key: 0,
+  request_hash: 0,
+  search_text: 0,
+} as const;
 
 /** The bill as the API shows it (billed_by_name is resolved by the reads). */
-export function billView(doc: BillDoc, clock: ClinicClock, billedByName: string | null = null): Record<string, unknown> {
+export function billView(
+  doc: BillDoc,
+  clock: ClinicClock,
+  billedByName: string | null = null,
+): Record<string, unknown> {
   return {
     id: doc.id,
     bill_number: doc.bill_number,
@@ -104,7 +130,14 @@ export function itemsView(doc: BillDoc): Record<string, unknown>[] {
 
 /** What a bill's history compares between before and after a change: what the API shows of it, but ids and timestamps. */
 export function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
-  const { id: _id, billed_by_name: _name, is_deleted: _deleted, created_at: _created, updated_at: _updated, ...fields } = billView(doc, clock);
+  const {
+    id: _id,
+    billed_by_name: _name,
+    is_deleted: _deleted,
+    created_at: _created,
+    updated_at: _updated,
+    ...fields
+  } = billView(doc, clock);
   return { ...fields, items: itemsView(doc).map(({ bill_id: _bill, ...item }) => item) };
 }
 

@@ -43,7 +43,10 @@ export class BillStore {
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
     // What every read cached about these bills' branches and days is stale after a write.
     const written = async (docs: BillDoc[]) => {
-      await Promise.all([this.dayTotals.bumpVersions(docs), deps.cache.bump(...docs.map((d) => storeScope(d.store_id)))]);
+      await Promise.all([
+        this.dayTotals.bumpVersions(docs),
+        deps.cache.bump(...docs.map((d) => storeScope(d.store_id))),
+      ]);
     };
     this.newBills = new NewBills(this.bills, numbers, this.claims, this.dayTotals, this.history, deps, written);
     this.writes = new BillWrites(this.bills, this.history, deps, this.queries, written);

@@ -5,7 +5,16 @@
  */
 import { MongoBulkWriteError, type Collection } from 'mongodb';
 import { BILLING_MESSAGES, EventSubjects, formatBillNumber, type Caller } from '@clinic/contracts';
-import { conflict, docKey, entityProof, isDuplicateKeyError, itemAt, newEventId, type AuditTrail, type StorageDeps } from '@clinic/service-kit';
+import {
+  conflict,
+  docKey,
+  entityProof,
+  isDuplicateKeyError,
+  itemAt,
+  newEventId,
+  type AuditTrail,
+  type StorageDeps,
+} from '@clinic/service-kit';
 import type { BillInput, Totals } from '../rules';
 import type { BillNumbers } from './bill-numbers';
 import type { ChangeContext } from './bill-writes';
@@ -60,7 +69,11 @@ export class NewBills {
    * a prefix, so even a batch cut short leaves no gap in any date; bills after
    * a collision are numbered again.
    */
-  create(input: BillInput, totals: Totals, options: ChangeContext & { idempotency: IdempotencyClaim | null }): Promise<CreateResult> {
+  create(
+    input: BillInput,
+    totals: Totals,
+    options: ChangeContext & { idempotency: IdempotencyClaim | null },
+  ): Promise<CreateResult> {
     return this.deps.ids.next(BILL_COUNTER).then(
       (id) =>
         new Promise<CreateResult>((resolve, reject) => {
@@ -79,13 +92,21 @@ export class NewBills {
     const ids = await this.deps.ids.nextMany(BILL_COUNTER, bills.length);
     const stored: BillDoc[] = [];
     // nextMany answers one id per bill.
-    const pending = bills.map(({ input, totals }, i): PendingBill => ({
-      input, totals, correlationId: 'import', actor: null, idempotency: null, id: itemAt(ids, i), attempts: 0,
-      resolve: ({ doc }) => stored.push(doc),
-      reject: (err) => {
-        throw err;
-      },
-    }));
+    const pending = bills.map(
+      ({ input, totals }, i): PendingBill => ({
+        input,
+        totals,
+        correlationId: 'import',
+        actor: null,
+        idempotency: null,
+        id: itemAt(ids, i),
+        attempts: 0,
+        resolve: ({ doc }) => stored.push(doc),
+        reject: (err) => {
+          throw err;
+        },
+      }),
+    );
     for (let i = 0; i < pending.length; i += batchSize) {
       await this.writeBatch(pending.slice(i, i + batchSize), false);
       // A collision queued bills to be numbered again: only live writes of the same dates cause one.
@@ -118,7 +139,12 @@ export class NewBills {
     // Each bill with its number, its document and the id of its creation event, in the batch's order.
     const numbered = (await this.numberBatch(batch)).map(({ bill, seq }) => {
       const eventId = newEventId();
-      return { bill, seq, eventId, doc: this.buildDoc(bill.id, seq, bill.input, bill.totals, bill.idempotency, eventId) };
+      return {
+        bill,
+        seq,
+        eventId,
+        doc: this.buildDoc(bill.id, seq, bill.input, bill.totals, bill.idempotency, eventId),
+      };
     });
     const docs = numbered.map(({ doc }) => doc);
     await this.dayTotals.register(docs);
@@ -168,7 +194,8 @@ export class NewBills {
     const { bill: failed, seq: failedSeq } = itemAt(numbered, inserted);
     const retry: PendingBill[] = [];
     const billDate = failed.input.bill_date;
-    const replay = failed.idempotency && isDuplicateKeyError(failure) ? await this.claims.billOf(failed.idempotency) : null;
+    const replay =
+      failed.idempotency && isDuplicateKeyError(failure) ? await this.claims.billOf(failed.idempotency) : null;
     if (!isDuplicateKeyError(failure)) {
       this.numbers.retry(billDate, failedSeq);
       failed.reject(failure);
@@ -196,7 +223,8 @@ export class NewBills {
   /** The numbers to try for a batch: consecutive within each date, from the date's next candidate. */
   private async numberBatch(batch: PendingBill[]): Promise<Array<{ bill: PendingBill; seq: number }>> {
     const next = new Map<string, number>();
-    for (const billDate of new Set(batch.map((bill) => bill.input.bill_date))) next.set(billDate, await this.numbers.candidate(billDate));
+    for (const billDate of new Set(batch.map((bill) => bill.input.bill_date)))
+      next.set(billDate, await this.numbers.candidate(billDate));
     return batch.map((bill) => {
       const seq = next.get(bill.input.bill_date)!;
       next.set(bill.input.bill_date, seq + 1);
@@ -204,7 +232,14 @@ export class NewBills {
     });
   }
 
-  private buildDoc(id: number, seq: number, input: BillInput, totals: Totals, idempotency: IdempotencyClaim | null, eventId: string): BillDoc {
+  private buildDoc(
+    id: number,
+    seq: number,
+    input: BillInput,
+    totals: Totals,
+    idempotency: IdempotencyClaim | null,
+    eventId: string,
+  ): BillDoc {
     const { items, received_cents, balance_cents, ...header } = input;
     const billNumber = formatBillNumber(input.bill_date, seq);
     return {
@@ -224,7 +259,11 @@ export class NewBills {
       created_at: new Date(Math.floor(Date.now() / 1000) * 1000),
       updated_at: null,
       // computeTotals answers one line total per item.
-      items: items.map((item, index) => ({ id: id * ITEM_ID_FACTOR + index + 1, ...item, line_total_cents: itemAt(totals.line_totals, index) })),
+      items: items.map((item, index) => ({
+        id: id * ITEM_ID_FACTOR + index + 1,
+        ...item,
+        line_total_cents: itemAt(totals.line_totals, index),
+      })),
       search_text: searchTextOf({ ...header, bill_number: billNumber }),
       ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
       _event_ids: [eventId],

@@ -33,7 +33,9 @@ export class ChargeQueries {
   /** Ids among `ids` that cannot be billed in `storeId`: missing, deleted, not Active or of another store. */
   async unbillable(storeId: number, ids: number[]): Promise<number[]> {
     const billable = await this.deps.cache.get(storeScope(storeId), 'billable', async () => {
-      const docs = await this.charges.find({ store_id: storeId, is_deleted: false, status: 'Active' }, { projection: { id: 1 } }).toArray();
+      const docs = await this.charges
+        .find({ store_id: storeId, is_deleted: false, status: 'Active' }, { projection: { id: 1 } })
+        .toArray();
       return new Set(docs.map((d) => d.id));
     });
     return [...new Set(ids)].filter((id) => !billable.has(id));
@@ -48,6 +50,8 @@ export class ChargeQueries {
       query.$or = [{ charge_name: literal }, { notes: literal }];
     }
     const docs = await this.charges.find(query).toArray();
-    return docs.sort((a, b) => a.name_key.localeCompare(b.name_key) || a.charge_name.localeCompare(b.charge_name) || a.id - b.id);
+    return docs.sort(
+      (a, b) => a.name_key.localeCompare(b.name_key) || a.charge_name.localeCompare(b.charge_name) || a.id - b.id,
+    );
   }
 }

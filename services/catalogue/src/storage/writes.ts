@@ -3,8 +3,21 @@
  * write path (RecordWriter) with its event and its history entry.
  */
 import type { Collection } from 'mongodb';
-import { CATALOGUE_MESSAGES, EventSubjects, type Caller, type ChargeHistoryAction, type EventSubject } from '@clinic/contracts';
-import { docKey, fieldChanges, RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
+import {
+  CATALOGUE_MESSAGES,
+  EventSubjects,
+  type Caller,
+  type ChargeHistoryAction,
+  type EventSubject,
+} from '@clinic/contracts';
+import {
+  docKey,
+  fieldChanges,
+  RecordWriter,
+  type AuditTrail,
+  type EventSpec,
+  type StorageDeps,
+} from '@clinic/service-kit';
 import { nameKey, type ChargeFields, type NewCharge } from '../rules';
 import { AUDITED_FIELDS, CHARGE_COUNTER, chargeView, storeScope, type ChargeDoc } from './documents';
 
@@ -60,12 +73,24 @@ export class ChargeWrites {
    * Replaces a live charge's fields (404 when there is none) with what `check`
    * returns for it; null leaves it as it is. Answers whether it changed.
    */
-  async update(id: number, context: ChangeContext, check: (existing: ChargeDoc) => ChargeFields | null): Promise<'updated' | 'unchanged'> {
+  async update(
+    id: number,
+    context: ChangeContext,
+    check: (existing: ChargeDoc) => ChargeFields | null,
+  ): Promise<'updated' | 'unchanged'> {
     const outcome = await this.records.change(id, (existing) => {
       const fields = check(existing);
       if (fields === null) return null;
-      const set = { ...fields, name_key: nameKey(fields.charge_name), updated_by: context.actor.sub, updated_at: new Date() };
-      return { set, event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.chargeUpdated, 'updated', context) };
+      const set = {
+        ...fields,
+        name_key: nameKey(fields.charge_name),
+        updated_by: context.actor.sub,
+        updated_at: new Date(),
+      };
+      return {
+        set,
+        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.chargeUpdated, 'updated', context),
+      };
     });
     return outcome === 'unchanged' ? 'unchanged' : 'updated';
   }
@@ -74,12 +99,21 @@ export class ChargeWrites {
   async softDelete(id: number, context: ChangeContext): Promise<void> {
     await this.records.change(id, (existing) => {
       const set = { is_deleted: true, live_key: existing.id, updated_by: context.actor.sub, updated_at: new Date() };
-      return { set, event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.chargeDeleted, 'deleted', context) };
+      return {
+        set,
+        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.chargeDeleted, 'deleted', context),
+      };
     });
   }
 
   /** A change's event and its history entry (see Outbox.record). */
-  private eventOf(before: ChargeDoc | null, after: ChargeDoc, subject: EventSubject, action: ChargeHistoryAction, context: ChangeContext): EventSpec {
+  private eventOf(
+    before: ChargeDoc | null,
+    after: ChargeDoc,
+    subject: EventSubject,
+    action: ChargeHistoryAction,
+    context: ChangeContext,
+  ): EventSpec {
     const view = chargeView(after, this.deps.clock);
     const entry = this.history.record({
       entityId: after.id,

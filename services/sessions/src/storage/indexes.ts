@@ -32,12 +32,23 @@ const RUN_INDEX_DESCRIPTIONS: IndexDescription[] = [
   { key: { status: 1, finished_at: 1 }, name: 'runs_by_status_finished' },
 ];
 
-export async function ensureSessionIndexes(sessions: Collection<SessionDoc>, runs: Collection<RunDoc>, refs: ReferenceData): Promise<void> {
+export async function ensureSessionIndexes(
+  sessions: Collection<SessionDoc>,
+  runs: Collection<RunDoc>,
+  refs: ReferenceData,
+): Promise<void> {
   await ensureIndexes(sessions, SESSION_INDEX_DESCRIPTIONS);
-  await ensureIndexes(refs.collection('appointment'), [{ key: { session_id: 1, deleted: 1 }, name: 'appointments_by_session_live' }]);
+  await ensureIndexes(refs.collection('appointment'), [
+    { key: { session_id: 1, deleted: 1 }, name: 'appointments_by_session_live' },
+  ]);
   // Of an earlier version, which no query uses any more.
-  await refs.collection('appointment').dropIndex('appointments_by_session').catch(() => undefined);
+  await refs
+    .collection('appointment')
+    .dropIndex('appointments_by_session')
+    .catch(() => undefined);
   await ensureIndexes(runs, RUN_INDEX_DESCRIPTIONS);
-  await ensureIndexes(refs.collection('doctor_leave'), [{ key: { doctor_id: 1, from_date: 1 }, name: LEAVES_BY_DOCTOR }]);
+  await ensureIndexes(refs.collection('doctor_leave'), [
+    { key: { doctor_id: 1, from_date: 1 }, name: LEAVES_BY_DOCTOR },
+  ]);
   await ensureIndexes(refs.collection('holiday'), [{ key: { date: 1 }, name: HOLIDAYS_BY_DATE }]);
 }

@@ -1,7 +1,14 @@
 /** Reads of sessions: one session, the lists, the preview's slots, bookings, leaves and holidays. */
 import type { Collection, Filter } from 'mongodb';
 import type { DoctorRecord } from '@clinic/contracts';
-import { docKey, inChunks, itemAt, type ClinicClock, type ReferenceData, type VersionedCache } from '@clinic/service-kit';
+import {
+  docKey,
+  inChunks,
+  itemAt,
+  type ClinicClock,
+  type ReferenceData,
+  type VersionedCache,
+} from '@clinic/service-kit';
 import { DayBlocks } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
 import { SESSIONS_SCOPE, sessionView, slotKey, type SessionDoc } from './documents';
@@ -43,17 +50,30 @@ export class SessionQueries {
    */
   listConflicts<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T): Promise<T> {
     return this.cache.get(SESSIONS_SCOPE, `conflicts:${JSON.stringify(filter)}`, async () => {
-      const blocks = await this.dayBlocks(filter.date ? { from: filter.date, to: filter.date } : undefined, filter.doctor_id ? [filter.doctor_id] : undefined);
+      const blocks = await this.dayBlocks(
+        filter.date ? { from: filter.date, to: filter.date } : undefined,
+        filter.doctor_id ? [filter.doctor_id] : undefined,
+      );
       const found = new Map<number, SessionDoc>();
       const add = (docs: SessionDoc[]) => {
         for (const d of docs) found.set(d.id, d);
       };
       for (const span of blocks.leaveSpans()) {
         const dates = filter.date ?? { $gte: span.from, $lte: span.to };
-        add(await this.sessions.find(await this.visible({ doctor_id: span.doctor_id, session_date: dates })).hint(SESSION_INDEXES.byDoctorDate).toArray());
+        add(
+          await this.sessions
+            .find(await this.visible({ doctor_id: span.doctor_id, session_date: dates }))
+            .hint(SESSION_INDEXES.byDoctorDate)
+            .toArray(),
+        );
       }
       for (const dates of inChunks(blocks.holidayDates())) {
-        add(await this.sessions.find(await this.visible({ session_date: { $in: dates } })).hint(SESSION_INDEXES.byDate).toArray());
+        add(
+          await this.sessions
+            .find(await this.visible({ session_date: { $in: dates } }))
+            .hint(SESSION_INDEXES.byDate)
+            .toArray(),
+        );
       }
       const conflicting = [...found.values()].filter(
         (d) =>
@@ -76,12 +96,26 @@ export class SessionQueries {
   /** Sessions as the API returns them: joined with doctor, store and bookings, status derived. */
   async views(docs: SessionDoc[]): Promise<Record<string, unknown>[]> {
     const [doctors, stores, booked] = await Promise.all([
-      this.refs.many('doctor', docs.map((d) => d.doctor_id)),
-      this.refs.many('store', docs.map((d) => d.store_id)),
+      this.refs.many(
+        'doctor',
+        docs.map((d) => d.doctor_id),
+      ),
+      this.refs.many(
+        'store',
+        docs.map((d) => d.store_id),
+      ),
       this.bookedCounts(docs.map((d) => d.id)),
     ]);
     return docs.map((doc) =>
-      sessionView(doc, { doctor: doctors.get(doc.doctor_id), storeName: stores.get(doc.store_id)?.name ?? null, booked: booked.get(doc.id) ?? 0 }, this.clock),
+      sessionView(
+        doc,
+        {
+          doctor: doctors.get(doc.doctor_id),
+          storeName: stores.get(doc.store_id)?.name ?? null,
+          booked: booked.get(doc.id) ?? 0,
+        },
+        this.clock,
+      ),
     );
   }
 
@@ -130,8 +164,16 @@ export class SessionQueries {
       holidayQuery.date = { $gte: range.from, $lte: range.to };
     }
     const [leaves, holidays] = await Promise.all([
-      this.refs.collection('doctor_leave').find(leaveQuery as never).hint(LEAVES_BY_DOCTOR).toArray(),
-      this.refs.collection('holiday').find(holidayQuery as never).hint(HOLIDAYS_BY_DATE).toArray(),
+      this.refs
+        .collection('doctor_leave')
+        .find(leaveQuery as never)
+        .hint(LEAVES_BY_DOCTOR)
+        .toArray(),
+      this.refs
+        .collection('holiday')
+        .find(holidayQuery as never)
+        .hint(HOLIDAYS_BY_DATE)
+        .toArray(),
     ]);
     const shown = leaves.length + holidays.length > 0 || (await this.holdsDayBlocks());
     return new DayBlocks(leaves, holidays, shown);

@@ -4,7 +4,15 @@
  * visible at once. A run that fails is rolled back: its sessions are deleted.
  */
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { deleteByKeys, isDuplicateKeyError, itemAt, withFreshId, type IdAllocator, type Logger, type WriteProof } from '@clinic/service-kit';
+import {
+  deleteByKeys,
+  isDuplicateKeyError,
+  itemAt,
+  withFreshId,
+  type IdAllocator,
+  type Logger,
+  type WriteProof,
+} from '@clinic/service-kit';
 import { heldSlotKey, RUNS, SESSIONS, sessionDoc, type NewSessionDoc, type RunDoc, type SessionDoc } from './documents';
 
 /** Sessions one insert writes at most. */
@@ -46,7 +54,10 @@ export class AutoCreateRuns {
 
   private recentlyRolledBack(): Promise<Array<{ _id: string }>> {
     return this.runs
-      .find({ status: 'rolled_back', finished_at: { $gt: new Date(Date.now() - ZOMBIE_WINDOW_MS) } }, { projection: { _id: 1 } })
+      .find(
+        { status: 'rolled_back', finished_at: { $gt: new Date(Date.now() - ZOMBIE_WINDOW_MS) } },
+        { projection: { _id: 1 } },
+      )
       .toArray();
   }
 
@@ -68,7 +79,10 @@ export class AutoCreateRuns {
       return new Error(String((error as { errmsg?: string }).errmsg ?? 'write refused'));
     });
     const duplicates = [...refused.keys()].filter((i) => isDuplicateKeyError(refused.get(i)));
-    const settled = await this.settleTakenSlots(runId, duplicates.map((i) => itemAt(rows, i)));
+    const settled = await this.settleTakenSlots(
+      runId,
+      duplicates.map((i) => itemAt(rows, i)),
+    );
     // One settled result per row given, in order.
     duplicates.forEach((i, k) => {
       results[i] = itemAt(settled, k);
@@ -88,7 +102,8 @@ export class AutoCreateRuns {
         await this.sessions.insertMany(docs.slice(from, from + WRITE_SLICE), { ordered: false });
       } catch (err) {
         if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
-        for (const writeError of Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors]) refused.set(from + writeError.index, writeError);
+        for (const writeError of Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors])
+          refused.set(from + writeError.index, writeError);
       }
     }
     return refused;
@@ -111,19 +126,29 @@ export class AutoCreateRuns {
     if (rows.length === 0) return [];
     const dates = rows.map((r) => r.session_date).sort();
     const holders = await this.sessions
-      .find({ doctor_id: { $in: [...new Set(rows.map((r) => r.doctor_id))] }, session_date: { $gte: dates[0], $lte: dates[dates.length - 1] } })
+      .find({
+        doctor_id: { $in: [...new Set(rows.map((r) => r.doctor_id))] },
+        session_date: { $gte: dates[0], $lte: dates[dates.length - 1] },
+      })
       .toArray();
     const holderOf = new Map(holders.map((h) => [heldSlotKey(h), h]));
     const runIds = [...new Set(holders.map((h) => h.run_id).filter((id): id is string => Boolean(id)))];
     const deadRuns = new Set(
-      runIds.length === 0 ? [] : (await this.runs.find({ _id: { $in: runIds }, status: { $in: ['failed', 'rolled_back'] } }).toArray()).map((r) => r._id),
+      runIds.length === 0
+        ? []
+        : (await this.runs.find({ _id: { $in: runIds }, status: { $in: ['failed', 'rolled_back'] } }).toArray()).map(
+            (r) => r._id,
+          ),
     );
     const isDead = (holder: SessionDoc | undefined) => Boolean(holder?.run_id && deadRuns.has(holder.run_id));
     const results: Array<SessionDoc | 'exists' | undefined> = rows.map((fields) => {
       const holder = holderOf.get(heldSlotKey(fields));
       return holder && !isDead(holder) ? 'exists' : undefined;
     });
-    await deleteByKeys(this.sessions, holders.filter(isDead).map((h) => h._id));
+    await deleteByKeys(
+      this.sessions,
+      holders.filter(isDead).map((h) => h._id),
+    );
     const free = results.flatMap((result, k) => (result === undefined ? [k] : []));
     if (free.length > 0) {
       const ids = await this.ids.nextMany(SESSIONS, free.length);
@@ -193,7 +218,9 @@ export class AutoCreateRuns {
   async rollBackAbandoned(log: Logger): Promise<void> {
     const stale = [
       ...(await this.runs.find({ status: 'failed' }).toArray()),
-      ...(await this.runs.find({ status: 'running', started_at: { $lt: new Date(Date.now() - RUN_LEASE_MS) } }).toArray()),
+      ...(await this.runs
+        .find({ status: 'running', started_at: { $lt: new Date(Date.now() - RUN_LEASE_MS) } })
+        .toArray()),
     ];
     for (const run of stale) {
       const removed = await this.rollBack(run._id);

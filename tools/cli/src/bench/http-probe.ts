@@ -28,7 +28,10 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 export function send(spec: HttpRequestSpec, httpAgent = agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
+    const headers =
+      spec.body === undefined
+        ? spec.headers
+        : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
     const req = request(spec.url, { method: spec.method, headers, agent: httpAgent }, (res) => {
       res.on('data', () => undefined);
       res.on('end', () => resolve(res.statusCode ?? 0));

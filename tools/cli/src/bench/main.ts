@@ -24,7 +24,13 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: machine(),
     command: 'npm run bench',
-    settings: { parts: [...parts], duration_s: DURATION_S, sizes: scale ? SIZES : [], log_level: process.env.BENCH_LOG_LEVEL ?? 'info', target: process.env.GATEWAY_URL ?? 'embedded default' },
+    settings: {
+      parts: [...parts],
+      duration_s: DURATION_S,
+      sizes: scale ? SIZES : [],
+      log_level: process.env.BENCH_LOG_LEVEL ?? 'info',
+      target: process.env.GATEWAY_URL ?? 'embedded default',
+    },
   };
   if (parts.has('baseline') || scale) {
     const target = await startTarget();
@@ -60,7 +66,12 @@ async function main(): Promise<void> {
 }
 
 function machine() {
-  return { cores: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version };
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
 }
 
 // `--report <file.json>` prints the report of a saved run again.

@@ -46,7 +46,8 @@ async function client(options: ClientOptions): Promise<void> {
       const t0 = performance.now();
       try {
         const msg = await nc.request(options.subject, payload, { timeout: 5000, headers: h });
-        if (options.envelope && (JSON.parse(new TextDecoder().decode(msg.data)) as { status: number }).status >= 400) errors++;
+        if (options.envelope && (JSON.parse(new TextDecoder().decode(msg.data)) as { status: number }).status >= 400)
+          errors++;
         else samples.push(performance.now() - t0);
       } catch {
         errors++;
