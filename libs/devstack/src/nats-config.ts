@@ -23,6 +23,13 @@ export function natsCredentialsEnv(user: NatsUser, passwords = natsPasswords()):
   return { NATS_USER: user, NATS_PASSWORD: passwords[user] };
 }
 
+/** The servers' environment: each user's password under $NATS_<USER>_PASSWORD. */
+export function passwordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(passwords).map(([user, password]) => [passwordVariable(user as NatsUser), password]),
+  );
+}
+
 const list = (subjects: string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(', ')}]`;
 
 /**

@@ -1,13 +1,7 @@
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
-import {
-  dockerAvailable,
-  externalInfrastructure,
-  startContainerInfrastructure,
-  startLocalInfrastructure,
-  type Infrastructure,
-  type NatsNodeNetwork,
-} from './infra';
+import { dockerAvailable, startContainerInfrastructure } from './containers';
+import { externalInfrastructure, startLocalInfrastructure, type Infrastructure, type NatsNodeNetwork } from './infra';
 import { natsCredentialsEnv } from './nats-config';
 import { serviceEntry } from './paths';
 import { freeListeningPort, freePort, isPortFree, waitFor } from './ports';

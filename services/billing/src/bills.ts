@@ -3,8 +3,6 @@ import { createHash } from 'node:crypto';
 import stableStringify from 'safe-stable-stringify';
 import {
   BILLING_MESSAGES,
-  PAYMENT_METHODS,
-  PAYMENT_STATUSES,
   success,
   type BinaryReplyBody,
   type Caller,
@@ -24,16 +22,17 @@ import {
   type HandlerContext,
   type ReferenceData,
 } from '@clinic/service-kit';
+import { cashiersOf } from './day-end-report';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { renderReceipt } from './receipt';
 import {
   billView,
+  itemsInOrder,
   itemsView,
   summarize,
   type BillDoc,
   type BillStore,
-  type CashierGroup,
   type IdempotencyClaim,
 } from './storage';
 import { pageCount, parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
@@ -66,14 +65,6 @@ export interface BillingOptions {
   /** CANCEL_REASON_REQUIRED: a cancellation without a reason is refused. */
   cancelReasonRequired: boolean;
 }
-
-/** Count and grand total of bills, in cents while they are summed. */
-interface Tally {
-  count: number;
-  grand_total: number;
-}
-
-const tallyView = (t: Tally) => ({ count: t.count, grand_total: fromCents(t.grand_total) });
 
 export class BillOperations {
   constructor(
@@ -257,14 +248,12 @@ export class BillOperations {
         billDate: doc.bill_date,
         patientName: doc.patient_name,
         patientContact: doc.patient_contact,
-        items: [...doc.items]
-          .sort((a, b) => a.id - b.id)
-          .map((item) => ({
-            name: item.charge_name,
-            qty: item.qty,
-            unitPrice: item.unit_price_cents,
-            lineTotal: item.line_total_cents,
-          })),
+        items: itemsInOrder(doc).map((item) => ({
+          name: item.charge_name,
+          qty: item.qty,
+          unitPrice: item.unit_price_cents,
+          lineTotal: item.line_total_cents,
+        })),
         subtotal: doc.subtotal_cents,
         discount: doc.discount_cents,
         discountRate: doc.discount_type === 'pct' && doc.discount_value > 0 ? `${doc.discount_value}%` : null,
@@ -290,31 +279,4 @@ export class BillOperations {
     const users = await this.refs.many('user', ids);
     return new Map([...users].map(([id, user]) => [id, user.name]));
   }
-}
-
-/** The day-end report's cashiers, by billed_by (bills without one last). */
-function cashiersOf(groups: CashierGroup[], names: Map<number, string>) {
-  const byCashier = new Map<number | null, CashierGroup[]>();
-  for (const group of groups) byCashier.set(group.billed_by, [...(byCashier.get(group.billed_by) ?? []), group]);
-  const tally = (members: CashierGroup[]): Tally => ({
-    count: members.reduce((n, g) => n + g.count, 0),
-    grand_total: members.reduce((n, g) => n + g.grand_total, 0),
-  });
-  return [...byCashier]
-    .sort(([a], [b]) => (a ?? Number.MAX_SAFE_INTEGER) - (b ?? Number.MAX_SAFE_INTEGER))
-    .map(([billedBy, members]) => {
-      const all = tally(members);
-      return {
-        billed_by: billedBy,
-        billed_by_name: billedBy === null ? null : (names.get(billedBy) ?? null),
-        bill_count: all.count,
-        grand_total: fromCents(all.grand_total),
-        payment_methods: Object.fromEntries(
-          PAYMENT_METHODS.map((m) => [m, tallyView(tally(members.filter((g) => g.payment_method === m)))]),
-        ),
-        payment_statuses: Object.fromEntries(
-          PAYMENT_STATUSES.map((s) => [s, tallyView(tally(members.filter((g) => g.payment_status === s)))]),
-        ),
-      };
-    });
 }

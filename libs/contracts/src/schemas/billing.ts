@@ -2,6 +2,7 @@
 import { BILL_FIELDS, BILL_STATUSES, PAYMENT_METHODS, PAYMENT_STATUSES } from '../fields/billing';
 import { Limits } from '../limits';
 import {
+  orEmptyAsNull,
   dateSchema,
   IGNORED_FIELDS_NOTE,
   idSchema,
@@ -54,13 +55,7 @@ export const createBillBodySchema: JsonSchema = {
     items: { ...F.items.schema, items: billItemInputSchema },
     patient_id: { ...F.patient_id.schema, nullable: true },
     patient_nic: optionalText(Limits.nicMaxLength),
-    patient_age: {
-      description: 'absent, empty or 0 is stored as null',
-      anyOf: [
-        { ...F.patient_age.schema, nullable: true },
-        { type: 'string', maxLength: 0 },
-      ],
-    },
+    patient_age: orEmptyAsNull(F.patient_age.schema, 'absent, empty or 0 is stored as null'),
     billed_by: {
       ...F.billed_by.schema,
       nullable: true,

@@ -40,6 +40,15 @@ export const nonBlank = (maxLength: number): JsonSchema => ({
   maxLength,
   pattern: '\\S',
 });
+/** A field where null, or an empty string, is stored as null (`description` says what null means). */
+export const orEmptyAsNull = (schema: JsonSchema, description: string): JsonSchema => ({
+  description,
+  anyOf: [
+    { ...schema, nullable: true },
+    { type: 'string', maxLength: 0 },
+  ],
+});
+
 export const optionalText = (maxLength: number): JsonSchema => ({ type: 'string', nullable: true, maxLength });
 
 export const failureSchema: JsonSchema = {

@@ -2,6 +2,7 @@
 import { NEW_SESSION_STATUS, SESSION_DISPLAY_STATUSES, SESSION_FIELDS as F, WEEKDAYS } from '../fields/sessions';
 import { Limits } from '../limits';
 import {
+  orEmptyAsNull,
   dateSchema,
   IGNORED_FIELDS_NOTE,
   idSchema,
@@ -55,13 +56,7 @@ export const updateSessionBodySchema: JsonSchema = {
     },
     start_time: F.time.schema,
     end_time: F.time.schema,
-    max_patients: {
-      description: 'null or an empty string removes the cap',
-      anyOf: [
-        { ...F.max_patients.schema, nullable: true },
-        { type: 'string', maxLength: 0 },
-      ],
-    },
+    max_patients: orEmptyAsNull(F.max_patients.schema, 'null or an empty string removes the cap'),
     // Not an enum: the spec stores any value other than Closed as active.
     status: {
       type: 'string',

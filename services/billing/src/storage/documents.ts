@@ -114,18 +114,21 @@ export function billView(
   };
 }
 
+/** A bill's items in the order they were billed. */
+export function itemsInOrder(doc: BillDoc): BillDoc['items'] {
+  return [...doc.items].sort((a, b) => a.id - b.id);
+}
+
 export function itemsView(doc: BillDoc): Record<string, unknown>[] {
-  return [...doc.items]
-    .sort((a, b) => a.id - b.id)
-    .map((item) => ({
-      id: item.id,
-      bill_id: doc.id,
-      charge_id: item.charge_id,
-      charge_name: item.charge_name,
-      unit_price: fromCents(item.unit_price_cents),
-      qty: item.qty,
-      line_total: fromCents(item.line_total_cents),
-    }));
+  return itemsInOrder(doc).map((item) => ({
+    id: item.id,
+    bill_id: doc.id,
+    charge_id: item.charge_id,
+    charge_name: item.charge_name,
+    unit_price: fromCents(item.unit_price_cents),
+    qty: item.qty,
+    line_total: fromCents(item.line_total_cents),
+  }));
 }
 
 /** What a bill's history compares between before and after a change: what the API shows of it, but ids and timestamps. */

@@ -15,7 +15,7 @@ import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
 import { NewBills } from './new-bills';
 
-export { billView, itemsView, type BillDoc } from './documents';
+export { billView, itemsInOrder, itemsView, type BillDoc } from './documents';
 export type { IdempotencyClaim } from './idempotency';
 export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
 
