@@ -73,7 +73,8 @@ async function npmStart(env: Record<string, string>): Promise<Started> {
     );
   } catch (e) {
     await stop();
-    throw e;
+    // What npm start said is the only clue to why it did not come up.
+    throw new Error(`${(e as Error).message}\nstdout:\n${out.slice(-3000)}\nstderr:\n${err.slice(-3000)}`);
   }
   return { child, url: `http://127.0.0.1:${port}`, stderr: () => err, stop };
 }
