@@ -1,7 +1,10 @@
 /** @type {import('jest').Config} */
 // Transpile only: type checking is `tsc -p tsconfig.tests.json`, run by npm test.
 const transform = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true } }],
+  '^.+\\.ts$': [
+    'ts-jest',
+    { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true } },
+  ],
 };
 
 module.exports = {

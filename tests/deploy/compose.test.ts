@@ -7,9 +7,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
+import { DockerfileParser, ModifiableInstruction } from 'dockerfile-ast';
 import YAML from 'yaml';
 import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
-import { COMPOSE_NATS_NODES, DEV_NATS_PASSWORDS, NATS_IMAGE_TAG, natsServerBinary, passwordVariable, REPO_ROOT } from '@clinic/devstack';
+import {
+  COMPOSE_NATS_NODES,
+  DEV_NATS_PASSWORDS,
+  NATS_IMAGE_TAG,
+  natsServerBinary,
+  passwordVariable,
+  REPO_ROOT,
+} from '@clinic/devstack';
 
 const composeText = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
 /** As docker compose reads it: YAML merge keys resolved. */
@@ -17,17 +25,50 @@ const compose = YAML.parse(composeText, { merge: true });
 const services = compose.services as Record<string, any>;
 
 /** The settings each kind of process reads (every one must be settable in compose). */
-const OBSERVABILITY_SETTINGS = ['METRICS_PORT', 'METRICS_HOST', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER'];
+const OBSERVABILITY_SETTINGS = [
+  'METRICS_PORT',
+  'METRICS_HOST',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
+  'OTEL_METRICS_EXPORTER',
+  'OTEL_LOGS_EXPORTER',
+];
 const SERVICE_SETTINGS = [
-  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'NATS_STREAM_REPLICAS', 'MONGO_URL', 'MONGO_DB', 'CLINIC_TZ', 'LOG_LEVEL', 'REPLY_CHUNKS_MAX',
-  'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S', 'EVENT_READERS', ...OBSERVABILITY_SETTINGS,
+  'NATS_URL',
+  'NATS_USER',
+  'NATS_PASSWORD',
+  'NATS_STREAM_REPLICAS',
+  'MONGO_URL',
+  'MONGO_DB',
+  'CLINIC_TZ',
+  'LOG_LEVEL',
+  'REPLY_CHUNKS_MAX',
+  'JWT_SECRET',
+  'JWT_PUBLIC_KEY',
+  'JWT_MAX_LIFETIME_S',
+  'EVENT_READERS',
+  ...OBSERVABILITY_SETTINGS,
 ];
 /** Settings only one service reads. */
 const OWN_SETTINGS: Record<string, string[]> = { billing: ['CANCEL_REASON_REQUIRED'] };
 const GATEWAY_SETTINGS = [
-  'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'HOST', 'PORT', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S',
-  'REQUEST_TIMEOUT_MS', 'HEALTH_TIMEOUT_MS', 'BODY_LIMIT_BYTES', 'LOG_LEVEL',
-  'RATE_LIMIT_MAX', 'RATE_LIMIT_WRITE_MAX', 'RATE_LIMIT_IP_MAX', 'RATE_LIMIT_WINDOW_MS', ...OBSERVABILITY_SETTINGS,
+  'NATS_URL',
+  'NATS_USER',
+  'NATS_PASSWORD',
+  'HOST',
+  'PORT',
+  'JWT_SECRET',
+  'JWT_PUBLIC_KEY',
+  'JWT_MAX_LIFETIME_S',
+  'REQUEST_TIMEOUT_MS',
+  'HEALTH_TIMEOUT_MS',
+  'BODY_LIMIT_BYTES',
+  'LOG_LEVEL',
+  'RATE_LIMIT_MAX',
+  'RATE_LIMIT_WRITE_MAX',
+  'RATE_LIMIT_IP_MAX',
+  'RATE_LIMIT_WINDOW_MS',
+  ...OBSERVABILITY_SETTINGS,
 ];
 /** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
 const required = (variable: string) => new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
@@ -44,8 +85,9 @@ function settingsReadBy(...dirs: string[]): Set<string> {
   const names = new Set<string>();
   for (const file of dirs.flatMap((d) => sourceFiles(join(REPO_ROOT, d)))) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/env(?:String|Int|Optional)\('([A-Z_]+)'/g)) names.add(m[1]);
-    for (const m of text.matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]);
+    // A variable of an environment schema (libs/service-kit/src/env.ts), or one read directly.
+    for (const m of text.matchAll(/\b([A-Z][A-Z0-9_]*): \{ type: '(?:string|integer)'/g)) names.add(m[1]!);
+    for (const m of text.matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]!);
   }
   names.delete('NODE_ENV'); // set by the images
   return names;
@@ -64,29 +106,81 @@ it('conforms to the Compose Specification schema', () => {
 it('passes dclint without errors', () => {
   const bin = join(dirname(require.resolve('dclint/package.json')), 'bin', 'dclint.cjs');
   const args = existsSync(bin) ? [bin] : [join(REPO_ROOT, 'node_modules', '.bin', 'dclint')];
-  expect(() => execFileSync(process.execPath, [...args, '-q', join(REPO_ROOT, 'docker-compose.yml')], { stdio: 'pipe' })).not.toThrow();
+  expect(() =>
+    execFileSync(process.execPath, [...args, '-q', join(REPO_ROOT, 'docker-compose.yml')], { stdio: 'pipe' }),
+  ).not.toThrow();
 });
 
-it('builds each service from its own multi-stage Dockerfile', () => {
-  for (const name of [...SERVICE_NAMES, 'gateway']) {
-    const dockerfile = join(REPO_ROOT, services[name].build.dockerfile);
-    expect(services[name].build.dockerfile).toBe(`services/${name}/Dockerfile`);
-    const text = readFileSync(dockerfile, 'utf8');
-    expect(text.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
-    expect(text).toContain(`services/${name}/dist/main.js`);
-  }
-});
+describe('the one Dockerfile', () => {
+  const text = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  const dockerfile = DockerfileParser.parse(text);
+  const processes = [...SERVICE_NAMES, 'gateway'];
+  /** What the build does for one process: each instruction with its arguments, SERVICE given. */
+  const instructionsFor = (name: string) =>
+    dockerfile.getInstructions().map((instruction) => ({
+      keyword: instruction.getKeyword(),
+      flags: instruction instanceof ModifiableInstruction ? instruction.getFlags().map((f) => f.toString()) : [],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's ${SERVICE}, not a template
+      args: instruction.getArguments().map((a) => a.getValue().replaceAll('${SERVICE}', name)),
+    }));
 
-it('keeps the four Dockerfiles identical but for the service name', () => {
-  // The block copying every workspace manifest is the same in all four; the rest names the service.
-  const dockerfile = (name: string) => readFileSync(join(REPO_ROOT, 'services', name, 'Dockerfile'), 'utf8');
-  const manifests = (text: string) => text.split('\n').filter((line) => /^COPY services\/\w+\/package\.json /.test(line));
-  const rest = (text: string) => text.split('\n').filter((line) => !/^COPY services\/\w+\/package\.json /.test(line));
-  const template = dockerfile('billing');
-  for (const name of ['gateway', 'catalogue', 'sessions']) {
-    expect(manifests(dockerfile(name))).toEqual(manifests(template));
-    expect(rest(dockerfile(name))).toEqual(rest(template.replaceAll('billing', name)));
-  }
+  it('builds every process: compose names it with the build arg SERVICE', () => {
+    expect(
+      readdirSync(join(REPO_ROOT, 'services')).filter((dir) =>
+        existsSync(join(REPO_ROOT, 'services', dir, 'Dockerfile')),
+      ),
+    ).toEqual([]);
+    for (const name of processes) {
+      expect(services[name].build).toEqual({ context: '.', args: { SERVICE: name } });
+    }
+  });
+
+  it('builds in one stage and runs in a slim one, and declares SERVICE in each stage that reads it', () => {
+    expect(dockerfile.getFROMs().map((from) => from.getBuildStage())).toEqual(['build', 'runtime']);
+    for (const instruction of dockerfile.getInstructions()) {
+      const line = instruction.getRange().start.line;
+      for (const variable of instruction.getVariables()) {
+        // An ARG is visible only in the stage that declares it: elsewhere ${SERVICE} would be empty.
+        expect({
+          line: line + 1,
+          variable: variable.getName(),
+          declared: dockerfile.getAvailableVariables(line).includes(variable.getName()),
+        }).toEqual({ line: line + 1, variable: variable.getName(), declared: true });
+      }
+    }
+    // No default: a build that does not name the process fails instead of building one by chance.
+    const serviceArgs = dockerfile.getARGs().filter((arg) => arg.getProperty()?.getName() === 'SERVICE');
+    expect(serviceArgs).toHaveLength(2);
+    for (const arg of serviceArgs) expect(arg.getProperty()?.getValue()).toBeNull();
+  });
+
+  it('installs the dependencies before it reads SERVICE, so that the four images share that layer', () => {
+    const keywords = dockerfile.getInstructions().map((i) => `${i.getKeyword()} ${i.getArgumentsContent()}`);
+    expect(keywords.findIndex((k) => k.startsWith('RUN npm ci'))).toBeLessThan(keywords.indexOf('ARG SERVICE'));
+  });
+
+  it.each(processes)('for %s: copies files that exist, compiles its workspace and runs its compiled main', (name) => {
+    const instructions = instructionsFor(name);
+    for (const copy of instructions.filter((i) => i.keyword === 'COPY' && i.flags.length === 0)) {
+      for (const source of copy.args.slice(0, -1))
+        expect({ source, exists: existsSync(join(REPO_ROOT, source)) }).toEqual({ source, exists: true });
+    }
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'package.json'), 'utf8'));
+    expect(
+      instructions.some((i) => i.keyword === 'RUN' && i.args.join(' ').includes(`--workspace ${manifest.name}`)),
+    ).toBe(true);
+    // The runtime stage's last working directory and command: node <dir>/dist/main.js, compiled from src/main.ts.
+    const runtime = instructions.slice(
+      instructions.findIndex((i) => i.keyword === 'FROM' && i.args.includes('runtime')),
+    );
+    const workdir = runtime.filter((i) => i.keyword === 'WORKDIR').at(-1)!.args[0];
+    const [cmd] = runtime.filter((i) => i.keyword === 'CMD');
+    expect(JSON.parse(cmd!.args.join(' '))).toEqual(['node', 'dist/main.js']);
+    expect(workdir).toBe(`/app/services/${name}`);
+    const tsconfig = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'tsconfig.json'), 'utf8'));
+    expect(tsconfig.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
+    expect(existsSync(join(REPO_ROOT, 'services', name, 'src', 'main.ts'))).toBe(true);
+  });
 });
 
 it('lets billing, catalogue and sessions scale: no published ports, no fixed names', () => {
@@ -133,13 +227,26 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   // Services and the gateway know every node, and the streams get three replicas.
   const everyNode = COMPOSE_NATS_NODES.map((n) => `nats://${n}:4222`).join(',');
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
-  for (const name of SERVICE_NAMES) expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+  for (const name of SERVICE_NAMES) {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+    expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+  }
 });
 
 it('writes a configuration the pinned nats-server accepts', () => {
-  const env = { ...process.env, NATS_SERVER_NAME: 'nats-1', ...Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), 'x'])) };
-  const check = spawnSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], { env, encoding: 'utf8' });
-  expect({ status: check.status, said: check.stderr }).toMatchObject({ status: 0, said: expect.stringContaining('is valid') });
+  const env = {
+    ...process.env,
+    NATS_SERVER_NAME: 'nats-1',
+    ...Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), 'x'])),
+  };
+  const check = spawnSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], {
+    env,
+    encoding: 'utf8',
+  });
+  expect({ status: check.status, said: check.stderr }).toMatchObject({
+    status: 0,
+    said: expect.stringContaining('is valid'),
+  });
 });
 
 it('connects each process as its own NATS user with the matching password', () => {
@@ -154,13 +261,16 @@ it('has no default password: compose refuses to start without each NATS password
   // Every reference to a password variable, wherever it is, is a required one.
   const references = [...composeText.matchAll(/\$\{(NATS_[A-Z]+_PASSWORD)[^}]*\}/g)];
   expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1);
-  for (const [reference, variable] of references) expect(reference).toMatch(required(variable));
+  for (const [reference, variable] of references) expect(reference).toMatch(required(variable!));
 });
 
 it('gives the generated nats.conf no password either: the real nats-server refuses it until each is set', () => {
   const check = (env: Record<string, string>) => {
     try {
-      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], { env: { PATH: process.env.PATH, NATS_SERVER_NAME: 'nats-1', ...env }, stdio: 'pipe' });
+      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], {
+        env: { PATH: process.env.PATH, NATS_SERVER_NAME: 'nats-1', ...env },
+        stdio: 'pipe',
+      });
       return 'valid';
     } catch (err) {
       return String((err as { stderr?: Buffer }).stderr);
@@ -179,12 +289,16 @@ it('gives the services the token key and rules of the gateway, and the event rea
     for (const setting of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S']) {
       expect(services[name].environment[setting]).toBe(services.gateway.environment[setting]);
     }
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
     expect(services[name].environment.EVENT_READERS).toBe('${EVENT_READERS:-hospital}');
   }
 });
 
 it('sets every setting the code reads', () => {
-  for (const name of SERVICE_NAMES) expect(Object.keys(services[name].environment).sort()).toEqual([...SERVICE_SETTINGS, ...(OWN_SETTINGS[name] ?? [])].sort());
+  for (const name of SERVICE_NAMES)
+    expect(Object.keys(services[name].environment).sort()).toEqual(
+      [...SERVICE_SETTINGS, ...(OWN_SETTINGS[name] ?? [])].sort(),
+    );
   expect(Object.keys(services.gateway.environment).sort()).toEqual([...GATEWAY_SETTINGS].sort());
   // Nothing the code reads is missing from these lists.
   const read = settingsReadBy('libs/service-kit/src', 'services');
@@ -197,7 +311,8 @@ it('runs Prometheus under the observability profile, scraping every replica of e
   expect(services.prometheus.image).toMatch(/^prom\/prometheus:v\d/);
   expect(services.prometheus.volumes).toContain('./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
   // Only the observability profile starts it: the default `docker compose up` is unchanged.
-  for (const name of [...SERVICE_NAMES, 'gateway', 'mongo', ...COMPOSE_NATS_NODES]) expect(services[name].profiles).toBeUndefined();
+  for (const name of [...SERVICE_NAMES, 'gateway', 'mongo', ...COMPOSE_NATS_NODES])
+    expect(services[name].profiles).toBeUndefined();
   for (const name of [...SERVICE_NAMES, 'gateway']) {
     expect(services[name].environment.METRICS_PORT).toBe(METRICS_PORT);
     expect(services[name].environment.METRICS_HOST).toBe('0.0.0.0');
@@ -206,7 +321,12 @@ it('runs Prometheus under the observability profile, scraping every replica of e
   const config = YAML.parse(readFileSync(join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8'));
   const jobs = Object.fromEntries(config.scrape_configs.map((job: any) => [job.job_name, job.dns_sd_configs]));
   expect(Object.keys(jobs).sort()).toEqual([...SERVICE_NAMES, 'gateway'].sort());
-  for (const [job, sd] of Object.entries(jobs)) expect(sd).toEqual([{ names: [job], type: 'A', port: Number(METRICS_PORT) }]);
+  for (const [job, sd] of Object.entries(jobs))
+    expect(sd).toEqual([{ names: [job], type: 'A', port: Number(METRICS_PORT) }]);
   // Prometheus's own checker (Debian's prometheus package ships it) accepts the file.
-  expect(() => execFileSync('promtool', ['check', 'config', join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml')], { stdio: 'pipe' })).not.toThrow();
+  expect(() =>
+    execFileSync('promtool', ['check', 'config', join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml')], {
+      stdio: 'pipe',
+    }),
+  ).not.toThrow();
 });

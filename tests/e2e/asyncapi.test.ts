@@ -26,10 +26,18 @@ beforeAll(async () => {
   for (const service of SERVICE_NAMES) readers.push(await EventReader.start(nc, `${service.toUpperCase()}_EVENTS`));
   await t.seed({
     stores: [{ id: 1, name: 'Main', status: 'active' }],
-    doctors: [{
-      id: 1, name: 'Dr. A', reg_no: 'R1', specialization: 'General', channeling_fee: 2500, status: 'Active', store_id: 1,
-      schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '11:00', max_patients: 20 }],
-    }],
+    doctors: [
+      {
+        id: 1,
+        name: 'Dr. A',
+        reg_no: 'R1',
+        specialization: 'General',
+        channeling_fee: 2500,
+        status: 'Active',
+        store_id: 1,
+        schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '11:00', max_patients: 20 }],
+      },
+    ],
   });
   doc = (await t.get('/docs/asyncapi.json', { token: null })).body;
 }, 120_000);
@@ -80,7 +88,8 @@ it('documents every subject the running services subscribe to', () => {
       .filter((line) => line.includes('"msg":"serving"'))
       .map((line) => JSON.parse(line))[0];
     expect(serving.subjects.length).toBeGreaterThan(3);
-    for (const subject of serving.subjects) expect({ service, subject, documented: addresses.has(subject) }).toEqual({ service, subject, documented: true });
+    for (const subject of serving.subjects)
+      expect({ service, subject, documented: addresses.has(subject) }).toEqual({ service, subject, documented: true });
     expect(doc.operations[serving.subjects[0]].bindings.nats.queue).toBe(serving.queue);
   }
 });
@@ -93,7 +102,9 @@ it('validates every request envelope, reply and event of a tour through all the 
    */
   const call = async (method: string, path: string, body?: unknown, validRequest = true) => {
     const url = new URL(path, t.url);
-    const route = HTTP_ROUTES.find((r) => r.method === method && new RegExp(`^${r.url.replace(/:\w+/g, '[^/]+')}$`).test(url.pathname))!;
+    const route = HTTP_ROUTES.find(
+      (r) => r.method === method && new RegExp(`^${r.url.replace(/:\w+/g, '[^/]+')}$`).test(url.pathname),
+    )!;
     exercised.add(route);
     const params = route.param ? { [route.param]: url.pathname.split('/').pop()! } : {};
     const query = Object.fromEntries(url.searchParams);
@@ -104,26 +115,47 @@ it('validates every request envelope, reply and event of a tour through all the 
     // A route that produces bytes answers them as they are over HTTP; its NATS reply (base64 in the
     // envelope) is read from the service itself, as another hospital system would call it.
     const reply = route.produces
-      ? await callService(await t.nats('hospital'), route.subject, envelope, { token: t.token(), correlationId: 'asyncapi-tour', timeoutMs: 5_000 })
+      ? await callService(await t.nats('hospital'), route.subject, envelope, {
+          token: t.token(),
+          correlationId: 'asyncapi-tour',
+          timeoutMs: 5_000,
+        })
       : { status: res.status, body: res.body };
     expectValid(`${route.subject}.reply`, reply);
     return res;
   };
 
-  const charge = await call('POST', '/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850, notes: null });
+  const charge = await call('POST', '/hospital_charges', {
+    store_id: 1,
+    charge_name: 'CBC',
+    charge_type: 'Lab',
+    amount: 850,
+    notes: null,
+  });
   expect(charge.status).toBe(201);
   const chargeId = charge.body.charge_id;
-  const spare = (await call('POST', '/hospital_charges', { store_id: 1, charge_name: 'ESR', charge_type: 'Lab', amount: 300 })).body.charge_id;
+  const spare = (
+    await call('POST', '/hospital_charges', { store_id: 1, charge_name: 'ESR', charge_type: 'Lab', amount: 300 })
+  ).body.charge_id;
   await call('GET', '/hospital_charges?store_id=1');
   await call('GET', `/hospital_charges/${chargeId}`);
-  expect((await call('PUT', `/hospital_charges/${chargeId}`, { charge_name: 'CBC', charge_type: 'Lab', amount: 900 })).status).toBe(200);
+  expect(
+    (await call('PUT', `/hospital_charges/${chargeId}`, { charge_name: 'CBC', charge_type: 'Lab', amount: 900 }))
+      .status,
+  ).toBe(200);
   expect((await call('DELETE', `/hospital_charges/${spare}`)).status).toBe(200);
   expect((await call('GET', `/hospital_charges/${spare}/history`)).status).toBe(200);
   expect((await call('GET', '/hospital_charges/999999')).status).toBe(404);
 
   const bill = await call('POST', '/lab_bills', {
-    patient_name: 'P', patient_contact: 'C', bill_date: '2094-03-01', payment_method: 'Cash', store_id: 1,
-    items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 900, qty: 2 }], received_amount: 2000, balance_amount: 200,
+    patient_name: 'P',
+    patient_contact: 'C',
+    bill_date: '2094-03-01',
+    payment_method: 'Cash',
+    store_id: 1,
+    items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 900, qty: 2 }],
+    received_amount: 2000,
+    balance_amount: 200,
   });
   expect(bill.status).toBe(201);
   await call('GET', '/lab_bills?store_id=1&date=2094-03-01');
@@ -136,7 +168,14 @@ it('validates every request envelope, reply and event of a tour through all the 
   expect((await call('GET', '/lab_bills/day_end?store_id=1&date=2094-03-01')).status).toBe(200);
   expect((await call('POST', '/lab_bills', { store_id: 1 }, false)).status).toBe(400);
 
-  const session = await call('POST', '/add_session', { doctor_id: 1, session_date: '2094-03-02', session_no: 1, start_time: '08:00', end_time: '11:00', max_patients: 10 });
+  const session = await call('POST', '/add_session', {
+    doctor_id: 1,
+    session_date: '2094-03-02',
+    session_no: 1,
+    start_time: '08:00',
+    end_time: '11:00',
+    max_patients: 10,
+  });
   expect(session.status).toBe(201);
   await call('GET', '/all_sessions?store_id=1&date=2094-03-02');
   await call('GET', `/get_session/${session.body.session_id}`);
@@ -148,12 +187,18 @@ it('validates every request envelope, reply and event of a tour through all the 
   expect(HTTP_ROUTES.filter((r) => !exercised.has(r)).map((r) => `${r.method} ${r.url}`)).toEqual([]);
 
   // The events of the tour, as other hospital systems read them.
-  const [billing, catalogue, sessions] = readers;
+  const [billing, catalogue, sessions] = readers as [EventReader, EventReader, EventReader]; // one per service, in SERVICE_NAMES order
   const events = [
     ...(await billing.waitFor(() => true, 3)),
     ...(await catalogue.waitFor(() => true, 4)),
     ...(await sessions.waitFor(() => true, 7)),
   ];
-  expect(new Set(events.map((e) => e.subject))).toEqual(new Set(Object.values(doc.operations as Record<string, any>).filter((op) => op.action === 'send').map((op) => doc.channels[op.channel.$ref.split('/').pop()].address)));
+  expect(new Set(events.map((e) => e.subject))).toEqual(
+    new Set(
+      Object.values(doc.operations as Record<string, any>)
+        .filter((op) => op.action === 'send')
+        .map((op) => doc.channels[op.channel.$ref.split('/').pop()].address),
+    ),
+  );
   for (const e of events) expectValid(e.subject, e.event);
 }, 60_000);

@@ -19,7 +19,8 @@ beforeAll(async () => {
     stores: [{ id: 1, name: 'Main', status: 'active' }],
     users: [{ id: 7, name: 'Kasun Silva' }],
   });
-  charge = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })).body.charge_id;
+  charge = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
+    .body.charge_id;
   events = await EventReader.start(await t.nats('hospital'), 'BILLING_EVENTS');
 });
 afterAll(async () => {
@@ -51,7 +52,8 @@ async function createBill(overrides: Record<string, unknown> = {}): Promise<{ bi
   return res.body;
 }
 
-const cancel = (id: number, body?: unknown, headers: Record<string, string> = {}) => t.request('DELETE', `/lab_bills/${id}`, body, { headers });
+const cancel = (id: number, body?: unknown, headers: Record<string, string> = {}) =>
+  t.request('DELETE', `/lab_bills/${id}`, body, { headers });
 const historyOf = async (id: number) => {
   const res = await t.get(`/lab_bills/${id}/history`);
   expect(res.status).toBe(200);
@@ -60,12 +62,22 @@ const historyOf = async (id: number) => {
 
 describe('GET /lab_bills/{id}/history', () => {
   it('records who created, updated and cancelled a bill, when, with which correlation id, and each changed field before and after', async () => {
-    const created = await t.post('/lab_bills', bill(), { role: 'cashier', sub: 7, headers: { 'x-correlation-id': 'audit-create-1' } });
+    const created = await t.post('/lab_bills', bill(), {
+      role: 'cashier',
+      sub: 7,
+      headers: { 'x-correlation-id': 'audit-create-1' },
+    });
     expect(created.status).toBe(201);
     const id = created.body.bill_id;
-    const updated = await t.put(`/lab_bills/${id}`, { payment_status: 'Pending', notes: '  call back  ', payment_method: 'Cash' }, {
-      role: 'receptionist', sub: 'nurse-ann', headers: { 'x-correlation-id': 'audit-update-1' },
-    });
+    const updated = await t.put(
+      `/lab_bills/${id}`,
+      { payment_status: 'Pending', notes: '  call back  ', payment_method: 'Cash' },
+      {
+        role: 'receptionist',
+        sub: 'nurse-ann',
+        headers: { 'x-correlation-id': 'audit-update-1' },
+      },
+    );
     expect(updated.status).toBe(200);
     const cancelled = await cancel(id, { reason: '  Billed twice  ' }, { 'x-correlation-id': 'audit-cancel-1' });
     expect(cancelled.body).toEqual({ success: true, message: 'Lab bill cancelled successfully.' });
@@ -78,7 +90,11 @@ describe('GET /lab_bills/{id}/history', () => {
     const [create, update, cancellation, ...rest] = res.body.history;
     expect(rest).toEqual([]);
 
-    expect(create).toMatchObject({ action: 'created', by: { sub: 7, role: 'cashier' }, correlation_id: 'audit-create-1' });
+    expect(create).toMatchObject({
+      action: 'created',
+      by: { sub: 7, role: 'cashier' },
+      correlation_id: 'audit-create-1',
+    });
     expect(create.changes).toMatchObject({
       bill_number: { before: null, after: created.body.bill_number },
       patient_name: { before: null, after: 'Nimal Fernando' },
@@ -90,13 +106,25 @@ describe('GET /lab_bills/{id}/history', () => {
       grand_total: { before: null, after: 1530 },
       received_amount: { before: null, after: 2000 },
       status: { before: null, after: 'active' },
-      items: { before: null, after: [{ id: expect.any(Number), charge_id: charge, charge_name: 'CBC', unit_price: 850, qty: 2, line_total: 1700 }] },
+      items: {
+        before: null,
+        after: [
+          { id: expect.any(Number), charge_id: charge, charge_name: 'CBC', unit_price: 850, qty: 2, line_total: 1700 },
+        ],
+      },
     });
     expect(create).not.toHaveProperty('reason');
 
     // Only what changed: payment_method was sent with the value it had.
-    expect(update).toMatchObject({ action: 'updated', by: { sub: 'nurse-ann', role: 'receptionist' }, correlation_id: 'audit-update-1' });
-    expect(update.changes).toEqual({ payment_status: { before: 'Paid', after: 'Pending' }, notes: { before: null, after: 'call back' } });
+    expect(update).toMatchObject({
+      action: 'updated',
+      by: { sub: 'nurse-ann', role: 'receptionist' },
+      correlation_id: 'audit-update-1',
+    });
+    expect(update.changes).toEqual({
+      payment_status: { before: 'Paid', after: 'Pending' },
+      notes: { before: null, after: 'call back' },
+    });
 
     expect(cancellation).toMatchObject({
       action: 'cancelled',
@@ -121,7 +149,11 @@ describe('GET /lab_bills/{id}/history', () => {
   it('answers 404 for a bill that never existed, and only to admins', async () => {
     for (const path of ['/lab_bills/987654/history', '/lab_bills/0/history', '/lab_bills/abc/history']) {
       const res = await t.get(path);
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: { success: false, error: 'Bill not found.' } });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 404,
+        body: { success: false, error: 'Bill not found.' },
+      });
     }
     const { bill_id } = await createBill();
     for (const role of ['cashier', 'receptionist', 'doctor']) {
@@ -154,7 +186,11 @@ describe('DELETE /lab_bills/{id} with a reason', () => {
     ];
     for (const [body, error] of refusals) {
       const res = await cancel(bill_id, body);
-      expect({ body, status: res.status, answer: res.body }).toEqual({ body, status: 400, answer: { success: false, error } });
+      expect({ body, status: res.status, answer: res.body }).toEqual({
+        body,
+        status: 400,
+        answer: { success: false, error },
+      });
     }
     expect((await t.get(`/lab_bills/${bill_id}`)).body.bill.status).toBe('active');
     expect((await historyOf(bill_id)).map((e) => e.action)).toEqual(['created']);
@@ -210,17 +246,46 @@ describe('DELETE /lab_bills/{id} with a reason', () => {
 
 describe('GET /hospital_charges/{id}/history', () => {
   it('lists every change of name, amount and status, oldest first, with who made it, also after a delete', async () => {
-    const created = await t.post('/hospital_charges', { store_id: 1, charge_name: 'Vitamin D', charge_type: 'Lab', amount: 3500, notes: 'fasting' }, {
-      sub: 'lab-head', headers: { 'x-correlation-id': 'charge-create-1' },
-    });
+    const created = await t.post(
+      '/hospital_charges',
+      { store_id: 1, charge_name: 'Vitamin D', charge_type: 'Lab', amount: 3500, notes: 'fasting' },
+      {
+        sub: 'lab-head',
+        headers: { 'x-correlation-id': 'charge-create-1' },
+      },
+    );
     const id = created.body.charge_id;
     const base = { charge_name: 'Vitamin D', charge_type: 'Lab', notes: 'fasting' };
-    expect((await t.put(`/hospital_charges/${id}`, { ...base, amount: 3750 }, { role: 'cashier', sub: 7 })).body.success).toBe(true);
+    expect(
+      (await t.put(`/hospital_charges/${id}`, { ...base, amount: 3750 }, { role: 'cashier', sub: 7 })).body.success,
+    ).toBe(true);
     // Nothing changes: 200 with success false, and no entry.
-    expect((await t.put(`/hospital_charges/${id}`, { ...base, amount: 3750 })).body).toEqual({ success: false, error: 'No changes were made.' });
-    expect((await t.put(`/hospital_charges/${id}`, { ...base, amount: 3750, status: 'Inactive' }, { role: 'receptionist', sub: 9 })).status).toBe(200);
-    expect((await t.put(`/hospital_charges/${id}`, { ...base, charge_name: 'Vitamin D3', amount: 3750, status: 'Active' })).status).toBe(200);
-    expect((await t.del(`/hospital_charges/${id}`, { role: 'cashier', sub: 7, headers: { 'x-correlation-id': 'charge-delete-1' } })).status).toBe(200);
+    expect((await t.put(`/hospital_charges/${id}`, { ...base, amount: 3750 })).body).toEqual({
+      success: false,
+      error: 'No changes were made.',
+    });
+    expect(
+      (
+        await t.put(
+          `/hospital_charges/${id}`,
+          { ...base, amount: 3750, status: 'Inactive' },
+          { role: 'receptionist', sub: 9 },
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await t.put(`/hospital_charges/${id}`, { ...base, charge_name: 'Vitamin D3', amount: 3750, status: 'Active' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await t.del(`/hospital_charges/${id}`, {
+          role: 'cashier',
+          sub: 7,
+          headers: { 'x-correlation-id': 'charge-delete-1' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await t.get(`/hospital_charges/${id}`)).status).toBe(404);
 
     const res = await t.get(`/hospital_charges/${id}/history`, { role: 'cashier' });
@@ -240,11 +305,18 @@ describe('GET /hospital_charges/{id}/history', () => {
         },
       },
       { action: 'updated', by: { sub: 7, role: 'cashier' }, changes: { amount: { before: 3500, after: 3750 } } },
-      { action: 'updated', by: { sub: 9, role: 'receptionist' }, changes: { status: { before: 'Active', after: 'Inactive' } } },
+      {
+        action: 'updated',
+        by: { sub: 9, role: 'receptionist' },
+        changes: { status: { before: 'Active', after: 'Inactive' } },
+      },
       {
         action: 'updated',
         by: { sub: 1, role: 'admin' },
-        changes: { charge_name: { before: 'Vitamin D', after: 'Vitamin D3' }, status: { before: 'Inactive', after: 'Active' } },
+        changes: {
+          charge_name: { before: 'Vitamin D', after: 'Vitamin D3' },
+          status: { before: 'Inactive', after: 'Active' },
+        },
       },
       { action: 'deleted', by: { sub: 7, role: 'cashier' }, changes: {} },
     ]);
@@ -257,7 +329,8 @@ describe('GET /hospital_charges/{id}/history', () => {
     const res = await t.get('/hospital_charges/987654/history');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, error: 'Charge not found.' });
-    for (const role of ['admin', 'receptionist', 'cashier']) expect((await t.get(`/hospital_charges/${charge}/history`, { role })).status).toBe(200);
+    for (const role of ['admin', 'receptionist', 'cashier'])
+      expect((await t.get(`/hospital_charges/${charge}/history`, { role })).status).toBe(200);
     expect((await t.get(`/hospital_charges/${charge}/history`, { role: 'doctor' })).status).toBe(403);
   });
 });

@@ -11,14 +11,19 @@ let chargeId: number;
 beforeAll(async () => {
   t = await startTestStack({ replicas: { billing: 2 } });
   await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })).body.charge_id;
+  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
+    .body.charge_id;
 });
 afterAll(async () => {
   await t?.stop();
 });
 
 const bill = (bill_date: string) => ({
-  patient_name: 'P', patient_contact: 'C', bill_date, payment_method: 'Cash', store_id: 1,
+  patient_name: 'P',
+  patient_contact: 'C',
+  bill_date,
+  payment_method: 'Cash',
+  store_id: 1,
   items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
 });
 
@@ -26,7 +31,10 @@ it('numbers 50 concurrent creates 0001..0050 across two replicas, every time', a
   for (const date of ['2031-01-01', '2031-01-02', '2031-01-03', '2031-01-04']) {
     const results = await Promise.all(Array.from({ length: 50 }, () => t.post('/lab_bills', bill(date))));
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
-    const expected = Array.from({ length: 50 }, (_, i) => `LB-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`);
+    const expected = Array.from(
+      { length: 50 },
+      (_, i) => `LB-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`,
+    );
     expect(results.map((r) => r.body.bill_number).sort()).toEqual(expected);
     const listed = await t.get(`/lab_bills?store_id=1&date=${date}&per_page=100`);
     expect(listed.body.bills.map((b: any) => b.bill_number).sort()).toEqual(expected);
@@ -34,7 +42,9 @@ it('numbers 50 concurrent creates 0001..0050 across two replicas, every time', a
   }
   // Both replicas took part.
   for (const replica of ['billing-1', 'billing-2']) {
-    const handled = readFileSync(`${t.stack.logDir}/${replica}.log`, 'utf8').split('\n').filter((l) => l.includes('"subject":"billing.bill.create"'));
+    const handled = readFileSync(`${t.stack.logDir}/${replica}.log`, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"subject":"billing.bill.create"'));
     expect(handled.length).toBeGreaterThan(0);
   }
 });
@@ -42,11 +52,21 @@ it('numbers 50 concurrent creates 0001..0050 across two replicas, every time', a
 it('numbers creates spread over several dates at once gap-free per date, across two replicas', async () => {
   // One batch of a replica holds bills of several dates; a collision in one date must not cost another date a number.
   const dates = ['2031-02-01', '2031-02-02', '2031-02-03', '2031-02-04', '2031-02-05'];
-  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => t.post('/lab_bills', bill(dates[i % dates.length]))));
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => t.post('/lab_bills', bill(dates[i % dates.length]!))),
+  );
   expect(results.map((r) => r.status)).toEqual(Array(100).fill(201));
   for (const date of dates) {
-    const expected = Array.from({ length: 20 }, (_, i) => `LB-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`);
-    expect(results.map((r) => r.body.bill_number).filter((n: string) => n.startsWith(`LB-${date.replaceAll('-', '')}-`)).sort()).toEqual(expected);
+    const expected = Array.from(
+      { length: 20 },
+      (_, i) => `LB-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`,
+    );
+    expect(
+      results
+        .map((r) => r.body.bill_number)
+        .filter((n: string) => n.startsWith(`LB-${date.replaceAll('-', '')}-`))
+        .sort(),
+    ).toEqual(expected);
     const listed = await t.get(`/lab_bills?store_id=1&date=${date}&per_page=100`);
     expect(listed.body.bills.map((b: any) => b.bill_number).sort()).toEqual(expected);
   }
@@ -61,7 +81,8 @@ it('answers exact list totals and summaries on either replica right after create
     for (let read = 0; read < 6; read++) {
       for (const date of [...dates, undefined]) {
         const bills = [...live.values()].filter((b) => !date || b.date === date);
-        const cents = (pick: (b: (typeof bills)[number]) => boolean) => bills.filter(pick).reduce((sum, b) => sum + Math.round(b.grand * 100), 0) / 100;
+        const cents = (pick: (b: (typeof bills)[number]) => boolean) =>
+          bills.filter(pick).reduce((sum, b) => sum + Math.round(b.grand * 100), 0) / 100;
         const query = `store_id=1${date ? `&date=${date}` : '&from_date=2092-01-01&to_date=2092-12-31'}`;
         const summary = (await t.get(`/lab_bills/summary?${query}`)).body.summary;
         expect({ date, summary }).toEqual({
@@ -75,24 +96,37 @@ it('answers exact list totals and summaries on either replica right after create
           }),
         });
         const listed = (await t.get(`/lab_bills?${query}&payment_method=Online`)).body;
-        expect({ date, total: listed.total }).toEqual({ date, total: bills.filter((b) => b.method === 'Online').length });
+        expect({ date, total: listed.total }).toEqual({
+          date,
+          total: bills.filter((b) => b.method === 'Online').length,
+        });
       }
     }
   };
   for (let round = 0; round < 4; round++) {
     const created = await Promise.all(
       Array.from({ length: 10 }, async (_, i) => {
-        const date = dates[(round + i) % 3];
-        const method = methods[i % 3];
-        const res = await t.post('/lab_bills', { ...bill(date), payment_method: method, items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 100 + i * 0.33, qty: 1 + (i % 2) }] });
+        const date = dates[(round + i) % 3]!;
+        const method = methods[i % 3]!;
+        const res = await t.post('/lab_bills', {
+          ...bill(date),
+          payment_method: method,
+          items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 100 + i * 0.33, qty: 1 + (i % 2) }],
+        });
         expect(res.status).toBe(201);
         return { id: res.body.bill_id as number, date, method, status: 'Paid', grand: res.body.grand_total as number };
       }),
     );
     for (const { id, ...b } of created) live.set(id, b);
     await expectTotals();
-    const [changed, cancelled1, cancelled2] = [...live.keys()].slice(round * 3, round * 3 + 3);
-    expect((await t.put(`/lab_bills/${changed}`, { payment_method: 'Online', payment_status: 'Pending' })).status).toBe(200);
+    const [changed, cancelled1, cancelled2] = [...live.keys()].slice(round * 3, round * 3 + 3) as [
+      number,
+      number,
+      number,
+    ]; // 10 more each round
+    expect((await t.put(`/lab_bills/${changed}`, { payment_method: 'Online', payment_status: 'Pending' })).status).toBe(
+      200,
+    );
     live.set(changed, { ...live.get(changed)!, method: 'Online', status: 'Pending' });
     for (const id of [cancelled1, cancelled2]) {
       expect((await t.del(`/lab_bills/${id}`)).status).toBe(200);

@@ -4,8 +4,13 @@ import { EventReader } from './events';
 import { startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
-/** Charge ids by store: `charges[store].active` may be billed there. */
+/** Charge ids by store: `chargesOf(store).active` may be billed there. */
 const charges: Record<number, { active: number; second: number }> = {};
+function chargesOf(store: number): { active: number; second: number } {
+  const made = charges[store];
+  if (!made) throw new Error(`no charges were made in store ${store}`);
+  return made;
+}
 let inactiveCharge: number;
 let deletedCharge: number;
 
@@ -30,12 +35,32 @@ beforeAll(async () => {
     ],
   });
   for (const store of [1, 2, ...LIST_STORES]) {
-    const active = await t.post('/hospital_charges', { store_id: store, charge_name: 'CBC', charge_type: 'Lab', amount: 850 });
-    const second = await t.post('/hospital_charges', { store_id: store, charge_name: 'Lipid', charge_type: 'Lab', amount: 2400 });
+    const active = await t.post('/hospital_charges', {
+      store_id: store,
+      charge_name: 'CBC',
+      charge_type: 'Lab',
+      amount: 850,
+    });
+    const second = await t.post('/hospital_charges', {
+      store_id: store,
+      charge_name: 'Lipid',
+      charge_type: 'Lab',
+      amount: 2400,
+    });
     charges[store] = { active: active.body.charge_id, second: second.body.charge_id };
   }
-  inactiveCharge = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'Old', charge_type: 'Lab', amount: 1, status: 'Inactive' })).body.charge_id;
-  deletedCharge = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'Gone', charge_type: 'Lab', amount: 1 })).body.charge_id;
+  inactiveCharge = (
+    await t.post('/hospital_charges', {
+      store_id: 1,
+      charge_name: 'Old',
+      charge_type: 'Lab',
+      amount: 1,
+      status: 'Inactive',
+    })
+  ).body.charge_id;
+  deletedCharge = (
+    await t.post('/hospital_charges', { store_id: 1, charge_name: 'Gone', charge_type: 'Lab', amount: 1 })
+  ).body.charge_id;
   await t.del(`/hospital_charges/${deletedCharge}`);
 });
 afterAll(async () => {
@@ -57,12 +82,16 @@ function bill(overrides: Record<string, unknown> = {}, store = 1) {
     bill_date: '2090-11-21',
     payment_method: 'Card',
     store_id: store,
-    items: [{ charge_id: charges[store].active, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+    items: [{ charge_id: chargesOf(store).active, charge_name: 'CBC', unit_price: 850, qty: 1 }],
     ...overrides,
   };
 }
 
-async function createBill(overrides: Record<string, unknown> = {}, options: Parameters<TestStack['post']>[2] = {}, store = 1) {
+async function createBill(
+  overrides: Record<string, unknown> = {},
+  options: Parameters<TestStack['post']>[2] = {},
+  store = 1,
+) {
   const res = await t.post('/lab_bills', bill(overrides, store), options);
   expect(res.status).toBe(201);
   return res.body as { bill_id: number; bill_number: string; grand_total: number };
@@ -98,8 +127,8 @@ describe('POST /lab_bills', () => {
         grand_total: 1,
         discount_amount: 999,
         items: [
-          { charge_id: charges[1].active, charge_name: '  Full Blood Count ', unit_price: 850, qty: 2 },
-          { charge_id: charges[1].second, charge_name: 'Lipid', unit_price: 1.005, qty: 3 },
+          { charge_id: chargesOf(1).active, charge_name: '  Full Blood Count ', unit_price: 850, qty: 2 },
+          { charge_id: chargesOf(1).second, charge_name: 'Lipid', unit_price: 1.005, qty: 3 },
         ],
       }),
       { sub: 7, role: 'cashier' },
@@ -140,8 +169,24 @@ describe('POST /lab_bills', () => {
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
       updated_at: null,
       items: [
-        { id: expect.any(Number), bill_id: res.body.bill_id, charge_id: charges[1].active, charge_name: 'Full Blood Count', unit_price: 850, qty: 2, line_total: 1700 },
-        { id: expect.any(Number), bill_id: res.body.bill_id, charge_id: charges[1].second, charge_name: 'Lipid', unit_price: 1.01, qty: 3, line_total: 3.03 },
+        {
+          id: expect.any(Number),
+          bill_id: res.body.bill_id,
+          charge_id: chargesOf(1).active,
+          charge_name: 'Full Blood Count',
+          unit_price: 850,
+          qty: 2,
+          line_total: 1700,
+        },
+        {
+          id: expect.any(Number),
+          bill_id: res.body.bill_id,
+          charge_id: chargesOf(1).second,
+          charge_name: 'Lipid',
+          unit_price: 1.01,
+          qty: 3,
+          line_total: 3.03,
+        },
       ],
     });
     expect(stored.items[0].id).toBeLessThan(stored.items[1].id);
@@ -153,7 +198,10 @@ describe('POST /lab_bills', () => {
   });
 
   it('stores cash amounts only on Cash bills and defaults the optional fields', async () => {
-    const card = await createBill({ payment_method: 'Online', received_amount: 'not checked on card bills', balance_amount: 5 }, { sub: 'svc-lab', role: 'receptionist' });
+    const card = await createBill(
+      { payment_method: 'Online', received_amount: 'not checked on card bills', balance_amount: 5 },
+      { sub: 'svc-lab', role: 'receptionist' },
+    );
     expect(await readBill(card.bill_id)).toMatchObject({
       received_amount: null,
       balance_amount: null,
@@ -169,18 +217,37 @@ describe('POST /lab_bills', () => {
       notes: null,
     });
     for (const age of ['', 0, null]) {
-      const created = await createBill({ patient_age: age, patient_nic: '   ', billed_by: 1 }, { sub: 7, role: 'cashier' });
-      expect(await readBill(created.bill_id)).toMatchObject({ patient_age: null, patient_nic: null, billed_by: 1, billed_by_name: 'Admin User' });
+      const created = await createBill(
+        { patient_age: age, patient_nic: '   ', billed_by: 1 },
+        { sub: 7, role: 'cashier' },
+      );
+      expect(await readBill(created.bill_id)).toMatchObject({
+        patient_age: null,
+        patient_nic: null,
+        billed_by: 1,
+        billed_by_name: 'Admin User',
+      });
     }
   });
 
   it('caps a flat discount at the subtotal', async () => {
     const created = await createBill({ discount_type: 'flat', discount_value: 5000, payment_status: 'Pending' });
     expect(created.grand_total).toBe(0);
-    expect(await readBill(created.bill_id)).toMatchObject({ discount_amount: 850, subtotal: 850, grand_total: 0, payment_status: 'Pending' });
+    expect(await readBill(created.bill_id)).toMatchObject({
+      discount_amount: 850,
+      subtotal: 850,
+      grand_total: 0,
+      payment_status: 'Pending',
+    });
   });
 
-  const item = (overrides: Record<string, unknown>) => ({ charge_id: 1, charge_name: 'CBC', unit_price: 1, qty: 1, ...overrides });
+  const item = (overrides: Record<string, unknown>) => ({
+    charge_id: 1,
+    charge_name: 'CBC',
+    unit_price: 1,
+    qty: 1,
+    ...overrides,
+  });
   it.each([
     // Rule 1
     ['an array body', ['not a bill'], 'Request body must be a JSON object.'],
@@ -193,12 +260,24 @@ describe('POST /lab_bills', () => {
     ['no store_id', { store_id: undefined }, 'store_id is required.'],
     ['no items', { items: undefined }, 'items must contain at least one item.'],
     ['empty items', { items: [] }, 'items must contain at least one item.'],
-    ['an item without charge_id', { items: [item({}), item({ charge_id: undefined })] }, 'items[1].charge_id is required.'],
+    [
+      'an item without charge_id',
+      { items: [item({}), item({ charge_id: undefined })] },
+      'items[1].charge_id is required.',
+    ],
     ['a text charge_id', { items: [item({ charge_id: '5' })] }, 'items[0].charge_id must be a positive integer.'],
     ['an item without charge_name', { items: [item({ charge_name: ' ' })] }, 'items[0].charge_name is required.'],
     ['an item without unit_price', { items: [item({ unit_price: undefined })] }, 'items[0].unit_price is required.'],
-    ['a negative unit_price', { items: [item({ unit_price: -1 })] }, 'items[0].unit_price must be a number greater than or equal to 0.'],
-    ['a text unit_price', { items: [item({ unit_price: 'ten' })] }, 'items[0].unit_price must be a number greater than or equal to 0.'],
+    [
+      'a negative unit_price',
+      { items: [item({ unit_price: -1 })] },
+      'items[0].unit_price must be a number greater than or equal to 0.',
+    ],
+    [
+      'a text unit_price',
+      { items: [item({ unit_price: 'ten' })] },
+      'items[0].unit_price must be a number greater than or equal to 0.',
+    ],
     ['qty 0', { items: [item({ qty: 0 })] }, 'items[0].qty must be an integer from 1 to 99.'],
     ['qty 100', { items: [item({ qty: 100 })] }, 'items[0].qty must be an integer from 1 to 99.'],
     ['a fractional qty', { items: [item({ qty: 1.5 })] }, 'items[0].qty must be an integer from 1 to 99.'],
@@ -213,13 +292,25 @@ describe('POST /lab_bills', () => {
     ['a text billed_by', { billed_by: 'me' }, 'billed_by must be a positive integer.'],
     ['a text patient_id', { patient_id: 'p1' }, 'patient_id must be a positive integer.'],
     ['a text discount_value', { discount_value: '10' }, 'discount_value must be a number greater than or equal to 0.'],
-    ['a negative discount_value', { discount_value: -5 }, 'discount_value must be a number greater than or equal to 0.'],
+    [
+      'a negative discount_value',
+      { discount_value: -5 },
+      'discount_value must be a number greater than or equal to 0.',
+    ],
     ['a text discount_amount', { discount_amount: 'x' }, 'discount_amount must be a number.'],
     ['a text subtotal', { subtotal: 'x' }, 'subtotal must be a number.'],
     ['a text grand_total', { grand_total: {} }, 'grand_total must be a number.'],
     // Rule 5
-    ['a text received_amount on a Cash bill', { payment_method: 'Cash', received_amount: 'lots' }, 'received_amount must be a number.'],
-    ['a text balance_amount on a Cash bill', { payment_method: 'Cash', balance_amount: true }, 'balance_amount must be a number.'],
+    [
+      'a text received_amount on a Cash bill',
+      { payment_method: 'Cash', received_amount: 'lots' },
+      'received_amount must be a number.',
+    ],
+    [
+      'a text balance_amount on a Cash bill',
+      { payment_method: 'Cash', balance_amount: true },
+      'balance_amount must be a number.',
+    ],
     // Rule 6
     ['a slashed bill_date', { bill_date: '2090/11/21' }, 'bill_date must be a date in YYYY-MM-DD format.'],
     ['an impossible bill_date', { bill_date: '2090-02-30' }, 'bill_date must be a date in YYYY-MM-DD format.'],
@@ -227,8 +318,16 @@ describe('POST /lab_bills', () => {
     ['rules 2 and 3 broken', { patient_contact: ' ', payment_method: 'Cheque' }, 'patient_contact is required.'],
     ['rules 3 and 4 broken', { payment_status: 'x', store_id: 'x' }, 'payment_status must be one of Paid, Pending.'],
     ['rules 4 and 6 broken', { bill_date: 'soon', patient_age: -1 }, 'patient_age must be an integer from 0 to 150.'],
-    ['rules 5 and 6 broken', { payment_method: 'Cash', bill_date: 'x', received_amount: 'x' }, 'received_amount must be a number.'],
-    ['rule 6 and a missing store', { bill_date: '2090-13-01', store_id: 999 }, 'bill_date must be a date in YYYY-MM-DD format.'],
+    [
+      'rules 5 and 6 broken',
+      { payment_method: 'Cash', bill_date: 'x', received_amount: 'x' },
+      'received_amount must be a number.',
+    ],
+    [
+      'rule 6 and a missing store',
+      { bill_date: '2090-13-01', store_id: 999 },
+      'bill_date must be a date in YYYY-MM-DD format.',
+    ],
   ])('answers 400 for %s and stores nothing', async (_name, overrides, error) => {
     const store = 2;
     const before = await countBills(store);
@@ -264,12 +363,20 @@ describe('POST /lab_bills', () => {
     const line = (charge_id: number) => ({ charge_id, charge_name: 'x', unit_price: 1, qty: 1 });
     const res = await t.post(
       '/lab_bills',
-      bill({ items: [line(charges[1].active), line(inactiveCharge), line(deletedCharge), line(charges[2].active), line(987654)] }),
+      bill({
+        items: [
+          line(chargesOf(1).active),
+          line(inactiveCharge),
+          line(deletedCharge),
+          line(chargesOf(2).active),
+          line(987654),
+        ],
+      }),
     );
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       success: false,
-      error: `Invalid charge_id(s) for store 1: ${inactiveCharge}, ${deletedCharge}, ${charges[2].active}, 987654. Each charge must be Active and belong to the bill's store.`,
+      error: `Invalid charge_id(s) for store 1: ${inactiveCharge}, ${deletedCharge}, ${chargesOf(2).active}, 987654. Each charge must be Active and belong to the bill's store.`,
     });
     expect(await countBills(1)).toBe(before);
   });
@@ -278,8 +385,17 @@ describe('POST /lab_bills', () => {
     const res = await t.post('/lab_bills', { ...bill(), store_id: 3 });
     expect(res.status).toBe(404);
     await t.seed({ stores: [{ id: 3, name: 'Closed branch', status: 'active' }] });
-    const charge = await t.post('/hospital_charges', { store_id: 3, charge_name: 'CBC', charge_type: 'Lab', amount: 1 });
-    const created = await t.post('/lab_bills', { ...bill(), store_id: 3, items: [{ charge_id: charge.body.charge_id, charge_name: 'CBC', unit_price: 1, qty: 1 }] });
+    const charge = await t.post('/hospital_charges', {
+      store_id: 3,
+      charge_name: 'CBC',
+      charge_type: 'Lab',
+      amount: 1,
+    });
+    const created = await t.post('/lab_bills', {
+      ...bill(),
+      store_id: 3,
+      items: [{ charge_id: charge.body.charge_id, charge_name: 'CBC', unit_price: 1, qty: 1 }],
+    });
     expect(created.status).toBe(201);
     await t.seed({ stores: [{ id: 3, name: 'Closed branch', status: 'inactive' }] });
   });
@@ -289,10 +405,22 @@ describe('hostile input', () => {
   it.each([
     ['an operator as patient_name', { patient_name: { $ne: null } }, 'patient_name must be a string.'],
     ['an operator as store_id', { store_id: { $gt: 0 } }, 'store_id must be a positive integer.'],
-    ['an operator as a charge id', { items: [{ charge_id: { $in: [1] }, charge_name: 'x', unit_price: 1, qty: 1 }] }, 'items[0].charge_id must be a positive integer.'],
+    [
+      'an operator as a charge id',
+      { items: [{ charge_id: { $in: [1] }, charge_name: 'x', unit_price: 1, qty: 1 }] },
+      'items[0].charge_id must be a positive integer.',
+    ],
     ['a huge patient name', { patient_name: 'x'.repeat(100_000) }, 'patient_name must be at most 200 characters.'],
-    ['a price beyond the money range', { items: [{ charge_id: 1, charge_name: 'x', unit_price: 1e12, qty: 1 }] }, 'items[0].unit_price must be at most 999999999.99 in size.'],
-    ['101 items', { items: Array.from({ length: 101 }, () => ({ charge_id: 1, charge_name: 'x', unit_price: 1, qty: 1 })) }, 'items must have at most 100 elements.'],
+    [
+      'a price beyond the money range',
+      { items: [{ charge_id: 1, charge_name: 'x', unit_price: 1e12, qty: 1 }] },
+      'items[0].unit_price must be at most 999999999.99 in size.',
+    ],
+    [
+      '101 items',
+      { items: Array.from({ length: 101 }, () => ({ charge_id: 1, charge_name: 'x', unit_price: 1, qty: 1 })) },
+      'items must have at most 100 elements.',
+    ],
   ])('answers 400 for %s and stores nothing', async (_name, overrides, error) => {
     const before = await countBills(2);
     const res = await t.post('/lab_bills', { ...bill({}, 2), ...overrides });
@@ -305,18 +433,57 @@ describe('hostile input', () => {
     const res = await t.post('/lab_bills', {
       ...bill({}, 2),
       patient_email: 'a@b.c',
-      id: 1, bill_number: 'LB-FORGED-0001', status: 'cancelled', is_deleted: true, billed_by_name: 'Someone',
-      created_at: '2000-01-01 00:00:00', updated_at: '2000-01-01 00:00:00',
-      $where: 'sleep(1000)', nested: { $gt: '' },
-      items: [{ charge_id: charges[2].active, charge_name: 'CBC', unit_price: 850, qty: 2, line_total: 1, id: 9, bill_id: 9 }],
+      id: 1,
+      bill_number: 'LB-FORGED-0001',
+      status: 'cancelled',
+      is_deleted: true,
+      billed_by_name: 'Someone',
+      created_at: '2000-01-01 00:00:00',
+      updated_at: '2000-01-01 00:00:00',
+      $where: 'sleep(1000)',
+      nested: { $gt: '' },
+      items: [
+        {
+          charge_id: chargesOf(2).active,
+          charge_name: 'CBC',
+          unit_price: 850,
+          qty: 2,
+          line_total: 1,
+          id: 9,
+          bill_id: 9,
+        },
+      ],
     });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ success: true, message: 'Lab bill created successfully.', bill_id: expect.any(Number), bill_number: expect.stringMatching(/^LB-\d{8}-\d{4}$/), grand_total: 1700 });
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Lab bill created successfully.',
+      bill_id: expect.any(Number),
+      bill_number: expect.stringMatching(/^LB-\d{8}-\d{4}$/),
+      grand_total: 1700,
+    });
     const stored = await readBill(res.body.bill_id);
-    expect(stored).toMatchObject({ id: res.body.bill_id, bill_number: res.body.bill_number, status: 'active', is_deleted: false, billed_by_name: 'Admin User', updated_at: null });
+    expect(stored).toMatchObject({
+      id: res.body.bill_id,
+      bill_number: res.body.bill_number,
+      status: 'active',
+      is_deleted: false,
+      billed_by_name: 'Admin User',
+      updated_at: null,
+    });
     expect(stored).not.toHaveProperty('patient_email');
     expect(stored.created_at).not.toBe('2000-01-01 00:00:00');
-    expect(stored.items).toEqual([{ id: expect.any(Number), bill_id: res.body.bill_id, charge_id: charges[2].active, charge_name: 'CBC', unit_price: 850, qty: 2, line_total: 1700 }]);
+    expect(stored.items).toEqual([
+      {
+        id: expect.any(Number),
+        bill_id: res.body.bill_id,
+        charge_id: chargesOf(2).active,
+        charge_name: 'CBC',
+        unit_price: 850,
+        qty: 2,
+        line_total: 1700,
+      },
+    ]);
     const listed = (await t.get(`/lab_bills?store_id=2&search=${encodeURIComponent(res.body.bill_number)}`)).body.bills;
     expect(listed.map((b: any) => b.id)).toEqual([res.body.bill_id]);
     expect(listed[0]).not.toHaveProperty('patient_email');
@@ -325,7 +492,8 @@ describe('hostile input', () => {
     try {
       const doc = await mongo.db('clinic_billing').collection('bills').findOne({ id: res.body.bill_id });
       expect(doc).not.toBeNull();
-      for (const field of ['patient_email', '$where', 'nested', 'billed_by_name']) expect(doc).not.toHaveProperty(field);
+      for (const field of ['patient_email', '$where', 'nested', 'billed_by_name'])
+        expect(doc).not.toHaveProperty(field);
       expect(doc!.items[0]).not.toHaveProperty('bill_id');
     } finally {
       await mongo.close();
@@ -334,7 +502,13 @@ describe('hostile input', () => {
 
   it('answers 413 for 10,000 items or a multi-megabyte string', async () => {
     const before = await countBills(2);
-    const many = await t.post('/lab_bills', bill({ items: Array.from({ length: 10_000 }, () => ({ charge_id: 1, charge_name: 'CBC', unit_price: 1, qty: 1 })) }, 2));
+    const many = await t.post(
+      '/lab_bills',
+      bill(
+        { items: Array.from({ length: 10_000 }, () => ({ charge_id: 1, charge_name: 'CBC', unit_price: 1, qty: 1 })) },
+        2,
+      ),
+    );
     expect(many.status).toBe(413);
     expect(many.body).toEqual({ success: false, error: 'Request body is too large.' });
     const huge = await t.post('/lab_bills', bill({ notes: 'x'.repeat(3 * 1024 * 1024) }, 2));
@@ -347,10 +521,15 @@ describe('bill numbers under concurrency', () => {
   it('gives 50 concurrent creates for one date the numbers 0001..0050, every time', async () => {
     for (let round = 0; round < 3; round++) {
       const date = freshDate();
-      const results = await Promise.all(Array.from({ length: 50 }, () => t.post('/lab_bills', bill({ bill_date: date }))));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => t.post('/lab_bills', bill({ bill_date: date }))),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
       const numbers = results.map((r) => r.body.bill_number as string).sort();
-      const expected = Array.from({ length: 50 }, (_, i) => `LB-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`);
+      const expected = Array.from(
+        { length: 50 },
+        (_, i) => `LB-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`,
+      );
       expect(numbers).toEqual(expected);
       // Read back: the stored bills carry exactly these numbers.
       const listed = await t.get(`/lab_bills?store_id=1&date=${date}&per_page=100`);
@@ -365,9 +544,16 @@ describe('bill numbers under concurrency', () => {
     const date = '2099-12-31';
     const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
     try {
-      await mongo.db('clinic_billing').collection('bills').insertMany(
-        Array.from({ length: 40 }, (_, i) => ({ _id: `foreign-${i}`, bill_number: `LB-20991231-${String(i + 1).padStart(4, '0')}`, bill_date: 'elsewhere' })) as never[],
-      );
+      await mongo
+        .db('clinic_billing')
+        .collection('bills')
+        .insertMany(
+          Array.from({ length: 40 }, (_, i) => ({
+            _id: `foreign-${i}`,
+            bill_number: `LB-20991231-${String(i + 1).padStart(4, '0')}`,
+            bill_date: 'elsewhere',
+          })) as never[],
+        );
     } finally {
       await mongo.close();
     }
@@ -393,7 +579,9 @@ describe('Idempotency-Key', () => {
   it('creates one bill when the same key races', async () => {
     const date = freshDate();
     const headers = { 'idempotency-key': `race-${date}` };
-    const results = await Promise.all(Array.from({ length: 8 }, () => t.post('/lab_bills', bill({ bill_date: date }), { headers })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => t.post('/lab_bills', bill({ bill_date: date }), { headers })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(new Set(results.map((r) => r.body.bill_id)).size).toBe(1);
     expect((await t.get(`/lab_bills?store_id=1&date=${date}`)).body.total).toBe(1);
@@ -405,7 +593,10 @@ describe('Idempotency-Key', () => {
     await t.post('/lab_bills', bill({ bill_date: date }), { headers });
     const different = await t.post('/lab_bills', bill({ bill_date: date, patient_name: 'Someone Else' }), { headers });
     expect(different.status).toBe(422);
-    expect(different.body).toEqual({ success: false, error: 'This Idempotency-Key was already used for a different request.' });
+    expect(different.body).toEqual({
+      success: false,
+      error: 'This Idempotency-Key was already used for a different request.',
+    });
     const otherCaller = await t.post('/lab_bills', bill({ bill_date: date }), { headers, sub: 99 });
     expect(otherCaller.status).toBe(201);
     expect((await t.get(`/lab_bills?store_id=1&date=${date}`)).body.total).toBe(2);
@@ -427,16 +618,28 @@ describe('GET /lab_bills', () => {
   });
 
   it('filters by date, range, method, status and search; ignores unknown filter values', async () => {
-    const store = LIST_STORES[0];
+    const store = LIST_STORES[0]!;
     const mk = (overrides: Record<string, unknown>) => createBill(overrides, { sub: 7, role: 'cashier' }, store);
-    const a = await mk({ bill_date: '2090-03-01', payment_method: 'Cash', patient_name: 'Alpha Perera', patient_nic: '850001111V' });
-    const b = await mk({ bill_date: '2090-03-02', payment_method: 'Card', payment_status: 'Pending', patient_contact: '011-2(34)' });
+    const a = await mk({
+      bill_date: '2090-03-01',
+      payment_method: 'Cash',
+      patient_name: 'Alpha Perera',
+      patient_nic: '850001111V',
+    });
+    const b = await mk({
+      bill_date: '2090-03-02',
+      payment_method: 'Card',
+      payment_status: 'Pending',
+      patient_contact: '011-2(34)',
+    });
     const c = await mk({ bill_date: '2090-03-03', payment_method: 'Online', patient_name: 'Gamma Silva' });
     const d = await mk({ bill_date: '2090-03-04', payment_method: 'Card' });
     await t.del(`/lab_bills/${d.bill_id}`);
 
     const ids = async (query: string) =>
-      (await t.get(`/lab_bills?store_id=${store}${query}`)).body.bills.map((x: any) => x.id).sort((x: number, y: number) => x - y);
+      (await t.get(`/lab_bills?store_id=${store}${query}`)).body.bills
+        .map((x: any) => x.id)
+        .sort((x: number, y: number) => x - y);
     expect(await ids('')).toEqual([a.bill_id, b.bill_id, c.bill_id]);
     expect(await ids('&date=2090-03-02')).toEqual([b.bill_id]);
     expect(await ids('&date=2090-03-02&from_date=2090-03-01&to_date=2090-03-03')).toEqual([b.bill_id]);
@@ -469,7 +672,7 @@ describe('GET /lab_bills', () => {
   });
 
   it('pages newest first with page and per_page rules, without overlaps', async () => {
-    const store = LIST_STORES[1];
+    const store = LIST_STORES[1]!;
     const created: number[] = [];
     for (let i = 0; i < 7; i++) created.push((await createBill({}, {}, store)).bill_id);
     const newestFirst = [...created].reverse();
@@ -480,7 +683,7 @@ describe('GET /lab_bills', () => {
     expect(first.bills.map((b: any) => b.id)).toEqual(newestFirst.slice(0, 3));
     const pages = [first, await page('&per_page=3&page=2'), await page('&per_page=3&page=3')];
     expect(pages.flatMap((p) => p.bills.map((b: any) => b.id))).toEqual(newestFirst);
-    expect((await page('&per_page=3&page=4'))).toMatchObject({ count: 0, bills: [], page: 4, pages: 3 });
+    expect(await page('&per_page=3&page=4')).toMatchObject({ count: 0, bills: [], page: 4, pages: 3 });
     expect(await page('&page=0')).toMatchObject({ page: 1, per_page: 20, count: 7, pages: 1 });
     expect(await page('&page=-3&per_page=0')).toMatchObject({ page: 1, per_page: 1, count: 1, pages: 7 });
     expect(await page('&per_page=500')).toMatchObject({ per_page: 100, count: 7 });
@@ -493,18 +696,20 @@ describe('GET /lab_bills', () => {
   });
 
   it('orders bills of the same second by id, newest id first', async () => {
-    const store = LIST_STORES[6];
+    const store = LIST_STORES[6]!;
     await Promise.all(Array.from({ length: 8 }, () => createBill({}, {}, store)));
     const rows: Array<{ id: number; created_at: string }> = (await t.get(`/lab_bills?store_id=${store}`)).body.bills;
     expect(rows).toHaveLength(8);
     for (let i = 1; i < rows.length; i++) {
-      const [newer, older] = [rows[i - 1], rows[i]];
-      expect(newer.created_at > older.created_at || (newer.created_at === older.created_at && newer.id > older.id)).toBe(true);
+      const [newer, older] = [rows[i - 1]!, rows[i]!]; // 1 <= i < rows.length
+      expect(
+        newer.created_at > older.created_at || (newer.created_at === older.created_at && newer.id > older.id),
+      ).toBe(true);
     }
   });
 
   it('returns list rows without items, with billed_by_name and is_deleted false', async () => {
-    const store = LIST_STORES[2];
+    const store = LIST_STORES[2]!;
     await createBill({}, { sub: 7, role: 'cashier' }, store);
     await createBill({ billed_by: 555 }, {}, store);
     const { bills } = (await t.get(`/lab_bills?store_id=${store}`)).body;
@@ -533,25 +738,67 @@ describe('GET /lab_bills/{id}', () => {
 
 describe('PUT /lab_bills/{id}', () => {
   it('takes back the whole bill a read returned, changing only the five updatable fields', async () => {
-    const created = await createBill({ payment_method: 'Cash', received_amount: 1000, balance_amount: 150, notes: 'before' });
+    const created = await createBill({
+      payment_method: 'Cash',
+      received_amount: 1000,
+      balance_amount: 150,
+      notes: 'before',
+    });
     const read = await readBill(created.bill_id);
-    const res = await t.put(`/lab_bills/${created.bill_id}`, { ...read, notes: 'after', grand_total: 0, status: 'cancelled', store_id: 2, bill_number: 'X' });
+    const res = await t.put(`/lab_bills/${created.bill_id}`, {
+      ...read,
+      notes: 'after',
+      grand_total: 0,
+      status: 'cancelled',
+      store_id: 2,
+      bill_number: 'X',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Lab bill updated successfully.' });
     const after = await readBill(created.bill_id);
-    expect(after).toEqual({ ...read, notes: 'after', updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) });
+    expect(after).toEqual({
+      ...read,
+      notes: 'after',
+      updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+    });
   });
 
   it('updates only the supplied fields and updated_at', async () => {
-    const created = await createBill({ payment_method: 'Cash', received_amount: 1000, balance_amount: 150, notes: 'keep' });
-    const res = await t.put(`/lab_bills/${created.bill_id}`, { payment_status: 'Pending', received_amount: null, notes: '   ' });
+    const created = await createBill({
+      payment_method: 'Cash',
+      received_amount: 1000,
+      balance_amount: 150,
+      notes: 'keep',
+    });
+    const res = await t.put(`/lab_bills/${created.bill_id}`, {
+      payment_status: 'Pending',
+      received_amount: null,
+      notes: '   ',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Lab bill updated successfully.' });
     const stored = await readBill(created.bill_id);
-    expect(stored).toMatchObject({ payment_status: 'Pending', payment_method: 'Cash', received_amount: null, balance_amount: 150, notes: null });
+    expect(stored).toMatchObject({
+      payment_status: 'Pending',
+      payment_method: 'Cash',
+      received_amount: null,
+      balance_amount: 150,
+      notes: null,
+    });
     expect(stored.updated_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-    await t.put(`/lab_bills/${created.bill_id}`, { payment_method: 'Online', payment_status: '', balance_amount: 10.005, notes: ' paid online ' });
-    expect(await readBill(created.bill_id)).toMatchObject({ payment_status: 'Pending', payment_method: 'Online', balance_amount: 10.01, notes: 'paid online', grand_total: 850 });
+    await t.put(`/lab_bills/${created.bill_id}`, {
+      payment_method: 'Online',
+      payment_status: '',
+      balance_amount: 10.005,
+      notes: ' paid online ',
+    });
+    expect(await readBill(created.bill_id)).toMatchObject({
+      payment_status: 'Pending',
+      payment_method: 'Online',
+      balance_amount: 10.01,
+      notes: 'paid online',
+      grand_total: 850,
+    });
     // A null enum counts as not supplied, like a blank one; null notes clear them.
     const nulls = await t.put(`/lab_bills/${created.bill_id}`, { payment_status: null, notes: null });
     expect(nulls.status).toBe(200);
@@ -569,10 +816,17 @@ describe('PUT /lab_bills/{id}', () => {
     ['an empty object', {}, 400, 'No updatable fields provided.'],
   ])('answers %s with the spec status and leaves the bill as it was', async (_name, body, status, error) => {
     const created = await createBill({ notes: 'original' });
-    const res = body === undefined ? await t.put(`/lab_bills/${created.bill_id}`) : await t.put(`/lab_bills/${created.bill_id}`, body);
+    const res =
+      body === undefined
+        ? await t.put(`/lab_bills/${created.bill_id}`)
+        : await t.put(`/lab_bills/${created.bill_id}`, body);
     expect(res.status).toBe(status);
     expect(res.body).toEqual({ success: false, error });
-    expect(await readBill(created.bill_id)).toMatchObject({ notes: 'original', updated_at: null, payment_status: 'Paid' });
+    expect(await readBill(created.bill_id)).toMatchObject({
+      notes: 'original',
+      updated_at: null,
+      payment_status: 'Paid',
+    });
   });
 
   it('checks the body before the bill, and answers 404 for a missing or cancelled bill', async () => {
@@ -599,7 +853,7 @@ describe('DELETE /lab_bills/{id}', () => {
   });
 
   it('cancels: the bill disappears from every read', async () => {
-    const store = LIST_STORES[3];
+    const store = LIST_STORES[3]!;
     const created = await createBill({}, {}, store);
     const res = await t.del(`/lab_bills/${created.bill_id}`);
     expect(res.status).toBe(200);
@@ -615,8 +869,10 @@ describe('DELETE /lab_bills/{id}', () => {
 
 describe('updates racing a cancel', () => {
   it('leave every cancelled bill cancelled, and every update that answered 200 applied', async () => {
-    const store = LIST_STORES[5];
-    const created = await Promise.all(Array.from({ length: 12 }, () => createBill({ payment_method: 'Cash' }, {}, store)));
+    const store = LIST_STORES[5]!;
+    const created = await Promise.all(
+      Array.from({ length: 12 }, () => createBill({ payment_method: 'Cash' }, {}, store)),
+    );
     const outcomes = await Promise.all(
       created.map(async ({ bill_id }) => {
         const [status, cancel, notes] = await Promise.all([
@@ -645,7 +901,8 @@ describe('updates racing a cancel', () => {
         t.put(`/lab_bills/${bill_id}`, { notes: 'both kept' }),
       ]),
     );
-    for (const { bill_id } of created) expect(await readBill(bill_id)).toMatchObject({ payment_status: 'Pending', notes: 'both kept' });
+    for (const { bill_id } of created)
+      expect(await readBill(bill_id)).toMatchObject({ payment_status: 'Pending', notes: 'both kept' });
   });
 });
 
@@ -657,33 +914,74 @@ describe('GET /lab_bills/summary', () => {
     expect(res.body).toEqual({
       success: true,
       summary: {
-        total_bills: 0, paid_count: 0, pending_count: 0, cash_count: 0, card_count: 0, online_count: 0,
-        total_revenue: 0, total_discounts: 0, total_subtotal: 0, cash_revenue: 0, card_revenue: 0, online_revenue: 0,
+        total_bills: 0,
+        paid_count: 0,
+        pending_count: 0,
+        cash_count: 0,
+        card_count: 0,
+        online_count: 0,
+        total_revenue: 0,
+        total_discounts: 0,
+        total_subtotal: 0,
+        cash_revenue: 0,
+        card_revenue: 0,
+        online_revenue: 0,
       },
     });
   });
 
   it('counts and sums active bills exactly, within the date filters', async () => {
-    const store = LIST_STORES[4];
-    const line = (unit_price: number, qty = 1) => [{ charge_id: charges[store].active, charge_name: 'CBC', unit_price, qty }];
+    const store = LIST_STORES[4]!;
+    const line = (unit_price: number, qty = 1) => [
+      { charge_id: chargesOf(store).active, charge_name: 'CBC', unit_price, qty },
+    ];
     await createBill({ bill_date: '2090-05-01', payment_method: 'Cash', items: line(0.1) }, {}, store);
     await createBill({ bill_date: '2090-05-01', payment_method: 'Cash', items: line(0.2) }, {}, store);
-    await createBill({ bill_date: '2090-05-02', payment_method: 'Card', payment_status: 'Pending', items: line(100.1, 3), discount_type: 'pct', discount_value: 33.333 }, {}, store);
-    await createBill({ bill_date: '2090-05-03', payment_method: 'Online', items: line(19.99, 2), discount_value: 0.99 }, {}, store);
-    const cancelled = await createBill({ bill_date: '2090-05-03', payment_method: 'Online', items: line(5000) }, {}, store);
+    await createBill(
+      {
+        bill_date: '2090-05-02',
+        payment_method: 'Card',
+        payment_status: 'Pending',
+        items: line(100.1, 3),
+        discount_type: 'pct',
+        discount_value: 33.333,
+      },
+      {},
+      store,
+    );
+    await createBill(
+      { bill_date: '2090-05-03', payment_method: 'Online', items: line(19.99, 2), discount_value: 0.99 },
+      {},
+      store,
+    );
+    const cancelled = await createBill(
+      { bill_date: '2090-05-03', payment_method: 'Online', items: line(5000) },
+      {},
+      store,
+    );
     await t.del(`/lab_bills/${cancelled.bill_id}`);
 
     const all = (await t.get(`/lab_bills/summary?store_id=${store}`)).body.summary;
     // Card bill: 300.30 - round(300.30 x 33.333%, 2) = 300.30 - 100.10 = 200.20
     // Online bill: 39.98 - 0.99 = 38.99
     expect(all).toEqual({
-      total_bills: 4, paid_count: 3, pending_count: 1, cash_count: 2, card_count: 1, online_count: 1,
-      total_revenue: 239.49, total_discounts: 101.09, total_subtotal: 340.58,
-      cash_revenue: 0.3, card_revenue: 200.2, online_revenue: 38.99,
+      total_bills: 4,
+      paid_count: 3,
+      pending_count: 1,
+      cash_count: 2,
+      card_count: 1,
+      online_count: 1,
+      total_revenue: 239.49,
+      total_discounts: 101.09,
+      total_subtotal: 340.58,
+      cash_revenue: 0.3,
+      card_revenue: 200.2,
+      online_revenue: 38.99,
     });
     const day = (await t.get(`/lab_bills/summary?store_id=${store}&date=2090-05-01&from_date=2090-05-02`)).body.summary;
     expect(day).toMatchObject({ total_bills: 2, total_revenue: 0.3, cash_revenue: 0.3, card_count: 0 });
-    const range = (await t.get(`/lab_bills/summary?store_id=${store}&from_date=2090-05-02&to_date=2090-05-03`)).body.summary;
+    const range = (await t.get(`/lab_bills/summary?store_id=${store}&from_date=2090-05-02&to_date=2090-05-03`)).body
+      .summary;
     expect(range).toMatchObject({ total_bills: 2, total_revenue: 239.19, pending_count: 1, online_revenue: 38.99 });
   });
 });
@@ -697,17 +995,21 @@ describe('events', () => {
       await t.put(`/lab_bills/${created.bill_id}`, { payment_status: 'Pending' });
       await t.del(`/lab_bills/${created.bill_id}`);
       const events = await reader.waitFor((e) => e.event.data.bill.id === created.bill_id, 3);
-      expect(events.map((e) => e.subject)).toEqual([EventSubjects.billCreated, EventSubjects.billUpdated, EventSubjects.billCancelled]);
+      expect(events.map((e) => e.subject)).toEqual([
+        EventSubjects.billCreated,
+        EventSubjects.billUpdated,
+        EventSubjects.billCancelled,
+      ]);
       for (const e of events) expect(e.msgId).toBe(e.event.event_id);
-      expect(events[0].event.data.bill).toMatchObject({
+      expect(events[0]!.event.data.bill).toMatchObject({
         bill_number: created.bill_number,
         grand_total: 850,
         subtotal: 850,
         received_amount: 900,
-        items: [{ charge_id: charges[1].active, qty: 1, unit_price: 850, line_total: 850 }],
+        items: [{ charge_id: chargesOf(1).active, qty: 1, unit_price: 850, line_total: 850 }],
       });
-      expect(events[1].event.data.bill).toMatchObject({ payment_status: 'Pending', status: 'active' });
-      expect(events[2].event.data.bill).toMatchObject({ status: 'cancelled', is_deleted: true });
+      expect(events[1]!.event.data.bill).toMatchObject({ payment_status: 'Pending', status: 'active' });
+      expect(events[2]!.event.data.bill).toMatchObject({ status: 'cancelled', is_deleted: true });
     } finally {
       reader.stop();
     }

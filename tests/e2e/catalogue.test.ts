@@ -74,7 +74,10 @@ describe('POST /hospital_charges', () => {
 
   it('keeps a string caller identity as given and rounds amounts half-up to 2 decimals', async () => {
     const store = freshStore();
-    const res = await create(valid(store, { amount: 10.005, status: 'Inactive', notes: '   ' }), { sub: 'nurse-ann', role: 'cashier' });
+    const res = await create(valid(store, { amount: 10.005, status: 'Inactive', notes: '   ' }), {
+      sub: 'nurse-ann',
+      role: 'cashier',
+    });
     expect(res.status).toBe(201);
     const { charge } = (await t.get(`/hospital_charges/${res.body.charge_id}`)).body;
     expect(charge).toMatchObject({ amount: 10.01, status: 'Inactive', notes: null, created_by: 'nurse-ann' });
@@ -84,19 +87,47 @@ describe('POST /hospital_charges', () => {
     ['no body', undefined, 'Request body must be a JSON object.'],
     ['an array body', [1, 2], 'Request body must be a JSON object.'],
     ['missing charge_name', { charge_type: 'Lab', amount: 1, store_id: 1 }, 'charge_name is required.'],
-    ['blank charge_name', { charge_name: '  ', charge_type: 'Lab', amount: 1, store_id: 1 }, 'charge_name is required.'],
+    [
+      'blank charge_name',
+      { charge_name: '  ', charge_type: 'Lab', amount: 1, store_id: 1 },
+      'charge_name is required.',
+    ],
     ['missing charge_type', { charge_name: 'X', amount: 1, store_id: 1 }, 'charge_type is required.'],
     ['missing amount', { charge_name: 'X', charge_type: 'Lab', store_id: 1 }, 'amount is required.'],
     ['null amount', { charge_name: 'X', charge_type: 'Lab', amount: null, store_id: 1 }, 'amount is required.'],
     ['missing store_id', { charge_name: 'X', charge_type: 'Lab', amount: 1 }, 'store_id is required.'],
-    ['text amount', { charge_name: 'X', charge_type: 'Lab', amount: 'abc', store_id: 1 }, 'amount must be a number greater than or equal to 0.'],
-    ['negative amount', { charge_name: 'X', charge_type: 'Lab', amount: -0.01, store_id: 1 }, 'amount must be a number greater than or equal to 0.'],
-    ['unknown charge_type', { charge_name: 'X', charge_type: 'Radiology', amount: 1, store_id: 1 }, 'charge_type must be General or Lab.'],
-    ['unknown status', { charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: 1, status: 'active' }, 'status must be Active or Inactive.'],
+    [
+      'text amount',
+      { charge_name: 'X', charge_type: 'Lab', amount: 'abc', store_id: 1 },
+      'amount must be a number greater than or equal to 0.',
+    ],
+    [
+      'negative amount',
+      { charge_name: 'X', charge_type: 'Lab', amount: -0.01, store_id: 1 },
+      'amount must be a number greater than or equal to 0.',
+    ],
+    [
+      'unknown charge_type',
+      { charge_name: 'X', charge_type: 'Radiology', amount: 1, store_id: 1 },
+      'charge_type must be General or Lab.',
+    ],
+    [
+      'unknown status',
+      { charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: 1, status: 'active' },
+      'status must be Active or Inactive.',
+    ],
     // Rule order: presence comes before amount, amount before charge_type, charge_type before status.
     ['several problems', { charge_type: 'Nope', amount: -1, store_id: 1 }, 'charge_name is required.'],
-    ['amount and type wrong', { charge_name: 'X', charge_type: 'Nope', amount: -1, store_id: 1, status: 'x' }, 'amount must be a number greater than or equal to 0.'],
-    ['type and status wrong', { charge_name: 'X', charge_type: 'Nope', amount: 1, store_id: 1, status: 'x' }, 'charge_type must be General or Lab.'],
+    [
+      'amount and type wrong',
+      { charge_name: 'X', charge_type: 'Nope', amount: -1, store_id: 1, status: 'x' },
+      'amount must be a number greater than or equal to 0.',
+    ],
+    [
+      'type and status wrong',
+      { charge_name: 'X', charge_type: 'Nope', amount: 1, store_id: 1, status: 'x' },
+      'charge_type must be General or Lab.',
+    ],
   ])('answers 400 for %s and stores nothing', async (_name, body, error) => {
     const before = await listAll(1);
     const res = body === undefined ? await t.post('/hospital_charges') : await create(body as Record<string, unknown>);
@@ -128,7 +159,10 @@ describe('POST /hospital_charges', () => {
   it('creates exactly one charge when two identical creates race, every time', async () => {
     for (let round = 0; round < 15; round++) {
       const store = freshStore();
-      const results = await Promise.all([create(valid(store, { charge_name: `Race ${round}` })), create(valid(store, { charge_name: `Race ${round}` }))]);
+      const results = await Promise.all([
+        create(valid(store, { charge_name: `Race ${round}` })),
+        create(valid(store, { charge_name: `Race ${round}` })),
+      ]);
       expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
       expect(await listAll(store)).toHaveLength(1);
     }
@@ -156,13 +190,19 @@ describe('hostile input', () => {
     const res = await create(valid(store, { is_deleted: true, live_key: 7, constructor: { x: 1 }, $where: '1' }));
     expect(res.status).toBe(201);
     const [charge] = await listAll(store);
-    expect(charge.id).toBe(res.body.charge_id);
+    expect(charge!.id).toBe(res.body.charge_id);
     for (const field of ['is_deleted', 'live_key', '$where']) expect(charge).not.toHaveProperty(field);
     for (const poisoned of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
       const body = `{"charge_name":"P","charge_type":"Lab","amount":1,"store_id":${store},"x":${poisoned}}`;
-      const refused = await t.post('/hospital_charges', undefined, { rawBody: body, headers: { 'content-type': 'application/json' } });
+      const refused = await t.post('/hospital_charges', undefined, {
+        rawBody: body,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({ success: false, error: 'Request body must not contain __proto__ or constructor.prototype keys.' });
+      expect(refused.body).toEqual({
+        success: false,
+        error: 'Request body must not contain __proto__ or constructor.prototype keys.',
+      });
     }
     expect(await listAll(store)).toHaveLength(1);
   });
@@ -197,21 +237,30 @@ describe('GET /hospital_charges', () => {
     const store = freshStore();
     const other = freshStore();
     await create(valid(store, { charge_name: 'urine Full Report', charge_type: 'Lab', amount: 500 }));
-    await create(valid(store, { charge_name: 'ECG', charge_type: 'General', amount: 1200, notes: 'Cardiac (resting)' }));
+    await create(
+      valid(store, { charge_name: 'ECG', charge_type: 'General', amount: 1200, notes: 'Cardiac (resting)' }),
+    );
     await create(valid(store, { charge_name: 'Blood Sugar', charge_type: 'Lab', amount: 450, status: 'Inactive' }));
     await create(valid(store, { charge_name: 'a.b*c', charge_type: 'General', amount: 1 }));
     await create(valid(other, { charge_name: 'ECG', charge_type: 'General', amount: 1 }));
 
     const all = await t.get(`/hospital_charges?store_id=${store}`);
     expect(all.body.count).toBe(4);
-    expect(all.body.charges.map((c: any) => c.charge_name)).toEqual(['a.b*c', 'Blood Sugar', 'ECG', 'urine Full Report']);
+    expect(all.body.charges.map((c: any) => c.charge_name)).toEqual([
+      'a.b*c',
+      'Blood Sugar',
+      'ECG',
+      'urine Full Report',
+    ]);
 
     expect((await listAll(store, '&status=Inactive')).map((c) => c.charge_name)).toEqual(['Blood Sugar']);
-    expect((await listAll(store, '&status=inactive'))).toEqual([]); // exact match, not validated
+    expect(await listAll(store, '&status=inactive')).toEqual([]); // exact match, not validated
     expect((await listAll(store, '&charge_type=General')).map((c) => c.charge_name)).toEqual(['a.b*c', 'ECG']);
     expect((await listAll(store, '&search=FULL')).map((c) => c.charge_name)).toEqual(['urine Full Report']);
     expect((await listAll(store, '&search=cardiac')).map((c) => c.charge_name)).toEqual(['ECG']);
-    expect((await listAll(store, `&search=${encodeURIComponent('(resting)')}`)).map((c) => c.charge_name)).toEqual(['ECG']);
+    expect((await listAll(store, `&search=${encodeURIComponent('(resting)')}`)).map((c) => c.charge_name)).toEqual([
+      'ECG',
+    ]);
     // Metacharacters are literal: "b*c" is found in "a.b*c", while ".*" and "[" match nothing.
     expect((await listAll(store, `&search=${encodeURIComponent('b*c')}`)).map((c) => c.charge_name)).toEqual(['a.b*c']);
     expect(await listAll(store, `&search=${encodeURIComponent('.*')}`)).toEqual([]);
@@ -243,18 +292,35 @@ describe('PUT /hospital_charges/{id}', () => {
   it('replaces the fields, records who and when, and treats an omitted status as Active', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { status: 'Inactive', notes: 'old' }));
-    const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'FBC', charge_type: 'General', amount: 99.999 }, { sub: 42, role: 'cashier' });
+    const res = await t.put(
+      `/hospital_charges/${body.charge_id}`,
+      { charge_name: 'FBC', charge_type: 'General', amount: 99.999 },
+      { sub: 42, role: 'cashier' },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
     const { charge } = (await t.get(`/hospital_charges/${body.charge_id}`)).body;
-    expect(charge).toMatchObject({ charge_name: 'FBC', charge_type: 'General', amount: 100, status: 'Active', notes: null, store_id: store, updated_by: 42 });
+    expect(charge).toMatchObject({
+      charge_name: 'FBC',
+      charge_type: 'General',
+      amount: 100,
+      status: 'Active',
+      notes: null,
+      store_id: store,
+      updated_by: 42,
+    });
     expect(charge.updated_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 
   it('answers 200 with success false when nothing changes, and leaves the charge untouched', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'n' }));
-    const res = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: ' Full Blood Count ', charge_type: 'Lab', amount: 850.0, notes: 'n' });
+    const res = await t.put(`/hospital_charges/${body.charge_id}`, {
+      charge_name: ' Full Blood Count ',
+      charge_type: 'Lab',
+      amount: 850.0,
+      notes: 'n',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: false, error: 'No changes were made.' });
     const { charge } = (await t.get(`/hospital_charges/${body.charge_id}`)).body;
@@ -272,7 +338,11 @@ describe('PUT /hospital_charges/{id}', () => {
     const missing = await t.put('/hospital_charges/999999', { charge_name: 'B', charge_type: 'Lab', amount: 5 });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ success: false, error: 'Charge not found.' });
-    const dup = await t.put(`/hospital_charges/${a.body.charge_id}`, { charge_name: 'b', charge_type: 'Lab', amount: 5 });
+    const dup = await t.put(`/hospital_charges/${a.body.charge_id}`, {
+      charge_name: 'b',
+      charge_type: 'Lab',
+      amount: 5,
+    });
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ success: false, error: 'A charge with this name already exists in this store.' });
     expect((await t.get(`/hospital_charges/${a.body.charge_id}`)).body.charge.charge_name).toBe('A');
@@ -286,14 +356,26 @@ describe('PUT /hospital_charges/{id}', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
     const after = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
-    expect(after).toEqual({ ...read, amount: 900, updated_by: 5, updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) });
+    expect(after).toEqual({
+      ...read,
+      amount: 900,
+      updated_by: 5,
+      updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+    });
   });
 
   it('ignores store_id and the other read-only fields: a charge stays in its store', async () => {
     const store = freshStore();
     const { body } = await create(valid(store));
     const res = await t.put(`/hospital_charges/${body.charge_id}`, {
-      charge_name: 'X', charge_type: 'Lab', amount: 1, store_id: store + 1000, id: 1, created_by: 99, created_at: '2000-01-01 00:00:00', is_deleted: true,
+      charge_name: 'X',
+      charge_type: 'Lab',
+      amount: 1,
+      store_id: store + 1000,
+      id: 1,
+      created_by: 99,
+      created_at: '2000-01-01 00:00:00',
+      is_deleted: true,
     });
     expect(res.status).toBe(200);
     const after = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
@@ -307,9 +389,21 @@ describe('PUT /hospital_charges/{id}', () => {
     ['missing charge_name', { charge_type: 'Lab', amount: 1 }, 'charge_name is required.'],
     ['missing charge_type', { charge_name: 'X', amount: 1 }, 'charge_type is required.'],
     ['missing amount', { charge_name: 'X', charge_type: 'Lab' }, 'amount is required.'],
-    ['text amount', { charge_name: 'X', charge_type: 'Lab', amount: '5' }, 'amount must be a number greater than or equal to 0.'],
-    ['unknown charge_type', { charge_name: 'X', charge_type: 'Radiology', amount: 1 }, 'charge_type must be General or Lab.'],
-    ['unknown status', { charge_name: 'X', charge_type: 'Lab', amount: 1, status: 'Archived' }, 'status must be Active or Inactive.'],
+    [
+      'text amount',
+      { charge_name: 'X', charge_type: 'Lab', amount: '5' },
+      'amount must be a number greater than or equal to 0.',
+    ],
+    [
+      'unknown charge_type',
+      { charge_name: 'X', charge_type: 'Radiology', amount: 1 },
+      'charge_type must be General or Lab.',
+    ],
+    [
+      'unknown status',
+      { charge_name: 'X', charge_type: 'Lab', amount: 1, status: 'Archived' },
+      'status must be Active or Inactive.',
+    ],
   ])('answers 400 for %s and changes nothing', async (_name, update, error) => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'kept' }));
@@ -322,9 +416,19 @@ describe('PUT /hospital_charges/{id}', () => {
 
   it('trims notes and stores blank notes as null', async () => {
     const { body } = await create(valid(freshStore(), { notes: 'old' }));
-    await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1, notes: '  fasting  ' });
+    await t.put(`/hospital_charges/${body.charge_id}`, {
+      charge_name: 'X',
+      charge_type: 'Lab',
+      amount: 1,
+      notes: '  fasting  ',
+    });
     expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge.notes).toBe('fasting');
-    await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1, notes: '   ' });
+    await t.put(`/hospital_charges/${body.charge_id}`, {
+      charge_name: 'X',
+      charge_type: 'Lab',
+      amount: 1,
+      notes: '   ',
+    });
     expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge.notes).toBeNull();
   });
 
@@ -345,7 +449,11 @@ describe('DELETE /hospital_charges/{id}', () => {
     expect(res.body).toEqual({ success: true, message: 'Charge deleted successfully.' });
     expect((await t.get(`/hospital_charges/${body.charge_id}`)).status).toBe(404);
     expect(await listAll(store)).toEqual([]);
-    const update = await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'X', charge_type: 'Lab', amount: 1 });
+    const update = await t.put(`/hospital_charges/${body.charge_id}`, {
+      charge_name: 'X',
+      charge_type: 'Lab',
+      amount: 1,
+    });
     expect(update.status).toBe(404);
     const again = await t.del(`/hospital_charges/${body.charge_id}`);
     expect(again.status).toBe(404);
@@ -356,7 +464,9 @@ describe('DELETE /hospital_charges/{id}', () => {
 describe('updates racing a delete', () => {
   it('never bring a deleted charge back', async () => {
     const store = freshStore();
-    const created = await Promise.all(Array.from({ length: 10 }, (_, i) => create(valid(store, { charge_name: `Raced ${i}` }))));
+    const created = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => create(valid(store, { charge_name: `Raced ${i}` }))),
+    );
     const outcomes = await Promise.all(
       created.map(async ({ body }, i) => {
         const update = { charge_name: `Raced ${i} renamed`, charge_type: 'General', amount: 5 };
@@ -410,13 +520,22 @@ describe('events', () => {
       await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'Evented', charge_type: 'Lab', amount: 900 });
       await t.del(`/hospital_charges/${body.charge_id}`);
       const events = await reader.waitFor((e) => e.event.data.charge.id === body.charge_id, 3);
-      expect(events.map((e) => e.subject)).toEqual([EventSubjects.chargeCreated, EventSubjects.chargeUpdated, EventSubjects.chargeDeleted]);
+      expect(events.map((e) => e.subject)).toEqual([
+        EventSubjects.chargeCreated,
+        EventSubjects.chargeUpdated,
+        EventSubjects.chargeDeleted,
+      ]);
       for (const e of events) {
         expect(e.msgId).toBe(e.event.event_id);
         expect(e.event.type).toBe(e.subject);
       }
-      expect(events[0].event.data.charge).toMatchObject({ charge_name: 'Evented', amount: 850, created_by: 5, store_id: store });
-      expect(events[1].event.data.charge).toMatchObject({ amount: 900 });
+      expect(events[0]!.event.data.charge).toMatchObject({
+        charge_name: 'Evented',
+        amount: 850,
+        created_by: 5,
+        store_id: store,
+      });
+      expect(events[1]!.event.data.charge).toMatchObject({ amount: 900 });
       expect(new Set(events.map((e) => e.msgId)).size).toBe(3);
     } finally {
       reader.stop();

@@ -24,7 +24,13 @@ let url: string;
 let adminToken: string;
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { JWT_SECRET: _secret, NATS_URL: _nats, MONGO_URL: _mongo, OTEL_EXPORTER_OTLP_ENDPOINT: _otlp, ...rest } = process.env;
+  const {
+    JWT_SECRET: _secret,
+    NATS_URL: _nats,
+    MONGO_URL: _mongo,
+    OTEL_EXPORTER_OTLP_ENDPOINT: _otlp,
+    ...rest
+  } = process.env;
   return {
     ...rest,
     DATA_DIR: dataDir,
@@ -46,11 +52,13 @@ function startStack(): ChildProcess {
 }
 
 async function waitForBanner(): Promise<void> {
-  await eventually(async () => (/Admin token[^\n]*\n(\S+)/.test(stdout) ? true : undefined), 90_000, 200).catch((err) => {
-    throw new Error(`${(err as Error).message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-  });
-  adminToken = /Admin token[^\n]*\n(\S+)/.exec(stdout)![1];
-  url = /Clinic API:\s+(\S+)/.exec(stdout)![1];
+  await eventually(async () => (/Admin token[^\n]*\n(\S+)/.test(stdout) ? true : undefined), 90_000, 200).catch(
+    (err) => {
+      throw new Error(`${(err as Error).message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+    },
+  );
+  adminToken = /Admin token[^\n]*\n(\S+)/.exec(stdout)![1]!;
+  url = /Clinic API:\s+(\S+)/.exec(stdout)![1]!;
 }
 
 async function stopStack(child: ChildProcess): Promise<number | null> {
@@ -60,7 +68,10 @@ async function stopStack(child: ChildProcess): Promise<number | null> {
 }
 
 const api = (path: string, token: string, init: RequestInit = {}) =>
-  fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
+  fetch(`${url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+  });
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'clinic-cli-'));
@@ -82,10 +93,11 @@ it('starts everything, warns about the development secret, and prints the URL an
 });
 
 it('prints where to scrape each process and writes a Prometheus scrape config for them all', async () => {
-  const metricsLine = /Metrics:\s+([^\n]+)/.exec(stdout)![1];
-  const printed = [...metricsLine.matchAll(/(\S+) (http:\/\/\S+\/metrics)/g)].map((m) => ({ name: m[1], url: m[2] }));
+  const metricsLine = /Metrics:\s+([^\n]+)/.exec(stdout)![1]!;
+  const printed = [...metricsLine.matchAll(/(\S+) (http:\/\/\S+\/metrics)/g)].map((m) => ({ name: m[1]!, url: m[2]! }));
   expect(printed.map((p) => p.name).sort()).toEqual(['billing-1', 'catalogue-1', 'gateway', 'sessions-1']);
-  for (const { url: metricsUrl } of printed) expect(await (await fetch(metricsUrl)).text()).toContain('process_cpu_seconds_total');
+  for (const { url: metricsUrl } of printed)
+    expect(await (await fetch(metricsUrl)).text()).toContain('process_cpu_seconds_total');
   const config = JSON.parse(readFileSync(join(dataDir, 'prometheus.yml'), 'utf8'));
   const targets = config.scrape_configs.flatMap((job: any) => job.static_configs.flatMap((c: any) => c.targets));
   expect(targets.map((target: string) => `http://${target}/metrics`).sort()).toEqual(printed.map((p) => p.url).sort());
@@ -97,30 +109,52 @@ it('loads the demo data on first start, reachable with the printed token', async
   const charges: any = await (await api('/hospital_charges?store_id=1', adminToken)).json();
   expect(charges).toMatchObject({ success: true, count: 5 });
   const preview: any = await (await api('/preview_auto_sessions?store_id=1&month=2030-01', adminToken)).json();
-  expect(new Set(preview.preview.map((e: any) => e.doctor_name))).toEqual(new Set(['Dr. Anura Gunasekara', 'Dr. Malini Senanayake']));
+  expect(new Set(preview.preview.map((e: any) => e.doctor_name))).toEqual(
+    new Set(['Dr. Anura Gunasekara', 'Dr. Malini Senanayake']),
+  );
 });
 
 it('signs tokens for the running configuration with npm run token', async () => {
-  const { stdout: token } = await run(process.execPath, [cli('token'), '--sub', '7', '--role', 'cashier', '--expires', '10m'], { env: env() });
+  const { stdout: token } = await run(
+    process.execPath,
+    [cli('token'), '--sub', '7', '--role', 'cashier', '--expires', '10m'],
+    { env: env() },
+  );
   expect(token.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
   expect((await api('/lab_bills?store_id=1', token.trim())).status).toBe(200);
   expect((await api('/lab_bills/1', token.trim(), { method: 'DELETE' })).status).toBe(403);
-  await expect(run(process.execPath, [cli('token'), '--role', 'admin'], { env: env() })).rejects.toMatchObject({ code: 2 });
+  await expect(run(process.execPath, [cli('token'), '--role', 'admin'], { env: env() })).rejects.toMatchObject({
+    code: 2,
+  });
   // Longer than the services accept (JWT_MAX_LIFETIME_S, 24 h by default): refused with the reason.
-  await expect(run(process.execPath, [cli('token'), '--sub', '7', '--role', 'admin', '--expires', '25h'], { env: env() })).rejects.toMatchObject({
+  await expect(
+    run(process.execPath, [cli('token'), '--sub', '7', '--role', 'admin', '--expires', '25h'], { env: env() }),
+  ).rejects.toMatchObject({
     code: 2,
     stderr: expect.stringContaining('JWT_MAX_LIFETIME_S'),
   });
 });
 
-it("signs tokens another hospital system presents over NATS, as the README shows", async () => {
-  const { stdout: token } = await run(process.execPath, [cli('token'), '--sub', 'his-lab', '--role', 'cashier', '--expires', '24h'], { env: env() });
+it('signs tokens another hospital system presents over NATS, as the README shows', async () => {
+  const { stdout: token } = await run(
+    process.execPath,
+    [cli('token'), '--sub', 'his-lab', '--role', 'cashier', '--expires', '24h'],
+    { env: env() },
+  );
   // The README's snippet: its own user, its own inbox prefix, the token in an `authorization` header.
-  const nc = await connect({ servers: `nats://127.0.0.1:${ports.nats}`, user: 'hospital', pass: natsPasswords().hospital, inboxPrefix: '_INBOX_hospital' });
+  const nc = await connect({
+    servers: `nats://127.0.0.1:${ports.nats}`,
+    user: 'hospital',
+    pass: natsPasswords().hospital,
+    inboxPrefix: '_INBOX_hospital',
+  });
   try {
     const h = headers();
     h.set('authorization', `Bearer ${token.trim()}`);
-    const msg = await nc.request('catalogue.charge.list', JSON.stringify({ query: { store_id: '1' } }), { headers: h, timeout: 5000 });
+    const msg = await nc.request('catalogue.charge.list', JSON.stringify({ query: { store_id: '1' } }), {
+      headers: h,
+      timeout: 5000,
+    });
     expect(msg.json()).toMatchObject({ status: 200, body: { success: true, count: 5 } });
   } finally {
     await nc.close();
@@ -129,15 +163,34 @@ it("signs tokens another hospital system presents over NATS, as the README shows
 
 it('publishes a seed file with npm run seed and returns once it is applied', async () => {
   const file = join(dataDir, 'seed.json');
-  writeFileSync(file, JSON.stringify({ stores: [{ id: 3, name: 'Galle', status: 'active' }], patients: [{ id: 77, name: 'Seeded Patient' }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      stores: [{ id: 3, name: 'Galle', status: 'active' }],
+      patients: [{ id: 77, name: 'Seeded Patient' }],
+    }),
+  );
   const natsUrl = `nats://127.0.0.1:${ports.nats}`;
   const { stdout: out } = await run(process.execPath, [cli('seed'), file], { env: env({ NATS_URL: natsUrl }) });
   expect(out).toMatch(/Published 2 record\(s\)/);
   // Applied: billing already knows the new store.
-  const charge: any = await (await api('/hospital_charges', adminToken, { method: 'POST', body: JSON.stringify({ store_id: 3, charge_name: 'FBC', charge_type: 'Lab', amount: 5 }) })).json();
+  const charge: any = await (
+    await api('/hospital_charges', adminToken, {
+      method: 'POST',
+      body: JSON.stringify({ store_id: 3, charge_name: 'FBC', charge_type: 'Lab', amount: 5 }),
+    })
+  ).json();
   const bill = await api('/lab_bills', adminToken, {
     method: 'POST',
-    body: JSON.stringify({ patient_name: 'P', patient_contact: 'C', bill_date: '2090-01-01', payment_method: 'Card', store_id: 3, patient_id: 77, items: [{ charge_id: charge.charge_id, charge_name: 'FBC', unit_price: 5, qty: 1 }] }),
+    body: JSON.stringify({
+      patient_name: 'P',
+      patient_contact: 'C',
+      bill_date: '2090-01-01',
+      payment_method: 'Card',
+      store_id: 3,
+      patient_id: 77,
+      items: [{ charge_id: charge.charge_id, charge_name: 'FBC', unit_price: 5, qty: 1 }],
+    }),
   });
   expect(bill.status).toBe(201);
 
@@ -155,7 +208,9 @@ it('stops every process it started on SIGTERM, keeps its data, and does not load
   // With the stack down, seeding fails clearly.
   const file = join(dataDir, 'seed.json');
   writeFileSync(file, JSON.stringify({ users: [{ id: 1, name: 'A' }] }));
-  await expect(run(process.execPath, [cli('seed'), file], { env: env({ NATS_URL: `nats://127.0.0.1:${ports.nats}` }) })).rejects.toMatchObject({
+  await expect(
+    run(process.execPath, [cli('seed'), file], { env: env({ NATS_URL: `nats://127.0.0.1:${ports.nats}` }) }),
+  ).rejects.toMatchObject({
     code: 1,
     stderr: expect.stringContaining('Is the stack running?'),
   });
@@ -176,7 +231,13 @@ describe('with external servers', () => {
     const gatewayPort = await freePort();
     let output = '';
     const child = spawn(process.execPath, [cli('start')], {
-      env: { ...env(), DATA_DIR: ownDir, PORT: String(gatewayPort), NATS_URL: infra.natsUrl, MONGO_URL: infra.mongoUrl },
+      env: {
+        ...env(),
+        DATA_DIR: ownDir,
+        PORT: String(gatewayPort),
+        NATS_URL: infra.natsUrl,
+        MONGO_URL: infra.mongoUrl,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (d) => (output += d));

@@ -23,8 +23,15 @@ beforeAll(async () => {
       { id: 8, name: 'Dilani Perera' },
     ],
   });
-  for (const [store, name, amount] of [[1, 'CBC', 850], [1, 'Lipid Profile', 2400.5], [2, 'CBC', 900]] as const) {
-    chargeIds.push((await t.post('/hospital_charges', { store_id: store, charge_name: name, charge_type: 'Lab', amount })).body.charge_id);
+  for (const [store, name, amount] of [
+    [1, 'CBC', 850],
+    [1, 'Lipid Profile', 2400.5],
+    [2, 'CBC', 900],
+  ] as const) {
+    chargeIds.push(
+      (await t.post('/hospital_charges', { store_id: store, charge_name: name, charge_type: 'Lab', amount })).body
+        .charge_id,
+    );
   }
 });
 afterAll(async () => {
@@ -53,9 +60,14 @@ async function createBill(date: string, spec: BillSpec, store = 1): Promise<numb
   const res = await t.post(
     '/lab_bills',
     {
-      patient_name: 'Day End Patient', patient_contact: '0770000000', bill_date: date, store_id: store,
-      payment_method: spec.payment_method, payment_status: spec.payment_status,
-      discount_type: spec.discount_type, discount_value: spec.discount_value,
+      patient_name: 'Day End Patient',
+      patient_contact: '0770000000',
+      bill_date: date,
+      store_id: store,
+      payment_method: spec.payment_method,
+      payment_status: spec.payment_status,
+      discount_type: spec.discount_type,
+      discount_value: spec.discount_value,
       items: spec.items.map((item) => ({
         charge_id: store === 2 ? chargeIds[2] : chargeIds[item.lipid ? 1 : 0],
         charge_name: item.lipid ? 'Lipid Profile' : 'CBC',
@@ -86,7 +98,10 @@ async function summary(store: number, date: string) {
 function expectedCashiers(bills: any[]) {
   const ids = [...new Set(bills.map((b) => b.billed_by))].sort((a, b) => (a ?? Infinity) - (b ?? Infinity));
   const names: Record<number, string> = { 7: 'Kasun Silva', 8: 'Dilani Perera' };
-  const tally = (members: any[]) => ({ count: members.length, grand_total: members.reduce((sum, b) => sum + cents(b.grand_total), 0) / 100 });
+  const tally = (members: any[]) => ({
+    count: members.length,
+    grand_total: members.reduce((sum, b) => sum + cents(b.grand_total), 0) / 100,
+  });
   return ids.map((id) => {
     const mine = bills.filter((b) => b.billed_by === id);
     return {
@@ -94,14 +109,29 @@ function expectedCashiers(bills: any[]) {
       billed_by_name: id === null ? null : names[id],
       bill_count: mine.length,
       grand_total: tally(mine).grand_total,
-      payment_methods: Object.fromEntries(['Cash', 'Card', 'Online'].map((m) => [m, tally(mine.filter((b) => b.payment_method === m))])),
-      payment_statuses: Object.fromEntries(['Paid', 'Pending'].map((s) => [s, tally(mine.filter((b) => b.payment_status === s))])),
+      payment_methods: Object.fromEntries(
+        ['Cash', 'Card', 'Online'].map((m) => [m, tally(mine.filter((b) => b.payment_method === m))]),
+      ),
+      payment_statuses: Object.fromEntries(
+        ['Paid', 'Pending'].map((s) => [s, tally(mine.filter((b) => b.payment_status === s))]),
+      ),
     };
   });
 }
 
-const simple = (cashier: BillSpec['cashier'], payment_method: BillSpec['payment_method'], payment_status: BillSpec['payment_status'], unit_price: number, qty = 1): BillSpec => ({
-  cashier, payment_method, payment_status, discount_type: 'flat', discount_value: 0, items: [{ lipid: false, unit_price, qty }],
+const simple = (
+  cashier: BillSpec['cashier'],
+  payment_method: BillSpec['payment_method'],
+  payment_status: BillSpec['payment_status'],
+  unit_price: number,
+  qty = 1,
+): BillSpec => ({
+  cashier,
+  payment_method,
+  payment_status,
+  discount_type: 'flat',
+  discount_value: 0,
+  items: [{ lipid: false, unit_price, qty }],
 });
 
 describe('GET /lab_bills/day_end', () => {
@@ -118,7 +148,16 @@ describe('GET /lab_bills/day_end', () => {
     // Other branches and other dates are not reported.
     await createBill(date, simple(7, 'Cash', 'Paid', 12345), 2);
     await createBill(freshDate(), simple(7, 'Cash', 'Paid', 12345));
-    expect((await t.request('DELETE', `/lab_bills/${cancelled}`, { reason: 'Duplicate bill' }, { sub: 'manager-1', headers: { 'x-correlation-id': 'de-1' } })).status).toBe(200);
+    expect(
+      (
+        await t.request(
+          'DELETE',
+          `/lab_bills/${cancelled}`,
+          { reason: 'Duplicate bill' },
+          { sub: 'manager-1', headers: { 'x-correlation-id': 'de-1' } },
+        )
+      ).status,
+    ).toBe(200);
     expect((await t.del(`/lab_bills/${cancelledUnknownReason}`, { sub: 3 })).status).toBe(200);
 
     const bills = await Promise.all(kept.map(async (id) => (await t.get(`/lab_bills/${id}`)).body.bill));
@@ -128,10 +167,19 @@ describe('GET /lab_bills/day_end', () => {
     expect(report.cashiers).toEqual(expectedCashiers(bills));
     // Cashier 8's Online bill: 3 x 2400.50 = 7201.50, less 12.5% (900.1875 -> 900.19) = 6301.31.
     expect(report.cashiers.find((c: any) => c.billed_by === 8).grand_total).toBe(6301.31);
-    expect(report.cashiers.at(-1)).toMatchObject({ billed_by: null, billed_by_name: null, bill_count: 1, grand_total: 300 });
+    expect(report.cashiers.at(-1)).toMatchObject({
+      billed_by: null,
+      billed_by_name: null,
+      bill_count: 1,
+      grand_total: 300,
+    });
 
     const branch = await summary(1, date);
-    expect(report.totals).toEqual({ ...branch, paid_revenue: (170_000 + 630_131 + 30_000) / 100, pending_revenue: 1000.1 });
+    expect(report.totals).toEqual({
+      ...branch,
+      paid_revenue: (170_000 + 630_131 + 30_000) / 100,
+      pending_revenue: 1000.1,
+    });
     expect(branch).toMatchObject({ total_bills: 4, total_revenue: (170_000 + 100_010 + 630_131 + 30_000) / 100 });
 
     expect(report.cancelled.count).toBe(2);
@@ -139,11 +187,20 @@ describe('GET /lab_bills/day_end', () => {
     expect(report.cancelled.bills).toEqual(
       expect.arrayContaining([
         {
-          id: cancelled, bill_number: expect.stringMatching(/^LB-\d{8}-\d{4}$/), grand_total: 5000, billed_by: 8,
+          id: cancelled,
+          bill_number: expect.stringMatching(/^LB-\d{8}-\d{4}$/),
+          grand_total: 5000,
+          billed_by: 8,
           cancelled_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
-          cancelled_by: { sub: 'manager-1', role: 'admin' }, reason: 'Duplicate bill',
+          cancelled_by: { sub: 'manager-1', role: 'admin' },
+          reason: 'Duplicate bill',
         },
-        expect.objectContaining({ id: cancelledUnknownReason, grand_total: 999.99, cancelled_by: { sub: 3, role: 'admin' }, reason: null }),
+        expect.objectContaining({
+          id: cancelledUnknownReason,
+          grand_total: 999.99,
+          cancelled_by: { sub: 3, role: 'admin' },
+          reason: null,
+        }),
       ]),
     );
   });
@@ -170,9 +227,14 @@ describe('GET /lab_bills/day_end', () => {
     ];
     for (const [query, error] of cases) {
       const res = await t.get(`/lab_bills/day_end${query}`);
-      expect({ query, status: res.status, body: res.body }).toEqual({ query, status: 400, body: { success: false, error } });
+      expect({ query, status: res.status, body: res.body }).toEqual({
+        query,
+        status: 400,
+        body: { success: false, error },
+      });
     }
-    for (const role of ['admin', 'receptionist', 'cashier']) expect((await t.get('/lab_bills/day_end?store_id=1&date=2094-01-01', { role })).status).toBe(200);
+    for (const role of ['admin', 'receptionist', 'cashier'])
+      expect((await t.get('/lab_bills/day_end?store_id=1&date=2094-01-01', { role })).status).toBe(200);
     expect((await t.get('/lab_bills/day_end?store_id=1&date=2094-01-01', { role: 'doctor' })).status).toBe(403);
     // A static path: never read as a bill id, and it takes GET only.
     const put = await t.put('/lab_bills/day_end', { notes: 'x' });
@@ -190,7 +252,10 @@ describe('GET /lab_bills/day_end', () => {
       payment_method: fc.constantFrom('Cash' as const, 'Card' as const, 'Online' as const),
       payment_status: fc.constantFrom('Paid' as const, 'Pending' as const),
       discount_type: fc.constantFrom('flat' as const, 'pct' as const),
-      discount_value: fc.oneof(fc.integer({ min: 0, max: 10_000 }).map((c) => c / 100), fc.integer({ min: 0, max: 1000 }).map((x) => x / 10)),
+      discount_value: fc.oneof(
+        fc.integer({ min: 0, max: 10_000 }).map((c) => c / 100),
+        fc.integer({ min: 0, max: 1000 }).map((x) => x / 10),
+      ),
       items: fc.array(item, { minLength: 1, maxLength: 4 }),
       cancel: fc.boolean(),
     });
@@ -210,7 +275,9 @@ describe('GET /lab_bills/day_end', () => {
         expect(totals).toEqual(branch);
         expect(cents(paid_revenue) + cents(pending_revenue)).toBe(cents(branch.total_revenue));
         expect(report.cashiers).toEqual(expectedCashiers(bills));
-        expect(report.cashiers.reduce((sum: number, c: any) => sum + cents(c.grand_total), 0)).toBe(cents(branch.total_revenue));
+        expect(report.cashiers.reduce((sum: number, c: any) => sum + cents(c.grand_total), 0)).toBe(
+          cents(branch.total_revenue),
+        );
         expect(report.cashiers.reduce((sum: number, c: any) => sum + c.bill_count, 0)).toBe(branch.total_bills);
         expect(report.cancelled.count).toBe(specs.length - kept.length);
       }),

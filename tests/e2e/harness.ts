@@ -7,8 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
-import { type NatsUser, type ServiceName } from '@clinic/contracts';
-import { parseSeedFile, seedReferenceData, signToken, Stack, type InfraChoice, type SeedResult, type StackOptions } from '@clinic/devstack';
+import type { NatsUser, ServiceName } from '@clinic/contracts';
+import {
+  parseSeedFile,
+  seedReferenceData,
+  signToken,
+  Stack,
+  type InfraChoice,
+  type SeedResult,
+  type StackOptions,
+} from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 
 export const TEST_JWT_SECRET = 'e2e-test-secret-not-for-production';
@@ -60,7 +68,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const dataDir = mkdtempSync(join(tmpdir(), 'clinic-e2e-'));
   const stack = await Stack.start({
     dataDir,
-    infra: options.infra ?? ((process.env.CLINIC_TEST_INFRA as InfraChoice | undefined) ?? 'auto'),
+    infra: options.infra ?? (process.env.CLINIC_TEST_INFRA as InfraChoice | undefined) ?? 'auto',
     serviceOutput: 'file',
     replicas: options.replicas,
     natsCluster: options.natsCluster ?? (Number(process.env.NATS_CLUSTER) || 1),
@@ -73,7 +81,12 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const token = (role = 'admin', sub: number | string = 1, expiresInSeconds = 3600) =>
     signToken({ sub, role, expiresInSeconds }, { algorithm: 'HS256', key: TEST_JWT_SECRET });
 
-  async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async function request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...opts.headers };
     const bearer = opts.token === undefined ? token(opts.role ?? 'admin', opts.sub ?? 1) : opts.token;
     if (bearer) headers.authorization = `Bearer ${bearer}`;
@@ -96,7 +109,11 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
 
   const nats = async (user: NatsUser = 'hospital') => {
     const settings = { url: stack.infra.natsUrl, user, password: stack.infra.natsPasswords[user] };
-    const nc = await connectNats(settings, { name: `e2e-${user}`, log: createLogger('e2e', 'silent'), waitForServer: false });
+    const nc = await connectNats(settings, {
+      name: `e2e-${user}`,
+      log: createLogger('e2e', 'silent'),
+      waitForServer: false,
+    });
     connections.push(nc);
     return nc;
   };
@@ -126,7 +143,11 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` returns a value that is not undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -25,12 +25,16 @@ function documentedIndexes(): Set<string> {
   const section = readme.split('## Queries and their indexes')[1]?.split('\n## ')[0];
   if (!section) throw new Error('README has no "Queries and their indexes" section');
   const found = new Set<string>();
-  for (const line of section.split('\n').filter((l) => l.startsWith('| clinic_') || l.startsWith('| every database.'))) {
+  for (const line of section
+    .split('\n')
+    .filter((l) => l.startsWith('| clinic_') || l.startsWith('| every database.'))) {
     const cells = line.split(/(?<!\\)\|/).map((c) => c.trim());
-    const [where, index] = [cells[1], cells[cells.length - 2]];
+    const [where, index] = [cells[1]!, cells[cells.length - 2]!]; // a row: '', its cells, ''
     // Index names hold an underscore; other words in backticks (`date`) are not names.
     const names = [...index.matchAll(/`([a-z]+(?:_[a-z]+)+)`/g)].map((m) => m[1]);
-    const places = where.startsWith('every database.') ? DATABASES.map((db) => `${db}.${where.split('.')[1]}`) : [where];
+    const places = where.startsWith('every database.')
+      ? DATABASES.map((db) => `${db}.${where.split('.')[1]}`)
+      : [where];
     for (const place of places) for (const name of names) found.add(`${place} ${name}`);
   }
   return found;

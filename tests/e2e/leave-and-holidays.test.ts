@@ -15,19 +15,45 @@ let t: TestStack;
 const YEAR = new Date().getUTCFullYear() + 15;
 const month = (m: number) => `${YEAR}-${String(m).padStart(2, '0')}`;
 
-const slot = (day: string, session_no: number, start_time: string | null, end_time: string | null) => ({ day, session_no, start_time, end_time, max_patients: 10 });
+const slot = (day: string, session_no: number, start_time: string | null, end_time: string | null) => ({
+  day,
+  session_no,
+  start_time,
+  end_time,
+  max_patients: 10,
+});
 const doctor = (id: number, store_id: number, schedule: unknown[]) => ({
-  id, name: `Dr. ${id}`, reg_no: `R-${id}`, specialization: 'General', channeling_fee: 1500, status: 'Active', store_id, schedule,
+  id,
+  name: `Dr. ${id}`,
+  reg_no: `R-${id}`,
+  specialization: 'General',
+  channeling_fee: 1500,
+  status: 'Active',
+  store_id,
+  schedule,
 });
 
 const SPEC_ENTRY_FIELDS = [
-  'channeling_fee', 'day', 'doctor_id', 'doctor_name', 'end_time', 'exists', 'is_past', 'max_patients', 'session_date', 'session_no', 'start_time',
+  'channeling_fee',
+  'day',
+  'doctor_id',
+  'doctor_name',
+  'end_time',
+  'exists',
+  'is_past',
+  'max_patients',
+  'session_date',
+  'session_no',
+  'start_time',
 ];
 
 beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
-    stores: [{ id: 1, name: 'Negombo Branch', status: 'active' }, { id: 2, name: 'Kandy Branch', status: 'active' }],
+    stores: [
+      { id: 1, name: 'Negombo Branch', status: 'active' },
+      { id: 2, name: 'Kandy Branch', status: 'active' },
+    ],
     doctors: [
       doctor(1, 1, [slot('Monday', 1, '08:00', '11:00'), slot('Wednesday', 1, '16:00', '19:00')]),
       doctor(2, 2, [slot('Saturday', 1, '08:30', '10:30'), slot('Saturday', 2, '14:00', '16:00')]),
@@ -74,10 +100,16 @@ describe('with leave and holiday records', () => {
   const saturdays = datesOn(m, 'Saturday');
   // Doctor 1 is away from the second Monday to the Wednesday after it; every branch rests on the last Wednesday;
   // Kandy (store 2) on the first Saturday, Negombo (store 1) on the last Saturday (no Negombo doctor works then).
-  const leave = { id: 1, doctor_id: 1, from_date: mondays[1], to_date: wednesdays.find((d) => d > mondays[1])!, reason: 'Conference' };
+  const leave = {
+    id: 1,
+    doctor_id: 1,
+    from_date: mondays[1]!,
+    to_date: wednesdays.find((d) => d > mondays[1]!)!,
+    reason: 'Conference',
+  };
   const holidays = [
     { id: 1, date: wednesdays.at(-1)!, store_id: null, name: 'National Day' },
-    { id: 2, date: saturdays[0], store_id: 2, name: 'Kandy Perahera' },
+    { id: 2, date: saturdays[0]!, store_id: 2, name: 'Kandy Perahera' },
     { id: 3, date: saturdays.at(-1)!, store_id: 1, name: 'Negombo Day' },
   ];
 
@@ -90,9 +122,19 @@ describe('with leave and holiday records', () => {
     const blocked = (e: any) => e.on_leave || e.holiday !== null;
     for (const entry of body.preview) {
       expect(Object.keys(entry).sort()).toEqual([...SPEC_ENTRY_FIELDS, 'holiday', 'on_leave'].sort());
-      const onLeave = entry.doctor_id === 1 && entry.session_date >= leave.from_date && entry.session_date <= leave.to_date;
-      const holiday = entry.session_date === holidays[0].date ? 'National Day' : entry.doctor_id === 2 && entry.session_date === holidays[1].date ? 'Kandy Perahera' : null;
-      expect({ entry: [entry.doctor_id, entry.session_date], on_leave: entry.on_leave, holiday: entry.holiday }).toEqual({
+      const onLeave =
+        entry.doctor_id === 1 && entry.session_date >= leave.from_date && entry.session_date <= leave.to_date;
+      const holiday =
+        entry.session_date === holidays[0]!.date
+          ? 'National Day'
+          : entry.doctor_id === 2 && entry.session_date === holidays[1]!.date
+            ? 'Kandy Perahera'
+            : null;
+      expect({
+        entry: [entry.doctor_id, entry.session_date],
+        on_leave: entry.on_leave,
+        holiday: entry.holiday,
+      }).toEqual({
         entry: [entry.doctor_id, entry.session_date],
         on_leave: onLeave,
         holiday,
@@ -100,8 +142,15 @@ describe('with leave and holiday records', () => {
     }
     // Doctor 1: two days of leave; the National Day Wednesday. Doctor 2: both sessions of the Kandy Saturday.
     expect(body.preview.filter(blocked).map((e: any) => [e.doctor_id, e.session_date, e.session_no])).toEqual(
-      [[1, leave.from_date, 1], [1, leave.to_date, 1], [1, holidays[0].date, 1], [2, holidays[1].date, 1], [2, holidays[1].date, 2]].sort((a, b) =>
-        String(a[1]).localeCompare(String(b[1])) || Number(a[0]) - Number(b[0]) || Number(a[2]) - Number(b[2]),
+      [
+        [1, leave.from_date, 1],
+        [1, leave.to_date, 1],
+        [1, holidays[0]!.date, 1],
+        [2, holidays[1]!.date, 1],
+        [2, holidays[1]!.date, 2],
+      ].sort(
+        (a, b) =>
+          String(a[1]).localeCompare(String(b[1])) || Number(a[0]) - Number(b[0]) || Number(a[2]) - Number(b[2]),
       ),
     );
     const timeless = datesOn(m, 'Tuesday').length;
@@ -119,18 +168,26 @@ describe('with leave and holiday records', () => {
     const sessions = (await t.get('/all_sessions')).body.sessions.filter((s: any) => s.session_date.startsWith(m));
     expect(sessions).toHaveLength(announced.new_count);
     const dates = new Set(sessions.map((s: any) => `${s.doctor_id}:${s.session_date}`));
-    for (const date of [leave.from_date, leave.to_date, holidays[0].date]) expect(dates.has(`1:${date}`)).toBe(false);
-    expect(dates.has(`2:${holidays[1].date}`)).toBe(false);
+    for (const date of [leave.from_date, leave.to_date, holidays[0]!.date]) expect(dates.has(`1:${date}`)).toBe(false);
+    expect(dates.has(`2:${holidays[1]!.date}`)).toBe(false);
     // Nothing it created conflicts.
     expect((await conflicts()).filter((s) => s.session_date.startsWith(m))).toEqual([]);
   });
 
   it('lists existing sessions on a leave or a holiday with ?conflicts=true, within the other filters', async () => {
     const later = month(5);
-    const [monday, nextMonday] = datesOn(later, 'Monday');
-    const saturday = datesOn(later, 'Saturday')[1];
+    // Every month has at least four of each weekday.
+    const [monday, nextMonday] = datesOn(later, 'Monday') as [string, string];
+    const saturday = datesOn(later, 'Saturday')[1]!;
     const add = async (doctor_id: number, session_date: string, session_no = 1, status = 'Open') => {
-      const res = await t.post('/add_session', { doctor_id, session_date, session_no, start_time: '08:00', end_time: '09:00', status });
+      const res = await t.post('/add_session', {
+        doctor_id,
+        session_date,
+        session_no,
+        start_time: '08:00',
+        end_time: '09:00',
+        status,
+      });
       expect(res.status).toBe(201);
       return res.body.session_id as number;
     };
@@ -142,21 +199,38 @@ describe('with leave and holiday records', () => {
 
     await t.seed({
       doctor_leaves: [{ id: 2, doctor_id: 1, from_date: monday, to_date: monday }],
-      holidays: [{ id: 4, date: saturday, store_id: 2, name: 'Kandy Day' }, { id: 5, date: nextMonday, store_id: 2, name: 'Kandy only' }],
+      holidays: [
+        { id: 4, date: saturday, store_id: 2, name: 'Kandy Day' },
+        { id: 5, date: nextMonday, store_id: 2, name: 'Kandy only' },
+      ],
     });
     const all = await conflicts();
     expect(all.map((s) => s.id).sort()).toEqual([onLeave, onLeaveClosed, onBranchHoliday].sort());
     const byId = new Map(all.map((s) => [s.id, s]));
-    expect(byId.get(onLeave)).toMatchObject({ doctor_id: 1, session_date: monday, status: 'Open', store_name: 'Negombo Branch', on_leave: true, holiday: null });
+    expect(byId.get(onLeave)).toMatchObject({
+      doctor_id: 1,
+      session_date: monday,
+      status: 'Open',
+      store_name: 'Negombo Branch',
+      on_leave: true,
+      holiday: null,
+    });
     expect(byId.get(onLeaveClosed)).toMatchObject({ status: 'Closed', on_leave: true });
-    expect(byId.get(onBranchHoliday)).toMatchObject({ doctor_id: 2, store_id: 2, on_leave: false, holiday: 'Kandy Day' });
+    expect(byId.get(onBranchHoliday)).toMatchObject({
+      doctor_id: 2,
+      store_id: 2,
+      on_leave: false,
+      holiday: 'Kandy Day',
+    });
     // Ordered as the list is: latest date first.
     expect(all[0].session_date >= all.at(-1).session_date).toBe(true);
 
     expect((await conflicts('&store_id=2')).map((s) => s.id)).toEqual([onBranchHoliday]);
     expect((await conflicts('&doctor_id=1&status=Open')).map((s) => s.id)).toEqual([onLeave]);
     expect((await conflicts(`&date=${nextMonday}`)).map((s) => s.id)).toEqual([]);
-    expect((await t.get(`/all_sessions?conflicts=false&date=${nextMonday}&doctor_id=1`)).body.sessions.map((s: any) => s.id)).toEqual([free]);
+    expect(
+      (await t.get(`/all_sessions?conflicts=false&date=${nextMonday}&doctor_id=1`)).body.sessions.map((s: any) => s.id),
+    ).toEqual([free]);
 
     // Closing the conflict: the leave is withdrawn.
     await t.seed({ doctor_leaves: [{ id: 2, deleted: true }] });
@@ -167,9 +241,11 @@ describe('with leave and holiday records', () => {
     const res = await t.get('/all_sessions?conflicts=yes');
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ success: false, error: 'conflicts must be true or false.' });
-    await expect(t.seed({ doctor_leaves: [{ id: 9, doctor_id: 1, from_date: `${YEAR}-06-10`, to_date: `${YEAR}-06-09` }] })).rejects.toThrow(
-      /doctor_leaves\[0\]: to_date must not be earlier than from_date/,
-    );
-    await expect(t.seed({ holidays: [{ id: 9, date: `${YEAR}-02-30`, store_id: null, name: 'Nope' }] })).rejects.toThrow(/holidays\[0\]: date must be a valid date/);
+    await expect(
+      t.seed({ doctor_leaves: [{ id: 9, doctor_id: 1, from_date: `${YEAR}-06-10`, to_date: `${YEAR}-06-09` }] }),
+    ).rejects.toThrow(/doctor_leaves\[0\]: to_date must not be earlier than from_date/);
+    await expect(
+      t.seed({ holidays: [{ id: 9, date: `${YEAR}-02-30`, store_id: null, name: 'Nope' }] }),
+    ).rejects.toThrow(/holidays\[0\]: date must be a valid date/);
   });
 });

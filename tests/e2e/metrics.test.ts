@@ -16,7 +16,8 @@ beforeAll(async () => {
   t = await startTestStack({ replicas: { billing: 2 } });
   prometheus = await startPrometheus(t.stack.metricsTargets());
   await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })).body.charge_id;
+  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
+    .body.charge_id;
 }, 120_000);
 afterAll(async () => {
   await prometheus?.stop();
@@ -25,21 +26,40 @@ afterAll(async () => {
 
 /** The single value of an instant query (the sum over series), once it is there and satisfies `until`. */
 async function value(promql: string, until: (v: number) => boolean = () => true): Promise<number> {
-  return eventually(async () => {
-    const result = await prometheus.query(promql);
-    if (result.length === 0) return undefined;
-    const v = Number(result[0].value[1]);
-    return until(v) ? v : undefined;
-  }, 20_000, 250);
+  return eventually(
+    async () => {
+      const result = await prometheus.query(promql);
+      if (result.length === 0) return undefined;
+      const v = Number(result[0]!.value[1]);
+      return until(v) ? v : undefined;
+    },
+    20_000,
+    250,
+  );
 }
 
 it('scrapes every process: the gateway, both billing replicas, catalogue and sessions are up', async () => {
-  expect(t.stack.metricsTargets().map((target) => target.replica).sort()).toEqual(['billing-1', 'billing-2', 'catalogue-1', 'gateway', 'sessions-1']);
-  const up = await eventually(async () => {
-    const result = await prometheus.query('up');
-    return result.length === 5 && result.every((r) => r.value[1] === '1') ? result : undefined;
-  }, 20_000, 250);
-  expect(up.map((r) => r.metric.replica).sort()).toEqual(['billing-1', 'billing-2', 'catalogue-1', 'gateway', 'sessions-1']);
+  expect(
+    t.stack
+      .metricsTargets()
+      .map((target) => target.replica)
+      .sort(),
+  ).toEqual(['billing-1', 'billing-2', 'catalogue-1', 'gateway', 'sessions-1']);
+  const up = await eventually(
+    async () => {
+      const result = await prometheus.query('up');
+      return result.length === 5 && result.every((r) => r.value[1] === '1') ? result : undefined;
+    },
+    20_000,
+    250,
+  );
+  expect(up.map((r) => r.metric.replica).sort()).toEqual([
+    'billing-1',
+    'billing-2',
+    'catalogue-1',
+    'gateway',
+    'sessions-1',
+  ]);
   for (const job of ['gateway', 'billing', 'catalogue', 'sessions']) {
     // Node's default process metrics from every process.
     expect(await value(`count(process_cpu_seconds_total{job="${job}"})`)).toBe(job === 'billing' ? 2 : 1);
@@ -50,31 +70,81 @@ it('scrapes every process: the gateway, both billing replicas, catalogue and ses
 it('gives the request rate of POST /lab_bills and counts every bill, its NATS hops and database commands', async () => {
   const create = (i: number) =>
     t.post('/lab_bills', {
-      patient_name: 'P', patient_contact: 'C', bill_date: `2094-01-${String((i % 5) + 1).padStart(2, '0')}`, payment_method: 'Cash', store_id: 1,
+      patient_name: 'P',
+      patient_contact: 'C',
+      bill_date: `2094-01-${String((i % 5) + 1).padStart(2, '0')}`,
+      payment_method: 'Cash',
+      store_id: 1,
       items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
     });
   // A rate needs two samples of the series: one bill, scraped, then the others.
   expect((await create(0)).status).toBe(201);
-  expect(await value('sum(clinic_http_requests_total{route="/lab_bills",method="POST",status="201"})', (v) => v === 1)).toBe(1);
+  expect(
+    await value('sum(clinic_http_requests_total{route="/lab_bills",method="POST",status="201"})', (v) => v === 1),
+  ).toBe(1);
   const results = await Promise.all(Array.from({ length: BILLS - 1 }, (_, i) => create(i + 1)));
   expect(results.map((r) => r.status)).toEqual(Array(BILLS - 1).fill(201));
 
-  const rate = await value('sum(rate(clinic_http_requests_total{job="gateway",route="/lab_bills",method="POST"}[1m]))', (v) => v > 0);
+  const rate = await value(
+    'sum(rate(clinic_http_requests_total{job="gateway",route="/lab_bills",method="POST"}[1m]))',
+    (v) => v > 0,
+  );
   expect(rate).toBeGreaterThan(0);
   // Exact counts: HTTP by route, method and status; the services' side; the bills themselves over both replicas.
-  expect(await value('sum(clinic_http_requests_total{route="/lab_bills",method="POST",status="201"})', (v) => v >= BILLS)).toBe(BILLS);
-  expect(await value('sum(clinic_http_request_duration_seconds_count{route="/lab_bills",method="POST"})', (v) => v >= BILLS)).toBe(BILLS);
-  expect(await value('sum(clinic_nats_requests_total{job="gateway",subject="billing.bill.create",outcome="ok"})', (v) => v >= BILLS)).toBe(BILLS);
-  expect(await value('sum(clinic_nats_messages_handled_total{job="billing",subject="billing.bill.create",status="201"})', (v) => v >= BILLS)).toBe(BILLS);
-  expect(await value('sum(clinic_nats_message_duration_seconds_count{job="billing",subject="billing.bill.create"})', (v) => v >= BILLS)).toBe(BILLS);
-  expect(await value('sum(clinic_nats_requests_total{job="billing",subject="catalogue.charge.check",outcome="ok"})', (v) => v >= BILLS)).toBe(BILLS);
-  expect(await value('sum(clinic_nats_messages_handled_total{job="catalogue",subject="catalogue.charge.check",status="200"})', (v) => v >= BILLS)).toBe(BILLS);
+  expect(
+    await value('sum(clinic_http_requests_total{route="/lab_bills",method="POST",status="201"})', (v) => v >= BILLS),
+  ).toBe(BILLS);
+  expect(
+    await value('sum(clinic_http_request_duration_seconds_count{route="/lab_bills",method="POST"})', (v) => v >= BILLS),
+  ).toBe(BILLS);
+  expect(
+    await value(
+      'sum(clinic_nats_requests_total{job="gateway",subject="billing.bill.create",outcome="ok"})',
+      (v) => v >= BILLS,
+    ),
+  ).toBe(BILLS);
+  expect(
+    await value(
+      'sum(clinic_nats_messages_handled_total{job="billing",subject="billing.bill.create",status="201"})',
+      (v) => v >= BILLS,
+    ),
+  ).toBe(BILLS);
+  expect(
+    await value(
+      'sum(clinic_nats_message_duration_seconds_count{job="billing",subject="billing.bill.create"})',
+      (v) => v >= BILLS,
+    ),
+  ).toBe(BILLS);
+  expect(
+    await value(
+      'sum(clinic_nats_requests_total{job="billing",subject="catalogue.charge.check",outcome="ok"})',
+      (v) => v >= BILLS,
+    ),
+  ).toBe(BILLS);
+  expect(
+    await value(
+      'sum(clinic_nats_messages_handled_total{job="catalogue",subject="catalogue.charge.check",status="200"})',
+      (v) => v >= BILLS,
+    ),
+  ).toBe(BILLS);
   expect(await value('sum(clinic_bills_created_total)', (v) => v >= BILLS)).toBe(BILLS);
   // Both replicas answered some (one queue group).
-  const perReplica = await prometheus.query('clinic_nats_messages_handled_total{job="billing",subject="billing.bill.create"}');
+  const perReplica = await prometheus.query(
+    'clinic_nats_messages_handled_total{job="billing",subject="billing.bill.create"}',
+  );
   expect(perReplica.map((r) => r.metric.replica).sort()).toEqual(['billing-1', 'billing-2']);
-  expect(await value('sum(clinic_db_command_duration_seconds_count{job="billing",command="insert",outcome="ok"})', (v) => v > 0)).toBeGreaterThan(0);
-  expect(await value('histogram_quantile(0.9, sum by (le) (rate(clinic_http_request_duration_seconds_bucket{route="/lab_bills"}[1m])))', (v) => v > 0)).toBeGreaterThan(0);
+  expect(
+    await value(
+      'sum(clinic_db_command_duration_seconds_count{job="billing",command="insert",outcome="ok"})',
+      (v) => v > 0,
+    ),
+  ).toBeGreaterThan(0);
+  expect(
+    await value(
+      'histogram_quantile(0.9, sum by (le) (rate(clinic_http_request_duration_seconds_bucket{route="/lab_bills"}[1m])))',
+      (v) => v > 0,
+    ),
+  ).toBeGreaterThan(0);
 });
 
 it('reports the outbox backlog, the reference-stream lag, the breaker and requests in flight', async () => {
@@ -101,8 +171,15 @@ it('counts NATS request outcomes 503 and 504', async () => {
   // No responder: the catalogue replica is stopped.
   await t.stack.replica('catalogue').stop();
   expect((await t.get('/hospital_charges?store_id=1')).status).toBe(503);
-  expect(await value('sum(clinic_nats_requests_total{job="gateway",subject="catalogue.charge.list",outcome="503"})', (v) => v >= 1)).toBe(1);
-  expect(await value('sum(clinic_http_requests_total{route="/hospital_charges",method="GET",status="503"})', (v) => v >= 1)).toBe(1);
+  expect(
+    await value(
+      'sum(clinic_nats_requests_total{job="gateway",subject="catalogue.charge.list",outcome="503"})',
+      (v) => v >= 1,
+    ),
+  ).toBe(1);
+  expect(
+    await value('sum(clinic_http_requests_total{route="/hospital_charges",method="GET",status="503"})', (v) => v >= 1),
+  ).toBe(1);
   // No reply in time: the sessions replica is paused, so its subscription stays but nothing answers.
   const sessions = t.stack.replica('sessions');
   sessions.signal('SIGSTOP');
@@ -111,5 +188,10 @@ it('counts NATS request outcomes 503 and 504', async () => {
   } finally {
     sessions.signal('SIGCONT');
   }
-  expect(await value('sum(clinic_nats_requests_total{job="gateway",subject="sessions.session.list",outcome="504"})', (v) => v >= 1)).toBe(1);
+  expect(
+    await value(
+      'sum(clinic_nats_requests_total{job="gateway",subject="sessions.session.list",outcome="504"})',
+      (v) => v >= 1,
+    ),
+  ).toBe(1);
 }, 60_000);

@@ -8,7 +8,15 @@
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeListeningPort, ManagedProcess, prometheusConfig, startOtelCollector, TOOLS_BIN, waitFor, type MetricsTarget } from '@clinic/devstack';
+import {
+  freeListeningPort,
+  ManagedProcess,
+  prometheusConfig,
+  startOtelCollector,
+  TOOLS_BIN,
+  waitFor,
+  type MetricsTarget,
+} from '@clinic/devstack';
 
 function executable(candidates: string[], what: string): string {
   for (const path of candidates) {
@@ -32,7 +40,10 @@ export interface Prometheus {
 
 /** Prometheus scraping `targets` every second. */
 export async function startPrometheus(targets: MetricsTarget[]): Promise<Prometheus> {
-  const binary = executable([process.env.PROMETHEUS_BIN ?? '', '/usr/bin/prometheus', join(TOOLS_BIN, 'prometheus')].filter(Boolean), 'prometheus');
+  const binary = executable(
+    [process.env.PROMETHEUS_BIN ?? '', '/usr/bin/prometheus', join(TOOLS_BIN, 'prometheus')].filter(Boolean),
+    'prometheus',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'clinic-prometheus-'));
   writeFileSync(join(dir, 'prometheus.yml'), prometheusConfig(targets, '1s'));
   const port = await freeListeningPort();
@@ -40,7 +51,11 @@ export async function startPrometheus(targets: MetricsTarget[]): Promise<Prometh
   const server = new ManagedProcess({
     name: 'prometheus',
     command: binary,
-    args: [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    args: [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
     output: { kind: 'file', path: logFile },
   });
   server.start();
@@ -50,7 +65,12 @@ export async function startPrometheus(targets: MetricsTarget[]): Promise<Prometh
     if (!process.env.KEEP_E2E_DATA) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitFor('Prometheus to be ready', async () => server.unexpectedExit !== null || (await fetch(`${url}/-/ready`)).ok, 30_000, 200);
+    await waitFor(
+      'Prometheus to be ready',
+      async () => server.unexpectedExit !== null || (await fetch(`${url}/-/ready`)).ok,
+      30_000,
+      200,
+    );
     if (server.unexpectedExit) throw new Error('Prometheus exited at start-up');
   } catch (err) {
     const log = readFileSync(logFile, 'utf8');
@@ -112,7 +132,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const spans: OtlpSpan[] = [];
       // Whole lines only: the collector may be writing the last one.
       const text = readFileSync(collector.outputFile, 'utf8');
-      for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean)) {
+      for (const line of text
+        .slice(0, text.lastIndexOf('\n') + 1)
+        .split('\n')
+        .filter(Boolean)) {
         for (const rs of JSON.parse(line).resourceSpans ?? []) {
           const service = String(attributes(rs.resource?.attributes)['service.name']);
           for (const ss of rs.scopeSpans ?? []) {

@@ -13,12 +13,28 @@ const NOTE = 'n'.repeat(2000);
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 beforeAll(async () => {
-  t = await startTestStack({ env: { REPLY_CHUNKS_MAX: '3', REQUEST_TIMEOUT_MS: '30000', BODY_LIMIT_BYTES: String(2 * 1024 * 1024) } });
+  t = await startTestStack({
+    env: { REPLY_CHUNKS_MAX: '3', REQUEST_TIMEOUT_MS: '30000', BODY_LIMIT_BYTES: String(2 * 1024 * 1024) },
+  });
   await t.seed({
     stores: [{ id: 1, name: 'Main', status: 'active' }],
     doctors: Array.from({ length: 40 }, (_, i) => ({
-      id: i + 1, name: `Dr. Busy ${i + 1}`, reg_no: `R-${i + 1}`, specialization: 'General', channeling_fee: 1000, status: 'Active', store_id: 1,
-      schedule: DAYS.flatMap((day) => [1, 2].map((session_no) => ({ day, session_no, start_time: `0${6 + session_no}:00`, end_time: `0${7 + session_no}:00`, max_patients: 10 }))),
+      id: i + 1,
+      name: `Dr. Busy ${i + 1}`,
+      reg_no: `R-${i + 1}`,
+      specialization: 'General',
+      channeling_fee: 1000,
+      status: 'Active',
+      store_id: 1,
+      schedule: DAYS.flatMap((day) =>
+        [1, 2].map((session_no) => ({
+          day,
+          session_no,
+          start_time: `0${6 + session_no}:00`,
+          end_time: `0${7 + session_no}:00`,
+          max_patients: 10,
+        })),
+      ),
     })),
   });
 });
@@ -29,7 +45,13 @@ afterAll(async () => {
 async function createCharges(store: number, count: number): Promise<void> {
   for (let i = 0; i < count; i += 40) {
     const batch = Array.from({ length: Math.min(40, count - i) }, (_, j) =>
-      t.post('/hospital_charges', { store_id: store, charge_name: `Charge ${i + j}`, charge_type: 'Lab', amount: 100 + i + j, notes: NOTE }),
+      t.post('/hospital_charges', {
+        store_id: store,
+        charge_name: `Charge ${i + j}`,
+        charge_type: 'Lab',
+        amount: 100 + i + j,
+        notes: NOTE,
+      }),
     );
     for (const res of await Promise.all(batch)) expect(res.status).toBe(201);
   }
@@ -41,7 +63,9 @@ it('answers a list larger than one NATS message whole', async () => {
   expect(res.status).toBe(200);
   expect(JSON.stringify(res.body).length).toBeGreaterThan(1024 * 1024);
   expect(res.body.count).toBe(480);
-  expect(res.body.charges.map((c: any) => c.charge_name)).toEqual(Array.from({ length: 480 }, (_, i) => `Charge ${i}`).sort((a, b) => a.localeCompare(b)));
+  expect(res.body.charges.map((c: any) => c.charge_name)).toEqual(
+    Array.from({ length: 480 }, (_, i) => `Charge ${i}`).sort((a, b) => a.localeCompare(b)),
+  );
   expect(res.body.charges.every((c: any) => c.notes === NOTE)).toBe(true);
 });
 
@@ -61,16 +85,35 @@ it('answers every session when no filter is given, however many there are', asyn
 });
 
 it('forwards a body as it came, so that it cannot outgrow the limit on the way', async () => {
-  const charge = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })).body.charge_id;
-  const bill = { patient_name: 'P', patient_contact: 'C', bill_date: '2090-01-01', payment_method: 'Card', store_id: 1, items: [{ charge_id: charge, charge_name: 'CBC', unit_price: 850, qty: 1 }] };
+  const charge = (
+    await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })
+  ).body.charge_id;
+  const bill = {
+    patient_name: 'P',
+    patient_contact: 'C',
+    bill_date: '2090-01-01',
+    payment_method: 'Card',
+    store_id: 1,
+    items: [{ charge_id: charge, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+  };
   // 100,000 numbers written `1e20` are 400 KB; re-encoded, 2.2 MB.
   const numbers = `{${JSON.stringify(bill).slice(1, -1)},"readings":[${Array(100_000).fill('1e20').join(',')}]}`;
   expect(numbers.length).toBeLessThan(512 * 1024);
-  const created = await t.post('/lab_bills', undefined, { rawBody: numbers, headers: { 'content-type': 'application/json' } });
+  const created = await t.post('/lab_bills', undefined, {
+    rawBody: numbers,
+    headers: { 'content-type': 'application/json' },
+  });
   expect(created.status).toBe(201);
   // 400 KB of bytes that are not UTF-8 become 400,000 replacement characters: too long a note, said in the envelope.
-  const invalid = Buffer.concat([Buffer.from(`{${JSON.stringify(bill).slice(1, -1)},"notes":"`), Buffer.alloc(400_000, 0xff), Buffer.from('"}')]);
-  const refused = await t.post('/lab_bills', undefined, { rawBody: invalid, headers: { 'content-type': 'application/json' } });
+  const invalid = Buffer.concat([
+    Buffer.from(`{${JSON.stringify(bill).slice(1, -1)},"notes":"`),
+    Buffer.alloc(400_000, 0xff),
+    Buffer.from('"}'),
+  ]);
+  const refused = await t.post('/lab_bills', undefined, {
+    rawBody: invalid,
+    headers: { 'content-type': 'application/json' },
+  });
   expect(refused.status).toBe(400);
   expect(refused.body).toEqual({ success: false, error: 'notes must be at most 2000 characters.' });
 });
@@ -86,7 +129,10 @@ it('answers a reply beyond the messages a service allows with 413 in the envelop
   await createCharges(11, 1600);
   const res = await t.get('/hospital_charges?store_id=11');
   expect(res.status).toBe(413);
-  expect(res.body).toEqual({ success: false, error: 'The answer is too large to send. Narrow the request with its filters.' });
+  expect(res.body).toEqual({
+    success: false,
+    error: 'The answer is too large to send. Narrow the request with its filters.',
+  });
   const narrowed = await t.get('/hospital_charges?store_id=11&search=Charge%201');
   expect(narrowed.status).toBe(200);
 });

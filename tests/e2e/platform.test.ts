@@ -4,7 +4,15 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
-import { BillingSubjects, CatalogueSubjects, EventSubjects, HeaderNames, HTTP_ROUTES, refSubject, SessionsSubjects } from '@clinic/contracts';
+import {
+  BillingSubjects,
+  CatalogueSubjects,
+  EventSubjects,
+  HeaderNames,
+  HTTP_ROUTES,
+  refSubject,
+  SessionsSubjects,
+} from '@clinic/contracts';
 import { freePort, ManagedProcess, natsCredentialsEnv, serviceEntry, waitFor } from '@clinic/devstack';
 import { eventually, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
@@ -126,17 +134,32 @@ describe('RS256', () => {
     });
     gateway.start();
     try {
-      await waitFor('the RS256 gateway and sessions', async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 30_000);
-      const sign = (key: string | Buffer, algorithm: 'RS256' | 'HS256') => createSigner({ key, algorithm, expiresIn: 60_000 })({ sub: 3, role: 'admin' });
-      const call = (token: string) => fetch(`http://127.0.0.1:${port}/all_sessions`, { headers: { authorization: `Bearer ${token}` } });
-      expect((await call(sign(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'RS256'))).status).toBe(200);
+      await waitFor(
+        'the RS256 gateway and sessions',
+        async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok,
+        30_000,
+      );
+      const sign = (key: string | Buffer, algorithm: 'RS256' | 'HS256') =>
+        createSigner({ key, algorithm, expiresIn: 60_000 })({ sub: 3, role: 'admin' });
+      const call = (token: string) =>
+        fetch(`http://127.0.0.1:${port}/all_sessions`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await call(sign(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'RS256'))).status).toBe(
+        200,
+      );
       expect((await call(sign(TEST_JWT_SECRET, 'HS256'))).status).toBe(401);
-      const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
       expect((await call(sign(other, 'RS256'))).status).toBe(401);
       // The catalogue still runs on HS256: it refuses the RS256 token the gateway let through.
       const rs256 = sign(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'RS256');
-      const charges = await fetch(`http://127.0.0.1:${port}/hospital_charges?store_id=1`, { headers: { authorization: `Bearer ${rs256}` } });
-      expect({ status: charges.status, body: await charges.json() }).toEqual({ status: 401, body: { success: false, error: 'Invalid token.' } });
+      const charges = await fetch(`http://127.0.0.1:${port}/hospital_charges?store_id=1`, {
+        headers: { authorization: `Bearer ${rs256}` },
+      });
+      expect({ status: charges.status, body: await charges.json() }).toEqual({
+        status: 401,
+        body: { success: false, error: 'Invalid token.' },
+      });
     } finally {
       await gateway.stop();
       await rs256Sessions.stop();
@@ -164,7 +187,9 @@ describe('gateway envelope', () => {
       request(`${t.url}/hospital_charges`, { method: 'TRACE' }, (res) => {
         res.resume();
         resolve({ status: res.statusCode, allow: res.headers.allow });
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     expect(trace).toEqual({ status: 405, allow: 'GET, HEAD, POST' });
     // A static path is not taken for a parameter: /lab_bills/summary is GET only.
@@ -174,10 +199,16 @@ describe('gateway envelope', () => {
   });
 
   it('answers a body that is not JSON with 400 in the envelope', async () => {
-    const res = await t.post('/hospital_charges', undefined, { rawBody: '{"charge_name": ', headers: { 'content-type': 'application/json' } });
+    const res = await t.post('/hospital_charges', undefined, {
+      rawBody: '{"charge_name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: 'Request body must be valid JSON.' });
-    const text = await t.post('/hospital_charges', undefined, { rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
+    const text = await t.post('/hospital_charges', undefined, {
+      rawBody: 'hello',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(400);
     expect(text.body.success).toBe(false);
   });
@@ -188,7 +219,10 @@ describe('gateway envelope', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'Request body must not contain __proto__ or constructor.prototype keys.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Request body must not contain __proto__ or constructor.prototype keys.',
+    });
   });
 
   it('answers an oversized body with 413 in the envelope', async () => {
@@ -208,11 +242,19 @@ describe('gateway envelope', () => {
         .split('\n')
         .filter((line) => line.includes('e2e-correlation-42'))
         .map((line) => JSON.parse(line));
-    const serviceLog = await eventually(async () => (linesWith('sessions-1.log').length > 0 ? linesWith('sessions-1.log') : undefined));
+    const serviceLog = await eventually(async () =>
+      linesWith('sessions-1.log').length > 0 ? linesWith('sessions-1.log') : undefined,
+    );
     expect(serviceLog).toEqual([
-      expect.objectContaining({ correlation_id: 'e2e-correlation-42', subject: SessionsSubjects.list, msg: 'request handled' }),
+      expect.objectContaining({
+        correlation_id: 'e2e-correlation-42',
+        subject: SessionsSubjects.list,
+        msg: 'request handled',
+      }),
     ]);
-    const gatewayLog = await eventually(async () => (linesWith('gateway.log').length > 0 ? linesWith('gateway.log') : undefined));
+    const gatewayLog = await eventually(async () =>
+      linesWith('gateway.log').length > 0 ? linesWith('gateway.log') : undefined,
+    );
     expect(gatewayLog).toEqual([expect.objectContaining({ correlation_id: 'e2e-correlation-42', status: 200 })]);
   });
 });
@@ -268,13 +310,17 @@ describe('NATS conventions', () => {
   it('answers a malformed envelope with 400', async () => {
     const reply = await request(SessionsSubjects.list, 'not json', { sub: '5', role: 'admin' });
     expect(reply).toEqual({ status: 400, body: { success: false, error: 'Request is not valid JSON.' } });
-    const wrongShape = await request(SessionsSubjects.list, '{"query":{"store_id":{"$gt":""}}}', { sub: '5', role: 'admin' });
+    const wrongShape = await request(SessionsSubjects.list, '{"query":{"store_id":{"$gt":""}}}', {
+      sub: '5',
+      role: 'admin',
+    });
     expect(wrongShape.status).toBe(400);
   });
 });
 
 describe('NATS permissions', () => {
-  const refused = (request: Promise<unknown>) => expect(request).rejects.toMatchObject({ code: 'PERMISSIONS_VIOLATION' });
+  const refused = (request: Promise<unknown>) =>
+    expect(request).rejects.toMatchObject({ code: 'PERMISSIONS_VIOLATION' });
   const subscriptionRefused = async (nc: NatsConnection, subject: string) => {
     const sub = nc.subscribe(subject);
     await Promise.race([sub.closed, new Promise((resolve) => setTimeout(resolve, 3000))]);
@@ -296,7 +342,10 @@ describe('NATS permissions', () => {
     expect(ack.seq).toBeGreaterThan(0);
     // A routed operation is theirs to call, but only with a user's token.
     const reply = await asHospital.request(BillingSubjects.create, '{}', { timeout: 2000 });
-    expect(JSON.parse(new TextDecoder().decode(reply.data))).toEqual({ status: 401, body: { success: false, error: 'Authentication required.' } });
+    expect(JSON.parse(new TextDecoder().decode(reply.data))).toEqual({
+      status: 401,
+      body: { success: false, error: 'Authentication required.' },
+    });
     await refused(asHospital.request(CatalogueSubjects.check, '{}', { timeout: 2000 }));
     await refused(asHospital.request(BillingSubjects.health, '{}', { timeout: 2000 }));
     await refused(asHospital.request(EventSubjects.chargeCreated, '{}', { timeout: 2000 }));
@@ -315,7 +364,10 @@ describe('NATS permissions', () => {
 
 describe('reference data', () => {
   it('seeds records and waits until the services applied them', async () => {
-    const result = await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }], users: [{ id: 1, name: 'Admin' }] });
+    const result = await t.seed({
+      stores: [{ id: 1, name: 'Main', status: 'active' }],
+      users: [{ id: 1, name: 'Admin' }],
+    });
     expect(result.published).toBe(2);
     const h = natsHeaders();
     const msg = await asOps.request(BillingSubjects.refStatus, '{}', { timeout: 2000, headers: h });
@@ -326,12 +378,34 @@ describe('reference data', () => {
   it('makes a seeded record visible to the service that consumes it', async () => {
     await t.seed({
       stores: [{ id: 5, name: 'Galle', status: 'active' }],
-      doctors: [{ id: 50, name: 'Dr. Seeded', reg_no: 'R50', specialization: 'ENT', channeling_fee: 1500, status: 'Active', store_id: 5, schedule: [] }],
+      doctors: [
+        {
+          id: 50,
+          name: 'Dr. Seeded',
+          reg_no: 'R50',
+          specialization: 'ENT',
+          channeling_fee: 1500,
+          status: 'Active',
+          store_id: 5,
+          schedule: [],
+        },
+      ],
     });
-    const res = await t.post('/add_session', { doctor_id: 50, session_date: '2099-01-05', session_no: 1, start_time: '09:00', end_time: '10:00' });
+    const res = await t.post('/add_session', {
+      doctor_id: 50,
+      session_date: '2099-01-05',
+      session_no: 1,
+      start_time: '09:00',
+      end_time: '10:00',
+    });
     expect(res.status).toBe(201);
     const { session } = (await t.get(`/get_session/${res.body.session_id}`)).body;
-    expect(session).toMatchObject({ doctor_name: 'Dr. Seeded', store_name: 'Galle', store_id: 5, channeling_fee: 1500 });
+    expect(session).toMatchObject({
+      doctor_name: 'Dr. Seeded',
+      store_name: 'Galle',
+      store_id: 5,
+      channeling_fee: 1500,
+    });
   });
 
   it('lets a service stopped while records are published catch up after its restart', async () => {
@@ -339,7 +413,13 @@ describe('reference data', () => {
     await sessions.stop();
     const js = asHospital.jetstream();
     const doctor = {
-      id: 51, name: 'Dr. While Down', reg_no: 'R51', specialization: 'ENT', channeling_fee: 900, status: 'Active', store_id: 5,
+      id: 51,
+      name: 'Dr. While Down',
+      reg_no: 'R51',
+      specialization: 'ENT',
+      channeling_fee: 900,
+      status: 'Active',
+      store_id: 5,
       schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '09:00', max_patients: null }],
     };
     await js.publish(refSubject('doctor'), JSON.stringify(doctor));
@@ -352,9 +432,17 @@ describe('reference data', () => {
       return r.body.preview?.length > 0 ? r.body : undefined;
     });
     expect(preview.preview[0]).toMatchObject({ doctor_name: 'Dr. While Down', channeling_fee: 950 });
-    const status = JSON.parse(new TextDecoder().decode((await asOps.request(SessionsSubjects.refStatus, '{}', { timeout: 2000 })).data));
+    const status = JSON.parse(
+      new TextDecoder().decode((await asOps.request(SessionsSubjects.refStatus, '{}', { timeout: 2000 })).data),
+    );
     expect(status.body.applied_seq).toBeGreaterThanOrEqual(last.seq);
-    const created = await t.post('/add_session', { doctor_id: 51, session_date: '2099-02-02', session_no: 1, start_time: '08:00', end_time: '09:00' });
+    const created = await t.post('/add_session', {
+      doctor_id: 51,
+      session_date: '2099-02-02',
+      session_no: 1,
+      start_time: '08:00',
+      end_time: '09:00',
+    });
     expect((await t.get(`/get_session/${created.body.session_id}`)).body.session.store_name).toBe('Galle Fort');
   });
 
@@ -367,8 +455,20 @@ describe('reference data', () => {
 describe('restarts', () => {
   it('restarts every service on its existing data (indexes, streams and consumers already there)', async () => {
     await t.seed({ stores: [{ id: 9, name: 'Restart', status: 'active' }] });
-    const charge = await t.post('/hospital_charges', { store_id: 9, charge_name: 'X-ray', charge_type: 'General', amount: 10 });
-    const bill = { patient_name: 'P', patient_contact: 'C', bill_date: '2090-01-01', payment_method: 'Card', store_id: 9, items: [{ charge_id: charge.body.charge_id, charge_name: 'X-ray', unit_price: 10, qty: 1 }] };
+    const charge = await t.post('/hospital_charges', {
+      store_id: 9,
+      charge_name: 'X-ray',
+      charge_type: 'General',
+      amount: 10,
+    });
+    const bill = {
+      patient_name: 'P',
+      patient_contact: 'C',
+      bill_date: '2090-01-01',
+      payment_method: 'Card',
+      store_id: 9,
+      items: [{ charge_id: charge.body.charge_id, charge_name: 'X-ray', unit_price: 10, qty: 1 }],
+    };
     expect((await t.post('/lab_bills', bill)).status).toBe(201);
     for (const name of ['catalogue', 'billing', 'sessions'] as const) {
       const replica = t.stack.replica(name);
@@ -391,10 +491,18 @@ describe('service outages', () => {
     expect(res.body).toEqual({ success: false, error: 'Service unavailable. Please retry.' });
     const health = await t.get('/health', { token: null });
     expect(health.status).toBe(503);
-    expect(health.body).toEqual({ success: false, status: 'degraded', error: 'Some parts of the system are unavailable.' });
+    expect(health.body).toEqual({
+      success: false,
+      status: 'degraded',
+      error: 'Some parts of the system are unavailable.',
+    });
     const details = await t.get('/health/details');
     expect(details.status).toBe(503);
-    expect(details.body).toMatchObject({ success: false, nats: 'ok', services: { sessions: { status: 'down' }, billing: { status: 'ok' } } });
+    expect(details.body).toMatchObject({
+      success: false,
+      nats: 'ok',
+      services: { sessions: { status: 'down' }, billing: { status: 'ok' } },
+    });
     sessions.start();
     await t.stack.waitHealthy(30_000);
     expect((await t.get('/all_sessions')).status).toBe(200);

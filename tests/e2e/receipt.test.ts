@@ -26,8 +26,14 @@ beforeAll(async () => {
     stores: [{ id: 1, name: 'Colombo Central', status: 'active' }],
     users: [{ id: 7, name: 'Kasun Silva' }],
   });
-  for (const [name, amount] of [['Full Blood Count', 850], ['Lipid Profile', 2400.5], ['Thyroid Stimulating Hormone and Free Thyroxine panel', 4125.25]] as const) {
-    charges[name] = (await t.post('/hospital_charges', { store_id: 1, charge_name: name, charge_type: 'Lab', amount })).body.charge_id;
+  for (const [name, amount] of [
+    ['Full Blood Count', 850],
+    ['Lipid Profile', 2400.5],
+    ['Thyroid Stimulating Hormone and Free Thyroxine panel', 4125.25],
+  ] as const) {
+    charges[name] = (
+      await t.post('/hospital_charges', { store_id: 1, charge_name: name, charge_type: 'Lab', amount })
+    ).body.charge_id;
   }
 });
 afterAll(async () => {
@@ -36,9 +42,13 @@ afterAll(async () => {
 });
 
 /** 1234.5 -> `1,234.50`, written independently of the service's formatter. */
-const money = (amount: number) => amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const money = (amount: number) =>
+  amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-async function fetchReceipt(path: string, role = 'cashier'): Promise<{ status: number; type: string | null; disposition: string | null; bytes: Buffer }> {
+async function fetchReceipt(
+  path: string,
+  role = 'cashier',
+): Promise<{ status: number; type: string | null; disposition: string | null; bytes: Buffer }> {
   const response = await fetch(`${t.url}${path}`, { headers: { authorization: `Bearer ${t.token(role, 7)}` } });
   return {
     status: response.status,
@@ -62,13 +72,20 @@ function pageSizes(pdf: Buffer, name: string): string[] {
   const file = join(dir, `${name}-info.pdf`);
   writeFileSync(file, pdf);
   const info = execFileSync('pdfinfo', ['-l', '99', file], { encoding: 'utf8' });
-  return [...info.matchAll(/Page\s+\d+ size:\s+([\d.]+ x [\d.]+) pts/g)].map((m) => m[1]);
+  return [...info.matchAll(/Page\s+\d+ size:\s+([\d.]+ x [\d.]+) pts/g)].map((m) => m[1]!);
 }
 
 async function createBill(overrides: Record<string, unknown>): Promise<number> {
   const res = await t.post(
     '/lab_bills',
-    { patient_name: 'Nimal Fernando', patient_contact: '0771234567', bill_date: '2095-07-19', store_id: 1, payment_method: 'Card', ...overrides },
+    {
+      patient_name: 'Nimal Fernando',
+      patient_contact: '0771234567',
+      bill_date: '2095-07-19',
+      store_id: 1,
+      payment_method: 'Card',
+      ...overrides,
+    },
     { role: 'cashier', sub: 7 },
   );
   expect(res.status).toBe(201);
@@ -96,13 +113,22 @@ function expectFigures(lines: string[], bill: any, options: { columns: boolean }
   has(`Patient ${bill.patient_name}`);
   has(`Contact ${bill.patient_contact}`);
   for (const item of bill.items) {
-    const figures = options.columns ? `${item.qty} ${money(item.unit_price)} ${money(item.line_total)}` : `${item.qty} x ${money(item.unit_price)} ${money(item.line_total)}`;
+    const figures = options.columns
+      ? `${item.qty} ${money(item.unit_price)} ${money(item.line_total)}`
+      : `${item.qty} x ${money(item.unit_price)} ${money(item.line_total)}`;
     // The name may wrap; its figures sit on one line.
     expect(text).toContain(item.charge_name.split(' ')[0]);
-    expect({ item: item.charge_name, found: lines.some((line) => line.endsWith(figures)) }).toEqual({ item: item.charge_name, found: true });
+    expect({ item: item.charge_name, found: lines.some((line) => line.endsWith(figures)) }).toEqual({
+      item: item.charge_name,
+      found: true,
+    });
   }
   has(`Subtotal ${money(bill.subtotal)}`);
-  has(bill.discount_type === 'pct' ? `Discount (${bill.discount_value}%) ${money(bill.discount_amount)}` : `Discount ${money(bill.discount_amount)}`);
+  has(
+    bill.discount_type === 'pct'
+      ? `Discount (${bill.discount_value}%) ${money(bill.discount_amount)}`
+      : `Discount ${money(bill.discount_amount)}`,
+  );
   has(`Grand total ${money(bill.grand_total)}`);
   has(`Payment method ${bill.payment_method}`);
   has(`Payment status ${bill.payment_status}`);
@@ -121,7 +147,14 @@ function expectFigures(lines: string[], bill: any, options: { columns: boolean }
 
 describe('GET /lab_bills/{id}/receipt', () => {
   it('prints an 80 mm receipt of a cash bill with every figure of the bill', async () => {
-    const id = await createBill({ payment_method: 'Cash', items: items(), discount_type: 'pct', discount_value: 7.5, received_amount: 20000, balance_amount: 394.84 });
+    const id = await createBill({
+      payment_method: 'Cash',
+      items: items(),
+      discount_type: 'pct',
+      discount_value: 7.5,
+      received_amount: 20000,
+      balance_amount: 394.84,
+    });
     const bill = (await t.get(`/lab_bills/${id}`)).body.bill;
     // 2 x 850 + 2400.50 + 3 x 4125.25 = 16476.25; 7.5% = 1235.71875 -> 1235.72; total 15240.53.
     expect(bill).toMatchObject({ subtotal: 16476.25, discount_amount: 1235.72, grand_total: 15240.53 });
@@ -150,12 +183,23 @@ describe('GET /lab_bills/{id}/receipt', () => {
 
   it('prints "-" for who billed a bill without a billing user, and the 80 mm roll is as long as the bill', async () => {
     const short = await fetchReceipt(`/lab_bills/${await createBill({ items: items().slice(0, 1) })}/receipt`);
-    const long = await fetchReceipt(`/lab_bills/${await createBill({ items: Array.from({ length: 30 }, () => items()[0]) })}/receipt`);
-    const height = (pdf: Buffer, name: string) => Number(pageSizes(pdf, name)[0].split(' x ')[1]);
+    const long = await fetchReceipt(
+      `/lab_bills/${await createBill({ items: Array.from({ length: 30 }, () => items()[0]) })}/receipt`,
+    );
+    const height = (pdf: Buffer, name: string) => Number(pageSizes(pdf, name)[0]!.split(' x ')[1]);
     expect(height(long.bytes, 'long')).toBeGreaterThan(height(short.bytes, 'short') + 30 * 15);
-    const anonymous = await t.post('/lab_bills', {
-      patient_name: 'Walk In', patient_contact: '011', bill_date: '2095-07-19', store_id: 1, payment_method: 'Online', items: items().slice(0, 1),
-    }, { sub: 'kiosk' });
+    const anonymous = await t.post(
+      '/lab_bills',
+      {
+        patient_name: 'Walk In',
+        patient_contact: '011',
+        bill_date: '2095-07-19',
+        store_id: 1,
+        payment_method: 'Online',
+        items: items().slice(0, 1),
+      },
+      { sub: 'kiosk' },
+    );
     const lines = pdfLines((await fetchReceipt(`/lab_bills/${anonymous.body.bill_id}/receipt`)).bytes, 'anonymous');
     expect(lines).toContain('Billed by -');
   });
@@ -173,7 +217,10 @@ describe('GET /lab_bills/{id}/receipt', () => {
     for (const [path, role, status, error] of cases) {
       const res = await t.get(path, { role });
       expect({ path, status: res.status, type: res.headers.get('content-type'), body: res.body }).toEqual({
-        path, status, type: 'application/json; charset=utf-8', body: { success: false, error },
+        path,
+        status,
+        type: 'application/json; charset=utf-8',
+        body: { success: false, error },
       });
     }
   });

@@ -8,7 +8,8 @@ import { HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
 import { startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
-const ids: Record<string, number> = {};
+/** Made in beforeAll, which checks each. */
+const ids = {} as { bill: number; charge: number; otherCharge: number; session: number };
 
 const OPERATORS: unknown[] = [{ $gt: '' }, { $ne: null }, { $where: 'sleep(1000)' }, { $regex: '.*' }, ['$in']];
 
@@ -17,10 +18,22 @@ function validBody(route: HttpRoute): Record<string, unknown> | undefined {
   switch (`${route.method} ${route.url}`) {
     case 'POST /lab_bills':
       return {
-        patient_name: 'P', patient_contact: 'C', bill_date: '2090-11-21', payment_method: 'Cash', store_id: 1,
-        items: [{ charge_id: ids.charge, charge_name: 'CBC', unit_price: 10, qty: 1 }], notes: 'n', patient_nic: 'N',
-        patient_id: 1, patient_age: 30, billed_by: 1, payment_status: 'Paid', discount_type: 'flat', discount_value: 0,
-        received_amount: 20, balance_amount: 10,
+        patient_name: 'P',
+        patient_contact: 'C',
+        bill_date: '2090-11-21',
+        payment_method: 'Cash',
+        store_id: 1,
+        items: [{ charge_id: ids.charge, charge_name: 'CBC', unit_price: 10, qty: 1 }],
+        notes: 'n',
+        patient_nic: 'N',
+        patient_id: 1,
+        patient_age: 30,
+        billed_by: 1,
+        payment_status: 'Paid',
+        discount_type: 'flat',
+        discount_value: 0,
+        received_amount: 20,
+        balance_amount: 10,
       };
     case 'PUT /lab_bills/:bill_id':
       return { payment_status: 'Paid', payment_method: 'Card', received_amount: 1, balance_amount: 1, notes: 'n' };
@@ -31,7 +44,16 @@ function validBody(route: HttpRoute): Record<string, unknown> | undefined {
     case 'PUT /hospital_charges/:charge_id':
       return { charge_name: 'Injected', charge_type: 'Lab', amount: 1, status: 'Active', notes: 'n' };
     case 'POST /add_session':
-      return { doctor_id: 1, session_date: '2099-01-05', session_no: 7, start_time: '09:00', end_time: '10:00', max_patients: 5, status: 'Open', notes: 'n' };
+      return {
+        doctor_id: 1,
+        session_date: '2099-01-05',
+        session_no: 7,
+        start_time: '09:00',
+        end_time: '10:00',
+        max_patients: 5,
+        status: 'Open',
+        notes: 'n',
+      };
     case 'PUT /update_session/:session_id':
       return { session_date: '2099-01-06', start_time: '09:00', end_time: '10:00', max_patients: 5, status: 'Open' };
     case 'POST /auto_create_sessions':
@@ -60,15 +82,46 @@ async function snapshot(): Promise<string> {
 beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
-    stores: [{ id: 1, name: 'Main', status: 'active' }, { id: 2, name: 'Other', status: 'active' }],
+    stores: [
+      { id: 1, name: 'Main', status: 'active' },
+      { id: 2, name: 'Other', status: 'active' },
+    ],
     patients: [{ id: 1, name: 'P' }],
-    doctors: [{ id: 1, name: 'Dr. A', reg_no: 'R', specialization: 'S', channeling_fee: 1, status: 'Active', store_id: 1, schedule: [] }],
+    doctors: [
+      {
+        id: 1,
+        name: 'Dr. A',
+        reg_no: 'R',
+        specialization: 'S',
+        channeling_fee: 1,
+        status: 'Active',
+        store_id: 1,
+        schedule: [],
+      },
+    ],
   });
-  ids.charge = (await t.post('/hospital_charges', { charge_name: 'CBC', charge_type: 'Lab', amount: 10, store_id: 1 })).body.charge_id;
-  const secret = await t.post('/hospital_charges', { charge_name: 'Other branch only', charge_type: 'Lab', amount: 99, store_id: 2 });
+  ids.charge = (
+    await t.post('/hospital_charges', { charge_name: 'CBC', charge_type: 'Lab', amount: 10, store_id: 1 })
+  ).body.charge_id;
+  const secret = await t.post('/hospital_charges', {
+    charge_name: 'Other branch only',
+    charge_type: 'Lab',
+    amount: 99,
+    store_id: 2,
+  });
   ids.otherCharge = secret.body.charge_id;
-  ids.bill = (await t.post('/lab_bills', validBody(HTTP_ROUTES.find((r) => r.url === '/lab_bills' && r.method === 'POST')!)!)).body.bill_id;
-  ids.session = (await t.post('/add_session', { doctor_id: 1, session_date: '2099-01-05', session_no: 1, start_time: '09:00', end_time: '10:00' })).body.session_id;
+  ids.bill = (
+    await t.post('/lab_bills', validBody(HTTP_ROUTES.find((r) => r.url === '/lab_bills' && r.method === 'POST')!)!)
+  ).body.bill_id;
+  ids.session = (
+    await t.post('/add_session', {
+      doctor_id: 1,
+      session_date: '2099-01-05',
+      session_no: 1,
+      start_time: '09:00',
+      end_time: '10:00',
+    })
+  ).body.session_id;
   for (const [name, id] of Object.entries(ids)) if (!id) throw new Error(`setup failed: no ${name}`);
 });
 afterAll(async () => {
@@ -79,9 +132,16 @@ const bodyRoutes = HTTP_ROUTES.filter((r) => r.body);
 
 describe('NoSQL operators in every body field', () => {
   const cases = bodyRoutes.flatMap((route) => {
-    const properties = Object.keys((route.body!.properties ?? {}) as Record<string, unknown>).filter((p) => p !== 'notes' || route.url !== '/auto_create_sessions');
-    const itemFields = route.url === '/lab_bills' && route.method === 'POST' ? ['charge_id', 'charge_name', 'unit_price', 'qty'].map((f) => `items.${f}`) : [];
-    return [...properties, ...itemFields].map((field) => [`${route.method} ${route.url} ${field}`, route, field] as const);
+    const properties = Object.keys((route.body!.properties ?? {}) as Record<string, unknown>).filter(
+      (p) => p !== 'notes' || route.url !== '/auto_create_sessions',
+    );
+    const itemFields =
+      route.url === '/lab_bills' && route.method === 'POST'
+        ? ['charge_id', 'charge_name', 'unit_price', 'qty'].map((f) => `items.${f}`)
+        : [];
+    return [...properties, ...itemFields].map(
+      (field) => [`${route.method} ${route.url} ${field}`, route, field] as const,
+    );
   });
 
   it.each(cases)('%s', async (_name, route, field) => {
@@ -91,7 +151,11 @@ describe('NoSQL operators in every body field', () => {
       if (field.startsWith('items.')) body.items[0][field.slice(6)] = operator;
       else body[field] = operator;
       const res = await t.request(route.method, pathOf(route), body);
-      expect({ field, operator, status: res.status >= 400 && res.status < 500 }).toEqual({ field, operator, status: true });
+      expect({ field, operator, status: res.status >= 400 && res.status < 500 }).toEqual({
+        field,
+        operator,
+        status: true,
+      });
       expect(res.body.success).toBe(false);
       expect(typeof res.body.error).toBe('string');
     }
@@ -105,13 +169,20 @@ describe('prototype-poisoning keys in every body', () => {
     const base = JSON.stringify(validBody(route)).slice(1, -1);
     // Refused by the gateway's parser, anywhere in the body. (A plain `constructor` key is a field the route
     // does not take, ignored like any other: see the catalogue tests.)
-    for (const poison of ['"__proto__":{"isAdmin":true}', '"constructor":{"prototype":{"isAdmin":true}}', '"x":{"__proto__":{"isAdmin":true}}']) {
+    for (const poison of [
+      '"__proto__":{"isAdmin":true}',
+      '"constructor":{"prototype":{"isAdmin":true}}',
+      '"x":{"__proto__":{"isAdmin":true}}',
+    ]) {
       const res = await t.request(route.method, pathOf(route), undefined, {
         rawBody: `{${base},${poison}}`,
         headers: { 'content-type': 'application/json' },
       });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, error: 'Request body must not contain __proto__ or constructor.prototype keys.' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'Request body must not contain __proto__ or constructor.prototype keys.',
+      });
     }
     // Nested inside an item too.
     if (route.url === '/lab_bills' && route.method === 'POST') {
@@ -128,7 +199,9 @@ describe('prototype-poisoning keys in every body', () => {
 
 describe('NoSQL operators in every query parameter', () => {
   const queryCases = HTTP_ROUTES.filter((r) => r.querystring).flatMap((route) =>
-    Object.keys((route.querystring!.properties ?? {}) as Record<string, unknown>).map((param) => [`${route.method} ${route.url} ?${param}`, route, param] as const),
+    Object.keys((route.querystring!.properties ?? {}) as Record<string, unknown>).map(
+      (param) => [`${route.method} ${route.url} ?${param}`, route, param] as const,
+    ),
   );
 
   it.each(queryCases)('%s', async (_name, route, param) => {
@@ -150,16 +223,19 @@ describe('NoSQL operators in every query parameter', () => {
 });
 
 describe('regular expressions in search', () => {
-  it.each(['(a+)+$', '(.*a){20}', '([a-z]+)*$', '.*', '\\', '[', '(?=', '$where'])('treats %p literally and quickly', async (pattern) => {
-    const started = Date.now();
-    for (const path of [`/hospital_charges?store_id=1&search=`, `/lab_bills?store_id=1&search=`]) {
-      const res = await t.get(`${path}${encodeURIComponent(pattern + 'a'.repeat(30) + '!')}`);
-      expect(res.status).toBe(200);
-      expect(res.body.success).toBe(true);
-      expect(res.body.count).toBe(0);
-    }
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
+  it.each(['(a+)+$', '(.*a){20}', '([a-z]+)*$', '.*', '\\', '[', '(?=', '$where'])(
+    'treats %p literally and quickly',
+    async (pattern) => {
+      const started = Date.now();
+      for (const path of [`/hospital_charges?store_id=1&search=`, `/lab_bills?store_id=1&search=`]) {
+        const res = await t.get(`${path}${encodeURIComponent(pattern + 'a'.repeat(30) + '!')}`);
+        expect(res.status).toBe(200);
+        expect(res.body.success).toBe(true);
+        expect(res.body.count).toBe(0);
+      }
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
 });
 
 describe('bodies', () => {
@@ -167,7 +243,10 @@ describe('bodies', () => {
     const before = await snapshot();
     const huge = JSON.stringify({ notes: 'x'.repeat(10 * 1024 * 1024) });
     for (const route of bodyRoutes) {
-      const res = await t.request(route.method, pathOf(route), undefined, { rawBody: huge, headers: { 'content-type': 'application/json' } });
+      const res = await t.request(route.method, pathOf(route), undefined, {
+        rawBody: huge,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ success: false, error: 'Request body is too large.' });
     }
@@ -180,7 +259,10 @@ describe('deeply nested bodies', () => {
     const before = await snapshot();
     const deep = `{"notes":${'['.repeat(5000)}${']'.repeat(5000)}}`; // 10 KB; recursive code would overflow on it
     for (const route of bodyRoutes) {
-      const res = await t.request(route.method, pathOf(route), undefined, { rawBody: deep, headers: { 'content-type': 'application/json' } });
+      const res = await t.request(route.method, pathOf(route), undefined, {
+        rawBody: deep,
+        headers: { 'content-type': 'application/json' },
+      });
       expect({ route: route.url, status: res.status, body: res.body }).toEqual({
         route: route.url,
         status: 400,
@@ -205,7 +287,11 @@ describe('roles', () => {
   it('refuses every charge write to a role without access, changing nothing', async () => {
     const before = await snapshot();
     const body = validBody(HTTP_ROUTES.find((r) => r.url === '/hospital_charges' && r.method === 'POST')!);
-    for (const [method, path] of [['POST', '/hospital_charges'], ['PUT', `/hospital_charges/${ids.charge}`], ['DELETE', `/hospital_charges/${ids.charge}`]]) {
+    for (const [method, path] of [
+      ['POST', '/hospital_charges'],
+      ['PUT', `/hospital_charges/${ids.charge}`],
+      ['DELETE', `/hospital_charges/${ids.charge}`],
+    ] as const) {
       const res = await t.request(method, path, method === 'DELETE' ? undefined : body, { role: 'doctor' });
       expect({ method, status: res.status, body: res.body }).toEqual({
         method,
@@ -222,26 +308,38 @@ describe('roles', () => {
     }
     expect((await t.get(`/lab_bills/${ids.bill}`)).status).toBe(200);
     expect((await t.get(`/get_session/${ids.session}`, { role: 'doctor' })).status).toBe(200);
-    for (const role of ['doctor', 'patient']) expect((await t.get('/hospital_charges?store_id=1', { role })).status).toBe(403);
+    for (const role of ['doctor', 'patient'])
+      expect((await t.get('/hospital_charges?store_id=1', { role })).status).toBe(403);
   });
 });
 
 describe('access rules of every route', () => {
-  const outsiders = (route: HttpRoute) => (route.access.kind === 'roles' ? ['admin', 'receptionist', 'cashier', 'doctor'].filter((r) => !(route.access as { roles: readonly string[] }).roles.includes(r)) : []);
+  const outsiders = (route: HttpRoute) =>
+    route.access.kind === 'roles'
+      ? ['admin', 'receptionist', 'cashier', 'doctor'].filter(
+          (r) => !(route.access as { roles: readonly string[] }).roles.includes(r),
+        )
+      : [];
 
-  it.each(HTTP_ROUTES.map((r) => [`${r.method} ${r.url}`, r] as const))('%s: 401 without a token, 403 to a role outside its rule, before anything is read', async (_name, route) => {
-    const before = await snapshot();
-    const body = validBody(route);
-    const anonymous = await t.request(route.method, pathOf(route), body, { token: null });
-    expect({ status: anonymous.status, body: anonymous.body }).toEqual({ status: 401, body: { success: false, error: 'Authentication required.' } });
-    for (const role of outsiders(route)) {
-      const res = await t.request(route.method, pathOf(route), body, { role });
-      expect({ role, status: res.status, body: res.body }).toEqual({
-        role,
-        status: 403,
-        body: { success: false, error: 'You do not have permission to perform this action.' },
+  it.each(HTTP_ROUTES.map((r) => [`${r.method} ${r.url}`, r] as const))(
+    '%s: 401 without a token, 403 to a role outside its rule, before anything is read',
+    async (_name, route) => {
+      const before = await snapshot();
+      const body = validBody(route);
+      const anonymous = await t.request(route.method, pathOf(route), body, { token: null });
+      expect({ status: anonymous.status, body: anonymous.body }).toEqual({
+        status: 401,
+        body: { success: false, error: 'Authentication required.' },
       });
-    }
-    expect(await snapshot()).toBe(before);
-  });
+      for (const role of outsiders(route)) {
+        const res = await t.request(route.method, pathOf(route), body, { role });
+        expect({ role, status: res.status, body: res.body }).toEqual({
+          role,
+          status: 403,
+          body: { success: false, error: 'You do not have permission to perform this action.' },
+        });
+      }
+      expect(await snapshot()).toBe(before);
+    },
+  );
 });

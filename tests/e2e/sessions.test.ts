@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { DAYS, datesOn } from './calendar';
 import { EventReader } from './events';
-import { eventually, startTestStack, TEST_TZ, type TestStack } from './harness';
+import { eventually, startTestStack, TEST_TZ, type ApiResponse, type TestStack } from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -44,8 +44,18 @@ function leapYearWithFeb29On(day: string, from: number): number {
   }
 }
 
-const slot = (day: string, session_no: number, start_time: string | null, end_time: string | null, max_patients: number | null = null) => ({
-  day, session_no, start_time, end_time, max_patients,
+const slot = (
+  day: string,
+  session_no: number,
+  start_time: string | null,
+  end_time: string | null,
+  max_patients: number | null = null,
+) => ({
+  day,
+  session_no,
+  start_time,
+  end_time,
+  max_patients,
 });
 
 const doctor = (id: number, overrides: Record<string, unknown> = {}) => ({
@@ -68,11 +78,23 @@ beforeAll(async () => {
       { id: 2, name: 'Kandy Branch', status: 'active' },
     ],
     doctors: [
-      doctor(1, { name: 'Dr. Anura', schedule: [slot('Monday', 1, '08:00', '11:00', 20), slot('Wednesday', 1, '16:00', '19:00')] }),
-      doctor(2, { name: 'Dr. Malini', store_id: 2, channeling_fee: 2000, specialization: 'Paediatrics', schedule: [slot('Saturday', 1, '08:30', '10:30', 10), slot('Saturday', 2, '14:00', '16:00', 10)] }),
+      doctor(1, {
+        name: 'Dr. Anura',
+        schedule: [slot('Monday', 1, '08:00', '11:00', 20), slot('Wednesday', 1, '16:00', '19:00')],
+      }),
+      doctor(2, {
+        name: 'Dr. Malini',
+        store_id: 2,
+        channeling_fee: 2000,
+        specialization: 'Paediatrics',
+        schedule: [slot('Saturday', 1, '08:30', '10:30', 10), slot('Saturday', 2, '14:00', '16:00', 10)],
+      }),
       doctor(3, { status: 'Inactive', schedule: [slot('Friday', 1, '09:00', '12:00')] }),
       doctor(4, { store_id: null, schedule: [slot('Sunday', 1, '09:00', '12:00')] }),
-      doctor(5, { name: 'Dr. Gaps', schedule: [slot('Tuesday', 1, null, '12:00'), slot('Thursday', 1, '17:00', '20:00')] }),
+      doctor(5, {
+        name: 'Dr. Gaps',
+        schedule: [slot('Tuesday', 1, null, '12:00'), slot('Thursday', 1, '17:00', '20:00')],
+      }),
       doctor(6, { name: 'Dr. No Schedule' }),
       doctor(7, { name: 'Dr. Plain' }),
     ],
@@ -87,7 +109,14 @@ let nextSessionNo = 1;
 const freshNo = () => nextSessionNo++;
 
 async function addSession(overrides: Record<string, unknown> = {}) {
-  const res = await t.post('/add_session', { doctor_id: 7, session_date: inDays(30), session_no: freshNo(), start_time: '09:00', end_time: '12:00', ...overrides });
+  const res = await t.post('/add_session', {
+    doctor_id: 7,
+    session_date: inDays(30),
+    session_no: freshNo(),
+    start_time: '09:00',
+    end_time: '12:00',
+    ...overrides,
+  });
   expect(res.status).toBe(201);
   return res.body.session_id as number;
 }
@@ -99,11 +128,27 @@ async function getSession(id: number) {
 }
 
 describe('POST /add_session', () => {
-  it('creates a session on the doctor\'s branch and returns it joined and derived', async () => {
+  it("creates a session on the doctor's branch and returns it joined and derived", async () => {
     const date = inDays(10);
-    const res = await t.post('/add_session', { doctor_id: 1, session_date: date, session_no: 90, start_time: '18:00', end_time: '20:00', max_patients: 12, notes: 'ignored' }, { role: 'doctor' });
+    const res = await t.post(
+      '/add_session',
+      {
+        doctor_id: 1,
+        session_date: date,
+        session_no: 90,
+        start_time: '18:00',
+        end_time: '20:00',
+        max_patients: 12,
+        notes: 'ignored',
+      },
+      { role: 'doctor' },
+    );
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ success: true, message: 'Session created successfully.', session_id: expect.any(Number) });
+    expect(res.body).toEqual({
+      success: true,
+      message: 'Session created successfully.',
+      session_id: expect.any(Number),
+    });
     expect(await getSession(res.body.session_id)).toEqual({
       id: res.body.session_id,
       doctor_id: 1,
@@ -122,7 +167,9 @@ describe('POST /add_session', () => {
       store_name: 'Colombo Central',
       booked_count: 0,
     });
-    expect(Math.abs(dayjs.tz((await getSession(res.body.session_id)).created_at, TEST_TZ).diff(today(), 'second'))).toBeLessThan(60);
+    expect(
+      Math.abs(dayjs.tz((await getSession(res.body.session_id)).created_at, TEST_TZ).diff(today(), 'second')),
+    ).toBeLessThan(60);
   });
 
   it('accepts today in the clinic time zone and maps the input status', async () => {
@@ -142,7 +189,12 @@ describe('POST /add_session', () => {
     ['no session_no', { session_no: null }, 422, 'session_no is required.'],
     ['no start_time', { start_time: undefined }, 422, 'start_time is required.'],
     ['no end_time', { end_time: undefined }, 422, 'end_time is required.'],
-    ['start equal to end', { start_time: '10:00', end_time: '10:00' }, 422, 'start_time must be earlier than end_time.'],
+    [
+      'start equal to end',
+      { start_time: '10:00', end_time: '10:00' },
+      422,
+      'start_time must be earlier than end_time.',
+    ],
     ['start after end', { start_time: '18:00', end_time: '09:30' }, 422, 'start_time must be earlier than end_time.'],
     ['a malformed time', { start_time: '9am' }, 422, 'start_time must be a time in HH:MM format.'],
     ['a malformed date', { session_date: '21/11/2099' }, 422, 'session_date must be a date in YYYY-MM-DD format.'],
@@ -156,15 +208,30 @@ describe('POST /add_session', () => {
     ['max_patients fractional', { max_patients: 2.5 }, 422, 'max_patients must be a positive integer.'],
     // The spec's order: the doctor is checked before max_patients, times before the date.
     ['an unknown doctor and a bad cap', { doctor_id: 999, max_patients: 0 }, 404, 'Doctor not found or inactive.'],
-    ['bad times and a past date', { session_date: 'yesterday', start_time: '12:00', end_time: '11:00' }, 422, 'start_time must be earlier than end_time.'],
+    [
+      'bad times and a past date',
+      { session_date: 'yesterday', start_time: '12:00', end_time: '11:00' },
+      422,
+      'start_time must be earlier than end_time.',
+    ],
     ['an operator as doctor_id', { doctor_id: { $gt: 0 } }, 422, 'doctor_id must be a positive integer.'],
     ['a huge status', { status: 'x'.repeat(10_000) }, 422, 'status must be at most 20 characters.'],
   ])('rejects %s and stores nothing', async (_name, overrides: any, status, error) => {
     // Every session, whatever its doctor: the rejected ones name doctors 3, 4 and 999 too.
     const before = (await t.get('/all_sessions')).body.sessions.length;
     const base = { doctor_id: 7, session_date: inDays(30), session_no: 500, start_time: '09:00', end_time: '12:00' };
-    const resolved = overrides && !Array.isArray(overrides) && overrides.session_date === 'yesterday' ? { ...overrides, session_date: inDays(-1) } : overrides;
-    const body = resolved === undefined ? undefined : resolved === 'empty' ? {} : Array.isArray(resolved) ? resolved : { ...base, ...resolved };
+    const resolved =
+      overrides && !Array.isArray(overrides) && overrides.session_date === 'yesterday'
+        ? { ...overrides, session_date: inDays(-1) }
+        : overrides;
+    const body =
+      resolved === undefined
+        ? undefined
+        : resolved === 'empty'
+          ? {}
+          : Array.isArray(resolved)
+            ? resolved
+            : { ...base, ...resolved };
     const res = await t.post('/add_session', body);
     expect(res.status).toBe(status);
     expect(res.body).toEqual({ success: false, error });
@@ -172,12 +239,26 @@ describe('POST /add_session', () => {
   });
 
   it('ignores fields it does not take, notes included', async () => {
-    const res = await t.post('/add_session', { doctor_id: 7, session_date: inDays(31), session_no: freshNo(), start_time: '09:00', end_time: '12:00', room: 'A', notes: 'x', booked_count: 5, store_id: 2 });
+    const res = await t.post('/add_session', {
+      doctor_id: 7,
+      session_date: inDays(31),
+      session_no: freshNo(),
+      start_time: '09:00',
+      end_time: '12:00',
+      room: 'A',
+      notes: 'x',
+      booked_count: 5,
+      store_id: 2,
+    });
     expect(res.status).toBe(201);
     const session = await getSession(res.body.session_id);
     expect(session).toMatchObject({ store_id: 1, booked_count: 0 });
     for (const field of ['room', 'notes']) expect(session).not.toHaveProperty(field);
-    const updated = await t.put(`/update_session/${res.body.session_id}`, { ...session, start_time: '09:30', room: 'B' });
+    const updated = await t.put(`/update_session/${res.body.session_id}`, {
+      ...session,
+      start_time: '09:30',
+      room: 'B',
+    });
     expect(updated.status).toBe(200);
     expect(await getSession(res.body.session_id)).toEqual({ ...session, start_time: '09:30' });
   });
@@ -185,11 +266,28 @@ describe('POST /add_session', () => {
   it('answers 409 for the same doctor, branch, date and session number, even when two race', async () => {
     const date = inDays(40);
     await addSession({ session_date: date, session_no: 1 });
-    const again = await t.post('/add_session', { doctor_id: 7, session_date: date, session_no: 1, start_time: '13:00', end_time: '14:00' });
+    const again = await t.post('/add_session', {
+      doctor_id: 7,
+      session_date: date,
+      session_no: 1,
+      start_time: '13:00',
+      end_time: '14:00',
+    });
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ success: false, error: 'A session for this doctor, branch, date and session number already exists.' });
+    expect(again.body).toEqual({
+      success: false,
+      error: 'A session for this doctor, branch, date and session number already exists.',
+    });
     const race = await Promise.all(
-      [1, 2, 3].map(() => t.post('/add_session', { doctor_id: 7, session_date: date, session_no: 2, start_time: '13:00', end_time: '14:00' })),
+      [1, 2, 3].map(() =>
+        t.post('/add_session', {
+          doctor_id: 7,
+          session_date: date,
+          session_no: 2,
+          start_time: '13:00',
+          end_time: '14:00',
+        }),
+      ),
     );
     expect(race.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     expect((await t.get(`/all_sessions?doctor_id=7&date=${date}`)).body.sessions).toHaveLength(2);
@@ -199,10 +297,23 @@ describe('POST /add_session', () => {
 describe('PUT /update_session/{id}', () => {
   it('updates the given fields; null or "" removes the cap; status maps to stored values', async () => {
     const id = await addSession({ max_patients: 5 });
-    const res = await t.put(`/update_session/${id}`, { start_time: '10:00', end_time: '11:30', max_patients: null, doctor_id: 1, session_no: 99, store_id: 2 });
+    const res = await t.put(`/update_session/${id}`, {
+      start_time: '10:00',
+      end_time: '11:30',
+      max_patients: null,
+      doctor_id: 1,
+      session_no: 99,
+      store_id: 2,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Session updated successfully.', session_id: id });
-    expect(await getSession(id)).toMatchObject({ start_time: '10:00', end_time: '11:30', max_patients: null, doctor_id: 7, store_id: 1 });
+    expect(await getSession(id)).toMatchObject({
+      start_time: '10:00',
+      end_time: '11:30',
+      max_patients: null,
+      doctor_id: 7,
+      store_id: 1,
+    });
     await t.put(`/update_session/${id}`, { max_patients: 3 });
     expect((await getSession(id)).max_patients).toBe(3);
     await t.put(`/update_session/${id}`, { max_patients: '' });
@@ -248,7 +359,12 @@ describe('PUT /update_session/{id}', () => {
     const res = await t.put(`/update_session/${id}`, body);
     expect(res.status).toBe(status);
     expect(res.body).toEqual({ success: false, error });
-    expect(await getSession(id)).toMatchObject({ start_time: '09:00', end_time: '12:00', max_patients: 4, status: 'Open' });
+    expect(await getSession(id)).toMatchObject({
+      start_time: '09:00',
+      end_time: '12:00',
+      max_patients: 4,
+      status: 'Open',
+    });
   });
 
   it('answers 404 for a missing session, after checking the body', async () => {
@@ -271,7 +387,12 @@ describe('PUT /update_session/{id}', () => {
 describe('booked_count and the derived status', () => {
   it('becomes Full as appointments arrive as reference events, and Open again when one is cancelled', async () => {
     const id = await addSession({ max_patients: 2 });
-    await t.seed({ appointments: [{ id: 1001, session_id: id, status: 'booked' }, { id: 1002, session_id: id, status: 'cancelled' }] });
+    await t.seed({
+      appointments: [
+        { id: 1001, session_id: id, status: 'booked' },
+        { id: 1002, session_id: id, status: 'cancelled' },
+      ],
+    });
     expect(await getSession(id)).toMatchObject({ booked_count: 1, status: 'Open' });
     await t.seed({ appointments: [{ id: 1003, session_id: id, status: 'confirmed' }] });
     expect(await getSession(id)).toMatchObject({ booked_count: 2, status: 'Full' });
@@ -294,15 +415,27 @@ describe('booked_count and the derived status', () => {
 describe('DELETE /delete_session/{id}', () => {
   it('refuses while appointments are active, naming how many, and deletes once they are cancelled', async () => {
     const id = await addSession();
-    await t.seed({ appointments: [{ id: 3001, session_id: id, status: 'booked' }, { id: 3002, session_id: id, status: 'booked' }, { id: 3003, session_id: id, status: 'cancelled' }] });
+    await t.seed({
+      appointments: [
+        { id: 3001, session_id: id, status: 'booked' },
+        { id: 3002, session_id: id, status: 'booked' },
+        { id: 3003, session_id: id, status: 'cancelled' },
+      ],
+    });
     const refused = await t.del(`/delete_session/${id}`);
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({
       success: false,
-      error: 'Cannot delete this session: it has 2 active appointment(s). Cancel the appointment(s) first, or close the session instead.',
+      error:
+        'Cannot delete this session: it has 2 active appointment(s). Cancel the appointment(s) first, or close the session instead.',
     });
     expect((await t.get(`/get_session/${id}`)).status).toBe(200);
-    await t.seed({ appointments: [{ id: 3001, session_id: id, status: 'cancelled' }, { id: 3002, session_id: id, status: 'cancelled' }] });
+    await t.seed({
+      appointments: [
+        { id: 3001, session_id: id, status: 'cancelled' },
+        { id: 3002, session_id: id, status: 'cancelled' },
+      ],
+    });
     const res = await t.del(`/delete_session/${id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Session deleted successfully.', session_id: id });
@@ -316,9 +449,28 @@ describe('DELETE /delete_session/{id}', () => {
 describe('GET /all_sessions', () => {
   it('filters by branch, doctor, date and derived status; orders by date descending then start time', async () => {
     const date = inDays(60);
-    const late = await t.post('/add_session', { doctor_id: 2, session_date: date, session_no: 1, start_time: '14:00', end_time: '16:00' });
-    const early = await t.post('/add_session', { doctor_id: 2, session_date: date, session_no: 2, start_time: '08:00', end_time: '09:00' });
-    const next = await t.post('/add_session', { doctor_id: 2, session_date: inDays(61), session_no: 1, start_time: '10:00', end_time: '11:00', status: 'Closed' });
+    const late = await t.post('/add_session', {
+      doctor_id: 2,
+      session_date: date,
+      session_no: 1,
+      start_time: '14:00',
+      end_time: '16:00',
+    });
+    const early = await t.post('/add_session', {
+      doctor_id: 2,
+      session_date: date,
+      session_no: 2,
+      start_time: '08:00',
+      end_time: '09:00',
+    });
+    const next = await t.post('/add_session', {
+      doctor_id: 2,
+      session_date: inDays(61),
+      session_no: 1,
+      start_time: '10:00',
+      end_time: '11:00',
+      status: 'Closed',
+    });
     const ids = async (query: string) => (await t.get(`/all_sessions${query}`)).body.sessions.map((s: any) => s.id);
     expect(await ids('?store_id=2')).toEqual([next.body.session_id, early.body.session_id, late.body.session_id]);
     expect(await ids(`?doctor_id=2&date=${date}`)).toEqual([early.body.session_id, late.body.session_id]);
@@ -349,14 +501,24 @@ describe('GET /preview_auto_sessions', () => {
     const expected = [
       ...datesOn(month, 'Monday').map((d) => [1, d, 1]),
       ...datesOn(month, 'Wednesday').map((d) => [1, d, 1]),
-      ...datesOn(month, 'Saturday').flatMap((d) => [[2, d, 1], [2, d, 2]]),
+      ...datesOn(month, 'Saturday').flatMap((d) => [
+        [2, d, 1],
+        [2, d, 2],
+      ]),
       ...datesOn(month, 'Tuesday').map((d) => [5, d, 1]),
       ...datesOn(month, 'Thursday').map((d) => [5, d, 1]),
-    ].sort((a, b) => String(a[1]).localeCompare(String(b[1])) || Number(a[0]) - Number(b[0]) || Number(a[2]) - Number(b[2]));
+    ].sort(
+      (a, b) => String(a[1]).localeCompare(String(b[1])) || Number(a[0]) - Number(b[0]) || Number(a[2]) - Number(b[2]),
+    );
     expect(res.body.preview.map((e: any) => [e.doctor_id, e.session_date, e.session_no])).toEqual(expected);
     // Dr. Gaps's Tuesday entry has no start time: listed, but not announced as new, since auto-creation skips it.
     const timeless = datesOn(month, 'Tuesday').length;
-    expect(res.body).toMatchObject({ success: true, month: monthLabelOf(month), new_count: expected.length - timeless, skip_count: timeless });
+    expect(res.body).toMatchObject({
+      success: true,
+      month: monthLabelOf(month),
+      new_count: expected.length - timeless,
+      skip_count: timeless,
+    });
     for (const entry of res.body.preview) {
       expect(DAYS[new Date(`${entry.session_date}T00:00:00Z`).getUTCDay()]).toBe(entry.day);
       expect(entry.exists).toBe(false);
@@ -373,8 +535,17 @@ describe('GET /preview_auto_sessions', () => {
     expect(tuesdays).toContain(`${year}-02-29`);
     expect(res.body.preview.map((e: any) => e.session_date).sort()).toEqual([...tuesdays, ...thursdays].sort());
     expect(res.body.preview.find((e: any) => e.session_date === `${year}-02-29`)).toEqual({
-      doctor_id: 5, doctor_name: 'Dr. Gaps', session_date: `${year}-02-29`, day: 'Tuesday', session_no: 1,
-      start_time: null, end_time: '12:00', max_patients: null, channeling_fee: 2500, exists: false, is_past: false,
+      doctor_id: 5,
+      doctor_name: 'Dr. Gaps',
+      session_date: `${year}-02-29`,
+      day: 'Tuesday',
+      session_no: 1,
+      start_time: null,
+      end_time: '12:00',
+      max_patients: null,
+      channeling_fee: 2500,
+      exists: false,
+      is_past: false,
     });
   });
 
@@ -394,7 +565,8 @@ describe('GET /preview_auto_sessions', () => {
     expect(past.every((e: any) => e.is_past)).toBe(true);
     const none = await t.get('/preview_auto_sessions?doctor_id=6');
     expect(none.body).toMatchObject({ success: true, preview: [], new_count: 0, skip_count: 0 });
-    for (const inactive of [3, 4]) expect((await t.get(`/preview_auto_sessions?doctor_id=${inactive}`)).body.preview).toEqual([]);
+    for (const inactive of [3, 4])
+      expect((await t.get(`/preview_auto_sessions?doctor_id=${inactive}`)).body.preview).toEqual([]);
   });
 
   it('answers 422 for a malformed month', async () => {
@@ -429,12 +601,26 @@ describe('POST /auto_create_sessions', () => {
         skipped: preview.skip_count,
         errors: [],
       });
-      const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
+      const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((s: any) =>
+        s.session_date.startsWith(month),
+      );
       expect(sessions).toHaveLength(preview.new_count);
-      expect(sessions.find((s: any) => s.session_date === datesOn(month, 'Monday')[0])).toMatchObject({ start_time: '08:00', end_time: '11:00', max_patients: 20, store_id: 1, status: 'Open' });
-      const events = await reader.waitFor((e) => e.subject === EventSubjects.sessionCreated && e.event.data.session.session_date.startsWith(month), preview.new_count);
+      expect(sessions.find((s: any) => s.session_date === datesOn(month, 'Monday')[0])).toMatchObject({
+        start_time: '08:00',
+        end_time: '11:00',
+        max_patients: 20,
+        store_id: 1,
+        status: 'Open',
+      });
+      const events = await reader.waitFor(
+        (e) => e.subject === EventSubjects.sessionCreated && e.event.data.session.session_date.startsWith(month),
+        preview.new_count,
+      );
       expect(new Set(events.map((e) => e.event.data.session.id))).toEqual(new Set(sessions.map((s: any) => s.id)));
-      expect((await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body).toMatchObject({ new_count: 0, skip_count: preview.new_count });
+      expect((await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body).toMatchObject({
+        new_count: 0,
+        skip_count: preview.new_count,
+      });
 
       const again = await t.post('/auto_create_sessions', { month, doctor_id: 1 });
       expect(again.body).toMatchObject({ created: 0, skipped: preview.new_count, errors: [] });
@@ -458,11 +644,16 @@ describe('POST /auto_create_sessions', () => {
     expect(res.body.created).toBe(futureThursdays.length);
     expect(res.body.skipped).toBe(thursdays.length - futureThursdays.length + tuesdays.length);
     expect(res.body.errors).toHaveLength(futureTuesdays.length);
-    for (const error of res.body.errors) expect(error).toMatch(/^Dr\. Gaps, \d{4}-\d{2}-\d{2} session 1: the schedule has no start or end time; skipped\.$/);
+    for (const error of res.body.errors)
+      expect(error).toMatch(
+        /^Dr\. Gaps, \d{4}-\d{2}-\d{2} session 1: the schedule has no start or end time; skipped\.$/,
+      );
   });
 
   it('returns at most 10 errors', async () => {
-    await t.seed({ doctors: [doctor(8, { name: 'Dr. Broken', schedule: DAYS.map((day) => slot(day, 1, null, null)) })] });
+    await t.seed({
+      doctors: [doctor(8, { name: 'Dr. Broken', schedule: DAYS.map((day) => slot(day, 1, null, null)) })],
+    });
     const res = await t.post('/auto_create_sessions', { doctor_id: 8, month: creationMonth(10) }); // 31 days
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ created: 0, skipped: 31 });
@@ -474,7 +665,9 @@ describe('POST /auto_create_sessions', () => {
     const preview = (await t.get(`/preview_auto_sessions?month=${month}`)).body;
     const runs = await Promise.all([1, 2, 3].map(() => t.post('/auto_create_sessions', { month })));
     expect(runs.map((r) => r.status)).toEqual([201, 201, 201]);
-    const expectedCreated = preview.preview.filter((e: any) => !e.exists && !e.is_past && e.start_time && e.end_time).length;
+    const expectedCreated = preview.preview.filter(
+      (e: any) => !e.exists && !e.is_past && e.start_time && e.end_time,
+    ).length;
     expect(runs.reduce((sum, r) => sum + r.body.created, 0)).toBe(expectedCreated);
     const all = (await t.get('/all_sessions')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
     expect(all).toHaveLength(expectedCreated);
@@ -486,13 +679,17 @@ describe('POST /auto_create_sessions', () => {
     // Enough doctors (about 2,400 sessions) that the run lasts long enough to be caught in progress on a busy machine.
     await t.seed({
       doctors: Array.from({ length: 40 }, (_, i) =>
-        doctor(100 + i, { name: `Dr. Busy ${i}`, store_id: 2, schedule: DAYS.flatMap((day) => [slot(day, 1, '08:00', '10:00'), slot(day, 2, '10:00', '12:00')]) }),
+        doctor(100 + i, {
+          name: `Dr. Busy ${i}`,
+          store_id: 2,
+          schedule: DAYS.flatMap((day) => [slot(day, 1, '08:00', '10:00'), slot(day, 2, '10:00', '12:00')]),
+        }),
       ),
     });
     const preview = (await t.get(`/preview_auto_sessions?month=${month}&store_id=2`)).body;
     const db = t.stack.infra.db!;
     const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
-    let res;
+    let res: ApiResponse;
     try {
       const runs = mongo.db('clinic_sessions').collection('auto_create_runs');
       const pending = t.post('/auto_create_sessions', { month, store_id: 2 });
@@ -512,12 +709,17 @@ describe('POST /auto_create_sessions', () => {
     // Once the service sees its database again, nothing of the failed run is visible,
     // and once rolled back the month can be created whole.
     await t.stack.waitHealthy(20_000);
-    const inMonth = async () => (await t.get('/all_sessions?store_id=2')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
+    const inMonth = async () =>
+      (await t.get('/all_sessions?store_id=2')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
     expect(await inMonth()).toEqual([]);
-    const retry = await eventually(async () => {
-      const r = await t.post('/auto_create_sessions', { month, store_id: 2 });
-      return r.status === 201 ? r : undefined;
-    }, 20_000, 500);
+    const retry = await eventually(
+      async () => {
+        const r = await t.post('/auto_create_sessions', { month, store_id: 2 });
+        return r.status === 201 ? r : undefined;
+      },
+      20_000,
+      500,
+    );
     expect(retry.body.created).toBe(preview.new_count);
     expect(await inMonth()).toHaveLength(preview.new_count);
   });
@@ -532,11 +734,23 @@ describe('late inserts of a rolled-back run', () => {
     const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
     try {
       const db = mongo.db('clinic_sessions');
-      await db.collection<any>('auto_create_runs').insertOne({ _id: 'late-run', status: 'rolled_back', month, started_at: new Date(), finished_at: new Date() });
+      await db
+        .collection<any>('auto_create_runs')
+        .insertOne({ _id: 'late-run', status: 'rolled_back', month, started_at: new Date(), finished_at: new Date() });
       await db.collection<any>('sessions').insertOne({
-        _id: '990001', id: 990001, doctor_id: 1, store_id: 1, session_date: slot.session_date, session_no: slot.session_no,
-        start_time: slot.start_time, end_time: slot.end_time, max_patients: slot.max_patients, status: 'active',
-        created_at: new Date(), run_id: 'late-run', _event_ids: [],
+        _id: '990001',
+        id: 990001,
+        doctor_id: 1,
+        store_id: 1,
+        session_date: slot.session_date,
+        session_no: slot.session_no,
+        start_time: slot.start_time,
+        end_time: slot.end_time,
+        max_patients: slot.max_patients,
+        status: 'active',
+        created_at: new Date(),
+        run_id: 'late-run',
+        _event_ids: [],
       });
     } finally {
       await mongo.close();
@@ -545,10 +759,14 @@ describe('late inserts of a rolled-back run', () => {
     expect((await t.get(`/all_sessions?doctor_id=1&date=${slot.session_date}`)).body.sessions).toEqual([]);
     const res = await t.post('/auto_create_sessions', { month, doctor_id: 1 });
     expect(res.body).toMatchObject({ created: preview.new_count, skipped: preview.skip_count });
-    const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((x: any) => x.session_date.startsWith(month));
+    const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((x: any) =>
+      x.session_date.startsWith(month),
+    );
     expect(sessions).toHaveLength(preview.new_count);
     // The late insert's slot is filled anew (a session never changes runs), and the late insert is gone.
-    expect(sessions.find((x: any) => x.session_date === slot.session_date && x.session_no === slot.session_no)).toBeDefined();
+    expect(
+      sessions.find((x: any) => x.session_date === slot.session_date && x.session_no === slot.session_no),
+    ).toBeDefined();
     expect(sessions.map((x: any) => x.id)).not.toContain(990001);
     expect((await t.get('/get_session/990001')).status).toBe(404);
   });
@@ -563,8 +781,12 @@ describe('events', () => {
       await t.put(`/update_session/${id}`, { max_patients: 9 });
       await t.del(`/delete_session/${id}`);
       const events = await reader.waitFor((e) => e.event.data.session.id === id, 3);
-      expect(events.map((e) => e.subject)).toEqual([EventSubjects.sessionCreated, EventSubjects.sessionUpdated, EventSubjects.sessionDeleted]);
-      expect(events[1].event.data.session.max_patients).toBe(9);
+      expect(events.map((e) => e.subject)).toEqual([
+        EventSubjects.sessionCreated,
+        EventSubjects.sessionUpdated,
+        EventSubjects.sessionDeleted,
+      ]);
+      expect(events[1]!.event.data.session.max_patients).toBe(9);
       for (const e of events) expect(e.msgId).toBe(e.event.event_id);
     } finally {
       reader.stop();

@@ -21,7 +21,8 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   t = await startTestStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' } });
   await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })).body.charge_id;
+  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
+    .body.charge_id;
   events = await EventReader.start(await t.nats('hospital'), 'BILLING_EVENTS');
 }, 120_000);
 afterAll(async () => {
@@ -31,7 +32,11 @@ afterAll(async () => {
 });
 
 const bill = (day: number) => ({
-  patient_name: 'P', patient_contact: 'C', bill_date: `2094-02-${String(day).padStart(2, '0')}`, payment_method: 'Cash', store_id: 1,
+  patient_name: 'P',
+  patient_contact: 'C',
+  bill_date: `2094-02-${String(day).padStart(2, '0')}`,
+  payment_method: 'Cash',
+  store_id: 1,
   items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
 });
 
@@ -53,23 +58,36 @@ async function requestLines(processName: string, correlationId: string, msg: str
 
 /** The spans of a trace, once `complete` says they have all arrived. */
 async function traceOf(traceId: string, complete: (spans: OtlpSpan[]) => boolean): Promise<OtlpSpan[]> {
-  return eventually(async () => {
-    const spans = receiver.spans().filter((s) => s.traceId === traceId);
-    return complete(spans) ? spans : undefined;
-  }, 20_000, 200);
+  return eventually(
+    async () => {
+      const spans = receiver.spans().filter((s) => s.traceId === traceId);
+      return complete(spans) ? spans : undefined;
+    },
+    20_000,
+    200,
+  );
 }
 
 const one = (spans: OtlpSpan[], service: string, name: string): OtlpSpan => {
   const found = spans.filter((s) => s.service === service && s.name === name);
-  if (found.length !== 1) throw new Error(`expected one ${service} span "${name}", got ${found.length}: ${spans.map((s) => `${s.service}:${s.name}`).join(', ')}`);
-  return found[0];
+  if (found.length !== 1)
+    throw new Error(
+      `expected one ${service} span "${name}", got ${found.length}: ${spans.map((s) => `${s.service}:${s.name}`).join(', ')}`,
+    );
+  return found[0]!;
 };
-const isDatabaseSpan = (s: OtlpSpan) => s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb';
+const isDatabaseSpan = (s: OtlpSpan) =>
+  s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb';
 /**
  * Each process exports its spans on its own, a span once it has ended (a parent after its children): the trace
  * is all there once every process's last span of the request is.
  */
-const EXPECTED = ['gateway:POST /lab_bills', 'billing:process billing.bill.create', 'billing:publish billing.bill.created', 'catalogue:process catalogue.charge.check'];
+const EXPECTED = [
+  'gateway:POST /lab_bills',
+  'billing:process billing.bill.create',
+  'billing:publish billing.bill.created',
+  'catalogue:process catalogue.charge.check',
+];
 const complete = (spans: OtlpSpan[]) => EXPECTED.every((name) => spans.some((s) => `${s.service}:${s.name}` === name));
 
 it('follows one POST /lab_bills through the gateway, billing, its charge check to catalogue, the database and the event', async () => {
@@ -83,14 +101,15 @@ it('follows one POST /lab_bills through the gateway, billing, its charge check t
   expect(traceId).toMatch(/^[0-9a-f]{32}$/);
   const billingLines = await requestLines('billing-1', correlationId, 'request handled');
   for (const line of billingLines) expect(line.trace_id).toBe(traceId);
-  for (const line of await requestLines('catalogue-1', correlationId, 'request handled')) expect(line.trace_id).toBe(traceId);
+  for (const line of await requestLines('catalogue-1', correlationId, 'request handled'))
+    expect(line.trace_id).toBe(traceId);
 
   const spans = await traceOf(traceId, complete);
   // One trace: every span but the root has its parent in it.
   const ids = new Set(spans.map((s) => s.spanId));
   const roots = spans.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
   expect(roots.map((s) => `${s.service}:${s.name}`)).toEqual(['gateway:POST /lab_bills']);
-  expect(roots[0].kind).toBe(SERVER);
+  expect(roots[0]!.kind).toBe(SERVER);
 
   // Gateway -> NATS -> billing.
   const send = one(spans, 'gateway', 'send billing.bill.create');
@@ -107,25 +126,35 @@ it('follows one POST /lab_bills through the gateway, billing, its charge check t
   expect(catalogue.parentSpanId).toBe(check.spanId);
   // Database calls of both services.
   const byId = new Map(spans.map((s) => [s.spanId, s]));
-  const ancestors = (s: OtlpSpan): string[] => (s.parentSpanId && byId.has(s.parentSpanId) ? [s.parentSpanId, ...ancestors(byId.get(s.parentSpanId)!)] : []);
-  const billingDb = spans.filter((s) => s.service === 'billing' && isDatabaseSpan(s) && ancestors(s).includes(billing.spanId));
+  const ancestors = (s: OtlpSpan): string[] =>
+    s.parentSpanId && byId.has(s.parentSpanId) ? [s.parentSpanId, ...ancestors(byId.get(s.parentSpanId)!)] : [];
+  const billingDb = spans.filter(
+    (s) => s.service === 'billing' && isDatabaseSpan(s) && ancestors(s).includes(billing.spanId),
+  );
   expect(billingDb.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/insert/)]));
-  expect(spans.filter((s) => s.service === 'catalogue' && isDatabaseSpan(s) && ancestors(s).includes(catalogue.spanId)).length).toBeGreaterThan(0);
+  expect(
+    spans.filter((s) => s.service === 'catalogue' && isDatabaseSpan(s) && ancestors(s).includes(catalogue.spanId))
+      .length,
+  ).toBeGreaterThan(0);
   // The event's publication, in the same trace, and its context in the event's headers.
   const publish = one(spans, 'billing', 'publish billing.bill.created');
   expect(publish.kind).toBe(PRODUCER);
   expect(ancestors(publish)).toContain(billing.spanId);
   const [received] = await events.waitFor((e) => e.event.data.bill.id === res.body.bill_id);
-  expect(received.traceparent).toBe(`00-${traceId}-${publish.spanId}-01`);
+  expect(received!.traceparent).toBe(`00-${traceId}-${publish.spanId}-01`);
 });
 
-it("continues the trace of a client that sends traceparent", async () => {
+it('continues the trace of a client that sends traceparent', async () => {
   const clientTraceId = '4bf92f3577b34da6a3ce929d0e0e4736';
   const clientSpanId = '00f067aa0ba902b7';
-  const res = await t.post('/lab_bills', bill(2), { headers: { traceparent: `00-${clientTraceId}-${clientSpanId}-01` } });
+  const res = await t.post('/lab_bills', bill(2), {
+    headers: { traceparent: `00-${clientTraceId}-${clientSpanId}-01` },
+  });
   expect(res.status).toBe(201);
   const spans = await traceOf(clientTraceId, complete);
   const root = one(spans, 'gateway', 'POST /lab_bills');
   expect(root.parentSpanId).toBe(clientSpanId);
-  expect((await requestLines('gateway', res.headers.get('x-correlation-id')!, 'request completed'))[0].trace_id).toBe(clientTraceId);
+  expect((await requestLines('gateway', res.headers.get('x-correlation-id')!, 'request completed'))[0].trace_id).toBe(
+    clientTraceId,
+  );
 });

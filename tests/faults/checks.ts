@@ -22,7 +22,11 @@ export function billLoad(t: TestStack, chargeId: number, billDate: string): Bill
     token: t.token('cashier', 5),
     concurrency: 8,
     body: () => ({
-      patient_name: 'Load Patient', patient_contact: '0770000000', bill_date: billDate, payment_method: 'Card', store_id: 1,
+      patient_name: 'Load Patient',
+      patient_contact: '0770000000',
+      bill_date: billDate,
+      payment_method: 'Card',
+      store_id: 1,
       items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
     }),
   });
@@ -46,17 +50,36 @@ export function writeReports(file: string, reports: Record<string, unknown>[]): 
   const dir = join(REPO_ROOT, 'bench-results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, file), `${JSON.stringify({ date: new Date().toISOString(), reports }, null, 2)}\n`);
-  const cell = (value: unknown) => (value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  const cell = (value: unknown) =>
+    value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   const table = reports.map((r) =>
     [
-      r.fault, r.attempts, r.succeeded, r.failed_by_status, r.hangs, r.bills_lost, r.duplicates, r.gaps, r.unconfirmed_but_stored, r.events_missing,
-      r.ref_records_missing, r.bill_changes, r.history_missing, r.history_without_change, r.recovery_ms,
+      r.fault,
+      r.attempts,
+      r.succeeded,
+      r.failed_by_status,
+      r.hangs,
+      r.bills_lost,
+      r.duplicates,
+      r.gaps,
+      r.unconfirmed_but_stored,
+      r.events_missing,
+      r.ref_records_missing,
+      r.bill_changes,
+      r.history_missing,
+      r.history_without_change,
+      r.recovery_ms,
     ]
       .map(cell)
       .join(' | '),
   );
   process.stdout.write(
-    ['', 'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | bill changes | history missing | history without change | recovery ms', ...table, ''].join('\n'),
+    [
+      '',
+      'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | bill changes | history missing | history without change | recovery ms',
+      ...table,
+      '',
+    ].join('\n'),
   );
 }
 
@@ -72,7 +95,11 @@ export interface StoredBill {
 async function storedBills(t: TestStack): Promise<StoredBill[]> {
   const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
   try {
-    return (await mongo.db('clinic_billing').collection('bills').find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1, _event_ids: 1 } }).toArray()) as never;
+    return (await mongo
+      .db('clinic_billing')
+      .collection('bills')
+      .find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1, _event_ids: 1 } })
+      .toArray()) as never;
   } finally {
     await mongo.close();
   }
@@ -83,10 +110,18 @@ async function storedBills(t: TestStack): Promise<StoredBill[]> {
  * history: entries missing for a change, and entries for a change the bill
  * does not hold. Entries are keyed by their change's event id.
  */
-async function historyCheck(t: TestStack, bills: StoredBill[], billDate: string): Promise<{ changes: number; missing: string[]; withoutChange: string[] }> {
+async function historyCheck(
+  t: TestStack,
+  bills: StoredBill[],
+  billDate: string,
+): Promise<{ changes: number; missing: string[]; withoutChange: string[] }> {
   const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
   try {
-    const entries = await mongo.db('clinic_billing').collection<{ _id: string; entity_id: number }>('bill_history').find({}, { projection: { entity_id: 1 } }).toArray();
+    const entries = await mongo
+      .db('clinic_billing')
+      .collection<{ _id: string; entity_id: number }>('bill_history')
+      .find({}, { projection: { entity_id: 1 } })
+      .toArray();
     const changes = new Map(bills.flatMap((b) => b._event_ids.map((eventId) => [eventId, b.id] as const)));
     const recorded = new Map(entries.map((e) => [e._id, e.entity_id]));
     return {
@@ -144,10 +179,15 @@ export async function verify(
   const duplicatedRequests = run.bills.filter((b) => (perKey.get(keyOf(b.key)) ?? 0) > 1).length;
   const duplicateNumbers = bills.length - new Set(bills.map((b) => b.bill_number)).size;
   const unconfirmedButStored = run.bills.filter((b) => !b.created && (perKey.get(keyOf(b.key)) ?? 0) > 0).length;
-  const seqs = bills.filter((b) => b.bill_date === billDate).map((b) => Number(b.bill_number.split('-')[2])).sort((a, b) => a - b);
-  const gaps = seqs.length === 0 ? 0 : seqs[seqs.length - 1] - seqs.length;
+  const seqs = bills
+    .filter((b) => b.bill_date === billDate)
+    .map((b) => Number(b.bill_number.split('-')[2]))
+    .sort((a, b) => a - b);
+  const gaps = seqs.length === 0 ? 0 : seqs[seqs.length - 1]! - seqs.length;
 
-  const readStatuses = await Promise.all(confirmed.map(async (b) => (await t.get(`/lab_bills/${b.created!.bill_id}`)).status));
+  const readStatuses = await Promise.all(
+    confirmed.map(async (b) => (await t.get(`/lab_bills/${b.created!.bill_id}`)).status),
+  );
   const readable = readStatuses.map((status) => status === 200);
   if (readable.some((ok) => !ok)) {
     const counts: Record<number, number> = {};
@@ -155,21 +195,31 @@ export async function verify(
     process.stdout.write(`reads of confirmed bills after ${fault}: ${JSON.stringify(counts)}\n`);
   }
   const nc = await t.nats('hospital');
-  const events = await eventually(async () => {
-    const ids = await createdEvents(t, nc);
-    return bills.every((b) => ids.has(b.id)) ? ids : undefined;
-  }, 30_000, 1_000).catch(() => createdEvents(t, nc));
+  const events = await eventually(
+    async () => {
+      const ids = await createdEvents(t, nc);
+      return bills.every((b) => ids.has(b.id)) ? ids : undefined;
+    },
+    30_000,
+    1_000,
+  ).catch(() => createdEvents(t, nc));
   const missing = bills.filter((b) => !events.has(b.id));
   const eventsMissing = missing.length;
   if (missing.length > 0) process.stdout.write(`bills without a created event: ${JSON.stringify(missing)}\n`);
   // Entries of changes whose process died are stored by another replica's sweeper (after its grace period).
-  const history = await eventually(async () => {
-    bills = await storedBills(t);
-    const check = await historyCheck(t, bills, billDate);
-    return check.missing.length === 0 && check.withoutChange.length === 0 ? check : undefined;
-  }, 30_000, 1_000).catch(async () => historyCheck(t, await storedBills(t), billDate));
+  const history = await eventually(
+    async () => {
+      bills = await storedBills(t);
+      const check = await historyCheck(t, bills, billDate);
+      return check.missing.length === 0 && check.withoutChange.length === 0 ? check : undefined;
+    },
+    30_000,
+    1_000,
+  ).catch(async () => historyCheck(t, await storedBills(t), billDate));
   if (history.missing.length + history.withoutChange.length > 0) {
-    process.stdout.write(`bill changes without a history entry: ${JSON.stringify(history.missing)}; entries without a change: ${JSON.stringify(history.withoutChange)}\n`);
+    process.stdout.write(
+      `bill changes without a history entry: ${JSON.stringify(history.missing)}; entries without a change: ${JSON.stringify(history.withoutChange)}\n`,
+    );
   }
 
   const counts = run.statusCounts();
@@ -199,7 +249,15 @@ export async function verify(
 }
 
 export const HEALTHY = {
-  hangs: 0, bills_lost: 0, unreadable: 0, duplicates: 0, gaps: 0, events_missing: 0, history_missing: 0, history_without_change: 0, failures_in_envelope: true,
+  hangs: 0,
+  bills_lost: 0,
+  unreadable: 0,
+  duplicates: 0,
+  gaps: 0,
+  events_missing: 0,
+  history_missing: 0,
+  history_without_change: 0,
+  failures_in_envelope: true,
 };
 
 /** The services' error lines grouped by log file and cause, so a failure in CI explains itself in the output. */
@@ -209,8 +267,13 @@ function errorSummary(logDir: string): string {
     for (const line of readFileSync(join(logDir, file), 'utf8').split('\n')) {
       if (!line.includes('"level":"error"') && !line.includes('"level":"warn"')) continue;
       try {
-        const entry = JSON.parse(line) as { pid?: number; msg?: string; err?: { type?: string; message?: string } | string };
-        const cause = typeof entry.err === 'string' ? entry.err : entry.err ? `${entry.err.type}: ${entry.err.message}` : '';
+        const entry = JSON.parse(line) as {
+          pid?: number;
+          msg?: string;
+          err?: { type?: string; message?: string } | string;
+        };
+        const cause =
+          typeof entry.err === 'string' ? entry.err : entry.err ? `${entry.err.type}: ${entry.err.message}` : '';
         const key = `${file} pid ${entry.pid} ${entry.msg} ${cause}`.slice(0, 300);
         counts.set(key, (counts.get(key) ?? 0) + 1);
       } catch {
@@ -235,4 +298,3 @@ export function expectHealthy(t: TestStack, report: Record<string, any>): void {
   expect(report.updates_sent).toBeGreaterThan(0);
   expect(report.recovery_ms).not.toBeNull();
 }
-

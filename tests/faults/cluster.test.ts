@@ -19,7 +19,12 @@ import type { BillLoad } from './load';
 import { NetnsNode } from './netns';
 import { RefLoad } from './ref-load';
 
-const STREAMS = [REF_STREAM.name, eventStreamOf('billing').name, eventStreamOf('catalogue').name, eventStreamOf('sessions').name];
+const STREAMS = [
+  REF_STREAM.name,
+  eventStreamOf('billing').name,
+  eventStreamOf('catalogue').name,
+  eventStreamOf('sessions').name,
+];
 
 let ns: NetnsNode;
 let t: TestStack;
@@ -41,7 +46,8 @@ beforeAll(async () => {
           : { clientHost: '127.0.0.1', clusterHost: ns.outsideRouteHost },
     });
     await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-    chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })).body.charge_id;
+    chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
+      .body.charge_id;
   } catch (err) {
     ns.remove();
     throw err;
@@ -66,10 +72,22 @@ const node = (name: string): NatsNode => {
  * A connection as `hospital` to the given nodes only. `roams`: it reconnects to
  * another node when its own goes, as a service's does (`inOrder`: first node first).
  */
-async function hospitalOn(nodes: NatsNode[], options: { roams?: boolean; inOrder?: boolean } = {}): Promise<NatsConnection> {
-  const settings = { url: nodes.map((n) => n.url).join(','), user: 'hospital', password: t.stack.infra.natsPasswords.hospital };
+async function hospitalOn(
+  nodes: NatsNode[],
+  options: { roams?: boolean; inOrder?: boolean } = {},
+): Promise<NatsConnection> {
+  const settings = {
+    url: nodes.map((n) => n.url).join(','),
+    user: 'hospital',
+    password: t.stack.infra.natsPasswords.hospital,
+  };
   const log = createLogger('faults', 'silent');
-  const nc = await connectNats(settings, { name: 'faults-hospital', log, waitForServer: options.roams ?? false, inOrder: options.inOrder });
+  const nc = await connectNats(settings, {
+    name: 'faults-hospital',
+    log,
+    waitForServer: options.roams ?? false,
+    inOrder: options.inOrder,
+  });
   extra.push(nc);
   return nc;
 }
@@ -88,20 +106,37 @@ interface StreamState {
 
 /** Each stream's state as one node holds it (its own store), from its monitoring endpoint. */
 async function nodeStreams(n: NatsNode): Promise<Map<string, StreamState>> {
-  const response = await fetch(`${n.monitorUrl}/jsz?accounts=true&streams=true`, { signal: AbortSignal.timeout(3_000) });
-  const jsz = (await response.json()) as { account_details?: Array<{ stream_detail?: Array<{ name: string; state: StreamState }> }> };
+  const response = await fetch(`${n.monitorUrl}/jsz?accounts=true&streams=true`, {
+    signal: AbortSignal.timeout(3_000),
+  });
+  const jsz = (await response.json()) as {
+    account_details?: Array<{ stream_detail?: Array<{ name: string; state: StreamState }> }>;
+  };
   const streams = (jsz.account_details ?? []).flatMap((a) => a.stream_detail ?? []);
-  return new Map(streams.map((s) => [s.name, { messages: s.state.messages, first_seq: s.state.first_seq, last_seq: s.state.last_seq }]));
+  return new Map(
+    streams.map((s) => [
+      s.name,
+      { messages: s.state.messages, first_seq: s.state.first_seq, last_seq: s.state.last_seq },
+    ]),
+  );
 }
 
 /** Waits until every node holds every stream in the same state; returns how long that took. */
 async function caughtUp(): Promise<number> {
   const since = Date.now();
-  await eventually(async () => {
-    const views = await Promise.all(t.stack.infra.natsNodes.map((n) => nodeStreams(n).catch(() => new Map<string, StreamState>())));
-    const same = STREAMS.every((name) => views.every((v) => JSON.stringify(v.get(name)) === JSON.stringify(views[0].get(name)) && v.has(name)));
-    return same ? true : undefined;
-  }, 60_000, 250);
+  await eventually(
+    async () => {
+      const views = await Promise.all(
+        t.stack.infra.natsNodes.map((n) => nodeStreams(n).catch(() => new Map<string, StreamState>())),
+      );
+      const same = STREAMS.every((name) =>
+        views.every((v) => JSON.stringify(v.get(name)) === JSON.stringify(views[0]!.get(name)) && v.has(name)),
+      );
+      return same ? true : undefined;
+    },
+    60_000,
+    250,
+  );
   return Date.now() - since;
 }
 
@@ -109,15 +144,25 @@ async function caughtUp(): Promise<number> {
 async function refRecordsMissing(acked: Map<number, number>): Promise<number> {
   const last = Math.max(0, ...acked.values());
   const ops = await t.nats('ops');
-  await eventually(async () => {
-    const reply = await ops.request(BillingSubjects.refStatus, '{}', { timeout: 2_000 }).catch(() => undefined);
-    return reply && JSON.parse(new TextDecoder().decode(reply.data)).body.applied_seq >= last ? true : undefined;
-  }, 60_000, 200).catch(() => undefined);
+  await eventually(
+    async () => {
+      const reply = await ops.request(BillingSubjects.refStatus, '{}', { timeout: 2_000 }).catch(() => undefined);
+      return reply && JSON.parse(new TextDecoder().decode(reply.data)).body.applied_seq >= last ? true : undefined;
+    },
+    60_000,
+    200,
+  ).catch(() => undefined);
   const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
   try {
-    const stored = await mongo.db('clinic_billing').collection('ref_patients').find({ deleted: false }, { projection: { id: 1 } }).toArray();
+    const stored = await mongo
+      .db('clinic_billing')
+      .collection('ref_patients')
+      .find({ deleted: false }, { projection: { id: 1 } })
+      .toArray();
     const ids = new Set(stored.map((d) => d.id as number));
-    const streamLast = (await (await (await t.nats('ops')).jetstreamManager({ checkAPI: false })).streams.info(REF_STREAM.name)).state.last_seq;
+    const streamLast = (
+      await (await (await t.nats('ops')).jetstreamManager({ checkAPI: false })).streams.info(REF_STREAM.name)
+    ).state.last_seq;
     return [...acked].filter(([id, seq]) => !ids.has(id) || seq > streamLast).length;
   } finally {
     await mongo.close();
@@ -139,7 +184,14 @@ async function loadsRunning(date: string, firstRefId: number) {
  * the bills and the acknowledged reference records (those of `refs`, and
  * `moreAcked` from another publisher).
  */
-async function settle(fault: string, run: BillLoad, refs: RefLoad, date: string, faultAt: number, moreAcked = new Map<number, number>()) {
+async function settle(
+  fault: string,
+  run: BillLoad,
+  refs: RefLoad,
+  date: string,
+  faultAt: number,
+  moreAcked = new Map<number, number>(),
+) {
   await Promise.all([run.stop(), refs.stop()]);
   const catchUpMs = await caughtUp();
   const report = await verify(t, reports, fault, run, date, faultAt);
@@ -185,7 +237,13 @@ it('kill -9 the node that leads HOSPITAL_REF and BILLING_EVENTS while reference 
   }
   await sleep(1_000);
   // The streams elected new leaders while theirs were down: records kept being acknowledged.
-  await settle(`kill -9 the leader of HOSPITAL_REF and BILLING_EVENTS (${killed.join(', then ')})`, run, refs, date, faultAt);
+  await settle(
+    `kill -9 the leader of HOSPITAL_REF and BILLING_EVENTS (${killed.join(', then ')})`,
+    run,
+    refs,
+    date,
+    faultAt,
+  );
 }, 180_000);
 
 it('partition one NATS node away: the minority accepts no write; after healing no acknowledged message is missing', async () => {
@@ -213,7 +271,14 @@ it('partition one NATS node away: the minority accepts no write; after healing n
   ns.heal();
   const healedAt = run.now();
   await sleep(3_000);
-  const report = await settle(`partition NATS node n3 away for 12 s (${leadersBefore})`, run, majority, date, faultAt, minority.acked);
+  const report = await settle(
+    `partition NATS node n3 away for 12 s (${leadersBefore})`,
+    run,
+    majority,
+    date,
+    faultAt,
+    minority.acked,
+  );
   report.minority_writes_attempted = minority.attempts;
   report.minority_writes_acknowledged = minority.acked.size;
   report.majority_writes_acknowledged_while_partitioned = majorityAckedWhilePartitioned;

@@ -20,7 +20,8 @@ const reports: Record<string, unknown>[] = [];
 beforeAll(async () => {
   t = await startTestStack({ replicas: { billing: 2 }, env: { REQUEST_TIMEOUT_MS: '3000' } });
   await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })).body.charge_id;
+  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
+    .body.charge_id;
   // Three fault files start their stacks at once; on a shared 2-core machine that can take over a minute.
 }, 120_000);
 
@@ -81,7 +82,10 @@ it('stop the database for a few seconds: 500s in the envelope, then recovery by 
   expect(report.failed_by_status['500']).toBeGreaterThan(0);
   expect(report.recovery_ms).toBeLessThan(10_000);
   for (const status of Object.keys(report.failed_by_status)) expect(['500', '503', '504']).toContain(status);
-  const bodies = run.bills.flatMap((b) => b.attempts).filter((a) => a.status === 500).map((a) => a.body);
+  const bodies = run.bills
+    .flatMap((b) => b.attempts)
+    .filter((a) => a.status === 500)
+    .map((a) => a.body);
   for (const body of bodies) expect(body).toEqual({ success: false, error: 'Internal server error.' });
 });
 
@@ -93,27 +97,52 @@ it('stop a service while reference records are published: it catches up after it
   const stoppedAt = Date.now();
   let last = 0;
   for (let id = 1; id <= 200; id++) {
-    const ack = await js.publish(refSubject('doctor'), JSON.stringify({
-      id: 5000 + id, name: `Dr. Late ${id}`, reg_no: `L${id}`, specialization: 'GP', channeling_fee: 100, status: 'Active', store_id: 1,
-      schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '09:00', max_patients: null }],
-    }));
+    const ack = await js.publish(
+      refSubject('doctor'),
+      JSON.stringify({
+        id: 5000 + id,
+        name: `Dr. Late ${id}`,
+        reg_no: `L${id}`,
+        specialization: 'GP',
+        channeling_fee: 100,
+        status: 'Active',
+        store_id: 1,
+        schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '09:00', max_patients: null }],
+      }),
+    );
     last = ack.seq;
   }
   const restartedAt = Date.now();
   sessions.start();
   await t.stack.waitHealthy(30_000);
   const ops = await t.nats('ops');
-  await eventually(async () => {
-    const reply = JSON.parse(new TextDecoder().decode((await ops.request(SessionsSubjects.refStatus, '{}', { timeout: 2000 })).data));
-    return reply.body.applied_seq >= last ? true : undefined;
-  }, 30_000, 100);
+  await eventually(
+    async () => {
+      const reply = JSON.parse(
+        new TextDecoder().decode((await ops.request(SessionsSubjects.refStatus, '{}', { timeout: 2000 })).data),
+      );
+      return reply.body.applied_seq >= last ? true : undefined;
+    },
+    30_000,
+    100,
+  );
   const caughtUpAt = Date.now();
   const preview = await t.get('/preview_auto_sessions?doctor_id=5200&month=2099-02');
   expect(preview.body.preview[0]).toMatchObject({ doctor_name: 'Dr. Late 200' });
   reports.push({
     fault: 'stop sessions while 200 reference records are published',
-    attempts: 0, succeeded: 0, failed_by_status: {}, hangs: 0, bills_lost: 0, duplicates: 0, gaps: 0, unconfirmed_but_stored: 0, events_missing: 0,
-    bill_changes: 0, history_missing: 0, history_without_change: 0,
+    attempts: 0,
+    succeeded: 0,
+    failed_by_status: {},
+    hangs: 0,
+    bills_lost: 0,
+    duplicates: 0,
+    gaps: 0,
+    unconfirmed_but_stored: 0,
+    events_missing: 0,
+    bill_changes: 0,
+    history_missing: 0,
+    history_without_change: 0,
     records_published_while_down: 200,
     down_ms: restartedAt - stoppedAt,
     recovery_ms: caughtUpAt - restartedAt,

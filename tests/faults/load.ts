@@ -81,7 +81,11 @@ export class BillLoad {
     try {
       const response = await fetch(`${this.options.url}/lab_bills`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
         body,
         signal: AbortSignal.timeout(this.options.hangMs ?? 15_000),
       });
@@ -154,7 +158,7 @@ export class BillUpdates {
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      const bill = confirmed[next++];
+      const bill = confirmed[next++]!; // next < confirmed.length
       try {
         const response = await fetch(`${this.options.url}/lab_bills/${bill.created!.bill_id}`, {
           method: 'PUT',

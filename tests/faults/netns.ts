@@ -74,7 +74,10 @@ export class NetnsNode {
     const s = this.subnet;
     ip('route', 'add', 'blackhole', `10.251.${s}.0/24`, 'metric', '4000');
     ip('netns', 'exec', this.name, 'ip', 'link', 'set', 'lo', 'up');
-    for (const [pair, host, inside] of [['c', 1, 2], ['r', 5, 6]] as const) {
+    for (const [pair, host, inside] of [
+      ['c', 1, 2],
+      ['r', 5, 6],
+    ] as const) {
       const outer = `cf${pair}h${s}`;
       const inner = `cf${pair}n${s}`;
       ip('link', 'add', outer, 'type', 'veth', 'peer', 'name', inner);

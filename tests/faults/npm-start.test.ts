@@ -39,7 +39,16 @@ async function npmStart(env: Record<string, string>): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clinic-npm-start-'));
   const port = await freePort();
   const child = spawn(process.execPath, [join(REPO_ROOT, 'tools', 'cli', 'dist', 'start.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), DB_PORT: String(await freePort()), NATS_PORT: String(await freeNatsBase()), JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      DB_PORT: String(await freePort()),
+      NATS_PORT: String(await freeNatsBase()),
+      JWT_SECRET: SECRET,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -53,13 +62,19 @@ async function npmStart(env: Record<string, string>): Promise<Started> {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitFor('npm start to print the API URL', async () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited:\n${err}`);
-      return out.includes('Clinic API:');
-    }, 120_000, 200);
+    await waitFor(
+      'npm start to print the API URL',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited:\n${err}`);
+        return out.includes('Clinic API:');
+      },
+      120_000,
+      200,
+    );
   } catch (e) {
     await stop();
-    throw e;
+    // What npm start said is the only clue to why it did not come up.
+    throw new Error(`${(e as Error).message}\nstdout:\n${out.slice(-3000)}\nstderr:\n${err.slice(-3000)}`);
   }
   return { child, url: `http://127.0.0.1:${port}`, stderr: () => err, stop };
 }
@@ -72,7 +87,9 @@ function childrenOf(pid: number): Array<{ pid: number; cmd: string }> {
       try {
         const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === pid ? [{ pid: Number(d), cmd: readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ') }] : [];
+        return ppid === pid
+          ? [{ pid: Number(d), cmd: readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ') }]
+          : [];
       } catch {
         return [];
       }
@@ -80,7 +97,10 @@ function childrenOf(pid: number): Array<{ pid: number; cmd: string }> {
 }
 
 const healthStatus = (url: string) =>
-  fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status, () => 0);
+  fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+    (r) => r.status,
+    () => 0,
+  );
 
 /** Kills each matching child with SIGKILL and records how long until it ran again and /health was 200. */
 async function killEach(s: Started, processes: Array<[name: string, pattern: string]>, label: string): Promise<void> {
@@ -90,10 +110,15 @@ async function killEach(s: Started, processes: Array<[name: string, pattern: str
     const killedAt = Date.now();
     process.kill(victim!.pid, 'SIGKILL');
     let restarted = false;
-    await waitFor(`${name} to be restarted and /health to be 200`, async () => {
-      restarted = childrenOf(s.child.pid!).some((c) => c.cmd.includes(pattern) && c.pid !== victim!.pid);
-      return restarted && (await healthStatus(s.url)) === 200;
-    }, 30_000, 100).catch(() => undefined);
+    await waitFor(
+      `${name} to be restarted and /health to be 200`,
+      async () => {
+        restarted = childrenOf(s.child.pid!).some((c) => c.cmd.includes(pattern) && c.pid !== victim!.pid);
+        return restarted && (await healthStatus(s.url)) === 200;
+      },
+      30_000,
+      100,
+    ).catch(() => undefined);
     const healthyMs = Date.now() - killedAt;
     reports.push({ fault: `${label}: kill -9 ${name}`, restarted, recovery_ms: healthyMs });
     expect({ name, restarted }).toEqual({ name, restarted: true });
@@ -106,16 +131,22 @@ async function killEach(s: Started, processes: Array<[name: string, pattern: str
 it('npm start: each process killed with -9 is restarted, and /health is 200 again within 10 s', async () => {
   const s = await npmStart({});
   try {
-    await killEach(s, [
-      ['billing-1', 'services/billing/dist/main.js'],
-      ['catalogue-1', 'services/catalogue/dist/main.js'],
-      ['sessions-1', 'services/sessions/dist/main.js'],
-      ['gateway', 'services/gateway/dist/main.js'],
-      ['nats', 'nats-server'],
-      ['ferretdb', 'clinic-ferretdb'],
-    ], 'npm start');
+    await killEach(
+      s,
+      [
+        ['billing-1', 'services/billing/dist/main.js'],
+        ['catalogue-1', 'services/catalogue/dist/main.js'],
+        ['sessions-1', 'services/sessions/dist/main.js'],
+        ['gateway', 'services/gateway/dist/main.js'],
+        ['nats', 'nats-server'],
+        ['ferretdb', 'clinic-ferretdb'],
+      ],
+      'npm start',
+    );
     const token = signToken({ sub: 1, role: 'admin', expiresInSeconds: 600 }, { algorithm: 'HS256', key: SECRET });
-    const charges = await fetch(`${s.url}/hospital_charges?store_id=1`, { headers: { authorization: `Bearer ${token}` } });
+    const charges = await fetch(`${s.url}/hospital_charges?store_id=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(charges.status).toBe(200);
   } finally {
     await s.stop();
@@ -126,9 +157,20 @@ it('NATS_CLUSTER=3 npm start serves the API, and each NATS node killed with -9 i
   const s = await npmStart({ NATS_CLUSTER: '3' });
   try {
     const token = signToken({ sub: 1, role: 'admin', expiresInSeconds: 600 }, { algorithm: 'HS256', key: SECRET });
-    const charges = async () => (await (await fetch(`${s.url}/hospital_charges?store_id=1`, { headers: { authorization: `Bearer ${token}` } })).json()) as { success: boolean };
+    const charges = async () =>
+      (await (
+        await fetch(`${s.url}/hospital_charges?store_id=1`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as { success: boolean };
     expect((await charges()).success).toBe(true);
-    await killEach(s, [['nats-n1', 'n1.conf'], ['nats-n2', 'n2.conf'], ['nats-n3', 'n3.conf']], 'NATS_CLUSTER=3 npm start');
+    await killEach(
+      s,
+      [
+        ['nats-n1', 'n1.conf'],
+        ['nats-n2', 'n2.conf'],
+        ['nats-n3', 'n3.conf'],
+      ],
+      'NATS_CLUSTER=3 npm start',
+    );
     expect((await charges()).success).toBe(true);
   } finally {
     await s.stop();

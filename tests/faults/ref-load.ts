@@ -51,7 +51,9 @@ export class RefLoad {
       for (let i = 0; i < (this.options.maxAttempts ?? 10) && this.running; i++) {
         this.attempts++;
         try {
-          const ack = await js.publish(refSubject('patient'), JSON.stringify({ id, name: `Fault Patient ${id}` }), { msgID: `fault-patient-${id}` });
+          const ack = await js.publish(refSubject('patient'), JSON.stringify({ id, name: `Fault Patient ${id}` }), {
+            msgID: `fault-patient-${id}`,
+          });
           this.acked.set(id, ack.seq);
           break;
         } catch {

@@ -30,14 +30,26 @@ afterAll(async () => {
 });
 
 const legacyBill = (id: number, store: number, date: string) => ({
-  _id: String(id), id, bill_number: `LB-${date.replaceAll('-', '')}-${String(id).padStart(4, '0')}`, bill_date: date, store_id: store,
-  patient_name: `Ayesha ÉLAN ${id}`, patient_contact: `07700000${id}`, patient_nic: id % 2 ? null : `${id}V`,
-  is_deleted: false, status: 'active',
+  _id: String(id),
+  id,
+  bill_number: `LB-${date.replaceAll('-', '')}-${String(id).padStart(4, '0')}`,
+  bill_date: date,
+  store_id: store,
+  patient_name: `Ayesha ÉLAN ${id}`,
+  patient_contact: `07700000${id}`,
+  patient_nic: id % 2 ? null : `${id}V`,
+  is_deleted: false,
+  status: 'active',
 });
 
 it('derives search_text and the bill days once, from the bills', async () => {
   const bills = db.collection<any>('bills');
-  const legacy = [legacyBill(1, 1, '2090-01-01'), legacyBill(2, 1, '2090-01-01'), legacyBill(3, 1, '2090-01-02'), legacyBill(4, 2, '2090-01-02')];
+  const legacy = [
+    legacyBill(1, 1, '2090-01-01'),
+    legacyBill(2, 1, '2090-01-01'),
+    legacyBill(3, 1, '2090-01-02'),
+    legacyBill(4, 2, '2090-01-02'),
+  ];
   await bills.insertMany(legacy);
   await bills.createIndexes([{ key: { store_id: 1, is_deleted: 1, bill_date: 1 }, name: 'bills_by_day' }]);
   const log = createLogger('test', 'silent');
@@ -46,8 +58,11 @@ it('derives search_text and the bill days once, from the bills', async () => {
   for (const bill of legacy) {
     expect((await bills.findOne({ _id: bill._id }))?.search_text).toBe(searchTextOf(bill));
   }
-  expect(searchTextOf(legacy[0])).toContain('ayesha élan 1');
-  const days = await db.collection('bill_days').find({}, { sort: { _id: 1 } }).toArray();
+  expect(searchTextOf(legacy[0]!)).toContain('ayesha élan 1');
+  const days = await db
+    .collection('bill_days')
+    .find({}, { sort: { _id: 1 } })
+    .toArray();
   expect(days.map((d) => d._id)).toEqual(['1:2090-01-01', '1:2090-01-02', '2:2090-01-02']);
 
   // Done once: a bill stored without search_text afterwards is the writers' business, not the migration's.

@@ -90,7 +90,10 @@ it('shares a failed load’s error with its callers and loads again on the next 
   const failing = jest.fn(async () => {
     throw new Error('scan failed');
   });
-  const results = await Promise.allSettled([cache.get('store:5', 'list', failing), cache.get('store:5', 'list', failing)]);
+  const results = await Promise.allSettled([
+    cache.get('store:5', 'list', failing),
+    cache.get('store:5', 'list', failing),
+  ]);
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   expect(await cache.get('store:5', 'list', async () => 'recovered')).toBe('recovered');
 });

@@ -30,7 +30,17 @@ let db: Db;
 let rows: Collection<Row>;
 const docs: Row[] = [];
 
-const WORDS = ['nimal fernando', 'ayesha perera', '0771234567', 'lb-20260602-0042', 'x*y?', 'Élan', 'silva', '901234567v', 'a'];
+const WORDS = [
+  'nimal fernando',
+  'ayesha perera',
+  '0771234567',
+  'lb-20260602-0042',
+  'x*y?',
+  'Élan',
+  'silva',
+  '901234567v',
+  'a',
+];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-pushdown-'));
@@ -81,9 +91,18 @@ describe('typed index keys', () => {
   it('apply equality, ranges, $in and $and exactly, with the sort, skip and limit in SQL', async () => {
     const cases: Array<{ filter: Document; match: (d: Row) => boolean }> = [
       { filter: { store: 1, state: 'active' }, match: (d) => d.store === 1 && d.state === 'active' },
-      { filter: { store: { $in: [0, 2] }, state: 'active', at: { $gte: new Date(Date.UTC(2090, 0, 1, 10)) } }, match: (d) => d.store !== 1 && d.state === 'active' && d.at >= new Date(Date.UTC(2090, 0, 1, 10)) },
-      { filter: { $and: [{ store: 2 }, { state: { $eq: 'cancelled' } }] }, match: (d) => d.store === 2 && d.state === 'cancelled' },
-      { filter: { amount: { $gt: 100, $lte: 500 }, flag: true }, match: (d) => d.amount > 100 && d.amount <= 500 && d.flag },
+      {
+        filter: { store: { $in: [0, 2] }, state: 'active', at: { $gte: new Date(Date.UTC(2090, 0, 1, 10)) } },
+        match: (d) => d.store !== 1 && d.state === 'active' && d.at >= new Date(Date.UTC(2090, 0, 1, 10)),
+      },
+      {
+        filter: { $and: [{ store: 2 }, { state: { $eq: 'cancelled' } }] },
+        match: (d) => d.store === 2 && d.state === 'cancelled',
+      },
+      {
+        filter: { amount: { $gt: 100, $lte: 500 }, flag: true },
+        match: (d) => d.amount > 100 && d.amount <= 500 && d.flag,
+      },
       // A string bound never selects numbers: MongoDB compares within a type.
       { filter: { amount: { $gt: '' } }, match: () => false },
     ];
@@ -93,7 +112,13 @@ describe('typed index keys', () => {
       expect(ids(found)).toEqual(ids(sorted.slice(3, 10)));
       expect(await rows.countDocuments(filter)).toBe(sorted.length);
     }
-    const plan = await explain({ find: 'rows', filter: { store: 1, state: 'active' }, sort: { at: -1, n: -1 }, skip: 3, limit: 7 });
+    const plan = await explain({
+      find: 'rows',
+      filter: { store: 1, state: 'active' },
+      sort: { at: -1, n: -1 },
+      skip: 3,
+      limit: 7,
+    });
     expect(plan).toMatchObject({ filterPushdown: true, filterExact: true, sortPushdown: true, limitPushdown: true });
     expect(JSON.stringify(plan.queryPlanner)).toContain('by_store');
   });
@@ -111,9 +136,13 @@ describe('typed index keys', () => {
   });
 
   it('refuses an array or a document in an indexed field, as multikey indexes are not supported', async () => {
-    await expect(rows.insertOne({ _id: 'array', store: [1, 2] } as never)).rejects.toThrow(/cannot index field "store"/);
-    await expect(rows.updateOne({ _id: '1' }, { $set: { state: { nested: true } } } as never)).rejects.toThrow(/cannot index field "state"/);
-    expect(await rows.findOne({ _id: '1' })).toMatchObject({ state: docs[1].state });
+    await expect(rows.insertOne({ _id: 'array', store: [1, 2] } as never)).rejects.toThrow(
+      /cannot index field "store"/,
+    );
+    await expect(rows.updateOne({ _id: '1' }, { $set: { state: { nested: true } } } as never)).rejects.toThrow(
+      /cannot index field "state"/,
+    );
+    expect(await rows.findOne({ _id: '1' })).toMatchObject({ state: docs[1]!.state });
     expect(await rows.findOne({ _id: 'array' })).toBeNull();
   });
 });
@@ -135,14 +164,19 @@ describe('counts and groups', () => {
   });
 
   it('groups in the handler what the index cannot serve, still with every accumulator', async () => {
-    const pipeline = [{ $match: { note: 'unindexed' } }, { $group: { _id: '$store', count: { $sum: 1 }, total: { $sum: '$amount' } } }];
+    const pipeline = [
+      { $match: { note: 'unindexed' } },
+      { $group: { _id: '$store', count: { $sum: 1 }, total: { $sum: '$amount' } } },
+    ];
     expect(await explain({ aggregate: 'rows', pipeline, cursor: {} })).toMatchObject({ aggregatePushdown: false });
     const groups = (await rows.aggregate(pipeline).toArray()).sort((a, b) => a._id - b._id);
     expect(groups).toEqual(
-      [0, 1, 2].map((store) => {
-        const members = docs.filter((d) => d.store === store && d.note === 'unindexed');
-        return { _id: store, count: members.length, total: members.reduce((sum, d) => sum + d.amount, 0) };
-      }).filter((g) => g.count > 0),
+      [0, 1, 2]
+        .map((store) => {
+          const members = docs.filter((d) => d.store === store && d.note === 'unindexed');
+          return { _id: store, count: members.length, total: members.reduce((sum, d) => sum + d.amount, 0) };
+        })
+        .filter((g) => g.count > 0),
     );
   });
 });
@@ -155,12 +189,22 @@ describe('substring indexes', () => {
     for (const term of terms) {
       for (const store of [0, 1]) {
         const filter = { store, state: 'active', text: { $regex: literal(term) } };
-        const expected = docs.filter((d) => d.store === store && d.state === 'active' && d.text.includes(term)).sort((a, b) => compare(b.at, a.at) || b.n - a.n);
-        expect({ term, found: ids(await rows.find(filter).sort({ at: -1, n: -1 }).limit(15).toArray()) }).toEqual({ term, found: ids(expected.slice(0, 15)) });
+        const expected = docs
+          .filter((d) => d.store === store && d.state === 'active' && d.text.includes(term))
+          .sort((a, b) => compare(b.at, a.at) || b.n - a.n);
+        expect({ term, found: ids(await rows.find(filter).sort({ at: -1, n: -1 }).limit(15).toArray()) }).toEqual({
+          term,
+          found: ids(expected.slice(0, 15)),
+        });
         expect({ term, count: await rows.countDocuments(filter) }).toEqual({ term, count: expected.length });
       }
     }
-    const selective = await explain({ find: 'rows', filter: { store: 1, state: 'active', text: { $regex: literal('lb-20260602-0042') } }, sort: { at: -1, n: -1 }, limit: 5 });
+    const selective = await explain({
+      find: 'rows',
+      filter: { store: 1, state: 'active', text: { $regex: literal('lb-20260602-0042') } },
+      sort: { at: -1, n: -1 },
+      limit: 5,
+    });
     expect(selective).toMatchObject({ filterExact: true, sortPushdown: true, limitPushdown: true });
     expect(JSON.stringify(selective.queryPlanner)).toContain('VIRTUAL TABLE');
   });
@@ -168,11 +212,20 @@ describe('substring indexes', () => {
   it('follows updates and deletes of the documents', async () => {
     await rows.updateOne({ _id: '10' }, { $set: { text: 'renamed patient zzyzx' } });
     await rows.deleteOne({ _id: '11' });
-    const zz = await rows.find({ store: docs[10].store, state: docs[10].state, text: { $regex: 'zzyzx' } }).toArray();
+    const zz = await rows.find({ store: docs[10]!.store, state: docs[10]!.state, text: { $regex: 'zzyzx' } }).toArray();
     expect(ids(zz)).toEqual(['10']);
-    const gone = docs[11];
-    const holding = await rows.find({ store: gone.store, state: gone.state, text: { $regex: literal(gone.text) } }).toArray();
-    const expected = docs.filter((d) => d._id !== '11' && d._id !== '10' && d.store === gone.store && d.state === gone.state && d.text.includes(gone.text));
+    const gone = docs[11]!;
+    const holding = await rows
+      .find({ store: gone.store, state: gone.state, text: { $regex: literal(gone.text) } })
+      .toArray();
+    const expected = docs.filter(
+      (d) =>
+        d._id !== '11' &&
+        d._id !== '10' &&
+        d.store === gone.store &&
+        d.state === gone.state &&
+        d.text.includes(gone.text),
+    );
     expect(ids(holding).sort()).toEqual(ids(expected).sort());
   });
 });

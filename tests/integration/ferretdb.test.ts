@@ -57,7 +57,8 @@ it('answers _id equality and _id $in of strings through the index', async () => 
 });
 
 it('returns exactly the documents the filter names', async () => {
-  const ids = async (filter: object) => (await docs.find(filter, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort();
+  const ids = async (filter: object) =>
+    (await docs.find(filter, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort();
   expect(await ids({ _id: { $in: ['3', '1', '2', 'missing'] } })).toEqual(['1', '2', '3']);
   expect(await ids({ _id: { $in: ['7'] } })).toEqual(['7']);
   const mixed = await ids({ _id: { $in: ['7', 7] } });
@@ -98,7 +99,10 @@ it('applies an update command of more statements than the server has connections
   const result = await docs.bulkWrite(upserts, { ordered: false });
   expect(result.upsertedCount).toBe(250);
   expect(await docs.countDocuments({ pad: 'bulk' })).toBe(250);
-  const again = await docs.bulkWrite(upserts.map((u) => ({ updateOne: { ...u.updateOne, update: { $set: { n: -1, pad: 'bulk' } } } })), { ordered: false });
+  const again = await docs.bulkWrite(
+    upserts.map((u) => ({ updateOne: { ...u.updateOne, update: { $set: { n: -1, pad: 'bulk' } } } })),
+    { ordered: false },
+  );
   expect(again.modifiedCount).toBe(250);
 }, 30_000);
 
@@ -106,7 +110,11 @@ it('finishes more concurrent updates and findAndModify commands than the server 
   // Unpatched, each update held its read's pooled connection while it waited for its turn to write
   // (patch 0007): with over 100 of them in flight, the writer whose turn it was found no connection
   // left, and the server stopped answering everyone.
-  const client = await MongoClient.connect(infra.mongoUrl, { maxPoolSize: 400, maxConnecting: 400, serverSelectionTimeoutMS: 2000 });
+  const client = await MongoClient.connect(infra.mongoUrl, {
+    maxPoolSize: 400,
+    maxConnecting: 400,
+    serverSelectionTimeoutMS: 2000,
+  });
   try {
     const coll = client.db('pushdown_test').collection<Doc>('turns');
     await coll.insertMany(Array.from({ length: 300 }, (_, n) => ({ _id: `turn-${n}`, n, pad: 'before' })));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, MongoNetworkError } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { installMongoDriverFix } from '@clinic/service-kit';
+import { installMongoDriverFix } from '@clinic/service-kit/internal';
 
 // Driver internals, as the fix sees them.
 interface RawConnection {
@@ -22,7 +22,8 @@ interface RawServer {
   requestCheck(): void;
 }
 const { ns } = require('mongodb/lib/utils') as { ns(name: string): unknown };
-const serverOf = (client: MongoClient) => [...(client as unknown as { topology: { s: { servers: Map<string, RawServer> } } }).topology.s.servers.values()][0];
+const serverOf = (client: MongoClient) =>
+  [...(client as unknown as { topology: { s: { servers: Map<string, RawServer> } } }).topology.s.servers.values()][0]!; // one standalone server
 
 let dir: string;
 let infra: Infrastructure;
@@ -35,7 +36,13 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<unknow
     timer = setTimeout(() => resolve('hung'), ms);
   });
   try {
-    return await Promise.race([work.then(() => 'resolved', (err: unknown) => err), hung]);
+    return await Promise.race([
+      work.then(
+        () => 'resolved',
+        (err: unknown) => err,
+      ),
+      hung,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -48,7 +55,11 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   // Polling as the services do; a long interval so that only the test starts checks.
-  client = await MongoClient.connect(infra.mongoUrl, { serverMonitoringMode: 'poll', heartbeatFrequencyMS: 60_000, serverSelectionTimeoutMS: 2_000 });
+  client = await MongoClient.connect(infra.mongoUrl, {
+    serverMonitoringMode: 'poll',
+    heartbeatFrequencyMS: 60_000,
+    serverSelectionTimeoutMS: 2_000,
+  });
 });
 afterEach(async () => {
   await client?.close();

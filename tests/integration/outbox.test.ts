@@ -10,7 +10,16 @@ import type { NatsConnection } from 'nats';
 import { MongoClient, type Db } from 'mongodb';
 import { eventStreamOf, EventSubjects } from '@clinic/contracts';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { connectNats, createLogger, ensureEventReaders, ensureStream, Outbox, ServiceError, withEventId, type OutboxEntry } from '@clinic/service-kit';
+import {
+  connectNats,
+  createLogger,
+  ensureEventReaders,
+  ensureStream,
+  Outbox,
+  ServiceError,
+  withEventId,
+  type OutboxEntry,
+} from '@clinic/service-kit/internal';
 
 const log = createLogger('outbox-test', 'silent');
 const STREAM = eventStreamOf('catalogue');
@@ -25,13 +34,19 @@ let db: Db;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-outbox-'));
   infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
-  nc = await connectNats({ url: infra.natsUrl, user: 'catalogue', password: infra.natsPasswords.catalogue }, { name: 'outbox-test', log });
+  nc = await connectNats(
+    { url: infra.natsUrl, user: 'catalogue', password: infra.natsPasswords.catalogue },
+    { name: 'outbox-test', log },
+  );
   mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
   db = mongo.db('outbox_test');
   const jsm = await nc.jetstreamManager();
   await ensureStream(jsm, STREAM, log);
   await ensureEventReaders(jsm, STREAM.name, ['hospital'], log);
-  reader = await connectNats({ url: infra.natsUrl, user: 'hospital', password: infra.natsPasswords.hospital }, { name: 'outbox-test-reader', log });
+  reader = await connectNats(
+    { url: infra.natsUrl, user: 'hospital', password: infra.natsPasswords.hospital },
+    { name: 'outbox-test-reader', log },
+  );
 });
 afterAll(async () => {
   await reader?.close();
@@ -74,7 +89,13 @@ it('publishes an event recorded while NATS was down once NATS is back, exactly o
   outbox.start();
   await infra.nats!.stop();
   const eventId = await outbox.record(
-    { subject: EventSubjects.chargeCreated, data: { key: 'blip' }, collection: 'entities', key: 'blip', correlationId: 'c1' },
+    {
+      subject: EventSubjects.chargeCreated,
+      data: { key: 'blip' },
+      collection: 'entities',
+      key: 'blip',
+      correlationId: 'c1',
+    },
     async (id) => {
       await entities().insertOne({ _id: 'blip', _event_ids: [id] });
       return id;
@@ -95,14 +116,24 @@ it('recovers the entry of a process that died after its write, and drops one who
   const entry = (id: string, key: string): OutboxEntry => ({
     _id: id,
     subject: EventSubjects.chargeUpdated,
-    event: { event_id: id, type: EventSubjects.chargeUpdated, occurred_at: old.toISOString(), correlation_id: null, data: { key } },
+    event: {
+      event_id: id,
+      type: EventSubjects.chargeUpdated,
+      occurred_at: old.toISOString(),
+      correlation_id: null,
+      data: { key },
+    },
     proof: { collection: 'entities', filter: { _id: key, _event_ids: id }, exists: true },
     created_at: old,
   });
   // Written by a process that died before handing the events over.
   await entities().insertOne({ _id: 'crashed', _event_ids: ['done-1'] });
   await entities().updateOne({ _id: 'crashed' }, { $set: { _event_ids: withEventId(['done-1'], 'done-2') } });
-  await entries().insertMany([entry('done-1', 'crashed'), entry('done-2', 'crashed'), entry('never-written', 'crashed')]);
+  await entries().insertMany([
+    entry('done-1', 'crashed'),
+    entry('done-2', 'crashed'),
+    entry('never-written', 'crashed'),
+  ]);
 
   const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 1_000, sweepIntervalMs: 200 });
   outbox.start();
@@ -115,7 +146,13 @@ it('leaves young entries alone: their write may still be in progress elsewhere',
   await entries().insertOne({
     _id: 'young',
     subject: EventSubjects.chargeDeleted,
-    event: { event_id: 'young', type: EventSubjects.chargeDeleted, occurred_at: new Date().toISOString(), correlation_id: null, data: { key: 'young' } },
+    event: {
+      event_id: 'young',
+      type: EventSubjects.chargeDeleted,
+      occurred_at: new Date().toISOString(),
+      correlation_id: null,
+      data: { key: 'young' },
+    },
     proof: { collection: 'entities', filter: { _id: 'young', _event_ids: 'young' }, exists: true },
     created_at: new Date(),
   });
@@ -129,14 +166,20 @@ it('leaves young entries alone: their write may still be in progress elsewhere',
 
 it('publishes a batch only once its commit is proven, and drops it otherwise', async () => {
   const runs = db.collection<{ _id: string; status: string }>('runs');
-  const commitProof = (run: string) => ({ collection: 'runs', filter: { _id: run, status: 'completed' }, exists: true });
+  const commitProof = (run: string) => ({
+    collection: 'runs',
+    filter: { _id: run, status: 'completed' },
+    exists: true,
+  });
   const spec = (key: string) => ({ subject: EventSubjects.chargeCreated, data: { key }, correlationId: 'batch' });
 
   const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 500, sweepIntervalMs: 100 });
   outbox.start();
   // Committed and released: published.
   await runs.insertOne({ _id: 'run-ok', status: 'running' });
-  const ok = await outbox.prepare([spec('batch-ok'), spec('batch-ok')].map((e) => ({ ...e, proof: commitProof('run-ok') })));
+  const ok = await outbox.prepare(
+    [spec('batch-ok'), spec('batch-ok')].map((e) => ({ ...e, proof: commitProof('run-ok') })),
+  );
   await runs.updateOne({ _id: 'run-ok' }, { $set: { status: 'completed' } });
   ok.release();
   // Recorded by a process that died before its commit: dropped by the sweeper.
@@ -156,8 +199,16 @@ it('publishes a batch only once its commit is proven, and drops it otherwise', a
 
 it('lets JetStream drop a second publication of the same event', async () => {
   const js = nc.jetstream();
-  const first = await js.publish(EventSubjects.chargeCreated, JSON.stringify({ event_id: 'dup', data: { key: 'dup' } }), { msgID: 'dup' });
-  const second = await js.publish(EventSubjects.chargeCreated, JSON.stringify({ event_id: 'dup', data: { key: 'dup' } }), { msgID: 'dup' });
+  const first = await js.publish(
+    EventSubjects.chargeCreated,
+    JSON.stringify({ event_id: 'dup', data: { key: 'dup' } }),
+    { msgID: 'dup' },
+  );
+  const second = await js.publish(
+    EventSubjects.chargeCreated,
+    JSON.stringify({ event_id: 'dup', data: { key: 'dup' } }),
+    { msgID: 'dup' },
+  );
   expect(second.duplicate).toBe(true);
   expect(second.seq).toBe(first.seq);
   expect(await publishedFor('dup')).toEqual(['dup']);
@@ -176,10 +227,13 @@ describe('commit records (the audit trail)', () => {
     const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
     outbox.start();
     try {
-      const eventId = await outbox.record({ ...spec('rec-ok', 1), collection: 'entities', key: 'rec-ok' }, async (id) => {
-        await entities().insertOne({ _id: 'rec-ok', _event_ids: [id] });
-        return id;
-      });
+      const eventId = await outbox.record(
+        { ...spec('rec-ok', 1), collection: 'entities', key: 'rec-ok' },
+        async (id) => {
+          await entities().insertOne({ _id: 'rec-ok', _event_ids: [id] });
+          return id;
+        },
+      );
       expect(await trail().findOne({ _id: eventId })).toEqual({ _id: eventId, key: 'rec-ok', n: 1 });
       // A write refused for certain (a ServiceError): its entry is discarded, its record never stored.
       await expect(
@@ -197,7 +251,11 @@ describe('commit records (the audit trail)', () => {
 
   it('has the sweeper store the records of a dead process’s proven writes, exactly once, and none of the rest', async () => {
     const died = new Outbox(db, nc.jetstream(), log, { graceMs: 500 });
-    const proven = (eventId: string) => ({ collection: 'entities', filter: { _id: 'rec-crashed', _event_ids: eventId }, exists: true });
+    const proven = (eventId: string) => ({
+      collection: 'entities',
+      filter: { _id: 'rec-crashed', _event_ids: eventId },
+      exists: true,
+    });
     // Two writes happened (their event ids are on the entity) before the process died: one before storing its
     // record, one after storing it and before publishing. A third write never happened.
     await died.prepare([{ ...spec('rec-crashed', 3), eventId: 'rec-written', proof: proven('rec-written') }]);
@@ -223,7 +281,13 @@ describe('commit records (the audit trail)', () => {
   it('has the relay store a record the request could not, before publishing', async () => {
     const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
     outbox.start();
-    const prepared = await outbox.prepare([{ ...spec('rec-late', 5), eventId: 'rec-late-1', proof: { collection: 'entities', filter: { _id: 'rec-late' }, exists: true } }]);
+    const prepared = await outbox.prepare([
+      {
+        ...spec('rec-late', 5),
+        eventId: 'rec-late-1',
+        proof: { collection: 'entities', filter: { _id: 'rec-late' }, exists: true },
+      },
+    ]);
     await entities().insertOne({ _id: 'rec-late', _event_ids: ['rec-late-1'] });
     // The database refuses the record for now (a unique index it violates), so settle leaves it to the relay.
     await trail().createIndex({ n: 1 }, { unique: true, name: 'n_unique' });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { createLogger, RECORD_BUSY_MESSAGE, RecordLocks, ServiceError } from '@clinic/service-kit';
+import { createLogger, RECORD_BUSY_MESSAGE, RecordLocks, ServiceError } from '@clinic/service-kit/internal';
 
 const log = createLogger('locks-test', 'silent');
 let dir: string;
@@ -38,7 +38,7 @@ it('lets one holder at a time change a record, across replicas', async () => {
   const order: number[] = [];
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      replicas[i % 2].run('bill', 1, async () => {
+      replicas[i % 2]!.run('bill', 1, async () => {
         holders++;
         mostAtOnce = Math.max(mostAtOnce, holders);
         await sleep(5);
@@ -63,13 +63,17 @@ it('does not hold other records back', async () => {
 });
 
 it('takes over a lock whose holder died once its lease has run out', async () => {
-  await db.collection<{ _id: string }>('record_locks').insertOne({ _id: 'bill:4', token: 'dead-holder', expires_at: new Date(Date.now() - 1) } as never);
+  await db
+    .collection<{ _id: string }>('record_locks')
+    .insertOne({ _id: 'bill:4', token: 'dead-holder', expires_at: new Date(Date.now() - 1) } as never);
   await expect(new RecordLocks(db, log).run('bill', 4, async () => 'done')).resolves.toBe('done');
   expect(await db.collection('record_locks').countDocuments({ _id: 'bill:4' } as never)).toBe(0);
 });
 
 it('answers 409 when the record stays locked past the wait, and runs nothing', async () => {
-  await db.collection<{ _id: string }>('record_locks').insertOne({ _id: 'bill:5', token: 'busy-holder', expires_at: new Date(Date.now() + 60_000) } as never);
+  await db
+    .collection<{ _id: string }>('record_locks')
+    .insertOne({ _id: 'bill:5', token: 'busy-holder', expires_at: new Date(Date.now() + 60_000) } as never);
   let ran = false;
   const outcome = await new RecordLocks(db, log, { waitMs: 300 })
     .run('bill', 5, async () => {
@@ -80,7 +84,9 @@ it('answers 409 when the record stays locked past the wait, and runs nothing', a
   expect(outcome).toMatchObject({ status: 409, message: RECORD_BUSY_MESSAGE });
   expect(ran).toBe(false);
   // The other holder's lock is untouched.
-  expect(await db.collection('record_locks').findOne({ _id: 'bill:5' } as never)).toMatchObject({ token: 'busy-holder' });
+  expect(await db.collection('record_locks').findOne({ _id: 'bill:5' } as never)).toMatchObject({
+    token: 'busy-holder',
+  });
 });
 
 it('releases the lock when the work fails', async () => {

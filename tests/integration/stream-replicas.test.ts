@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { AckPolicy, type NatsConnection } from 'nats';
 import { eventStreamOf, REF_STREAM } from '@clinic/contracts';
 import { startLocalInfrastructure, waitFor, type Infrastructure } from '@clinic/devstack';
-import { connectNats, createLogger, ensureStream, streamReplicas } from '@clinic/service-kit';
+import { connectNats, createLogger, ensureStream, streamReplicas } from '@clinic/service-kit/internal';
 
 const log = createLogger('replicas-test', 'silent');
 let dir: string;
@@ -19,8 +19,16 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-replicas-'));
-  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs'), natsCluster: 3, mongoUrl: 'mongodb://unused/' });
-  nc = await connectNats({ url: infra.natsUrl, user: 'billing', password: infra.natsPasswords.billing }, { name: 'replicas-test', log });
+  infra = await startLocalInfrastructure({
+    dataDir: dir,
+    logDir: join(dir, 'logs'),
+    natsCluster: 3,
+    mongoUrl: 'mongodb://unused/',
+  });
+  nc = await connectNats(
+    { url: infra.natsUrl, user: 'billing', password: infra.natsPasswords.billing },
+    { name: 'replicas-test', log },
+  );
 }, 60_000);
 afterAll(async () => {
   await nc?.close();
@@ -46,14 +54,19 @@ it('raises a one-replica stream to three, with its consumer and its messages', a
   await jsm.streams.add({ name: spec.name, subjects: spec.subjects, num_replicas: 1 });
   await jsm.consumers.add(spec.name, { durable_name: 'reader', ack_policy: AckPolicy.Explicit });
   const js = nc.jetstream();
-  for (let i = 0; i < 20; i++) await js.publish(spec.subjects[0], JSON.stringify({ i }));
+  for (let i = 0; i < 20; i++) await js.publish(spec.subjects[0]!, JSON.stringify({ i }));
 
   await ensureStream(jsm, spec, log, 3);
   const info = await jsm.streams.info(spec.name);
   expect(info.config.num_replicas).toBe(3);
   expect(info.state.messages).toBe(20);
   // The consumer follows the stream to three replicas once its new peers have caught up.
-  await waitFor('the consumer on three nodes', async () => (await jsm.consumers.info(spec.name, 'reader')).cluster?.replicas?.length === 2, 15_000, 100);
+  await waitFor(
+    'the consumer on three nodes',
+    async () => (await jsm.consumers.info(spec.name, 'reader')).cluster?.replicas?.length === 2,
+    15_000,
+    100,
+  );
 
   // Never lowered: a process that wants fewer leaves it as it is.
   await ensureStream(jsm, spec, log, 1);
@@ -63,10 +76,22 @@ it('raises a one-replica stream to three, with its consumer and its messages', a
 it('refuses to start a cluster on the data of a single server, which nats-server would not carry over', async () => {
   const single = mkdtempSync(join(tmpdir(), 'clinic-single-'));
   try {
-    const first = await startLocalInfrastructure({ dataDir: single, logDir: join(single, 'logs'), mongoUrl: 'mongodb://unused/' });
+    const first = await startLocalInfrastructure({
+      dataDir: single,
+      logDir: join(single, 'logs'),
+      mongoUrl: 'mongodb://unused/',
+    });
     await first.stop();
-    await expect(startLocalInfrastructure({ dataDir: single, logDir: join(single, 'logs'), mongoUrl: 'mongodb://unused/', natsCluster: 3 }))
-      .rejects.toThrow(`${single} holds the data of a single NATS server; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`);
+    await expect(
+      startLocalInfrastructure({
+        dataDir: single,
+        logDir: join(single, 'logs'),
+        mongoUrl: 'mongodb://unused/',
+        natsCluster: 3,
+      }),
+    ).rejects.toThrow(
+      `${single} holds the data of a single NATS server; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`,
+    );
   } finally {
     rmSync(single, { recursive: true, force: true });
   }

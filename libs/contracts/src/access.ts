@@ -7,10 +7,7 @@ export const ADMIN_ONLY = ['admin'] as const;
  * Who may call an operation. Enforced by the gateway for HTTP and again by the
  * service itself, since other hospital services call it over NATS directly.
  */
-export type Access =
-  | { kind: 'public' }
-  | { kind: 'authenticated' }
-  | { kind: 'roles'; roles: readonly string[] };
+export type Access = { kind: 'public' } | { kind: 'authenticated' } | { kind: 'roles'; roles: readonly string[] };
 
 const publicAccess: Access = { kind: 'public' };
 const authenticated: Access = { kind: 'authenticated' };

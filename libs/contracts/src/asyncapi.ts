@@ -9,150 +9,10 @@ import { Limits } from './limits';
 import { EVENT_DATA_SCHEMAS, eventSchema } from './events';
 import { HeaderNames } from './envelope';
 import { DELETION_MARKER_SCHEMA, REF_RECORD_SCHEMAS } from './reference';
-import { HTTP_ROUTES, type HttpRoute } from './routes';
-import { failureSchema, idSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
+import { replyEnvelopeSchema, requestEnvelopeSchema, requestReplySpecs } from './request-reply';
+import type { JsonSchema } from './schemas/common';
 import { eventStreamOf, REF_KINDS, REF_STREAM, refSubject, REF_KINDS_BY_SERVICE } from './streams';
-import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, type EventSubject, type ServiceName } from './subjects';
-
-/** One request/reply subject: what its request carries and what it answers, by status. */
-export interface RequestReplySpec {
-  subject: string;
-  service: ServiceName;
-  summary: string;
-  /** The envelope's members: each one present in the schema may be sent. */
-  params?: JsonSchema;
-  query?: JsonSchema;
-  body?: JsonSchema;
-  bodyRequired?: boolean;
-  replies: Record<string, JsonSchema>;
-}
-
-const serviceOf = (subject: string): ServiceName => subject.split('.')[0] as ServiceName;
-
-/**
- * Query values travel as the text the client wrote (the service parses and
- * checks them), so each becomes a string documented with the type it must read as.
- */
-function queryEnvelope(query: JsonSchema): JsonSchema {
-  const properties = Object.fromEntries(
-    Object.entries((query.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => {
-      const readAs = [schema.type, schema.format].filter(Boolean).join(', ');
-      const note = [schema.description, readAs && `read as ${readAs}`].filter(Boolean).join('; ');
-      return [name, { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 20, items: { type: 'string' } }], description: note }];
-    }),
-  );
-  return { type: 'object', properties, ...(query.required ? { required: query.required } : {}) };
-}
-
-function fromRoute(route: HttpRoute): RequestReplySpec {
-  return {
-    subject: route.subject,
-    service: serviceOf(route.subject),
-    summary: `${route.summary} (HTTP: ${route.method} ${route.url})`,
-    params: route.param
-      ? {
-          type: 'object',
-          required: [route.param],
-          properties: { [route.param]: { type: 'string', maxLength: 100, description: 'the path id as the client wrote it; one that is not a positive integer is not found' } },
-        }
-      : undefined,
-    query: route.querystring ? queryEnvelope(route.querystring) : undefined,
-    body: route.body,
-    bodyRequired: Boolean(route.body && !route.bodyOptional),
-    replies: route.produces ? { ...route.responses, 200: binaryReplySchema(route.produces) } : route.responses,
-  };
-}
-
-/** The success of a route that produces bytes: they travel base64-encoded in the envelope (the gateway sends them as they are). */
-function binaryReplySchema(contentType: string): JsonSchema {
-  return {
-    type: 'object',
-    required: ['success', 'content_type', 'filename', 'data_base64'],
-    properties: {
-      success: { type: 'boolean', enum: [true] },
-      content_type: { type: 'string', enum: [contentType] },
-      filename: { type: 'string', description: 'suggested file name' },
-      data_base64: { type: 'string', contentEncoding: 'base64', description: `the ${contentType} bytes, base64-encoded` },
-    },
-  };
-}
-
-const healthReply = successSchema({
-  service: { type: 'string', enum: [...SERVICE_NAMES] },
-  status: { type: 'string', enum: ['ok'] },
-  instance: { type: 'string', description: 'host and process id of the replica that answered' },
-  outbox_queue: { type: 'integer', minimum: 0, description: 'events this replica holds for publication' },
-});
-
-const refStatusReply = successSchema({
-  service: { type: 'string', enum: [...SERVICE_NAMES] },
-  applied_seq: { type: 'integer', minimum: 0, description: `highest ${REF_STREAM.name} sequence up to which every message is applied` },
-  pending: { type: 'integer', minimum: 0 },
-});
-
-/** Subjects answered for other services and operators rather than for HTTP routes. */
-function internalSpecs(): RequestReplySpec[] {
-  const perService = SERVICE_NAMES.flatMap((service): RequestReplySpec[] => [
-    {
-      subject: ServiceSubjects[service].health,
-      service,
-      summary: `Whether a ${service} replica and its database answer (no caller needed)`,
-      replies: { 200: healthReply, 503: failureSchema },
-    },
-    {
-      subject: ServiceSubjects[service].refStatus,
-      service,
-      summary: `How far ${service} has applied the reference stream ${REF_STREAM.name} (no caller needed)`,
-      replies: { 200: refStatusReply, 500: failureSchema },
-    },
-  ]);
-  const check: RequestReplySpec = {
-    subject: CatalogueSubjects.check,
-    service: 'catalogue',
-    summary: "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store)",
-    body: {
-      type: 'object',
-      required: ['store_id', 'charge_ids'],
-      properties: { store_id: idSchema, charge_ids: { type: 'array', minItems: 1, maxItems: Limits.billItemsMax, items: idSchema } },
-    },
-    bodyRequired: true,
-    replies: { 200: successSchema({ invalid_ids: { type: 'array', items: idSchema } }), ...standardFailures() },
-  };
-  return [...perService, check];
-}
-
-/** Every request/reply subject the services answer. */
-export function requestReplySpecs(): RequestReplySpec[] {
-  return [...HTTP_ROUTES.map(fromRoute), ...internalSpecs()];
-}
-
-/** The request envelope `{ params?, query?, body? }` of a subject. */
-export function requestEnvelopeSchema(spec: RequestReplySpec): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  if (spec.params) {
-    properties.params = spec.params;
-    required.push('params');
-  }
-  if (spec.query) properties.query = spec.query;
-  if (spec.body) {
-    properties.body = spec.body;
-    if (spec.bodyRequired) required.push('body');
-  }
-  return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
-}
-
-/** The reply `{ status, body }`: each status with the body it comes with. */
-export function replyEnvelopeSchema(spec: RequestReplySpec): JsonSchema {
-  return {
-    type: 'object',
-    required: ['status', 'body'],
-    anyOf: Object.entries(spec.replies).map(([status, body]) => ({
-      properties: { status: { type: 'integer', enum: [Number(status)] }, body },
-    })),
-    properties: { status: { type: 'integer', enum: Object.keys(spec.replies).map(Number) }, body: { type: 'object' } },
-  };
-}
+import { SERVICE_NAMES, type EventSubject, type ServiceName } from './subjects';
 
 /**
  * The schemas are written in the OpenAPI 3.0 dialect (`nullable`, `example`);
@@ -181,10 +41,18 @@ const text = (description: string): JsonSchema => ({ type: 'string', description
 const requestHeaders: JsonSchema = {
   type: 'object',
   properties: {
-    [HeaderNames.correlationId]: text('carried to every log line of the request, and into its events; 1-100 of A-Z a-z 0-9 . _ : -'),
-    [HeaderNames.authorization]: text(`"Bearer <JWT>": the user's own token, which the service verifies (sub, role, exp; at most ${Limits.tokenMaxLength} characters); health and ref.status need none`),
-    [HeaderNames.deadline]: text('epoch milliseconds after which the requester no longer waits: the request is then dropped unprocessed'),
-    [HeaderNames.idempotencyKey]: text(`billing.bill.create: a retried create returns the first bill (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`),
+    [HeaderNames.correlationId]: text(
+      'carried to every log line of the request, and into its events; 1-100 of A-Z a-z 0-9 . _ : -',
+    ),
+    [HeaderNames.authorization]: text(
+      `"Bearer <JWT>": the user's own token, which the service verifies (sub, role, exp; at most ${Limits.tokenMaxLength} characters); health and ref.status need none`,
+    ),
+    [HeaderNames.deadline]: text(
+      'epoch milliseconds after which the requester no longer waits: the request is then dropped unprocessed',
+    ),
+    [HeaderNames.idempotencyKey]: text(
+      `billing.bill.create: a retried create returns the first bill (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
+    ),
     traceparent: text('W3C trace context: the service continues this trace'),
     tracestate: text('W3C trace context'),
   },
@@ -194,7 +62,9 @@ const replyHeaders: JsonSchema = {
   type: 'object',
   properties: {
     [HeaderNames.correlationId]: text("the request's correlation id"),
-    [HeaderNames.chunkCount]: text('on a reply larger than one NATS message: how many messages it comes in (join them in order)'),
+    [HeaderNames.chunkCount]: text(
+      'on a reply larger than one NATS message: how many messages it comes in (join them in order)',
+    ),
     [HeaderNames.chunkIndex]: text('on a reply larger than one NATS message: which one this is, from 0'),
   },
 };
@@ -226,20 +96,15 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
   for (const spec of requestReplySpecs()) {
     const id = spec.subject;
     const replyId = `${id}.reply`;
-    messages[`${id}.request`] = {
-      name: `${id}.request`,
-      title: `${id} request`,
+    const message = (kind: 'request' | 'reply', headers: JsonSchema, payload: JsonSchema) => ({
+      name: `${id}.${kind}`,
+      title: `${id} ${kind}`,
       contentType: 'application/json',
-      headers: toJsonSchema(requestHeaders),
-      payload: toJsonSchema(requestEnvelopeSchema(spec)),
-    };
-    messages[`${id}.reply`] = {
-      name: `${id}.reply`,
-      title: `${id} reply`,
-      contentType: 'application/json',
-      headers: toJsonSchema(replyHeaders),
-      payload: toJsonSchema(replyEnvelopeSchema(spec)),
-    };
+      headers: toJsonSchema(headers),
+      payload: toJsonSchema(payload),
+    });
+    messages[`${id}.request`] = message('request', requestHeaders, requestEnvelopeSchema(spec));
+    messages[`${id}.reply`] = message('reply', replyHeaders, replyEnvelopeSchema(spec));
     channels[id] = {
       address: spec.subject,
       title: spec.subject,
@@ -265,15 +130,23 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
   }
 
   /** A subject carrying one kind of message, and what the clinic back end does with it. */
-  const addSubject = (subject: string, spec: {
-    message: Record<string, unknown>;
-    description: string;
-    action: 'send' | 'receive';
-    summary: string;
-    services: ServiceName[];
-  }) => {
+  const addSubject = (
+    subject: string,
+    spec: {
+      message: Record<string, unknown>;
+      description: string;
+      action: 'send' | 'receive';
+      summary: string;
+      services: ServiceName[];
+    },
+  ) => {
     messages[subject] = { name: subject, contentType: 'application/json', ...spec.message };
-    channels[subject] = { address: subject, title: subject, description: spec.description, messages: { message: ref(`#/components/messages/${subject}`) } };
+    channels[subject] = {
+      address: subject,
+      title: subject,
+      description: spec.description,
+      messages: { message: ref(`#/components/messages/${subject}`) },
+    };
     operations[subject] = {
       action: spec.action,
       title: subject,
@@ -337,7 +210,8 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
       nats: {
         host: options.natsHost ?? 'localhost:4222',
         protocol: 'nats',
-        description: 'NATS with JetStream; every client authenticates as its own user with the permissions in deploy/nats/nats.conf.',
+        description:
+          'NATS with JetStream; every client authenticates as its own user with the permissions in deploy/nats/nats.conf.',
       },
     },
     channels,

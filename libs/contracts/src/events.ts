@@ -1,4 +1,4 @@
-import { billWithItemsSchema } from './schemas/billing';
+import { billWithItemsSchema } from './schemas/billing-replies';
 import { chargeSchema } from './schemas/catalogue';
 import type { JsonSchema } from './schemas/common';
 import { sessionSchema } from './schemas/sessions';
@@ -20,10 +20,18 @@ export interface DomainEvent<TData = Record<string, unknown>> {
 const billEventSchema: JsonSchema = {
   ...billWithItemsSchema,
   required: (billWithItemsSchema.required as string[]).filter((field) => field !== 'billed_by_name'),
-  properties: Object.fromEntries(Object.entries(billWithItemsSchema.properties as Record<string, JsonSchema>).filter(([field]) => field !== 'billed_by_name')),
+  properties: Object.fromEntries(
+    Object.entries(billWithItemsSchema.properties as Record<string, JsonSchema>).filter(
+      ([field]) => field !== 'billed_by_name',
+    ),
+  ),
 };
 
-const dataOf = (key: string, schema: JsonSchema): JsonSchema => ({ type: 'object', required: [key], properties: { [key]: schema } });
+const dataOf = (key: string, schema: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: [key],
+  properties: { [key]: schema },
+});
 
 /** Each event's `data`: the resource as it is after the change. */
 export const EVENT_DATA_SCHEMAS: Record<EventSubject, JsonSchema> = {

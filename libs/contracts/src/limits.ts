@@ -21,6 +21,8 @@ export const Limits = {
   perPageMax: 100,
   maxPatientsMax: 10_000,
   sessionNoMax: 1000,
+  /** A session's status as sent, and the list's status filter. */
+  sessionStatusMaxLength: 20,
   autoCreateErrorsMax: 10,
   /** A bill cancellation's reason, as sent (it is stored trimmed). */
   cancelReasonMaxLength: 500,

@@ -12,7 +12,11 @@
  *   stream. Nobody else may create a consumer at all: nats-server does not check
  *   a push consumer's deliver subject against its creator's permissions, so a
  *   consumer could be pointed at a service's subjects. Other hospital systems read
- *   events through durable pull consumers the services provision for them.
+ *   events through durable pull consumers the services provision for them;
+ * - discovery: each service answers the NATS Services API's `$SRV.PING`,
+ *   `$SRV.INFO` and `$SRV.STATS` (for all services, for its name, and for its
+ *   instance's id); only `ops` may ask, since the answers name hosts, pids and
+ *   every subject, as `GET /health/details` does for admins.
  */
 import { accessOf } from './access';
 import { Limits } from './limits';
@@ -62,6 +66,13 @@ const JS = {
   ack: (stream: string, consumer: string) => `$JS.ACK.${stream}.${consumer}.>`,
 };
 
+/** The NATS Services API's verbs (`$SRV.<verb>[.<name>[.<instance id>]]`). */
+const DISCOVERY_VERBS = ['PING', 'INFO', 'STATS'] as const;
+
+/** What a service subscribes to so as to answer discovery: every service's, its name's, its instance's (an id made at start). */
+export const discoverySubjectsOf = (service: ServiceName): string[] =>
+  DISCOVERY_VERBS.flatMap((verb) => [`$SRV.${verb}`, `$SRV.${verb}.${service}`, `$SRV.${verb}.${service}.*`]);
+
 const routedSubjects = (): string[] => [...new Set(HTTP_ROUTES.map((r) => r.subject))];
 
 const ownReplies = (user: NatsUser): NatsGrant => ({
@@ -110,8 +121,18 @@ function serviceUser(service: ServiceName): NatsUserSpec {
   return {
     job: `The ${service} service (every replica).`,
     grants: [
-      { purpose: `Answer its requests in queue group \`${service}\`; replies go through allow_responses`, subscribe: requestSubjectsOf(service) },
-      ...(calls.length > 0 ? [{ purpose: "Ask another service on behalf of its caller, with the caller's token", publish: calls }] : []),
+      {
+        purpose: `Answer its requests in queue group \`${service}\`; replies go through allow_responses`,
+        subscribe: requestSubjectsOf(service),
+      },
+      {
+        purpose:
+          'Answer discovery (NATS Services API: `$SRV.PING`, `INFO`, `STATS`); replies go through allow_responses',
+        subscribe: discoverySubjectsOf(service),
+      },
+      ...(calls.length > 0
+        ? [{ purpose: "Ask another service on behalf of its caller, with the caller's token", publish: calls }]
+        : []),
       { purpose: `Publish its events (the outbox relay) to ${events.name}`, publish: events.subjects },
       {
         purpose: `Create its events stream ${events.name} and add subjects to it (never delete or purge it)`,
@@ -133,8 +154,14 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
   gateway: {
     job: 'The HTTP gateway.',
     grants: [
-      { purpose: "Forward each HTTP route to the service that answers it, with the caller's token", publish: routedSubjects() },
-      { purpose: 'Ask each service for its health (`GET /health`)', publish: SERVICE_NAMES.map((s) => ServiceSubjects[s].health) },
+      {
+        purpose: "Forward each HTTP route to the service that answers it, with the caller's token",
+        publish: routedSubjects(),
+      },
+      {
+        purpose: 'Ask each service for its health (`GET /health`)',
+        publish: SERVICE_NAMES.map((s) => ServiceSubjects[s].health),
+      },
       ownReplies('gateway'),
     ],
     allowResponses: 0,
@@ -148,7 +175,8 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
       { purpose: `Publish reference records to ${REF_STREAM.name}`, publish: [`${REF_SUBJECT_PREFIX}.>`] },
       { purpose: "Call the services' operations, each request with a user's token", publish: routedSubjects() },
       {
-        purpose: 'Read events through the durable pull consumers provisioned for it: fetch, acknowledge, look up; never create one',
+        purpose:
+          'Read events through the durable pull consumers provisioned for it: fetch, acknowledge, look up; never create one',
         publish: SERVICE_NAMES.flatMap((s) => {
           const { name } = eventStreamOf(s);
           return [JS.streamInfo(name), JS.consumerInfo(name, '*'), JS.next(name, '*'), `$JS.ACK.${name}.>`];
@@ -159,13 +187,21 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
     allowResponses: 0,
   },
   ops: {
-    job: "Operators' tools: `npm run seed`, the demo data of `npm start`.",
+    job: "Operators' tools: `npm run seed`, the demo data of `npm start`, `nats micro` (discovery).",
     grants: [
       { purpose: `Publish reference records to ${REF_STREAM.name}`, publish: [`${REF_SUBJECT_PREFIX}.>`] },
-      { purpose: `Look at ${REF_STREAM.name} (is the demo data loaded?)`, publish: [JS.accountInfo, JS.streamInfo(REF_STREAM.name)] },
+      {
+        purpose: `Look at ${REF_STREAM.name} (is the demo data loaded?)`,
+        publish: [JS.accountInfo, JS.streamInfo(REF_STREAM.name)],
+      },
       {
         purpose: `Ask each service for its health and how far it applied ${REF_STREAM.name}`,
         publish: SERVICE_NAMES.flatMap((s) => [ServiceSubjects[s].health, ServiceSubjects[s].refStatus]),
+      },
+      {
+        purpose:
+          "Discover the services' instances, their endpoints and per-endpoint figures (NATS Services API, `nats micro`)",
+        publish: [...new Set(SERVICE_NAMES.flatMap(discoverySubjectsOf))],
       },
       ownReplies('ops'),
     ],

@@ -4,12 +4,25 @@
  * Fields beyond these are allowed and ignored.
  */
 import type { RefKind } from './streams';
-import { dateSchema, idSchema, type JsonSchema } from './schemas/common';
-import { WEEKDAYS, type Weekday } from './schemas/sessions';
+import { WEEKDAYS, type Weekday } from './fields/sessions';
+import { dateSchema, idSchema, TIME_PATTERN, type JsonSchema } from './schemas/common';
 
-export interface StoreRecord { id: number; name: string; status: 'active' | 'inactive' }
-export interface UserRecord { id: number; name: string }
-export interface PatientRecord { id: number; name: string }
+export const STORE_STATUSES = ['active', 'inactive'] as const;
+export const DOCTOR_STATUSES = ['Active', 'Inactive'] as const;
+
+export interface StoreRecord {
+  id: number;
+  name: string;
+  status: (typeof STORE_STATUSES)[number];
+}
+export interface UserRecord {
+  id: number;
+  name: string;
+}
+export interface PatientRecord {
+  id: number;
+  name: string;
+}
 export interface ScheduleEntry {
   day: Weekday;
   session_no: number;
@@ -23,16 +36,34 @@ export interface DoctorRecord {
   reg_no: string;
   specialization: string;
   channeling_fee: number;
-  status: 'Active' | 'Inactive';
+  status: (typeof DOCTOR_STATUSES)[number];
   store_id: number | null;
   schedule: ScheduleEntry[];
 }
-export interface AppointmentRecord { id: number; session_id: number; status: string }
+export interface AppointmentRecord {
+  id: number;
+  session_id: number;
+  status: string;
+}
 /** A doctor's absence, from_date to to_date inclusive: no session is planned on those dates. */
-export interface DoctorLeaveRecord { id: number; doctor_id: number; from_date: string; to_date: string; reason?: string | null }
+export interface DoctorLeaveRecord {
+  id: number;
+  doctor_id: number;
+  from_date: string;
+  to_date: string;
+  reason?: string | null;
+}
 /** A day without sessions: at one branch, or at every branch when store_id is null. */
-export interface HolidayRecord { id: number; date: string; store_id: number | null; name: string }
-export interface DeletionMarker { id: number; deleted: true }
+export interface HolidayRecord {
+  id: number;
+  date: string;
+  store_id: number | null;
+  name: string;
+}
+export interface DeletionMarker {
+  id: number;
+  deleted: true;
+}
 
 export interface RefRecordByKind {
   store: StoreRecord;
@@ -48,13 +79,13 @@ export interface RefRecordByKind {
 export type SeedFile = { [K in RefKind as `${K}s`]?: Array<RefRecordByKind[K] | DeletionMarker> };
 
 const text: JsonSchema = { type: 'string', maxLength: 500 };
-const time: JsonSchema = { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', nullable: true };
+const time: JsonSchema = { type: 'string', pattern: TIME_PATTERN, nullable: true };
 
 export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
   store: {
     type: 'object',
     required: ['id', 'name', 'status'],
-    properties: { id: idSchema, name: text, status: { type: 'string', enum: ['active', 'inactive'] } },
+    properties: { id: idSchema, name: text, status: { type: 'string', enum: [...STORE_STATUSES] } },
   },
   user: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
   patient: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
@@ -67,7 +98,7 @@ export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
       reg_no: text,
       specialization: text,
       channeling_fee: { type: 'number', minimum: 0 },
-      status: { type: 'string', enum: ['Active', 'Inactive'] },
+      status: { type: 'string', enum: [...DOCTOR_STATUSES] },
       store_id: { ...idSchema, nullable: true },
       schedule: {
         type: 'array',
@@ -94,18 +125,30 @@ export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
   doctor_leave: {
     type: 'object',
     required: ['id', 'doctor_id', 'from_date', 'to_date'],
-    properties: { id: idSchema, doctor_id: idSchema, from_date: dateSchema, to_date: dateSchema, reason: { ...text, nullable: true } },
+    properties: {
+      id: idSchema,
+      doctor_id: idSchema,
+      from_date: dateSchema,
+      to_date: dateSchema,
+      reason: { ...text, nullable: true },
+    },
   },
   holiday: {
     type: 'object',
     required: ['id', 'date', 'store_id', 'name'],
-    properties: { id: idSchema, date: dateSchema, store_id: { ...idSchema, nullable: true }, name: { ...text, minLength: 1 } },
+    properties: {
+      id: idSchema,
+      date: dateSchema,
+      store_id: { ...idSchema, nullable: true },
+      name: { ...text, minLength: 1 },
+    },
   },
 };
 
 /** What a record's schema cannot say: a leave ends on or after the day it starts. */
 export function refRecordRuleProblem(kind: RefKind, record: Record<string, unknown>): string | null {
-  if (kind === 'doctor_leave' && String(record.to_date) < String(record.from_date)) return 'to_date must not be earlier than from_date.';
+  if (kind === 'doctor_leave' && String(record.to_date) < String(record.from_date))
+    return 'to_date must not be earlier than from_date.';
   return null;
 }
 

@@ -66,8 +66,14 @@ it('names the reference subjects other hospital systems publish', () => {
 });
 
 it('rewrites the OpenAPI dialect into JSON Schema', () => {
-  expect(toJsonSchema({ type: 'string', nullable: true, example: 'x', enum: ['a', null] })).toEqual({ type: ['string', 'null'], examples: ['x'], enum: ['a', null] });
-  expect(toJsonSchema({ type: 'object', properties: { n: { type: 'integer', nullable: true } }, required: ['n'] })).toEqual({
+  expect(toJsonSchema({ type: 'string', nullable: true, example: 'x', enum: ['a', null] })).toEqual({
+    type: ['string', 'null'],
+    examples: ['x'],
+    enum: ['a', null],
+  });
+  expect(
+    toJsonSchema({ type: 'object', properties: { n: { type: 'integer', nullable: true } }, required: ['n'] }),
+  ).toEqual({
     type: 'object',
     properties: { n: { type: ['integer', 'null'] } },
     required: ['n'],

@@ -1,6 +1,7 @@
 import { nestsDeeperThan } from '../src/limits';
 
-const nested = (depth: number): unknown => (depth === 0 ? 1 : depth % 2 ? [nested(depth - 1)] : { k: nested(depth - 1) });
+const nested = (depth: number): unknown =>
+  depth === 0 ? 1 : depth % 2 ? [nested(depth - 1)] : { k: nested(depth - 1) };
 
 describe('nestsDeeperThan', () => {
   it('counts objects and arrays, not scalars', () => {

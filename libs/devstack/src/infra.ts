@@ -1,11 +1,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ferretDbBinary, NATS_IMAGE_TAG, natsServerBinary } from './paths';
+import { ferretDbBinary, natsServerBinary } from './paths';
 import { canConnect, freePort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
-import { natsPasswords, passwordVariable, renderNatsConfig } from './nats-config';
+import { natsPasswords, passwordEnv, renderNatsConfig } from './nats-config';
 
 /** One nats-server of the local infrastructure. */
 export interface NatsNode {
@@ -74,11 +73,21 @@ async function portFor(requested: number | undefined, what: string): Promise<num
 }
 
 /** Waits until a started process serves, or reports its log if it exited. */
-async function waitServing(proc: ManagedProcess, what: string, serving: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  await waitFor(what, async () => {
-    if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
-    return serving();
-  }, timeoutMs, 50);
+async function waitServing(
+  proc: ManagedProcess,
+  what: string,
+  serving: () => Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await waitFor(
+    what,
+    async () => {
+      if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
+      return serving();
+    },
+    timeoutMs,
+    50,
+  );
 }
 
 async function httpOk(url: string): Promise<boolean> {
@@ -92,7 +101,11 @@ async function httpOk(url: string): Promise<boolean> {
  * With a fixed base port P the cluster's nodes take P, P+1, ... for clients,
  * P+2000+i for routes and P+4000+i for monitoring (4222.., 6222.., 8222..).
  */
-async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords: Record<NatsUser, string>): Promise<NatsNode[]> {
+async function natsNodes(
+  options: LocalInfraOptions,
+  natsDir: string,
+  passwords: Record<NatsUser, string>,
+): Promise<NatsNode[]> {
   const count = options.natsCluster ?? 1;
   const base = options.natsPort || 0;
   const port = (offset: number, node: number, what: string) => portFor(base ? base + offset + node : 0, what);
@@ -113,7 +126,9 @@ async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords:
   const otherKind = count === 1 ? join(natsDir, 'n1') : join(natsDir, 'jetstream');
   if (existsSync(otherKind)) {
     const was = count === 1 ? 'a NATS cluster' : 'a single NATS server';
-    throw new Error(`${options.dataDir} holds the data of ${was}; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`);
+    throw new Error(
+      `${options.dataDir} holds the data of ${was}; start it as it was (NATS_CLUSTER), or delete that folder to start afresh.`,
+    );
   }
   const routes = nodes.map((n) => `nats://${n.network.clusterHost}:${n.route}`);
   return nodes.map((node) => {
@@ -121,16 +136,21 @@ async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords:
     const storeDir = single ? join(natsDir, 'jetstream') : join(natsDir, node.name, 'jetstream');
     const configPath = join(natsDir, single ? 'nats.conf' : `${node.name}.conf`);
     const { clientHost } = node.network;
-    writeFileSync(configPath, renderNatsConfig({
-      listen: `${clientHost}:${node.client}`,
-      storeDir,
-      syncInterval: options.syncInterval,
-      ...(single ? {} : {
-        serverName: node.name,
-        http: `${clientHost}:${node.monitor}`,
-        cluster: { name: 'clinic', listen: `${node.network.clusterHost}:${node.route}`, routes },
+    writeFileSync(
+      configPath,
+      renderNatsConfig({
+        listen: `${clientHost}:${node.client}`,
+        storeDir,
+        syncInterval: options.syncInterval,
+        ...(single
+          ? {}
+          : {
+              serverName: node.name,
+              http: `${clientHost}:${node.monitor}`,
+              cluster: { name: 'clinic', listen: `${node.network.clusterHost}:${node.route}`, routes },
+            }),
       }),
-    }));
+    );
     const bin = natsServerBinary();
     const proc = new ManagedProcess({
       name: single ? 'nats' : `nats-${node.name}`,
@@ -149,7 +169,8 @@ async function natsNodes(options: LocalInfraOptions, natsDir: string, passwords:
         if (!proc.running) proc.start();
         // A cluster node serves once JetStream is current with the cluster (meta leader known, streams caught up).
         await waitServing(proc, `${proc.spec.name} on port ${node.client}`, async () =>
-          monitorUrl ? httpOk(`${monitorUrl}/healthz`) : canConnect(node.client, clientHost));
+          monitorUrl ? httpOk(`${monitorUrl}/healthz`) : canConnect(node.client, clientHost),
+        );
       },
     };
   });
@@ -173,9 +194,12 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     name: 'ferretdb',
     command: ferretDbBinary(),
     args: [
-      '--listen', `127.0.0.1:${dbPort}`,
-      '--data-dir', dbDir,
-      '--log-level', process.env.FERRETDB_LOG_LEVEL ?? 'warn',
+      '--listen',
+      `127.0.0.1:${dbPort}`,
+      '--data-dir',
+      dbDir,
+      '--log-level',
+      process.env.FERRETDB_LOG_LEVEL ?? 'warn',
       // Go profiling for performance work, e.g. FERRETDB_DEBUG_ADDR=127.0.0.1:6060.
       ...(process.env.FERRETDB_DEBUG_ADDR ? ['--debug-addr', process.env.FERRETDB_DEBUG_ADDR] : []),
     ],
@@ -210,10 +234,6 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   return infra;
 }
 
-function passwordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(passwords).map(([user, password]) => [passwordVariable(user as NatsUser), password]));
-}
-
 export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infrastructure {
   const unsupported = async () => {
     throw new Error('External servers are not managed by this stack');
@@ -227,70 +247,5 @@ export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infra
     startNats: unsupported,
     startDb: unsupported,
     stop: async () => undefined,
-  };
-}
-
-/** Whether a Docker engine answers, so that testcontainers can be used. */
-export async function dockerAvailable(): Promise<boolean> {
-  // Loading testcontainers takes a second or more per test file (seconds on a busy machine): ask it
-  // only where one of the places it looks for an engine exists.
-  if (!dockerEnginePlausible()) return false;
-  try {
-    const { getContainerRuntimeClient } = await import('testcontainers');
-    await getContainerRuntimeClient();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether any of testcontainers' ways to find an engine (settings, sockets) could apply here. */
-function dockerEnginePlausible(): boolean {
-  const env = process.env;
-  if (env.DOCKER_HOST || env.TESTCONTAINERS_HOST_OVERRIDE || env.TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE) return true;
-  const home = homedir();
-  const places = [
-    join(home, '.testcontainers.properties'),
-    '/var/run/docker.sock',
-    env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'docker.sock') : '',
-    join(home, '.docker', 'run', 'docker.sock'),
-    join(home, '.docker', 'desktop', 'docker.sock'),
-    typeof process.getuid === 'function' ? `/run/user/${process.getuid()}/docker.sock` : '',
-  ];
-  return process.platform === 'win32' || places.some((place) => place !== '' && existsSync(place));
-}
-
-/** NATS with JetStream and MongoDB 7 in containers, for machines with a Docker engine. */
-export async function startContainerInfrastructure(): Promise<Infrastructure> {
-  const { GenericContainer, Wait } = await import('testcontainers');
-  const passwords = natsPasswords();
-  const config = renderNatsConfig({ listen: '0.0.0.0:4222', storeDir: '/data/jetstream' });
-  const [natsContainer, mongoContainer] = await Promise.all([
-    new GenericContainer(`nats:${NATS_IMAGE_TAG}`)
-      .withCopyContentToContainer([{ content: config, target: '/etc/nats/clinic.conf' }])
-      .withEnvironment(passwordEnv(passwords))
-      .withCommand(['-c', '/etc/nats/clinic.conf'])
-      .withExposedPorts(4222)
-      .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
-      .start(),
-    new GenericContainer('mongo:7')
-      .withExposedPorts(27017)
-      .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
-      .start(),
-  ]);
-  const unsupported = async () => {
-    throw new Error('Restarting container servers is not supported; use local servers for fault tests');
-  };
-  return {
-    kind: 'containers',
-    natsUrl: `nats://${natsContainer.getHost()}:${natsContainer.getMappedPort(4222)}`,
-    mongoUrl: `mongodb://${mongoContainer.getHost()}:${mongoContainer.getMappedPort(27017)}/`,
-    natsPasswords: passwords,
-    natsNodes: [],
-    startNats: unsupported,
-    startDb: unsupported,
-    async stop() {
-      await Promise.all([natsContainer.stop(), mongoContainer.stop()]);
-    },
   };
 }

@@ -13,15 +13,21 @@ export const DEV_NATS_PASSWORDS: Record<NatsUser, string> = Object.fromEntries(
 
 /** Every user's password from the environment, or its development default. */
 export function natsPasswords(env: NodeJS.ProcessEnv = process.env): Record<NatsUser, string> {
-  return Object.fromEntries(NATS_USERS.map((user) => [user, env[passwordVariable(user)] || DEV_NATS_PASSWORDS[user]])) as Record<
-    NatsUser,
-    string
-  >;
+  return Object.fromEntries(
+    NATS_USERS.map((user) => [user, env[passwordVariable(user)] || DEV_NATS_PASSWORDS[user]]),
+  ) as Record<NatsUser, string>;
 }
 
 /** The environment a process needs to connect as `user`. */
 export function natsCredentialsEnv(user: NatsUser, passwords = natsPasswords()): Record<string, string> {
   return { NATS_USER: user, NATS_PASSWORD: passwords[user] };
+}
+
+/** The servers' environment: each user's password under $NATS_<USER>_PASSWORD. */
+export function passwordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(passwords).map(([user, password]) => [passwordVariable(user as NatsUser), password]),
+  );
 }
 
 const list = (subjects: string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(', ')}]`;
@@ -93,7 +99,9 @@ function renderCluster(cluster: NatsClusterConfig): string[] {
 export function renderNatsConfig(options: NatsConfigOptions): string {
   const syncInterval = options.syncInterval ?? DEFAULT_SYNC_INTERVAL;
   return [
-    ...(options.serverName ? [`server_name: ${options.serverName.startsWith('$') ? options.serverName : JSON.stringify(options.serverName)}`] : []),
+    ...(options.serverName
+      ? [`server_name: ${options.serverName.startsWith('$') ? options.serverName : JSON.stringify(options.serverName)}`]
+      : []),
     `listen: ${JSON.stringify(options.listen)}`,
     ...(options.http ? [`http: ${JSON.stringify(options.http)}`] : []),
     'max_payload: 1048576',
@@ -101,7 +109,9 @@ export function renderNatsConfig(options: NatsConfigOptions): string {
     `  store_dir: ${JSON.stringify(options.storeDir)}`,
     '  max_memory_store: 268435456',
     '  max_file_store: 4294967296',
-    ...(syncInterval === 'default' ? [] : [`  sync_interval: ${syncInterval === 'always' ? 'always' : JSON.stringify(syncInterval)}`]),
+    ...(syncInterval === 'default'
+      ? []
+      : [`  sync_interval: ${syncInterval === 'always' ? 'always' : JSON.stringify(syncInterval)}`]),
     '}',
     ...(options.cluster ? renderCluster(options.cluster) : []),
     renderNatsAuthorization(),
@@ -124,7 +134,11 @@ export function composeNatsConfig(): string {
       listen: '0.0.0.0:4222',
       http: '0.0.0.0:8222',
       storeDir: '/data/jetstream',
-      cluster: { name: 'clinic', listen: '0.0.0.0:6222', routes: COMPOSE_NATS_NODES.map((node) => `nats://${node}:6222`) },
+      cluster: {
+        name: 'clinic',
+        listen: '0.0.0.0:6222',
+        routes: COMPOSE_NATS_NODES.map((node) => `nats://${node}:6222`),
+      },
     }),
   ].join('\n');
 }
@@ -135,7 +149,8 @@ const code = (subjects: string[] = []) => subjects.map((s) => `\`${s}\``).join('
 export function renderPermissionsTable(): string {
   const rows = NATS_USERS.flatMap((user) => {
     const spec = NATS_USER_SPECS[user];
-    const answers = spec.allowResponses > 0 ? ` Answers requests: up to ${spec.allowResponses} messages to each reply subject.` : '';
+    const answers =
+      spec.allowResponses > 0 ? ` Answers requests: up to ${spec.allowResponses} messages to each reply subject.` : '';
     return spec.grants.map((grant, i) => {
       const who = i === 0 ? `**${user}**: ${spec.job}${answers}` : '';
       return `| ${who} | ${grant.purpose} | ${code(grant.publish)} | ${code(grant.subscribe)} |`;

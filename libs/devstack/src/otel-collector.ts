@@ -30,7 +30,10 @@ export async function startOtelCollector(dir: string): Promise<OtelCollector> {
   const config = {
     receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${port}` } } } },
     exporters: { file: { path: outputFile, flush_interval: '100ms' } },
-    service: { telemetry: { metrics: { level: 'none' } }, pipelines: { traces: { receivers: ['otlp'], exporters: ['file'] } } },
+    service: {
+      telemetry: { metrics: { level: 'none' } },
+      pipelines: { traces: { receivers: ['otlp'], exporters: ['file'] } },
+    },
   };
   // JSON is YAML too.
   writeFileSync(join(dir, 'otelcol.yaml'), JSON.stringify(config, null, 2));
@@ -49,7 +52,12 @@ export async function startOtelCollector(dir: string): Promise<OtelCollector> {
     }
   };
   try {
-    await waitFor('the OpenTelemetry Collector to be ready', async () => proc.unexpectedExit !== null || log().includes('Everything is ready'), 30_000, 100);
+    await waitFor(
+      'the OpenTelemetry Collector to be ready',
+      async () => proc.unexpectedExit !== null || log().includes('Everything is ready'),
+      30_000,
+      100,
+    );
     if (proc.unexpectedExit) throw new Error('the OpenTelemetry Collector exited at start-up');
   } catch (err) {
     await proc.stop();

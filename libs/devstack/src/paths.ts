@@ -31,7 +31,8 @@ export const NATS_IMAGE_TAG = '2.12-alpine';
 export function natsServerBinary(): string {
   const configured = process.env.NATS_SERVER_BIN;
   const pinned = join(TOOLS_BIN, 'nats-server');
-  const found = configured ?? (isExecutable(pinned) ? pinned : findOnPath('nats-server', ['/usr/sbin', '/usr/local/sbin']));
+  const found =
+    configured ?? (isExecutable(pinned) ? pinned : findOnPath('nats-server', ['/usr/sbin', '/usr/local/sbin']));
   if (!found) throw new Error('nats-server not found: run `npm run bootstrap` (or set NATS_SERVER_BIN)');
   return found;
 }

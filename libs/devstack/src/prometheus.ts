@@ -12,7 +12,9 @@ export function prometheusConfig(targets: MetricsTarget[], scrapeInterval = '15s
     scrape_configs: jobs.map((job) => ({
       job_name: job,
       metrics_path: '/metrics',
-      static_configs: targets.filter((t) => t.job === job).map((t) => ({ targets: [t.address], labels: { replica: t.replica } })),
+      static_configs: targets
+        .filter((t) => t.job === job)
+        .map((t) => ({ targets: [t.address], labels: { replica: t.replica } })),
     })),
   };
   return `${JSON.stringify(config, null, 2)}\n`;

@@ -8,7 +8,7 @@ import {
   type RefKind,
   type ServiceName,
 } from '@clinic/contracts';
-import { callService, isPlainObject, refRecordProblem, ServiceUnavailableError } from '@clinic/service-kit';
+import { callService, isPlainObject, refRecordProblem, ServiceUnavailableError } from '@clinic/service-kit/internal';
 
 export class SeedError extends Error {}
 
@@ -26,7 +26,9 @@ export function parseSeedFile(content: unknown): ParsedSeed {
   if (!isPlainObject(content)) throw new SeedError('The seed file must hold a JSON object.');
   const unknownKeys = Object.keys(content).filter((key) => !FILE_KEYS.includes(key));
   if (unknownKeys.length > 0) {
-    throw new SeedError(`Unknown key(s) in the seed file: ${unknownKeys.join(', ')}. Allowed: ${FILE_KEYS.join(', ')}.`);
+    throw new SeedError(
+      `Unknown key(s) in the seed file: ${unknownKeys.join(', ')}. Allowed: ${FILE_KEYS.join(', ')}.`,
+    );
   }
   const problems: string[] = [];
   const records: ParsedSeed['records'] = [];
@@ -72,7 +74,9 @@ export async function seedReferenceData(
   // A window of publications in flight: all of a large file at once would outrun the acknowledgements' timeout.
   for (let from = 0; from < seed.records.length; from += PUBLISH_WINDOW) {
     const acks = await Promise.all(
-      seed.records.slice(from, from + PUBLISH_WINDOW).map(({ kind, record }) => js.publish(refSubject(kind), JSON.stringify(record))),
+      seed.records
+        .slice(from, from + PUBLISH_WINDOW)
+        .map(({ kind, record }) => js.publish(refSubject(kind), JSON.stringify(record))),
     );
     for (const ack of acks) lastSeq = Math.max(lastSeq, ack.seq);
   }
@@ -84,7 +88,9 @@ export async function seedReferenceData(
       const applied = await refStatus(nc, service);
       if (applied >= lastSeq) break;
       if (Date.now() > deadline) {
-        throw new SeedError(`${service} applied the reference stream only up to ${applied} of ${lastSeq} within ${timeoutMs} ms.`);
+        throw new SeedError(
+          `${service} applied the reference stream only up to ${applied} of ${lastSeq} within ${timeoutMs} ms.`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -94,11 +100,18 @@ export async function seedReferenceData(
 
 async function refStatus(nc: NatsConnection, service: ServiceName): Promise<number> {
   try {
-    const reply = await callService(nc, ServiceSubjects[service].refStatus, {}, { correlationId: `seed-${service}`, timeoutMs: 2_000 });
-    if (!reply.body.success) throw new SeedError(`${service} could not report its reference status: ${reply.body.error}`);
+    const reply = await callService(
+      nc,
+      ServiceSubjects[service].refStatus,
+      {},
+      { correlationId: `seed-${service}`, timeoutMs: 2_000 },
+    );
+    if (!reply.body.success)
+      throw new SeedError(`${service} could not report its reference status: ${reply.body.error}`);
     return Number(reply.body.applied_seq);
   } catch (err) {
-    if (err instanceof ServiceUnavailableError) throw new SeedError(`${service} is not running: no service answers ${ServiceSubjects[service].refStatus}.`);
+    if (err instanceof ServiceUnavailableError)
+      throw new SeedError(`${service} is not running: no service answers ${ServiceSubjects[service].refStatus}.`);
     throw err;
   }
 }

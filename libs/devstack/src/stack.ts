@@ -1,13 +1,7 @@
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
-import {
-  dockerAvailable,
-  externalInfrastructure,
-  startContainerInfrastructure,
-  startLocalInfrastructure,
-  type Infrastructure,
-  type NatsNodeNetwork,
-} from './infra';
+import { dockerAvailable, startContainerInfrastructure } from './containers';
+import { externalInfrastructure, startLocalInfrastructure, type Infrastructure, type NatsNodeNetwork } from './infra';
 import { natsCredentialsEnv } from './nats-config';
 import { serviceEntry } from './paths';
 import { freeListeningPort, freePort, isPortFree, waitFor } from './ports';
@@ -158,7 +152,9 @@ export class Stack {
   }
 
   private output(name: string): ManagedProcess['spec']['output'] {
-    return this.options.serviceOutput === 'inherit' ? { kind: 'inherit' } : { kind: 'file', path: join(this.logDir, `${name}.log`) };
+    return this.options.serviceOutput === 'inherit'
+      ? { kind: 'inherit' }
+      : { kind: 'file', path: join(this.logDir, `${name}.log`) };
   }
 
   /** A free port for a process's /metrics (it keeps it across restarts), unless metrics are off. */
@@ -186,7 +182,12 @@ export class Stack {
       name: `${name}-${replicas.length + 1}`,
       command: process.execPath,
       args: [serviceEntry(name)],
-      env: { ...this.baseEnv(), ...natsCredentialsEnv(name, this.infra.natsPasswords), ...(await this.metricsEnv()), ...env },
+      env: {
+        ...this.baseEnv(),
+        ...natsCredentialsEnv(name, this.infra.natsPasswords),
+        ...(await this.metricsEnv()),
+        ...env,
+      },
       output: this.output(`${name}-${replicas.length + 1}`),
     });
     proc.start();
@@ -221,7 +222,12 @@ export class Stack {
       }
     };
     // waitFor takes a failed check for "not yet": a crash ends the wait here, and is reported after it.
-    await waitFor('the gateway to report every service healthy', async () => this.crashed().length > 0 || (await this.health()).status === 200, timeoutMs, 200);
+    await waitFor(
+      'the gateway to report every service healthy',
+      async () => this.crashed().length > 0 || (await this.health()).status === 200,
+      timeoutMs,
+      200,
+    );
     failIfCrashed();
   }
 

@@ -82,7 +82,9 @@ export class Supervisor {
     this.recent.set(name, recent);
     const delay = Math.min(this.initialDelayMs * 2 ** (recent.length - 1), this.maxDelayMs);
     this.events.push({ name, kind: 'restart', at: now, exit });
-    this.log(`[supervisor] ${name} exited unexpectedly (${describeExit(exit)}); restart ${recent.length} of at most ${this.maxRestarts} within ${this.windowMs / 1000} s, in ${delay} ms`);
+    this.log(
+      `[supervisor] ${name} exited unexpectedly (${describeExit(exit)}); restart ${recent.length} of at most ${this.maxRestarts} within ${this.windowMs / 1000} s, in ${delay} ms`,
+    );
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.stopped || proc.running) return;

@@ -1,5 +1,5 @@
 import { createSigner } from 'fast-jwt';
-import { DEV_JWT_SECRET } from '@clinic/service-kit';
+import { DEV_JWT_SECRET } from '@clinic/service-kit/internal';
 
 export interface TokenRequest {
   sub: number | string;

@@ -1,7 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gatewaySubjectsAreKnown, inboxPrefixOf, NATS_PERMISSIONS, NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
-import { composeNatsConfig, NATS_IMAGE_TAG, NATS_SERVER_VERSION, renderNatsConfig, REPO_ROOT, renderPermissionsTable, withPermissionsTable } from '../src';
+import {
+  discoverySubjectsOf,
+  gatewaySubjectsAreKnown,
+  inboxPrefixOf,
+  NATS_PERMISSIONS,
+  NATS_USERS,
+  SERVICE_NAMES,
+  type ServiceName,
+} from '@clinic/contracts';
+import {
+  composeNatsConfig,
+  NATS_IMAGE_TAG,
+  NATS_SERVER_VERSION,
+  renderNatsConfig,
+  REPO_ROOT,
+  renderPermissionsTable,
+  withPermissionsTable,
+} from '../src';
 
 it('keeps deploy/nats/nats.conf in step with the contracts (run npm run gen:nats-config)', () => {
   expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8')).toBe(composeNatsConfig());
@@ -12,7 +28,9 @@ it('keeps the "who may do what on NATS" table of docs/RELIABILITY.md in step wit
   expect(doc).toContain(renderPermissionsTable());
   expect(withPermissionsTable(doc)).toBe(doc);
   // A drifted table is caught: the check is not vacuous.
-  expect(withPermissionsTable(doc.replace('`_INBOX_hospital.>`', '`_INBOX.>`'))).not.toBe(doc.replace('`_INBOX_hospital.>`', '`_INBOX.>`'));
+  expect(withPermissionsTable(doc.replace('`_INBOX_hospital.>`', '`_INBOX.>`'))).not.toBe(
+    doc.replace('`_INBOX_hospital.>`', '`_INBOX.>`'),
+  );
 });
 
 it('gives the gateway only subjects that have an access rule', () => {
@@ -24,9 +42,26 @@ it("lets each user subscribe to its own reply prefix and to no other user's", ()
   for (const user of NATS_USERS) {
     const inboxes = NATS_PERMISSIONS[user].subscribe.filter((s) => s.startsWith('_INBOX'));
     expect({ user, inboxes }).toEqual({ user, inboxes: [`${inboxPrefixOf(user)}.>`] });
-    // Nothing else with a wildcard: services list their request subjects one by one.
-    expect(NATS_PERMISSIONS[user].subscribe.filter((s) => !s.startsWith('_INBOX') && /[*>]/.test(s))).toEqual([]);
+    // Nothing else with a wildcard: services list their request subjects one by one; discovery's instance id is made at start.
+    const wildcards = NATS_PERMISSIONS[user].subscribe.filter((s) => !s.startsWith('_INBOX') && /[*>]/.test(s));
+    const ownInstance = isService(user) ? ['PING', 'INFO', 'STATS'].map((verb) => `$SRV.${verb}.${user}.*`) : [];
+    expect({ user, wildcards }).toEqual({ user, wildcards: ownInstance });
   }
+});
+
+const isService = (user: string): user is ServiceName => (SERVICE_NAMES as readonly string[]).includes(user);
+
+it('lets each service answer discovery ($SRV) for all, its name and its instance only, and only ops ask', () => {
+  for (const user of NATS_USERS) {
+    const answers = NATS_PERMISSIONS[user].subscribe.filter((s) => s.startsWith('$SRV.'));
+    expect({ user, answers }).toEqual({ user, answers: isService(user) ? discoverySubjectsOf(user) : [] });
+    const asks = NATS_PERMISSIONS[user].publish.filter((s) => s.startsWith('$SRV.'));
+    expect({ user, asks }).toEqual({
+      user,
+      asks: user === 'ops' ? [...new Set(SERVICE_NAMES.flatMap(discoverySubjectsOf))] : [],
+    });
+  }
+  expect(discoverySubjectsOf('billing')).toContain('$SRV.STATS.billing.*');
 });
 
 it('grants no JetStream wildcard beyond a stream of its own, and consumer creation to services only', () => {
@@ -34,12 +69,23 @@ it('grants no JetStream wildcard beyond a stream of its own, and consumer creati
     const js = NATS_PERMISSIONS[user].publish.filter((s) => s.startsWith('$JS.'));
     // Every JetStream API subject names one stream (never `$JS.API.>`, `$JS.API.STREAM.>` ...).
     for (const subject of js.filter((s) => s.startsWith('$JS.API.') && s !== '$JS.API.INFO')) {
-      expect({ user, subject, namesAStream: /^\$JS\.API\.(STREAM|CONSUMER)\.[A-Z.]+?\.[A-Z_]+(\.|$)/.test(subject) }).toEqual({ user, subject, namesAStream: true });
+      expect({
+        user,
+        subject,
+        namesAStream: /^\$JS\.API\.(STREAM|CONSUMER)\.[A-Z.]+?\.[A-Z_]+(\.|$)/.test(subject),
+      }).toEqual({ user, subject, namesAStream: true });
     }
-    expect(js.some((s) => /\.(DELETE|PURGE)\./.test(s) || s.includes('STREAM.MSG') || s.includes('$JS.API.>'))).toBe(false);
+    expect(js.some((s) => /\.(DELETE|PURGE)\./.test(s) || s.includes('STREAM.MSG') || s.includes('$JS.API.>'))).toBe(
+      false,
+    );
     const creates = js.filter((s) => s.includes('.CREATE.') && s.includes('CONSUMER'));
     if (!(SERVICE_NAMES as readonly string[]).includes(user)) expect({ user, creates }).toEqual({ user, creates: [] });
-    for (const subject of creates) expect(subject).toMatch(new RegExp(`^\\$JS\\.API\\.CONSUMER\\.CREATE\\.(${user.toUpperCase()}_EVENTS\\.\\*|HOSPITAL_REF\\.${user}-ref(\\.>)?)$`));
+    for (const subject of creates)
+      expect(subject).toMatch(
+        new RegExp(
+          `^\\$JS\\.API\\.CONSUMER\\.CREATE\\.(${user.toUpperCase()}_EVENTS\\.\\*|HOSPITAL_REF\\.${user}-ref(\\.>)?)$`,
+        ),
+      );
     expect(js.some((s) => s.includes('DURABLE.CREATE'))).toBe(false);
   }
 });
@@ -52,11 +98,15 @@ it('builds the nats-server release the stack runs (bootstrap and paths agree)', 
 
 it('renders a cluster node: its name, its routes, JetStream flushed before each acknowledgement', () => {
   const conf = renderNatsConfig({
-    serverName: 'n2', listen: '127.0.0.1:4223', storeDir: '/tmp/x',
+    serverName: 'n2',
+    listen: '127.0.0.1:4223',
+    storeDir: '/tmp/x',
     cluster: { name: 'clinic', listen: '127.0.0.1:6223', routes: ['nats://127.0.0.1:6222', 'nats://127.0.0.1:6223'] },
   });
   expect(conf).toContain('server_name: "n2"');
-  expect(conf).toMatch(/cluster \{\n  name: "clinic"\n  listen: "127.0.0.1:6223"\n  routes: \["nats:\/\/127.0.0.1:6222", "nats:\/\/127.0.0.1:6223"\]/);
+  expect(conf).toMatch(
+    /cluster \{\n {2}name: "clinic"\n {2}listen: "127.0.0.1:6223"\n {2}routes: \["nats:\/\/127.0.0.1:6222", "nats:\/\/127.0.0.1:6223"\]/,
+  );
   expect(conf).toMatch(/jetstream \{[^}]*sync_interval: always/);
   expect(renderNatsConfig({ listen: 'x:1', storeDir: '/s', syncInterval: 'default' })).not.toContain('sync_interval');
 });

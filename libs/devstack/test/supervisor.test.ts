@@ -12,7 +12,12 @@ const dir = mkdtempSync(join(tmpdir(), 'clinic-supervisor-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const node = (name: string, script: string) =>
-  new ManagedProcess({ name, command: process.execPath, args: ['-e', script], output: { kind: 'file', path: join(dir, `${name}.log`) } });
+  new ManagedProcess({
+    name,
+    command: process.execPath,
+    args: ['-e', script],
+    output: { kind: 'file', path: join(dir, `${name}.log`) },
+  });
 
 /** A started process under a supervisor whose log lines go to `lines`. */
 function supervised(name: string, script: string, lines: string[], options = {}) {
@@ -29,8 +34,15 @@ it('restarts a process killed from outside, and logs the restart', async () => {
   const first = proc.pid!;
   process.kill(first, 'SIGKILL'); // as an operator's kill -9 would
   await waitFor('a restart', async () => proc.running && proc.pid !== first, 5_000, 20);
-  expect(lines[0]).toMatch(/^\[supervisor\] sleeper exited unexpectedly \(signal SIGKILL\); restart 1 of at most 5 within 60 s, in 20 ms$/);
-  await waitFor('the restart to be logged', async () => lines.some((l) => l === `[supervisor] sleeper restarted (pid ${proc.pid})`), 5_000, 20);
+  expect(lines[0]).toMatch(
+    /^\[supervisor\] sleeper exited unexpectedly \(signal SIGKILL\); restart 1 of at most 5 within 60 s, in 20 ms$/,
+  );
+  await waitFor(
+    'the restart to be logged',
+    async () => lines.some((l) => l === `[supervisor] sleeper restarted (pid ${proc.pid})`),
+    5_000,
+    20,
+  );
   sup.stop();
   await proc.stop();
 });
@@ -50,11 +62,15 @@ it('leaves intentional stops and signals alone', async () => {
 
 it('gives up on a crash loop after the allowed restarts, with a clear message', async () => {
   const lines: string[] = [];
-  const { sup, proc } = supervised('crasher', 'console.log("bad configuration"); process.exit(3)', lines, { maxRestarts: 3 });
+  const { sup, proc } = supervised('crasher', 'console.log("bad configuration"); process.exit(3)', lines, {
+    maxRestarts: 3,
+  });
   await waitFor('the supervisor to give up', async () => sup.gaveUp('crasher'), 10_000, 20);
   expect(sup.events.map((e) => e.kind)).toEqual(['restart', 'restart', 'restart', 'gave-up']);
   // Backoff: 20, 40, 80 ms.
-  expect(lines.filter((l) => l.includes('exited unexpectedly')).map((l) => l.replace(/.* in (\d+) ms$/, '$1'))).toEqual(['20', '40', '80']);
+  expect(lines.filter((l) => l.includes('exited unexpectedly')).map((l) => l.replace(/.* in (\d+) ms$/, '$1'))).toEqual(
+    ['20', '40', '80'],
+  );
   const giveUp = lines.find((l) => l.startsWith('[supervisor] giving up'))!;
   expect(giveUp).toContain('giving up on crasher: it exited (exit code 3) after 3 restarts within 60 s');
   expect(giveUp).toContain('bad configuration');

@@ -7,7 +7,7 @@ import type { Collection, Db } from 'mongodb';
 import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from './clock';
 import { ensureIndexes } from './mongo';
-import type { CommitRecord } from './outbox';
+import type { CommitRecord } from './outbox-entries';
 
 export interface FieldChange {
   before: unknown;
@@ -36,7 +36,11 @@ export interface AuditEntryView {
 }
 
 /** The fields among `fields` whose values differ between two views of an entity (`before` null: it is new). */
-export function fieldChanges(before: Record<string, unknown> | null, after: Record<string, unknown>, fields: readonly string[]): Record<string, FieldChange> {
+export function fieldChanges(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown>,
+  fields: readonly string[],
+): Record<string, FieldChange> {
   const changes: Record<string, FieldChange> = {};
   for (const field of fields) {
     const was = before === null ? null : (before[field] ?? null);

@@ -1,25 +1,84 @@
-export * from './config';
-export * from './logger';
-export * from './errors';
-export * from './mutex';
-export * from './record-locks';
-export * from './nats';
-export * from './schema';
-export * from './runtime';
-export * from './request';
-export * from './mongo';
-export * from './mongo-driver-fix';
-export * from './breaker';
-export * from './jetstream';
-export * from './outbox';
-export * from './cache';
-export * from './refdata';
-export * from './clock';
-export * from './money';
-export * from './validation';
-export * from './lifecycle';
-export * from './tokens';
-export * from './service';
-export * from './audit';
-export * from './metrics';
-export * from './tracing';
+/**
+ * The service kit's public surface: what a service and the gateway build on.
+ * Each name is listed here on purpose, from internal.ts (everything, for
+ * tests and tools), as nats.js's mod.ts lists what it takes from its
+ * internal_mod.ts. Tracing starts from '@clinic/service-kit/tracing', before
+ * anything else is loaded.
+ */
+
+// A service: start-up, its handlers, the spec's envelope errors.
+export { startService, type ServiceDefinition, type ServiceInfra } from './internal';
+export { EncodedReply, type Handler, type HandlerContext } from './internal';
+export { ServiceError, badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from './internal';
+export { callerOf, pathId, queryId, queryText, requiredQueryId } from './internal';
+
+// Rules: small predicates, calendar, money, JSON schemas.
+export {
+  given,
+  has,
+  isBlankString,
+  isFiniteNumber,
+  isNonBlankString,
+  isPlainObject,
+  isPositiveId,
+  type PlainObject,
+} from './internal';
+export { escapeRegExp, parseIntegerText, trimmedOrNull, type QueryParams } from './internal';
+export { itemAt } from './internal';
+export { ClinicClock, MONTH_NAMES, daysInMonth, weekdayOf } from './internal';
+export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cents } from './internal';
+export { requireField, requireShape, validField } from './internal';
+
+// Storage: the database's quirks, ids, the outbox, the audit trail, caches, locks, reference data.
+export { deleteByKeys, docKey, ensureIndexes, inChunks, isDuplicateKeyError } from './internal';
+export { RecordWriter, type StorageDeps } from './internal';
+export { IdAllocator, withFreshId } from './internal';
+export {
+  Outbox,
+  entityProof,
+  newEventId,
+  type CommitRecord,
+  type EventSpec,
+  type PreparedEvents,
+  type WriteProof,
+} from './internal';
+export { AuditTrail, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
+export { VersionedCache } from './internal';
+export { ReferenceData } from './internal';
+
+// Calling a service over NATS.
+export {
+  callService,
+  callServiceRaw,
+  connectNats,
+  readCorrelationId,
+  splitReply,
+  ServiceTimeoutError,
+  ServiceUnavailableError,
+} from './internal';
+
+// A process: settings, logs, tokens, metrics, traces, shutdown.
+export {
+  METRICS_ENV,
+  NATS_ENV,
+  TOKEN_ENV,
+  metricsSettingsOf,
+  natsSettings,
+  readEnv,
+  type EnvProperties,
+  type EnvValues,
+  type MetricsSettings,
+  type NatsSettings,
+} from './internal';
+export { createLogger, type Logger } from './internal';
+export {
+  TokenRefused,
+  createTokenVerifier,
+  tokenPolicyOf,
+  type TokenPolicy,
+  type TokenVerifier,
+  type VerifiedCaller,
+} from './internal';
+export { LATENCY_BUCKETS, counter, gauge, histogram, metricsEnabled, startMetrics } from './internal';
+export { stopTracing, traceLogFields, tracingActive } from './internal';
+export { runProcess } from './internal';

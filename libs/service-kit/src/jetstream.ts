@@ -1,7 +1,16 @@
-import { AckPolicy, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager, type NatsConnection } from 'nats';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats';
 import type { StreamSpec } from '@clinic/contracts';
-import { envInt } from './config';
 import type { Logger } from './logger';
+import { pauses, retryPolicy } from './retry';
 
 /** How long JetStream remembers message ids, so a republished outbox entry is dropped as a duplicate. */
 export const DUPLICATE_WINDOW_MS = 10 * 60_000;
@@ -14,12 +23,11 @@ function isNotFound(err: unknown): boolean {
 }
 
 /**
- * How many replicas the streams should have: NATS_STREAM_REPLICAS when set,
- * otherwise as many nodes as the server reports in its cluster (its
- * `connect_urls`), at most three; one for a single server.
+ * How many replicas the streams should have: `configured` (NATS_STREAM_REPLICAS)
+ * when above 0, otherwise as many nodes as the server reports in its cluster
+ * (its `connect_urls`), at most three; one for a single server.
  */
-export function streamReplicas(nc: NatsConnection): number {
-  const configured = envInt('NATS_STREAM_REPLICAS', 0);
+export function streamReplicas(nc: NatsConnection, configured = 0): number {
   if (configured > 0) return configured;
   const nodes = nc.info?.cluster ? new Set(nc.info.connect_urls ?? []).size : 1;
   return Math.max(1, Math.min(MAX_STREAM_REPLICAS, nodes));
@@ -34,16 +42,12 @@ export function streamReplicas(nc: NatsConnection): number {
  */
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas = 1): Promise<void> {
   const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await ensureStreamOnce(jsm, spec, log, replicas);
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      log.warn({ err, stream: spec.name }, 'stream not ready; trying again');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
+  await retryPolicy({
+    retryOn: () => Date.now() <= deadline,
+    retries: Infinity,
+    pause: pauses.constant(500),
+    onRetry: (err) => log.warn({ err, stream: spec.name }, 'stream not ready; trying again'),
+  }).execute(() => ensureStreamOnce(jsm, spec, log, replicas));
 }
 
 async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas: number): Promise<void> {
@@ -82,13 +86,21 @@ async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Lo
  * subject: a reader fetches into its own inbox. Safe when replicas start at once
  * (JetStream creates a consumer idempotently when the configuration is the same).
  */
-export async function ensureEventReaders(jsm: JetStreamManager, stream: string, readers: readonly string[], log: Logger): Promise<void> {
+export async function ensureEventReaders(
+  jsm: JetStreamManager,
+  stream: string,
+  readers: readonly string[],
+  log: Logger,
+): Promise<void> {
   for (const reader of readers) {
     try {
       const info = await jsm.consumers.info(stream, reader);
       if (info.config.deliver_subject) {
         // Made by hand or by a version that let other systems create consumers: not ours to delete.
-        log.error({ stream, consumer: reader, deliver_subject: info.config.deliver_subject }, 'event reader is a push consumer: delete it so that it is provisioned again as a pull consumer');
+        log.error(
+          { stream, consumer: reader, deliver_subject: info.config.deliver_subject },
+          'event reader is a push consumer: delete it so that it is provisioned again as a pull consumer',
+        );
       }
       continue;
     } catch (err) {

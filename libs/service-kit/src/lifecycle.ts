@@ -1,35 +1,28 @@
+import closeWithGrace from 'close-with-grace';
 import type { Logger } from './logger';
 
 /**
- * Runs `shutdown` once on SIGTERM or SIGINT, then exits; a second signal or a
- * shutdown that takes longer than `timeoutMs` exits at once.
+ * Runs `shutdown` once, then exits (close-with-grace): on SIGTERM, SIGINT and
+ * the other terminating signals with 0 when it succeeds, and on an uncaught
+ * exception or unhandled rejection with 1. A second signal, or a shutdown
+ * that fails or takes longer than `timeoutMs`, exits with 1 at once.
  */
 export function onShutdownSignal(log: Logger, shutdown: () => Promise<void>, timeoutMs = 10_000): void {
-  let stopping = false;
-  const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      log.error('shutdown took too long: exiting');
-      process.exit(1);
-    }, timeoutMs);
-    timer.unref();
-    shutdown()
-      .then(() => {
-        log.info('stopped');
-        process.exit(0);
-      })
-      .catch((err: unknown) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.once('SIGTERM', handler);
-  process.once('SIGINT', handler);
+  closeWithGrace(
+    {
+      delay: timeoutMs,
+      logger: { error: (err: unknown) => log.error({ err }, 'shutdown failed') },
+      onSecondSignal: (signal) => log.warn({ signal }, 'second signal: exiting now'),
+      onSecondError: (err) => log.error({ err }, 'error while shutting down: exiting now'),
+      onTimeout: () => log.error('shutdown took too long: exiting'),
+    },
+    async ({ signal, err }) => {
+      if (err) log.fatal({ err }, 'uncaught error: shutting down');
+      else log.info({ signal }, 'shutting down');
+      await shutdown();
+      log.info('stopped');
+    },
+  );
 }
 
 /** Logs and exits on a failure at start-up, so a supervisor restarts the process. */
@@ -38,4 +31,17 @@ export function exitOnStartupFailure(log: Logger) {
     log.fatal({ err }, 'start-up failed');
     process.exit(1);
   };
+}
+
+/**
+ * Runs a process: `start` starts it and answers how to stop what it started,
+ * which runs on a shutdown signal (onShutdownSignal); a failure to start
+ * exits (exitOnStartupFailure).
+ */
+export async function runProcess(log: Logger, start: () => Promise<() => Promise<void>>): Promise<void> {
+  try {
+    onShutdownSignal(log, await start());
+  } catch (err) {
+    exitOnStartupFailure(log)(err);
+  }
 }

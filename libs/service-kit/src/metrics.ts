@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import type { MongoClient } from 'mongodb';
-import { envInt, envString } from './config';
+import type { EnvProperties, EnvValues } from './env';
 import type { Logger } from './logger';
 
 export const metricsRegistry = new client.Registry();
@@ -31,8 +31,13 @@ export interface MetricsSettings {
   host: string;
 }
 
-export function metricsSettings(): MetricsSettings {
-  return { port: envInt('METRICS_PORT', 0), host: envString('METRICS_HOST', '0.0.0.0') };
+export const METRICS_ENV = {
+  METRICS_PORT: { type: 'integer', default: 0 },
+  METRICS_HOST: { type: 'string', default: '0.0.0.0' },
+} as const satisfies EnvProperties;
+
+export function metricsSettingsOf(env: EnvValues<typeof METRICS_ENV>): MetricsSettings {
+  return { port: env.METRICS_PORT, host: env.METRICS_HOST };
 }
 
 export interface MetricsEndpoint {
@@ -44,7 +49,11 @@ export interface MetricsEndpoint {
  * Turns metrics on and serves them at http://host:port/metrics, or does
  * nothing (and returns null) when the port is 0.
  */
-export async function startMetrics(processName: string, settings: MetricsSettings, log: Logger): Promise<MetricsEndpoint | null> {
+export async function startMetrics(
+  processName: string,
+  settings: MetricsSettings,
+  log: Logger,
+): Promise<MetricsEndpoint | null> {
   if (!settings.port) return null;
   const server: Server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
@@ -82,7 +91,11 @@ export async function startMetrics(processName: string, settings: MetricsSetting
   };
 }
 
-export function counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): client.Counter<L> {
+export function counter<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+): client.Counter<L> {
   return new client.Counter({ name, help, labelNames, registers: [metricsRegistry] });
 }
 
@@ -90,14 +103,23 @@ export function gauge<L extends string>(config: Omit<client.GaugeConfiguration<L
   return new client.Gauge({ ...config, registers: [metricsRegistry] });
 }
 
-export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): client.Histogram<L> {
+export function histogram<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  buckets: number[],
+): client.Histogram<L> {
   return new client.Histogram({ name, help, labelNames, buckets, registers: [metricsRegistry] });
 }
 
 /** Seconds; from 1 ms (a cached read) to 10 s (past the gateway's timeout). */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const natsRequests = counter('clinic_nats_requests_total', 'NATS requests this process sent, by subject and outcome (ok, 503: no responder, 504: no reply in time, error)', ['subject', 'outcome']);
+const natsRequests = counter(
+  'clinic_nats_requests_total',
+  'NATS requests this process sent, by subject and outcome (ok, 503: no responder, 504: no reply in time, error)',
+  ['subject', 'outcome'],
+);
 
 export type NatsRequestOutcome = 'ok' | '503' | '504' | 'error';
 
@@ -105,8 +127,17 @@ export function countNatsRequest(subject: string, outcome: NatsRequestOutcome): 
   if (enabled) natsRequests.inc({ subject, outcome });
 }
 
-const handledMessages = counter('clinic_nats_messages_handled_total', 'Requests a service answered, by subject and reply status', ['subject', 'status']);
-const handlingSeconds = histogram('clinic_nats_message_duration_seconds', 'Time from receiving a request to answering it, by subject', ['subject'], LATENCY_BUCKETS);
+const handledMessages = counter(
+  'clinic_nats_messages_handled_total',
+  'Requests a service answered, by subject and reply status',
+  ['subject', 'status'],
+);
+const handlingSeconds = histogram(
+  'clinic_nats_message_duration_seconds',
+  'Time from receiving a request to answering it, by subject',
+  ['subject'],
+  LATENCY_BUCKETS,
+);
 
 export function observeHandled(subject: string, status: number, durationMs: number): void {
   if (!enabled) return;
@@ -122,7 +153,9 @@ const dbCommandSeconds = histogram(
 );
 
 interface DriverConnectionClass {
-  prototype: { command(this: unknown, ns: unknown, command: Record<string, unknown>, ...rest: unknown[]): Promise<unknown> } & { [TIMED]?: true };
+  prototype: {
+    command(this: unknown, ns: unknown, command: Record<string, unknown>, ...rest: unknown[]): Promise<unknown>;
+  } & { [TIMED]?: true };
 }
 
 const TIMED = Symbol.for('clinic.mongodb.commandsTimed');
@@ -174,8 +207,12 @@ export function mongoMonitoringOptions(): { monitorCommands?: boolean } {
 /** Times the database commands of `client` from command monitoring events, when they are on for it. */
 export function observeDatabaseCommands(client: MongoClient): void {
   if (!enabled || commandsTimed) return;
-  client.on('commandSucceeded', (event) => dbCommandSeconds.observe({ command: event.commandName, outcome: 'ok' }, event.duration / 1000));
-  client.on('commandFailed', (event) => dbCommandSeconds.observe({ command: event.commandName, outcome: 'error' }, event.duration / 1000));
+  client.on('commandSucceeded', (event) =>
+    dbCommandSeconds.observe({ command: event.commandName, outcome: 'ok' }, event.duration / 1000),
+  );
+  client.on('commandFailed', (event) =>
+    dbCommandSeconds.observe({ command: event.commandName, outcome: 'error' }, event.duration / 1000),
+  );
 }
 
 /** The service's state read at each scrape. */
@@ -193,7 +230,10 @@ export function registerServiceGauges(probes: ServiceProbes, log: Logger): void 
   if (!enabled) return;
   const bounded = async (what: string, read: () => Promise<number>): Promise<number | null> => {
     try {
-      return await Promise.race([read(), new Promise<number>((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2_000).unref())]);
+      return await Promise.race([
+        read(),
+        new Promise<number>((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2_000).unref()),
+      ]);
     } catch (err) {
       log.warn({ err, what }, 'metric not collected');
       return null;
@@ -220,7 +260,11 @@ export function registerServiceGauges(probes: ServiceProbes, log: Logger): void 
     "Entries in the service's outbox collection: events not yet published (every replica counts the same collection)",
     probes.outboxStored,
   );
-  readAtScrape('clinic_reference_pending_messages', "Reference-stream messages the service's durable consumer has not yet applied (its lag)", probes.referencePending);
+  readAtScrape(
+    'clinic_reference_pending_messages',
+    "Reference-stream messages the service's durable consumer has not yet applied (its lag)",
+    probes.referencePending,
+  );
   gauge({
     name: 'clinic_db_breaker_open',
     help: '1 while the database breaker fails requests fast, else 0',

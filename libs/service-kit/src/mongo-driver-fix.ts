@@ -29,20 +29,31 @@ interface DriverConnection {
 const PATCHED = Symbol.for('clinic.mongodb.writeCommandFailsOnClose');
 
 export function installMongoDriverFix(): void {
-  const { Connection } = require('mongodb/lib/cmap/connection') as { Connection?: { prototype: DriverConnection & { [PATCHED]?: true } } };
+  const { Connection } = require('mongodb/lib/cmap/connection') as {
+    Connection?: { prototype: DriverConnection & { [PATCHED]?: true } };
+  };
   const proto = Connection?.prototype;
   if (!proto || typeof proto.writeCommand !== 'function') {
-    throw new Error('mongodb driver internals changed (Connection.prototype.writeCommand): review libs/service-kit/src/mongo-driver-fix.ts');
+    throw new Error(
+      'mongodb driver internals changed (Connection.prototype.writeCommand): review libs/service-kit/src/mongo-driver-fix.ts',
+    );
   }
   if (proto[PATCHED]) return;
   const original = proto.writeCommand;
-  proto.writeCommand = function writeCommandFailingOnClose(this: DriverConnection, command: unknown, options: unknown): Promise<void> {
+  proto.writeCommand = function writeCommandFailingOnClose(
+    this: DriverConnection,
+    command: unknown,
+    options: unknown,
+  ): Promise<void> {
     const closedError = () => this.error ?? new MongoNetworkError(`connection ${this.id} to ${this.address} closed`);
     if (this.closed) return Promise.reject(closedError());
     return new Promise<void>((resolve, reject) => {
       const onClose = () => reject(closedError());
       this.socket.once('close', onClose);
-      original.call(this, command, options).then(resolve, reject).finally(() => this.socket.off('close', onClose));
+      original
+        .call(this, command, options)
+        .then(resolve, reject)
+        .finally(() => this.socket.off('close', onClose));
     });
   };
   proto[PATCHED] = true;

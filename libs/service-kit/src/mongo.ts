@@ -10,9 +10,9 @@ import {
   type IndexDescription,
 } from 'mongodb';
 import type { Logger } from './logger';
-import { KeyedMutex } from './mutex';
 import { installMongoDriverFix } from './mongo-driver-fix';
 import { mongoMonitoringOptions, observeDatabaseCommands } from './metrics';
+import { pauses, retryPolicy } from './retry';
 
 export interface MongoHandle {
   client: MongoClient;
@@ -41,15 +41,12 @@ export async function connectMongo(url: string, dbName: string, log: Logger, app
   });
   logTopologyChanges(client, log);
   observeDatabaseCommands(client);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await client.connect();
-      break;
-    } catch (err) {
-      log.warn({ err, attempt }, 'database not reachable yet; retrying');
-      await new Promise((resolve) => setTimeout(resolve, Math.min(200 * attempt, 2_000)));
-    }
-  }
+  await retryPolicy({
+    retryOn: () => true,
+    retries: Infinity,
+    pause: pauses.linear(200, 2_000),
+    onRetry: (err, attempt) => log.warn({ err, attempt }, 'database not reachable yet; retrying'),
+  }).execute(() => client.connect());
   log.info({ db: dbName }, 'database connected');
   return { client, db: client.db(dbName), close: () => client.close() };
 }
@@ -59,12 +56,24 @@ function logTopologyChanges(client: MongoClient, log: Logger): void {
   client.on('serverDescriptionChanged', (event) => {
     if (event.previousDescription.type === event.newDescription.type) return;
     log.warn(
-      { address: event.address, from: event.previousDescription.type, to: event.newDescription.type, cause: event.newDescription.error?.message },
+      {
+        address: event.address,
+        from: event.previousDescription.type,
+        to: event.newDescription.type,
+        cause: event.newDescription.error?.message,
+      },
       'database server state changed',
     );
   });
-  client.on('serverHeartbeatFailed', (event) => log.info({ address: event.connectionId, duration_ms: event.duration, cause: event.failure.message }, 'database heartbeat failed'));
-  client.on('connectionPoolCleared', (event) => log.info({ address: event.address }, 'database connection pool cleared'));
+  client.on('serverHeartbeatFailed', (event) =>
+    log.info(
+      { address: event.connectionId, duration_ms: event.duration, cause: event.failure.message },
+      'database heartbeat failed',
+    ),
+  );
+  client.on('connectionPoolCleared', (event) =>
+    log.info({ address: event.address }, 'database connection pool cleared'),
+  );
 }
 
 /**
@@ -140,101 +149,9 @@ export function isConnectivityError(err: unknown): boolean {
  * connection when a single createIndexes command names several indexes that
  * already exist, which is what every restart would send.
  */
-export async function ensureIndexes<T extends Document>(collection: Collection<T>, indexes: IndexDescription[]): Promise<void> {
+export async function ensureIndexes<T extends Document>(
+  collection: Collection<T>,
+  indexes: IndexDescription[],
+): Promise<void> {
   for (const index of indexes) await collection.createIndexes([index]);
-}
-
-interface CounterDoc {
-  _id: string;
-  seq: number;
-}
-
-/** Ids reserved per counter write. Ids left in a block when a process stops are never used: ids may skip, bill numbers never do. */
-export const ID_BLOCK_SIZE = 10;
-
-/**
- * Integer ids from a counters collection, reserved ten at a time. FerretDB v1
- * applies `$inc` as a read-modify-write, so two processes may reserve the same
- * block; the unique `_id` of the target collection rejects the second insert,
- * and the caller draws again past the taken id (see withFreshId). Within one
- * process a mutex keeps reservations apart.
- */
-export class IdAllocator {
-  private readonly mutex = new KeyedMutex();
-  private readonly counters: Collection<CounterDoc>;
-  private readonly blocks = new Map<string, { next: number; last: number }>();
-
-  constructor(db: Db) {
-    this.counters = db.collection<CounterDoc>('counters');
-  }
-
-  next(name: string): Promise<number> {
-    return this.mutex.run(name, async () => {
-      const block = this.blocks.get(name);
-      if (block && block.next <= block.last) return block.next++;
-      const last = await this.reserve(name);
-      this.blocks.set(name, { next: last - ID_BLOCK_SIZE + 2, last });
-      return last - ID_BLOCK_SIZE + 1;
-    });
-  }
-
-  /** `count` new ids at once, in one counter write (for bulk inserts). */
-  nextMany(name: string, count: number): Promise<number[]> {
-    if (count <= ID_BLOCK_SIZE) return Promise.all(Array.from({ length: count }, () => this.next(name)));
-    return this.mutex.run(name, async () => {
-      const last = await this.reserve(name, count);
-      return Array.from({ length: count }, (_, i) => last - count + 1 + i);
-    });
-  }
-
-  /** After a collision: forget the block and move the counter past `id`. */
-  async skipPast(name: string, id: number): Promise<void> {
-    await this.mutex.run(name, async () => {
-      this.blocks.delete(name);
-      await this.counters.updateOne({ _id: name }, { $max: { seq: id } }, { upsert: true }).catch(() => undefined);
-    });
-  }
-
-  private async reserve(name: string, size = ID_BLOCK_SIZE): Promise<number> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const doc = await this.counters.findOneAndUpdate(
-          { _id: name },
-          { $inc: { seq: size } },
-          { upsert: true, returnDocument: 'after' },
-        );
-        if (!doc) throw new Error(`Counter ${name} returned no document`);
-        return doc.seq;
-      } catch (err) {
-        // Two first-ever upserts race on the counter's own _id; the loser retries.
-        if (isDuplicateKeyError(err) && attempt < 5) continue;
-        throw err;
-      }
-    }
-  }
-}
-
-/**
- * Runs `insert` with a newly drawn id, drawing again when that id turns out to
- * be taken (only possible when replicas race on FerretDB's counters). A
- * duplicate on any other unique index is the caller's to interpret.
- */
-export async function withFreshId<T, D extends Document>(
-  ids: IdAllocator,
-  counterName: string,
-  collection: Collection<D>,
-  insert: (id: number) => Promise<T>,
-  maxAttempts = 10,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const id = await ids.next(counterName);
-    try {
-      return await insert(id);
-    } catch (err) {
-      if (!isDuplicateKeyError(err) || attempt >= maxAttempts) throw err;
-      const taken = await collection.findOne({ _id: docKey(id) } as never, { projection: { _id: 1 } });
-      if (!taken) throw err;
-      await ids.skipPast(counterName, id);
-    }
-  }
 }

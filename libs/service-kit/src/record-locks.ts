@@ -4,6 +4,7 @@ import { conflict } from './errors';
 import type { Logger } from './logger';
 import { isDuplicateKeyError } from './mongo';
 import { KeyedMutex } from './mutex';
+import { pauses, retryPolicy } from './retry';
 
 interface LockDoc {
   _id: string;
@@ -62,24 +63,39 @@ export class RecordLocks {
     });
   }
 
-  private async acquire(key: string): Promise<string> {
+  private acquire(key: string): Promise<string> {
     const deadline = Date.now() + this.waitMs;
-    for (let attempt = 0; ; attempt++) {
+    return waitForRelease.execute(async () => {
       const token = randomUUID();
-      try {
-        await this.locks.insertOne({ _id: key, token, expires_at: new Date(Date.now() + this.leaseMs) });
-        return token;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      if (await this.take(key, token)) return token;
       // Held by another replica, or left by one that died: take it over once its lease has run out.
       const expired = await this.locks.deleteOne({ _id: key, expires_at: { $lt: new Date() } });
       if (expired.deletedCount > 0) {
         this.log.warn({ key }, 'took over an expired record lock');
-        continue;
+        if (await this.take(key, token)) return token;
       }
       if (Date.now() >= deadline) throw conflict(RECORD_BUSY_MESSAGE);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(5 * 2 ** attempt, 100)));
+      throw new LockHeld();
+    });
+  }
+
+  /** Whether the lock was free and is now this token's. */
+  private async take(key: string, token: string): Promise<boolean> {
+    try {
+      await this.locks.insertOne({ _id: key, token, expires_at: new Date(Date.now() + this.leaseMs) });
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
     }
   }
 }
+
+class LockHeld extends Error {}
+
+/** A lock held elsewhere is asked for again after 5 ms, then twice as long each time, at most 100 ms apart. */
+const waitForRelease = retryPolicy({
+  retryOn: (err) => err instanceof LockHeld,
+  retries: Infinity,
+  pause: pauses.doubling(5, 100),
+});

@@ -1,10 +1,17 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { JsonSchema } from '@clinic/contracts';
+import { FIELD_MESSAGES, type JsonSchema } from '@clinic/contracts';
 
 /** One ajv instance for the contracts' schemas (OpenAPI 3.0 dialect: `nullable`, `example`; `format: date`). */
 // strictRequired is off: `anyOf` branches name properties that the parent schema defines.
-export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: false, strict: true, strictTypes: false, strictRequired: false });
+export const ajv = new Ajv({
+  allErrors: false,
+  coerceTypes: false,
+  useDefaults: false,
+  strict: true,
+  strictTypes: false,
+  strictRequired: false,
+});
 ajv.addVocabulary(['example']);
 addFormats(ajv, ['date']);
 
@@ -33,11 +40,11 @@ export function describeSchemaError(error: ErrorObject): string {
       return `Unknown field: ${field}.`;
     }
     case 'required':
-      return `${fieldPath(error.instancePath, String(error.params.missingProperty))} is required.`;
+      return FIELD_MESSAGES.required(fieldPath(error.instancePath, String(error.params.missingProperty)));
     case 'maxLength':
-      return `${fieldPath(error.instancePath)} must be at most ${error.params.limit} characters.`;
+      return FIELD_MESSAGES.tooLong(fieldPath(error.instancePath), Number(error.params.limit));
     case 'maxItems':
-      return `${fieldPath(error.instancePath)} must have at most ${error.params.limit} elements.`;
+      return FIELD_MESSAGES.tooMany(fieldPath(error.instancePath), Number(error.params.limit));
     case 'minItems':
       return `${fieldPath(error.instancePath)} must have at least ${error.params.limit} element(s).`;
     case 'minProperties':

@@ -7,7 +7,13 @@
 import { readFileSync } from 'node:fs';
 import { createVerifier } from 'fast-jwt';
 import { Limits, TOKEN_MESSAGES, type Caller } from '@clinic/contracts';
-import { DEV_JWT_SECRET, envInt, envOptional } from './config';
+import { readEnv, type EnvProperties, type EnvValues } from './env';
+
+/**
+ * DEVELOPMENT DEFAULT ONLY. Used when JWT_SECRET is unset so that a fresh clone
+ * runs; `npm start` and the gateway warn about it. Never use it in production.
+ */
+export const DEV_JWT_SECRET = 'dev-only-insecure-jwt-secret-change-me';
 
 export type TokenKey =
   | { algorithm: 'HS256'; secret: string; isDevDefault: boolean }
@@ -26,6 +32,13 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 60;
 /** RFC 7518 3.2: an HS256 key of at least the hash's size. */
 export const HS256_MIN_SECRET_BYTES = 32;
 
+export const TOKEN_ENV = {
+  JWT_SECRET: { type: 'string' },
+  JWT_PUBLIC_KEY: { type: 'string' },
+  JWT_MAX_LIFETIME_S: { type: 'integer', default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS },
+  NODE_ENV: { type: 'string' },
+} as const satisfies EnvProperties;
+
 /** A PEM given inline (`\n` escapes allowed) or as a path to a file. */
 function readPem(value: string): string {
   return value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
@@ -36,20 +49,28 @@ function readPem(value: string): string {
  * with JWT_SECRET, else the development default. With NODE_ENV=production the
  * default and any HS256 secret shorter than 32 bytes stop the process at start.
  */
-export function tokenPolicyFromEnv(): TokenPolicy {
-  const maxLifetimeSeconds = envInt('JWT_MAX_LIFETIME_S', TOKEN_MAX_LIFETIME_DEFAULT_SECONDS);
+export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
+  const maxLifetimeSeconds = env.JWT_MAX_LIFETIME_S;
   if (maxLifetimeSeconds < 1) throw new Error('JWT_MAX_LIFETIME_S must be a positive number of seconds');
   const policy = { maxLifetimeSeconds, clockSkewSeconds: TOKEN_CLOCK_SKEW_SECONDS };
-  const publicKey = envOptional('JWT_PUBLIC_KEY');
+  const publicKey = env.JWT_PUBLIC_KEY;
   if (publicKey) return { ...policy, key: { algorithm: 'RS256', publicKey: readPem(publicKey) } };
-  const secret = envOptional('JWT_SECRET');
-  if (process.env.NODE_ENV === 'production') {
-    if (!secret) throw new Error('Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production');
+  const secret = env.JWT_SECRET;
+  if (env.NODE_ENV === 'production') {
+    if (!secret)
+      throw new Error(
+        'Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production',
+      );
     if (Buffer.byteLength(secret) < HS256_MIN_SECRET_BYTES) {
       throw new Error(`JWT_SECRET must be at least ${HS256_MIN_SECRET_BYTES} bytes when NODE_ENV=production (HS256)`);
     }
   }
   return { ...policy, key: { algorithm: 'HS256', secret: secret ?? DEV_JWT_SECRET, isDevDefault: !secret } };
+}
+
+/** The token policy of a process that reads no other setting (command-line tools, tests). */
+export function tokenPolicyFromEnv(): TokenPolicy {
+  return tokenPolicyOf(readEnv(TOKEN_ENV));
 }
 
 /** A refused token; the message is one of TOKEN_MESSAGES, for a 401. */
@@ -95,7 +116,9 @@ export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
     try {
       claims = verify(token);
     } catch (err) {
-      throw new TokenRefused((err as { code?: string }).code === 'FAST_JWT_EXPIRED' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid);
+      throw new TokenRefused(
+        (err as { code?: string }).code === 'FAST_JWT_EXPIRED' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid,
+      );
     }
     if (!isCallerClaims(claims)) throw new TokenRefused(TOKEN_MESSAGES.claims);
     const now = Date.now() / 1000;

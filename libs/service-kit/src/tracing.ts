@@ -56,7 +56,8 @@ export function startTracing(serviceName: string, extra: () => unknown[] = () =>
   if (sdk || !tracingConfigured()) return false;
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { MongoDBInstrumentation } = require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
+  const { MongoDBInstrumentation } =
+    require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
   /* eslint-enable @typescript-eslint/no-require-imports */
   // Traces only: metrics are Prometheus's (see metrics.ts), logs are pino's lines on stdout.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
@@ -119,7 +120,10 @@ async function endingSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
  */
 export async function withRequestSpan<T>(subject: string, headers: MsgHdrs, send: () => Promise<T>): Promise<T> {
   if (!sdk) return send();
-  const span = tracer().startSpan(`send ${subject}`, { kind: SpanKind.CLIENT, attributes: messagingAttributes(subject, 'send') });
+  const span = tracer().startSpan(`send ${subject}`, {
+    kind: SpanKind.CLIENT,
+    attributes: messagingAttributes(subject, 'send'),
+  });
   propagation.inject(trace.setSpan(context.active(), span), headers, headerSetter);
   return endingSpan(span, send);
 }
@@ -128,10 +132,18 @@ export async function withRequestSpan<T>(subject: string, headers: MsgHdrs, send
  * Runs a received request's handling under a server span, continuing the
  * trace whose context came in the message's headers.
  */
-export async function withHandlerSpan<T>(subject: string, headers: MsgHdrs | undefined, handle: () => Promise<T>): Promise<T> {
+export async function withHandlerSpan<T>(
+  subject: string,
+  headers: MsgHdrs | undefined,
+  handle: () => Promise<T>,
+): Promise<T> {
   if (!sdk) return handle();
   const parent = propagation.extract(ROOT_CONTEXT, headers, headerGetter);
-  const span = tracer().startSpan(`process ${subject}`, { kind: SpanKind.SERVER, attributes: messagingAttributes(subject, 'process') }, parent);
+  const span = tracer().startSpan(
+    `process ${subject}`,
+    { kind: SpanKind.SERVER, attributes: messagingAttributes(subject, 'process') },
+    parent,
+  );
   return endingSpan(span, () => context.with(trace.setSpan(parent, span), handle));
 }
 
@@ -156,10 +168,19 @@ export function currentTraceCarrier(): Record<string, string> | undefined {
  * Publishes an event under a producer span, child of the request that
  * recorded it (`carrier`), whose context goes out in `headers`.
  */
-export async function withPublishSpan<T>(subject: string, carrier: Record<string, string> | undefined, headers: MsgHdrs, publish: () => Promise<T>): Promise<T> {
+export async function withPublishSpan<T>(
+  subject: string,
+  carrier: Record<string, string> | undefined,
+  headers: MsgHdrs,
+  publish: () => Promise<T>,
+): Promise<T> {
   if (!sdk || !carrier) return publish();
   const parent = propagation.extract(ROOT_CONTEXT, carrier);
-  const span = tracer().startSpan(`publish ${subject}`, { kind: SpanKind.PRODUCER, attributes: messagingAttributes(subject, 'publish') }, parent);
+  const span = tracer().startSpan(
+    `publish ${subject}`,
+    { kind: SpanKind.PRODUCER, attributes: messagingAttributes(subject, 'publish') },
+    parent,
+  );
   propagation.inject(trace.setSpan(parent, span), headers, headerSetter);
   return endingSpan(span, publish);
 }

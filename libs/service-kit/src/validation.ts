@@ -7,7 +7,7 @@ export function isPlainObject(value: unknown): value is PlainObject {
 }
 
 export function has(obj: PlainObject, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(obj, key);
+  return Object.hasOwn(obj, key);
 }
 
 /** Present and not null. */

@@ -34,7 +34,9 @@ it('serves the text format at /metrics, with the process metrics and its own, an
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();
     expect(text).toContain('process_cpu_seconds_total{process_name="test"}');
-    expect(text).toContain('clinic_nats_requests_total{subject="billing.bill.create",outcome="504",process_name="test"} 1');
+    expect(text).toContain(
+      'clinic_nats_requests_total{subject="billing.bill.create",outcome="504",process_name="test"} 1',
+    );
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
   } finally {
     await endpoint?.close();

@@ -1,12 +1,17 @@
 import { createSigner } from 'fast-jwt';
 import { TOKEN_MESSAGES } from '@clinic/contracts';
-import { createTokenVerifier, tokenPolicyFromEnv, TokenRefused, type TokenPolicy } from '../src';
+import { createTokenVerifier, tokenPolicyFromEnv, TokenRefused, type TokenPolicy } from '../src/internal';
 
 const SECRET = 'unit-test-secret-of-at-least-32-bytes';
-const policy: TokenPolicy = { key: { algorithm: 'HS256', secret: SECRET, isDevDefault: false }, maxLifetimeSeconds: 24 * 3600, clockSkewSeconds: 60 };
+const policy: TokenPolicy = {
+  key: { algorithm: 'HS256', secret: SECRET, isDevDefault: false },
+  maxLifetimeSeconds: 24 * 3600,
+  clockSkewSeconds: 60,
+};
 const verify = createTokenVerifier(policy);
 const now = () => Math.floor(Date.now() / 1000);
-const sign = (claims: Record<string, unknown>, options: Record<string, unknown> = {}) => createSigner({ key: SECRET, ...options })({ sub: 7, role: 'cashier', ...claims });
+const sign = (claims: Record<string, unknown>, options: Record<string, unknown> = {}) =>
+  createSigner({ key: SECRET, ...options })({ sub: 7, role: 'cashier', ...claims });
 
 function refusal(authorization: string | undefined): string | null {
   try {
@@ -29,7 +34,11 @@ it('refuses a missing, malformed, oversized or foreign token with the messages t
   expect(refusal(sign({ exp: now() + 60 }))).toBe(TOKEN_MESSAGES.invalid); // no "Bearer"
   expect(refusal('Bearer ')).toBe(TOKEN_MESSAGES.invalid);
   expect(refusal(`Bearer ${'a'.repeat(9000)}`)).toBe(TOKEN_MESSAGES.invalid);
-  expect(refusal(`Bearer ${createSigner({ key: 'another-secret-of-32-bytes-or-more!!' })({ sub: 1, role: 'admin', exp: now() + 60 })}`)).toBe(TOKEN_MESSAGES.invalid);
+  expect(
+    refusal(
+      `Bearer ${createSigner({ key: 'another-secret-of-32-bytes-or-more!!' })({ sub: 1, role: 'admin', exp: now() + 60 })}`,
+    ),
+  ).toBe(TOKEN_MESSAGES.invalid);
   expect(refusal(`Bearer ${sign({ exp: now() - 10 })}`)).toBe(TOKEN_MESSAGES.expired);
   expect(refusal(`Bearer ${sign({ role: '', exp: now() + 60 })}`)).toBe(TOKEN_MESSAGES.claims);
   expect(refusal(`Bearer ${sign({})}`)).toBe(TOKEN_MESSAGES.invalid); // no exp
@@ -39,7 +48,9 @@ it('refuses iat ahead of the clock beyond the skew, and lifetimes over the maxim
   expect(refusal(`Bearer ${sign({ iat: now() + 30, exp: now() + 3600 })}`)).toBeNull();
   expect(refusal(`Bearer ${sign({ iat: now() + 120, exp: now() + 3600 })}`)).toBe(TOKEN_MESSAGES.issuedInFuture);
   expect(refusal(`Bearer ${sign({ exp: now() + 24 * 3600 })}`)).toBeNull();
-  expect(refusal(`Bearer ${sign({ exp: now() + 25 * 3600 }, { noTimestamp: true })}`)).toBe(TOKEN_MESSAGES.tooLongLived);
+  expect(refusal(`Bearer ${sign({ exp: now() + 25 * 3600 }, { noTimestamp: true })}`)).toBe(
+    TOKEN_MESSAGES.tooLongLived,
+  );
   expect(refusal(`Bearer ${sign({ iat: now() - 3600, exp: now() + 23.5 * 3600 })}`)).toBe(TOKEN_MESSAGES.tooLongLived);
   expect(refusal(`Bearer ${sign({ exp: 94_607_000_000_000 })}`)).toBe(TOKEN_MESSAGES.tooLongLived);
 });
@@ -50,7 +61,14 @@ describe('tokenPolicyFromEnv', () => {
     process.env = { ...saved };
   });
   const withEnv = (env: Record<string, string | undefined>) => {
-    process.env = { ...saved, JWT_SECRET: undefined, JWT_PUBLIC_KEY: undefined, JWT_MAX_LIFETIME_S: undefined, NODE_ENV: undefined, ...env };
+    process.env = {
+      ...saved,
+      JWT_SECRET: undefined,
+      JWT_PUBLIC_KEY: undefined,
+      JWT_MAX_LIFETIME_S: undefined,
+      NODE_ENV: undefined,
+      ...env,
+    };
     return tokenPolicyFromEnv;
   };
 
@@ -58,7 +76,11 @@ describe('tokenPolicyFromEnv', () => {
     expect(withEnv({ NODE_ENV: 'production' })).toThrow(/development default secret is refused/);
     expect(withEnv({ NODE_ENV: 'production', JWT_SECRET: 'a' })).toThrow(/at least 32 bytes/);
     expect(withEnv({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(31) })).toThrow(/at least 32 bytes/);
-    expect(withEnv({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) })().key).toEqual({ algorithm: 'HS256', secret: 'x'.repeat(32), isDevDefault: false });
+    expect(withEnv({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) })().key).toEqual({
+      algorithm: 'HS256',
+      secret: 'x'.repeat(32),
+      isDevDefault: false,
+    });
   });
 
   it('allows the development default outside production, and reads the maximum lifetime', () => {

@@ -1,8 +1,8 @@
 /** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
 import { createHash } from 'node:crypto';
+import stableStringify from 'safe-stable-stringify';
 import {
-  PAYMENT_METHODS,
-  PAYMENT_STATUSES,
+  BILLING_MESSAGES,
   success,
   type BinaryReplyBody,
   type Caller,
@@ -20,43 +20,32 @@ import {
   unprocessable,
   type ClinicClock,
   type HandlerContext,
-  type RecordLocks,
   type ReferenceData,
 } from '@clinic/service-kit';
+import { cashiersOf } from './day-end-report';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { renderReceipt } from './receipt';
-import { billView, itemsView, summarize, type BillDoc, type BillStore, type CashierGroup, type IdempotencyClaim } from './storage';
 import {
-  computeTotals,
-  MESSAGES,
-  pageCount,
-  parseBillUpdate,
-  parseCancelReason,
-  parseDayEndQuery,
-  parseListQuery,
-  parseNewBill,
-  parseReceiptSize,
-  parseSummaryQuery,
-} from './rules';
-
-/** JSON with sorted keys, so that the same request hashes the same however its keys are ordered. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+  billView,
+  itemsInOrder,
+  itemsView,
+  summarize,
+  type BillDoc,
+  type BillStore,
+  type IdempotencyClaim,
+} from './storage';
+import { pageCount, parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
+import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
 function idempotencyOf(ctx: HandlerContext, caller: Caller, body: unknown): IdempotencyClaim | null {
   if (!ctx.idempotencyKey) return null;
   return {
     key: `${JSON.stringify(caller.sub)}:${ctx.idempotencyKey}`,
-    requestHash: createHash('sha256').update(canonicalJson(body)).digest('hex'),
+    // JSON with sorted keys, so that the same request hashes the same however its keys are ordered.
+    requestHash: createHash('sha256')
+      .update(stableStringify(body) ?? 'null')
+      .digest('hex'),
   };
 }
 
@@ -65,7 +54,7 @@ export const USER_NAMES_SCOPE = 'refs:user';
 
 function createdReply(doc: BillDoc): ServiceReply {
   return success(201, {
-    message: MESSAGES.created,
+    message: BILLING_MESSAGES.created,
     bill_id: doc.id,
     bill_number: doc.bill_number,
     grand_total: fromCents(doc.grand_total_cents),
@@ -77,20 +66,11 @@ export interface BillingOptions {
   cancelReasonRequired: boolean;
 }
 
-/** Count and grand total of bills, in cents while they are summed. */
-interface Tally {
-  count: number;
-  grand_total: number;
-}
-
-const tallyView = (t: Tally) => ({ count: t.count, grand_total: fromCents(t.grand_total) });
-
 export class BillOperations {
   constructor(
     private readonly store: BillStore,
     private readonly refs: ReferenceData,
     private readonly catalogue: CatalogueClient,
-    private readonly locks: RecordLocks,
     private readonly clock: ClinicClock,
     private readonly options: BillingOptions = { cancelReasonRequired: false },
   ) {}
@@ -104,19 +84,24 @@ export class BillOperations {
     }
     const input = parseNewBill(request.body, caller); // rules 1-6
     const store = await this.refs.get('store', input.store_id); // rule 7
-    if (!store || store.status !== 'active') throw notFound(MESSAGES.storeNotFound);
+    if (store?.status !== 'active') throw notFound(BILLING_MESSAGES.storeNotFound);
     if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
-      throw notFound(MESSAGES.patientNotFound); // rule 8
+      throw notFound(BILLING_MESSAGES.patientNotFound); // rule 8
     }
     const chargeIds = input.items.map((item) => item.charge_id);
     const invalid = await this.catalogue.unbillable(input.store_id, chargeIds, ctx); // rule 9
     if (invalid.length > 0) {
-      throw badRequest(`Invalid charge_id(s) for store ${input.store_id}: ${invalid.join(', ')}. Each charge must be Active and belong to the bill's store.`);
+      throw badRequest(BILLING_MESSAGES.invalidCharges(input.store_id, invalid));
     }
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
-    const { doc, replayed } = await this.store.writes.create(input, totals, { correlationId: ctx.correlationId, actor: caller, idempotency }); // rules 11-12
+    const { doc, replayed } = await this.store.newBills.create(input, totals, {
+      correlationId: ctx.correlationId,
+      actor: caller,
+      idempotency,
+    }); // rules 11-12
     if (idempotency) {
-      if (replayed && doc.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
+      if (replayed && doc.request_hash !== idempotency.requestHash)
+        throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
       if (!replayed) await this.store.claims.save(idempotency, doc.id);
     }
     if (!replayed) countBillCreated();
@@ -127,7 +112,7 @@ export class BillOperations {
   private async replay(idempotency: IdempotencyClaim): Promise<ServiceReply | null> {
     const claim = await this.store.claims.find(idempotency.key);
     if (!claim) return null;
-    if (claim.request_hash !== idempotency.requestHash) throw unprocessable(MESSAGES.idempotencyMismatch);
+    if (claim.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
     const doc = await this.store.queries.findById(claim.bill_id);
     return doc ? createdReply(doc) : null;
   }
@@ -142,7 +127,14 @@ export class BillOperations {
         const names = await this.userNames(docs);
         const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
         return new EncodedReply(
-          success(200, { bills, count: bills.length, total, page: page.page, per_page: page.per_page, pages: pageCount(total, page.per_page) }),
+          success(200, {
+            bills,
+            count: bills.length,
+            total,
+            page: page.page,
+            per_page: page.per_page,
+            pages: pageCount(total, page.per_page),
+          }),
         );
       },
       [USER_NAMES_SCOPE],
@@ -154,41 +146,44 @@ export class BillOperations {
   }
 
   async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', MESSAGES.notFound));
-    if (!doc) throw notFound(MESSAGES.notFound);
+    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', BILLING_MESSAGES.notFound));
+    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
     const names = await this.userNames([doc]);
-    return success(200, { bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) } });
+    return success(200, {
+      bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
+    });
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
-    await this.locks.run('bill', id, async () => {
-      const existing = await this.store.queries.findLive(id); // rule 5
-      if (!existing) throw notFound(MESSAGES.notFound);
-      if (existing.status === 'cancelled') throw conflict(MESSAGES.cancelledBill); // rule 6
-      await this.store.writes.update(existing, changes, { correlationId: ctx.correlationId, actor: callerOf(ctx) }); // rule 7
+    // Rule 5: a bill that does not exist (or is cancelled) is not found.
+    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor: callerOf(ctx) }, (existing) => {
+      if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.cancelledBill); // rule 6
+      return changes; // rule 7
     });
-    return success(200, { message: MESSAGES.updated });
+    return success(200, { message: BILLING_MESSAGES.updated });
   }
 
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
-    await this.locks.run('bill', id, async () => {
-      const existing = await this.store.queries.findLive(id);
-      if (!existing) throw notFound(MESSAGES.notFound);
-      if (existing.status === 'cancelled') throw conflict(MESSAGES.alreadyCancelled);
-      await this.store.writes.cancel(existing, reason, { correlationId: ctx.correlationId, actor: callerOf(ctx) });
-    });
-    return success(200, { message: MESSAGES.cancelled });
+    await this.store.writes.cancel(
+      id,
+      reason,
+      { correlationId: ctx.correlationId, actor: callerOf(ctx) },
+      (existing) => {
+        if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
+      },
+    );
+    return success(200, { message: BILLING_MESSAGES.cancelled });
   }
 
   /** Every change of a bill, oldest first; a cancelled bill's too. */
   async history(request: ServiceRequest): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const doc = await this.store.queries.findById(id);
-    if (!doc) throw notFound(MESSAGES.notFound);
+    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
     return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
   }
 
@@ -198,13 +193,20 @@ export class BillOperations {
    */
   async dayEnd(request: ServiceRequest): Promise<ServiceReply> {
     const { store_id, date } = parseDayEndQuery(request.query);
-    const [groups, cancelledBills] = await Promise.all([this.store.queries.cashierGroups(store_id, date), this.store.queries.cancelledOn(store_id, date)]);
+    const [groups, cancelledBills] = await Promise.all([
+      this.store.queries.cashierGroups(store_id, date),
+      this.store.queries.cancelledOn(store_id, date),
+    ]);
     const [cancellations, names] = await Promise.all([
-      this.store.history.latest(cancelledBills.map((b) => b.id), 'cancelled'),
+      this.store.history.latest(
+        cancelledBills.map((b) => b.id),
+        'cancelled',
+      ),
       this.userNames(groups),
     ]);
     const totals = summarize(groups);
-    const revenueOf = (status: string) => fromCents(groups.filter((g) => g.payment_status === status).reduce((sum, g) => sum + g.grand_total, 0));
+    const revenueOf = (status: string) =>
+      fromCents(groups.filter((g) => g.payment_status === status).reduce((sum, g) => sum + g.grand_total, 0));
     return success(200, {
       report: {
         store_id,
@@ -233,10 +235,10 @@ export class BillOperations {
 
   /** The printable receipt of an active bill, as a PDF. */
   async receipt(request: ServiceRequest): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const size = parseReceiptSize(request.query);
     const doc = await this.store.queries.findLive(id);
-    if (!doc) throw notFound(MESSAGES.notFound);
+    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
     const [store, names] = await Promise.all([this.refs.get('store', doc.store_id), this.userNames([doc])]);
     const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
     const pdf = await renderReceipt(
@@ -246,9 +248,12 @@ export class BillOperations {
         billDate: doc.bill_date,
         patientName: doc.patient_name,
         patientContact: doc.patient_contact,
-        items: [...doc.items]
-          .sort((a, b) => a.id - b.id)
-          .map((item) => ({ name: item.charge_name, qty: item.qty, unitPrice: item.unit_price_cents, lineTotal: item.line_total_cents })),
+        items: itemsInOrder(doc).map((item) => ({
+          name: item.charge_name,
+          qty: item.qty,
+          unitPrice: item.unit_price_cents,
+          lineTotal: item.line_total_cents,
+        })),
         subtotal: doc.subtotal_cents,
         discount: doc.discount_cents,
         discountRate: doc.discount_type === 'pct' && doc.discount_value > 0 ? `${doc.discount_value}%` : null,
@@ -261,7 +266,11 @@ export class BillOperations {
       },
       size,
     );
-    const body: Omit<BinaryReplyBody, 'success'> = { content_type: 'application/pdf', filename: `${doc.bill_number}.pdf`, data_base64: pdf.toString('base64') };
+    const body: Omit<BinaryReplyBody, 'success'> = {
+      content_type: 'application/pdf',
+      filename: `${doc.bill_number}.pdf`,
+      data_base64: pdf.toString('base64'),
+    };
     return success(200, body);
   }
 
@@ -270,27 +279,4 @@ export class BillOperations {
     const users = await this.refs.many('user', ids);
     return new Map([...users].map(([id, user]) => [id, user.name]));
   }
-}
-
-/** The day-end report's cashiers, by billed_by (bills without one last). */
-function cashiersOf(groups: CashierGroup[], names: Map<number, string>) {
-  const byCashier = new Map<number | null, CashierGroup[]>();
-  for (const group of groups) byCashier.set(group.billed_by, [...(byCashier.get(group.billed_by) ?? []), group]);
-  const tally = (members: CashierGroup[]): Tally => ({
-    count: members.reduce((n, g) => n + g.count, 0),
-    grand_total: members.reduce((n, g) => n + g.grand_total, 0),
-  });
-  return [...byCashier]
-    .sort(([a], [b]) => (a ?? Number.MAX_SAFE_INTEGER) - (b ?? Number.MAX_SAFE_INTEGER))
-    .map(([billedBy, members]) => {
-      const all = tally(members);
-      return {
-        billed_by: billedBy,
-        billed_by_name: billedBy === null ? null : (names.get(billedBy) ?? null),
-        bill_count: all.count,
-        grand_total: fromCents(all.grand_total),
-        payment_methods: Object.fromEntries(PAYMENT_METHODS.map((m) => [m, tallyView(tally(members.filter((g) => g.payment_method === m)))])),
-        payment_statuses: Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, tallyView(tally(members.filter((g) => g.payment_status === s)))])),
-      };
-    });
 }

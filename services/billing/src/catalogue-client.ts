@@ -1,7 +1,12 @@
 import type { NatsConnection } from 'nats';
-import { CatalogueSubjects } from '@clinic/contracts';
-import { callService, ServiceError, ServiceTimeoutError, ServiceUnavailableError, type HandlerContext } from '@clinic/service-kit';
-import { MESSAGES } from './rules';
+import { BILLING_MESSAGES, CatalogueSubjects, type ServiceReply } from '@clinic/contracts';
+import {
+  callService,
+  ServiceError,
+  ServiceTimeoutError,
+  ServiceUnavailableError,
+  type HandlerContext,
+} from '@clinic/service-kit';
 
 const CHECK_TIMEOUT_MS = 3_000;
 
@@ -10,7 +15,7 @@ export class CatalogueClient {
   constructor(private readonly nc: NatsConnection) {}
 
   async unbillable(storeId: number, chargeIds: number[], ctx: HandlerContext): Promise<number[]> {
-    let reply;
+    let reply: ServiceReply;
     try {
       reply = await callService(
         this.nc,
@@ -21,7 +26,7 @@ export class CatalogueClient {
     } catch (err) {
       if (err instanceof ServiceUnavailableError || err instanceof ServiceTimeoutError) {
         ctx.log.warn({ err: err.message }, 'charge catalogue unavailable');
-        throw new ServiceError(503, MESSAGES.catalogueUnavailable);
+        throw new ServiceError(503, BILLING_MESSAGES.catalogueUnavailable);
       }
       throw err;
     }

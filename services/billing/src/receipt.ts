@@ -57,7 +57,9 @@ const FORMATS: Record<ReceiptSize, PageFormat> = {
 export function formatAmount(cents: Cents): string {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);
-  const units = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const units = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${sign}${units}.${String(abs % 100).padStart(2, '0')}`;
 }
 
@@ -120,7 +122,10 @@ class Writer {
   }
 
   /** Cells at fixed x offsets (fractions of the width), 4 points apart; the outer ones meet the margins. */
-  row(cells: Array<{ text: string; from: number; to: number; align?: 'left' | 'right' }>, options: { bold?: boolean } = {}): void {
+  row(
+    cells: Array<{ text: string; from: number; to: number; align?: 'left' | 'right' }>,
+    options: { bold?: boolean } = {},
+  ): void {
     this.font(options.bold ?? false);
     const boxes = cells.map((c) => {
       const x = this.left + c.from * this.width + (c.from > 0 ? 2 : 0);
@@ -136,7 +141,12 @@ class Writer {
   rule(): void {
     this.fit(6);
     this.y += 2;
-    this.doc.moveTo(this.left, this.y).lineTo(this.left + this.width, this.y).lineWidth(0.5).strokeColor('#555555').stroke();
+    this.doc
+      .moveTo(this.left, this.y)
+      .lineTo(this.left + this.width, this.y)
+      .lineWidth(0.5)
+      .strokeColor('#555555')
+      .stroke();
     this.y += 4;
   }
 
@@ -155,14 +165,13 @@ function layOut(w: Writer, data: ReceiptData, format: PageFormat): void {
   w.pair('Contact', data.patientContact);
   w.rule();
   if (format.columns) {
-    const columns = [
-      { from: 0, to: 0.52 },
-      { from: 0.52, to: 0.62, align: 'right' as const },
-      { from: 0.62, to: 0.81, align: 'right' as const },
-      { from: 0.81, to: 1, align: 'right' as const },
+    const row = ([name, qty, unitPrice, lineTotal]: readonly [string, string, string, string]) => [
+      { text: name, from: 0, to: 0.52 },
+      { text: qty, from: 0.52, to: 0.62, align: 'right' as const },
+      { text: unitPrice, from: 0.62, to: 0.81, align: 'right' as const },
+      { text: lineTotal, from: 0.81, to: 1, align: 'right' as const },
     ];
-    const heading = ['Item', 'Qty', 'Unit price', 'Line total'];
-    const headingRow = () => w.row(columns.map((c, i) => ({ ...c, text: heading[i] })), { bold: true });
+    const headingRow = () => w.row(row(['Item', 'Qty', 'Unit price', 'Line total']), { bold: true });
     headingRow();
     w.onNewPage = () => {
       w.pair(`${data.billNumber} (continued)`, data.patientName);
@@ -170,8 +179,7 @@ function layOut(w: Writer, data: ReceiptData, format: PageFormat): void {
       headingRow();
     };
     for (const item of data.items) {
-      const values = [item.name, String(item.qty), formatAmount(item.unitPrice), formatAmount(item.lineTotal)];
-      w.row(columns.map((c, i) => ({ ...c, text: values[i] })));
+      w.row(row([item.name, String(item.qty), formatAmount(item.unitPrice), formatAmount(item.lineTotal)]));
     }
   } else {
     for (const item of data.items) {
@@ -205,7 +213,11 @@ function pageMargins(format: PageFormat) {
   return { top: format.margin, left: format.margin, right: format.margin, bottom: 0 };
 }
 
-function render(data: ReceiptData, format: PageFormat, pageHeight: number): { doc: PDFKit.PDFDocument; height: number } {
+function render(
+  data: ReceiptData,
+  format: PageFormat,
+  pageHeight: number,
+): { doc: PDFKit.PDFDocument; height: number } {
   const doc = new PDFDocument({
     size: [format.width, pageHeight],
     margins: pageMargins(format),

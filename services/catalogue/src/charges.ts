@@ -1,70 +1,68 @@
-/** Hospital-charge operations: the spec's steps in order, over the repository. */
-import { failure, success, type Caller, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import { EncodedReply, notFound, pathId, type RecordLocks } from '@clinic/service-kit';
-import type { ChargeRepository } from './repository';
+/** Hospital-charge operations: the spec's steps in order, over the storage layer. */
 import {
-  MESSAGES,
-  parseChargeCheck,
-  parseChargeUpdate,
-  parseListQuery,
-  parseNewCharge,
-  sameFields,
-} from './rules';
+  CATALOGUE_MESSAGES,
+  failure,
+  success,
+  type Caller,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
+import { EncodedReply, notFound, pathId, type ClinicClock } from '@clinic/service-kit';
+import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
+import { chargeView, type ChargeStore } from './storage';
 
 export class ChargeOperations {
   constructor(
-    private readonly repo: ChargeRepository,
-    private readonly locks: RecordLocks,
+    private readonly store: ChargeStore,
+    private readonly clock: ClinicClock,
   ) {}
 
   async create(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
-    const doc = await this.repo.create(input, caller, correlationId);
-    return success(201, { message: MESSAGES.created, charge_id: doc.id });
+    const doc = await this.store.writes.create(input, { actor: caller, correlationId });
+    return success(201, { message: CATALOGUE_MESSAGES.created, charge_id: doc.id });
   }
 
   list(request: ServiceRequest): Promise<EncodedReply> {
-    return this.repo.list(parseListQuery(request.query), (charges) => new EncodedReply(success(200, { charges, count: charges.length })));
+    return this.store.queries.list(
+      parseListQuery(request.query),
+      (charges) => new EncodedReply(success(200, { charges, count: charges.length })),
+    );
   }
 
   async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.repo.findLive(pathId(request, 'charge_id', MESSAGES.notFound));
-    if (!doc) throw notFound(MESSAGES.notFound);
-    return success(200, { charge: this.repo.view(doc) });
+    const doc = await this.store.queries.findLive(pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound));
+    if (!doc) throw notFound(CATALOGUE_MESSAGES.notFound);
+    return success(200, { charge: chargeView(doc, this.clock) });
   }
 
   async update(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', MESSAGES.notFound);
+    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
     const fields = parseChargeUpdate(request.body);
-    return this.locks.run('charge', id, async () => {
-      const existing = await this.repo.findLive(id);
-      if (!existing) throw notFound(MESSAGES.notFound);
-      if (sameFields(existing, fields)) return failure(200, MESSAGES.noChanges);
-      await this.repo.update(existing, fields, caller, correlationId);
-      return success(200, { message: MESSAGES.updated });
-    });
+    // A charge that does not exist (or is deleted) is not found; one that would not change is not written.
+    const outcome = await this.store.writes.update(id, { actor: caller, correlationId }, (existing) =>
+      sameFields(existing, fields) ? null : fields,
+    );
+    if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges);
+    return success(200, { message: CATALOGUE_MESSAGES.updated });
   }
 
   async delete(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', MESSAGES.notFound);
-    await this.locks.run('charge', id, async () => {
-      const existing = await this.repo.findLive(id);
-      if (!existing) throw notFound(MESSAGES.notFound);
-      await this.repo.softDelete(existing, caller, correlationId);
-    });
-    return success(200, { message: MESSAGES.deleted });
+    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    await this.store.writes.softDelete(id, { actor: caller, correlationId });
+    return success(200, { message: CATALOGUE_MESSAGES.deleted });
   }
 
   /** Every change of a charge, oldest first; a deleted charge's too. */
   async history(request: ServiceRequest): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', MESSAGES.notFound);
-    if (!(await this.repo.exists(id))) throw notFound(MESSAGES.notFound);
-    return success(200, { charge_id: id, history: await this.repo.history.of(id) });
+    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    if (!(await this.store.queries.exists(id))) throw notFound(CATALOGUE_MESSAGES.notFound);
+    return success(200, { charge_id: id, history: await this.store.history.of(id) });
   }
 
   /** For billing: which of these charge ids cannot be billed in this store. */
   async check(request: ServiceRequest): Promise<ServiceReply> {
     const { store_id, charge_ids } = parseChargeCheck(request.body);
-    return success(200, { invalid_ids: await this.repo.unbillable(store_id, charge_ids) });
+    return success(200, { invalid_ids: await this.store.queries.unbillable(store_id, charge_ids) });
   }
 }

@@ -2,13 +2,13 @@ import './tracing';
 import { startService } from '@clinic/service-kit';
 import { catalogueHandlers } from './adapter';
 import { ChargeOperations } from './charges';
-import { ChargeRepository } from './repository';
+import { ChargeStore } from './storage';
 
 void startService({
   name: 'catalogue',
   async setup({ db, ids, outbox, clock, cache, locks }) {
-    const repo = new ChargeRepository(db, ids, outbox, clock, cache);
-    await repo.ensureIndexes();
-    return catalogueHandlers(new ChargeOperations(repo, locks));
+    const store = new ChargeStore({ db, ids, outbox, locks, cache, clock });
+    await store.prepare();
+    return catalogueHandlers(new ChargeOperations(store, clock));
   },
 });

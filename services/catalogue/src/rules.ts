@@ -1,42 +1,35 @@
 /**
  * Hospital-charge rules, in the order the spec gives them. Pure functions:
  * they take the message as received and return normalised values or throw a
- * ServiceError with the spec's status.
+ * ServiceError with the spec's status. What each field may hold, and the
+ * messages, are libs/contracts' (fields/catalogue.ts).
  */
 import {
-  CHARGE_STATUSES,
-  CHARGE_TYPES,
+  CATALOGUE_MESSAGES,
+  CHARGE_FIELDS as F,
   createChargeBodySchema,
+  FIELD_MESSAGES,
   Limits,
   updateChargeBodySchema,
+  type ChargeCheckRequest,
   type ChargeStatus,
   type ChargeType,
 } from '@clinic/contracts';
 import {
   badRequest,
   given,
-  isFiniteNumber,
   isPlainObject,
-  isPositiveId,
   queryText,
   requiredQueryId,
-  schemaProblem,
+  requireField,
+  requireShape,
   toCents,
   trimmedOrNull,
+  validField,
   type Cents,
   type PlainObject,
   type QueryParams,
 } from '@clinic/service-kit';
-
-export const MESSAGES = {
-  body: 'Request body must be a JSON object.',
-  notFound: 'Charge not found.',
-  duplicate: 'A charge with this name already exists in this store.',
-  noChanges: 'No changes were made.',
-  created: 'Charge created successfully.',
-  updated: 'Charge updated successfully.',
-  deleted: 'Charge deleted successfully.',
-} as const;
 
 export interface ChargeFields {
   charge_name: string;
@@ -56,46 +49,36 @@ export function nameKey(name: string): string {
 }
 
 function requireBody(body: unknown): PlainObject {
-  if (!isPlainObject(body)) throw badRequest(MESSAGES.body);
+  if (!isPlainObject(body)) throw badRequest(CATALOGUE_MESSAGES.body);
   return body;
 }
 
 function checkPresence(body: PlainObject, fields: string[]): void {
-  for (const field of fields) {
-    const value = body[field];
-    if (!given(body, field) || (typeof value === 'string' && value.trim() === '')) throw badRequest(`${field} is required.`);
-  }
-  if (typeof body.charge_name !== 'string') throw badRequest('charge_name must be a string.');
+  for (const field of fields) requireField(body, field);
+  if (typeof body.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText('charge_name'));
 }
 
 function checkCommonFields(body: PlainObject): ChargeFields {
-  if (!isFiniteNumber(body.amount) || body.amount < 0) throw badRequest('amount must be a number greater than or equal to 0.');
-  if (body.amount > Limits.moneyMax) throw badRequest(`amount must be at most ${Limits.moneyMax}.`);
-  if (!(CHARGE_TYPES as readonly unknown[]).includes(body.charge_type)) throw badRequest('charge_type must be General or Lab.');
-  const status = given(body, 'status') ? body.status : 'Active';
-  if (!(CHARGE_STATUSES as readonly unknown[]).includes(status)) throw badRequest('status must be Active or Inactive.');
-  if (given(body, 'notes') && typeof body.notes !== 'string') throw badRequest('notes must be a string.');
+  const amount = validField(F.amount, body.amount, 'amount');
+  const chargeType = validField(F.charge_type, body.charge_type, 'charge_type');
+  const status = validField(F.status, given(body, 'status') ? body.status : F.status.default, 'status');
+  if (given(body, 'notes') && typeof body.notes !== 'string') throw badRequest(FIELD_MESSAGES.notText('notes'));
   return {
     charge_name: (body.charge_name as string).trim(),
-    charge_type: body.charge_type as ChargeType,
-    amount_cents: toCents(body.amount),
-    status: status as ChargeStatus,
+    charge_type: chargeType,
+    amount_cents: toCents(amount),
+    status,
     notes: trimmedOrNull(body.notes),
   };
-}
-
-function checkShape(schema: Record<string, unknown>, body: PlainObject): void {
-  const problem = schemaProblem(schema, body);
-  if (problem) throw badRequest(problem);
 }
 
 export function parseNewCharge(raw: unknown): NewCharge {
   const body = requireBody(raw);
   checkPresence(body, ['charge_name', 'charge_type', 'amount', 'store_id']);
-  if (!isPositiveId(body.store_id)) throw badRequest('store_id must be a positive integer.');
+  const storeId = validField(F.store_id, body.store_id, 'store_id');
   const fields = checkCommonFields(body);
-  checkShape(createChargeBodySchema, body);
-  return { ...fields, store_id: body.store_id };
+  requireShape(createChargeBodySchema, body);
+  return { ...fields, store_id: storeId };
 }
 
 export function parseChargeUpdate(raw: unknown): ChargeFields {
@@ -103,7 +86,7 @@ export function parseChargeUpdate(raw: unknown): ChargeFields {
   checkPresence(body, ['charge_name', 'charge_type', 'amount']);
   const fields = checkCommonFields(body);
   // store_id, id, created_by and the timestamps of a charge read back are ignored: none of them can change.
-  checkShape(updateChargeBodySchema, body);
+  requireShape(updateChargeBodySchema, body);
   return fields;
 }
 
@@ -135,17 +118,10 @@ export function parseListQuery(query: QueryParams): ChargeListFilter {
   return filter;
 }
 
-export interface ChargeCheck {
-  store_id: number;
-  charge_ids: number[];
-}
-
-export function parseChargeCheck(raw: unknown): ChargeCheck {
+export function parseChargeCheck(raw: unknown): ChargeCheckRequest {
   const body = requireBody(raw);
-  if (!isPositiveId(body.store_id)) throw badRequest('store_id must be a positive integer.');
-  const ids = body.charge_ids;
-  if (!Array.isArray(ids) || ids.length === 0 || ids.length > Limits.billItemsMax || !ids.every(isPositiveId)) {
-    throw badRequest(`charge_ids must be a list of 1 to ${Limits.billItemsMax} positive integers.`);
-  }
-  return { store_id: body.store_id, charge_ids: ids };
+  return {
+    store_id: validField(F.store_id, body.store_id, 'store_id'),
+    charge_ids: validField(F.charge_ids, body.charge_ids, 'charge_ids'),
+  };
 }

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -12,19 +10,14 @@ import Fastify, {
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { NatsConnection } from 'nats';
-import sjson from 'secure-json-parse';
 import {
   ADMIN_ONLY,
   AUTH_MESSAGES,
-  BAD_IDEMPOTENCY_KEY_MESSAGE,
   decideAccess,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
   HTTP_ROUTES,
   IDEMPOTENCY_KEY_PATTERN,
-  Limits,
-  nestsDeeperThan,
-  TOO_DEEP_MESSAGE,
   type Access,
   type HttpRoute,
 } from '@clinic/contracts';
@@ -39,31 +32,18 @@ import {
   type TokenVerifier,
 } from '@clinic/service-kit';
 import { registerAsyncApiDocs } from './asyncapi';
-import { authenticate, HttpError } from './auth';
+import { authenticate } from './auth';
 import { sendBinary } from './binary';
-import { requestEnvelope } from './envelope';
+import { DRAIN_LIMIT_BYTES, parseJsonBodies } from './body';
 import type { GatewayConfig } from './config';
+import { requestEnvelope } from './envelope';
+import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 import { HealthChecker } from './health';
-import { allowedMethods } from './methods';
+import { allowedMethods, DOCS_PREFIX, PARAM_LENGTH_MAX } from './methods';
 import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
 import { registerRateLimits } from './rate-limit';
+import { clientErrorHandler, frameworkErrors } from './refusals';
 import { instrumentGateway } from './telemetry';
-
-export const GATEWAY_MESSAGES = {
-  notFound: 'Route not found.',
-  methodNotAllowed: 'Method not allowed for this route.',
-  invalidJson: 'Request body must be valid JSON.',
-  poisoned: 'Request body must not contain __proto__ or constructor.prototype keys.',
-  tooLarge: 'Request body is too large.',
-  unavailable: 'Service unavailable. Please retry.',
-  timeout: 'The service did not answer in time. Please retry.',
-  badIdempotencyKey: BAD_IDEMPOTENCY_KEY_MESSAGE,
-  pathTooLong: 'Request path is too long.',
-  badPath: 'Request path is malformed.',
-  headersTooLarge: 'Request headers are too large.',
-  badRequest: 'Malformed HTTP request.',
-  requestTimeout: 'Request timed out.',
-} as const;
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -71,88 +51,12 @@ export interface GatewayDeps {
   log: Logger;
 }
 
-/**
- * An oversized body is still read (and discarded) up to this size, so that the
- * client, which is usually still sending, receives the 413 instead of a reset
- * connection. Beyond it the connection is dropped.
- */
-const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
-
-function readLimitedBody(
-  payload: NodeJS.ReadableStream & { destroy(): void },
-  limit: number,
-  callback: (err: HttpError | Error | null, body?: Buffer) => void,
-): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let finished = false;
-  const finish = (err: HttpError | Error | null, body?: Buffer) => {
-    if (finished) return;
-    finished = true;
-    callback(err, body);
-  };
-  payload.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > DRAIN_LIMIT_BYTES) {
-      payload.destroy();
-      finish(new HttpError(413, GATEWAY_MESSAGES.tooLarge));
-    } else if (size <= limit) {
-      chunks.push(chunk);
-    } else {
-      chunks.length = 0;
-    }
-  });
-  payload.on('end', () => finish(size > limit ? new HttpError(413, GATEWAY_MESSAGES.tooLarge) : null, Buffer.concat(chunks)));
-  payload.on('error', (err: Error) => finish(err));
-}
-
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const raw = request.headers[HeaderNames.idempotencyKey];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw))
+    throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
   return raw;
-}
-
-/**
- * Requests Node's HTTP parser refuses before Fastify sees them (headers over
- * its 16 KiB limit, a malformed request, a timeout) still get the envelope,
- * written straight to the socket, and one log line.
- */
-function clientErrorHandler(log: Logger) {
-  // The parser keeps failing on what the client is still sending: the first refusal is the answer.
-  const answered = new WeakSet<Duplex>();
-  return (err: Error & { code?: string }, socket: Duplex): void => {
-    if (err.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
-    answered.add(socket);
-    const [status, error] =
-      err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, GATEWAY_MESSAGES.headersTooLarge]
-        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, GATEWAY_MESSAGES.requestTimeout]
-          : [400, GATEWAY_MESSAGES.badRequest];
-    const correlationId = randomUUID();
-    const body = JSON.stringify({ success: false, error });
-    log.info({ correlation_id: correlationId, status, cause: err.code ?? err.message }, 'request refused by the HTTP parser');
-    socket.end(
-      [
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-        'content-type: application/json; charset=utf-8',
-        `content-length: ${Buffer.byteLength(body)}`,
-        `${HeaderNames.correlationId}: ${correlationId}`,
-        'connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-    );
-  };
-}
-
-/** Fastify's own refusals before routing: a path parameter over maxParamLength (414), a malformed path (400). */
-function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const [status, message] = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, GATEWAY_MESSAGES.pathTooLong] : [400, GATEWAY_MESSAGES.badPath];
-  request.log.info({ method: request.method, url: request.url.slice(0, 300), status, cause: error.code }, 'request completed');
-  reply.header(HeaderNames.correlationId, request.id);
-  sendFailure(reply, status, message);
 }
 
 export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<FastifyInstance> {
@@ -161,8 +65,9 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'correlation_id' }),
     genReqId: (req) => readCorrelationId(req.headers[HeaderNames.correlationId] as string | undefined) ?? randomUUID(),
-    // The parser below enforces bodyLimitBytes; this is only the outer bound.
+    // parseJsonBodies enforces bodyLimitBytes; this is only the outer bound.
     bodyLimit: DRAIN_LIMIT_BYTES,
+    routerOptions: { maxParamLength: PARAM_LENGTH_MAX },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
@@ -171,26 +76,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   const verifyToken = createTokenVerifier(config.tokens);
   const health = new HealthChecker(nc, config.healthTimeoutMs);
 
-  // Bodies are parsed here whatever their declared type, so that anything that
-  // is not JSON gets the spec's 400; an empty body reaches the service as
-  // "no body". Prototype-poisoning keys are rejected outright.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (request, payload, done) => {
-    readLimitedBody(payload, config.bodyLimitBytes, (err, body) => {
-      if (err) return done(err, undefined);
-      if (!body || body.length === 0) return done(null, undefined);
-      try {
-        const parsed: unknown = sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
-        if (nestsDeeperThan(parsed, Limits.jsonDepthMax)) return done(new HttpError(400, TOO_DEEP_MESSAGE), undefined);
-        // Forwarded as it came: re-encoded, a body can grow (1e20 is written 100000000000000000000).
-        request.rawBody = withoutBom(body);
-        done(null, parsed);
-      } catch (parseError) {
-        const poisoned = parseError instanceof SyntaxError && /forbidden/i.test(parseError.message);
-        done(new HttpError(400, poisoned ? GATEWAY_MESSAGES.poisoned : GATEWAY_MESSAGES.invalidJson), undefined);
-      }
-    });
-  });
+  parseJsonBodies(app, config.bodyLimitBytes);
   // Schemas document the API; each service validates its own messages in the
   // spec's rule order, so the gateway neither validates nor reshapes.
   app.setValidatorCompiler(() => () => true);
@@ -200,7 +86,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
     // A known path asked with a method it does not have: 405, before any body is read.
-    const allowed = allowedMethods(request.url);
+    const allowed = allowedMethods(app, request.url);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendFailure(reply, 405, GATEWAY_MESSAGES.methodNotAllowed);
@@ -236,9 +122,10 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   await registerRateLimits(app, config.rateLimit);
   await app.register(fastifySwagger, {
     openapi: openApiDocument(),
-    transformObject: (document) => finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
+    transformObject: (document) =>
+      finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX });
   registerAsyncApiDocs(app);
 
   // Liveness for anyone (load balancers, compose): status only, never rate-limited. The report
@@ -247,10 +134,14 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     const liveness = await health.liveness();
     return reply.code(liveness.success ? 200 : 503).send(liveness);
   });
-  app.get('/health/details', { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request, verifyToken) }, async (_request, reply) => {
-    const report = await health.report();
-    return reply.code(report.success ? 200 : 503).send(report);
-  });
+  app.get(
+    '/health/details',
+    { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request, verifyToken) },
+    async (_request, reply) => {
+      const report = await health.report();
+      return reply.code(report.success ? 200 : 503).send(report);
+    },
+  );
 
   for (const route of HTTP_ROUTES) {
     app.route({
@@ -287,23 +178,18 @@ async function authorize(access: Access, request: FastifyRequest, verifyToken: T
   if (decideAccess(access, caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
 }
 
-const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-
-function withoutBom(body: Buffer): Buffer {
-  return body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
-}
-
-function sendFailure(reply: FastifyReply, status: number, error: string): FastifyReply {
-  return reply.code(status).send({ success: false, error });
-}
-
 async function forward(
   route: HttpRoute,
   request: FastifyRequest,
   reply: FastifyReply,
   { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
 ): Promise<FastifyReply> {
-  const envelope = requestEnvelope(route, request.params as Record<string, string>, request.query as Record<string, string | string[]>, request.rawBody);
+  const envelope = requestEnvelope(
+    route,
+    request.params as Record<string, string>,
+    request.query as Record<string, string | string[]>,
+    request.rawBody,
+  );
   if (envelope.length > (nc.info?.max_payload ?? Infinity)) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
 
   try {
@@ -317,7 +203,10 @@ async function forward(
     const { status, body } = splitReply(raw);
     const binary = route.produces && status === 200 ? sendBinary(reply.code(status), route.produces, body) : null;
     if (binary) return binary;
-    return reply.code(status).type('application/json; charset=utf-8').send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    return reply
+      .code(status)
+      .type('application/json; charset=utf-8')
+      .send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   } catch (err) {
     if (err instanceof ServiceUnavailableError) {
       request.outcome = { subject: route.subject, cause: 'no responder' };

@@ -43,12 +43,17 @@ export function registerAsyncApiDocs(app: FastifyInstance): void {
   const loaded = new Map<string, Promise<Buffer>>();
   const hide = { schema: { hide: true } };
 
-  app.get(ASYNCAPI_PATHS.document, hide, (_request, reply) => reply.type('application/json; charset=utf-8').send(document));
+  app.get(ASYNCAPI_PATHS.document, hide, (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(document),
+  );
   app.get(ASYNCAPI_PATHS.page, hide, (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
   app.get<{ Params: { asset: string } }>(`${ASYNCAPI_PATHS.page}/:asset`, hide, async (request, reply) => {
     const asset = ASSETS[request.params.asset];
     if (!asset) return reply.callNotFound();
     if (!loaded.has(asset.file)) loaded.set(asset.file, readFile(join(componentDir, asset.file)));
-    return reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(await loaded.get(asset.file)!);
+    return reply
+      .type(asset.type)
+      .header('cache-control', 'public, max-age=3600')
+      .send(await loaded.get(asset.file)!);
   });
 }

@@ -1,14 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { TokenRefused, type TokenVerifier, type VerifiedCaller } from '@clinic/service-kit';
-
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { HttpError } from './errors';
 
 /** The caller named by the request's bearer token (and the token, to forward), or a 401. */
 export function authenticate(request: FastifyRequest, verifyToken: TokenVerifier): VerifiedCaller {

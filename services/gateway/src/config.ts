@@ -1,4 +1,17 @@
-import { envInt, envString, natsSettings, tokenPolicyFromEnv, type NatsSettings, type TokenPolicy } from '@clinic/service-kit';
+import {
+  METRICS_ENV,
+  metricsSettingsOf,
+  NATS_ENV,
+  natsSettings,
+  readEnv,
+  TOKEN_ENV,
+  tokenPolicyOf,
+  type EnvProperties,
+  type EnvValues,
+  type MetricsSettings,
+  type NatsSettings,
+  type TokenPolicy,
+} from '@clinic/service-kit';
 
 export interface GatewayConfig {
   host: string;
@@ -9,8 +22,8 @@ export interface GatewayConfig {
   requestTimeoutMs: number;
   healthTimeoutMs: number;
   bodyLimitBytes: number;
-  logLevel: string;
   rateLimit: RateLimitConfig;
+  metrics: MetricsSettings;
 }
 
 /** Requests allowed per window; `max` 0 turns rate limiting off. */
@@ -24,26 +37,45 @@ export interface RateLimitConfig {
   ipMax: number;
 }
 
-export function rateLimitConfig(): RateLimitConfig {
-  const max = envInt('RATE_LIMIT_MAX', 0);
+const RATE_LIMIT_ENV = {
+  RATE_LIMIT_MAX: { type: 'integer', default: 0 },
+  RATE_LIMIT_WINDOW_MS: { type: 'integer', default: 60_000 },
+  // Unset: a quarter of RATE_LIMIT_MAX (writes), all of it (requests without a token).
+  RATE_LIMIT_WRITE_MAX: { type: 'integer' },
+  RATE_LIMIT_IP_MAX: { type: 'integer' },
+} as const satisfies EnvProperties;
+
+const GATEWAY_ENV = {
+  HOST: { type: 'string', default: '0.0.0.0' },
+  PORT: { type: 'integer', default: 3000 },
+  REQUEST_TIMEOUT_MS: { type: 'integer', default: 5_000 },
+  HEALTH_TIMEOUT_MS: { type: 'integer', default: 1_000 },
+  BODY_LIMIT_BYTES: { type: 'integer', default: 512 * 1024 },
+  ...RATE_LIMIT_ENV,
+} as const satisfies EnvProperties;
+
+export function rateLimitConfig(env: EnvValues<typeof RATE_LIMIT_ENV> = readEnv(RATE_LIMIT_ENV)): RateLimitConfig {
+  const max = env.RATE_LIMIT_MAX;
   return {
-    windowMs: envInt('RATE_LIMIT_WINDOW_MS', 60_000),
+    windowMs: env.RATE_LIMIT_WINDOW_MS,
     max,
-    writeMax: envInt('RATE_LIMIT_WRITE_MAX', Math.max(1, Math.floor(max / 4))),
-    ipMax: envInt('RATE_LIMIT_IP_MAX', max),
+    writeMax: env.RATE_LIMIT_WRITE_MAX ?? Math.max(1, Math.floor(max / 4)),
+    ipMax: env.RATE_LIMIT_IP_MAX ?? max,
   };
 }
 
+/** The gateway's settings, read with one schema; a bad value stops it at start-up. */
 export function gatewayConfig(): GatewayConfig {
+  const env = readEnv({ ...NATS_ENV, ...TOKEN_ENV, ...METRICS_ENV, ...GATEWAY_ENV });
   return {
-    host: envString('HOST', '0.0.0.0'),
-    port: envInt('PORT', 3000),
-    nats: natsSettings(),
-    tokens: tokenPolicyFromEnv(),
-    requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS', 5_000),
-    healthTimeoutMs: envInt('HEALTH_TIMEOUT_MS', 1_000),
-    bodyLimitBytes: envInt('BODY_LIMIT_BYTES', 512 * 1024),
-    logLevel: envString('LOG_LEVEL', 'info'),
-    rateLimit: rateLimitConfig(),
+    host: env.HOST,
+    port: env.PORT,
+    nats: natsSettings(env),
+    tokens: tokenPolicyOf(env),
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    healthTimeoutMs: env.HEALTH_TIMEOUT_MS,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    rateLimit: rateLimitConfig(env),
+    metrics: metricsSettingsOf(env),
   };
 }

@@ -44,11 +44,19 @@ async function checkHealth(nc: NatsConnection, timeoutMs: number): Promise<Healt
     natsRoundTrip(nc, timeoutMs),
     ...SERVICE_NAMES.map(async (name) => {
       try {
-        const reply = await callService(nc, ServiceSubjects[name].health, {}, { correlationId: `health-${name}`, timeoutMs });
+        const reply = await callService(
+          nc,
+          ServiceSubjects[name].health,
+          {},
+          { correlationId: `health-${name}`, timeoutMs },
+        );
         if (reply.status === 200 && reply.body.success) {
           return [name, { status: 'ok' as const, instance: String(reply.body.instance ?? '') }] as const;
         }
-        return [name, { status: 'down' as const, detail: reply.body.success ? 'unhealthy' : reply.body.error }] as const;
+        return [
+          name,
+          { status: 'down' as const, detail: reply.body.success ? 'unhealthy' : reply.body.error },
+        ] as const;
       } catch (err) {
         return [name, { status: 'down' as const, detail: (err as Error).message }] as const;
       }

@@ -1,29 +1,27 @@
 import './tracing';
-import { connectNats, createLogger, envString, exitOnStartupFailure, metricsSettings, onShutdownSignal, startMetrics, stopTracing } from '@clinic/service-kit';
+import { connectNats, createLogger, runProcess, startMetrics, stopTracing } from '@clinic/service-kit';
 import { buildGateway } from './app';
 import { gatewayConfig } from './config';
 
 async function main(): Promise<void> {
-  const log = createLogger('gateway', envString('LOG_LEVEL', 'info'));
-  try {
+  const log = createLogger('gateway');
+  await runProcess(log, async () => {
     // Refuses, with NODE_ENV=production, the development secret and HS256 secrets under 32 bytes.
     const config = gatewayConfig();
     if (config.tokens.key.algorithm === 'HS256' && config.tokens.key.isDevDefault) {
       log.warn('JWT_SECRET is not set: using the development default secret. Never run production like this.');
     }
-    const metrics = await startMetrics('gateway', metricsSettings(), log);
+    const metrics = await startMetrics('gateway', config.metrics, log);
     const nc = await connectNats(config.nats, { name: 'gateway', log });
     const app = await buildGateway({ config, nc, log });
     await app.listen({ host: config.host, port: config.port });
-    onShutdownSignal(log, async () => {
+    return async () => {
       await app.close();
       await nc.drain();
       await metrics?.close();
       await stopTracing();
-    });
-  } catch (err) {
-    exitOnStartupFailure(log)(err);
-  }
+    };
+  });
 }
 
 void main();

@@ -6,12 +6,18 @@ const CREATED_ID_LINKS: Array<{ create: string; idField: string; param: string; 
   { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}/history' },
   { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}/receipt' },
   { create: '/hospital_charges', idField: 'charge_id', param: 'charge_id', path: '/hospital_charges/{charge_id}' },
-  { create: '/hospital_charges', idField: 'charge_id', param: 'charge_id', path: '/hospital_charges/{charge_id}/history' },
+  {
+    create: '/hospital_charges',
+    idField: 'charge_id',
+    param: 'charge_id',
+    path: '/hospital_charges/{charge_id}/history',
+  },
   { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/get_session/{session_id}' },
   { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/update_session/{session_id}' },
   { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/delete_session/{session_id}' },
 ];
 
+// biome-ignore lint/suspicious/noExplicitAny: @fastify/swagger's document, edited in place below
 type OpenApiObject = { paths?: Record<string, Record<string, any>> };
 
 /**

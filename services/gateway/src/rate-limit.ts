@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
-import { HttpError } from './auth';
+import { HttpError } from './errors';
 import type { RateLimitConfig } from './config';
 
 export const RATE_LIMIT_MESSAGE = (after: string) => `Too many requests. Retry in ${after}.`;

@@ -4,7 +4,15 @@
  * The NATS request outcomes are counted by callServiceRaw (service-kit).
  */
 import type { FastifyInstance } from 'fastify';
-import { counter, gauge, histogram, LATENCY_BUCKETS, metricsEnabled, traceLogFields, tracingActive } from '@clinic/service-kit';
+import {
+  counter,
+  gauge,
+  histogram,
+  LATENCY_BUCKETS,
+  metricsEnabled,
+  traceLogFields,
+  tracingActive,
+} from '@clinic/service-kit';
 
 /** Requests no route matched are counted under one label, so that scanners cannot grow the series. */
 const UNMATCHED = 'unmatched';
@@ -19,9 +27,21 @@ export function instrumentGateway(app: FastifyInstance): void {
     });
   }
   if (!metricsEnabled()) return;
-  const requests = counter('clinic_http_requests_total', 'HTTP requests answered, by route, method and status', ['route', 'method', 'status']);
-  const duration = histogram('clinic_http_request_duration_seconds', 'HTTP request durations, by route and method', ['route', 'method'], LATENCY_BUCKETS);
-  const inFlight = gauge({ name: 'clinic_http_requests_in_flight', help: 'HTTP requests received and not yet answered' });
+  const requests = counter('clinic_http_requests_total', 'HTTP requests answered, by route, method and status', [
+    'route',
+    'method',
+    'status',
+  ]);
+  const duration = histogram(
+    'clinic_http_request_duration_seconds',
+    'HTTP request durations, by route and method',
+    ['route', 'method'],
+    LATENCY_BUCKETS,
+  );
+  const inFlight = gauge({
+    name: 'clinic_http_requests_in_flight',
+    help: 'HTTP requests received and not yet answered',
+  });
   app.addHook('onRequest', (_request, reply, done) => {
     inFlight.inc();
     // 'close' comes once whether the response was sent or the client went away.

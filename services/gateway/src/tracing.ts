@@ -1,6 +1,6 @@
 // Imported first by main.ts: the OpenTelemetry SDK, with @fastify/otel, starts before Fastify is created.
 import type { FastifyRequest } from 'fastify';
-import { startTracing } from '@clinic/service-kit/dist/tracing';
+import { startTracing } from '@clinic/service-kit/tracing';
 
 startTracing('gateway', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

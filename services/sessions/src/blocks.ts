@@ -25,10 +25,14 @@ export class DayBlocks {
     holidays: HolidayRecord[],
     readonly shown: boolean,
   ) {
-    for (const leave of leaves) this.leavesByDoctor.set(leave.doctor_id, [...(this.leavesByDoctor.get(leave.doctor_id) ?? []), leave]);
+    for (const leave of leaves)
+      this.leavesByDoctor.set(leave.doctor_id, [...(this.leavesByDoctor.get(leave.doctor_id) ?? []), leave]);
     // A branch's own holiday is named before one of every branch.
-    const ordered = [...holidays].sort((a, b) => Number(a.store_id === null) - Number(b.store_id === null) || a.id - b.id);
-    for (const holiday of ordered) this.holidaysByDate.set(holiday.date, [...(this.holidaysByDate.get(holiday.date) ?? []), holiday]);
+    const ordered = [...holidays].sort(
+      (a, b) => Number(a.store_id === null) - Number(b.store_id === null) || a.id - b.id,
+    );
+    for (const holiday of ordered)
+      this.holidaysByDate.set(holiday.date, [...(this.holidaysByDate.get(holiday.date) ?? []), holiday]);
   }
 
   onLeave(doctorId: number, date: string): boolean {
@@ -53,8 +57,9 @@ export class DayBlocks {
   leaveSpans(): Array<{ doctor_id: number; from: string; to: string }> {
     return [...this.leavesByDoctor].map(([doctorId, leaves]) => ({
       doctor_id: doctorId,
-      from: leaves.reduce((min, l) => (l.from_date < min ? l.from_date : min), leaves[0].from_date),
-      to: leaves.reduce((max, l) => (l.to_date > max ? l.to_date : max), leaves[0].to_date),
+      // A doctor is listed with at least one leave, so neither reduce starts from nothing.
+      from: leaves.map((l) => l.from_date).reduce((min, date) => (date < min ? date : min)),
+      to: leaves.map((l) => l.to_date).reduce((max, date) => (date > max ? date : max)),
     }));
   }
 

@@ -1,19 +1,30 @@
 import { DayBlocks } from '../src/blocks';
 
-const leave = (id: number, doctor_id: number, from_date: string, to_date: string) => ({ id, doctor_id, from_date, to_date });
+const leave = (id: number, doctor_id: number, from_date: string, to_date: string) => ({
+  id,
+  doctor_id,
+  from_date,
+  to_date,
+});
 const holiday = (id: number, date: string, store_id: number | null, name: string) => ({ id, date, store_id, name });
 
 describe('DayBlocks', () => {
   const blocks = new DayBlocks(
     [leave(1, 5, '2040-03-09', '2040-03-11'), leave(2, 5, '2040-03-20', '2040-03-20')],
-    [holiday(1, '2040-03-15', null, 'National Day'), holiday(2, '2040-03-15', 2, 'Branch Day'), holiday(3, '2040-03-16', 2, 'Kandy only')],
+    [
+      holiday(1, '2040-03-15', null, 'National Day'),
+      holiday(2, '2040-03-15', 2, 'Branch Day'),
+      holiday(3, '2040-03-16', 2, 'Kandy only'),
+    ],
     true,
   );
 
   it('counts leave days inclusively, for the doctor on leave only', () => {
-    expect(['2040-03-08', '2040-03-09', '2040-03-10', '2040-03-11', '2040-03-12', '2040-03-20'].map((d) => blocks.onLeave(5, d))).toEqual([
-      false, true, true, true, false, true,
-    ]);
+    expect(
+      ['2040-03-08', '2040-03-09', '2040-03-10', '2040-03-11', '2040-03-12', '2040-03-20'].map((d) =>
+        blocks.onLeave(5, d),
+      ),
+    ).toEqual([false, true, true, true, false, true]);
     expect(blocks.onLeave(6, '2040-03-10')).toBe(false);
   });
 

@@ -1,5 +1,6 @@
 import type { DoctorRecord } from '@clinic/contracts';
-import { datesOfMonth, displayStatus, executePlan, monthLabel, planMonth, schedulingDoctors, type PlannedSession } from '../src/rules';
+import { datesOfMonth, monthLabel, planMonth, runOf, schedulingDoctors, type PlannedSession } from '../src/planning';
+import { displayStatus } from '../src/rules';
 
 const doctor = (overrides: Partial<DoctorRecord> = {}): DoctorRecord => ({
   id: 1,
@@ -46,8 +47,10 @@ describe('month planning', () => {
       const d = new Date(t);
       const month = `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
       const entry = datesOfMonth(month)[d.getUTCDate() - 1];
-      expect(entry.date).toBe(d.toISOString().slice(0, 10));
-      expect(entry.day).toBe(['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d.getUTCDay()]);
+      expect(entry?.date).toBe(d.toISOString().slice(0, 10));
+      expect(entry?.day).toBe(
+        ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d.getUTCDay()],
+      );
     }
   });
 
@@ -61,15 +64,27 @@ describe('month planning', () => {
 
   it('plans one session per schedule entry per matching weekday, ordered by date', () => {
     const plan = planMonth(
-      [doctor({ schedule: [
-        { day: 'Monday', session_no: 2, start_time: '14:00', end_time: '16:00', max_patients: 5 },
-        { day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null },
-      ] })],
+      [
+        doctor({
+          schedule: [
+            { day: 'Monday', session_no: 2, start_time: '14:00', end_time: '16:00', max_patients: 5 },
+            { day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null },
+          ],
+        }),
+      ],
       '2082-11',
     );
     expect(plan.map((p) => `${p.session_date}#${p.entry.session_no}`)).toEqual([
-      '2082-11-02#1', '2082-11-02#2', '2082-11-09#1', '2082-11-09#2', '2082-11-16#1', '2082-11-16#2',
-      '2082-11-23#1', '2082-11-23#2', '2082-11-30#1', '2082-11-30#2',
+      '2082-11-02#1',
+      '2082-11-02#2',
+      '2082-11-09#1',
+      '2082-11-09#2',
+      '2082-11-16#1',
+      '2082-11-16#2',
+      '2082-11-23#1',
+      '2082-11-23#2',
+      '2082-11-30#1',
+      '2082-11-30#2',
     ]);
   });
 
@@ -87,43 +102,41 @@ describe('month planning', () => {
   });
 });
 
-describe('executePlan (auto-creation rules 2 to 5)', () => {
+describe('runOf (auto-creation rules 2 to 5)', () => {
   const planned = (date: string, overrides: Partial<PlannedSession['entry']> = {}): PlannedSession => ({
     doctor: doctor(),
     entry: { day: 'Monday', session_no: 1, start_time: '08:00', end_time: '10:00', max_patients: null, ...overrides },
     session_date: date,
     day: 'Monday',
   });
+  const plan = [
+    planned('2082-11-02'), // past
+    planned('2082-11-30', { start_time: null }),
+    planned('2082-11-30', { session_no: 2 }), // taken
+    planned('2082-11-30', { session_no: 3 }), // row error
+    planned('2082-11-30', { session_no: 4 }),
+    planned('2082-11-30', { session_no: 5 }), // blocked by a leave or a holiday
+  ];
+  const blocked = (p: PlannedSession) => p.entry.session_no === 5;
 
-  it('skips past dates, entries without times and taken slots; a row error is counted and reported', async () => {
-    const plan = [
-      planned('2082-11-02'), // past
-      planned('2082-11-30', { start_time: null }),
-      planned('2082-11-30', { session_no: 2 }), // taken
-      planned('2082-11-30', { session_no: 3 }), // row error
-      planned('2082-11-30', { session_no: 4 }),
-    ];
-    const outcome = await executePlan(plan, '2082-11-21', async (plans) =>
-      plans.map((p) => {
+  it('stores only entries that are not past, not blocked and have times', () => {
+    expect(runOf(plan, '2082-11-21', blocked).insertable.map((p) => p.entry.session_no)).toEqual([2, 3, 4]);
+  });
+
+  it('skips past and blocked dates silently, entries without times and taken slots; a row error is counted and reported', () => {
+    const run = runOf(plan, '2082-11-21', blocked);
+    const outcome = run.outcome(
+      run.insertable.map((p) => {
         if (p.entry.session_no === 2) return 'exists';
         if (p.entry.session_no === 3) return new Error('document rejected');
         return p.entry.session_no;
       }),
     );
     expect(outcome.created).toEqual([4]);
-    expect(outcome.skipped).toBe(4);
+    expect(outcome.skipped).toBe(5);
     expect(outcome.errors).toEqual([
       'Dr. A, 2082-11-30 session 1: the schedule has no start or end time; skipped.',
       'Dr. A, 2082-11-30 session 3: could not be saved; skipped.',
     ]);
-  });
-
-  it('aborts on a whole-operation failure', async () => {
-    const lost = new Error('connection lost');
-    await expect(
-      executePlan([planned('2082-11-30')], '2082-11-01', async () => {
-        throw lost;
-      }),
-    ).rejects.toBe(lost);
   });
 });

@@ -2,7 +2,7 @@
 export function parseFlags(argv: string[]): Record<string, string> {
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i]!; // i < argv.length
     if (!arg.startsWith('--')) throw new Error(`Unexpected argument: ${arg}`);
     const eq = arg.indexOf('=');
     if (eq > 0) {

@@ -11,7 +11,10 @@ const DEMO_DIR = join(__dirname, '..', 'demo');
  * the reference records through the seed path, the charges through the API.
  * Returns what was loaded, or null when the stack already had data.
  */
-export async function loadDemoDataOnFirstStart(stack: Stack, adminToken: string): Promise<{ records: number; charges: number } | null> {
+export async function loadDemoDataOnFirstStart(
+  stack: Stack,
+  adminToken: string,
+): Promise<{ records: number; charges: number } | null> {
   const nc = await connectNats(
     { url: stack.infra.natsUrl, user: 'ops', password: stack.infra.natsPasswords.ops },
     { name: 'demo', log: createLogger('demo', 'warn'), waitForServer: false },

@@ -23,17 +23,27 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clinic-fuzz-'));
   const secret = 'fuzz-run-secret';
   say('starting a stack on free ports');
-  const stack = await Stack.start({ dataDir, infra: 'local', serviceOutput: 'file', env: { JWT_SECRET: secret, LOG_LEVEL: 'info' } });
+  const stack = await Stack.start({
+    dataDir,
+    infra: 'local',
+    serviceOutput: 'file',
+    env: { JWT_SECRET: secret, LOG_LEVEL: 'info' },
+  });
   let code = 1;
   try {
     const token = signToken({ sub: 1, role: 'admin', expiresInSeconds: 4 * 3600 }, { algorithm: 'HS256', key: secret });
     await loadDemoDataOnFirstStart(stack, token);
     const args = [
-      '--config-file', join(REPO_ROOT, 'schemathesis.toml'),
-      'run', `${stack.gatewayUrl}/docs/json`,
-      '--header', `Authorization: Bearer ${token}`,
-      '--workers', '2',
-      '--max-examples', process.env.FUZZ_MAX_EXAMPLES ?? '100',
+      '--config-file',
+      join(REPO_ROOT, 'schemathesis.toml'),
+      'run',
+      `${stack.gatewayUrl}/docs/json`,
+      '--header',
+      `Authorization: Bearer ${token}`,
+      '--workers',
+      '2',
+      '--max-examples',
+      process.env.FUZZ_MAX_EXAMPLES ?? '100',
       '--no-color',
       ...process.argv.slice(2),
     ];
@@ -44,7 +54,8 @@ async function main(): Promise<void> {
     });
     const errors = serverErrors(join(stack.logDir, 'gateway.log'));
     say(`5xx answers logged by the gateway: ${errors.length}`);
-    for (const e of errors) say(`  ${e.status} ${e.method} ${e.url} (correlation id ${e.correlation_id}; KEEP_FUZZ_DATA=1 keeps the logs)`);
+    for (const e of errors)
+      say(`  ${e.status} ${e.method} ${e.url} (correlation id ${e.correlation_id}; KEEP_FUZZ_DATA=1 keeps the logs)`);
   } finally {
     await stack.stop();
     if (!process.env.KEEP_FUZZ_DATA) rmSync(dataDir, { recursive: true, force: true });

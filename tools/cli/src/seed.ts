@@ -1,8 +1,9 @@
 // npm run seed -- <file.json>
 // Publishes reference records and waits until every service has applied them.
 import { readFileSync } from 'node:fs';
+import type { NatsConnection } from 'nats';
 import { connectNats, createLogger, natsSettings } from '@clinic/service-kit';
-import { natsPasswords, parseSeedFile, SeedError, seedReferenceData } from '@clinic/devstack';
+import { natsPasswords, parseSeedFile, SeedError, seedReferenceData, type ParsedSeed } from '@clinic/devstack';
 import { fail } from './args';
 
 async function main(): Promise<void> {
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   } catch (err) {
     fail(`Cannot read ${file} as JSON: ${(err as Error).message}`, 2);
   }
-  let seed;
+  let seed: ParsedSeed;
   try {
     seed = parseSeedFile(content);
   } catch (err) {
@@ -25,15 +26,19 @@ async function main(): Promise<void> {
   settings.user ??= 'ops';
   settings.password ??= natsPasswords().ops;
   const log = createLogger('seed', 'warn');
-  let nc;
+  let nc: NatsConnection;
   try {
     nc = await connectNats(settings, { name: 'seed', log, waitForServer: false });
   } catch (err) {
-    fail(`Cannot reach NATS at ${settings.url} (${(err as Error).message}). Is the stack running? Start it with \`npm start\`.`);
+    fail(
+      `Cannot reach NATS at ${settings.url} (${(err as Error).message}). Is the stack running? Start it with \`npm start\`.`,
+    );
   }
   try {
     const result = await seedReferenceData(nc, seed);
-    process.stdout.write(`Published ${result.published} record(s) up to stream sequence ${result.lastSeq}; every service has applied them.\n`);
+    process.stdout.write(
+      `Published ${result.published} record(s) up to stream sequence ${result.lastSeq}; every service has applied them.\n`,
+    );
   } catch (err) {
     fail(err instanceof SeedError ? err.message : `Seeding failed: ${(err as Error).message}`);
   } finally {

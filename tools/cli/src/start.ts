@@ -2,28 +2,43 @@
 import { writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { prometheusConfig, REPO_ROOT, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
-import { envInt, envOptional, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS, tracingConfigured } from '@clinic/service-kit';
+import { readEnv, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS, tracingConfigured } from '@clinic/service-kit/internal';
 import { loadDemoDataOnFirstStart } from './demo';
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
+
+const START_ENV = {
+  NATS_CLUSTER: { type: 'integer', default: 1 },
+  // Set: external servers, none started here.
+  NATS_URL: { type: 'string' },
+  MONGO_URL: { type: 'string' },
+  NATS_PORT: { type: 'integer', default: 4222 },
+  DB_PORT: { type: 'integer', default: 27017 },
+  PORT: { type: 'integer', default: 3000 },
+  JWT_MAX_LIFETIME_S: { type: 'integer', default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS },
+} as const;
+
 async function main(): Promise<void> {
+  const env = readEnv(START_ENV);
   const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
   const signing = signingKeyFromEnv();
   if (!process.env.JWT_SECRET && !process.env.JWT_PUBLIC_KEY) {
-    say('WARNING: JWT_SECRET is not set; the gateway accepts tokens signed with the development default secret. Never use it in production.');
+    say(
+      'WARNING: JWT_SECRET is not set; the gateway accepts tokens signed with the development default secret. Never use it in production.',
+    );
   }
-  const natsCluster = envInt('NATS_CLUSTER', 1);
+  const natsCluster = env.NATS_CLUSTER;
   if (natsCluster !== 1 && natsCluster !== 3) throw new Error(`NATS_CLUSTER must be 1 or 3, got ${natsCluster}`);
   const nats = natsCluster === 1 ? 'NATS' : `a ${natsCluster}-node NATS cluster`;
   say(`starting ${nats}, the database, billing, catalogue, sessions and the gateway (data in ${dataDir})`);
   const stack = await Stack.start({
     dataDir,
-    natsUrl: envOptional('NATS_URL'),
-    mongoUrl: envOptional('MONGO_URL'),
+    natsUrl: env.NATS_URL,
+    mongoUrl: env.MONGO_URL,
     infra: 'local',
-    natsPort: envInt('NATS_PORT', 4222),
-    dbPort: envInt('DB_PORT', 27017),
-    gatewayPort: envInt('PORT', 3000),
+    natsPort: env.NATS_PORT,
+    dbPort: env.DB_PORT,
+    gatewayPort: env.PORT,
     serviceOutput: 'inherit',
     natsCluster,
     // Every process that exits unexpectedly is restarted with backoff; a crash loop is given up.
@@ -51,7 +66,7 @@ async function main(): Promise<void> {
 
   const canSign = signing.algorithm === 'HS256' || Boolean(process.env.JWT_PRIVATE_KEY);
   // 12 h, or less when the services accept less (JWT_MAX_LIFETIME_S).
-  const adminLifetime = Math.min(12 * 3600, envInt('JWT_MAX_LIFETIME_S', TOKEN_MAX_LIFETIME_DEFAULT_SECONDS));
+  const adminLifetime = Math.min(12 * 3600, env.JWT_MAX_LIFETIME_S);
   const adminToken = canSign ? signToken({ sub: 1, role: 'admin', expiresInSeconds: adminLifetime }, signing) : null;
   try {
     if (adminToken) {
@@ -73,7 +88,10 @@ async function main(): Promise<void> {
     `Clinic API:    ${stack.gatewayUrl}`,
     `API docs:      ${stack.gatewayUrl}/docs (HTTP), ${stack.gatewayUrl}/docs/asyncapi (NATS; document: /docs/asyncapi.json)`,
     `Health:        ${stack.gatewayUrl}/health`,
-    `Metrics:       ${stack.metricsTargets().map((t) => `${t.replica} http://${t.address}/metrics`).join(', ')}`,
+    `Metrics:       ${stack
+      .metricsTargets()
+      .map((t) => `${t.replica} http://${t.address}/metrics`)
+      .join(', ')}`,
     `               scrape them all: prometheus --config.file=${relative(process.cwd(), scrapeConfig) || scrapeConfig}`,
     `Traces:        ${tracingConfigured() ? `OTLP to ${otlp}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them to an OTLP receiver)'}`,
     `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}`,

@@ -2,7 +2,7 @@
 // Prints a token signed for the running configuration (JWT_PRIVATE_KEY, JWT_SECRET or the development default),
 // for the gateway (Authorization: Bearer <token>) or a NATS request (`authorization` header).
 import { parseDuration, signToken } from '@clinic/devstack';
-import { envInt, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS } from '@clinic/service-kit';
+import { tokenPolicyFromEnv } from '@clinic/service-kit/internal';
 import { fail, parseFlags } from './args';
 
 const USAGE = 'usage: npm run token -- --sub <id> --role <role> [--expires 1h]';
@@ -13,8 +13,11 @@ try {
   const sub = /^-?\d+$/.test(flags.sub) && Number.isSafeInteger(Number(flags.sub)) ? Number(flags.sub) : flags.sub;
   const expiresInSeconds = parseDuration(flags.expires ?? '1h');
   // The gateway and the services refuse longer-lived tokens.
-  const maxSeconds = envInt('JWT_MAX_LIFETIME_S', TOKEN_MAX_LIFETIME_DEFAULT_SECONDS);
-  if (expiresInSeconds > maxSeconds) throw new Error(`--expires ${flags.expires} is longer than the ${maxSeconds} s the services accept (JWT_MAX_LIFETIME_S)`);
+  const maxSeconds = tokenPolicyFromEnv().maxLifetimeSeconds;
+  if (expiresInSeconds > maxSeconds)
+    throw new Error(
+      `--expires ${flags.expires} is longer than the ${maxSeconds} s the services accept (JWT_MAX_LIFETIME_S)`,
+    );
   process.stdout.write(`${signToken({ sub, role: flags.role, expiresInSeconds })}\n`);
 } catch (err) {
   fail(`${(err as Error).message}\n${USAGE}`, 2);

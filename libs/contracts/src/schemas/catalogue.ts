@@ -1,16 +1,22 @@
+/** The hospital-charge routes' requests and answers, built from the charge's field rules (fields/catalogue.ts). */
+import { CHARGE_FIELDS, CHARGE_HISTORY_ACTIONS, CHARGE_STATUSES, CHARGE_TYPES } from '../fields/catalogue';
 import { Limits } from '../limits';
-import { historyEntrySchema, IGNORED_FIELDS_NOTE, idSchema, moneySchema, nonBlank, optionalText, successSchema, timestampSchema, type JsonSchema } from './common';
-
-export const CHARGE_TYPES = ['General', 'Lab'] as const;
-export const CHARGE_STATUSES = ['Active', 'Inactive'] as const;
-export type ChargeType = (typeof CHARGE_TYPES)[number];
-export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+import {
+  historyEntrySchema,
+  IGNORED_FIELDS_NOTE,
+  idSchema,
+  nonBlank,
+  optionalText,
+  successSchema,
+  timestampSchema,
+  type JsonSchema,
+} from './common';
 
 const chargeFields: Record<string, JsonSchema> = {
   charge_name: nonBlank(Limits.nameMaxLength),
-  charge_type: { type: 'string', enum: [...CHARGE_TYPES] },
-  amount: moneySchema,
-  status: { type: 'string', enum: [...CHARGE_STATUSES], default: 'Active' },
+  charge_type: CHARGE_FIELDS.charge_type.schema,
+  amount: CHARGE_FIELDS.amount.schema,
+  status: CHARGE_FIELDS.status.schema,
   notes: optionalText(Limits.notesMaxLength),
 };
 
@@ -20,7 +26,7 @@ export const createChargeBodySchema: JsonSchema = {
   description: IGNORED_FIELDS_NOTE,
   example: { charge_name: 'Vitamin D', charge_type: 'Lab', amount: 3500, store_id: 1, notes: 'Fasting not required' },
   required: ['charge_name', 'charge_type', 'amount', 'store_id'],
-  properties: { ...chargeFields, store_id: idSchema },
+  properties: { ...chargeFields, store_id: CHARGE_FIELDS.store_id.schema },
 };
 
 export const updateChargeBodySchema: JsonSchema = {
@@ -57,8 +63,17 @@ const identitySchema: JsonSchema = {
 export const chargeSchema: JsonSchema = {
   type: 'object',
   required: [
-    'id', 'charge_name', 'charge_type', 'amount', 'status', 'notes', 'store_id',
-    'created_by', 'updated_by', 'created_at', 'updated_at',
+    'id',
+    'charge_name',
+    'charge_type',
+    'amount',
+    'status',
+    'notes',
+    'store_id',
+    'created_by',
+    'updated_by',
+    'created_at',
+    'updated_at',
   ],
   properties: {
     id: idSchema,
@@ -75,12 +90,30 @@ export const chargeSchema: JsonSchema = {
   },
 };
 
-export const CHARGE_HISTORY_ACTIONS = ['created', 'updated', 'deleted'] as const;
-export type ChargeHistoryAction = (typeof CHARGE_HISTORY_ACTIONS)[number];
-
 export const catalogueResponses = {
   created: successSchema({ message: { type: 'string' }, charge_id: idSchema }),
-  history: successSchema({ charge_id: idSchema, history: { type: 'array', items: historyEntrySchema(CHARGE_HISTORY_ACTIONS) } }),
+  history: successSchema({
+    charge_id: idSchema,
+    history: { type: 'array', items: historyEntrySchema(CHARGE_HISTORY_ACTIONS) },
+  }),
   list: successSchema({ charges: { type: 'array', items: chargeSchema }, count: { type: 'integer' } }),
   one: successSchema({ charge: chargeSchema }),
+};
+
+/** Billing's check of a bill's charges (catalogue.charge.check), which the catalogue answers. */
+export interface ChargeCheckRequest {
+  store_id: number;
+  charge_ids: number[];
+}
+
+export interface ChargeCheckReply {
+  success: true;
+  /** The ids that are not Active, deleted, missing or of another store. */
+  invalid_ids: number[];
+}
+
+export const chargeCheckBodySchema: JsonSchema = {
+  type: 'object',
+  required: ['store_id', 'charge_ids'],
+  properties: { store_id: CHARGE_FIELDS.store_id.schema, charge_ids: CHARGE_FIELDS.charge_ids.schema },
 };

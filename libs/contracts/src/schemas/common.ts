@@ -9,8 +9,12 @@ export type JsonSchema = Record<string, unknown>;
 export const idSchema: JsonSchema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 /** A calendar date `YYYY-MM-DD` (2026-02-30 is not one). */
 export const dateSchema: JsonSchema = { type: 'string', format: 'date', example: '2026-11-21' };
-export const timeSchema: JsonSchema = { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', example: '09:00' };
-export const monthSchema: JsonSchema = { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$', example: '2026-12' };
+/** `HH:MM`, 00:00 to 23:59. */
+export const TIME_PATTERN = '^([01]\\d|2[0-3]):[0-5]\\d$';
+export const timeSchema: JsonSchema = { type: 'string', pattern: TIME_PATTERN, example: '09:00' };
+/** `YYYY-MM` (without the anchors, so that a schema can make it optional). */
+export const MONTH_SHAPE = '\\d{4}-(0[1-9]|1[0-2])';
+export const monthSchema: JsonSchema = { type: 'string', pattern: `^${MONTH_SHAPE}$`, example: '2026-12' };
 export const timestampSchema: JsonSchema = {
   type: 'string',
   nullable: true,
@@ -26,7 +30,25 @@ export const signedMoneySchema: JsonSchema = { type: 'number', minimum: -Limits.
  */
 export const IGNORED_FIELDS_NOTE = 'Other fields are accepted and ignored: they are neither stored nor echoed.';
 
-export const nonBlank = (maxLength: number): JsonSchema => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S' });
+/** `A, B or C`: a list of values in a description. */
+export const orList = (values: readonly string[]): string =>
+  values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
+
+export const nonBlank = (maxLength: number): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength,
+  pattern: '\\S',
+});
+/** A field where null, or an empty string, is stored as null (`description` says what null means). */
+export const orEmptyAsNull = (schema: JsonSchema, description: string): JsonSchema => ({
+  description,
+  anyOf: [
+    { ...schema, nullable: true },
+    { type: 'string', maxLength: 0 },
+  ],
+});
+
 export const optionalText = (maxLength: number): JsonSchema => ({ type: 'string', nullable: true, maxLength });
 
 export const failureSchema: JsonSchema = {
@@ -53,7 +75,7 @@ export function pathParams(name: string): JsonSchema {
   return {
     type: 'object',
     required: [name],
-    properties: { [name]: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+    properties: { [name]: idSchema },
   };
 }
 

@@ -1,14 +1,20 @@
+/** The channeling-session routes' requests and answers, built from the session's field rules (fields/sessions.ts). */
+import { NEW_SESSION_STATUS, SESSION_DISPLAY_STATUSES, SESSION_FIELDS as F, WEEKDAYS } from '../fields/sessions';
 import { Limits } from '../limits';
-import { dateSchema, IGNORED_FIELDS_NOTE, idSchema, optionalText, successSchema, timeSchema, type JsonSchema } from './common';
+import {
+  orEmptyAsNull,
+  dateSchema,
+  IGNORED_FIELDS_NOTE,
+  idSchema,
+  MONTH_SHAPE,
+  optionalText,
+  orList,
+  successSchema,
+  timeSchema,
+  type JsonSchema,
+} from './common';
 
-export const SESSION_DISPLAY_STATUSES = ['Open', 'Closed', 'Full'] as const;
-export const SESSION_STORED_STATUSES = ['active', 'cancelled', 'completed'] as const;
-export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
-export type SessionDisplayStatus = (typeof SESSION_DISPLAY_STATUSES)[number];
-export type SessionStoredStatus = (typeof SESSION_STORED_STATUSES)[number];
-export type Weekday = (typeof WEEKDAYS)[number];
-
-const maxPatientsSchema: JsonSchema = { type: 'integer', minimum: 1, maximum: Limits.maxPatientsMax };
+const quoted = (values: readonly string[]) => values.map((v) => `\`${v}\``);
 
 export const addSessionBodySchema: JsonSchema = {
   type: 'object',
@@ -16,13 +22,18 @@ export const addSessionBodySchema: JsonSchema = {
   description: IGNORED_FIELDS_NOTE,
   required: ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time'],
   properties: {
-    doctor_id: idSchema,
-    session_date: { ...dateSchema, description: 'today or later, in the clinic time zone' },
-    session_no: { type: 'integer', minimum: 1, maximum: Limits.sessionNoMax },
-    start_time: timeSchema,
-    end_time: { ...timeSchema, description: 'later than start_time' },
-    max_patients: { ...maxPatientsSchema, nullable: true, description: 'absent or null: no cap' },
-    status: { type: 'string', default: 'Open', maxLength: 20, description: '`Open` is stored active, anything else cancelled' },
+    doctor_id: F.doctor_id.schema,
+    session_date: { ...F.session_date.schema, description: 'today or later, in the clinic time zone' },
+    session_no: F.session_no.schema,
+    start_time: F.time.schema,
+    end_time: { ...F.time.schema, description: 'later than start_time' },
+    max_patients: { ...F.max_patients.schema, nullable: true, description: 'absent or null: no cap' },
+    status: {
+      type: 'string',
+      default: NEW_SESSION_STATUS,
+      maxLength: Limits.sessionStatusMaxLength,
+      description: `\`${NEW_SESSION_STATUS}\` is stored active, anything else cancelled`,
+    },
     notes: { ...optionalText(Limits.notesMaxLength), description: 'accepted and ignored' },
   },
 };
@@ -31,17 +42,26 @@ export const updateSessionBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description: `At least one of the fields below other than notes. doctor_id, session_no and store_id cannot be changed and are ignored; so are notes. ${IGNORED_FIELDS_NOTE}`,
-  anyOf: ['session_date', 'start_time', 'end_time', 'max_patients', 'status'].map((field) => ({ type: 'object', required: [field] })),
+  anyOf: ['session_date', 'start_time', 'end_time', 'max_patients', 'status'].map((field) => ({
+    type: 'object',
+    required: [field],
+  })),
   properties: {
-    session_date: { type: 'string', minLength: 1, maxLength: 10, description: 'applied as given: neither format- nor past-checked', example: '2026-12-01' },
-    start_time: timeSchema,
-    end_time: timeSchema,
-    max_patients: {
-      description: 'null or an empty string removes the cap',
-      anyOf: [{ ...maxPatientsSchema, nullable: true }, { type: 'string', maxLength: 0 }],
+    session_date: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 10,
+      description: 'applied as given: neither format- nor past-checked',
+      example: '2026-12-01',
     },
+    start_time: F.time.schema,
+    end_time: F.time.schema,
+    max_patients: orEmptyAsNull(F.max_patients.schema, 'null or an empty string removes the cap'),
     // Not an enum: the spec stores any value other than Closed as active.
-    status: { type: 'string', description: '`Open`, `Closed` or `Full`: `Closed` is stored cancelled, any other value active (Full is derived only)' },
+    status: {
+      type: 'string',
+      description: `${orList(quoted(SESSION_DISPLAY_STATUSES))}: \`Closed\` is stored cancelled, any other value active (Full is derived only)`,
+    },
     notes: { ...optionalText(Limits.notesMaxLength), description: 'accepted and ignored' },
     doctor_id: { ...idSchema, description: 'cannot be changed: ignored' },
     session_no: { type: 'integer', description: 'cannot be changed: ignored' },
@@ -52,14 +72,18 @@ export const updateSessionBodySchema: JsonSchema = {
 export const listSessionsQuerySchema: JsonSchema = {
   type: 'object',
   properties: {
-    store_id: idSchema,
-    doctor_id: idSchema,
-    date: dateSchema,
-    status: { type: 'string', maxLength: 20, description: 'Open, Closed or Full, compared with the derived status; any other value matches nothing' },
-    conflicts: {
+    store_id: F.store_id.schema,
+    doctor_id: F.doctor_id.schema,
+    date: F.date.schema,
+    status: {
       type: 'string',
-      enum: ['true', 'false'],
-      description: '`true`: only the sessions that fall on a leave of their doctor or on a holiday of their branch, each with `on_leave` and `holiday`',
+      maxLength: Limits.sessionStatusMaxLength,
+      description: `${orList(SESSION_DISPLAY_STATUSES)}, compared with the derived status; any other value matches nothing`,
+    },
+    conflicts: {
+      ...F.conflicts.schema,
+      description:
+        '`true`: only the sessions that fall on a leave of their doctor or on a holiday of their branch, each with `on_leave` and `holiday`',
     },
   },
 };
@@ -67,7 +91,7 @@ export const listSessionsQuerySchema: JsonSchema = {
 const scheduleSelection: Record<string, JsonSchema> = {
   month: {
     type: 'string',
-    pattern: '^(\\d{4}-(0[1-9]|1[0-2]))?$',
+    pattern: `^(${MONTH_SHAPE})?$`,
     example: '2026-12',
     description: '`YYYY-MM`; absent or empty: the current month in the clinic time zone',
   },
@@ -81,14 +105,30 @@ export const autoCreateBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description: `Every field is optional; null is the same as absent. ${IGNORED_FIELDS_NOTE}`,
-  properties: Object.fromEntries(Object.entries(scheduleSelection).map(([name, schema]) => [name, { ...schema, nullable: true }])),
+  properties: Object.fromEntries(
+    Object.entries(scheduleSelection).map(([name, schema]) => [name, { ...schema, nullable: true }]),
+  ),
 };
 
 export const sessionSchema: JsonSchema = {
   type: 'object',
   required: [
-    'id', 'doctor_id', 'store_id', 'session_date', 'start_time', 'end_time', 'max_patients', 'session_no', 'status',
-    'created_at', 'doctor_name', 'reg_no', 'specialization', 'channeling_fee', 'store_name', 'booked_count',
+    'id',
+    'doctor_id',
+    'store_id',
+    'session_date',
+    'start_time',
+    'end_time',
+    'max_patients',
+    'session_no',
+    'status',
+    'created_at',
+    'doctor_name',
+    'reg_no',
+    'specialization',
+    'channeling_fee',
+    'store_name',
+    'booked_count',
   ],
   properties: {
     id: idSchema,
@@ -120,15 +160,31 @@ export const sessionSchema: JsonSchema = {
  * without any, every answer is exactly the spec's.
  */
 const conflictFields: Record<string, JsonSchema> = {
-  on_leave: { type: 'boolean', description: 'the doctor is on leave that day (only once leave or holiday records exist)' },
-  holiday: { type: 'string', nullable: true, description: "the name of the branch's holiday that day, or null (only once leave or holiday records exist)" },
+  on_leave: {
+    type: 'boolean',
+    description: 'the doctor is on leave that day (only once leave or holiday records exist)',
+  },
+  holiday: {
+    type: 'string',
+    nullable: true,
+    description: "the name of the branch's holiday that day, or null (only once leave or holiday records exist)",
+  },
 };
 
 export const previewEntrySchema: JsonSchema = {
   type: 'object',
   required: [
-    'doctor_id', 'doctor_name', 'session_date', 'day', 'session_no', 'start_time', 'end_time', 'max_patients',
-    'channeling_fee', 'exists', 'is_past',
+    'doctor_id',
+    'doctor_name',
+    'session_date',
+    'day',
+    'session_no',
+    'start_time',
+    'end_time',
+    'max_patients',
+    'channeling_fee',
+    'exists',
+    'is_past',
   ],
   properties: {
     doctor_id: idSchema,

@@ -2,7 +2,7 @@
 import type { Collection, Filter } from 'mongodb';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
 import { docKey, fromCents, type VersionedCache } from '@clinic/service-kit';
-import type { BillFilter, DateRange, Page } from '../rules';
+import type { BillFilter, DateRange, Page } from '../filters';
 import { sumLiveBills, type BillGroup, type DayTotals } from './day-totals';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition, listIndexFor } from './indexes';
@@ -56,11 +56,20 @@ export class BillQueries {
    * A page of a branch's live bills passed through `present`, kept until the
    * next write to the branch (or to what `dependsOn` names).
    */
-  cachedPage<T>(filter: BillFilter, page: Page, present: (docs: BillDoc[], total: number) => Promise<T>, dependsOn: string[] = []): Promise<T> {
-    return this.cache.get([storeScope(filter.store_id), ...dependsOn], `page:${JSON.stringify([filter, page])}`, async () => {
-      const { docs, total } = await this.page(filter, page);
-      return present(docs, total);
-    });
+  cachedPage<T>(
+    filter: BillFilter,
+    page: Page,
+    present: (docs: BillDoc[], total: number) => Promise<T>,
+    dependsOn: string[] = [],
+  ): Promise<T> {
+    return this.cache.get(
+      [storeScope(filter.store_id), ...dependsOn],
+      `page:${JSON.stringify([filter, page])}`,
+      async () => {
+        const { docs, total } = await this.page(filter, page);
+        return present(docs, total);
+      },
+    );
   }
 
   /**
@@ -86,11 +95,17 @@ export class BillQueries {
       cursor.toArray(),
       search
         ? this.bills.countDocuments(query, { hint: BILL_INDEXES.list })
-        : this.dayTotals.groups(filter.store_id, filter).then((groups) =>
-            groups
-              .filter((g) => (!filter.payment_method || g.payment_method === filter.payment_method) && (!filter.payment_status || g.payment_status === filter.payment_status))
-              .reduce((sum, g) => sum + g.count, 0),
-          ),
+        : this.dayTotals
+            .groups(filter.store_id, filter)
+            .then((groups) =>
+              groups
+                .filter(
+                  (g) =>
+                    (!filter.payment_method || g.payment_method === filter.payment_method) &&
+                    (!filter.payment_status || g.payment_status === filter.payment_status),
+                )
+                .reduce((sum, g) => sum + g.count, 0),
+            ),
     ]);
     return { docs, total };
   }
@@ -134,7 +149,8 @@ export class BillQueries {
 
 export function summarize(groups: BillGroup[]): Summary {
   const count = (pick: (g: (typeof groups)[number]) => boolean) => groups.filter(pick).reduce((n, g) => n + g.count, 0);
-  const revenue = (method: PaymentMethod) => fromCents(groups.filter((g) => g.payment_method === method).reduce((n, g) => n + g.grand_total, 0));
+  const revenue = (method: PaymentMethod) =>
+    fromCents(groups.filter((g) => g.payment_method === method).reduce((n, g) => n + g.grand_total, 0));
   const sum = (field: 'grand_total' | 'discount' | 'subtotal') => fromCents(groups.reduce((n, g) => n + g[field], 0));
   const [paid, pending] = PAYMENT_STATUSES;
   const [cash, card, online] = PAYMENT_METHODS;

@@ -1,39 +1,19 @@
 /**
- * Writes of bills: creation under the next number of its date (group
- * committed), and the changes an active bill allows. Every write records its
- * event in the outbox first, and afterwards marks what cached reads it changed.
+ * Changes of an active bill: its update and its cancellation, each through
+ * the one write path (RecordWriter) with its event and its history entry.
  */
-import { MongoBulkWriteError, type Collection } from 'mongodb';
-import { EventSubjects, type BillHistoryAction, type Caller, type EventSubject } from '@clinic/contracts';
+import type { Collection } from 'mongodb';
 import {
-  conflict,
-  type AuditTrail,
-  docKey,
-  entityProof,
-  fieldChanges,
-  isDuplicateKeyError,
-  newEventId,
-  notFound,
-  withEventId,
-  type ClinicClock,
-  type IdAllocator,
-  type Outbox,
-  type VersionedCache,
-} from '@clinic/service-kit';
-import { formatBillNumber, MESSAGES, type BillChanges, type BillInput, type Totals } from '../rules';
-import { storeScope } from './bill-queries';
-import type { BillNumbers } from './bill-numbers';
-import type { DayTotals } from './day-totals';
-import { auditedFields, billEventData, BILLS, ITEM_ID_FACTOR, type BillDoc } from './documents';
-import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
-import { searchTextOf } from './search';
-
-const COUNTER = 'lab_bills';
-const MAX_ATTEMPTS = 25;
-/** Bills written together at most. */
-const MAX_BATCH = 64;
-
-export type CreateResult = { doc: BillDoc; replayed: boolean };
+  BILLING_MESSAGES,
+  EventSubjects,
+  type BillHistoryAction,
+  type Caller,
+  type EventSubject,
+} from '@clinic/contracts';
+import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
+import type { BillChanges } from '../rules';
+import type { BillQueries } from './bill-queries';
+import { BILL_COUNTER, billEventData, billHistoryEntries, type BillDoc } from './documents';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
@@ -41,279 +21,74 @@ export interface ChangeContext {
   actor: Caller;
 }
 
-interface PendingBill {
-  input: BillInput;
-  totals: Totals;
-  correlationId: string;
-  /** Null for imported bills, which have no history. */
-  actor: Caller | null;
-  idempotency: IdempotencyClaim | null;
-  id: number;
-  attempts: number;
-  resolve(result: CreateResult): void;
-  reject(err: unknown): void;
-}
-
 export class BillWrites {
-  /** Bills waiting to be written, in arrival order (bills retried after a collision go first). */
-  private waiting: PendingBill[] = [];
-  private draining = false;
+  private readonly records: RecordWriter<BillDoc>;
 
   constructor(
-    private readonly bills: Collection<BillDoc>,
-    private readonly numbers: BillNumbers,
-    private readonly claims: IdempotencyClaims,
-    private readonly dayTotals: DayTotals,
-    private readonly ids: IdAllocator,
-    private readonly outbox: Outbox,
-    private readonly clock: ClinicClock,
-    private readonly cache: VersionedCache,
+    bills: Collection<BillDoc>,
     private readonly history: AuditTrail,
-  ) {}
-
-  /**
-   * Stores a new bill under the next number of its date (rule 11) and returns
-   * it, or the bill an earlier request with the same Idempotency-Key created.
-   *
-   * Bills are written by one worker, in batches (group commit): whoever is
-   * waiting when a batch starts is numbered consecutively within its date, and
-   * the batch is written with one insert for its outbox entries and one
-   * ordered insert for the bills, whatever their dates. An ordered insert lands
-   * a prefix, so even a batch cut short leaves no gap in any date; bills after
-   * a collision are numbered again.
-   */
-  create(input: BillInput, totals: Totals, options: ChangeContext & { idempotency: IdempotencyClaim | null }): Promise<CreateResult> {
-    return this.ids.next(COUNTER).then(
-      (id) =>
-        new Promise<CreateResult>((resolve, reject) => {
-          this.waiting.push({ input, totals, ...options, id, attempts: 0, resolve, reject });
-          void this.drain();
-        }),
-    );
-  }
-
-  /**
-   * Stores bills in bulk through the same numbering and bookkeeping as create,
-   * without events: for loading historical data (the benchmark's data set),
-   * not for live bills.
-   */
-  async import(bills: Array<{ input: BillInput; totals: Totals }>, batchSize = 1000): Promise<BillDoc[]> {
-    const ids = await this.ids.nextMany(COUNTER, bills.length);
-    const stored: BillDoc[] = [];
-    const pending = bills.map(({ input, totals }, i): PendingBill => ({
-      input, totals, correlationId: 'import', actor: null, idempotency: null, id: ids[i], attempts: 0,
-      resolve: ({ doc }) => stored.push(doc),
-      reject: (err) => {
-        throw err;
-      },
-    }));
-    for (let i = 0; i < pending.length; i += batchSize) {
-      await this.writeBatch(pending.slice(i, i + batchSize), false);
-      // A collision queued bills to be numbered again: only live writes of the same dates cause one.
-      if (this.waiting.length > 0) throw new Error('Import collided with live writes of bills of the same dates');
-    }
-    await this.numbers.flush();
-    return stored;
-  }
-
-  async update(existing: BillDoc, changes: BillChanges, context: ChangeContext): Promise<void> {
-    await this.changeActive(existing, { ...changes, updated_at: new Date() }, EventSubjects.billUpdated, { ...context, action: 'updated' });
-  }
-
-  async cancel(existing: BillDoc, reason: string | null, context: ChangeContext): Promise<void> {
-    const changes = { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const;
-    await this.changeActive(existing, changes, EventSubjects.billCancelled, { ...context, action: 'cancelled', reason });
-  }
-
-  private async drain(): Promise<void> {
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, MAX_BATCH);
-        try {
-          await this.writeBatch(batch);
-        } catch (err) {
-          for (const bill of batch) bill.reject(err);
-        }
-      }
-    } finally {
-      this.draining = false;
-    }
-    // A bill may have arrived between the last batch and the end of this drain.
-    if (this.waiting.length > 0) void this.drain();
-  }
-
-  private async writeBatch(batch: PendingBill[], withEvents = true): Promise<void> {
-    const seqs = await this.numberBatch(batch);
-    const docs = batch.map((bill, i) => this.buildDoc(bill.id, seqs[i], bill.input, bill.totals, bill.idempotency));
-    await this.dayTotals.register(docs);
-    const prepared = await this.outbox.prepare(
-      (withEvents ? docs : []).map((doc, i) => ({
-        subject: EventSubjects.billCreated,
-        data: billEventData(doc, this.clock),
-        correlationId: batch[i].correlationId,
-        eventId: doc._event_ids[0],
-        proof: entityProof(BILLS, doc._id, doc._event_ids[0]),
-        records: this.historyOf(null, doc, 'created', batch[i]),
-      })),
-    );
-    const eventIds = (from: number, to = docs.length) => docs.slice(from, to).map((d) => d._event_ids[0]);
-
-    let inserted = docs.length;
-    let failure: unknown = null;
-    try {
-      await this.bills.insertMany(docs, { ordered: true });
-    } catch (err) {
-      if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) {
-        // Lost connection or the like: which bills were stored is unknown, so the sweeper decides on the events.
-        prepared.forget();
-        for (const bill of batch) bill.reject(err);
-        // Some may be stored: cached reads must not miss them (best effort, after the answers).
-        void this.written(docs);
-        return;
-      }
-      const [firstError] = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-      inserted = firstError.index;
-      failure = firstError;
-    }
-
-    if (inserted > 0) {
-      for (const [billDate, lastSeq] of highestSeqs(docs.slice(0, inserted))) this.numbers.used(billDate, lastSeq);
-      await prepared.settle(eventIds(0, inserted));
-      await this.written(docs.slice(0, inserted));
-      for (let i = 0; i < inserted; i++) batch[i].resolve({ doc: docs[i], replayed: false });
-    }
-    if (failure === null) return;
-
-    // The failed bill and the ones after it were not stored: their numbers are free again
-    // (from the highest down, so that each date resumes at its lowest one).
-    await prepared.discard(eventIds(inserted));
-    for (let i = docs.length - 1; i > inserted; i--) this.numbers.retry(docs[i].bill_date, docs[i].bill_seq);
-    const failed = batch[inserted];
-    const retry: PendingBill[] = [];
-    const billDate = failed.input.bill_date;
-    const failedSeq = seqs[inserted];
-    const replay = failed.idempotency && isDuplicateKeyError(failure) ? await this.claims.billOf(failed.idempotency) : null;
-    if (!isDuplicateKeyError(failure)) {
-      this.numbers.retry(billDate, failedSeq);
-      failed.reject(failure);
-    } else if (replay) {
-      this.numbers.retry(billDate, failedSeq);
-      failed.resolve({ doc: replay, replayed: true });
-    } else {
-      if (await this.bills.findOne({ _id: docKey(failed.id) }, { projection: { _id: 1 } })) {
-        // Its id was drawn twice (replicas racing on the counter): same number, new id.
-        this.numbers.retry(billDate, failedSeq);
-        await this.ids.skipPast(COUNTER, failed.id);
-        failed.id = await this.ids.next(COUNTER);
-      } else {
-        await this.numbers.collided(billDate, failedSeq);
-      }
-      failed.attempts++;
-      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(MESSAGES.numberConflict));
-      else retry.push(failed);
-    }
-    // First in line again, ahead of bills that arrived meanwhile.
-    retry.push(...batch.slice(inserted + 1));
-    if (retry.length > 0) this.waiting = [...retry, ...this.waiting];
-  }
-
-  /** The numbers to try for a batch: consecutive within each date, from the date's next candidate. */
-  private async numberBatch(batch: PendingBill[]): Promise<number[]> {
-    const next = new Map<string, number>();
-    for (const billDate of new Set(batch.map((bill) => bill.input.bill_date))) next.set(billDate, await this.numbers.candidate(billDate));
-    return batch.map((bill) => {
-      const seq = next.get(bill.input.bill_date)!;
-      next.set(bill.input.bill_date, seq + 1);
-      return seq;
+    private readonly deps: StorageDeps,
+    queries: Pick<BillQueries, 'findLive'>,
+    written: (docs: BillDoc[]) => Promise<void>,
+  ) {
+    this.records = new RecordWriter({
+      ...deps,
+      find: (id) => queries.findLive(id),
+      collection: bills,
+      lockName: 'bill',
+      counter: BILL_COUNTER,
+      // A cancelled bill is never changed again.
+      stillWritable: { is_deleted: false, status: 'active' },
+      notFoundMessage: BILLING_MESSAGES.notFound,
+      written: (doc) => written([doc]),
     });
   }
 
-  /** What every read cached about these bills' branches and days is stale now. */
-  private async written(docs: BillDoc[]): Promise<void> {
-    await Promise.all([this.dayTotals.changed(docs), this.cache.bump(...docs.map((d) => storeScope(d.store_id)))]);
+  /** Changes an active bill (404 when there is none) once `check` has accepted it. */
+  async update(id: number, context: ChangeContext, check: (existing: BillDoc) => BillChanges): Promise<void> {
+    await this.records.change(id, (existing) => {
+      const set = { ...check(existing), updated_at: new Date() };
+      return {
+        set,
+        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.billUpdated, {
+          ...context,
+          action: 'updated',
+        }),
+      };
+    });
   }
 
-  private buildDoc(id: number, seq: number, input: BillInput, totals: Totals, idempotency: IdempotencyClaim | null): BillDoc {
-    const { items, received_cents, balance_cents, ...header } = input;
-    const billNumber = formatBillNumber(input.bill_date, seq);
-    return {
-      _id: docKey(id),
-      id,
-      bill_number: billNumber,
-      bill_seq: seq,
-      ...header,
-      discount_cents: totals.discount,
-      subtotal_cents: totals.subtotal,
-      grand_total_cents: totals.grand_total,
-      received_cents: input.payment_method === 'Cash' ? received_cents : null,
-      balance_cents: input.payment_method === 'Cash' ? balance_cents : null,
-      status: 'active',
-      is_deleted: false,
-      // To the second, as the API shows it: bills created in the same second list by id, newest id first.
-      created_at: new Date(Math.floor(Date.now() / 1000) * 1000),
-      updated_at: null,
-      items: items.map((item, index) => ({ id: id * ITEM_ID_FACTOR + index + 1, ...item, line_total_cents: totals.line_totals[index] })),
-      search_text: searchTextOf({ ...header, bill_number: billNumber }),
-      ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
-      _event_ids: [newEventId()],
-    };
+  /** Cancels an active bill (404 when there is none) once `check` has accepted it. */
+  async cancel(
+    id: number,
+    reason: string | null,
+    context: ChangeContext,
+    check: (existing: BillDoc) => void,
+  ): Promise<void> {
+    await this.records.change(id, (existing) => {
+      check(existing);
+      const set = { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const;
+      const event = this.eventOf(existing, { ...existing, ...set }, EventSubjects.billCancelled, {
+        ...context,
+        action: 'cancelled',
+        reason,
+      });
+      return { set, event };
+    });
   }
 
-  /** The history entry of a change, written through the outbox with its event. */
-  private historyOf(
-    before: BillDoc | null,
+  /** The event of a change of an existing bill, with its history entry. */
+  private eventOf(
+    before: BillDoc,
     after: BillDoc,
-    action: BillHistoryAction,
-    context: { correlationId: string; actor: Caller | null; reason?: string | null },
-  ) {
-    if (!context.actor) return [];
-    const view = (doc: BillDoc) => auditedFields(doc, this.clock);
-    return [
-      this.history.record({
-        entityId: after.id,
-        action,
-        actor: context.actor,
-        correlationId: context.correlationId,
-        changes: fieldChanges(before && view(before), view(after), Object.keys(view(after))),
-        ...(action === 'cancelled' ? { reason: context.reason ?? null } : {}),
-      }),
-    ];
-  }
-
-  private async changeActive(
-    existing: BillDoc,
-    changes: Partial<BillDoc>,
     subject: EventSubject,
     context: ChangeContext & { action: BillHistoryAction; reason?: string | null },
-  ): Promise<void> {
-    const after: BillDoc = { ...existing, ...changes };
-    const { correlationId } = context;
-    await this.outbox.record(
-      {
-        subject,
-        data: billEventData(after, this.clock),
-        collection: BILLS,
-        key: existing._id,
-        correlationId,
-        records: this.historyOf(existing, after, context.action, context),
-      },
-      async (eventId) => {
-        const result = await this.bills.updateOne(
-          { _id: existing._id, is_deleted: false, status: 'active' },
-          { $set: { ...changes, _event_ids: withEventId(existing._event_ids, eventId) } },
-        );
-        if (result.matchedCount === 0) throw notFound(MESSAGES.notFound);
-      },
-    );
-    await this.written([existing]);
+  ): EventSpec {
+    return {
+      subject,
+      data: billEventData(after, this.deps.clock),
+      correlationId: context.correlationId,
+      records: billHistoryEntries(this.history, this.deps.clock, before, after, context.action, context),
+    };
   }
-}
-
-/** The highest sequence number per bill date among these bills. */
-function highestSeqs(docs: BillDoc[]): Map<string, number> {
-  const highest = new Map<string, number>();
-  for (const doc of docs) highest.set(doc.bill_date, Math.max(doc.bill_seq, highest.get(doc.bill_date) ?? 0));
-  return highest;
 }

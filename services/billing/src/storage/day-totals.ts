@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoBulkWriteError, type Collection, type Db, type UpdateFilter } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import { ensureIndexes, isDuplicateKeyError, type Cents, type Logger } from '@clinic/service-kit';
-import type { DateRange } from '../rules';
+import type { DateRange } from '../filters';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition } from './indexes';
 
@@ -73,20 +73,27 @@ export class DayTotals {
   async register(days: DayKey[]): Promise<void> {
     const fresh = uniqueDays(days).filter((day) => !this.registered.has(dayId(day)));
     if (fresh.length === 0) return;
-    const failures = await this.upsertEach(fresh.map((day) => ({ _id: dayId(day), update: { $setOnInsert: { ...day, token: randomUUID() } } })));
+    const failures = await this.upsertEach(
+      fresh.map((day) => ({ _id: dayId(day), update: { $setOnInsert: { ...day, token: randomUUID() } } })),
+    );
     // A duplicate is a day another writer registered meanwhile.
     const failed = failures.find((err) => !isDuplicateKeyError(err));
     if (failed) throw failed;
     for (const day of fresh) this.registered.add(dayId(day));
   }
 
-  /** After a write to bills of these days (one write for all). A failure is logged: the day's totals may lag until its next write. */
-  async changed(days: DayKey[]): Promise<void> {
+  /**
+   * After a write to bills of these days: a new version token for each day (one write for all), so that every
+   * replica recomputes its totals. A failure is logged: the day's totals may lag until its next write.
+   */
+  async bumpVersions(days: DayKey[]): Promise<void> {
     const touched = uniqueDays(days);
     for (const day of touched) this.cached.delete(dayId(day));
     if (touched.length === 0) return;
     try {
-      const failures = await this.upsertEach(touched.map((day) => ({ _id: dayId(day), update: { $set: { ...day, token: randomUUID() } } })));
+      const failures = await this.upsertEach(
+        touched.map((day) => ({ _id: dayId(day), update: { $set: { ...day, token: randomUUID() } } })),
+      );
       for (const err of failures) this.log.error({ err }, 'bill day not marked changed; its totals may lag');
     } catch (err) {
       this.log.error({ err, days: touched.length }, 'bill days not marked changed; their totals may lag');
@@ -116,7 +123,8 @@ export class DayTotals {
       .hint(BILL_INDEXES.days)
       .toArray();
     const stale = days.filter((day) => this.cached.get(day._id)?.token !== day.token);
-    for (let i = 0; i < stale.length; i += DAYS_PER_QUERY) await this.compute(storeId, stale.slice(i, i + DAYS_PER_QUERY));
+    for (let i = 0; i < stale.length; i += DAYS_PER_QUERY)
+      await this.compute(storeId, stale.slice(i, i + DAYS_PER_QUERY));
     const sums = new Map<string, BillGroup>();
     for (const day of days) {
       for (const group of this.cached.get(day._id)?.groups ?? []) {
@@ -156,7 +164,13 @@ export async function sumLiveBills(
   by: Record<string, string>,
 ): Promise<Array<{ key: Record<string, unknown>; group: BillGroup }>> {
   const rows = await bills
-    .aggregate<{ _id: Record<string, unknown> & { m: PaymentMethod; s: PaymentStatus }; n: number; g: number; x: number; t: number }>(
+    .aggregate<{
+      _id: Record<string, unknown> & { m: PaymentMethod; s: PaymentStatus };
+      n: number;
+      g: number;
+      x: number;
+      t: number;
+    }>(
       [
         { $match: { store_id: storeId, is_deleted: false, bill_date: billDates } },
         {
@@ -174,11 +188,22 @@ export async function sumLiveBills(
     .toArray();
   return rows.map((row) => ({
     key: row._id,
-    group: { payment_method: row._id.m, payment_status: row._id.s, count: row.n, grand_total: row.g, discount: row.x, subtotal: row.t },
+    group: {
+      payment_method: row._id.m,
+      payment_status: row._id.s,
+      count: row.n,
+      grand_total: row.g,
+      discount: row.x,
+      subtotal: row.t,
+    },
   }));
 }
 
 /** The distinct days of bills (or of day keys), as bare day keys. */
 function uniqueDays(days: DayKey[]): DayKey[] {
-  return [...new Map(days.map(({ store_id, bill_date }) => [dayId({ store_id, bill_date }), { store_id, bill_date }])).values()];
+  return [
+    ...new Map(
+      days.map(({ store_id, bill_date }) => [dayId({ store_id, bill_date }), { store_id, bill_date }]),
+    ).values(),
+  ];
 }

@@ -1,19 +1,32 @@
 /** How a bill is stored, and how the API and the events show it. */
-import { Limits, type BillStatus, type DiscountType, type PaymentMethod, type PaymentStatus } from '@clinic/contracts';
-import { fromCents, nullableAmount, type Cents, type ClinicClock } from '@clinic/service-kit';
+import {
+  Limits,
+  type BillHistoryAction,
+  type BillStatus,
+  type Caller,
+  type DiscountType,
+  type PaymentMethod,
+  type PaymentStatus,
+} from '@clinic/contracts';
+import {
+  fieldChanges,
+  fromCents,
+  nullableAmount,
+  type AuditTrail,
+  type Cents,
+  type ClinicClock,
+  type CommitRecord,
+} from '@clinic/service-kit';
+import type { ItemInput } from '../rules';
 
 export const BILLS = 'bills';
 /** Bills' audit trail: one entry per create, update and cancel, never changed. */
 export const BILL_HISTORY = 'bill_history';
+/** The id counter of bills. */
+export const BILL_COUNTER = 'lab_bills';
 
-export interface ItemDoc {
-  id: number;
-  charge_id: number;
-  charge_name: string;
-  unit_price_cents: Cents;
-  qty: number;
-  line_total_cents: Cents;
-}
+/** An item as stored: the checked input, with its id and its line total. */
+export type ItemDoc = ItemInput & { id: number; line_total_cents: Cents };
 
 /** A bill and its items are one document, so they are written atomically. */
 export interface BillDoc {
@@ -58,10 +71,20 @@ export const ITEM_ID_FACTOR = 1000;
 if (Limits.billItemsMax >= ITEM_ID_FACTOR) throw new Error('billItemsMax must stay below ITEM_ID_FACTOR');
 
 /** What a list read needs of a bill. */
-export const LIST_PROJECTION = { items: 0, _event_ids: 0, idempotency_key: 0, request_hash: 0, search_text: 0 } as const;
+export const LIST_PROJECTION = {
+  items: 0,
+  _event_ids: 0,
+  idempotency_key: 0,
+  request_hash: 0,
+  search_text: 0,
+} as const;
 
 /** The bill as the API shows it (billed_by_name is resolved by the reads). */
-export function billView(doc: BillDoc, clock: ClinicClock, billedByName: string | null = null): Record<string, unknown> {
+export function billView(
+  doc: BillDoc,
+  clock: ClinicClock,
+  billedByName: string | null = null,
+): Record<string, unknown> {
   return {
     id: doc.id,
     bill_number: doc.bill_number,
@@ -91,23 +114,33 @@ export function billView(doc: BillDoc, clock: ClinicClock, billedByName: string 
   };
 }
 
+/** A bill's items in the order they were billed. */
+export function itemsInOrder(doc: BillDoc): BillDoc['items'] {
+  return [...doc.items].sort((a, b) => a.id - b.id);
+}
+
 export function itemsView(doc: BillDoc): Record<string, unknown>[] {
-  return [...doc.items]
-    .sort((a, b) => a.id - b.id)
-    .map((item) => ({
-      id: item.id,
-      bill_id: doc.id,
-      charge_id: item.charge_id,
-      charge_name: item.charge_name,
-      unit_price: fromCents(item.unit_price_cents),
-      qty: item.qty,
-      line_total: fromCents(item.line_total_cents),
-    }));
+  return itemsInOrder(doc).map((item) => ({
+    id: item.id,
+    bill_id: doc.id,
+    charge_id: item.charge_id,
+    charge_name: item.charge_name,
+    unit_price: fromCents(item.unit_price_cents),
+    qty: item.qty,
+    line_total: fromCents(item.line_total_cents),
+  }));
 }
 
 /** What a bill's history compares between before and after a change: what the API shows of it, but ids and timestamps. */
 export function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
-  const { id: _id, billed_by_name: _name, is_deleted: _deleted, created_at: _created, updated_at: _updated, ...fields } = billView(doc, clock);
+  const {
+    id: _id,
+    billed_by_name: _name,
+    is_deleted: _deleted,
+    created_at: _created,
+    updated_at: _updated,
+    ...fields
+  } = billView(doc, clock);
   return { ...fields, items: itemsView(doc).map(({ bill_id: _bill, ...item }) => item) };
 }
 
@@ -115,4 +148,27 @@ export function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, 
 export function billEventData(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
   const { billed_by_name: _omitted, ...bill } = billView(doc, clock);
   return { bill: { ...bill, items: itemsView(doc) } };
+}
+
+/** The history entry of a change, written through the outbox with its event; imported bills (no actor) have none. */
+export function billHistoryEntries(
+  history: AuditTrail,
+  clock: ClinicClock,
+  before: BillDoc | null,
+  after: BillDoc,
+  action: BillHistoryAction,
+  context: { correlationId: string; actor: Caller | null; reason?: string | null },
+): CommitRecord[] {
+  if (!context.actor) return [];
+  const view = (doc: BillDoc) => auditedFields(doc, clock);
+  return [
+    history.record({
+      entityId: after.id,
+      action,
+      actor: context.actor,
+      correlationId: context.correlationId,
+      changes: fieldChanges(before && view(before), view(after), Object.keys(view(after))),
+      ...(action === 'cancelled' ? { reason: context.reason ?? null } : {}),
+    }),
+  ];
 }

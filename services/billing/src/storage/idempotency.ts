@@ -36,7 +36,9 @@ export class IdempotencyClaims {
 
   /** Remembers which bill a key created, for fast replays (the bill's unique key is the authority). */
   async save(claim: IdempotencyClaim, billId: number): Promise<void> {
-    await this.claims.insertOne({ _id: claim.key, bill_id: billId, request_hash: claim.requestHash, created_at: new Date() }).catch(() => undefined);
+    await this.claims
+      .insertOne({ _id: claim.key, bill_id: billId, request_hash: claim.requestHash, created_at: new Date() })
+      .catch(() => undefined);
   }
 
   /** The bill an earlier request with this key created, found by the bill's own unique key. */

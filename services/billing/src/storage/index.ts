@@ -4,45 +4,52 @@
  * embedded server.
  */
 import type { Collection, Db } from 'mongodb';
-import { AuditTrail, ensureIndexes, type ClinicClock, type IdAllocator, type Logger, type Outbox, type VersionedCache } from '@clinic/service-kit';
+import { AuditTrail, ensureIndexes, type Logger, type StorageDeps } from '@clinic/service-kit';
 import { BillNumbers } from './bill-numbers';
-import { BillQueries } from './bill-queries';
+import { BillQueries, storeScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
 import { DayTotals } from './day-totals';
 import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
 import { IdempotencyClaims } from './idempotency';
 import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
+import { NewBills } from './new-bills';
 
-export { billView, itemsView, type BillDoc } from './documents';
+export { billView, itemsInOrder, itemsView, type BillDoc } from './documents';
 export type { IdempotencyClaim } from './idempotency';
 export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
-export type { ChangeContext } from './bill-writes';
 
 export class BillStore {
   readonly queries: BillQueries;
+  readonly newBills: NewBills;
   readonly writes: BillWrites;
   readonly claims: IdempotencyClaims;
-  /** Every create, update and cancel of a bill (see bill-writes.ts). */
+  /** Every create, update and cancel of a bill (see new-bills.ts and bill-writes.ts). */
   readonly history: AuditTrail;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
+  private readonly db: Db;
 
   constructor(
-    private readonly db: Db,
-    ids: IdAllocator,
-    outbox: Outbox,
-    clock: ClinicClock,
-    cache: VersionedCache,
+    deps: StorageDeps,
     private readonly log: Logger,
   ) {
-    this.bills = db.collection<BillDoc>(BILLS);
-    this.dayTotals = new DayTotals(db, this.bills, log);
-    this.claims = new IdempotencyClaims(db, this.bills);
-    this.queries = new BillQueries(this.bills, this.dayTotals, cache);
-    const numbers = new BillNumbers(db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
-    this.history = new AuditTrail(db, BILL_HISTORY, clock);
-    this.writes = new BillWrites(this.bills, numbers, this.claims, this.dayTotals, ids, outbox, clock, cache, this.history);
+    this.db = deps.db;
+    this.bills = deps.db.collection<BillDoc>(BILLS);
+    this.dayTotals = new DayTotals(deps.db, this.bills, log);
+    this.claims = new IdempotencyClaims(deps.db, this.bills);
+    this.queries = new BillQueries(this.bills, this.dayTotals, deps.cache);
+    const numbers = new BillNumbers(deps.db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
+    this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
+    // What every read cached about these bills' branches and days is stale after a write.
+    const written = async (docs: BillDoc[]) => {
+      await Promise.all([
+        this.dayTotals.bumpVersions(docs),
+        deps.cache.bump(...docs.map((d) => storeScope(d.store_id))),
+      ]);
+    };
+    this.newBills = new NewBills(this.bills, numbers, this.claims, this.dayTotals, this.history, deps, written);
+    this.writes = new BillWrites(this.bills, this.history, deps, this.queries, written);
   }
 
   /** Indexes, and the data earlier versions did not keep; before the service takes requests. */

@@ -5,7 +5,7 @@
  * the query is written on the index's fields; see tools/ferretdb/patches).
  */
 import type { IndexDescription } from 'mongodb';
-import type { DateRange } from '../rules';
+import type { DateRange } from '../filters';
 
 export const BILL_INDEXES = {
   number: 'bill_number_unique',
@@ -23,13 +23,30 @@ export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
   { key: { idempotency_key: 1 }, name: BILL_INDEXES.idempotencyKey, unique: true, sparse: true },
   { key: { bill_date: 1, bill_seq: -1 }, name: BILL_INDEXES.dateSeq },
   {
-    key: { store_id: 1, is_deleted: 1, created_at: -1, id: -1, bill_date: 1, payment_method: 1, payment_status: 1, search_text: 1 },
+    key: {
+      store_id: 1,
+      is_deleted: 1,
+      created_at: -1,
+      id: -1,
+      bill_date: 1,
+      payment_method: 1,
+      payment_status: 1,
+      search_text: 1,
+    },
     name: BILL_INDEXES.list,
   },
   {
     key: {
-      store_id: 1, is_deleted: 1, bill_date: 1, created_at: -1, id: -1,
-      payment_method: 1, payment_status: 1, grand_total_cents: 1, discount_cents: 1, subtotal_cents: 1,
+      store_id: 1,
+      is_deleted: 1,
+      bill_date: 1,
+      created_at: -1,
+      id: -1,
+      payment_method: 1,
+      payment_status: 1,
+      grand_total_cents: 1,
+      discount_cents: 1,
+      subtotal_cents: 1,
     },
     name: BILL_INDEXES.byDay,
   },

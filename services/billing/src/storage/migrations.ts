@@ -57,7 +57,10 @@ async function backfillSearchText(bills: Collection<BillDoc>): Promise<number> {
 
 async function registerBillDays(db: Db, bills: Collection<BillDoc>): Promise<number> {
   const days = await bills
-    .aggregate<{ _id: { s: number; d: string } }>([{ $group: { _id: { s: '$store_id', d: '$bill_date' }, n: { $sum: 1 } } }], { hint: BILL_INDEXES.byDay })
+    .aggregate<{ _id: { s: number; d: string } }>(
+      [{ $group: { _id: { s: '$store_id', d: '$bill_date' }, n: { $sum: 1 } } }],
+      { hint: BILL_INDEXES.byDay },
+    )
     .toArray();
   const registry = db.collection<{ _id: string; store_id: number; bill_date: string; token: string }>('bill_days');
   for (const { _id: day } of days) {

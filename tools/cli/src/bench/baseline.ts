@@ -27,9 +27,19 @@ export interface ScenarioFigures {
 }
 
 const benchDoctor = (id: number) => ({
-  id, name: `Dr. Bench ${id}`, reg_no: `B-${id}`, specialization: 'General', channeling_fee: 1000, status: 'Active', store_id: 1,
+  id,
+  name: `Dr. Bench ${id}`,
+  reg_no: `B-${id}`,
+  specialization: 'General',
+  channeling_fee: 1000,
+  status: 'Active',
+  store_id: 1,
   schedule: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'].map((day) => ({
-    day, session_no: 1, start_time: '08:00', end_time: '12:00', max_patients: 20,
+    day,
+    session_no: 1,
+    start_time: '08:00',
+    end_time: '12:00',
+    max_patients: 20,
   })),
 });
 
@@ -68,16 +78,42 @@ async function prepare(target: Target): Promise<Record<string, unknown>> {
   };
 }
 
-export async function measureBaseline(target: Target): Promise<{ setup: Record<string, unknown>; scenarios: ScenarioFigures[] }> {
+export async function measureBaseline(
+  target: Target,
+): Promise<{ setup: Record<string, unknown>; scenarios: ScenarioFigures[] }> {
   const setup = await prepare(target);
   const bill = (c: number, via: 'http' | 'nats') => ({
-    patient_name: 'Bench Patient', patient_contact: '0771234567', bill_date: writeDate(c, via), payment_method: 'Cash',
-    store_id: 1, items: setup.items, received_amount: 10000, balance_amount: 0,
+    patient_name: 'Bench Patient',
+    patient_contact: '0771234567',
+    bill_date: writeDate(c, via),
+    payment_method: 'Cash',
+    store_id: 1,
+    items: setup.items,
+    received_amount: 10000,
+    balance_amount: 0,
   });
   const scenarios: Scenario[] = [
-    { name: 'GET /hospital_charges', method: 'GET', path: '/hospital_charges', query: { store_id: '1' }, subject: CatalogueSubjects.list },
-    { name: 'GET /all_sessions (a month)', method: 'GET', path: '/all_sessions', query: { store_id: '1' }, subject: SessionsSubjects.list },
-    { name: 'POST /lab_bills (3 items)', method: 'POST', path: '/lab_bills', bodyFor: bill, subject: BillingSubjects.create },
+    {
+      name: 'GET /hospital_charges',
+      method: 'GET',
+      path: '/hospital_charges',
+      query: { store_id: '1' },
+      subject: CatalogueSubjects.list,
+    },
+    {
+      name: 'GET /all_sessions (a month)',
+      method: 'GET',
+      path: '/all_sessions',
+      query: { store_id: '1' },
+      subject: SessionsSubjects.list,
+    },
+    {
+      name: 'POST /lab_bills (3 items)',
+      method: 'POST',
+      path: '/lab_bills',
+      bodyFor: bill,
+      subject: BillingSubjects.create,
+    },
   ];
   const figures: ScenarioFigures[] = [];
   for (const scenario of scenarios) {
@@ -87,7 +123,10 @@ export async function measureBaseline(target: Target): Promise<{ setup: Record<s
       entry.http[c] = await autocannon(target, { ...scenario, body: scenario.bodyFor?.(c, 'http') }, c);
     }
     // A date of its own: the probe's bills are numbered apart from autocannon's.
-    entry.probe = await probe(target, { ...scenario, body: scenario.bodyFor ? { ...scenario.bodyFor(1, 'http'), bill_date: '2091-03-01' } : undefined });
+    entry.probe = await probe(target, {
+      ...scenario,
+      body: scenario.bodyFor ? { ...scenario.bodyFor(1, 'http'), bill_date: '2091-03-01' } : undefined,
+    });
     if (target.nats) {
       for (const c of CONCURRENCY) {
         say(`${scenario.name}: ${c} in flight straight to ${scenario.subject}`);

@@ -8,7 +8,17 @@
 import { MongoClient } from 'mongodb';
 import type { NatsConnection } from 'nats';
 import { parseSeedFile, seedReferenceData } from '@clinic/devstack';
-import { ClinicClock, connectNats, createLogger, IdAllocator, machineTimeZone, Outbox, toCents, VersionedCache } from '@clinic/service-kit';
+import {
+  ClinicClock,
+  connectNats,
+  createLogger,
+  IdAllocator,
+  machineTimeZone,
+  Outbox,
+  RecordLocks,
+  toCents,
+  VersionedCache,
+} from '@clinic/service-kit/internal';
 import { computeTotals, type BillInput } from '@clinic/billing/dist/rules';
 import { BillStore } from '@clinic/billing/dist/storage';
 import { api, type Target } from './target';
@@ -16,8 +26,34 @@ import { api, type Target } from './target';
 /** The branch the list, search and summary figures are measured in; the others share the other half. */
 export const MEASURED_BRANCH = 2;
 export const OTHER_BRANCHES = [3, 4, 5, 6, 7, 8, 9, 10, 11];
-const FIRST = ['Nimal', 'Kamal', 'Sunil', 'Ayesha', 'Fathima', 'Ruwan', 'Chamari', 'Dilshan', 'Kasun', 'Nadeesha', 'Priyanka', 'Tharindu', 'Malini', 'Anura'];
-const LAST = ['Fernando', 'Perera', 'Silva', 'Jayawardena', 'Bandara', 'Wickramasinghe', 'Dissanayake', 'Gunawardena', 'Herath', 'Rajapaksa'];
+const FIRST = [
+  'Nimal',
+  'Kamal',
+  'Sunil',
+  'Ayesha',
+  'Fathima',
+  'Ruwan',
+  'Chamari',
+  'Dilshan',
+  'Kasun',
+  'Nadeesha',
+  'Priyanka',
+  'Tharindu',
+  'Malini',
+  'Anura',
+];
+const LAST = [
+  'Fernando',
+  'Perera',
+  'Silva',
+  'Jayawardena',
+  'Bandara',
+  'Wickramasinghe',
+  'Dissanayake',
+  'Gunawardena',
+  'Herath',
+  'Rajapaksa',
+];
 const METHODS = ['Cash', 'Card', 'Online'] as const;
 
 /** A deterministic pseudo-random sequence, so that every run loads the same data. */
@@ -29,9 +65,16 @@ function random(seed: number): () => number {
   };
 }
 
+/** One of `items` (never empty here), chosen by `rnd` (in [0, 1)). */
+function pick<T>(items: readonly T[], rnd: () => number): T {
+  return items[Math.floor(rnd() * items.length)]!;
+}
+
 /** The 365 dates of the year before `today`. */
 export function yearBefore(today: Date): string[] {
-  return Array.from({ length: 365 }, (_, i) => new Date(today.getTime() - (365 - i) * 86_400_000).toISOString().slice(0, 10));
+  return Array.from({ length: 365 }, (_, i) =>
+    new Date(today.getTime() - (365 - i) * 86_400_000).toISOString().slice(0, 10),
+  );
 }
 
 export interface Samples {
@@ -60,17 +103,37 @@ export class BillLoader {
     for (const branch of [MEASURED_BRANCH, ...OTHER_BRANCHES]) {
       const existing = (await api(this.target, 'GET', `/hospital_charges?store_id=${branch}&status=Active`)).charges;
       for (let i = existing.length; i < 20; i++) {
-        await api(this.target, 'POST', '/hospital_charges', { store_id: branch, charge_name: `Test ${i + 1}`, charge_type: 'Lab', amount: 500 + i * 125.5 });
+        await api(this.target, 'POST', '/hospital_charges', {
+          store_id: branch,
+          charge_name: `Test ${i + 1}`,
+          charge_type: 'Lab',
+          amount: 500 + i * 125.5,
+        });
       }
       const charges = (await api(this.target, 'GET', `/hospital_charges?store_id=${branch}&status=Active`)).charges;
-      this.charges.set(branch, charges.map((c: any) => ({ id: c.id, name: c.charge_name, amount: c.amount })));
+      this.charges.set(
+        branch,
+        charges.map((c: any) => ({ id: c.id, name: c.charge_name, amount: c.amount })),
+      );
     }
-    if (!this.target.mongoUrl || !this.target.nats) throw new Error('The bulk load needs MONGO_URL and NATS_URL (a stack of its own has both)');
+    if (!this.target.mongoUrl || !this.target.nats)
+      throw new Error('The bulk load needs MONGO_URL and NATS_URL (a stack of its own has both)');
     const log = createLogger('bench-load', 'warn');
     this.mongo = await MongoClient.connect(this.target.mongoUrl);
-    this.nc = await connectNats({ url: this.target.nats.url, user: 'billing', password: this.target.nats.passwords.billing }, { name: 'bench-load', log, waitForServer: false });
+    this.nc = await connectNats(
+      { url: this.target.nats.url, user: 'billing', password: this.target.nats.passwords.billing },
+      { name: 'bench-load', log, waitForServer: false },
+    );
     const db = this.mongo.db(process.env.BILLING_MONGO_DB ?? 'clinic_billing');
-    this.store = new BillStore(db, new IdAllocator(db), new Outbox(db, this.nc.jetstream(), log), new ClinicClock(machineTimeZone()), new VersionedCache(db, log), log);
+    const deps = {
+      db,
+      ids: new IdAllocator(db),
+      outbox: new Outbox(db, this.nc.jetstream(), log),
+      locks: new RecordLocks(db, log),
+      cache: new VersionedCache(db, log),
+      clock: new ClinicClock(machineTimeZone()),
+    };
+    this.store = new BillStore(deps, log);
   }
 
   /** Adds bills until `total` are stored, half of them in the measured branch, spread over the year. */
@@ -79,7 +142,12 @@ export class BillLoader {
     while (this.loaded < total) {
       const count = Math.min(chunk, total - this.loaded);
       const bills = Array.from({ length: count }, (_, i) => this.bill(this.loaded + i));
-      const stored = await this.store!.writes.import(bills.map((input) => ({ input, totals: computeTotals(input.items, input.discount_type, input.discount_value) })));
+      const stored = await this.store!.newBills.import(
+        bills.map((input) => ({
+          input,
+          totals: computeTotals(input.items, input.discount_type, input.discount_value),
+        })),
+      );
       for (const doc of stored) {
         if (doc.store_id !== MEASURED_BRANCH || this.samples.ids.length >= 2_000) continue;
         this.samples.ids.push(doc.id);
@@ -92,17 +160,22 @@ export class BillLoader {
 
   private bill(n: number): BillInput {
     const rnd = this.next;
-    const store = n % 2 === 0 ? MEASURED_BRANCH : OTHER_BRANCHES[Math.floor(rnd() * OTHER_BRANCHES.length)];
+    const store = n % 2 === 0 ? MEASURED_BRANCH : pick(OTHER_BRANCHES, rnd);
     const charges = this.charges.get(store)!;
-    const method = METHODS[Math.floor(rnd() * 3)];
+    const method = pick(METHODS, rnd);
     const items = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => {
-      const charge = charges[Math.floor(rnd() * charges.length)];
-      return { charge_id: charge.id, charge_name: charge.name, unit_price_cents: toCents(charge.amount), qty: 1 + Math.floor(rnd() * 2) };
+      const charge = pick(charges, rnd);
+      return {
+        charge_id: charge.id,
+        charge_name: charge.name,
+        unit_price_cents: toCents(charge.amount),
+        qty: 1 + Math.floor(rnd() * 2),
+      };
     });
     return {
-      patient_name: `${FIRST[Math.floor(rnd() * FIRST.length)]} ${LAST[Math.floor(rnd() * LAST.length)]}`,
+      patient_name: `${pick(FIRST, rnd)} ${pick(LAST, rnd)}`,
       patient_contact: `07${String(Math.floor(rnd() * 1e8)).padStart(8, '0')}`,
-      bill_date: this.dates[Math.floor(rnd() * this.dates.length)],
+      bill_date: pick(this.dates, rnd),
       payment_method: method,
       store_id: store,
       items,
@@ -127,14 +200,34 @@ export class BillLoader {
 
 /** Reference data: branches, users, 100,000 patients and 50 doctors with weekly schedules. */
 export async function seedScaleReferences(target: Target): Promise<{ doctors: number; patients: number }> {
-  const nc = await connectNats({ url: target.nats!.url, user: 'ops', password: target.nats!.passwords.ops }, { name: 'bench-seed', log: createLogger('bench', 'warn'), waitForServer: false });
+  const nc = await connectNats(
+    { url: target.nats!.url, user: 'ops', password: target.nats!.passwords.ops },
+    { name: 'bench-seed', log: createLogger('bench', 'warn'), waitForServer: false },
+  );
   try {
     const days = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
     const doctors = Array.from({ length: 50 }, (_, i) => ({
-      id: 1000 + i, name: `Dr. Scale ${i + 1}`, reg_no: `S-${i + 1}`, specialization: 'General', channeling_fee: 1500, status: 'Active',
-      store_id: MEASURED_BRANCH, schedule: days.flatMap((day) => [1, 2].map((session_no) => ({ day, session_no, start_time: session_no === 1 ? '08:00' : '16:00', end_time: session_no === 1 ? '12:00' : '20:00', max_patients: 30 }))),
+      id: 1000 + i,
+      name: `Dr. Scale ${i + 1}`,
+      reg_no: `S-${i + 1}`,
+      specialization: 'General',
+      channeling_fee: 1500,
+      status: 'Active',
+      store_id: MEASURED_BRANCH,
+      schedule: days.flatMap((day) =>
+        [1, 2].map((session_no) => ({
+          day,
+          session_no,
+          start_time: session_no === 1 ? '08:00' : '16:00',
+          end_time: session_no === 1 ? '12:00' : '20:00',
+          max_patients: 30,
+        })),
+      ),
     }));
-    const patients = Array.from({ length: Number(process.env.BENCH_PATIENTS ?? 100_000) }, (_, i) => ({ id: i + 1, name: `Patient ${i + 1}` }));
+    const patients = Array.from({ length: Number(process.env.BENCH_PATIENTS ?? 100_000) }, (_, i) => ({
+      id: i + 1,
+      name: `Patient ${i + 1}`,
+    }));
     const seed = {
       stores: [MEASURED_BRANCH, ...OTHER_BRANCHES].map((id) => ({ id, name: `Branch ${id}`, status: 'active' })),
       users: Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `Cashier ${i + 1}` })),

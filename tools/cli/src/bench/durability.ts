@@ -41,14 +41,20 @@ async function billLoad(url: string, token: string, chargeId: number, date: stri
   const started = performance.now();
   const until = started + SECONDS * 1000;
   const body = JSON.stringify({
-    patient_name: 'Bench Patient', patient_contact: '0770000000', bill_date: date, payment_method: 'Card', store_id: 1,
+    patient_name: 'Bench Patient',
+    patient_contact: '0770000000',
+    bill_date: date,
+    payment_method: 'Card',
+    store_id: 1,
     items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
   });
   const worker = async () => {
     while (performance.now() < until) {
       const t0 = performance.now();
       const response = await fetch(`${url}/lab_bills`, {
-        method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       }).catch(() => null);
       if (response?.status === 201) samples.push(performance.now() - t0);
       else errors++;
@@ -62,7 +68,10 @@ async function billLoad(url: string, token: string, chargeId: number, date: stri
 async function measure(setting: Setting): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clinic-durability-'));
   const stack = await Stack.start({
-    dataDir, infra: 'local', natsCluster: setting.natsCluster, syncInterval: setting.syncInterval,
+    dataDir,
+    infra: 'local',
+    natsCluster: setting.natsCluster,
+    syncInterval: setting.syncInterval,
     env: { JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
   });
   const nc = await connectNats(
@@ -73,7 +82,8 @@ async function measure(setting: Setting): Promise<Record<string, unknown>> {
     await seedReferenceData(nc, parseSeedFile({ stores: [{ id: 1, name: 'Main', status: 'active' }] }));
     const token = signToken({ sub: 1, role: 'admin', expiresInSeconds: 3600 }, { algorithm: 'HS256', key: SECRET });
     const charge = await fetch(`${stack.gatewayUrl}/hospital_charges`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }),
     }).then((r) => r.json() as Promise<{ charge_id: number }>);
 
@@ -92,13 +102,19 @@ async function measure(setting: Setting): Promise<Record<string, unknown>> {
     const oneByOne = summarize(acks, 0, performance.now() - t0);
 
     say(`${setting.label}: a seed file of ${RECORDS} patients, published at once, until every service applied it`);
-    const seed = parseSeedFile({ patients: Array.from({ length: RECORDS }, (_, i) => ({ id: 2_000_000 + i, name: `Seed ${i}` })) });
+    const seed = parseSeedFile({
+      patients: Array.from({ length: RECORDS }, (_, i) => ({ id: 2_000_000 + i, name: `Seed ${i}` })),
+    });
     const s0 = performance.now();
     await seedReferenceData(nc, seed, { timeoutMs: 120_000 });
     const seedMs = performance.now() - s0;
     return {
-      setting: setting.label, nats_nodes: setting.natsCluster, sync_interval: setting.syncInterval,
-      bills, ref_acked_one_by_one: oneByOne, seed: { records: RECORDS, ms: Math.round(seedMs), records_per_s: Math.round(RECORDS / (seedMs / 1000)) },
+      setting: setting.label,
+      nats_nodes: setting.natsCluster,
+      sync_interval: setting.syncInterval,
+      bills,
+      ref_acked_one_by_one: oneByOne,
+      seed: { records: RECORDS, ms: Math.round(seedMs), records_per_s: Math.round(RECORDS / (seedMs / 1000)) },
     };
   } finally {
     await nc.close();
@@ -114,19 +130,25 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const date = new Date().toISOString();
   const file = join(dir, `durability-${date.replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify({ date, cores: cpus().length, seconds: SECONDS, records: RECORDS, results }, null, 2)}\n`);
-  const rows = results.map((r: any) =>
-    `| ${r.setting} | ${r.bills.rps} | ${r.bills.p50.toFixed(1)} | ${r.bills.p99.toFixed(1)} | ${r.bills.errors} | ${r.ref_acked_one_by_one.p50.toFixed(2)} | ${r.ref_acked_one_by_one.p99.toFixed(2)} | ${r.ref_acked_one_by_one.rps} | ${r.seed.records_per_s} |`,
+  writeFileSync(
+    file,
+    `${JSON.stringify({ date, cores: cpus().length, seconds: SECONDS, records: RECORDS, results }, null, 2)}\n`,
   );
-  process.stdout.write([
-    '',
-    '| Setting | Bills/s | Bill p50 ms | Bill p99 ms | Bill errors | Ref ack p50 ms | Ref ack p99 ms | Refs/s one by one | Seed records/s (applied) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows,
-    '',
-    `JSON: ${file}`,
-    '',
-  ].join('\n'));
+  const rows = results.map(
+    (r: any) =>
+      `| ${r.setting} | ${r.bills.rps} | ${r.bills.p50.toFixed(1)} | ${r.bills.p99.toFixed(1)} | ${r.bills.errors} | ${r.ref_acked_one_by_one.p50.toFixed(2)} | ${r.ref_acked_one_by_one.p99.toFixed(2)} | ${r.ref_acked_one_by_one.rps} | ${r.seed.records_per_s} |`,
+  );
+  process.stdout.write(
+    [
+      '',
+      '| Setting | Bills/s | Bill p50 ms | Bill p99 ms | Bill errors | Ref ack p50 ms | Ref ack p99 ms | Refs/s one by one | Seed records/s (applied) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows,
+      '',
+      `JSON: ${file}`,
+      '',
+    ].join('\n'),
+  );
 }
 
 main().catch((err: unknown) => {

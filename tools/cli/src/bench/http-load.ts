@@ -37,7 +37,8 @@ async function main(options: LoadOptions): Promise<void> {
   process.stdout.write(`${JSON.stringify(summarize(samples, errors, elapsed))}\n`);
 }
 
-main(JSON.parse(process.argv[2]) as LoadOptions).catch((err: unknown) => {
+// The bench always passes the options as the one argument.
+main(JSON.parse(process.argv[2]!) as LoadOptions).catch((err: unknown) => {
   process.stderr.write(`${(err as Error).stack}\n`);
   process.exit(1);
 });

@@ -28,7 +28,10 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 export function send(spec: HttpRequestSpec, httpAgent = agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    const headers = spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
+    const headers =
+      spec.body === undefined
+        ? spec.headers
+        : { ...spec.headers, 'content-length': String(Buffer.byteLength(spec.body)) };
     const req = request(spec.url, { method: spec.method, headers, agent: httpAgent }, (res) => {
       res.on('data', () => undefined);
       res.on('end', () => resolve(res.statusCode ?? 0));
@@ -46,7 +49,7 @@ async function main(options: ProbeOptions): Promise<void> {
   for (let i = 0; performance.now() - started < options.durationMs && i < (options.maxRequests ?? Infinity); i++) {
     if (options.before && (await send(options.before)) >= 400) errors++;
     const t0 = performance.now();
-    const status = await send(options.urls ? { ...options, url: options.urls[i % options.urls.length] } : options);
+    const status = await send(options.urls ? { ...options, url: options.urls[i % options.urls.length]! } : options);
     if (status >= 400) errors++;
     else samples.push(performance.now() - t0);
   }
@@ -55,7 +58,8 @@ async function main(options: ProbeOptions): Promise<void> {
 }
 
 if (require.main === module) {
-  main(JSON.parse(process.argv[2]) as ProbeOptions).catch((err: unknown) => {
+  // The bench always passes the options as the one argument.
+  main(JSON.parse(process.argv[2]!) as ProbeOptions).catch((err: unknown) => {
     process.stderr.write(`${(err as Error).stack}\n`);
     process.exit(1);
   });

@@ -7,6 +7,7 @@
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { fail } from '../args';
 import { measureBaseline } from './baseline';
 import { measureObservability } from './observability';
 import { seedScaleReferences } from './dataset';
@@ -23,7 +24,13 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: machine(),
     command: 'npm run bench',
-    settings: { parts: [...parts], duration_s: DURATION_S, sizes: scale ? SIZES : [], log_level: process.env.BENCH_LOG_LEVEL ?? 'info', target: process.env.GATEWAY_URL ?? 'embedded default' },
+    settings: {
+      parts: [...parts],
+      duration_s: DURATION_S,
+      sizes: scale ? SIZES : [],
+      log_level: process.env.BENCH_LOG_LEVEL ?? 'info',
+      target: process.env.GATEWAY_URL ?? 'embedded default',
+    },
   };
   if (parts.has('baseline') || scale) {
     const target = await startTarget();
@@ -59,13 +66,20 @@ async function main(): Promise<void> {
 }
 
 function machine() {
-  return { cores: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version };
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
 }
 
 // `--report <file.json>` prints the report of a saved run again.
 const reportIndex = process.argv.indexOf('--report');
+const reportFile = process.argv[reportIndex + 1];
 if (reportIndex > 0) {
-  report(JSON.parse(readFileSync(process.argv[reportIndex + 1], 'utf8')), false);
+  if (reportFile === undefined) fail('usage: npm run bench -- --report <file.json>', 2);
+  report(JSON.parse(readFileSync(reportFile, 'utf8')), false);
 } else {
   main().catch((err: unknown) => {
     say(`failed: ${(err as Error).stack}`);

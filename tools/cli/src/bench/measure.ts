@@ -44,8 +44,9 @@ export function spec(target: Target, r: Request): HttpRequestSpec {
 
 function cpuTimes(): { idle: number; total: number } | null {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return { idle: fields[3] + (fields[4] ?? 0), total: fields.reduce((a, b) => a + b, 0) };
+    // The first line: `cpu` and at least user, nice, system, idle (Linux's proc(5)).
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { idle: fields[3]! + (fields[4] ?? 0), total: fields.reduce((a, b) => a + b, 0) };
   } catch {
     return null;
   }
@@ -69,10 +70,27 @@ export async function settle(): Promise<void> {
   }
 }
 
-export async function autocannon(target: Target, r: Request, connections: number, options: { settled?: boolean } = {}): Promise<LatencyStats> {
+export async function autocannon(
+  target: Target,
+  r: Request,
+  connections: number,
+  options: { settled?: boolean } = {},
+): Promise<LatencyStats> {
   if (!options.settled) await settle();
-  const args = [AUTOCANNON, '-j', '-c', String(connections), '-d', String(DURATION_S), '-m', r.method,
-    '-H', `authorization=Bearer ${target.token}`, '-H', 'content-type=application/json'];
+  const args = [
+    AUTOCANNON,
+    '-j',
+    '-c',
+    String(connections),
+    '-d',
+    String(DURATION_S),
+    '-m',
+    r.method,
+    '-H',
+    `authorization=Bearer ${target.token}`,
+    '-H',
+    'content-type=application/json',
+  ];
   if (r.body !== undefined) args.push('-b', JSON.stringify(r.body));
   args.push(urlOf(target, r));
   const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
@@ -88,28 +106,54 @@ export async function autocannon(target: Target, r: Request, connections: number
 }
 
 /** One connection, microsecond timing; see http-probe.ts for `before` and `urls`. */
-export async function probe(target: Target, r: Request, extra: { durationMs?: number; maxRequests?: number; urls?: string[]; before?: Request } = {}): Promise<LatencyStats> {
+export async function probe(
+  target: Target,
+  r: Request,
+  extra: { durationMs?: number; maxRequests?: number; urls?: string[]; before?: Request } = {},
+): Promise<LatencyStats> {
   await settle();
-  const options: ProbeOptions = { ...spec(target, r), durationMs: 5_000, ...extra, before: extra.before ? spec(target, extra.before) : undefined };
-  const { stdout } = await run(process.execPath, [join(HERE, 'http-probe.js'), JSON.stringify(options)], { maxBuffer: 16 * 1024 * 1024 });
+  const options: ProbeOptions = {
+    ...spec(target, r),
+    durationMs: 5_000,
+    ...extra,
+    before: extra.before ? spec(target, extra.before) : undefined,
+  };
+  const { stdout } = await run(process.execPath, [join(HERE, 'http-probe.js'), JSON.stringify(options)], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout) as LatencyStats;
 }
 
 /** `concurrency` connections sending `r` with each of `bodies` in turn. */
-export async function httpLoad(target: Target, r: Request, bodies: unknown[], concurrency: number, durationMs = DURATION_S * 1000): Promise<LatencyStats> {
+export async function httpLoad(
+  target: Target,
+  r: Request,
+  bodies: unknown[],
+  concurrency: number,
+  durationMs = DURATION_S * 1000,
+): Promise<LatencyStats> {
   await settle();
   const options = { ...spec(target, r), bodies: bodies.map((b) => JSON.stringify(b)), concurrency, durationMs };
-  const { stdout } = await run(process.execPath, [join(HERE, 'http-load.js'), JSON.stringify(options)], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(process.execPath, [join(HERE, 'http-load.js'), JSON.stringify(options)], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout) as LatencyStats;
 }
 
 async function natsClient(options: Record<string, unknown>): Promise<LatencyStats> {
-  const { stdout } = await run(process.execPath, [join(HERE, 'nats-load.js'), 'client', JSON.stringify(options)], { maxBuffer: 8 * 1024 * 1024 });
+  const { stdout } = await run(process.execPath, [join(HERE, 'nats-load.js'), 'client', JSON.stringify(options)], {
+    maxBuffer: 8 * 1024 * 1024,
+  });
   return JSON.parse(stdout) as LatencyStats;
 }
 
 /** The same operation sent to the service's subject by a separate process, as the gateway's NATS user with the bench's token. */
-export async function direct(target: Target, subject: string, envelope: Record<string, unknown>, concurrency: number): Promise<LatencyStats> {
+export async function direct(
+  target: Target,
+  subject: string,
+  envelope: Record<string, unknown>,
+  concurrency: number,
+): Promise<LatencyStats> {
   await settle();
   return natsClient({
     url: target.nats!.url,
@@ -131,12 +175,20 @@ export async function echoBaseline(): Promise<Record<number, LatencyStats>> {
   const url = `nats://127.0.0.1:${port}`;
   try {
     await waitFor('the echo nats-server', () => canConnect(port), 10_000, 50);
-    const responder = spawn(process.execPath, [join(HERE, 'nats-load.js'), 'echo-server', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const responder = spawn(process.execPath, [join(HERE, 'nats-load.js'), 'echo-server', url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve) => responder.stdout?.once('data', () => resolve()));
     const results: Record<number, LatencyStats> = {};
     for (const c of CONCURRENCY) {
       await settle();
-      results[c] = await natsClient({ url, subject: 'bench.echo', payload: '{"query":{"store_id":"1"}}', concurrency: c, durationMs: 5_000 });
+      results[c] = await natsClient({
+        url,
+        subject: 'bench.echo',
+        payload: '{"query":{"store_id":"1"}}',
+        concurrency: c,
+        durationMs: 5_000,
+      });
     }
     responder.kill('SIGTERM');
     return results;

@@ -46,7 +46,8 @@ async function client(options: ClientOptions): Promise<void> {
       const t0 = performance.now();
       try {
         const msg = await nc.request(options.subject, payload, { timeout: 5000, headers: h });
-        if (options.envelope && (JSON.parse(new TextDecoder().decode(msg.data)) as { status: number }).status >= 400) errors++;
+        if (options.envelope && (JSON.parse(new TextDecoder().decode(msg.data)) as { status: number }).status >= 400)
+          errors++;
         else samples.push(performance.now() - t0);
       } catch {
         errors++;
@@ -60,7 +61,8 @@ async function client(options: ClientOptions): Promise<void> {
 }
 
 const [mode, arg] = process.argv.slice(2);
-(mode === 'echo-server' ? echoServer(arg) : client(JSON.parse(arg) as ClientOptions)).catch((err: unknown) => {
+// The bench always passes the mode and its argument.
+(mode === 'echo-server' ? echoServer(arg!) : client(JSON.parse(arg!) as ClientOptions)).catch((err: unknown) => {
   process.stderr.write(`${(err as Error).stack}\n`);
   process.exit(1);
 });

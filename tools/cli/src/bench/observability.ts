@@ -34,7 +34,10 @@ const SETTINGS: Setting[] = [
 export interface ObservabilityFigures {
   connections: number;
   rounds: number;
-  settings: Array<{ name: string; scenarios: Record<string, RunStats>; runs: Record<string, number[]> } | { name: string; skipped: string }>;
+  settings: Array<
+    | { name: string; scenarios: Record<string, RunStats>; runs: Record<string, number[]> }
+    | { name: string; skipped: string }
+  >;
 }
 
 type RunStats = LatencyStats & { cpu_ms_per_request: number };
@@ -57,7 +60,11 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
     if (!process.env.BENCH_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const env: Record<string, string> = { JWT_SECRET: secret, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', REQUEST_TIMEOUT_MS: '30000' };
+    const env: Record<string, string> = {
+      JWT_SECRET: secret,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      REQUEST_TIMEOUT_MS: '30000',
+    };
     if (setting.tracing) {
       collector = await startOtelCollector(join(dataDir, 'otelcol'));
       env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.endpoint;
@@ -78,8 +85,12 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
         method: 'POST',
         path: '/lab_bills',
         body: {
-          patient_name: 'Bench Patient', patient_contact: '0771234567', bill_date: `2093-01-${String(index + 1).padStart(2, '0')}`, payment_method: 'Cash',
-          store_id: 1, items: items.map((c: any) => ({ charge_id: c.id, charge_name: c.charge_name, unit_price: c.amount, qty: 1 })),
+          patient_name: 'Bench Patient',
+          patient_contact: '0771234567',
+          bill_date: `2093-01-${String(index + 1).padStart(2, '0')}`,
+          payment_method: 'Cash',
+          store_id: 1,
+          items: items.map((c: any) => ({ charge_id: c.id, charge_name: c.charge_name, unit_price: c.amount, qty: 1 })),
         },
       },
     ];
@@ -90,7 +101,8 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
   }
 }
 
-const median = (runs: RunStats[]): RunStats => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+// At least one round ran.
+const median = (runs: RunStats[]): RunStats => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
 
 /**
  * CPU time (user and system, ms) the stack's Node processes (gateway and
@@ -103,7 +115,7 @@ function stackCpuMs(stack: Stack): number {
   for (const proc of [stack.gateway, ...[...stack.services.values()].flat()]) {
     try {
       // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
       return NaN;
@@ -124,12 +136,19 @@ async function measureRun(r: RunningSetting, request: Request): Promise<RunStats
  * so that whatever else the machine does weighs on each setting alike.
  */
 export async function measureObservability(): Promise<ObservabilityFigures> {
-  const results: ObservabilityFigures = { connections: OBSERVABILITY_CONNECTIONS, rounds: OBSERVABILITY_ROUNDS, settings: [] };
+  const results: ObservabilityFigures = {
+    connections: OBSERVABILITY_CONNECTIONS,
+    rounds: OBSERVABILITY_ROUNDS,
+    settings: [],
+  };
   const running: RunningSetting[] = [];
   try {
     for (const [index, setting] of SETTINGS.entries()) {
       if (setting.tracing && !existsSync(otelCollectorBinary())) {
-        results.settings.push({ name: setting.name, skipped: `${otelCollectorBinary()} is missing (npm run bootstrap builds it)` });
+        results.settings.push({
+          name: setting.name,
+          skipped: `${otelCollectorBinary()} is missing (npm run bootstrap builds it)`,
+        });
         continue;
       }
       say(`observability: starting a stack with ${setting.name}`);
@@ -140,8 +159,13 @@ export async function measureObservability(): Promise<ObservabilityFigures> {
       for (let round = 1; round <= OBSERVABILITY_ROUNDS; round++) {
         for (const r of running) {
           const { name: _name, ...request } = r.requests.find((q) => q.name === name)!;
-          say(`observability, round ${round}/${OBSERVABILITY_ROUNDS}, ${r.setting.name}: ${name} at ${OBSERVABILITY_CONNECTIONS} connections`);
-          (runs.get(r)![name] ??= []).push(await measureRun(r, request));
+          say(
+            `observability, round ${round}/${OBSERVABILITY_ROUNDS}, ${r.setting.name}: ${name} at ${OBSERVABILITY_CONNECTIONS} connections`,
+          );
+          const byName = runs.get(r)!;
+          const measured = byName[name] ?? [];
+          byName[name] = measured;
+          measured.push(await measureRun(r, request));
         }
       }
     }
@@ -156,6 +180,8 @@ export async function measureObservability(): Promise<ObservabilityFigures> {
   } finally {
     for (const r of running) await r.stop();
   }
-  results.settings.sort((a, b) => SETTINGS.findIndex((s) => s.name === a.name) - SETTINGS.findIndex((s) => s.name === b.name));
+  results.settings.sort(
+    (a, b) => SETTINGS.findIndex((s) => s.name === a.name) - SETTINGS.findIndex((s) => s.name === b.name),
+  );
   return results;
 }

@@ -6,7 +6,8 @@ import { CONCURRENCY } from './measure';
 import type { LatencyStats } from './stats';
 import { checkTargets } from './targets';
 
-const ms = (n: number | null | undefined) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(2)).padStart(8);
+const ms = (n: number | null | undefined) =>
+  (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(2)).padStart(8);
 
 function fmt(s: LatencyStats | undefined): string {
   if (!s) return '-'.padEnd(44);
@@ -18,9 +19,13 @@ function baselineLines(results: Record<string, any>): string[] {
   const header = `${'scenario'.padEnd(38)} ${'conns'.padStart(5)} | ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p90 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(6)} | direct to the service over NATS`;
   lines.push(header, '-'.repeat(header.length + 20));
   for (const s of results.baseline.scenarios) {
-    for (const c of CONCURRENCY) lines.push(`${s.name.padEnd(38)} ${String(c).padStart(5)} | ${fmt(s.http[c])} | ${fmt(s.direct[c])}`);
+    for (const c of CONCURRENCY)
+      lines.push(`${s.name.padEnd(38)} ${String(c).padStart(5)} | ${fmt(s.http[c])} | ${fmt(s.direct[c])}`);
   }
-  for (const c of CONCURRENCY) lines.push(`${'raw NATS echo (two Node processes)'.padEnd(38)} ${String(c).padStart(5)} | ${'-'.padEnd(44)} | ${fmt(results.echo[c])}`);
+  for (const c of CONCURRENCY)
+    lines.push(
+      `${'raw NATS echo (two Node processes)'.padEnd(38)} ${String(c).padStart(5)} | ${'-'.padEnd(44)} | ${fmt(results.echo[c])}`,
+    );
   lines.push('', 'Where the time goes at one connection (p50, microsecond timing):');
   for (const s of results.baseline.scenarios) {
     const http = s.probe?.p50;
@@ -36,26 +41,48 @@ function baselineLines(results: Record<string, any>): string[] {
 
 function scaleLines(scale: Record<string, any>): string[] {
   const lines: string[] = [];
-  const sizes: Array<{ bills: number; load_seconds: number; reads: Record<string, { after_write: LatencyStats; repeat?: LatencyStats }> }> = scale.sizes;
-  const names = Object.keys(sizes[0].reads);
-  const largest = sizes[sizes.length - 1];
-  lines.push('', `At scale: p50 ms at one connection, right after a write to the branch / on repeat (half the bills in the measured branch)`);
+  const sizes: Array<{
+    bills: number;
+    load_seconds: number;
+    reads: Record<string, { after_write: LatencyStats; repeat?: LatencyStats }>;
+  }> = scale.sizes;
+  // A scale run measures every read at each of SIZES, which has at least one size.
+  const smallest = sizes[0]!;
+  const largest = sizes[sizes.length - 1]!;
+  const names = Object.keys(smallest.reads);
+  lines.push(
+    '',
+    `At scale: p50 ms at one connection, right after a write to the branch / on repeat (half the bills in the measured branch)`,
+  );
   const head = `${'read'.padEnd(30)} ${sizes.map((s) => `${s.bills.toLocaleString('en').padStart(10)} bills`.padStart(22)).join('')} ${'1M/10k'.padStart(8)}`;
   lines.push(head, '-'.repeat(head.length));
   for (const name of names) {
     const cells = sizes.map((s) => {
-      const r = s.reads[name];
-      return `${r.after_write.p50.toFixed(2)}${r.repeat ? ` / ${r.repeat.p50.toFixed(2)}` : ''}${r.after_write.errors ? ' ERR' : ''}`.padStart(22);
+      const r = s.reads[name]!;
+      return `${r.after_write.p50.toFixed(2)}${r.repeat ? ` / ${r.repeat.p50.toFixed(2)}` : ''}${r.after_write.errors ? ' ERR' : ''}`.padStart(
+        22,
+      );
     });
-    const ratio = sizes.length > 1 ? (sizes[sizes.length - 1].reads[name].after_write.p50 / sizes[0].reads[name].after_write.p50).toFixed(2) : '-';
-    lines.push(`${name.padEnd(30)} ${cells.join('')} ${ratio.padStart(8)}${scale.inRatio.includes(name) ? '' : '  (not in the ratio target)'}`);
+    const ratio =
+      sizes.length > 1
+        ? (largest.reads[name]!.after_write.p50 / smallest.reads[name]!.after_write.p50).toFixed(2)
+        : '-';
+    lines.push(
+      `${name.padEnd(30)} ${cells.join('')} ${ratio.padStart(8)}${scale.inRatio.includes(name) ? '' : '  (not in the ratio target)'}`,
+    );
   }
-  lines.push('', `Load (billing's storage layer, bulk): ${sizes.map((s) => `${s.bills.toLocaleString('en')} in ${Math.round(s.load_seconds)} s`).join(', ')} (cumulative steps)`);
+  lines.push(
+    '',
+    `Load (billing's storage layer, bulk): ${sizes.map((s) => `${s.bills.toLocaleString('en')} in ${Math.round(s.load_seconds)} s`).join(', ')} (cumulative steps)`,
+  );
   lines.push('', `With ${largest.bills.toLocaleString('en')} bills, 64 connections, repeated reads:`);
-  for (const [name, s] of Object.entries(scale.throughput as Record<string, LatencyStats>)) lines.push(`  ${name.padEnd(30)} ${fmt(s)}`);
+  for (const [name, s] of Object.entries(scale.throughput as Record<string, LatencyStats>))
+    lines.push(`  ${name.padEnd(30)} ${fmt(s)}`);
   if (scale.throughput_with_writes) {
     lines.push('', `The same while a bill is created in the branch every 100 ms (no cached read outlives it):`);
-    for (const [name, s] of Object.entries(scale.throughput_with_writes as Record<string, LatencyStats & { writes: number }>)) {
+    for (const [name, s] of Object.entries(
+      scale.throughput_with_writes as Record<string, LatencyStats & { writes: number }>,
+    )) {
       lines.push(`  ${name.padEnd(30)} ${fmt(s)}   (${s.writes} bills created meanwhile)`);
     }
   }
@@ -63,9 +90,12 @@ function scaleLines(scale: Record<string, any>): string[] {
   for (const when of ['today', '30 dates']) {
     const empty = scale.writes_empty[when] as LatencyStats;
     const full = scale.writes_full[when] as LatencyStats;
-    lines.push(`  ${`dated ${when}`.padEnd(18)} empty database ${fmt(empty)} | ${largest.bills.toLocaleString('en')} bills ${fmt(full)} | ratio ${(full.rps / empty.rps).toFixed(2)}`);
+    lines.push(
+      `  ${`dated ${when}`.padEnd(18)} empty database ${fmt(empty)} | ${largest.bills.toLocaleString('en')} bills ${fmt(full)} | ratio ${(full.rps / empty.rps).toFixed(2)}`,
+    );
   }
-  for (const [name, s] of Object.entries(scale.single as Record<string, LatencyStats>)) lines.push(`  ${name.padEnd(30)} one connection: p50 ${s.p50.toFixed(2)} ms, ${s.errors} errors`);
+  for (const [name, s] of Object.entries(scale.single as Record<string, LatencyStats>))
+    lines.push(`  ${name.padEnd(30)} one connection: p50 ${s.p50.toFixed(2)} ms, ${s.errors} errors`);
   const ss = scale.sessions;
   lines.push(
     '',
@@ -74,7 +104,10 @@ function scaleLines(scale: Record<string, any>): string[] {
       `a branch's day p50 ${ss.day_after_write.p50.toFixed(2)} ms after a write / ${ss.day_repeat.p50.toFixed(2)} ms on repeat`,
   );
   const check = scale.bill_numbers;
-  lines.push('', `Bill numbers: ${check.bills.toLocaleString('en')} bills over ${check.dates} dates, ${check.gaps} gap(s): ${check.ok ? 'OK' : 'FAILED'}`);
+  lines.push(
+    '',
+    `Bill numbers: ${check.bills.toLocaleString('en')} bills over ${check.dates} dates, ${check.gaps} gap(s): ${check.ok ? 'OK' : 'FAILED'}`,
+  );
   lines.push('', 'Targets:');
   for (const c of checkTargets(scale)) lines.push(`  ${c.met ? 'met   ' : 'MISSED'} ${c.target}: ${c.measured}`);
   return lines;
@@ -84,7 +117,7 @@ function observabilityLines(figures: Record<string, any>): string[] {
   const lines = [
     '',
     `Metrics and tracing, on versus off (one stack each, ${figures.connections} connections, median of ${figures.rounds} runs taken in turn;`,
-    '  req/s, p50, p90, p99, errors; change in req/s from all off; CPU ms per request of the gateway and services, change; each run\'s req/s):',
+    "  req/s, p50, p90, p99, errors; change in req/s from all off; CPU ms per request of the gateway and services, change; each run's req/s):",
   ];
   const first = figures.settings.find((s: any) => s.scenarios);
   for (const setting of figures.settings) {
@@ -92,11 +125,16 @@ function observabilityLines(figures: Record<string, any>): string[] {
       lines.push(`  ${setting.name}: skipped, ${setting.skipped}`);
       continue;
     }
-    for (const [name, stats] of Object.entries(setting.scenarios as Record<string, LatencyStats & { cpu_ms_per_request: number }>)) {
+    for (const [name, stats] of Object.entries(
+      setting.scenarios as Record<string, LatencyStats & { cpu_ms_per_request: number }>,
+    )) {
       const base = first?.scenarios[name] as (LatencyStats & { cpu_ms_per_request: number }) | undefined;
-      const change = (value: number, from: number | undefined) => (from ? `${(((value - from) / from) * 100).toFixed(1)}%` : '-').padStart(8);
+      const change = (value: number, from: number | undefined) =>
+        (from ? `${(((value - from) / from) * 100).toFixed(1)}%` : '-').padStart(8);
       const cpu = `${stats.cpu_ms_per_request.toFixed(3)} ms ${change(stats.cpu_ms_per_request, base?.cpu_ms_per_request)}`;
-      lines.push(`  ${setting.name.padEnd(26)} ${name.padEnd(28)} ${fmt(stats)} ${change(stats.rps, base?.rps)} | ${cpu} | ${(setting.runs?.[name] ?? []).join(' ')}`);
+      lines.push(
+        `  ${setting.name.padEnd(26)} ${name.padEnd(28)} ${fmt(stats)} ${change(stats.rps, base?.rps)} | ${cpu} | ${(setting.runs?.[name] ?? []).join(' ')}`,
+      );
     }
   }
   return lines;

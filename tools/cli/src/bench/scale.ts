@@ -17,10 +17,18 @@ const PROBE = { durationMs: 4_000, maxRequests: 300 };
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** A bill of the measured branch dated today: the write before each "after a write" read. */
-function newBill(charge: { id: number; charge_name: string; amount: number }, date = today(), i = 0): Record<string, unknown> {
+function newBill(
+  charge: { id: number; charge_name: string; amount: number },
+  date = today(),
+  i = 0,
+): Record<string, unknown> {
   return {
-    patient_name: `Bench Patient ${i}`, patient_contact: '0770000000', bill_date: date, payment_method: ['Cash', 'Card', 'Online'][i % 3],
-    store_id: MEASURED_BRANCH, items: [{ charge_id: charge.id, charge_name: charge.charge_name, unit_price: charge.amount, qty: 1 }],
+    patient_name: `Bench Patient ${i}`,
+    patient_contact: '0770000000',
+    bill_date: date,
+    payment_method: ['Cash', 'Card', 'Online'][i % 3],
+    store_id: MEASURED_BRANCH,
+    items: [{ charge_id: charge.id, charge_name: charge.charge_name, unit_price: charge.amount, qty: 1 }],
   };
 }
 
@@ -35,27 +43,58 @@ export interface SizeFigures {
 }
 
 /** The reads the issue names, each as a request (with its place in the sweep's ratio). */
-function readRequests(loader: BillLoader): Array<{ name: string; request: Request; repeat: boolean; inRatio: boolean }> {
-  const mid = loader.dates[182];
-  const weekEnd = loader.dates[188];
+function readRequests(
+  loader: BillLoader,
+): Array<{ name: string; request: Request; repeat: boolean; inRatio: boolean }> {
+  // loader.dates: the 365 dates of yearBefore(); the first size loads thousands of bills into the measured branch.
+  const mid = loader.dates[182]!;
+  const weekEnd = loader.dates[188]!;
   const sample = loader.samples;
-  const list = (query: Record<string, string>) => ({ method: 'GET' as const, path: '/lab_bills', query: { store_id: B, ...query } });
-  const summary = (query: Record<string, string>) => ({ method: 'GET' as const, path: '/lab_bills/summary', query: { store_id: B, ...query } });
+  const list = (query: Record<string, string>) => ({
+    method: 'GET' as const,
+    path: '/lab_bills',
+    query: { store_id: B, ...query },
+  });
+  const summary = (query: Record<string, string>) => ({
+    method: 'GET' as const,
+    path: '/lab_bills/summary',
+    query: { store_id: B, ...query },
+  });
   return [
     { name: 'list page 1', request: list({}), repeat: true, inRatio: true },
     { name: 'list of a date', request: list({ date: mid }), repeat: true, inRatio: true },
-    { name: 'list of a week, Cash', request: list({ from_date: mid, to_date: weekEnd, payment_method: 'Cash' }), repeat: true, inRatio: true },
+    {
+      name: 'list of a week, Cash',
+      request: list({ from_date: mid, to_date: weekEnd, payment_method: 'Cash' }),
+      repeat: true,
+      inRatio: true,
+    },
     { name: 'list page 200', request: list({ page: '200' }), repeat: true, inRatio: true },
-    { name: 'search a full bill number', request: list({ search: sample.numbers[0] }), repeat: false, inRatio: true },
-    { name: 'search a full contact', request: list({ search: sample.contacts[1] }), repeat: false, inRatio: true },
+    { name: 'search a full bill number', request: list({ search: sample.numbers[0]! }), repeat: false, inRatio: true },
+    { name: 'search a full contact', request: list({ search: sample.contacts[1]! }), repeat: false, inRatio: true },
     { name: 'search "silva" (a tenth)', request: list({ search: 'silva' }), repeat: false, inRatio: false },
     { name: 'search "12" (most)', request: list({ search: '12' }), repeat: false, inRatio: false },
     { name: 'search "thari" (a word part)', request: list({ search: 'thari' }), repeat: false, inRatio: false },
     { name: 'summary of a day', request: summary({ date: mid }), repeat: false, inRatio: true },
-    { name: 'summary of a month', request: summary({ from_date: loader.dates[150], to_date: loader.dates[180] }), repeat: false, inRatio: true },
-    { name: 'summary of a year', request: summary({ from_date: loader.dates[0], to_date: loader.dates[364] }), repeat: false, inRatio: true },
+    {
+      name: 'summary of a month',
+      request: summary({ from_date: loader.dates[150]!, to_date: loader.dates[180]! }),
+      repeat: false,
+      inRatio: true,
+    },
+    {
+      name: 'summary of a year',
+      request: summary({ from_date: loader.dates[0]!, to_date: loader.dates[364]! }),
+      repeat: false,
+      inRatio: true,
+    },
     { name: 'summary of everything', request: summary({}), repeat: true, inRatio: true },
-    { name: 'GET /lab_bills/{id}', request: { method: 'GET', path: `/lab_bills/${sample.ids[2]}` }, repeat: false, inRatio: true },
+    {
+      name: 'GET /lab_bills/{id}',
+      request: { method: 'GET', path: `/lab_bills/${sample.ids[2]}` },
+      repeat: false,
+      inRatio: true,
+    },
   ];
 }
 
@@ -71,7 +110,12 @@ async function measureReads(target: Target, loader: BillLoader, charge: any): Pr
 }
 
 /** Every `everyMs`, a bill created in the measured branch while `measure` runs: no cached read lives longer. */
-async function whileWriting<T>(target: Target, charge: any, measure: () => Promise<T>, everyMs = 100): Promise<T & { writes: number }> {
+async function whileWriting<T>(
+  target: Target,
+  charge: any,
+  measure: () => Promise<T>,
+  everyMs = 100,
+): Promise<T & { writes: number }> {
   let writing = true;
   let writes = 0;
   const writer = (async () => {
@@ -93,8 +137,18 @@ async function whileWriting<T>(target: Target, charge: any, measure: () => Promi
 async function measureWrites(target: Target, charge: any, dates: string[]): Promise<Record<string, LatencyStats>> {
   const write: Request = { method: 'POST', path: '/lab_bills' };
   return {
-    'today': await httpLoad(target, write, Array.from({ length: 64 }, (_, i) => newBill(charge, today(), i)), 64),
-    '30 dates': await httpLoad(target, write, Array.from({ length: 30 }, (_, i) => newBill(charge, dates[i], i)), 64),
+    today: await httpLoad(
+      target,
+      write,
+      Array.from({ length: 64 }, (_, i) => newBill(charge, today(), i)),
+      64,
+    ),
+    '30 dates': await httpLoad(
+      target,
+      write,
+      Array.from({ length: 30 }, (_, i) => newBill(charge, dates[i], i)),
+      64,
+    ),
   };
 }
 
@@ -103,10 +157,19 @@ async function checkNumbers(target: Target): Promise<{ bills: number; dates: num
   const client = await MongoClient.connect(target.mongoUrl!);
   try {
     const bills = client.db('clinic_billing').collection('bills');
-    const perDate = await bills.aggregate<{ _id: string; n: number }>([{ $group: { _id: '$bill_date', n: { $sum: 1 } } }], { hint: 'bills_by_date_seq' }).toArray();
+    const perDate = await bills
+      .aggregate<{ _id: string; n: number }>([{ $group: { _id: '$bill_date', n: { $sum: 1 } } }], {
+        hint: 'bills_by_date_seq',
+      })
+      .toArray();
     let gaps = 0;
     for (const { _id: date, n } of perDate) {
-      const [top] = await bills.find({ bill_date: date }, { projection: { bill_seq: 1 } }).sort({ bill_seq: -1 }).limit(1).hint('bills_by_date_seq').toArray();
+      const [top] = await bills
+        .find({ bill_date: date }, { projection: { bill_seq: 1 } })
+        .sort({ bill_seq: -1 })
+        .limit(1)
+        .hint('bills_by_date_seq')
+        .toArray();
       gaps += (top?.bill_seq ?? 0) - n;
     }
     const total = perDate.reduce((sum, d) => sum + d.n, 0);
@@ -120,26 +183,50 @@ async function checkNumbers(target: Target): Promise<{ bills: number; dates: num
  * The summary the API answers for a day, a month and the whole measured branch,
  * against sums of the stored bills computed here in integer cents: exact, or not.
  */
-async function checkSummaries(target: Target, loader: BillLoader): Promise<{ checked: number; mismatches: string[]; ok: boolean }> {
+async function checkSummaries(
+  target: Target,
+  loader: BillLoader,
+): Promise<{ checked: number; mismatches: string[]; ok: boolean }> {
   const client = await MongoClient.connect(target.mongoUrl!);
   const mismatches: string[] = [];
-  const ranges: Array<Record<string, string>> = [{ date: loader.dates[100] }, { from_date: loader.dates[150], to_date: loader.dates[180] }, {}];
+  const ranges: Array<Record<string, string>> = [
+    { date: loader.dates[100]! },
+    { from_date: loader.dates[150]!, to_date: loader.dates[180]! },
+    {},
+  ];
   try {
     const bills = client.db('clinic_billing').collection('bills');
     for (const range of ranges) {
-      const dates = range.date ? { bill_date: range.date } : range.from_date ? { bill_date: { $gte: range.from_date, $lte: range.to_date } } : {};
+      const dates = range.date
+        ? { bill_date: range.date }
+        : range.from_date
+          ? { bill_date: { $gte: range.from_date, $lte: range.to_date } }
+          : {};
       const expected = { total_bills: 0, total_revenue: 0, total_discounts: 0, total_subtotal: 0 };
-      const cursor = bills.find({ store_id: MEASURED_BRANCH, is_deleted: false, ...dates }, { projection: { grand_total_cents: 1, discount_cents: 1, subtotal_cents: 1 } });
+      const cursor = bills.find(
+        { store_id: MEASURED_BRANCH, is_deleted: false, ...dates },
+        { projection: { grand_total_cents: 1, discount_cents: 1, subtotal_cents: 1 } },
+      );
       for await (const bill of cursor) {
         expected.total_bills++;
         expected.total_revenue += bill.grand_total_cents;
         expected.total_discounts += bill.discount_cents;
         expected.total_subtotal += bill.subtotal_cents;
       }
-      const answered = (await api(target, 'GET', `/lab_bills/summary?${new URLSearchParams({ store_id: B, ...range })}`)).summary;
+      const answered = (
+        await api(target, 'GET', `/lab_bills/summary?${new URLSearchParams({ store_id: B, ...range })}`)
+      ).summary;
       const inCents = (amount: number) => Math.round(amount * 100);
-      const got = { total_bills: answered.total_bills, total_revenue: inCents(answered.total_revenue), total_discounts: inCents(answered.total_discounts), total_subtotal: inCents(answered.total_subtotal) };
-      if (JSON.stringify(got) !== JSON.stringify(expected)) mismatches.push(`${JSON.stringify(range)}: answered ${JSON.stringify(got)}, stored ${JSON.stringify(expected)}`);
+      const got = {
+        total_bills: answered.total_bills,
+        total_revenue: inCents(answered.total_revenue),
+        total_discounts: inCents(answered.total_discounts),
+        total_subtotal: inCents(answered.total_subtotal),
+      };
+      if (JSON.stringify(got) !== JSON.stringify(expected))
+        mismatches.push(
+          `${JSON.stringify(range)}: answered ${JSON.stringify(got)}, stored ${JSON.stringify(expected)}`,
+        );
     }
   } finally {
     await client.close();
@@ -161,15 +248,22 @@ async function measureSessions(target: Target): Promise<Record<string, unknown>>
     return { ms: Math.round(performance.now() - started), result };
   };
   let created = 0;
-  for (const month of months.slice(0, 12)) created += (await api(target, 'POST', '/auto_create_sessions', { month, store_id: MEASURED_BRANCH })).created;
+  for (const month of months.slice(0, 12))
+    created += (await api(target, 'POST', '/auto_create_sessions', { month, store_id: MEASURED_BRANCH })).created;
   await settle();
   const preview = await timed(() => api(target, 'GET', `/preview_auto_sessions?month=${months[12]}&store_id=${B}`));
   await settle();
-  const autoCreate = await timed(() => api(target, 'POST', '/auto_create_sessions', { month: months[12], store_id: MEASURED_BRANCH }));
+  const autoCreate = await timed(() =>
+    api(target, 'POST', '/auto_create_sessions', { month: months[12], store_id: MEASURED_BRANCH }),
+  );
   const everything = await timed(() => api(target, 'GET', '/all_sessions'));
   // Every session stored, the ones other parts of the bench made included: what the unfiltered list must answer.
   const client = await MongoClient.connect(target.mongoUrl!);
-  const stored = await client.db('clinic_sessions').collection('sessions').countDocuments({}).finally(() => client.close());
+  const stored = await client
+    .db('clinic_sessions')
+    .collection('sessions')
+    .countDocuments({})
+    .finally(() => client.close());
   const day = `${months[3]}-10`;
   const read: Request = { method: 'GET', path: '/all_sessions', query: { store_id: B, date: day } };
   const someSession = everything.result.sessions[0];
@@ -200,8 +294,14 @@ export async function measureScale(target: Target): Promise<Record<string, any>>
       say(`loading bills up to ${size.toLocaleString('en')} through billing's storage layer`);
       const started = Date.now();
       await loader.loadTo(size);
-      say(`  ${size.toLocaleString('en')} bills stored (${((Date.now() - started) / 1000).toFixed(0)} s for this step)`);
-      results.sizes.push({ bills: size, load_seconds: (Date.now() - started) / 1000, reads: await measureReads(target, loader, charge) });
+      say(
+        `  ${size.toLocaleString('en')} bills stored (${((Date.now() - started) / 1000).toFixed(0)} s for this step)`,
+      );
+      results.sizes.push({
+        bills: size,
+        load_seconds: (Date.now() - started) / 1000,
+        reads: await measureReads(target, loader, charge),
+      });
     }
     const largest = results.sizes[results.sizes.length - 1] as SizeFigures;
     say('reads at 64 connections');
@@ -210,7 +310,9 @@ export async function measureScale(target: Target): Promise<Record<string, any>>
     for (const { name, request } of readRequests(loader).filter((r) => r.repeat)) {
       results.throughput[name] = await autocannon(target, request, 64);
       await settle();
-      results.throughput_with_writes[name] = await whileWriting(target, charge, () => autocannon(target, request, 64, { settled: true }));
+      results.throughput_with_writes[name] = await whileWriting(target, charge, () =>
+        autocannon(target, request, 64, { settled: true }),
+      );
     }
     say(`writes with ${largest.bills.toLocaleString('en')} bills stored`);
     results.writes_full = await measureWrites(target, charge, yearBefore(new Date(Date.UTC(2096, 0, 1))));
@@ -219,14 +321,24 @@ export async function measureScale(target: Target): Promise<Record<string, any>>
     const half = Math.floor(ids.length / 2);
     const urls = (list: number[]) => list.map((id) => `${target.gatewayUrl}/lab_bills/${id}`);
     results.single = {
-      'PUT /lab_bills/{id}': await probe(target, { method: 'PUT', path: `/lab_bills/${ids[0]}`, body: { notes: 'bench' } }, { ...PROBE, urls: urls(ids.slice(0, half)) }),
-      'DELETE /lab_bills/{id}': await probe(target, { method: 'DELETE', path: `/lab_bills/${ids[half]}` }, { ...PROBE, maxRequests: ids.length - half, urls: urls(ids.slice(half)) }),
+      'PUT /lab_bills/{id}': await probe(
+        target,
+        { method: 'PUT', path: `/lab_bills/${ids[0]}`, body: { notes: 'bench' } },
+        { ...PROBE, urls: urls(ids.slice(0, half)) },
+      ),
+      'DELETE /lab_bills/{id}': await probe(
+        target,
+        { method: 'DELETE', path: `/lab_bills/${ids[half]}` },
+        { ...PROBE, maxRequests: ids.length - half, urls: urls(ids.slice(half)) },
+      ),
     };
     say('sessions: a year for 50 doctors');
     results.sessions = await measureSessions(target);
     results.bill_numbers = await checkNumbers(target);
     results.summaries_exact = await checkSummaries(target, loader);
-    results.inRatio = readRequests(loader).filter((r) => r.inRatio).map((r) => r.name);
+    results.inRatio = readRequests(loader)
+      .filter((r) => r.inRatio)
+      .map((r) => r.name);
   } finally {
     await loader.close();
   }

@@ -11,7 +11,7 @@ export interface LatencyStats {
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return sorted[Math.max(0, index)];
+  return sorted[Math.max(0, index)]!;
 }
 
 export function summarize(samplesMs: number[], errors: number, elapsedMs: number): LatencyStats {

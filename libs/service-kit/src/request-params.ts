@@ -1,6 +1,6 @@
-import type { Caller, ServiceRequest } from '@clinic/contracts';
+import { FIELD_MESSAGES, type Caller, type ServiceRequest } from '@clinic/contracts';
 import { badRequest, ServiceError } from './errors';
-import type { HandlerContext } from './runtime';
+import type { HandlerContext } from './responder';
 import { parseIntegerText, type QueryParams } from './validation';
 
 /**
@@ -13,7 +13,7 @@ export function pathId(request: ServiceRequest, name: string, notFoundMessage: s
   return id;
 }
 
-/** The caller of a subject whose access rule requires one (the runtime has checked it). */
+/** The caller of a subject whose access rule requires one (the responder has checked it). */
 export function callerOf(ctx: HandlerContext): Caller {
   if (!ctx.caller) throw new ServiceError(401, 'Authentication required.');
   return ctx.caller;
@@ -39,22 +39,30 @@ export function queryText(
 ): string | undefined {
   const value = single(query, name, invalid);
   if (value === undefined || value === '') return undefined;
-  if (maxChars !== undefined && [...value].length > maxChars) throw invalid(`${name} must be at most ${maxChars} characters.`);
+  if (maxChars !== undefined && [...value].length > maxChars) throw invalid(FIELD_MESSAGES.tooLong(name, maxChars));
   return value;
 }
 
 /** A positive integer query parameter; undefined when absent. */
-export function queryId(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): number | undefined {
+export function queryId(
+  query: QueryParams,
+  name: string,
+  invalid: (message: string) => Error = badRequest,
+): number | undefined {
   const text = single(query, name, invalid);
   if (text === undefined || text.trim() === '') return undefined;
   const id = parseIntegerText(text);
-  if (id === undefined || id < 1) throw invalid(`${name} must be a positive integer.`);
+  if (id === undefined || id < 1) throw invalid(FIELD_MESSAGES.notPositiveId(name));
   return id;
 }
 
 /** A positive integer query parameter that must be present. */
-export function requiredQueryId(query: QueryParams, name: string, invalid: (message: string) => Error = badRequest): number {
+export function requiredQueryId(
+  query: QueryParams,
+  name: string,
+  invalid: (message: string) => Error = badRequest,
+): number {
   const id = queryId(query, name, invalid);
-  if (id === undefined) throw invalid(`${name} is required.`);
+  if (id === undefined) throw invalid(FIELD_MESSAGES.required(name));
   return id;
 }

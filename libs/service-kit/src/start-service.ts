@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { JetStreamClient, NatsConnection } from 'nats';
 import type { Db } from 'mongodb';
 import {
@@ -9,27 +11,29 @@ import {
   success,
   type ServiceName,
 } from '@clinic/contracts';
-import { DatabaseBreaker } from './breaker';
-import { VersionedCache } from './cache';
+import { DatabaseBreaker } from './database-breaker';
+import { VersionedCache } from './versioned-cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
+import type { EnvProperties } from './env';
 import { ensureEventReaders, ensureStream, streamReplicas } from './jetstream';
-import { exitOnStartupFailure, onShutdownSignal } from './lifecycle';
+import { runProcess } from './lifecycle';
 import { createLogger, type Logger } from './logger';
-import { metricsSettings, registerServiceGauges, startMetrics } from './metrics';
-import { connectMongo, ensureIndexes, IdAllocator } from './mongo';
-import { connectNats } from './nats';
+import { registerServiceGauges, startMetrics } from './metrics';
+import { IdAllocator } from './id-allocator';
+import { connectMongo, ensureIndexes } from './mongo';
+import { connectNats } from './nats-client';
 import { Outbox } from './outbox';
 import { RecordLocks } from './record-locks';
-import { ReferenceData, startReferenceConsumer } from './refdata';
-import { serve, type Handler } from './runtime';
-import { createTokenVerifier, tokenPolicyFromEnv } from './tokens';
+import { ReferenceData, startReferenceConsumer } from './reference-data';
+import { startResponder, type Handler } from './responder';
+import { createTokenVerifier } from './tokens';
 import { stopTracing } from './tracing';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */
-export interface ServiceInfra {
+export interface ServiceInfra<Own extends EnvProperties = EnvProperties> {
   name: ServiceName;
-  settings: ServiceSettings;
+  settings: ServiceSettings<Own>;
   log: Logger;
   nc: NatsConnection;
   js: JetStreamClient;
@@ -42,44 +46,71 @@ export interface ServiceInfra {
   locks: RecordLocks;
 }
 
-export interface ServiceDefinition {
+export interface ServiceDefinition<Own extends EnvProperties = EnvProperties> {
   name: ServiceName;
+  /** The service's own environment variables, read with the kit's (settings.own). */
+  env?: Own;
   /** Creates indexes and returns the handlers by subject. */
-  setup(infra: ServiceInfra): Promise<Record<string, Handler>>;
+  setup(infra: ServiceInfra<Own>): Promise<Record<string, Handler>>;
 }
 
 const instance = `${hostname()}-${process.pid}`;
+
+/** The release every package of the repository shares (discovery's `version`). */
+const KIT_VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 /**
  * Starts a service: NATS, its database, its events stream and outbox relay,
  * its reference-data consumer, then its subjects; and stops all of it in the
  * reverse order on SIGTERM/SIGINT.
  */
-export async function startService(definition: ServiceDefinition): Promise<void> {
+export async function startService<Own extends EnvProperties>(definition: ServiceDefinition<Own>): Promise<void> {
   const { name } = definition;
-  const settings = serviceSettings(name);
-  const log = createLogger(name, settings.logLevel);
-  try {
-    const tokens = tokenPolicyFromEnv();
+  const log = createLogger(name);
+  await runProcess(log, async () => {
+    const settings = serviceSettings(name, definition.env);
+    const { tokens } = settings;
     if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
-      log.warn('JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.');
+      log.warn(
+        'JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.',
+      );
     }
-    const metrics = await startMetrics(name, metricsSettings(), log);
+    const metrics = await startMetrics(name, settings.metrics, log);
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
     const jsm = await nc.jetstreamManager();
     const events = eventStreamOf(name);
-    await ensureStream(jsm, events, log, streamReplicas(nc));
+    await ensureStream(jsm, events, log, streamReplicas(nc, settings.streamReplicas));
     await ensureEventReaders(jsm, events.name, settings.eventReaders, log);
     const js = nc.jetstream();
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
     await ensureIndexes(mongo.db.collection('outbox'), [{ key: { created_at: 1 }, name: 'outbox_by_age' }]);
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
-    const consumer = await startReferenceConsumer({ nc, service: name, refs, log: log.child({ component: 'reference' }) });
+    const consumer = await startReferenceConsumer({
+      nc,
+      service: name,
+      refs,
+      log: log.child({ component: 'reference' }),
+      streamReplicas: settings.streamReplicas,
+    });
     const cache = new VersionedCache(mongo.db, log.child({ component: 'cache' }));
     const locks = new RecordLocks(mongo.db, log.child({ component: 'locks' }));
-    const infra: ServiceInfra = { name, settings, log, nc, js, db: mongo.db, ids: new IdAllocator(mongo.db), outbox, refs, clock, cache, locks };
+    const infra: ServiceInfra<Own> = {
+      name,
+      settings,
+      log,
+      nc,
+      js,
+      db: mongo.db,
+      ids: new IdAllocator(mongo.db),
+      outbox,
+      refs,
+      clock,
+      cache,
+      locks,
+    };
     const handlers = await definition.setup(infra);
 
     const subjects = ServiceSubjects[name];
@@ -105,9 +136,11 @@ export async function startService(definition: ServiceDefinition): Promise<void>
       log,
     );
     outbox.start();
-    const server = serve({
+    const responder = await startResponder({
       nc,
       service: name,
+      version: KIT_VERSION,
+      metadata: { instance },
       handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
       log,
       verifyToken: createTokenVerifier(tokens),
@@ -117,8 +150,8 @@ export async function startService(definition: ServiceDefinition): Promise<void>
     });
     log.info({ instance, clinic_tz: clock.timeZone, db: settings.mongoDb }, 'service started');
 
-    onShutdownSignal(log, async () => {
-      await server.stop();
+    return async () => {
+      await responder.stop();
       breaker.stop();
       await consumer.stop();
       await outbox.stop();
@@ -126,8 +159,6 @@ export async function startService(definition: ServiceDefinition): Promise<void>
       await mongo.close();
       await metrics?.close();
       await stopTracing();
-    });
-  } catch (err) {
-    exitOnStartupFailure(log)(err);
-  }
+    };
+  });
 }

@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
-# The sessions service: TypeScript compiled in a build stage, then only its
-# production dependencies in a slim runtime image. Build from the repository
-# root: docker build -f services/sessions/Dockerfile .
+# Every process of the stack from one recipe: TypeScript compiled in a build
+# stage, then only that workspace's production dependencies in a slim runtime
+# image. Build from the repository root, naming the process:
+#   docker build --build-arg SERVICE=billing .    (gateway, billing, catalogue or sessions)
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
@@ -18,13 +19,18 @@ COPY services/sessions/package.json services/sessions/
 COPY tools/cli/package.json tools/cli/
 COPY tests/e2e/package.json tests/e2e/
 RUN npm ci --no-audit --no-fund
+# Declared after the install, so that the four images share its layer.
+ARG SERVICE
+RUN test -n "${SERVICE}" && test -f "services/${SERVICE}/package.json" \
+ || { echo "Name the process: --build-arg SERVICE=gateway|billing|catalogue|sessions" >&2; exit 1; }
 COPY libs/contracts libs/contracts
 COPY libs/service-kit libs/service-kit
-COPY services/sessions services/sessions
-RUN npx tsc -b services/sessions \
- && npm ci --omit=dev --no-audit --no-fund --workspace @clinic/sessions
+COPY services/${SERVICE} services/${SERVICE}
+RUN npx tsc -b services/${SERVICE} \
+ && npm ci --omit=dev --no-audit --no-fund --workspace @clinic/${SERVICE}
 
 FROM ${NODE_IMAGE} AS runtime
+ARG SERVICE
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./
@@ -33,7 +39,8 @@ COPY --from=build /app/libs/contracts/package.json libs/contracts/
 COPY --from=build /app/libs/contracts/dist libs/contracts/dist
 COPY --from=build /app/libs/service-kit/package.json libs/service-kit/
 COPY --from=build /app/libs/service-kit/dist libs/service-kit/dist
-COPY --from=build /app/services/sessions/package.json services/sessions/
-COPY --from=build /app/services/sessions/dist services/sessions/dist
+COPY --from=build /app/services/${SERVICE}/package.json services/${SERVICE}/
+COPY --from=build /app/services/${SERVICE}/dist services/${SERVICE}/dist
 USER node
-CMD ["node", "services/sessions/dist/main.js"]
+WORKDIR /app/services/${SERVICE}
+CMD ["node", "dist/main.js"]

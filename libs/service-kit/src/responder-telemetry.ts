@@ -1,4 +1,4 @@
-/** What the NATS responder (runtime.ts) reports about each request: metrics and its span. */
+/** What the NATS responder (responder.ts) reports about each request: metrics and its span. */
 import { observeHandled } from './metrics';
 import { noteReplyStatus } from './tracing';
 

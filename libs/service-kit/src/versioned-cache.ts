@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from './logger';
 import { isDuplicateKeyError } from './mongo';
+import { retryPolicy } from './retry';
+
+/** Two first upserts of a scope's version race on its _id: the loser tries again, twice at most. */
+const versionUpsertRace = retryPolicy({ retryOn: isDuplicateKeyError, retries: 2 });
 
 interface VersionDoc {
   _id: string;
@@ -49,8 +53,7 @@ export class VersionedCache {
   private readonly entries = new Map<string, Entry>();
   private readonly tokenRounds = new Map<string, TokenRound>();
   private readonly loading = new Map<string, Promise<unknown>>();
-  private readonly maxEntries: number;
-  private readonly maxAgeMs: number;
+  private readonly limits: Required<VersionedCacheOptions>;
 
   constructor(
     db: Db,
@@ -58,8 +61,7 @@ export class VersionedCache {
     options: VersionedCacheOptions = {},
   ) {
     this.versions = db.collection<VersionDoc>('cache_versions');
-    this.maxEntries = options.maxEntries ?? 1000;
-    this.maxAgeMs = options.maxAgeMs ?? 30_000;
+    this.limits = { maxEntries: options.maxEntries ?? 1000, maxAgeMs: options.maxAgeMs ?? 30_000 };
   }
 
   /**
@@ -75,11 +77,13 @@ export class VersionedCache {
       // Most recently used last, for eviction.
       this.entries.delete(id);
       this.entries.set(id, hit);
-      if (Date.now() - hit.loadedAt >= this.maxAgeMs) {
+      if (Date.now() - hit.loadedAt >= this.limits.maxAgeMs) {
         // The token says nothing changed; the age limit only guards against a
         // lost bump, so refresh behind this answer instead of making it wait
         // (a summary over 10,000 bills takes seconds to recompute on FerretDB).
-        this.load(id, scopes, token, load).catch((err: unknown) => this.log.warn({ err, scopes }, 'cache refresh failed; kept the entry'));
+        this.load(id, scopes, token, load).catch((err: unknown) =>
+          this.log.warn({ err, scopes }, 'cache refresh failed; kept the entry'),
+        );
       }
       return hit.value as T;
     }
@@ -94,7 +98,7 @@ export class VersionedCache {
       pending = load().then((value) => {
         this.entries.delete(id);
         this.entries.set(id, { scopes, token, value, loadedAt: Date.now() });
-        if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+        if (this.entries.size > this.limits.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
         return value;
       });
       this.loading.set(loadKey, pending);
@@ -123,8 +127,12 @@ export class VersionedCache {
     this.versions
       .findOne({ _id: scope })
       .then(
-        (doc) => callers.forEach((caller) => caller.resolve(doc?.token ?? 'initial')),
-        (err: unknown) => callers.forEach((caller) => caller.reject(err)),
+        (doc) => {
+          for (const caller of callers) caller.resolve(doc?.token ?? 'initial');
+        },
+        (err: unknown) => {
+          for (const caller of callers) caller.reject(err);
+        },
       )
       .finally(() => {
         round.running = false;
@@ -140,18 +148,14 @@ export class VersionedCache {
   async bump(...scopes: string[]): Promise<void> {
     await Promise.all(
       [...new Set(scopes)].map(async (scope) => {
-        for (let attempt = 0; attempt < 3; attempt++) {
-          try {
-            await this.versions.updateOne({ _id: scope }, { $set: { token: randomUUID() } }, { upsert: true });
-            this.dropLocal(scope);
-            return;
-          } catch (err) {
-            if (isDuplicateKeyError(err)) continue; // two first upserts raced
-            this.log.error({ err, scope }, 'cache version not bumped; cached reads may lag');
-            this.dropLocal(scope);
-            return;
-          }
+        try {
+          await versionUpsertRace.execute(() =>
+            this.versions.updateOne({ _id: scope }, { $set: { token: randomUUID() } }, { upsert: true }),
+          );
+        } catch (err) {
+          this.log.error({ err, scope }, 'cache version not bumped; cached reads may lag');
         }
+        this.dropLocal(scope);
       }),
     );
   }

@@ -1,4 +1,12 @@
-import { connect, ErrorCode, headers as natsHeaders, NatsError, RequestStrategy, type MsgHdrs, type NatsConnection } from 'nats';
+import {
+  connect,
+  ErrorCode,
+  headers as natsHeaders,
+  NatsError,
+  RequestStrategy,
+  type MsgHdrs,
+  type NatsConnection,
+} from 'nats';
 import {
   HeaderNames,
   inboxPrefixOf,
@@ -58,7 +66,10 @@ export async function connectNats(settings: NatsSettings, options: ConnectOption
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'pingTimer') continue;
-      options.log.info({ nats_status: status.type, data: typeof status.data === 'object' ? status.data : String(status.data) }, 'nats connection status');
+      options.log.info(
+        { nats_status: status.type, data: typeof status.data === 'object' ? status.data : String(status.data) },
+        'nats connection status',
+      );
     }
   })();
   // A client stays with a server it can reach, even one partitioned from the rest: move to another.
@@ -66,7 +77,10 @@ export async function connectNats(settings: NatsSettings, options: ConnectOption
   if (servers.length >= 3) {
     const check = setInterval(() => {
       if (nc.isClosed() || !onMinorityNode(nc, servers.length)) return;
-      options.log.warn({ server: nc.info?.server_name, sees: nc.info?.connect_urls }, 'nats server is cut off from its cluster; moving to another');
+      options.log.warn(
+        { server: nc.info?.server_name, sees: nc.info?.connect_urls },
+        'nats server is cut off from its cluster; moving to another',
+      );
       nc.reconnect().catch(() => undefined);
     }, MOVE_CHECK_MS);
     check.unref();
@@ -108,7 +122,8 @@ const encoder = new TextEncoder();
 export function splitReply(raw: Uint8Array): { status: number; body: Uint8Array } {
   const head = new TextDecoder().decode(raw.subarray(0, 32));
   const match = REPLY_PREFIX.exec(head);
-  if (match && raw[raw.length - 1] === 0x7d) return { status: Number(match[1]), body: raw.subarray(match[0].length, raw.length - 1) };
+  if (match && raw[raw.length - 1] === 0x7d)
+    return { status: Number(match[1]), body: raw.subarray(match[0].length, raw.length - 1) };
   const reply = JSON.parse(new TextDecoder().decode(raw)) as ServiceReply<ResponseBody>;
   return { status: reply.status, body: encoder.encode(JSON.stringify(reply.body)) };
 }
@@ -144,8 +159,18 @@ export async function callServiceRaw(
  * Sends a request and gathers its reply: one message, or the messages of a
  * reply too large for one (see HeaderNames.chunkCount), joined in order.
  */
-async function receiveReply(nc: NatsConnection, subject: string, payload: Uint8Array, headers: MsgHdrs, timeoutMs: number): Promise<Uint8Array> {
-  const replies = await nc.requestMany(subject, payload, { maxWait: timeoutMs, strategy: RequestStrategy.Timer, headers });
+async function receiveReply(
+  nc: NatsConnection,
+  subject: string,
+  payload: Uint8Array,
+  headers: MsgHdrs,
+  timeoutMs: number,
+): Promise<Uint8Array> {
+  const replies = await nc.requestMany(subject, payload, {
+    maxWait: timeoutMs,
+    strategy: RequestStrategy.Timer,
+    headers,
+  });
   const chunks: Uint8Array[] = [];
   let expected = 1;
   for await (const msg of replies) {
@@ -157,7 +182,12 @@ async function receiveReply(nc: NatsConnection, subject: string, payload: Uint8A
     if (chunks.length >= expected) break;
   }
   if (chunks.length < expected) {
-    throw new ServiceTimeoutError(chunks.length === 0 ? `No reply on ${subject} within ${timeoutMs} ms` : `Incomplete reply on ${subject} within ${timeoutMs} ms`);
+    throw new ServiceTimeoutError(
+      chunks.length === 0
+        ? `No reply on ${subject} within ${timeoutMs} ms`
+        : `Incomplete reply on ${subject} within ${timeoutMs} ms`,
+    );
   }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  const [only] = chunks;
+  return chunks.length === 1 && only ? only : Buffer.concat(chunks);
 }

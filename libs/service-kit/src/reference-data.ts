@@ -15,6 +15,7 @@ import {
 } from '@clinic/contracts';
 import { ensureStream, streamReplicas } from './jetstream';
 import type { Logger } from './logger';
+import { pauses, retryPolicy } from './retry';
 import { docKey, findByKeys, isDuplicateKeyError } from './mongo';
 import { schemaProblem } from './schema';
 
@@ -88,7 +89,9 @@ function pickKnownFields(kind: RefKind, record: Record<string, unknown>): Record
 /** Why a reference message cannot be applied, or null when it can. */
 export function refRecordProblem(kind: RefKind, record: unknown): string | null {
   if (isDeletionMarker(record)) return schemaProblem(DELETION_MARKER_SCHEMA, record);
-  return schemaProblem(REF_RECORD_SCHEMAS[kind], record) ?? refRecordRuleProblem(kind, record as Record<string, unknown>);
+  return (
+    schemaProblem(REF_RECORD_SCHEMAS[kind], record) ?? refRecordRuleProblem(kind, record as Record<string, unknown>)
+  );
 }
 
 export function refKindOfSubject(subject: string): RefKind | null {
@@ -112,10 +115,12 @@ export async function startReferenceConsumer(options: {
   service: ServiceName;
   refs: ReferenceData;
   log: Logger;
+  /** NATS_STREAM_REPLICAS (0: from the cluster). */
+  streamReplicas?: number;
 }): Promise<ReferenceConsumer> {
   const { nc, service, refs, log } = options;
   const jsm = await nc.jetstreamManager();
-  await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc));
+  await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc, options.streamReplicas));
   const durable = refConsumerName(service);
   const streamInfo = await jsm.streams.info(REF_STREAM.name);
 
@@ -174,19 +179,20 @@ export async function startReferenceConsumer(options: {
     }
   }
 
-  const loop = (async () => {
-    while (!stopped) {
-      try {
-        const consumer = await js.consumers.get(REF_STREAM.name, durable);
-        messages = await consumer.consume({ max_messages: 128 });
-        for await (const m of messages) await handle(m);
-      } catch (err) {
-        if (stopped) break;
-        log.warn({ err }, 'reference consumer interrupted; resuming');
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-      }
-    }
-  })();
+  const resume = retryPolicy({
+    retryOn: () => !stopped,
+    retries: Infinity,
+    pause: pauses.constant(1_000),
+    onRetry: (err) => log.warn({ err }, 'reference consumer interrupted; resuming'),
+  });
+  const loop = resume
+    .execute(async () => {
+      const consumer = await js.consumers.get(REF_STREAM.name, durable);
+      messages = await consumer.consume({ max_messages: 128 });
+      for await (const m of messages) await handle(m);
+      if (!stopped) throw new Error('reference consumer ended');
+    })
+    .catch(() => undefined); // stopped
 
   return {
     async status() {

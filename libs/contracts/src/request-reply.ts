@@ -1,0 +1,165 @@
+/**
+ * Every request/reply subject the services answer, with what its request
+ * carries and what it answers by status: the routes' subjects (from the
+ * route table) and the ones answered for other services and operators. The
+ * AsyncAPI document (asyncapi.ts) and the tests of the envelopes read them.
+ */
+import { HTTP_ROUTES, type HttpRoute } from './routes';
+import { chargeCheckBodySchema } from './schemas/catalogue';
+import { failureSchema, idSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
+import { REF_STREAM } from './streams';
+import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
+
+/** One request/reply subject: what its request carries and what it answers, by status. */
+export interface RequestReplySpec {
+  subject: string;
+  service: ServiceName;
+  summary: string;
+  /** The envelope's members: each one present in the schema may be sent. */
+  params?: JsonSchema;
+  query?: JsonSchema;
+  body?: JsonSchema;
+  bodyRequired?: boolean;
+  replies: Record<string, JsonSchema>;
+}
+
+const serviceOf = (subject: string): ServiceName => subject.split('.')[0] as ServiceName;
+
+/**
+ * Query values travel as the text the client wrote (the service parses and
+ * checks them), so each becomes a string documented with the type it must read as.
+ */
+function queryEnvelope(query: JsonSchema): JsonSchema {
+  const properties = Object.fromEntries(
+    Object.entries((query.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => {
+      const readAs = [schema.type, schema.format].filter(Boolean).join(', ');
+      const note = [schema.description, readAs && `read as ${readAs}`].filter(Boolean).join('; ');
+      return [
+        name,
+        { anyOf: [{ type: 'string' }, { type: 'array', maxItems: 20, items: { type: 'string' } }], description: note },
+      ];
+    }),
+  );
+  return { type: 'object', properties, ...(query.required ? { required: query.required } : {}) };
+}
+
+function fromRoute(route: HttpRoute): RequestReplySpec {
+  return {
+    subject: route.subject,
+    service: serviceOf(route.subject),
+    summary: `${route.summary} (HTTP: ${route.method} ${route.url})`,
+    params: route.param
+      ? {
+          type: 'object',
+          required: [route.param],
+          properties: {
+            [route.param]: {
+              type: 'string',
+              maxLength: 100,
+              description: 'the path id as the client wrote it; one that is not a positive integer is not found',
+            },
+          },
+        }
+      : undefined,
+    query: route.querystring ? queryEnvelope(route.querystring) : undefined,
+    body: route.body,
+    bodyRequired: Boolean(route.body && !route.bodyOptional),
+    replies: route.produces ? { ...route.responses, 200: binaryReplySchema(route.produces) } : route.responses,
+  };
+}
+
+/** The success of a route that produces bytes: they travel base64-encoded in the envelope (the gateway sends them as they are). */
+function binaryReplySchema(contentType: string): JsonSchema {
+  return {
+    type: 'object',
+    required: ['success', 'content_type', 'filename', 'data_base64'],
+    properties: {
+      success: { type: 'boolean', enum: [true] },
+      content_type: { type: 'string', enum: [contentType] },
+      filename: { type: 'string', description: 'suggested file name' },
+      data_base64: {
+        type: 'string',
+        contentEncoding: 'base64',
+        description: `the ${contentType} bytes, base64-encoded`,
+      },
+    },
+  };
+}
+
+const healthReply = successSchema({
+  service: { type: 'string', enum: [...SERVICE_NAMES] },
+  status: { type: 'string', enum: ['ok'] },
+  instance: { type: 'string', description: 'host and process id of the replica that answered' },
+  outbox_queue: { type: 'integer', minimum: 0, description: 'events this replica holds for publication' },
+});
+
+const refStatusReply = successSchema({
+  service: { type: 'string', enum: [...SERVICE_NAMES] },
+  applied_seq: {
+    type: 'integer',
+    minimum: 0,
+    description: `highest ${REF_STREAM.name} sequence up to which every message is applied`,
+  },
+  pending: { type: 'integer', minimum: 0 },
+});
+
+/** Subjects answered for other services and operators rather than for HTTP routes. */
+function internalSpecs(): RequestReplySpec[] {
+  const perService = SERVICE_NAMES.flatMap((service): RequestReplySpec[] => [
+    {
+      subject: ServiceSubjects[service].health,
+      service,
+      summary: `Whether a ${service} replica and its database answer (no caller needed)`,
+      replies: { 200: healthReply, 503: failureSchema },
+    },
+    {
+      subject: ServiceSubjects[service].refStatus,
+      service,
+      summary: `How far ${service} has applied the reference stream ${REF_STREAM.name} (no caller needed)`,
+      replies: { 200: refStatusReply, 500: failureSchema },
+    },
+  ]);
+  const check: RequestReplySpec = {
+    subject: CatalogueSubjects.check,
+    service: 'catalogue',
+    summary:
+      "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store)",
+    body: chargeCheckBodySchema,
+    bodyRequired: true,
+    replies: { 200: successSchema({ invalid_ids: { type: 'array', items: idSchema } }), ...standardFailures() },
+  };
+  return [...perService, check];
+}
+
+/** Every request/reply subject the services answer. */
+export function requestReplySpecs(): RequestReplySpec[] {
+  return [...HTTP_ROUTES.map(fromRoute), ...internalSpecs()];
+}
+
+/** The request envelope `{ params?, query?, body? }` of a subject. */
+export function requestEnvelopeSchema(spec: RequestReplySpec): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  if (spec.params) {
+    properties.params = spec.params;
+    required.push('params');
+  }
+  if (spec.query) properties.query = spec.query;
+  if (spec.body) {
+    properties.body = spec.body;
+    if (spec.bodyRequired) required.push('body');
+  }
+  return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
+}
+
+/** The reply `{ status, body }`: each status with the body it comes with. */
+export function replyEnvelopeSchema(spec: RequestReplySpec): JsonSchema {
+  return {
+    type: 'object',
+    required: ['status', 'body'],
+    anyOf: Object.entries(spec.replies).map(([status, body]) => ({
+      properties: { status: { type: 'integer', enum: [Number(status)] }, body },
+    })),
+    properties: { status: { type: 'integer', enum: Object.keys(spec.replies).map(Number) }, body: { type: 'object' } },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The records an outbox entry carries (CommitRecord: audit entries and the
+ * like), stored once their write succeeded, each under its event's id.
+ */
+import { MongoBulkWriteError, type Db } from 'mongodb';
+import { itemAt } from './arrays';
+import { isDuplicateKeyError } from './mongo';
+import type { OutboxEntry } from './outbox-entries';
+
+export class CommitRecords {
+  /** Entries whose records are stored. */
+  private readonly stored = new Set<string>();
+  /** Records of settled writes waiting for the write in flight (see storeTogether). */
+  private readonly waiting: Array<{ entries: OutboxEntry[]; resolve(): void; reject(err: unknown): void }> = [];
+  private writing = false;
+
+  constructor(private readonly db: Db) {}
+
+  /**
+   * store() for requests that settle at the same time, in one write per
+   * collection (group commit): the first waits for nothing, the ones that
+   * arrive while a write is in flight go together in the next.
+   */
+  storeTogether(entries: OutboxEntry[]): Promise<void> {
+    if (!entries.some((entry) => (entry.records?.length ?? 0) > 0)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ entries, resolve, reject });
+      if (!this.writing) void this.writeWaiting();
+    });
+  }
+
+  private async writeWaiting(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.waiting.length > 0) {
+        const group = this.waiting.splice(0);
+        try {
+          await this.store(group.flatMap((g) => g.entries));
+          for (const g of group) g.resolve();
+        } catch (err) {
+          for (const g of group) g.reject(err);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** Inserts the records of these entries that are not stored yet; one already there counts as stored. */
+  async store(entries: OutboxEntry[]): Promise<void> {
+    const pending = entries.filter((entry) => (entry.records?.length ?? 0) > 0 && !this.stored.has(entry._id));
+    const byCollection = new Map<string, Array<{ _id: string }>>();
+    for (const { _id, records } of pending) {
+      for (const { collection, doc } of records!)
+        byCollection.set(collection, [...(byCollection.get(collection) ?? []), { ...doc, _id }]);
+    }
+    for (const [collection, docs] of byCollection) {
+      const target = this.db.collection<{ _id: string }>(collection);
+      try {
+        await target.insertMany(docs, { ordered: false });
+      } catch (err) {
+        const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
+        if (errors.length === 0 || !errors.every((e) => isDuplicateKeyError(e))) throw err;
+        // Refused as duplicates: stored already, unless another unique index refused them.
+        const refused = errors.map((e) => itemAt(docs, e.index)._id);
+        if ((await target.countDocuments({ _id: { $in: refused } })) !== refused.length) throw err;
+      }
+    }
+    for (const entry of pending) this.stored.add(entry._id);
+  }
+
+  /** The entry is published and deleted: nothing more to remember of it. */
+  done(eventId: string): void {
+    this.stored.delete(eventId);
+  }
+}

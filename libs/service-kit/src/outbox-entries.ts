@@ -1,0 +1,111 @@
+/**
+ * What the outbox keeps: an event with the proof of its write and the
+ * records stored with it, and the event ids an entity carries so that the
+ * proof can be checked.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DomainEvent, EventSubject } from '@clinic/contracts';
+import { currentTraceCarrier } from './tracing';
+
+/**
+ * How the sweeper tells whether the write an event describes happened, for an
+ * entry whose process died (or failed) between recording the event and
+ * handing it over: the write happened if a document matching `filter` exists
+ * (or, with `exists: false`, if none does) in `collection`.
+ */
+export interface WriteProof {
+  collection: string;
+  filter: Record<string, unknown>;
+  exists: boolean;
+}
+
+/** The usual proofs: the entity lists the event id, or the entity is gone. */
+export type ProofKind = 'contains-event' | 'absent';
+
+/**
+ * A document that must exist exactly when the write an event describes
+ * happened, such as an audit-trail entry: kept in the outbox entry, inserted
+ * once the write succeeded (or, for a write the sweeper proved, by the relay).
+ * It is stored under the event's id (so one record per collection and event),
+ * which makes a second insert change nothing.
+ */
+export interface CommitRecord {
+  collection: string;
+  doc: Record<string, unknown>;
+}
+
+export interface OutboxEntry {
+  _id: string;
+  subject: EventSubject;
+  event: DomainEvent;
+  proof: WriteProof;
+  created_at: Date;
+  records?: CommitRecord[];
+  /** The W3C trace context of the request that recorded the event, when tracing is on. */
+  trace?: Record<string, string>;
+}
+
+export interface EventSpec {
+  subject: EventSubject;
+  data: Record<string, unknown>;
+  correlationId: string;
+  /** Stored after the write, exactly once (see CommitRecord). */
+  records?: CommitRecord[];
+}
+
+/** Events recorded ahead of their writes: released when a write succeeded, discarded when it certainly failed. */
+export interface PreparedEvents {
+  entries: OutboxEntry[];
+  /** Hands these (default: all) to the relay. */
+  release(eventIds?: string[]): void;
+  /**
+   * After their writes succeeded: stores the entries' records now, so that the
+   * caller's answer follows them, then releases them. A record that cannot be
+   * stored now is left to the relay, which stores it before it publishes.
+   */
+  settle(eventIds?: string[]): Promise<void>;
+  /** Deletes the entries of writes that certainly did not happen. */
+  discard(eventIds?: string[]): Promise<void>;
+  /** Stops tracking entries whose writes may or may not have happened: the sweeper decides. */
+  forget(eventIds?: string[]): void;
+}
+
+/** The proof that an entity write recorded `eventId` (see withEventId). */
+export function entityProof(collection: string, key: string, eventId: string): WriteProof {
+  return { collection, filter: { _id: key, _event_ids: eventId }, exists: true };
+}
+
+export const newEventId = (): string => randomUUID();
+
+/**
+ * How many recent event ids an entity keeps: enough for the sweeper to prove
+ * its recent writes. The list is bounded here rather than with `$push`'s
+ * `$slice`, which FerretDB v1 ignores: entities would grow with every update,
+ * and every read decodes them whole.
+ */
+export const EVENT_IDS_KEPT = 20;
+
+/** The entity's event ids after a write that records `eventId` (set in the same update as the change). */
+export function withEventId(current: string[] | undefined, eventId: string): string[] {
+  return [...(current ?? []).slice(-(EVENT_IDS_KEPT - 1)), eventId];
+}
+
+/** The outbox entry of an event, with the trace context of the request that records it. */
+export function outboxEntry(eventId: string, spec: EventSpec, proof: WriteProof): OutboxEntry {
+  const trace = currentTraceCarrier();
+  return {
+    _id: eventId,
+    subject: spec.subject,
+    event: {
+      event_id: eventId,
+      type: spec.subject,
+      occurred_at: new Date().toISOString(),
+      correlation_id: spec.correlationId,
+      data: spec.data,
+    },
+    proof,
+    created_at: new Date(),
+    ...(spec.records?.length ? { records: spec.records } : {}),
+    ...(trace ? { trace } : {}),
+  };
+}

@@ -1,0 +1,71 @@
+/** What the responder reads from a request message: the envelope, its headers, and whether it is a request at all. */
+import type { Msg, MsgHdrs } from 'nats';
+import sjson from 'secure-json-parse';
+import {
+  BAD_IDEMPOTENCY_KEY_MESSAGE,
+  HeaderNames,
+  IDEMPOTENCY_KEY_PATTERN,
+  Limits,
+  nestsDeeperThan,
+  TOO_DEEP_MESSAGE,
+  type ServiceRequest,
+} from '@clinic/contracts';
+import { ServiceError } from './errors';
+import { compileSchema } from './schema';
+
+const requestEnvelopeSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    params: { type: 'object', additionalProperties: { type: 'string', maxLength: 100 } },
+    query: {
+      type: 'object',
+      additionalProperties: {
+        anyOf: [{ type: 'string' }, { type: 'array', maxItems: 20, items: { type: 'string' } }],
+      },
+    },
+    body: {},
+  },
+};
+
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+export function readCorrelationId(value: string | undefined): string | undefined {
+  return value && CORRELATION_ID.test(value) ? value : undefined;
+}
+
+/** The request's `Idempotency-Key`, bounded as the gateway bounds it. */
+export function readIdempotencyKey(h: MsgHdrs | undefined): string | null {
+  const key = h?.get(HeaderNames.idempotencyKey);
+  if (!key) return null;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ServiceError(400, BAD_IDEMPOTENCY_KEY_MESSAGE);
+  return key;
+}
+
+/**
+ * Whether a message is a JetStream delivery rather than a request: pushed or
+ * pulled stream messages keep their stream subject and carry an acknowledgement
+ * subject as their reply. A consumer pointed at a service's subject (by its deliver
+ * subject, or a pull request's reply subject) must never have its messages run.
+ */
+export function isStreamDelivery(msg: Msg, subject: string): boolean {
+  return msg.subject !== subject || Boolean(msg.reply?.startsWith('$JS.'));
+}
+
+export function decodeRequest(data: Uint8Array): ServiceRequest {
+  let parsed: unknown;
+  try {
+    parsed = sjson.parse(Buffer.from(data), undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (err) {
+    const poisoned = err instanceof SyntaxError && /forbidden/i.test(err.message);
+    throw new ServiceError(
+      400,
+      poisoned ? 'Request must not contain __proto__ or constructor.prototype keys.' : 'Request is not valid JSON.',
+    );
+  }
+  if (nestsDeeperThan(parsed, Limits.jsonDepthMax + 1)) throw new ServiceError(400, TOO_DEEP_MESSAGE);
+  if (!compileSchema(requestEnvelopeSchema)(parsed)) {
+    throw new ServiceError(400, 'Request does not follow the service envelope {params, query, body}.');
+  }
+  return parsed as ServiceRequest;
+}

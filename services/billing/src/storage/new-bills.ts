@@ -1,0 +1,279 @@
+/**
+ * New bills: each stored under the next number of its date, written in
+ * batches (group commit). Every batch records its events in the outbox first,
+ * and afterwards marks what cached reads it changed.
+ */
+import { MongoBulkWriteError, type Collection } from 'mongodb';
+import { BILLING_MESSAGES, EventSubjects, formatBillNumber, type Caller } from '@clinic/contracts';
+import {
+  conflict,
+  docKey,
+  entityProof,
+  isDuplicateKeyError,
+  itemAt,
+  newEventId,
+  type AuditTrail,
+  type StorageDeps,
+} from '@clinic/service-kit';
+import type { BillInput, Totals } from '../rules';
+import type { BillNumbers } from './bill-numbers';
+import type { ChangeContext } from './bill-writes';
+import type { DayTotals } from './day-totals';
+import { BILL_COUNTER, billEventData, billHistoryEntries, BILLS, ITEM_ID_FACTOR, type BillDoc } from './documents';
+import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
+import { searchTextOf } from './search';
+
+const MAX_ATTEMPTS = 25;
+/** Bills written together at most. */
+const MAX_BATCH = 64;
+
+export type CreateResult = { doc: BillDoc; replayed: boolean };
+
+interface PendingBill {
+  input: BillInput;
+  totals: Totals;
+  correlationId: string;
+  /** Null for imported bills, which have no history. */
+  actor: Caller | null;
+  idempotency: IdempotencyClaim | null;
+  id: number;
+  attempts: number;
+  resolve(result: CreateResult): void;
+  reject(err: unknown): void;
+}
+
+export class NewBills {
+  /** Bills waiting to be written, in arrival order (bills retried after a collision go first). */
+  private waiting: PendingBill[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly bills: Collection<BillDoc>,
+    private readonly numbers: BillNumbers,
+    private readonly claims: IdempotencyClaims,
+    private readonly dayTotals: DayTotals,
+    private readonly history: AuditTrail,
+    private readonly deps: StorageDeps,
+    /** Marks what cached reads of these bills' branches and days are stale. */
+    private readonly written: (docs: BillDoc[]) => Promise<void>,
+  ) {}
+
+  /**
+   * Stores a new bill under the next number of its date (rule 11) and returns
+   * it, or the bill an earlier request with the same Idempotency-Key created.
+   *
+   * Bills are written by one worker, in batches (group commit): whoever is
+   * waiting when a batch starts is numbered consecutively within its date, and
+   * the batch is written with one insert for its outbox entries and one
+   * ordered insert for the bills, whatever their dates. An ordered insert lands
+   * a prefix, so even a batch cut short leaves no gap in any date; bills after
+   * a collision are numbered again.
+   */
+  create(
+    input: BillInput,
+    totals: Totals,
+    options: ChangeContext & { idempotency: IdempotencyClaim | null },
+  ): Promise<CreateResult> {
+    return this.deps.ids.next(BILL_COUNTER).then(
+      (id) =>
+        new Promise<CreateResult>((resolve, reject) => {
+          this.waiting.push({ input, totals, ...options, id, attempts: 0, resolve, reject });
+          void this.drain();
+        }),
+    );
+  }
+
+  /**
+   * Stores bills in bulk through the same numbering and bookkeeping as create,
+   * without events: for loading historical data (the benchmark's data set),
+   * not for live bills.
+   */
+  async import(bills: Array<{ input: BillInput; totals: Totals }>, batchSize = 1000): Promise<BillDoc[]> {
+    const ids = await this.deps.ids.nextMany(BILL_COUNTER, bills.length);
+    const stored: BillDoc[] = [];
+    // nextMany answers one id per bill.
+    const pending = bills.map(
+      ({ input, totals }, i): PendingBill => ({
+        input,
+        totals,
+        correlationId: 'import',
+        actor: null,
+        idempotency: null,
+        id: itemAt(ids, i),
+        attempts: 0,
+        resolve: ({ doc }) => stored.push(doc),
+        reject: (err) => {
+          throw err;
+        },
+      }),
+    );
+    for (let i = 0; i < pending.length; i += batchSize) {
+      await this.writeBatch(pending.slice(i, i + batchSize), false);
+      // A collision queued bills to be numbered again: only live writes of the same dates cause one.
+      if (this.waiting.length > 0) throw new Error('Import collided with live writes of bills of the same dates');
+    }
+    await this.numbers.flush();
+    return stored;
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, MAX_BATCH);
+        try {
+          await this.writeBatch(batch);
+        } catch (err) {
+          for (const bill of batch) bill.reject(err);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+    // A bill may have arrived between the last batch and the end of this drain.
+    if (this.waiting.length > 0) void this.drain();
+  }
+
+  private async writeBatch(batch: PendingBill[], withEvents = true): Promise<void> {
+    // Each bill with its number, its document and the id of its creation event, in the batch's order.
+    const numbered = (await this.numberBatch(batch)).map(({ bill, seq }) => {
+      const eventId = newEventId();
+      return {
+        bill,
+        seq,
+        eventId,
+        doc: this.buildDoc(bill.id, seq, bill.input, bill.totals, bill.idempotency, eventId),
+      };
+    });
+    const docs = numbered.map(({ doc }) => doc);
+    await this.dayTotals.register(docs);
+    const prepared = await this.deps.outbox.prepare(
+      (withEvents ? numbered : []).map(({ bill, doc, eventId }) => ({
+        subject: EventSubjects.billCreated,
+        data: billEventData(doc, this.deps.clock),
+        correlationId: bill.correlationId,
+        eventId,
+        proof: entityProof(BILLS, doc._id, eventId),
+        records: billHistoryEntries(this.history, this.deps.clock, null, doc, 'created', bill),
+      })),
+    );
+    const eventIds = (from: number, to = numbered.length) => numbered.slice(from, to).map(({ eventId }) => eventId);
+
+    let inserted = docs.length;
+    let failure: unknown = null;
+    try {
+      await this.bills.insertMany(docs, { ordered: true });
+    } catch (err) {
+      const firstError = err instanceof MongoBulkWriteError ? [err.writeErrors].flat()[0] : undefined;
+      if (!firstError) {
+        // Lost connection or the like: which bills were stored is unknown, so the sweeper decides on the events.
+        prepared.forget();
+        for (const bill of batch) bill.reject(err);
+        // Some may be stored: cached reads must not miss them (best effort, after the answers).
+        void this.written(docs);
+        return;
+      }
+      inserted = firstError.index;
+      failure = firstError;
+    }
+
+    if (inserted > 0) {
+      for (const [billDate, lastSeq] of highestSeqs(docs.slice(0, inserted))) this.numbers.used(billDate, lastSeq);
+      await prepared.settle(eventIds(0, inserted));
+      await this.written(docs.slice(0, inserted));
+      for (const { bill, doc } of numbered.slice(0, inserted)) bill.resolve({ doc, replayed: false });
+    }
+    if (failure === null) return;
+
+    // The failed bill and the ones after it were not stored: their numbers are free again
+    // (from the highest down, so that each date resumes at its lowest one).
+    await prepared.discard(eventIds(inserted));
+    for (const { doc } of numbered.slice(inserted + 1).reverse()) this.numbers.retry(doc.bill_date, doc.bill_seq);
+    // The driver reports the index of the failed bill: within the batch.
+    const { bill: failed, seq: failedSeq } = itemAt(numbered, inserted);
+    const retry: PendingBill[] = [];
+    const billDate = failed.input.bill_date;
+    const replay =
+      failed.idempotency && isDuplicateKeyError(failure) ? await this.claims.billOf(failed.idempotency) : null;
+    if (!isDuplicateKeyError(failure)) {
+      this.numbers.retry(billDate, failedSeq);
+      failed.reject(failure);
+    } else if (replay) {
+      this.numbers.retry(billDate, failedSeq);
+      failed.resolve({ doc: replay, replayed: true });
+    } else {
+      if (await this.bills.findOne({ _id: docKey(failed.id) }, { projection: { _id: 1 } })) {
+        // Its id was drawn twice (replicas racing on the counter): same number, new id.
+        this.numbers.retry(billDate, failedSeq);
+        await this.deps.ids.skipPast(BILL_COUNTER, failed.id);
+        failed.id = await this.deps.ids.next(BILL_COUNTER);
+      } else {
+        await this.numbers.collided(billDate, failedSeq);
+      }
+      failed.attempts++;
+      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(BILLING_MESSAGES.numberConflict));
+      else retry.push(failed);
+    }
+    // First in line again, ahead of bills that arrived meanwhile.
+    retry.push(...batch.slice(inserted + 1));
+    if (retry.length > 0) this.waiting = [...retry, ...this.waiting];
+  }
+
+  /** The numbers to try for a batch: consecutive within each date, from the date's next candidate. */
+  private async numberBatch(batch: PendingBill[]): Promise<Array<{ bill: PendingBill; seq: number }>> {
+    const next = new Map<string, number>();
+    for (const billDate of new Set(batch.map((bill) => bill.input.bill_date)))
+      next.set(billDate, await this.numbers.candidate(billDate));
+    return batch.map((bill) => {
+      const seq = next.get(bill.input.bill_date)!;
+      next.set(bill.input.bill_date, seq + 1);
+      return { bill, seq };
+    });
+  }
+
+  private buildDoc(
+    id: number,
+    seq: number,
+    input: BillInput,
+    totals: Totals,
+    idempotency: IdempotencyClaim | null,
+    eventId: string,
+  ): BillDoc {
+    const { items, received_cents, balance_cents, ...header } = input;
+    const billNumber = formatBillNumber(input.bill_date, seq);
+    return {
+      _id: docKey(id),
+      id,
+      bill_number: billNumber,
+      bill_seq: seq,
+      ...header,
+      discount_cents: totals.discount,
+      subtotal_cents: totals.subtotal,
+      grand_total_cents: totals.grand_total,
+      received_cents: input.payment_method === 'Cash' ? received_cents : null,
+      balance_cents: input.payment_method === 'Cash' ? balance_cents : null,
+      status: 'active',
+      is_deleted: false,
+      // To the second, as the API shows it: bills created in the same second list by id, newest id first.
+      created_at: new Date(Math.floor(Date.now() / 1000) * 1000),
+      updated_at: null,
+      // computeTotals answers one line total per item.
+      items: items.map((item, index) => ({
+        id: id * ITEM_ID_FACTOR + index + 1,
+        ...item,
+        line_total_cents: itemAt(totals.line_totals, index),
+      })),
+      search_text: searchTextOf({ ...header, bill_number: billNumber }),
+      ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
+      _event_ids: [eventId],
+    };
+  }
+}
+
+/** The highest sequence number per bill date among these bills. */
+function highestSeqs(docs: BillDoc[]): Map<string, number> {
+  const highest = new Map<string, number>();
+  for (const doc of docs) highest.set(doc.bill_date, Math.max(doc.bill_seq, highest.get(doc.bill_date) ?? 0));
+  return highest;
+}

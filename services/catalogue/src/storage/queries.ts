@@ -1,0 +1,57 @@
+/** Reads of charges: one charge, a branch's list, the billable ids of a branch. */
+import type { Collection } from 'mongodb';
+import { docKey, escapeRegExp, type StorageDeps } from '@clinic/service-kit';
+import type { ChargeListFilter } from '../rules';
+import { chargeView, storeScope, type ChargeDoc, type ChargeView } from './documents';
+
+export class ChargeQueries {
+  constructor(
+    private readonly charges: Collection<ChargeDoc>,
+    private readonly deps: Pick<StorageDeps, 'cache' | 'clock'>,
+  ) {}
+
+  /** A charge that exists and is not deleted. */
+  findLive(id: number): Promise<ChargeDoc | null> {
+    return this.charges.findOne({ _id: docKey(id), is_deleted: false });
+  }
+
+  /** Whether a charge was ever created (deleted ones included). */
+  async exists(id: number): Promise<boolean> {
+    return (await this.charges.findOne({ _id: docKey(id) }, { projection: { _id: 1 } })) !== null;
+  }
+
+  /**
+   * Live charges of a store as the API shows them, by name (case-insensitively, as people read a list),
+   * passed through `present` once per version of the data and kept.
+   */
+  list<T>(filter: ChargeListFilter, present: (charges: ChargeView[]) => T): Promise<T> {
+    return this.deps.cache.get(storeScope(filter.store_id), JSON.stringify(filter), async () =>
+      present((await this.query(filter)).map((d) => chargeView(d, this.deps.clock))),
+    );
+  }
+
+  /** Ids among `ids` that cannot be billed in `storeId`: missing, deleted, not Active or of another store. */
+  async unbillable(storeId: number, ids: number[]): Promise<number[]> {
+    const billable = await this.deps.cache.get(storeScope(storeId), 'billable', async () => {
+      const docs = await this.charges
+        .find({ store_id: storeId, is_deleted: false, status: 'Active' }, { projection: { id: 1 } })
+        .toArray();
+      return new Set(docs.map((d) => d.id));
+    });
+    return [...new Set(ids)].filter((id) => !billable.has(id));
+  }
+
+  private async query(filter: ChargeListFilter): Promise<ChargeDoc[]> {
+    const query: Record<string, unknown> = { store_id: filter.store_id, is_deleted: false };
+    if (filter.status !== undefined) query.status = filter.status;
+    if (filter.charge_type !== undefined) query.charge_type = filter.charge_type;
+    if (filter.search !== undefined) {
+      const literal = { $regex: escapeRegExp(filter.search), $options: 'i' };
+      query.$or = [{ charge_name: literal }, { notes: literal }];
+    }
+    const docs = await this.charges.find(query).toArray();
+    return docs.sort(
+      (a, b) => a.name_key.localeCompare(b.name_key) || a.charge_name.localeCompare(b.charge_name) || a.id - b.id,
+    );
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Writes of charges: create, update and soft delete, each through the one
+ * write path (RecordWriter) with its event and its history entry.
+ */
+import type { Collection } from 'mongodb';
+import {
+  CATALOGUE_MESSAGES,
+  EventSubjects,
+  type Caller,
+  type ChargeHistoryAction,
+  type EventSubject,
+} from '@clinic/contracts';
+import {
+  docKey,
+  fieldChanges,
+  RecordWriter,
+  type AuditTrail,
+  type EventSpec,
+  type StorageDeps,
+} from '@clinic/service-kit';
+import { nameKey, type ChargeFields, type NewCharge } from '../rules';
+import { AUDITED_FIELDS, CHARGE_COUNTER, chargeView, storeScope, type ChargeDoc } from './documents';
+
+/** Who asked for a change, for its history entry. */
+export interface ChangeContext {
+  actor: Caller;
+  correlationId: string;
+}
+
+export class ChargeWrites {
+  private readonly records: RecordWriter<ChargeDoc>;
+
+  constructor(
+    charges: Collection<ChargeDoc>,
+    private readonly history: AuditTrail,
+    private readonly deps: StorageDeps,
+    findLive: (id: number) => Promise<ChargeDoc | null>,
+  ) {
+    this.records = new RecordWriter({
+      ...deps,
+      collection: charges,
+      lockName: 'charge',
+      counter: CHARGE_COUNTER,
+      find: findLive,
+      stillWritable: { is_deleted: false },
+      notFoundMessage: CATALOGUE_MESSAGES.notFound,
+      // Another live charge of the branch holds the name.
+      duplicateMessage: CATALOGUE_MESSAGES.duplicate,
+      written: (doc) => deps.cache.bump(storeScope(doc.store_id)),
+    });
+  }
+
+  create(input: NewCharge, context: ChangeContext): Promise<ChargeDoc> {
+    return this.records.insert(async (id) => {
+      const doc: ChargeDoc = {
+        _id: docKey(id),
+        id,
+        ...input,
+        name_key: nameKey(input.charge_name),
+        live_key: 0,
+        is_deleted: false,
+        created_by: context.actor.sub,
+        updated_by: null,
+        created_at: new Date(),
+        updated_at: null,
+        _event_ids: [],
+      };
+      return { doc, event: this.eventOf(null, doc, EventSubjects.chargeCreated, 'created', context) };
+    });
+  }
+
+  /**
+   * Replaces a live charge's fields (404 when there is none) with what `check`
+   * returns for it; null leaves it as it is. Answers whether it changed.
+   */
+  async update(
+    id: number,
+    context: ChangeContext,
+    check: (existing: ChargeDoc) => ChargeFields | null,
+  ): Promise<'updated' | 'unchanged'> {
+    const outcome = await this.records.change(id, (existing) => {
+      const fields = check(existing);
+      if (fields === null) return null;
+      const set = {
+        ...fields,
+        name_key: nameKey(fields.charge_name),
+        updated_by: context.actor.sub,
+        updated_at: new Date(),
+      };
+      return {
+        set,
+        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.chargeUpdated, 'updated', context),
+      };
+    });
+    return outcome === 'unchanged' ? 'unchanged' : 'updated';
+  }
+
+  /** Marks a live charge deleted (404 when there is none); it frees its name in the branch. */
+  async softDelete(id: number, context: ChangeContext): Promise<void> {
+    await this.records.change(id, (existing) => {
+      const set = { is_deleted: true, live_key: existing.id, updated_by: context.actor.sub, updated_at: new Date() };
+      return {
+        set,
+        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.chargeDeleted, 'deleted', context),
+      };
+    });
+  }
+
+  /** A change's event and its history entry (see Outbox.record). */
+  private eventOf(
+    before: ChargeDoc | null,
+    after: ChargeDoc,
+    subject: EventSubject,
+    action: ChargeHistoryAction,
+    context: ChangeContext,
+  ): EventSpec {
+    const view = chargeView(after, this.deps.clock);
+    const entry = this.history.record({
+      entityId: after.id,
+      action,
+      actor: context.actor,
+      correlationId: context.correlationId,
+      changes: fieldChanges(before && { ...chargeView(before, this.deps.clock) }, { ...view }, AUDITED_FIELDS),
+    });
+    return { subject, data: { charge: view }, correlationId: context.correlationId, records: [entry] };
+  }
+}

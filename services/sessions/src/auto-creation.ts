@@ -1,0 +1,161 @@
+/** Monthly auto-creation from weekly schedules, and its preview: the spec's steps in order. */
+import { randomUUID } from 'node:crypto';
+import {
+  EventSubjects,
+  Limits,
+  SESSIONS_MESSAGES,
+  success,
+  type DoctorRecord,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
+import { notFound, type ClinicClock, type HandlerContext, type Outbox, type PreparedEvents } from '@clinic/service-kit';
+import { hasTimes, monthLabel, monthRange, planMonth, runOf, schedulingDoctors } from './planning';
+import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
+import { slotKey, type SessionDoc, type SessionStore } from './storage';
+
+export class AutoCreation {
+  /** Runs this process failed to roll back (the database was away); retried until done. */
+  private readonly unfinishedRollbacks = new Set<string>();
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly outbox: Outbox,
+    private readonly clock: ClinicClock,
+  ) {}
+
+  private async doctorsFor(selection: ScheduleSelection): Promise<DoctorRecord[]> {
+    return schedulingDoctors(await this.store.queries.liveDoctors(), selection);
+  }
+
+  async preview(request: ServiceRequest): Promise<ServiceReply> {
+    const selection = parsePreviewQuery(request.query, this.clock.currentMonth());
+    const doctors = await this.doctorsFor(selection);
+    const plan = planMonth(doctors, selection.month);
+    const range = monthRange(selection.month);
+    const [taken, blocks] = await Promise.all([
+      this.store.queries.existingSlots(
+        doctors.map((d) => d.id),
+        range.from,
+        range.to,
+      ),
+      this.store.queries.dayBlocks(
+        range,
+        doctors.map((d) => d.id),
+      ),
+    ]);
+    const today = this.clock.today();
+    const rows = plan.map((p) => ({
+      planned: p,
+      shown: {
+        doctor_id: p.doctor.id,
+        doctor_name: p.doctor.name,
+        session_date: p.session_date,
+        day: p.day,
+        session_no: p.entry.session_no,
+        start_time: p.entry.start_time ?? null,
+        end_time: p.entry.end_time ?? null,
+        max_patients: p.entry.max_patients ?? null,
+        channeling_fee: p.doctor.channeling_fee,
+        exists: taken.has(slotKey(p.doctor.id, p.session_date, p.entry.session_no)),
+        is_past: p.session_date < today,
+        ...(blocks.shown ? blocks.of(p.doctor.id, p.doctor.store_id, p.session_date) : {}),
+      },
+    }));
+    const preview = rows.map((row) => row.shown);
+    // An entry without times will be skipped by auto-creation (its rule 3), and so will one on a leave or a
+    // holiday, so neither is announced as new.
+    const newCount = rows.filter(
+      ({ planned: p, shown }) =>
+        !shown.exists &&
+        !shown.is_past &&
+        hasTimes(p) &&
+        !blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date),
+    ).length;
+    return success(200, {
+      month: monthLabel(selection.month),
+      preview,
+      new_count: newCount,
+      skip_count: preview.length - newCount,
+    });
+  }
+
+  /**
+   * Inserts the month's sessions hidden under a run, records their events,
+   * then completes the run with one write: readers see all of the month or
+   * none of it. A run that fails is rolled back here, or later by the janitor.
+   */
+  async autoCreate(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const selection = parseAutoCreateBody(request.body, this.clock.currentMonth());
+    // A month left half-rolled-back would otherwise block its own re-creation.
+    await this.finishRollbacks();
+    const label = monthLabel(selection.month);
+    const doctors = await this.doctorsFor(selection);
+    const plan = planMonth(doctors, selection.month);
+    if (plan.length === 0) throw notFound(SESSIONS_MESSAGES.noSchedules(label)); // rule 1
+    const blocks = await this.store.queries.dayBlocks(
+      monthRange(selection.month),
+      doctors.map((d) => d.id),
+    );
+
+    const runId = randomUUID();
+    let pending: PreparedEvents | null = null;
+    await this.store.runs.start(runId, selection.month);
+    try {
+      // Rules 2 to 5: past, blocked and time-less entries are not stored; taken slots are skipped.
+      const run = runOf(plan, this.clock.today(), (p) => blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date));
+      const inserted = await this.store.runs.insertAll(
+        runId,
+        run.insertable.map((p) => ({
+          doctor_id: p.doctor.id,
+          store_id: p.doctor.store_id as number,
+          session_date: p.session_date,
+          session_no: p.entry.session_no,
+          start_time: p.entry.start_time as string,
+          end_time: p.entry.end_time as string,
+          max_patients: p.entry.max_patients ?? null,
+          status: 'active',
+        })),
+      );
+      const outcome = run.outcome<SessionDoc>(inserted);
+      const views = await this.store.queries.views(outcome.created);
+      // Several documents, one commit: every event's proof is the run's completion.
+      const proof = this.store.runs.commitProof(runId);
+      pending = await this.outbox.prepare(
+        views.map((session) => ({
+          subject: EventSubjects.sessionCreated,
+          data: { session },
+          correlationId: ctx.correlationId,
+          proof,
+        })),
+      );
+      await this.store.runs.complete(runId);
+      pending.release();
+      return success(201, {
+        message: SESSIONS_MESSAGES.autoCreated(outcome.created.length, label),
+        created: outcome.created.length,
+        skipped: outcome.skipped,
+        errors: outcome.errors.slice(0, Limits.autoCreateErrorsMax),
+      });
+    } catch (err) {
+      ctx.log.error({ err, run_id: runId }, 'auto-creation failed; rolling back');
+      try {
+        await pending?.discard();
+        const removed = await this.store.runs.rollBack(runId);
+        ctx.log.warn({ run_id: runId, removed }, 'auto-creation rolled back');
+      } catch (rollbackError) {
+        // Its sessions stay hidden meanwhile; finishRollbacks retries until the database answers.
+        this.unfinishedRollbacks.add(runId);
+        ctx.log.error({ err: rollbackError, run_id: runId }, 'rollback incomplete; will be retried');
+      }
+      throw err;
+    }
+  }
+
+  async finishRollbacks(): Promise<void> {
+    for (const runId of [...this.unfinishedRollbacks]) {
+      await this.store.runs.rollBack(runId);
+      this.unfinishedRollbacks.delete(runId);
+    }
+  }
+}

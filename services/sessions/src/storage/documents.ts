@@ -1,0 +1,83 @@
+/** How a session and an auto-creation run are stored, and how the API and the events show a session. */
+import type { DoctorRecord, SessionStoredStatus } from '@clinic/contracts';
+import { docKey, type ClinicClock } from '@clinic/service-kit';
+import { displayStatus } from '../rules';
+
+export const SESSIONS = 'sessions';
+/** Auto-creation runs: a run's sessions are hidden until it completes. */
+export const RUNS = 'auto_create_runs';
+/** Cache scope of everything a session read shows: sessions, runs, and the doctors, stores and appointments joined in. */
+export const SESSIONS_SCOPE = 'sessions';
+
+export interface SessionDoc {
+  _id: string;
+  id: number;
+  doctor_id: number;
+  store_id: number;
+  session_date: string;
+  session_no: number;
+  start_time: string;
+  end_time: string;
+  max_patients: number | null;
+  status: SessionStoredStatus;
+  created_at: Date;
+  /** The auto-creation run that inserted it; hidden until that run completes. */
+  run_id?: string;
+  _event_ids: string[];
+}
+
+export type NewSessionDoc = Omit<SessionDoc, '_id' | 'id' | 'created_at' | '_event_ids'>;
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'rolled_back';
+
+export interface RunDoc {
+  _id: string;
+  status: RunStatus;
+  month: string;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
+export function sessionDoc(id: number, fields: NewSessionDoc): SessionDoc {
+  return { _id: docKey(id), id, ...fields, created_at: new Date(), _event_ids: [] };
+}
+
+/** A doctor's slot on a date, for the preview's `exists`. */
+export function slotKey(doctorId: number, sessionDate: string, sessionNo: number): string {
+  return `${doctorId}:${sessionDate}:${sessionNo}`;
+}
+
+/** The unique slot of a session: doctor, branch, date and number (session_slot_unique). */
+export function heldSlotKey(s: Pick<SessionDoc, 'doctor_id' | 'store_id' | 'session_date' | 'session_no'>): string {
+  return `${s.doctor_id}:${s.store_id}:${s.session_date}:${s.session_no}`;
+}
+
+/** What a session read joins in: its doctor, its branch's name and its bookings. */
+export interface SessionJoin {
+  doctor: DoctorRecord | undefined;
+  storeName: string | null;
+  booked: number;
+}
+
+/** A session as the API and its events show it, its status derived. */
+export function sessionView(doc: SessionDoc, join: SessionJoin, clock: ClinicClock): Record<string, unknown> {
+  const { doctor, storeName, booked } = join;
+  return {
+    id: doc.id,
+    doctor_id: doc.doctor_id,
+    store_id: doc.store_id,
+    session_date: doc.session_date,
+    start_time: doc.start_time,
+    end_time: doc.end_time,
+    max_patients: doc.max_patients,
+    session_no: doc.session_no,
+    status: displayStatus(doc.status, doc.max_patients, booked),
+    created_at: clock.timestamp(doc.created_at),
+    doctor_name: doctor?.name ?? null,
+    reg_no: doctor?.reg_no ?? null,
+    specialization: doctor?.specialization ?? null,
+    channeling_fee: doctor?.channeling_fee ?? null,
+    store_name: storeName,
+    booked_count: booked,
+  };
+}

@@ -1,0 +1,195 @@
+/** Reads of sessions: one session, the lists, the preview's slots, bookings, leaves and holidays. */
+import type { Collection, Filter } from 'mongodb';
+import type { DoctorRecord } from '@clinic/contracts';
+import {
+  docKey,
+  inChunks,
+  itemAt,
+  type ClinicClock,
+  type ReferenceData,
+  type VersionedCache,
+} from '@clinic/service-kit';
+import { DayBlocks } from '../blocks';
+import { isActiveAppointment, type SessionListFilter } from '../rules';
+import { SESSIONS_SCOPE, sessionView, slotKey, type SessionDoc } from './documents';
+import { HOLIDAYS_BY_DATE, LEAVES_BY_DOCTOR, SESSION_INDEXES } from './indexes';
+import type { AutoCreateRuns } from './runs';
+
+export class SessionQueries {
+  constructor(
+    private readonly sessions: Collection<SessionDoc>,
+    private readonly runs: AutoCreateRuns,
+    private readonly refs: ReferenceData,
+    private readonly cache: VersionedCache,
+    private readonly clock: ClinicClock,
+  ) {}
+
+  /** A session that exists and is not hidden in an unfinished run. */
+  async findVisible(id: number): Promise<SessionDoc | null> {
+    return this.sessions.findOne(await this.visible({ _id: docKey(id) }));
+  }
+
+  /**
+   * Visible sessions as the API shows them, passed through `present` once per
+   * version of the data and kept (so a list is not re-sorted and re-serialized per read).
+   */
+  list<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T): Promise<T> {
+    return this.cache.get(SESSIONS_SCOPE, JSON.stringify(filter), async () => {
+      const query: Filter<SessionDoc> = {};
+      if (filter.store_id !== undefined) query.store_id = filter.store_id;
+      if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
+      if (filter.date !== undefined) query.session_date = filter.date;
+      return present(await this.views(await this.sessions.find(await this.visible(query)).toArray()));
+    });
+  }
+
+  /**
+   * Visible sessions that fall on their doctor's leave or their branch's
+   * holiday, within the list's other filters, each with what blocks it; kept
+   * like the list.
+   */
+  listConflicts<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T): Promise<T> {
+    return this.cache.get(SESSIONS_SCOPE, `conflicts:${JSON.stringify(filter)}`, async () => {
+      const blocks = await this.dayBlocks(
+        filter.date ? { from: filter.date, to: filter.date } : undefined,
+        filter.doctor_id ? [filter.doctor_id] : undefined,
+      );
+      const found = new Map<number, SessionDoc>();
+      const add = (docs: SessionDoc[]) => {
+        for (const d of docs) found.set(d.id, d);
+      };
+      for (const span of blocks.leaveSpans()) {
+        const dates = filter.date ?? { $gte: span.from, $lte: span.to };
+        add(
+          await this.sessions
+            .find(await this.visible({ doctor_id: span.doctor_id, session_date: dates }))
+            .hint(SESSION_INDEXES.byDoctorDate)
+            .toArray(),
+        );
+      }
+      for (const dates of inChunks(blocks.holidayDates())) {
+        add(
+          await this.sessions
+            .find(await this.visible({ session_date: { $in: dates } }))
+            .hint(SESSION_INDEXES.byDate)
+            .toArray(),
+        );
+      }
+      const conflicting = [...found.values()].filter(
+        (d) =>
+          (filter.store_id === undefined || d.store_id === filter.store_id) &&
+          (filter.doctor_id === undefined || d.doctor_id === filter.doctor_id) &&
+          (filter.date === undefined || d.session_date === filter.date) &&
+          blocks.blocks(d.doctor_id, d.store_id, d.session_date),
+      );
+      const views = await this.views(conflicting);
+      return present(
+        views.map((view, i) => {
+          // views() answers one view per session, in order.
+          const d = itemAt(conflicting, i);
+          return { ...view, ...blocks.of(d.doctor_id, d.store_id, d.session_date) };
+        }),
+      );
+    });
+  }
+
+  /** Sessions as the API returns them: joined with doctor, store and bookings, status derived. */
+  async views(docs: SessionDoc[]): Promise<Record<string, unknown>[]> {
+    const [doctors, stores, booked] = await Promise.all([
+      this.refs.many(
+        'doctor',
+        docs.map((d) => d.doctor_id),
+      ),
+      this.refs.many(
+        'store',
+        docs.map((d) => d.store_id),
+      ),
+      this.bookedCounts(docs.map((d) => d.id)),
+    ]);
+    return docs.map((doc) =>
+      sessionView(
+        doc,
+        {
+          doctor: doctors.get(doc.doctor_id),
+          storeName: stores.get(doc.store_id)?.name ?? null,
+          booked: booked.get(doc.id) ?? 0,
+        },
+        this.clock,
+      ),
+    );
+  }
+
+  /** Linked appointments that are not cancelled, per session id. */
+  async bookedCounts(sessionIds: number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    // In slices: a year of sessions would exceed what one query may list (see inChunks).
+    for (const ids of inChunks(sessionIds)) {
+      const appointments = await this.refs
+        .collection('appointment')
+        .find({ session_id: { $in: ids }, deleted: false }, { projection: { session_id: 1, status: 1 } })
+        .toArray();
+      for (const a of appointments) {
+        if (isActiveAppointment(a.status)) counts.set(a.session_id, (counts.get(a.session_id) ?? 0) + 1);
+      }
+    }
+    return counts;
+  }
+
+  /** Visible sessions of the given doctors on the given dates, for the preview's `exists`. */
+  async existingSlots(doctorIds: number[], fromDate: string, toDate: string): Promise<Set<string>> {
+    if (doctorIds.length === 0) return new Set();
+    const docs = await this.sessions
+      .find(await this.visible({ doctor_id: { $in: doctorIds }, session_date: { $gte: fromDate, $lte: toDate } }), {
+        projection: { doctor_id: 1, session_date: 1, session_no: 1 },
+      })
+      .toArray();
+    return new Set(docs.map((d) => slotKey(d.doctor_id, d.session_date, d.session_no)));
+  }
+
+  /** Every doctor the reference data holds (not deleted), for the preview and auto-creation. */
+  async liveDoctors(): Promise<DoctorRecord[]> {
+    return this.refs.collection('doctor').find({ deleted: false }).toArray();
+  }
+
+  /**
+   * The leaves and holidays that touch the dates `from`..`to` (every one
+   * without a range), for these doctors (every doctor without a list).
+   */
+  async dayBlocks(range?: { from: string; to: string }, doctorIds?: number[]): Promise<DayBlocks> {
+    const leaveQuery: Record<string, unknown> = { deleted: false };
+    const holidayQuery: Record<string, unknown> = { deleted: false };
+    if (doctorIds) leaveQuery.doctor_id = { $in: doctorIds };
+    if (range) {
+      Object.assign(leaveQuery, { from_date: { $lte: range.to }, to_date: { $gte: range.from } });
+      holidayQuery.date = { $gte: range.from, $lte: range.to };
+    }
+    const [leaves, holidays] = await Promise.all([
+      this.refs
+        .collection('doctor_leave')
+        .find(leaveQuery as never)
+        .hint(LEAVES_BY_DOCTOR)
+        .toArray(),
+      this.refs
+        .collection('holiday')
+        .find(holidayQuery as never)
+        .hint(HOLIDAYS_BY_DATE)
+        .toArray(),
+    ]);
+    const shown = leaves.length + holidays.length > 0 || (await this.holdsDayBlocks());
+    return new DayBlocks(leaves, holidays, shown);
+  }
+
+  /** Whether any leave or holiday record is held at all. */
+  private async holdsDayBlocks(): Promise<boolean> {
+    const [leave, holiday] = await Promise.all([
+      this.refs.collection('doctor_leave').findOne({ deleted: false } as never, { projection: { _id: 1 } }),
+      this.refs.collection('holiday').findOne({ deleted: false } as never, { projection: { _id: 1 } }),
+    ]);
+    return leave !== null || holiday !== null;
+  }
+
+  private async visible(query: Filter<SessionDoc>): Promise<Filter<SessionDoc>> {
+    const hidden = await this.runs.hidden();
+    return hidden.length > 0 ? { ...query, run_id: { $nin: hidden } } : query;
+  }
+}

@@ -1,0 +1,55 @@
+/** Writes of single sessions: create, update and delete, each through the one write path (RecordWriter) with its event. */
+import type { Collection } from 'mongodb';
+import { EventSubjects, SESSIONS_MESSAGES } from '@clinic/contracts';
+import { RecordWriter, type StorageDeps } from '@clinic/service-kit';
+import type { SessionChanges } from '../rules';
+import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
+import type { SessionQueries } from './queries';
+
+export class SessionWrites {
+  private readonly records: RecordWriter<SessionDoc>;
+
+  constructor(
+    sessions: Collection<SessionDoc>,
+    private readonly queries: SessionQueries,
+    deps: StorageDeps,
+  ) {
+    this.records = new RecordWriter({
+      ...deps,
+      collection: sessions,
+      lockName: 'session',
+      counter: SESSIONS,
+      find: (id) => queries.findVisible(id),
+      notFoundMessage: SESSIONS_MESSAGES.notFound,
+      // The doctor already holds a session in that slot (session_slot_unique).
+      duplicateMessage: SESSIONS_MESSAGES.duplicate,
+      written: () => deps.cache.bump(SESSIONS_SCOPE),
+    });
+  }
+
+  create(fields: NewSessionDoc, correlationId: string): Promise<SessionDoc> {
+    return this.records.insert(async (id) => {
+      const doc = sessionDoc(id, fields);
+      const [session] = await this.queries.views([doc]);
+      return { doc, event: { subject: EventSubjects.sessionCreated, data: { session }, correlationId } };
+    });
+  }
+
+  /** Changes a visible session (404 when there is none) as `check` says once it has seen it. */
+  async update(id: number, correlationId: string, check: (existing: SessionDoc) => SessionChanges): Promise<void> {
+    await this.records.change(id, async (existing) => {
+      const set = check(existing);
+      const [session] = await this.queries.views([{ ...existing, ...set }]);
+      return { set, event: { subject: EventSubjects.sessionUpdated, data: { session }, correlationId } };
+    });
+  }
+
+  /** Deletes a visible session (404 when there is none) once `check` has accepted it. */
+  async remove(id: number, correlationId: string, check: (existing: SessionDoc) => Promise<void>): Promise<void> {
+    await this.records.change(id, async (existing) => {
+      await check(existing);
+      const [session] = await this.queries.views([existing]);
+      return { remove: true, event: { subject: EventSubjects.sessionDeleted, data: { session }, correlationId } };
+    });
+  }
+}
