@@ -27,7 +27,7 @@ export class SessionStore {
   ) {
     this.sessions = deps.db.collection<SessionDoc>(SESSIONS);
     this.runDocs = deps.db.collection<RunDoc>(RUNS);
-    this.runs = new AutoCreateRuns(this.sessions, this.runDocs, deps.ids, () => this.changed());
+    this.runs = new AutoCreateRuns(this.sessions, this.runDocs, deps.ids, () => this.bumpCacheVersion());
     this.queries = new SessionQueries(this.sessions, this.runs, refs, deps.cache, deps.clock);
     this.writes = new SessionWrites(this.sessions, this.queries, deps);
   }
@@ -37,8 +37,11 @@ export class SessionStore {
     await ensureSessionIndexes(this.sessions, this.runDocs, this.refs);
   }
 
-  /** After anything a session read shows has changed (a run, or the doctors, stores and appointments joined in). */
-  changed(): Promise<void> {
+  /**
+   * A new version of the sessions' cache scope: after anything a session read
+   * shows has changed (a run, or the doctors, stores and appointments joined in).
+   */
+  bumpCacheVersion(): Promise<void> {
     return this.deps.cache.bump(SESSIONS_SCOPE);
   }
 }

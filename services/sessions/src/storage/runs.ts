@@ -35,7 +35,7 @@ export class AutoCreateRuns {
     private readonly runs: Collection<RunDoc>,
     private readonly ids: IdAllocator,
     /** Marks every cached session read as stale. */
-    private readonly changed: () => Promise<void>,
+    private readonly bumpCacheVersion: () => Promise<void>,
   ) {}
 
   async start(runId: string, month: string): Promise<void> {
@@ -199,7 +199,7 @@ export class AutoCreateRuns {
 
   async complete(runId: string): Promise<void> {
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'completed', finished_at: new Date() } });
-    await this.changed();
+    await this.bumpCacheVersion();
   }
 
   /** Removes what a run inserted and marks it rolled back. */
@@ -207,7 +207,7 @@ export class AutoCreateRuns {
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'failed' } });
     const { deletedCount } = await this.sessions.deleteMany({ run_id: runId });
     await this.runs.updateOne({ _id: runId }, { $set: { status: 'rolled_back', finished_at: new Date() } });
-    await this.changed();
+    await this.bumpCacheVersion();
     return deletedCount;
   }
 
