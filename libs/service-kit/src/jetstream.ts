@@ -41,13 +41,29 @@ export function streamReplicas(nc: NatsConnection, configured = 0): number {
  * cluster still electing its leaders or learning its peers, up to 30 s.
  */
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas = 1): Promise<void> {
+  await whileStarting(log, { stream: spec.name }, 'stream not ready; trying again', () =>
+    ensureStreamOnce(jsm, spec, log, replicas),
+  );
+}
+
+/**
+ * The JetStream manager, once JetStream answers: its first request (account
+ * info) times out while a server that has just restarted recovers its streams,
+ * and a process starting then tries again for up to 30 s instead of exiting.
+ */
+export async function jetStreamManager(nc: NatsConnection, log: Logger): Promise<JetStreamManager> {
+  return whileStarting(log, {}, 'JetStream not ready; trying again', () => nc.jetstreamManager());
+}
+
+/** Tries `fn` again every 500 ms for 30 s: what start-up waits out (a server restarting, leaders being elected). */
+function whileStarting<T>(log: Logger, fields: object, message: string, fn: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + 30_000;
-  await retryPolicy({
+  return retryPolicy({
     retryOn: () => Date.now() <= deadline,
     retries: Infinity,
     pause: pauses.constant(500),
-    onRetry: (err) => log.warn({ err, stream: spec.name }, 'stream not ready; trying again'),
-  }).execute(() => ensureStreamOnce(jsm, spec, log, replicas));
+    onRetry: (err) => log.warn({ err, ...fields }, message),
+  }).execute(fn);
 }
 
 async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas: number): Promise<void> {

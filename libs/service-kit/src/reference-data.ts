@@ -13,7 +13,7 @@ import {
   type RefRecordByKind,
   type ServiceName,
 } from '@clinic/contracts';
-import { ensureStream, streamReplicas } from './jetstream';
+import { ensureStream, jetStreamManager, streamReplicas } from './jetstream';
 import type { Logger } from './logger';
 import { pauses, retryPolicy } from './retry';
 import { docKey, findByKeys, isDuplicateKeyError } from './mongo';
@@ -119,7 +119,7 @@ export async function startReferenceConsumer(options: {
   streamReplicas?: number;
 }): Promise<ReferenceConsumer> {
   const { nc, service, refs, log } = options;
-  const jsm = await nc.jetstreamManager();
+  const jsm = await jetStreamManager(nc, log);
   await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc, options.streamReplicas));
   const durable = refConsumerName(service);
   const streamInfo = await jsm.streams.info(REF_STREAM.name);

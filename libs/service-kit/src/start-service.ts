@@ -16,7 +16,7 @@ import { VersionedCache } from './versioned-cache';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
 import type { EnvProperties } from './env';
-import { ensureEventReaders, ensureStream, streamReplicas } from './jetstream';
+import { ensureEventReaders, ensureStream, jetStreamManager, streamReplicas } from './jetstream';
 import { runProcess } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { registerServiceGauges, startMetrics } from './metrics';
@@ -80,7 +80,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetStreamManager(nc, log);
     const events = eventStreamOf(name);
     await ensureStream(jsm, events, log, streamReplicas(nc, settings.streamReplicas));
     await ensureEventReaders(jsm, events.name, settings.eventReaders, log);
