@@ -123,6 +123,11 @@ it('signs tokens for the running configuration with npm run token', async () => 
   expect(token.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
   expect((await api('/lab_bills?store_id=1', token.trim())).status).toBe(200);
   expect((await api('/lab_bills/1', token.trim(), { method: 'DELETE' })).status).toBe(403);
+  // Bare: the development admin, user 1 (only an admin reads /health/details; a cashier gets 403).
+  const bare = await run(process.execPath, [cli('token')], { env: env() });
+  expect(bare.stderr).toContain('An admin token for user 1');
+  expect((await api('/health/details', bare.stdout.trim())).status).toBe(200);
+  expect((await api('/health/details', token.trim())).status).toBe(403);
   await expect(run(process.execPath, [cli('token'), '--role', 'admin'], { env: env() })).rejects.toMatchObject({
     code: 2,
   });
