@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, isPortFree, REPO_ROOT, signToken, waitFor } from '@clinic/devstack';
+import { ephemeralPortsStart, freeListeningPort, isPortFree, REPO_ROOT, signToken, waitFor } from '@clinic/devstack';
 import { sleep } from '../e2e/harness';
 import { writeReports } from './checks';
 
@@ -26,9 +26,14 @@ interface Started {
 }
 
 /** A base port with the cluster's offsets (P..P+2, P+2000.., P+4000..) free. */
+/**
+ * Client, cluster and monitoring ports of three nodes (base + 0..2, + 2000, + 4000), all below the kernel's
+ * ephemeral range: a port in it can be taken by any outgoing connection before the node binds it.
+ */
 async function freeNatsBase(): Promise<number> {
+  const span = ephemeralPortsStart() - 4_003 - 20_000;
   for (let i = 0; i < 50; i++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    const base = 20_000 + Math.floor(Math.random() * span);
     const ports = [0, 1, 2].flatMap((n) => [base + n, base + 2000 + n, base + 4000 + n]);
     if ((await Promise.all(ports.map((p) => isPortFree(p)))).every(Boolean)) return base;
   }
@@ -37,13 +42,13 @@ async function freeNatsBase(): Promise<number> {
 
 async function npmStart(env: Record<string, string>): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clinic-npm-start-'));
-  const port = await freePort();
+  const port = await freeListeningPort();
   const child = spawn(process.execPath, [join(REPO_ROOT, 'tools', 'cli', 'dist', 'start.js')], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
       PORT: String(port),
-      DB_PORT: String(await freePort()),
+      DB_PORT: String(await freeListeningPort()),
       NATS_PORT: String(await freeNatsBase()),
       JWT_SECRET: SECRET,
       LOG_LEVEL: 'warn',
@@ -62,15 +67,14 @@ async function npmStart(env: Record<string, string>): Promise<Started> {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
+    // waitFor takes a thrown check for "not yet": an exit ends the wait by answering true.
     await waitFor(
       'npm start to print the API URL',
-      async () => {
-        if (child.exitCode !== null) throw new Error(`npm start exited:\n${err}`);
-        return out.includes('Clinic API:');
-      },
+      async () => out.includes('Clinic API:') || child.exitCode !== null,
       120_000,
       200,
     );
+    if (!out.includes('Clinic API:')) throw new Error(`npm start exited with code ${child.exitCode}`);
   } catch (e) {
     await stop();
     // What npm start said is the only clue to why it did not come up.

@@ -26,7 +26,7 @@ function bindable(port: number): Promise<boolean> {
 }
 
 /** The lowest port the kernel hands out for outgoing connections (and for port 0). */
-function ephemeralPortsStart(): number {
+export function ephemeralPortsStart(): number {
   try {
     return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
   } catch {
