@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ferretDbBinary, natsServerBinary } from './paths';
-import { canConnect, freePort, isPortFree, waitFor } from './ports';
+import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
 import { natsPasswords, passwordEnv, renderNatsConfig } from './nats-config';
@@ -65,7 +65,8 @@ export interface LocalInfraOptions {
 }
 
 async function portFor(requested: number | undefined, what: string): Promise<number> {
-  if (requested === undefined || requested === 0) return freePort();
+  // Below the ephemeral range: the server may bind it again after a restart, when an outgoing connection could hold it.
+  if (requested === undefined || requested === 0) return freeListeningPort();
   if (!(await isPortFree(requested))) {
     throw new Error(`Port ${requested} for ${what} is in use. Stop what uses it, or set the port/URL to use another.`);
   }

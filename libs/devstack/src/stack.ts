@@ -4,7 +4,7 @@ import { dockerAvailable, startContainerInfrastructure } from './containers';
 import { externalInfrastructure, startLocalInfrastructure, type Infrastructure, type NatsNodeNetwork } from './infra';
 import { natsCredentialsEnv } from './nats-config';
 import { serviceEntry } from './paths';
-import { freeListeningPort, freePort, isPortFree, waitFor } from './ports';
+import { freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import { Supervisor, type SupervisorOptions } from './supervisor';
 
@@ -124,7 +124,7 @@ export class Stack {
     if (requested && !(await isPortFree(requested))) {
       throw new Error(`Port ${requested} for the gateway is in use. Stop what uses it, or set PORT to another port.`);
     }
-    this.gatewayPort = requested || (await freePort());
+    this.gatewayPort = requested || (await freeListeningPort());
     this.gatewayUrl = `http://127.0.0.1:${this.gatewayPort}`;
     for (const name of SERVICE_NAMES) {
       const count = this.options.replicas?.[name] ?? 1;
