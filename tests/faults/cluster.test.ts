@@ -265,20 +265,14 @@ it('partition one NATS node away: the minority accepts no write; after healing n
   ns.partition();
   minority.start();
   await sleep(12_000);
-  // A loaded machine can take longer than 12 s to count the client's missed pings: the partition then holds until
-  // it has roamed (20 s more at most), since whether it roams is what the test asserts, not how fast.
-  const roamedTo = await eventually(
-    async () => (roaming.info?.server_name !== 'n3' ? roaming.info?.server_name : undefined),
-    20_000,
-    250,
-  ).catch(() => roaming.info?.server_name);
+  const roamedTo = roaming.info?.server_name;
   await minority.stop();
   const majorityAckedWhilePartitioned = majority.acked.size;
   ns.heal();
   const healedAt = run.now();
   await sleep(3_000);
   const report = await settle(
-    `partition NATS node n3 away for 12 s or more (${leadersBefore})`,
+    `partition NATS node n3 away for 12 s (${leadersBefore})`,
     run,
     majority,
     date,
