@@ -119,15 +119,20 @@ async function historyCheck(
   try {
     const entries = await mongo
       .db('clinic_billing')
-      .collection<{ _id: string; entity_id: number }>('bill_history')
-      .find({}, { projection: { entity_id: 1 } })
+      .collection<{ _id: string; entity_id: number; action: string; at: Date; correlation_id: string }>('bill_history')
+      .find({}, { projection: { entity_id: 1, action: 1, at: 1, correlation_id: 1 } })
       .toArray();
     const changes = new Map(bills.flatMap((b) => b._event_ids.map((eventId) => [eventId, b.id] as const)));
     const recorded = new Map(entries.map((e) => [e._id, e.entity_id]));
     return {
       changes: bills.filter((b) => b.bill_date === billDate).reduce((n, b) => n + b._event_ids.length, 0),
       missing: [...changes.keys()].filter((eventId) => recorded.get(eventId) !== changes.get(eventId)),
-      withoutChange: [...recorded.keys()].filter((eventId) => !changes.has(eventId)),
+      withoutChange: entries
+        .filter((e) => !changes.has(e._id))
+        .map(
+          (e) =>
+            `${e._id} (bill ${e.entity_id} ${e.action} at ${e.at.toISOString()}, ${e.correlation_id}; the bill holds ${bills.find((b) => b.id === e.entity_id)?._event_ids.join(',')})`,
+        ),
     };
   } finally {
     await mongo.close();

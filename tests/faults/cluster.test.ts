@@ -92,10 +92,18 @@ async function hospitalOn(
   return nc;
 }
 
+/**
+ * The stream's leader. Asked again while the cluster is electing one (right
+ * after a node was killed, the API times out or answers without a leader).
+ */
 async function leaderOf(stream: string): Promise<string> {
   const nc = await t.nats(stream === REF_STREAM.name ? 'ops' : 'hospital');
-  const info = await (await nc.jetstreamManager({ checkAPI: false })).streams.info(stream);
-  return info.cluster!.leader!;
+  const jsm = await nc.jetstreamManager({ checkAPI: false });
+  return eventually(
+    async () => (await jsm.streams.info(stream).catch(() => undefined))?.cluster?.leader || undefined,
+    30_000,
+    250,
+  );
 }
 
 interface StreamState {
@@ -160,9 +168,12 @@ async function refRecordsMissing(acked: Map<number, number>): Promise<number> {
       .find({ deleted: false }, { projection: { id: 1 } })
       .toArray();
     const ids = new Set(stored.map((d) => d.id as number));
-    const streamLast = (
-      await (await (await t.nats('ops')).jetstreamManager({ checkAPI: false })).streams.info(REF_STREAM.name)
-    ).state.last_seq;
+    const jsm = await ops.jetstreamManager({ checkAPI: false });
+    const streamLast = await eventually(
+      async () => (await jsm.streams.info(REF_STREAM.name).catch(() => undefined))?.state.last_seq,
+      30_000,
+      250,
+    );
     return [...acked].filter(([id, seq]) => !ids.has(id) || seq > streamLast).length;
   } finally {
     await mongo.close();

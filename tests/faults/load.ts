@@ -151,14 +151,17 @@ export class BillUpdates {
   }
 
   private async run(): Promise<void> {
-    let next = 0;
+    // Bills are confirmed out of order: each is taken once, whatever its place in the load.
+    const updated = new Set<number>();
+    let sent = 0;
     while (this.running) {
-      const confirmed = this.load.bills.filter((b) => b.created);
-      if (next >= confirmed.length) {
+      const bill = this.load.bills.find((b) => b.created && !updated.has(b.created.bill_id));
+      if (!bill) {
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      const bill = confirmed[next++]!; // next < confirmed.length
+      updated.add(bill.created!.bill_id);
+      const next = ++sent;
       try {
         const response = await fetch(`${this.options.url}/lab_bills/${bill.created!.bill_id}`, {
           method: 'PUT',
