@@ -481,6 +481,39 @@ describe('GET /all_sessions', () => {
     expect(all[0]).toMatchObject({ store_name: 'Kandy Branch', doctor_name: 'Dr. Malini', channeling_fee: 2000 });
   });
 
+  it("shows a doctor's and a branch's new names once HOSPITAL_REF changes them, session writes or not", async () => {
+    await t.seed({
+      stores: [{ id: 3, name: 'Galle Branch', status: 'active' }],
+      doctors: [doctor(9, { name: 'Dr. Before', store_id: 3 })],
+    });
+    const added = await t.post('/add_session', {
+      doctor_id: 9,
+      session_date: inDays(70),
+      session_no: 1,
+      start_time: '10:00',
+      end_time: '11:00',
+    });
+    expect(added.status).toBe(201);
+    const names = async () =>
+      (await t.get('/all_sessions?store_id=3')).body.sessions.map((s: any) => `${s.doctor_name} at ${s.store_name}`);
+    expect(await names()).toEqual(['Dr. Before at Galle Branch']);
+
+    await t.seed({
+      stores: [{ id: 3, name: 'Galle Town', status: 'active' }],
+      doctors: [doctor(9, { name: 'Dr. After', store_id: 3 })],
+    });
+    expect(await names()).toEqual(['Dr. After at Galle Town']);
+    const another = await t.post('/add_session', {
+      doctor_id: 9,
+      session_date: inDays(71),
+      session_no: 1,
+      start_time: '10:00',
+      end_time: '11:00',
+    });
+    expect(another.status).toBe(201);
+    expect(await names()).toEqual(['Dr. After at Galle Town', 'Dr. After at Galle Town']);
+  });
+
   it('answers 422 for malformed filters', async () => {
     const res = await t.get('/all_sessions?store_id=abc');
     expect(res.status).toBe(422);

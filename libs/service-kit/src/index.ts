@@ -44,7 +44,7 @@ export {
 } from './internal';
 export { AuditTrail, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
 export { VersionedCache } from './internal';
-export { ReferenceData } from './internal';
+export { ReferenceData, type StoredRef } from './internal';
 
 // Calling a service over NATS.
 export {

@@ -15,7 +15,7 @@ void startService({
     const store = new SessionStore({ db, ids, outbox, locks, cache, clock }, refs);
     await store.prepare();
     // Doctors, stores and appointments appear in every session read.
-    refs.onApplied(() => store.bumpCacheVersion());
+    refs.onApplied((kind) => store.referenceApplied(kind));
     const autoCreation = new AutoCreation(store, outbox, clock);
     const scan = () =>
       store.runs.rollBackAbandoned(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));

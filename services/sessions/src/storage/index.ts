@@ -4,8 +4,9 @@
  * indexed and read on both MongoDB and the embedded server.
  */
 import type { Collection } from 'mongodb';
+import type { RefKind } from '@clinic/contracts';
 import type { ReferenceData, StorageDeps } from '@clinic/service-kit';
-import { RUNS, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
+import { RUNS, SESSION_REFS_SCOPE, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
 import { ensureSessionIndexes } from './indexes';
 import { SessionQueries } from './queries';
 import { AutoCreateRuns } from './runs';
@@ -43,5 +44,12 @@ export class SessionStore {
    */
   bumpCacheVersion(): Promise<void> {
     return this.deps.cache.bump(SESSIONS_SCOPE);
+  }
+
+  /** After a reference record is applied: session reads show doctors, stores and bookings. */
+  referenceApplied(kind: RefKind): Promise<void> {
+    return kind === 'doctor' || kind === 'store'
+      ? this.deps.cache.bump(SESSIONS_SCOPE, SESSION_REFS_SCOPE)
+      : this.bumpCacheVersion();
   }
 }
