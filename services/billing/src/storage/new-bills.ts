@@ -180,8 +180,8 @@ export class NewBills {
 
     if (inserted > 0) {
       for (const [billDate, lastSeq] of highestSeqs(docs.slice(0, inserted))) this.numbers.used(billDate, lastSeq);
-      await prepared.settle(eventIds(0, inserted));
-      await this.written(docs.slice(0, inserted));
+      // Neither fails (what they cannot store now is logged, or left to the relay): together, one round trip.
+      await Promise.all([prepared.settle(eventIds(0, inserted)), this.written(docs.slice(0, inserted))]);
       for (const { bill, doc } of numbered.slice(0, inserted)) bill.resolve({ doc, replayed: false });
     }
     if (failure === null) return;
