@@ -68,6 +68,7 @@ export function writeReports(file: string, reports: Record<string, unknown>[]): 
       r.bill_changes,
       r.history_missing,
       r.history_without_change,
+      r.updates_lost,
       r.recovery_ms,
     ]
       .map(cell)
@@ -76,7 +77,7 @@ export function writeReports(file: string, reports: Record<string, unknown>[]): 
   process.stdout.write(
     [
       '',
-      'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | bill changes | history missing | history without change | recovery ms',
+      'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | bill changes | history missing | history without change | acknowledged updates lost | recovery ms',
       ...table,
       '',
     ].join('\n'),
@@ -90,6 +91,7 @@ export interface StoredBill {
   idempotency_key?: string;
   /** The events of the bill's writes: its creation and each change (the outbox's proof). */
   _event_ids: string[];
+  notes?: string | null;
 }
 
 async function storedBills(t: TestStack): Promise<StoredBill[]> {
@@ -98,7 +100,7 @@ async function storedBills(t: TestStack): Promise<StoredBill[]> {
     return (await mongo
       .db('clinic_billing')
       .collection('bills')
-      .find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1, _event_ids: 1 } })
+      .find({}, { projection: { id: 1, bill_number: 1, bill_date: 1, idempotency_key: 1, _event_ids: 1, notes: 1 } })
       .toArray()) as never;
   } finally {
     await mongo.close();
@@ -227,6 +229,12 @@ export async function verify(
     );
   }
 
+  // Each bill gets one update at most, so an acknowledged one is what the bill holds.
+  const acknowledgedUpdates = (run as Partial<ReturnType<typeof billLoad>>).updates?.acknowledged ?? [];
+  const updatesLost = acknowledgedUpdates.filter((u) => byId.get(u.billId)?.notes !== u.notes);
+  if (updatesLost.length > 0)
+    process.stdout.write(`acknowledged updates the bills do not hold: ${JSON.stringify(updatesLost)}\n`);
+
   const counts = run.statusCounts();
   const failed = Object.fromEntries(Object.entries(counts).filter(([status]) => status !== '201'));
   const report = {
@@ -244,6 +252,7 @@ export async function verify(
     events_missing: eventsMissing,
     bill_changes: history.changes,
     updates_sent: (run as Partial<ReturnType<typeof billLoad>>).updates?.statuses.length ?? 0,
+    updates_lost: updatesLost.length,
     history_missing: history.missing.length,
     history_without_change: history.withoutChange.length,
     failures_in_envelope: run.failuresInEnvelope(),
@@ -262,6 +271,7 @@ export const HEALTHY = {
   events_missing: 0,
   history_missing: 0,
   history_without_change: 0,
+  updates_lost: 0,
   failures_in_envelope: true,
 };
 

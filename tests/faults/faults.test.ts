@@ -143,6 +143,7 @@ it('stop a service while reference records are published: it catches up after it
     bill_changes: 0,
     history_missing: 0,
     history_without_change: 0,
+    updates_lost: 0,
     records_published_while_down: 200,
     down_ms: restartedAt - stoppedAt,
     recovery_ms: caughtUpAt - restartedAt,

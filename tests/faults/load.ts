@@ -132,6 +132,8 @@ export class BillLoad {
  */
 export class BillUpdates {
   readonly statuses: Array<number | 'network' | 'hang'> = [];
+  /** The notes each acknowledged (200) update set: what its bill must hold afterwards. */
+  readonly acknowledged: Array<{ billId: number; notes: string }> = [];
   private running = false;
   private worker: Promise<void> = Promise.resolve();
 
@@ -161,15 +163,16 @@ export class BillUpdates {
         continue;
       }
       updated.add(bill.created!.bill_id);
-      const next = ++sent;
+      const notes = `checked ${++sent}`;
       try {
         const response = await fetch(`${this.options.url}/lab_bills/${bill.created!.bill_id}`, {
           method: 'PUT',
           headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ notes: `checked ${next}` }),
+          body: JSON.stringify({ notes }),
           signal: AbortSignal.timeout(15_000),
         });
         this.statuses.push(response.status);
+        if (response.status === 200) this.acknowledged.push({ billId: bill.created!.bill_id, notes });
         await response.arrayBuffer();
       } catch (err) {
         this.statuses.push((err as Error).name === 'TimeoutError' ? 'hang' : 'network');
