@@ -18,11 +18,16 @@ if ! command -v faketime >/dev/null; then
 fi
 npx tsc -p tsconfig.tests.json
 
-default_dates='2026-12-31 23:30
-2027-02-28 12:00
-2027-06-15 08:00
-2028-02-29 12:00
-2028-12-31 23:59'
+# The calendar's edges ahead of today, whatever year it is: this year's last half hour, next year's
+# 28 February and mid-June, the next leap day and the last minute of its year.
+year=$(date -u +%Y)
+leap=$((year + 1))
+until [ $((leap % 4)) -eq 0 ] && { [ $((leap % 100)) -ne 0 ] || [ $((leap % 400)) -eq 0 ]; }; do leap=$((leap + 1)); done
+default_dates="$year-12-31 23:30
+$((year + 1))-02-28 12:00
+$((year + 1))-06-15 08:00
+$leap-02-29 12:00
+$leap-12-31 23:59"
 failed=()
 while IFS= read -r date; do
   [ -n "$date" ] || continue
