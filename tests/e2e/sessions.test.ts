@@ -16,7 +16,7 @@ const today = () => dayjs().tz(TEST_TZ);
 /*
  * Dates come from disjoint windows, so that what one test creates never lands
  * on what another asserts, whatever today is:
- * - sessions added one by one: today - 3 days .. today + 61 days (inDays);
+ * - sessions added one by one: today - 3 days .. today + 71 days (inDays);
  * - the months the preview tests read without creating anything: year PREVIEW_YEAR;
  * - the months auto-creation tests fill, one month per test: year CREATION_YEAR;
  * - the leap February: a leap year at least CREATION_YEAR + 3.

@@ -25,13 +25,13 @@ interface Started {
   stop(): Promise<void>;
 }
 
-/** A base port with the cluster's offsets (P..P+2, P+2000.., P+4000..) free. */
 /**
  * Client, cluster and monitoring ports of three nodes (base + 0..2, + 2000, + 4000), all below the kernel's
  * ephemeral range: a port in it can be taken by any outgoing connection before the node binds it.
  */
 async function freeNatsBase(): Promise<number> {
-  const span = ephemeralPortsStart() - 4_003 - 20_000;
+  // At least a small range, as freeListeningPort keeps, when the kernel's ephemeral range starts low.
+  const span = Math.max(1_000, ephemeralPortsStart() - 4_003 - 20_000);
   for (let i = 0; i < 50; i++) {
     const base = 20_000 + Math.floor(Math.random() * span);
     const ports = [0, 1, 2].flatMap((n) => [base + n, base + 2000 + n, base + 4000 + n]);

@@ -132,7 +132,7 @@ export function itemsView(doc: BillDoc): Record<string, unknown>[] {
 }
 
 /** What a bill's history compares between before and after a change: what the API shows of it, but ids and timestamps. */
-export function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
+function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
   const {
     id: _id,
     billed_by_name: _name,
@@ -160,14 +160,14 @@ export function billHistoryEntries(
   context: { correlationId: string; actor: Caller | null; reason?: string | null },
 ): CommitRecord[] {
   if (!context.actor) return [];
-  const view = (doc: BillDoc) => auditedFields(doc, clock);
+  const afterView = auditedFields(after, clock);
   return [
     history.record({
       entityId: after.id,
       action,
       actor: context.actor,
       correlationId: context.correlationId,
-      changes: fieldChanges(before && view(before), view(after), Object.keys(view(after))),
+      changes: fieldChanges(before && auditedFields(before, clock), afterView, Object.keys(afterView)),
       ...(action === 'cancelled' ? { reason: context.reason ?? null } : {}),
     }),
   ];

@@ -55,6 +55,7 @@ export class SessionQueries {
         filter.date ? { from: filter.date, to: filter.date } : undefined,
         filter.doctor_id ? [filter.doctor_id] : undefined,
       );
+      const visible = await this.visibility();
       const found = new Map<number, SessionDoc>();
       const add = (docs: SessionDoc[]) => {
         for (const d of docs) found.set(d.id, d);
@@ -63,7 +64,7 @@ export class SessionQueries {
         const dates = filter.date ?? { $gte: span.from, $lte: span.to };
         add(
           await this.sessions
-            .find(await this.visible({ doctor_id: span.doctor_id, session_date: dates }))
+            .find(visible({ doctor_id: span.doctor_id, session_date: dates }))
             .hint(SESSION_INDEXES.byDoctorDate)
             .toArray(),
         );
@@ -71,7 +72,7 @@ export class SessionQueries {
       for (const dates of inChunks(blocks.holidayDates())) {
         add(
           await this.sessions
-            .find(await this.visible({ session_date: { $in: dates } }))
+            .find(visible({ session_date: { $in: dates } }))
             .hint(SESSION_INDEXES.byDate)
             .toArray(),
         );
@@ -120,7 +121,6 @@ export class SessionQueries {
     );
   }
 
-  /** Linked appointments that are not cancelled, per session id. */
   /**
    * Doctors or stores by id, kept in memory until a reference record of either
    * kind is applied (SESSION_REFS_SCOPE): a day's list joins up to 50 doctors of
@@ -141,6 +141,7 @@ export class SessionQueries {
     return joined;
   }
 
+  /** Linked appointments that are not cancelled, per session id. */
   async bookedCounts(sessionIds: number[]): Promise<Map<number, number>> {
     const counts = new Map<number, number>();
     // In slices: a year of sessions would exceed what one query may list (see inChunks).
@@ -210,7 +211,12 @@ export class SessionQueries {
   }
 
   private async visible(query: Filter<SessionDoc>): Promise<Filter<SessionDoc>> {
+    return (await this.visibility())(query);
+  }
+
+  /** What hides the sessions of unfinished runs from a query: one read of the runs, for any number of queries. */
+  private async visibility(): Promise<(query: Filter<SessionDoc>) => Filter<SessionDoc>> {
     const hidden = await this.runs.hidden();
-    return hidden.length > 0 ? { ...query, run_id: { $nin: hidden } } : query;
+    return (query) => (hidden.length > 0 ? { ...query, run_id: { $nin: hidden } } : query);
   }
 }
