@@ -984,6 +984,49 @@ describe('GET /lab_bills/summary', () => {
       .summary;
     expect(range).toMatchObject({ total_bills: 2, total_revenue: 239.19, pending_count: 1, online_revenue: 38.99 });
   });
+
+  it('follows each update at once: a change of notes leaves the sums, a change of payment moves them', async () => {
+    const store = LIST_STORES[7]!;
+    const line = [{ charge_id: chargesOf(store).active, charge_name: 'CBC', unit_price: 120.5, qty: 2 }];
+    const { bill_id } = await createBill(
+      { bill_date: '2090-06-01', payment_method: 'Cash', payment_status: 'Pending', items: line },
+      {},
+      store,
+    );
+    const summary = async () => (await t.get(`/lab_bills/summary?store_id=${store}&date=2090-06-01`)).body.summary;
+    const pending = {
+      total_bills: 1,
+      paid_count: 0,
+      pending_count: 1,
+      cash_count: 1,
+      card_count: 0,
+      cash_revenue: 241,
+      card_revenue: 0,
+      total_revenue: 241,
+    };
+    expect(await summary()).toMatchObject(pending);
+
+    expect((await t.put(`/lab_bills/${bill_id}`, { notes: 'fasting' })).status).toBe(200);
+    expect(await summary()).toMatchObject(pending);
+    expect((await readBill(bill_id)).notes).toBe('fasting');
+
+    expect((await t.put(`/lab_bills/${bill_id}`, { payment_status: 'Paid', payment_method: 'Card' })).status).toBe(200);
+    expect(await summary()).toMatchObject({
+      ...pending,
+      paid_count: 1,
+      pending_count: 0,
+      cash_count: 0,
+      card_count: 1,
+      cash_revenue: 0,
+      card_revenue: 241,
+    });
+    const list = (await t.get(`/lab_bills?store_id=${store}&payment_method=Card&payment_status=Paid`)).body;
+    expect(list.total).toBe(1);
+    expect(list.bills[0].notes).toBe('fasting');
+
+    expect((await t.del(`/lab_bills/${bill_id}`)).status).toBe(200);
+    expect(await summary()).toMatchObject({ total_bills: 0, total_revenue: 0 });
+  });
 });
 
 describe('events', () => {

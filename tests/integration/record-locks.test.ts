@@ -94,3 +94,23 @@ it('releases the lock when the work fails', async () => {
   await expect(locks.run('bill', 6, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
   await expect(locks.run('bill', 6, async () => 'again')).resolves.toBe('again');
 });
+
+it('lets the work release the lock before it ends, and settles only once the release has landed', async () => {
+  const [first, second] = [new RecordLocks(db, log), new RecordLocks(db, log)];
+  let finish!: () => void;
+  let releasedEarly!: () => void;
+  const early = new Promise<void>((resolve) => (releasedEarly = resolve));
+  const held = first.run('bill', 7, async (release) => {
+    release();
+    release(); // a second call changes nothing
+    releasedEarly();
+    await new Promise<void>((resolve) => (finish = resolve));
+    return 'first';
+  });
+  await early;
+  // Another replica takes the record while the first work is still running.
+  await expect(second.run('bill', 7, async () => 'second')).resolves.toBe('second');
+  finish();
+  await expect(held).resolves.toBe('first');
+  expect(await db.collection('record_locks').countDocuments({ _id: 'bill:7' } as never)).toBe(0);
+});

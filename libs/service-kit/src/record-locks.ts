@@ -47,18 +47,31 @@ export class RecordLocks {
     this.waitMs = options.waitMs ?? 3_000;
   }
 
-  /** Runs `work` holding the lock of one record, e.g. `run('bill', 42, ...)`. */
-  run<T>(record: string, id: number, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` holding the lock of one record, e.g. `run('bill', 42, ...)`.
+   * The lock is released when `work` ends, or earlier when `work` calls
+   * `release` (once its write has landed, say, so that the release overlaps
+   * what is left to do). `run` settles only after the release.
+   */
+  run<T>(record: string, id: number, work: (release: () => void) => Promise<T>): Promise<T> {
     const key = `${record}:${id}`;
     // Requests of this process queue here, so the database only arbitrates between replicas.
     return this.local.run(key, async () => {
       const token = await this.acquire(key);
+      let released: Promise<void> | undefined;
+      const release = () => {
+        released ??= this.locks
+          .deleteOne({ _id: key, token })
+          .then(() => undefined)
+          .catch((err: unknown) => {
+            this.log.warn({ err, key }, 'record lock not released; it expires with its lease');
+          });
+      };
       try {
-        return await work();
+        return await work(release);
       } finally {
-        await this.locks.deleteOne({ _id: key, token }).catch((err: unknown) => {
-          this.log.warn({ err, key }, 'record lock not released; it expires with its lease');
-        });
+        release();
+        await released;
       }
     });
   }

@@ -7,10 +7,10 @@
  * caller check it and say what changes, record the event in the outbox, write
  * the change with the event's id on the document (404 when the record no
  * longer matches, 409 when a unique index refuses it), then mark the cached
- * reads it changed as stale. That marking starts as soon as the write has
- * landed and runs alongside the history's insert and the lock's release: each
- * is a write transaction of its own on the embedded server (an fsync, 2 to 4
- * ms), and none needs another's result. The answer waits for all of them.
+ * reads it changed as stale. The marking and the lock's release start as
+ * soon as the write has landed and run alongside the history's insert: each
+ * is a round trip and a write transaction of its own on the embedded server,
+ * and none needs another's result. The answer waits for all of them.
  */
 import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import type { VersionedCache } from './versioned-cache';
@@ -59,8 +59,12 @@ export interface RecordWriterOptions<Doc extends StoredRecord> {
   notFoundMessage: string;
   /** Answered with 409 when a unique index (other than `_id`) refuses a write; without it the error is thrown as is. */
   duplicateMessage?: string;
-  /** After a write: marks the cached reads that show this record as stale. */
-  written(doc: Doc): Promise<void>;
+  /**
+   * After a write: marks the cached reads that show this record as stale.
+   * `before` is the record as the write found it, for a change (absent for a
+   * new record or a deletion).
+   */
+  written(doc: Doc, before?: Doc): Promise<void>;
 }
 
 export class RecordWriter<Doc extends StoredRecord> {
@@ -97,13 +101,18 @@ export class RecordWriter<Doc extends StoredRecord> {
   ): Promise<Doc | null | 'unchanged'> {
     const { collection, locks, lockName, outbox, notFoundMessage } = this.options;
     let marking: Promise<{ failure?: unknown }> = Promise.resolve({});
-    const markStale = (doc: Doc) => {
-      marking = this.options.written(doc).then(
+    const markStale = (doc: Doc, before?: Doc) => {
+      marking = this.options.written(doc, before).then(
         () => ({}),
         (failure: unknown) => ({ failure }),
       );
     };
-    const outcome = await locks.run(lockName, id, async () => {
+    const outcome = await locks.run(lockName, id, async (releaseLock) => {
+      // Once the write has landed, nothing left needs the lock.
+      const landed = (doc: Doc, before?: Doc) => {
+        releaseLock();
+        markStale(doc, before);
+      };
       const existing = await this.options.find(id);
       if (!existing) throw notFound(notFoundMessage);
       const write = await decide(existing);
@@ -113,7 +122,7 @@ export class RecordWriter<Doc extends StoredRecord> {
         await outbox.record({ ...spec, proof: 'absent' }, async () => {
           const result = await collection.deleteOne({ _id: existing._id } as Filter<Doc>);
           if (result.deletedCount === 0) throw notFound(notFoundMessage);
-          markStale(existing);
+          landed(existing);
         });
         return null;
       }
@@ -125,7 +134,7 @@ export class RecordWriter<Doc extends StoredRecord> {
             { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } } as UpdateFilter<Doc>,
           );
           if (result.matchedCount === 0) throw notFound(notFoundMessage);
-          markStale(after);
+          landed(after, existing);
         }),
       );
       return after;

@@ -199,6 +199,23 @@ export async function sumLiveBills(
   }));
 }
 
+/** What a day's totals count and sum of a bill; a change of anything else leaves them as they are. */
+const TOTALS_FIELDS = [
+  'store_id',
+  'bill_date',
+  'is_deleted',
+  'payment_method',
+  'payment_status',
+  'grand_total_cents',
+  'discount_cents',
+  'subtotal_cents',
+] as const satisfies ReadonlyArray<keyof BillDoc>;
+
+/** Whether a change of a bill can change the totals of its day (and so needs a new version token). */
+export function changesDayTotals(before: BillDoc, after: BillDoc): boolean {
+  return TOTALS_FIELDS.some((field) => before[field] !== after[field]);
+}
+
 /** The distinct days of bills (or of day keys), as bare day keys. */
 function uniqueDays(days: DayKey[]): DayKey[] {
   return [

@@ -41,10 +41,11 @@ export class BillStore {
     this.queries = new BillQueries(this.bills, this.dayTotals, deps.cache);
     const numbers = new BillNumbers(deps.db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
-    // What every read cached about these bills' branches and days is stale after a write.
-    const written = async (docs: BillDoc[]) => {
+    // What every read cached about these bills' branches is stale after a write, and their days' totals unless
+    // the write could not change them (a change of notes, say): that spares the write one database round trip.
+    const written = async (docs: BillDoc[], totalsUnchanged = false) => {
       await Promise.all([
-        this.dayTotals.bumpVersions(docs),
+        totalsUnchanged ? undefined : this.dayTotals.bumpVersions(docs),
         deps.cache.bump(...docs.map((d) => storeScope(d.store_id))),
       ]);
     };
