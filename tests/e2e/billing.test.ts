@@ -1027,6 +1027,34 @@ describe('GET /lab_bills/summary', () => {
     expect((await t.del(`/lab_bills/${bill_id}`)).status).toBe(200);
     expect(await summary()).toMatchObject({ total_bills: 0, total_revenue: 0 });
   });
+
+  it('sums whole months and the days around them, and follows a write to either', async () => {
+    const store = LIST_STORES[8]!;
+    const line = (unit_price: number) => [
+      { charge_id: chargesOf(store).active, charge_name: 'CBC', unit_price, qty: 1 },
+    ];
+    const dated = (bill_date: string, unit_price: number) =>
+      createBill({ bill_date, payment_method: 'Cash', items: line(unit_price) }, {}, store);
+    await dated('2090-05-19', 1000); // before the range
+    await dated('2090-05-20', 1); // the range's first day
+    const june = await dated('2090-06-30', 10); // a whole month
+    await dated('2090-07-20', 100); // the range's last day
+    await dated('2090-07-21', 2000); // after it
+    const revenue = async (query: string) =>
+      (await t.get(`/lab_bills/summary?store_id=${store}${query}`)).body.summary.total_revenue;
+    const range = '&from_date=2090-05-20&to_date=2090-07-20';
+    expect(await revenue(range)).toBe(111);
+    expect(await revenue('')).toBe(3111);
+    expect(await revenue('&from_date=2090-06-01&to_date=2090-06-30')).toBe(10);
+
+    // A write to the whole month, then to an edge day: each read answers it at once.
+    expect((await t.del(`/lab_bills/${june.bill_id}`)).status).toBe(200);
+    expect(await revenue(range)).toBe(101);
+    expect(await revenue('')).toBe(3101);
+    await dated('2090-07-01', 1000);
+    expect(await revenue(range)).toBe(1101);
+    expect(await revenue('&from_date=2090-06-01')).toBe(3100);
+  });
 });
 
 describe('events', () => {

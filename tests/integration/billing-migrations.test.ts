@@ -63,13 +63,21 @@ it('derives search_text and the bill days once, from the bills', async () => {
     .collection('bill_days')
     .find({}, { sort: { _id: 1 } })
     .toArray();
-  expect(days.map((d) => d._id)).toEqual(['1:2090-01-01', '1:2090-01-02', '2:2090-01-02']);
+  // Each day, and each branch's month, with a version token of its own.
+  expect(days.map((d) => d._id)).toEqual([
+    '1:2090-01-01',
+    '1:2090-01-02',
+    '2:2090-01-02',
+    'm:1:2090-01',
+    'm:2:2090-01',
+  ]);
+  expect(days[3]).toMatchObject({ month_of_store: 1, month: '2090-01', token: expect.any(String) });
 
   // Done once: a bill stored without search_text afterwards is the writers' business, not the migration's.
   await bills.insertOne(legacyBill(5, 3, '2090-01-03'));
   await runMigrations(db, bills, log);
   expect((await bills.findOne({ _id: '5' }))?.search_text).toBeUndefined();
-  expect(await db.collection('bill_days').countDocuments({})).toBe(3);
+  expect(await db.collection('bill_days').countDocuments({})).toBe(5);
 });
 
 it('lets replicas that start together run the migrations at once', async () => {
@@ -84,6 +92,6 @@ it('lets replicas that start together run the migrations at once', async () => {
     const log = createLogger('test', 'silent');
     await expect(Promise.all(Array.from({ length: 4 }, () => runMigrations(fresh, bills, log)))).resolves.toBeDefined();
   }
-  expect(await fresh.collection('migrations').countDocuments()).toBe(2);
-  expect(await fresh.collection('bill_days').countDocuments()).toBe(2);
+  expect(await fresh.collection('migrations').countDocuments()).toBe(3);
+  expect(await fresh.collection('bill_days').countDocuments()).toBe(4);
 });

@@ -4,16 +4,22 @@
  * changed since.
  *
  * Each (branch, date) that has bills has a document in `bill_days` with a
- * version token. Writers register a day before they store its first bill, and
- * give it a new token once a write has happened (create, update, cancel). A
- * reader lists the days of its range with their tokens, and recomputes (with
- * one grouped query the server answers from an index) only the days whose
- * token differs from the one its copy was computed under. A token is read
- * before its day is computed, so a write that lands meanwhile leaves a token
- * the next read does not know: no read keeps a stale day.
+ * version token, and so does each (branch, month) that has bills. Writers
+ * register a day and its month before they store the day's first bill, and
+ * give both new tokens once a write has happened (create, update, cancel),
+ * the day's first: one ordered write does both. A reader recomputes (with one
+ * grouped query the server answers from an index) only the days whose token
+ * differs from the one its copy was computed under. A range that spans whole
+ * months reads their month tokens first and the days of a month only when
+ * its token has changed, so that a read of a year after a write lists about
+ * 13 months and one month's days, not 365 days. Every token is read before
+ * what it stamps is computed, and a month's token changes after its days',
+ * so a write that lands meanwhile leaves a token the next read does not know:
+ * no read keeps a stale day or month.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoBulkWriteError, type Collection, type Db, type UpdateFilter } from 'mongodb';
+import dayjs from 'dayjs';
+import { MongoBulkWriteError, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import { ensureIndexes, isDuplicateKeyError, type Cents, type Logger } from '@clinic/service-kit';
 import type { DateRange } from '../filters';
@@ -30,6 +36,15 @@ interface DayDoc extends DayKey {
   token: string;
 }
 
+/** A branch's month in `bill_days`; its fields are named apart from a day's, so that no query of days finds it. */
+interface MonthDoc {
+  _id: string;
+  month_of_store: number;
+  /** YYYY-MM */
+  month: string;
+  token: string;
+}
+
 /** The live bills of some days with one payment method and status. */
 export interface BillGroup {
   payment_method: PaymentMethod;
@@ -40,12 +55,15 @@ export interface BillGroup {
   subtotal: Cents;
 }
 
-interface CachedDay {
+interface Cached {
   token: string;
   groups: BillGroup[];
 }
 
+export const BILL_DAYS = 'bill_days';
 const dayId = (day: DayKey) => `${day.store_id}:${day.bill_date}`;
+const monthOf = (billDate: string) => billDate.slice(0, 7);
+const monthId = (day: DayKey) => `m:${day.store_id}:${monthOf(day.bill_date)}`;
 /** Days computed in one grouped query at most. */
 const DAYS_PER_QUERY = 400;
 /** Days kept in memory at most (ten branches with ten years of bills). */
@@ -53,46 +71,66 @@ const CACHED_DAYS_MAX = 40_000;
 
 export class DayTotals {
   private readonly days: Collection<DayDoc>;
-  /** Days this process knows exist (a day is never removed). */
+  private readonly months: Collection<MonthDoc>;
+  /** Days and months this process knows exist (neither is ever removed). */
   private readonly registered = new Set<string>();
-  private readonly cached = new Map<string, CachedDay>();
+  private readonly cachedDays = new Map<string, Cached>();
+  private readonly cachedMonths = new Map<string, Cached>();
 
   constructor(
     db: Db,
     private readonly bills: Collection<BillDoc>,
     private readonly log: Logger,
   ) {
-    this.days = db.collection<DayDoc>('bill_days');
+    this.days = db.collection<DayDoc>(BILL_DAYS);
+    this.months = db.collection<MonthDoc>(BILL_DAYS);
   }
 
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.days, [{ key: { store_id: 1, bill_date: 1 }, name: 'bill_days_by_store' }]);
+    await ensureIndexes(this.days, [
+      { key: { store_id: 1, bill_date: 1 }, name: BILL_INDEXES.days },
+      { key: { month_of_store: 1, month: 1 }, name: BILL_INDEXES.months },
+    ]);
   }
 
   /** Before bills of these days are stored: from now on reads include the days (one write for all). */
   async register(days: DayKey[]): Promise<void> {
     const fresh = uniqueDays(days).filter((day) => !this.registered.has(dayId(day)));
     if (fresh.length === 0) return;
+    const months = uniqueMonths(fresh).filter((day) => !this.registered.has(monthId(day)));
     const failures = await this.upsertEach(
-      fresh.map((day) => ({ _id: dayId(day), update: { $setOnInsert: { ...day, token: randomUUID() } } })),
+      [
+        ...fresh.map((day) => ({ _id: dayId(day), update: { $setOnInsert: { ...day, token: randomUUID() } } })),
+        ...months.map((day) => ({ _id: monthId(day), update: { $setOnInsert: monthFields(day) } })),
+      ],
+      false,
     );
-    // A duplicate is a day another writer registered meanwhile.
+    // A duplicate is a day or month another writer registered meanwhile.
     const failed = failures.find((err) => !isDuplicateKeyError(err));
     if (failed) throw failed;
     for (const day of fresh) this.registered.add(dayId(day));
+    for (const day of months) this.registered.add(monthId(day));
   }
 
   /**
-   * After a write to bills of these days: a new version token for each day (one write for all), so that every
-   * replica recomputes its totals. A failure is logged: the day's totals may lag until its next write.
+   * After a write to bills of these days: new version tokens for each day and
+   * then for each of their months (one ordered write for all), so that every
+   * replica recomputes its totals. A failure is logged: the day's totals may
+   * lag until its next write.
    */
   async bumpVersions(days: DayKey[]): Promise<void> {
     const touched = uniqueDays(days);
-    for (const day of touched) this.cached.delete(dayId(day));
+    const months = uniqueMonths(touched);
+    for (const day of touched) this.cachedDays.delete(dayId(day));
+    for (const day of months) this.cachedMonths.delete(monthId(day));
     if (touched.length === 0) return;
     try {
       const failures = await this.upsertEach(
-        touched.map((day) => ({ _id: dayId(day), update: { $set: { ...day, token: randomUUID() } } })),
+        [
+          ...touched.map((day) => ({ _id: dayId(day), update: { $set: { ...day, token: randomUUID() } } })),
+          ...months.map((day) => ({ _id: monthId(day), update: { $set: monthFields(day) } })),
+        ],
+        true,
       );
       for (const err of failures) this.log.error({ err }, 'bill day not marked changed; its totals may lag');
     } catch (err) {
@@ -100,14 +138,23 @@ export class DayTotals {
       return;
     }
     for (const day of touched) this.registered.add(dayId(day));
+    for (const day of months) this.registered.add(monthId(day));
   }
 
-  /** One upsert per day document, sent as one command; answers the errors of the ones refused. */
-  private async upsertEach(updates: Array<{ _id: string; update: UpdateFilter<DayDoc> }>): Promise<unknown[]> {
+  /**
+   * One upsert per document, sent as one command (in order when `ordered`: a
+   * month after its days); answers the errors of the ones refused.
+   */
+  private async upsertEach(
+    updates: Array<{ _id: string; update: UpdateFilter<DayDoc> | UpdateFilter<MonthDoc> }>,
+    ordered: boolean,
+  ): Promise<unknown[]> {
     try {
       await this.days.bulkWrite(
-        updates.map(({ _id, update }) => ({ updateOne: { filter: { _id }, update, upsert: true } })),
-        { ordered: false },
+        updates.map(({ _id, update }) => ({
+          updateOne: { filter: { _id }, update: update as UpdateFilter<DayDoc>, upsert: true },
+        })),
+        { ordered },
       );
       return [];
     } catch (err) {
@@ -118,39 +165,148 @@ export class DayTotals {
 
   /** The groups of live bills of a branch within a date range, summed over its days. */
   async groups(storeId: number, range: DateRange): Promise<BillGroup[]> {
-    const days = await this.days
-      .find({ store_id: storeId, ...dateCondition(range) }, { projection: { bill_date: 1, token: 1 } })
-      .hint(BILL_INDEXES.days)
+    const whole = wholeMonthsOf(range);
+    if (!whole) return sumGroups((await this.dayGroups(storeId, [dateCondition(range)])).map((d) => d.groups));
+    const months = await this.months
+      .find(
+        { month_of_store: storeId, month: { $gte: whole.first, $lte: whole.last } },
+        { projection: { month: 1, token: 1 } },
+      )
+      .hint(BILL_INDEXES.months)
       .toArray();
-    const stale = days.filter((day) => this.cached.get(day._id)?.token !== day.token);
-    for (let i = 0; i < stale.length; i += DAYS_PER_QUERY)
-      await this.compute(storeId, stale.slice(i, i + DAYS_PER_QUERY));
-    const sums = new Map<string, BillGroup>();
-    for (const day of days) {
-      for (const group of this.cached.get(day._id)?.groups ?? []) {
-        const key = `${group.payment_method}|${group.payment_status}`;
-        const sum = sums.get(key) ?? { ...group, count: 0, grand_total: 0, discount: 0, subtotal: 0 };
-        sum.count += group.count;
-        sum.grand_total += group.grand_total;
-        sum.discount += group.discount;
-        sum.subtotal += group.subtotal;
-        sums.set(key, sum);
-      }
+    const known: BillGroup[][] = [];
+    const changed: MonthDoc[] = [];
+    for (const month of months) {
+      const cached = this.cachedMonths.get(month._id);
+      if (cached?.token === month.token) known.push(cached.groups);
+      else changed.push(month);
     }
-    return [...sums.values()];
+    const days = await this.dayGroups(storeId, [
+      ...outsideWholeMonths(range, whole),
+      ...changed.map((m) => monthCondition(m.month)),
+    ]);
+    for (const month of changed) {
+      const groups = sumGroups(days.filter((d) => monthOf(d.bill_date) === month.month).map((d) => d.groups));
+      this.cachedMonths.set(month._id, { token: month.token, groups });
+      known.push(groups);
+    }
+    const inChangedMonths = new Set(changed.map((m) => m.month));
+    return sumGroups([
+      ...known,
+      ...days.filter((d) => !inChangedMonths.has(monthOf(d.bill_date))).map((d) => d.groups),
+    ]);
   }
 
-  private async compute(storeId: number, days: DayDoc[]): Promise<void> {
+  /** The days of a branch within the date conditions, with their groups: recomputed where their token changed. */
+  private async dayGroups(
+    storeId: number,
+    conditions: Array<Filter<DayDoc>>,
+  ): Promise<Array<{ bill_date: string; groups: BillGroup[] }>> {
+    const days = (
+      await Promise.all(
+        conditions.map((condition) =>
+          this.days
+            .find({ store_id: storeId, ...condition }, { projection: { bill_date: 1, token: 1 } })
+            .hint(BILL_INDEXES.days)
+            .toArray(),
+        ),
+      )
+    ).flat();
+    const stale = days.filter((day) => this.cachedDays.get(day._id)?.token !== day.token);
+    const computed = new Map<string, BillGroup[]>();
+    for (let i = 0; i < stale.length; i += DAYS_PER_QUERY) {
+      for (const [id, groups] of await this.compute(storeId, stale.slice(i, i + DAYS_PER_QUERY)))
+        computed.set(id, groups);
+    }
+    return days.map((day) => ({
+      bill_date: day.bill_date,
+      groups: computed.get(day._id) ?? this.cachedDays.get(day._id)?.groups ?? [],
+    }));
+  }
+
+  private async compute(storeId: number, days: DayDoc[]): Promise<Map<string, BillGroup[]>> {
     const rows = await sumLiveBills(this.bills, storeId, { $in: days.map((d) => d.bill_date) }, { d: '$bill_date' });
     const byDate = new Map<string, BillGroup[]>(days.map((d) => [d.bill_date, []]));
     for (const { key, group } of rows) byDate.get(key.d as string)?.push(group);
+    const computed = new Map<string, BillGroup[]>();
     for (const day of days) {
-      this.cached.delete(day._id);
-      this.cached.set(day._id, { token: day.token, groups: byDate.get(day.bill_date) ?? [] });
+      const groups = byDate.get(day.bill_date) ?? [];
+      computed.set(day._id, groups);
+      this.cachedDays.delete(day._id);
+      this.cachedDays.set(day._id, { token: day.token, groups });
     }
-    while (this.cached.size > CACHED_DAYS_MAX) this.cached.delete(this.cached.keys().next().value as string);
+    while (this.cachedDays.size > CACHED_DAYS_MAX)
+      this.cachedDays.delete(this.cachedDays.keys().next().value as string);
+    return computed;
   }
 }
+
+/** Registers the month of every registered day (for days registered before months were). */
+export async function registerBillMonths(db: Db): Promise<number> {
+  const days = db.collection<DayDoc>(BILL_DAYS);
+  const all = await days
+    .find({ store_id: { $gte: 0 } }, { projection: { _id: 0, store_id: 1, bill_date: 1 } })
+    .hint(BILL_INDEXES.days)
+    .toArray();
+  const months = uniqueMonths(all);
+  for (const day of months) {
+    try {
+      await days.updateOne({ _id: monthId(day) }, { $setOnInsert: monthFields(day) as never }, { upsert: true });
+    } catch (err) {
+      // Registered by another replica meanwhile.
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+  return months.length;
+}
+
+const monthFields = (day: DayKey) => ({
+  month_of_store: day.store_id,
+  month: monthOf(day.bill_date),
+  token: randomUUID(),
+});
+
+/** Groups of the same payment method and status added together. */
+function sumGroups(lists: BillGroup[][]): BillGroup[] {
+  const sums = new Map<string, BillGroup>();
+  for (const group of lists.flat()) {
+    const key = `${group.payment_method}|${group.payment_status}`;
+    const sum = sums.get(key) ?? { ...group, count: 0, grand_total: 0, discount: 0, subtotal: 0 };
+    sum.count += group.count;
+    sum.grand_total += group.grand_total;
+    sum.discount += group.discount;
+    sum.subtotal += group.subtotal;
+    sums.set(key, sum);
+  }
+  return [...sums.values()];
+}
+
+/** The first and last month (YYYY-MM) that lie wholly within a date range, or null when none does. */
+export function wholeMonthsOf(range: DateRange): { first: string; last: string } | null {
+  if (range.date) return null;
+  const from = range.from_date ? dayjs(range.from_date) : null;
+  const to = range.to_date ? dayjs(range.to_date) : null;
+  const first = !from ? '0000-01' : from.date() === 1 ? from.format('YYYY-MM') : from.add(1, 'month').format('YYYY-MM');
+  const last = !to
+    ? '9999-12'
+    : to.date() === to.daysInMonth()
+      ? to.format('YYYY-MM')
+      : to.subtract(1, 'month').format('YYYY-MM');
+  return first <= last ? { first, last } : null;
+}
+
+/** The date conditions of the range's days before and after its whole months. */
+export function outsideWholeMonths(range: DateRange, whole: { first: string; last: string }): Array<Filter<DayDoc>> {
+  const conditions: Array<Filter<DayDoc>> = [];
+  const wholeStart = `${whole.first}-01`;
+  const wholeEnd = `${whole.last}-31`;
+  if (range.from_date && range.from_date < wholeStart)
+    conditions.push({ bill_date: { $gte: range.from_date, $lt: wholeStart } });
+  if (range.to_date && range.to_date > wholeEnd) conditions.push({ bill_date: { $gt: wholeEnd, $lte: range.to_date } });
+  return conditions;
+}
+
+const monthCondition = (month: string): Filter<DayDoc> => ({ bill_date: { $gte: `${month}-01`, $lte: `${month}-31` } });
 
 /**
  * Counts and sums of a branch's live bills of some dates, grouped by the
@@ -223,4 +379,9 @@ function uniqueDays(days: DayKey[]): DayKey[] {
       days.map(({ store_id, bill_date }) => [dayId({ store_id, bill_date }), { store_id, bill_date }]),
     ).values(),
   ];
+}
+
+/** One day key per distinct (branch, month) of the days. */
+function uniqueMonths(days: DayKey[]): DayKey[] {
+  return [...new Map(days.map((day) => [monthId(day), { store_id: day.store_id, bill_date: day.bill_date }])).values()];
 }

@@ -16,6 +16,7 @@ export const BILL_INDEXES = {
   /** The list of a date or a short range, the per-day totals, and the day-end report (live and cancelled bills of a date). */
   byDay: 'bills_by_day',
   days: 'bill_days_by_store',
+  months: 'bill_months_by_store',
 } as const;
 
 export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [

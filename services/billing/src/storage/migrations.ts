@@ -1,11 +1,12 @@
 /**
  * Data earlier versions did not keep, derived once from the bills: each
- * bill's search_text and the per-day registry of day-totals.ts. Each step is
+ * bill's search_text and the per-day and per-month registry of day-totals.ts. Each step is
  * idempotent and marked done only once complete, so replicas starting
  * together, or a start cut short, repeat it harmlessly.
  */
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError, type Logger } from '@clinic/service-kit';
+import { registerBillMonths } from './day-totals';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';
 import { searchTextOf, SEARCH_FIELDS } from './search';
@@ -20,6 +21,7 @@ export async function runMigrations(db: Db, bills: Collection<BillDoc>, log: Log
   const steps: Array<[string, () => Promise<number>]> = [
     ['bills.search_text', () => backfillSearchText(bills)],
     ['bills.days', () => registerBillDays(db, bills)],
+    ['bills.months', () => registerBillMonths(db)],
   ];
   for (const [name, step] of steps) {
     if (await done.findOne({ _id: name })) continue;
