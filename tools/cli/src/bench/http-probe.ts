@@ -4,7 +4,8 @@
 // (about half a millisecond here) would be counted as the gateway's.
 //   node http-probe.js <json options>   prints LatencyStats as JSON
 // With `before`, each timed request follows an untimed one (a write, so that no
-// cache can answer the read); with `urls`, requests go to each in turn.
+// cache can answer the read; several are sent in turn); with `urls`, requests go
+// to each in turn.
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { summarize } from './stats';
@@ -20,7 +21,7 @@ export interface ProbeOptions extends HttpRequestSpec {
   durationMs: number;
   /** At most this many timed requests. */
   maxRequests?: number;
-  before?: HttpRequestSpec;
+  before?: HttpRequestSpec[];
   urls?: string[];
 }
 
@@ -47,7 +48,8 @@ async function main(options: ProbeOptions): Promise<void> {
   let errors = 0;
   const started = performance.now();
   for (let i = 0; performance.now() - started < options.durationMs && i < (options.maxRequests ?? Infinity); i++) {
-    if (options.before && (await send(options.before)) >= 400) errors++;
+    const before = options.before?.[i % options.before.length];
+    if (before && (await send(before)) >= 400) errors++;
     const t0 = performance.now();
     const status = await send(options.urls ? { ...options, url: options.urls[i % options.urls.length]! } : options);
     if (status >= 400) errors++;

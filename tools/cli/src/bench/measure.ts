@@ -109,14 +109,14 @@ export async function autocannon(
 export async function probe(
   target: Target,
   r: Request,
-  extra: { durationMs?: number; maxRequests?: number; urls?: string[]; before?: Request } = {},
+  extra: { durationMs?: number; maxRequests?: number; urls?: string[]; before?: Request[] } = {},
 ): Promise<LatencyStats> {
   await settle();
   const options: ProbeOptions = {
     ...spec(target, r),
     durationMs: 5_000,
     ...extra,
-    before: extra.before ? spec(target, extra.before) : undefined,
+    before: extra.before?.map((r) => spec(target, r)),
   };
   const { stdout } = await run(process.execPath, [join(HERE, 'http-probe.js'), JSON.stringify(options)], {
     maxBuffer: 16 * 1024 * 1024,

@@ -52,7 +52,7 @@ function scaleLines(scale: Record<string, any>): string[] {
   const names = Object.keys(smallest.reads);
   lines.push(
     '',
-    `At scale: p50 ms at one connection, right after a write to the branch / on repeat (half the bills in the measured branch)`,
+    `At scale: p50 ms at one connection, right after a write to the branch (a bill dated on each day of the year in turn) / on repeat (half the bills in the measured branch)`,
   );
   const head = `${'read'.padEnd(30)} ${sizes.map((s) => `${s.bills.toLocaleString('en').padStart(10)} bills`.padStart(22)).join('')} ${'1M/10k'.padStart(8)}`;
   lines.push(head, '-'.repeat(head.length));
