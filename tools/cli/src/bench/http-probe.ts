@@ -2,10 +2,11 @@
 // single-connection latency autocannon's whole-millisecond histogram cannot resolve.
 // node:http with a keep-alive agent rather than fetch, whose own per-request cost
 // (about half a millisecond here) would be counted as the gateway's.
-//   node http-probe.js <json options>   prints LatencyStats as JSON
+//   node http-probe.js <file of json options>   prints LatencyStats as JSON
 // With `before`, each timed request follows an untimed one (a write, so that no
 // cache can answer the read; several are sent in turn); with `urls`, requests go
 // to each in turn.
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { summarize } from './stats';
@@ -60,8 +61,8 @@ async function main(options: ProbeOptions): Promise<void> {
 }
 
 if (require.main === module) {
-  // The bench always passes the options as the one argument.
-  main(JSON.parse(process.argv[2]!) as ProbeOptions).catch((err: unknown) => {
+  // The bench always passes the options' file as the one argument.
+  main(JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ProbeOptions).catch((err: unknown) => {
     process.stderr.write(`${(err as Error).stack}\n`);
     process.exit(1);
   });

@@ -5,7 +5,8 @@
  * raw NATS echo. Each waits for a quiet machine first.
  */
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { HeaderNames } from '@clinic/contracts';
@@ -118,10 +119,18 @@ export async function probe(
     ...extra,
     before: extra.before?.map((r) => spec(target, r)),
   };
-  const { stdout } = await run(process.execPath, [join(HERE, 'http-probe.js'), JSON.stringify(options)], {
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  return JSON.parse(stdout) as LatencyStats;
+  // In a file: a year of `before` writes is more than one command-line argument may hold.
+  const dir = mkdtempSync(join(tmpdir(), 'clinic-probe-'));
+  const file = join(dir, 'options.json');
+  writeFileSync(file, JSON.stringify(options));
+  try {
+    const { stdout } = await run(process.execPath, [join(HERE, 'http-probe.js'), file], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return JSON.parse(stdout) as LatencyStats;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** `concurrency` connections sending `r` with each of `bodies` in turn. */
