@@ -45,7 +45,7 @@ patched_copy github.com/FerretDB/FerretDB FerretDB "$here"/patches/*.patch
 patched_copy github.com/FerretDB/wire wire "$here"/patches/wire/*.patch
 # FerretDB's test helpers look for the repository's .git directory.
 mkdir -p "$work/FerretDB/.git"
-(cd "$work/FerretDB" && go test -count=1 -run '^(TestClinic|TestFastUnmarshal)' ./internal/handler/common/ ./internal/handler/sjson/ >&2)
+(cd "$work/FerretDB" && go test -count=1 -run '^(TestClinic|TestFastUnmarshal)' ./internal/handler/common/ ./internal/handler/sjson/ ./internal/util/fsql/ >&2)
 (cd "$work/wire" && go test -count=1 -run '^TestClinic' . >&2)
 mkdir -p "$tools/bin"
 go build -modfile="$work/build.mod" -trimpath -o "$out" .
