@@ -6,6 +6,8 @@
  * in the envelope, never a 5xx or a 504; so is a body the gateway's limit
  * allows (BODY_LIMIT_BYTES, 2 MiB here) but one NATS message cannot carry.
  */
+import { EventSubjects } from '@clinic/contracts';
+import { EventReader } from './events';
 import { startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
@@ -82,6 +84,29 @@ it('answers every session when no filter is given, however many there are', asyn
   expect(JSON.stringify(res.body).length).toBeGreaterThan(1024 * 1024);
   expect(res.body.sessions).toHaveLength(created);
   expect(new Set(res.body.sessions.map((s: any) => s.id)).size).toBe(created);
+});
+
+it('publishes one created event per session of a month stored in several inserts', async () => {
+  // 40 doctors with 14 sessions a week: about 2,400 sessions, inserted and recorded 500 at a time.
+  const month = `${new Date().getUTCFullYear() + 20}-03`;
+  const reader = await EventReader.start(await t.nats(), 'SESSIONS_EVENTS');
+  try {
+    const res = await t.post('/auto_create_sessions', { month });
+    expect(res.status).toBe(201);
+    expect(res.body.created).toBeGreaterThan(2000);
+    expect(res.body.errors).toEqual([]);
+    const stored = (await t.get('/all_sessions')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
+    expect(stored).toHaveLength(res.body.created);
+    const events = await reader.waitFor(
+      (e) => e.subject === EventSubjects.sessionCreated && e.event.data.session.session_date.startsWith(month),
+      res.body.created,
+    );
+    const published = events.map((e) => e.event.data.session.id);
+    expect(new Set(published).size).toBe(res.body.created);
+    expect(new Set(published)).toEqual(new Set(stored.map((s: any) => s.id)));
+  } finally {
+    reader.stop();
+  }
 });
 
 it('forwards a body as it came, so that it cannot outgrow the limit on the way', async () => {

@@ -9,10 +9,21 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { notFound, type ClinicClock, type HandlerContext, type Outbox, type PreparedEvents } from '@clinic/service-kit';
+import {
+  inChunks,
+  notFound,
+  type ClinicClock,
+  type HandlerContext,
+  type Outbox,
+  type PreparedEvents,
+  type WriteProof,
+} from '@clinic/service-kit';
 import { hasTimes, monthLabel, monthRange, planMonth, runOf, schedulingDoctors } from './planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
-import { slotKey, type SessionDoc, type SessionStore } from './storage';
+import { slotKey, type RunInsertResult, type SessionDoc, type SessionStore } from './storage';
+
+/** Sessions of a run inserted, then recorded in the outbox, together (one insert each). */
+const RUN_SLICE = 500;
 
 export class AutoCreation {
   /** Runs this process failed to roll back (the database was away); retried until done. */
@@ -81,9 +92,10 @@ export class AutoCreation {
   }
 
   /**
-   * Inserts the month's sessions hidden under a run, records their events,
-   * then completes the run with one write: readers see all of the month or
-   * none of it. A run that fails is rolled back here, or later by the janitor.
+   * Inserts the month's sessions hidden under a run, 500 at a time, records
+   * each slice's events while the next slice is inserted, then completes the
+   * run with one write: readers see all of the month or none of it. A run that
+   * fails is rolled back here, or later by the janitor.
    */
   async autoCreate(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const selection = parseAutoCreateBody(request.body, this.clock.currentMonth());
@@ -99,38 +111,35 @@ export class AutoCreation {
     );
 
     const runId = randomUUID();
-    let pending: PreparedEvents | null = null;
+    // Each slice's events are recorded while the next slice of sessions is inserted.
+    const recording: Array<Promise<PreparedEvents>> = [];
     await this.store.runs.start(runId, selection.month);
     try {
       // Rules 2 to 5: past, blocked and time-less entries are not stored; taken slots are skipped.
       const run = runOf(plan, this.clock.today(), (p) => blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date));
-      const inserted = await this.store.runs.insertAll(
-        runId,
-        run.insertable.map((p) => ({
-          doctor_id: p.doctor.id,
-          store_id: p.doctor.store_id as number,
-          session_date: p.session_date,
-          session_no: p.entry.session_no,
-          start_time: p.entry.start_time as string,
-          end_time: p.entry.end_time as string,
-          max_patients: p.entry.max_patients ?? null,
-          status: 'active',
-        })),
-      );
-      const outcome = run.outcome<SessionDoc>(inserted);
-      const views = await this.store.queries.views(outcome.created);
+      const rows = run.insertable.map((p) => ({
+        doctor_id: p.doctor.id,
+        store_id: p.doctor.store_id as number,
+        session_date: p.session_date,
+        session_no: p.entry.session_no,
+        start_time: p.entry.start_time as string,
+        end_time: p.entry.end_time as string,
+        max_patients: p.entry.max_patients ?? null,
+        status: 'active' as const,
+      }));
       // Several documents, one commit: every event's proof is the run's completion.
       const proof = this.store.runs.commitProof(runId);
-      pending = await this.outbox.prepare(
-        views.map((session) => ({
-          subject: EventSubjects.sessionCreated,
-          data: { session },
-          correlationId: ctx.correlationId,
-          proof,
-        })),
-      );
+      const inserted: RunInsertResult[] = [];
+      for (const slice of inChunks(rows, RUN_SLICE)) {
+        const results = await this.store.runs.insertAll(runId, slice);
+        inserted.push(...results);
+        const created = results.filter((r): r is SessionDoc => r !== 'exists' && !(r instanceof Error));
+        recording.push(this.recordCreated(created, proof, ctx.correlationId));
+      }
+      const pending = await Promise.all(recording);
+      const outcome = run.outcome<SessionDoc>(inserted);
       await this.store.runs.complete(runId);
-      pending.release();
+      for (const events of pending) events.release();
       return success(201, {
         message: SESSIONS_MESSAGES.autoCreated(outcome.created.length, label),
         created: outcome.created.length,
@@ -140,7 +149,9 @@ export class AutoCreation {
     } catch (err) {
       ctx.log.error({ err, run_id: runId }, 'auto-creation failed; rolling back');
       try {
-        await pending?.discard();
+        // Every slice's recording has ended (recorded or failed) before what was recorded is discarded.
+        for (const recorded of await Promise.allSettled(recording))
+          if (recorded.status === 'fulfilled') await recorded.value.discard();
         const removed = await this.store.runs.rollBack(runId);
         ctx.log.warn({ run_id: runId, removed }, 'auto-creation rolled back');
       } catch (rollbackError) {
@@ -150,6 +161,18 @@ export class AutoCreation {
       }
       throw err;
     }
+  }
+
+  /** The created events of a slice of a run's sessions, recorded in the outbox (not yet released). */
+  private async recordCreated(
+    created: SessionDoc[],
+    proof: WriteProof,
+    correlationId: string,
+  ): Promise<PreparedEvents> {
+    const views = await this.store.queries.views(created);
+    return this.outbox.prepare(
+      views.map((session) => ({ subject: EventSubjects.sessionCreated, data: { session }, correlationId, proof })),
+    );
   }
 
   async finishRollbacks(): Promise<void> {
