@@ -134,7 +134,11 @@ export class AutoCreation {
         const results = await this.store.runs.insertAll(runId, slice);
         inserted.push(...results);
         const created = results.filter((r): r is SessionDoc => r !== 'exists' && !(r instanceof Error));
-        recording.push(this.recordCreated(created, proof, ctx.correlationId));
+        const recorded = this.recordCreated(created, proof, ctx.correlationId);
+        // Awaited below, after the next slices; until then its failure must not count as an unhandled rejection,
+        // which stops the process.
+        recorded.catch(() => undefined);
+        recording.push(recorded);
       }
       const pending = await Promise.all(recording);
       const outcome = run.outcome<SessionDoc>(inserted);
