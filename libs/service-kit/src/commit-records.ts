@@ -2,9 +2,9 @@
  * The records an outbox entry carries (CommitRecord: audit entries and the
  * like), stored once their write succeeded, each under its event's id.
  */
-import { MongoBulkWriteError, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { itemAt } from './arrays';
-import { isDuplicateKeyError } from './mongo';
+import { isDuplicateKeyError, writeErrorsOf } from './mongo';
 import type { OutboxEntry } from './outbox-entries';
 
 export class CommitRecords {
@@ -59,8 +59,8 @@ export class CommitRecords {
       try {
         await target.insertMany(docs, { ordered: false });
       } catch (err) {
-        const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
-        if (errors.length === 0 || !errors.every((e) => isDuplicateKeyError(e))) throw err;
+        const errors = writeErrorsOf(err);
+        if (!errors?.every((e) => isDuplicateKeyError(e))) throw err;
         // Refused as duplicates: stored already, unless another unique index refused them.
         const refused = errors.map((e) => itemAt(docs, e.index)._id);
         if ((await target.countDocuments({ _id: { $in: refused } })) !== refused.length) throw err;

@@ -30,7 +30,7 @@ export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cent
 export { requireField, requireShape, validField } from './internal';
 
 // Storage: the database's quirks, ids, the outbox, the audit trail, caches, locks, reference data.
-export { deleteByKeys, docKey, ensureIndexes, inChunks, isDuplicateKeyError } from './internal';
+export { deleteByKeys, docKey, ensureIndexes, inChunks, isDuplicateKeyError, writeErrorsOf } from './internal';
 export { RecordWriter, type StorageDeps } from './internal';
 export { IdAllocator, withFreshId } from './internal';
 export {

@@ -1,4 +1,5 @@
 import {
+  MongoBulkWriteError,
   MongoClient,
   MongoNetworkError,
   MongoNotConnectedError,
@@ -8,6 +9,7 @@ import {
   type Db,
   type Document,
   type IndexDescription,
+  type WriteError,
 } from 'mongodb';
 import type { Logger } from './logger';
 import { installMongoDriverFix } from './mongo-driver-fix';
@@ -92,6 +94,17 @@ export function isDuplicateKeyError(err: unknown): boolean {
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (code === 11000 || code === 11001) return true;
   return typeof message === 'string' && /E11000|UNIQUE constraint failed/.test(message);
+}
+
+/**
+ * The per-document errors of a bulk write that refused some documents (the
+ * driver gives one error or a list), or null for any other failure: the
+ * connection was lost, say, and which documents were written is unknown.
+ */
+export function writeErrorsOf(err: unknown): WriteError[] | null {
+  if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) return null;
+  const errors = [err.writeErrors].flat();
+  return errors.length > 0 ? errors : null;
 }
 
 /**

@@ -19,9 +19,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import dayjs from 'dayjs';
-import { MongoBulkWriteError, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
+import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
-import { ensureIndexes, isDuplicateKeyError, type Cents, type Logger } from '@clinic/service-kit';
+import { ensureIndexes, isDuplicateKeyError, writeErrorsOf, type Cents, type Logger } from '@clinic/service-kit';
 import type { DateRange } from '../filters';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition } from './indexes';
@@ -158,8 +158,9 @@ export class DayTotals {
       );
       return [];
     } catch (err) {
-      if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
-      return Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+      const refused = writeErrorsOf(err);
+      if (!refused) throw err;
+      return refused;
     }
   }
 

@@ -3,7 +3,7 @@
  * batches (group commit). Every batch records its events in the outbox first,
  * and afterwards marks what cached reads it changed.
  */
-import { MongoBulkWriteError, type Collection } from 'mongodb';
+import type { Collection } from 'mongodb';
 import { BILLING_MESSAGES, EventSubjects, formatBillNumber, type Caller } from '@clinic/contracts';
 import {
   conflict,
@@ -12,6 +12,7 @@ import {
   isDuplicateKeyError,
   itemAt,
   newEventId,
+  writeErrorsOf,
   type AuditTrail,
   type StorageDeps,
 } from '@clinic/service-kit';
@@ -165,7 +166,7 @@ export class NewBills {
     try {
       await this.bills.insertMany(docs, { ordered: true });
     } catch (err) {
-      const firstError = err instanceof MongoBulkWriteError ? [err.writeErrors].flat()[0] : undefined;
+      const firstError = writeErrorsOf(err)?.[0];
       if (!firstError) {
         // Lost connection or the like: which bills were stored is unknown, so the sweeper decides on the events.
         prepared.forget();

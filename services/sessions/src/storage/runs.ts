@@ -3,12 +3,13 @@
  * the run completes with one single-document write, which makes them all
  * visible at once. A run that fails is rolled back: its sessions are deleted.
  */
-import { MongoBulkWriteError, type Collection } from 'mongodb';
+import type { Collection } from 'mongodb';
 import {
   deleteByKeys,
   isDuplicateKeyError,
   itemAt,
   withFreshId,
+  writeErrorsOf,
   type IdAllocator,
   type Logger,
   type WriteProof,
@@ -101,9 +102,9 @@ export class AutoCreateRuns {
       try {
         await this.sessions.insertMany(docs.slice(from, from + WRITE_SLICE), { ordered: false });
       } catch (err) {
-        if (!(err instanceof MongoBulkWriteError) || !err.writeErrors) throw err;
-        for (const writeError of Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors])
-          refused.set(from + writeError.index, writeError);
+        const errors = writeErrorsOf(err);
+        if (!errors) throw err;
+        for (const writeError of errors) refused.set(from + writeError.index, writeError);
       }
     }
     return refused;
