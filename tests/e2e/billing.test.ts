@@ -1005,12 +1005,30 @@ describe('GET /lab_bills/summary', () => {
       total_revenue: 241,
     };
     expect(await summary()).toMatchObject(pending);
+    // The version tokens of the bill's day and month: only a change the totals count gives them new ones.
+    const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+    const tokens = async () =>
+      (
+        await mongo
+          .db('clinic_billing')
+          .collection<{ _id: string; token: string }>('bill_days')
+          .find({ _id: { $in: [`${store}:2090-06-01`, `m:${store}:2090-06`] } })
+          .sort({ _id: 1 })
+          .toArray()
+      ).map((d) => d.token);
+    const registered = await tokens();
+    expect(registered).toHaveLength(2);
 
     expect((await t.put(`/lab_bills/${bill_id}`, { notes: 'fasting' })).status).toBe(200);
     expect(await summary()).toMatchObject(pending);
     expect((await readBill(bill_id)).notes).toBe('fasting');
+    expect(await tokens()).toEqual(registered);
 
     expect((await t.put(`/lab_bills/${bill_id}`, { payment_status: 'Paid', payment_method: 'Card' })).status).toBe(200);
+    const [dayToken, monthToken] = await tokens();
+    await mongo.close();
+    expect(dayToken).not.toBe(registered[0]);
+    expect(monthToken).not.toBe(registered[1]);
     expect(await summary()).toMatchObject({
       ...pending,
       paid_count: 1,

@@ -3,7 +3,7 @@ import type { BillDoc } from '../src/storage/documents';
 
 const bill = {
   store_id: 2,
-  bill_date: '2026-01-15',
+  bill_date: '2091-01-15',
   is_deleted: false,
   payment_method: 'Cash',
   payment_status: 'Pending',
@@ -28,7 +28,7 @@ it.each([
   ['grand_total_cents', 24000],
   ['discount_cents', 100],
   ['subtotal_cents', 24000],
-  ['bill_date', '2026-01-16'],
+  ['bill_date', '2091-01-16'],
   ['store_id', 3],
 ])('a change of %s changes the day', (field, value) => {
   expect(changesDayTotals(bill, { ...bill, [field]: value })).toBe(true);
@@ -37,40 +37,40 @@ it.each([
 describe('the whole months of a date range', () => {
   it.each([
     [{}, { first: '0000-01', last: '9999-12' }],
-    [{ date: '2026-03-01' }, null],
+    [{ date: '2091-03-01' }, null],
     [
-      { from_date: '2026-03-01', to_date: '2026-03-31' },
-      { first: '2026-03', last: '2026-03' },
+      { from_date: '2091-03-01', to_date: '2091-03-31' },
+      { first: '2091-03', last: '2091-03' },
     ],
-    [{ from_date: '2026-03-02', to_date: '2026-03-31' }, null],
-    [{ from_date: '2026-03-01', to_date: '2026-03-30' }, null],
+    [{ from_date: '2091-03-02', to_date: '2091-03-31' }, null],
+    [{ from_date: '2091-03-01', to_date: '2091-03-30' }, null],
     [
-      { from_date: '2026-02-01', to_date: '2026-02-28' },
-      { first: '2026-02', last: '2026-02' },
+      { from_date: '2091-02-01', to_date: '2091-02-28' },
+      { first: '2091-02', last: '2091-02' },
     ],
-    [{ from_date: '2028-02-01', to_date: '2028-02-28' }, null],
+    [{ from_date: '2096-02-01', to_date: '2096-02-28' }, null],
     [
-      { from_date: '2028-02-01', to_date: '2028-02-29' },
-      { first: '2028-02', last: '2028-02' },
+      { from_date: '2096-02-01', to_date: '2096-02-29' },
+      { first: '2096-02', last: '2096-02' },
     ],
     [
-      { from_date: '2025-11-26', to_date: '2026-11-24' },
-      { first: '2025-12', last: '2026-10' },
+      { from_date: '2090-11-26', to_date: '2091-11-24' },
+      { first: '2090-12', last: '2091-10' },
     ],
-    [{ from_date: '2026-12-15' }, { first: '2027-01', last: '9999-12' }],
-    [{ to_date: '2026-01-31' }, { first: '0000-01', last: '2026-01' }],
-    [{ from_date: '2026-05-10', to_date: '2026-03-01' }, null],
+    [{ from_date: '2091-12-15' }, { first: '2092-01', last: '9999-12' }],
+    [{ to_date: '2091-01-31' }, { first: '0000-01', last: '2091-01' }],
+    [{ from_date: '2091-05-10', to_date: '2091-03-01' }, null],
   ])('%j: %j', (range, whole) => {
     expect(wholeMonthsOf(range)).toEqual(whole);
   });
 
   it('leaves the days before and after them to be read one by one', () => {
-    const range = { from_date: '2025-11-26', to_date: '2026-11-24' };
+    const range = { from_date: '2090-11-26', to_date: '2091-11-24' };
     expect(outsideWholeMonths(range, wholeMonthsOf(range)!)).toEqual([
-      { bill_date: { $gte: '2025-11-26', $lt: '2025-12-01' } },
-      { bill_date: { $gt: '2026-10-31', $lte: '2026-11-24' } },
+      { bill_date: { $gte: '2090-11-26', $lt: '2090-12-01' } },
+      { bill_date: { $gt: '2091-10-31', $lte: '2091-11-24' } },
     ]);
-    const exact = { from_date: '2026-03-01', to_date: '2026-04-30' };
+    const exact = { from_date: '2091-03-01', to_date: '2091-04-30' };
     expect(outsideWholeMonths(exact, wholeMonthsOf(exact)!)).toEqual([]);
     expect(outsideWholeMonths({}, wholeMonthsOf({})!)).toEqual([]);
   });

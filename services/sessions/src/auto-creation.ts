@@ -18,7 +18,7 @@ import {
   type PreparedEvents,
   type WriteProof,
 } from '@clinic/service-kit';
-import { hasTimes, monthLabel, monthRange, planMonth, runOf, schedulingDoctors } from './planning';
+import { hasTimes, isStored, monthLabel, monthRange, planMonth, runOf, schedulingDoctors } from './planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
 import { slotKey, type RunInsertResult, type SessionDoc, type SessionStore } from './storage';
 
@@ -133,7 +133,7 @@ export class AutoCreation {
       for (const slice of inChunks(rows, RUN_SLICE)) {
         const results = await this.store.runs.insertAll(runId, slice);
         inserted.push(...results);
-        const created = results.filter((r): r is SessionDoc => r !== 'exists' && !(r instanceof Error));
+        const created = results.filter(isStored);
         const recorded = this.recordCreated(created, proof, ctx.correlationId);
         // Awaited below, after the next slices; until then its failure must not count as an unhandled rejection,
         // which stops the process.

@@ -82,6 +82,11 @@ export interface RunOutcome<T> {
   errors: string[];
 }
 
+/** Whether storing a planned session stored it (rather than finding its slot taken, or failing). */
+export function isStored<T>(result: T | 'exists' | Error): result is T {
+  return result !== 'exists' && !(result instanceof Error);
+}
+
 /**
  * Rules 2 to 5 of auto-creation over a plan, and beyond the spec the dates
  * `blocked` by a leave or a holiday, skipped like past ones: `insertable` are
@@ -110,13 +115,12 @@ export function runOf(plan: PlannedSession[], today: string, blocked: (p: Planne
           continue;
         }
         const result = resultOf.get(p) as T | 'exists' | Error;
-        if (result === 'exists') {
-          outcome.skipped++;
-        } else if (result instanceof Error) {
-          outcome.skipped++;
-          outcome.errors.push(SESSIONS_MESSAGES.notSaved(p.doctor.name, p.session_date, p.entry.session_no));
-        } else {
+        if (isStored(result)) {
           outcome.created.push(result);
+        } else {
+          outcome.skipped++;
+          if (result instanceof Error)
+            outcome.errors.push(SESSIONS_MESSAGES.notSaved(p.doctor.name, p.session_date, p.entry.session_no));
         }
       }
       return outcome;

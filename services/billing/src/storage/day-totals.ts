@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import dayjs from 'dayjs';
-import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
+import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import { ensureIndexes, isDuplicateKeyError, writeErrorsOf, type Cents, type Logger } from '@clinic/service-kit';
 import type { DateRange } from '../filters';
@@ -34,6 +34,11 @@ export interface DayKey {
 interface DayDoc extends DayKey {
   _id: string;
   token: string;
+}
+
+/** Any document of `bill_days`: a day or a month. */
+export interface RegistryDoc extends Document {
+  _id: string;
 }
 
 /** A branch's month in `bill_days`; its fields are named apart from a day's, so that no query of days finds it. */
@@ -70,6 +75,8 @@ const DAYS_PER_QUERY = 400;
 const CACHED_DAYS_MAX = 40_000;
 
 export class DayTotals {
+  /** `bill_days`, as a whole (its writes) and as its days and its months (their queries). */
+  private readonly registry: Collection<RegistryDoc>;
   private readonly days: Collection<DayDoc>;
   private readonly months: Collection<MonthDoc>;
   /** Days and months this process knows exist (neither is ever removed). */
@@ -82,12 +89,13 @@ export class DayTotals {
     private readonly bills: Collection<BillDoc>,
     private readonly log: Logger,
   ) {
+    this.registry = db.collection<RegistryDoc>(BILL_DAYS);
     this.days = db.collection<DayDoc>(BILL_DAYS);
     this.months = db.collection<MonthDoc>(BILL_DAYS);
   }
 
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.days, [
+    await ensureIndexes(this.registry, [
       { key: { store_id: 1, bill_date: 1 }, name: BILL_INDEXES.days },
       { key: { month_of_store: 1, month: 1 }, name: BILL_INDEXES.months },
     ]);
@@ -99,10 +107,10 @@ export class DayTotals {
     if (fresh.length === 0) return;
     const months = uniqueMonths(fresh).filter((day) => !this.registered.has(monthId(day)));
     const failures = await this.upsertEach(
-      [
-        ...fresh.map((day) => ({ _id: dayId(day), update: { $setOnInsert: { ...day, token: randomUUID() } } })),
-        ...months.map((day) => ({ _id: monthId(day), update: { $setOnInsert: monthFields(day) } })),
-      ],
+      [...fresh.map(dayRecord), ...months.map(monthRecord)].map(({ _id, fields }) => ({
+        _id,
+        update: { $setOnInsert: fields },
+      })),
       false,
     );
     // A duplicate is a day or month another writer registered meanwhile.
@@ -126,10 +134,10 @@ export class DayTotals {
     if (touched.length === 0) return;
     try {
       const failures = await this.upsertEach(
-        [
-          ...touched.map((day) => ({ _id: dayId(day), update: { $set: { ...day, token: randomUUID() } } })),
-          ...months.map((day) => ({ _id: monthId(day), update: { $set: monthFields(day) } })),
-        ],
+        [...touched.map(dayRecord), ...months.map(monthRecord)].map(({ _id, fields }) => ({
+          _id,
+          update: { $set: fields },
+        })),
         true,
       );
       for (const err of failures) this.log.error({ err }, 'bill day not marked changed; its totals may lag');
@@ -146,14 +154,12 @@ export class DayTotals {
    * month after its days); answers the errors of the ones refused.
    */
   private async upsertEach(
-    updates: Array<{ _id: string; update: UpdateFilter<DayDoc> | UpdateFilter<MonthDoc> }>,
+    updates: Array<{ _id: string; update: UpdateFilter<RegistryDoc> }>,
     ordered: boolean,
   ): Promise<unknown[]> {
     try {
-      await this.days.bulkWrite(
-        updates.map(({ _id, update }) => ({
-          updateOne: { filter: { _id }, update: update as UpdateFilter<DayDoc>, upsert: true },
-        })),
+      await this.registry.bulkWrite(
+        updates.map(({ _id, update }) => ({ updateOne: { filter: { _id }, update, upsert: true } })),
         { ordered },
       );
       return [];
@@ -242,30 +248,20 @@ export class DayTotals {
   }
 }
 
-/** Registers the month of every registered day (for days registered before months were). */
-export async function registerBillMonths(db: Db): Promise<number> {
-  const days = db.collection<DayDoc>(BILL_DAYS);
-  const all = await days
-    .find({ store_id: { $gte: 0 } }, { projection: { _id: 0, store_id: 1, bill_date: 1 } })
-    .hint(BILL_INDEXES.days)
-    .toArray();
-  const months = uniqueMonths(all);
-  for (const day of months) {
-    try {
-      await days.updateOne({ _id: monthId(day) }, { $setOnInsert: monthFields(day) as never }, { upsert: true });
-    } catch (err) {
-      // Registered by another replica meanwhile.
-      if (!isDuplicateKeyError(err)) throw err;
-    }
-  }
-  return months.length;
+/**
+ * The `bill_days` document of a day, and of the day's month: its key and its
+ * fields, with a fresh token (what registering or bumping it writes).
+ */
+export function dayRecord(day: DayKey): { _id: string; fields: Omit<DayDoc, '_id'> } {
+  return { _id: dayId(day), fields: { store_id: day.store_id, bill_date: day.bill_date, token: randomUUID() } };
 }
 
-const monthFields = (day: DayKey) => ({
-  month_of_store: day.store_id,
-  month: monthOf(day.bill_date),
-  token: randomUUID(),
-});
+export function monthRecord(day: DayKey): { _id: string; fields: Omit<MonthDoc, '_id'> } {
+  return {
+    _id: monthId(day),
+    fields: { month_of_store: day.store_id, month: monthOf(day.bill_date), token: randomUUID() },
+  };
+}
 
 /** Groups of the same payment method and status added together. */
 function sumGroups(lists: BillGroup[][]): BillGroup[] {

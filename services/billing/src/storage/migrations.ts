@@ -4,9 +4,9 @@
  * idempotent and marked done only once complete, so replicas starting
  * together, or a start cut short, repeat it harmlessly.
  */
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Document } from 'mongodb';
 import { isDuplicateKeyError, type Logger } from '@clinic/service-kit';
-import { registerBillMonths } from './day-totals';
+import { BILL_DAYS, dayRecord, monthRecord, type DayKey, type RegistryDoc } from './day-totals';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';
 import { searchTextOf, SEARCH_FIELDS } from './search';
@@ -64,15 +64,28 @@ async function registerBillDays(db: Db, bills: Collection<BillDoc>): Promise<num
       { hint: BILL_INDEXES.byDay },
     )
     .toArray();
-  const registry = db.collection<{ _id: string; store_id: number; bill_date: string; token: string }>('bill_days');
-  for (const { _id: day } of days) {
-    await upsertOnce(() =>
-      registry.updateOne(
-        { _id: `${day.s}:${day.d}` },
-        { $setOnInsert: { store_id: day.s, bill_date: day.d, token: `migrated-${day.s}-${day.d}` } },
-        { upsert: true },
-      ),
-    );
+  return registerOnce(
+    db,
+    days.map(({ _id: day }) => dayRecord({ store_id: day.s, bill_date: day.d })),
+  );
+}
+
+/** The month of every registered day (days registered before months were). */
+async function registerBillMonths(db: Db): Promise<number> {
+  const days = await db
+    .collection<DayKey>(BILL_DAYS)
+    .find({ store_id: { $gte: 0 } }, { projection: { _id: 0, store_id: 1, bill_date: 1 } })
+    .hint(BILL_INDEXES.days)
+    .toArray();
+  const months = new Map(days.map((day) => monthRecord(day)).map((record) => [record._id, record]));
+  return registerOnce(db, [...months.values()]);
+}
+
+/** Inserts each day or month document unless it is there already. */
+async function registerOnce(db: Db, records: Array<{ _id: string; fields: Document }>): Promise<number> {
+  const registry = db.collection<RegistryDoc>(BILL_DAYS);
+  for (const { _id, fields } of records) {
+    await upsertOnce(() => registry.updateOne({ _id }, { $setOnInsert: fields }, { upsert: true }));
   }
-  return days.length;
+  return records.length;
 }

@@ -42,8 +42,7 @@ export class SessionQueries {
       if (filter.date !== undefined) query.session_date = filter.date;
       // The hidden runs are read alongside the sessions rather than before them: one round trip less.
       const [docs, hidden] = await Promise.all([this.sessions.find(query).toArray(), this.runs.hidden()]);
-      const hiddenRuns = new Set(hidden);
-      return present(await this.views(docs.filter((d) => d.run_id === undefined || !hiddenRuns.has(d.run_id))));
+      return present(await this.views(docs.filter(hiding(hidden).shows)));
     });
   }
 
@@ -219,7 +218,20 @@ export class SessionQueries {
 
   /** What hides the sessions of unfinished runs from a query: one read of the runs, for any number of queries. */
   private async visibility(): Promise<(query: Filter<SessionDoc>) => Filter<SessionDoc>> {
-    const hidden = await this.runs.hidden();
-    return (query) => (hidden.length > 0 ? { ...query, run_id: { $nin: hidden } } : query);
+    return hiding(await this.runs.hidden()).query;
   }
+}
+
+/**
+ * The one rule of what the hidden runs (unfinished, or lately rolled back)
+ * hide: their sessions. As a query condition, or as a test of sessions read
+ * without it.
+ */
+function hiding(hiddenRuns: string[]) {
+  const hidden = new Set(hiddenRuns);
+  return {
+    query: (query: Filter<SessionDoc>): Filter<SessionDoc> =>
+      hidden.size > 0 ? { ...query, run_id: { $nin: hiddenRuns } } : query,
+    shows: (doc: SessionDoc): boolean => !doc.run_id || !hidden.has(doc.run_id),
+  };
 }

@@ -117,7 +117,7 @@ export async function probe(
     ...spec(target, r),
     durationMs: 5_000,
     ...extra,
-    before: extra.before?.map((r) => spec(target, r)),
+    before: extra.before?.map((write) => spec(target, write)),
   };
   // In a file: a year of `before` writes is more than one command-line argument may hold.
   const dir = mkdtempSync(join(tmpdir(), 'clinic-probe-'));

@@ -16,7 +16,7 @@ const PROBE = { durationMs: 4_000, maxRequests: 300 };
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-/** A bill of the measured branch (or of `store`), dated today unless `date` says otherwise. */
+/** A bill of the charge's branch with that charge, dated today unless `date` says otherwise. */
 function newBill(
   charge: { id: number; charge_name: string; amount: number; store_id: number },
   date = today(),
