@@ -671,6 +671,24 @@ describe('GET /lab_bills', () => {
     }
   });
 
+  it('finds a bill by its payment method, status and state as they are after each change', async () => {
+    const store = LIST_STORES[9]!;
+    const { bill_id } = await createBill({ patient_name: 'Delta Herath', payment_method: 'Cash' }, {}, store);
+    const found = async (query: string) =>
+      (await t.get(`/lab_bills?store_id=${store}&search=herath${query}`)).body.bills.map((b: any) => b.id);
+    const change = async (body: Record<string, unknown>) =>
+      expect((await t.put(`/lab_bills/${bill_id}`, body)).status).toBe(200);
+    expect(await found('&payment_method=Cash&payment_status=Paid')).toEqual([bill_id]);
+    await change({ notes: 'called back' });
+    expect(await found('&payment_method=Cash&payment_status=Paid')).toEqual([bill_id]);
+    await change({ payment_method: 'Card', payment_status: 'Pending' });
+    expect(await found('&payment_method=Card&payment_status=Pending')).toEqual([bill_id]);
+    expect(await found('&payment_method=Cash')).toEqual([]);
+    expect(await found('&payment_status=Paid')).toEqual([]);
+    expect((await t.del(`/lab_bills/${bill_id}`)).status).toBe(200);
+    expect(await found('')).toEqual([]);
+  });
+
   it('pages newest first with page and per_page rules, without overlaps', async () => {
     const store = LIST_STORES[1]!;
     const created: number[] = [];

@@ -43,9 +43,11 @@ patched_copy() {
 }
 patched_copy github.com/FerretDB/FerretDB FerretDB "$here"/patches/*.patch
 patched_copy github.com/FerretDB/wire wire "$here"/patches/wire/*.patch
-# FerretDB's test helpers look for the repository's .git directory.
+# FerretDB's test helpers look for the repository's .git directory, and a test binary
+# whose main module is FerretDB for its version file.
 mkdir -p "$work/FerretDB/.git"
-(cd "$work/FerretDB" && go test -count=1 -run '^(TestClinic|TestFastUnmarshal)' ./internal/handler/common/ ./internal/handler/sjson/ ./internal/util/fsql/ >&2)
+go list -m -f '{{.Version}}' github.com/FerretDB/FerretDB > "$work/FerretDB/build/version/version.txt"
+(cd "$work/FerretDB" && go test -count=1 -run '^(TestClinic|TestFastUnmarshal)' ./internal/handler/common/ ./internal/handler/sjson/ ./internal/util/fsql/ ./internal/backends/sqlite/ >&2)
 (cd "$work/wire" && go test -count=1 -run '^TestClinic' . >&2)
 mkdir -p "$tools/bin"
 go build -modfile="$work/build.mod" -trimpath -o "$out" .
