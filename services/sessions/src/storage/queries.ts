@@ -16,6 +16,12 @@ import { SESSION_REFS_SCOPE, SESSIONS_SCOPE, sessionView, slotKey, type SessionD
 import { HOLIDAYS_BY_DATE, LEAVES_BY_DOCTOR, SESSION_INDEXES } from './indexes';
 import type { AutoCreateRuns } from './runs';
 
+/** The doctors and stores views have joined so far (null: no such record). */
+interface KnownRefs {
+  doctor: Map<number, StoredRef<'doctor'> | null>;
+  store: Map<number, StoredRef<'store'> | null>;
+}
+
 export class SessionQueries {
   constructor(
     private readonly sessions: Collection<SessionDoc>,
@@ -40,9 +46,13 @@ export class SessionQueries {
       if (filter.store_id !== undefined) query.store_id = filter.store_id;
       if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
       if (filter.date !== undefined) query.session_date = filter.date;
-      // The hidden runs are read alongside the sessions rather than before them: one round trip less.
-      const [docs, hidden] = await Promise.all([this.sessions.find(query).toArray(), this.runs.hidden()]);
-      return present(await this.views(docs.filter(hiding(hidden).shows)));
+      // The hidden runs and the joined records are read alongside the sessions rather than after them.
+      const [docs, hidden, known] = await Promise.all([
+        this.sessions.find(query).toArray(),
+        this.runs.hidden(),
+        this.knownRefs(),
+      ]);
+      return present(await this.views(docs.filter(hiding(hidden).shows), known));
     });
   }
 
@@ -97,18 +107,24 @@ export class SessionQueries {
     });
   }
 
-  /** Sessions as the API returns them: joined with doctor, store and bookings, status derived. */
-  async views(docs: SessionDoc[]): Promise<Record<string, unknown>[]> {
-    const [doctors, stores, booked] = await Promise.all([
+  /**
+   * Sessions as the API returns them: joined with doctor, store and bookings,
+   * status derived. `known` is what knownRefs() answered, when the caller read
+   * it alongside the sessions.
+   */
+  async views(docs: SessionDoc[], known?: KnownRefs): Promise<Record<string, unknown>[]> {
+    const [refs, booked] = await Promise.all([known ?? this.knownRefs(), this.bookedCounts(docs.map((d) => d.id))]);
+    const [doctors, stores] = await Promise.all([
       this.joined(
+        refs.doctor,
         'doctor',
         docs.map((d) => d.doctor_id),
       ),
       this.joined(
+        refs.store,
         'store',
         docs.map((d) => d.store_id),
       ),
-      this.bookedCounts(docs.map((d) => d.id)),
     ]);
     return docs.map((doc) =>
       sessionView(
@@ -124,12 +140,21 @@ export class SessionQueries {
   }
 
   /**
-   * Doctors or stores by id, kept in memory until a reference record of either
-   * kind is applied (SESSION_REFS_SCOPE): a day's list joins up to 50 doctors of
-   * about 4 KB each, which took 15 ms of a 28 ms read after a session write.
+   * The doctors and stores views have joined, kept in memory until a reference
+   * record of either kind is applied (SESSION_REFS_SCOPE): a day's list joins
+   * up to 50 doctors of about 4 KB each, which took 15 ms of a 28 ms read after
+   * a session write. One token read serves both kinds.
    */
-  private async joined<K extends 'doctor' | 'store'>(kind: K, ids: number[]): Promise<Map<number, StoredRef<K>>> {
-    const known = await this.cache.get(SESSION_REFS_SCOPE, kind, async () => new Map<number, StoredRef<K> | null>());
+  private knownRefs(): Promise<KnownRefs> {
+    return this.cache.get(SESSION_REFS_SCOPE, 'joined', async () => ({ doctor: new Map(), store: new Map() }));
+  }
+
+  /** Doctors or stores by id: those `known` holds, the others read and added to it. */
+  private async joined<K extends 'doctor' | 'store'>(
+    known: Map<number, StoredRef<K> | null>,
+    kind: K,
+    ids: number[],
+  ): Promise<Map<number, StoredRef<K>>> {
     const missing = [...new Set(ids)].filter((id) => !known.has(id));
     if (missing.length > 0) {
       const found = await this.refs.many(kind, missing);
