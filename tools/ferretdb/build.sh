@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds .tools/bin/clinic-ferretdb: FerretDB v1.24.0 embedded with its SQLite
 # backend (see main.go), with the patches in patches/ applied to a copy of the
-# module and those in patches/wire/ to a copy of its wire protocol module. The
+# module, those in patches/wire/ to a copy of its wire protocol module and those
+# in patches/sqlite/ to a copy of its SQLite driver (modernc.org/sqlite). The
 # patches' own Go tests (TestClinic*, TestFastUnmarshal) run before the build.
 # Does nothing when the binary is already built from the same sources.
 set -euo pipefail
@@ -10,7 +11,7 @@ root=$(cd "$here/../.." && pwd)
 tools="$root/.tools"
 out="$tools/bin/clinic-ferretdb"
 stamp="$tools/ferretdb.stamp"
-hash=$(cat "$here/main.go" "$here/go.mod" "$here/go.sum" "$here"/patches/*.patch "$here"/patches/wire/*.patch "$0" | sha256sum | cut -d' ' -f1)
+hash=$(cat "$here/main.go" "$here/go.mod" "$here/go.sum" "$here"/patches/*.patch "$here"/patches/wire/*.patch "$here"/patches/sqlite/*.patch "$0" | sha256sum | cut -d' ' -f1)
 if [ -x "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ]; then
   exit 0
 fi
@@ -43,12 +44,14 @@ patched_copy() {
 }
 patched_copy github.com/FerretDB/FerretDB FerretDB "$here"/patches/*.patch
 patched_copy github.com/FerretDB/wire wire "$here"/patches/wire/*.patch
+patched_copy modernc.org/sqlite sqlite "$here"/patches/sqlite/*.patch
 # FerretDB's test helpers look for the repository's .git directory, and a test binary
 # whose main module is FerretDB for its version file.
 mkdir -p "$work/FerretDB/.git"
 go list -m -f '{{.Version}}' github.com/FerretDB/FerretDB > "$work/FerretDB/build/version/version.txt"
 (cd "$work/FerretDB" && go test -count=1 -run '^(TestClinic|TestFastUnmarshal)' ./internal/handler/common/ ./internal/handler/sjson/ ./internal/util/fsql/ ./internal/backends/sqlite/ >&2)
 (cd "$work/wire" && go test -count=1 -run '^TestClinic' . >&2)
+(cd "$work/sqlite" && go test -count=1 -run '^TestClinic' . >&2)
 mkdir -p "$tools/bin"
 go build -modfile="$work/build.mod" -trimpath -o "$out" .
 echo "$hash" > "$stamp"
