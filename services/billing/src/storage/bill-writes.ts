@@ -13,7 +13,7 @@ import {
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
 import type { BillChanges } from '../rules';
 import type { BillQueries } from './bill-queries';
-import { changesDayTotals } from './day-totals';
+import type { WrittenBill } from './day-totals';
 import { BILL_COUNTER, billEventData, billHistoryEntries, type BillDoc } from './documents';
 
 /** Who asked for a change, for its history entry. */
@@ -30,7 +30,7 @@ export class BillWrites {
     private readonly history: AuditTrail,
     private readonly deps: StorageDeps,
     queries: Pick<BillQueries, 'findLive'>,
-    written: (docs: BillDoc[], totalsUnchanged?: boolean) => Promise<void>,
+    written: (bills: WrittenBill[]) => Promise<void>,
   ) {
     this.records = new RecordWriter({
       ...deps,
@@ -41,7 +41,7 @@ export class BillWrites {
       // A cancelled bill is never changed again.
       stillWritable: { is_deleted: false, status: 'active' },
       notFoundMessage: BILLING_MESSAGES.notFound,
-      written: (doc, before) => written([doc], before !== undefined && !changesDayTotals(before, doc)),
+      written: (doc, before) => written([{ doc, before }]),
     });
   }
 

@@ -369,6 +369,17 @@ export function changesDayTotals(before: BillDoc, after: BillDoc): boolean {
   return TOTALS_FIELDS.some((field) => before[field] !== after[field]);
 }
 
+/** A bill as a write left it, and as the write found it (absent for a new bill). */
+export interface WrittenBill {
+  doc: BillDoc;
+  before?: BillDoc;
+}
+
+/** Whether a write of a bill can have changed its day's totals: a new bill always does. */
+export function movesDayTotals({ doc, before }: WrittenBill): boolean {
+  return before === undefined || changesDayTotals(before, doc);
+}
+
 /** The distinct days of bills (or of day keys), as bare day keys. */
 function uniqueDays(days: DayKey[]): DayKey[] {
   return [

@@ -8,7 +8,7 @@ import { AuditTrail, ensureIndexes, type Logger, type StorageDeps } from '@clini
 import { BillNumbers } from './bill-numbers';
 import { BillQueries, storeScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
-import { DayTotals } from './day-totals';
+import { DayTotals, movesDayTotals, type WrittenBill } from './day-totals';
 import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
 import { IdempotencyClaims } from './idempotency';
 import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
@@ -43,10 +43,10 @@ export class BillStore {
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.
-    const written = async (docs: BillDoc[], totalsUnchanged = false) => {
+    const written = async (bills: WrittenBill[]) => {
       await Promise.all([
-        totalsUnchanged ? undefined : this.dayTotals.bumpVersions(docs),
-        deps.cache.bump(...docs.map((d) => storeScope(d.store_id))),
+        this.dayTotals.bumpVersions(bills.filter(movesDayTotals).map(({ doc }) => doc)),
+        deps.cache.bump(...bills.map(({ doc }) => storeScope(doc.store_id))),
       ]);
     };
     this.newBills = new NewBills(this.bills, numbers, this.claims, this.dayTotals, this.history, deps, written);

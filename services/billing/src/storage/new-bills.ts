@@ -19,7 +19,7 @@ import {
 import type { BillInput, Totals } from '../rules';
 import type { BillNumbers } from './bill-numbers';
 import type { ChangeContext } from './bill-writes';
-import type { DayTotals } from './day-totals';
+import type { DayTotals, WrittenBill } from './day-totals';
 import { BILL_COUNTER, billEventData, billHistoryEntries, BILLS, ITEM_ID_FACTOR, type BillDoc } from './documents';
 import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
 import { searchTextOf } from './search';
@@ -56,7 +56,7 @@ export class NewBills {
     private readonly history: AuditTrail,
     private readonly deps: StorageDeps,
     /** Marks what cached reads of these bills' branches and days are stale. */
-    private readonly written: (docs: BillDoc[]) => Promise<void>,
+    private readonly written: (bills: WrittenBill[]) => Promise<void>,
   ) {}
 
   /**
@@ -172,7 +172,7 @@ export class NewBills {
         prepared.forget();
         for (const bill of batch) bill.reject(err);
         // Some may be stored: cached reads must not miss them (best effort, after the answers).
-        void this.written(docs);
+        void this.written(docs.map((doc) => ({ doc })));
         return;
       }
       inserted = firstError.index;
@@ -182,7 +182,10 @@ export class NewBills {
     if (inserted > 0) {
       for (const [billDate, lastSeq] of highestSeqs(docs.slice(0, inserted))) this.numbers.used(billDate, lastSeq);
       // Neither fails (what they cannot store now is logged, or left to the relay): together, one round trip.
-      await Promise.all([prepared.settle(eventIds(0, inserted)), this.written(docs.slice(0, inserted))]);
+      await Promise.all([
+        prepared.settle(eventIds(0, inserted)),
+        this.written(docs.slice(0, inserted).map((doc) => ({ doc }))),
+      ]);
       for (const { bill, doc } of numbered.slice(0, inserted)) bill.resolve({ doc, replayed: false });
     }
     if (failure === null) return;
