@@ -1,4 +1,4 @@
-import { changesDayTotals, outsideWholeMonths, wholeMonthsOf } from '../src/storage/day-totals';
+import { changesDayTotals, movesDayTotals, outsideWholeMonths, wholeMonthsOf } from '../src/storage/day-totals';
 import type { BillDoc } from '../src/storage/documents';
 
 const bill = {
@@ -32,6 +32,12 @@ it.each([
   ['store_id', 3],
 ])('a change of %s changes the day', (field, value) => {
   expect(changesDayTotals(bill, { ...bill, [field]: value })).toBe(true);
+});
+
+it('a new bill always moves its day; a change only when it changes what the day counts', () => {
+  expect(movesDayTotals({ doc: bill })).toBe(true);
+  expect(movesDayTotals({ doc: { ...bill, notes: 'fasting' } as BillDoc, before: bill })).toBe(false);
+  expect(movesDayTotals({ doc: { ...bill, payment_status: 'Paid' } as BillDoc, before: bill })).toBe(true);
 });
 
 describe('the whole months of a date range', () => {

@@ -130,14 +130,19 @@ export class AutoCreation {
       // Several documents, one commit: every event's proof is the run's completion.
       const proof = this.store.runs.commitProof(runId);
       const inserted: RunInsertResult[] = [];
+      let recordingFailed = false;
       for (const slice of inChunks(rows, RUN_SLICE)) {
+        // A slice whose events could not be recorded fails the run (below): the next ones would only be rolled back.
+        if (recordingFailed) break;
         const results = await this.store.runs.insertAll(runId, slice);
         inserted.push(...results);
         const created = results.filter(isStored);
         const recorded = this.recordCreated(created, proof, ctx.correlationId);
         // Awaited below, after the next slices; until then its failure must not count as an unhandled rejection,
         // which stops the process.
-        recorded.catch(() => undefined);
+        recorded.catch(() => {
+          recordingFailed = true;
+        });
         recording.push(recorded);
       }
       const pending = await Promise.all(recording);
