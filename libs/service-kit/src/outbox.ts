@@ -7,12 +7,15 @@ import type { Logger } from './logger';
 import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
 import {
   entityProof,
+  entryOf,
   newEventId,
   outboxEntry,
+  storedEntry,
   type EventSpec,
   type OutboxEntry,
   type PreparedEvents,
   type ProofKind,
+  type StoredOutboxEntry,
   type WriteProof,
 } from './outbox-entries';
 import { pauses, retryPolicy } from './retry';
@@ -41,7 +44,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).u
  * write could undo a concurrent change.
  */
 export class Outbox {
-  private readonly entries: Collection<OutboxEntry>;
+  private readonly entries: Collection<StoredOutboxEntry | OutboxEntry>;
   private readonly queue: OutboxEntry[] = [];
   /** Entries this process is writing, queuing or publishing; the sweeper leaves them alone. */
   private readonly owned = new Set<string>();
@@ -67,7 +70,7 @@ export class Outbox {
     private readonly log: Logger,
     options: OutboxOptions = {},
   ) {
-    this.entries = db.collection<OutboxEntry>('outbox');
+    this.entries = db.collection<StoredOutboxEntry | OutboxEntry>('outbox');
     this.records = new CommitRecords(db);
     this.graceMs = options.graceMs ?? 10_000;
     this.sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
@@ -122,7 +125,7 @@ export class Outbox {
     for (const entry of entries) this.owned.add(entry._id);
     try {
       // In slices, so that no single write outlasts the driver's socket timeout (a month of sessions is thousands).
-      for (const slice of inChunks(entries, 500)) await this.entries.insertMany(slice);
+      for (const slice of inChunks(entries, 500)) await this.entries.insertMany(slice.map(storedEntry));
     } catch (err) {
       for (const entry of entries) this.owned.delete(entry._id);
       throw err;
@@ -221,11 +224,13 @@ export class Outbox {
 
   private async sweep(): Promise<void> {
     const cutoff = new Date(Date.now() - this.graceMs);
-    const stale = await this.entries
-      .find({ created_at: { $lt: cutoff } })
-      .sort({ created_at: 1 })
-      .limit(500)
-      .toArray();
+    const stale = (
+      await this.entries
+        .find({ created_at: { $lt: cutoff } })
+        .sort({ created_at: 1 })
+        .limit(500)
+        .toArray()
+    ).map(entryOf);
     let adopted = 0;
     for (const entry of stale) {
       if (this.owned.has(entry._id)) continue;
