@@ -10,7 +10,6 @@ import {
   type ServiceRequest,
 } from '@clinic/contracts';
 import {
-  inChunks,
   notFound,
   type ClinicClock,
   type HandlerContext,
@@ -129,12 +128,14 @@ export class AutoCreation {
       }));
       // Several documents, one commit: every event's proof is the run's completion.
       const proof = this.store.runs.commitProof(runId);
+      const ids = await this.store.runs.drawIds(rows.length);
       const inserted: RunInsertResult[] = [];
       let recordingFailed = false;
-      for (const slice of inChunks(rows, RUN_SLICE)) {
+      for (let from = 0; from < rows.length; from += RUN_SLICE) {
         // A slice whose events could not be recorded fails the run (below): the next ones would only be rolled back.
         if (recordingFailed) break;
-        const results = await this.store.runs.insertAll(runId, slice);
+        const to = from + RUN_SLICE;
+        const results = await this.store.runs.insertAll(runId, rows.slice(from, to), ids.slice(from, to));
         inserted.push(...results);
         const created = results.filter(isStored);
         const recorded = this.recordCreated(created, proof, ctx.correlationId);

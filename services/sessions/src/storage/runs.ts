@@ -63,15 +63,22 @@ export class AutoCreateRuns {
   }
 
   /**
-   * Inserts the sessions of a run with one write, and answers for each: the
-   * session, 'exists' when its slot is taken, or the Error of that row. Rows
-   * the write refused as duplicates are settled together (settleTakenSlots).
-   * An error of the whole write is thrown.
+   * The ids of a run's sessions, drawn at once: a slice's insert then waits
+   * for no counter write, which would queue behind the previous slice's event
+   * records on the embedded server.
    */
-  async insertAll(runId: string, rows: NewSessionDoc[]): Promise<RunInsertResult[]> {
+  drawIds(count: number): Promise<number[]> {
+    return this.ids.nextMany(SESSIONS, count);
+  }
+
+  /**
+   * Inserts the sessions of a run with one write (`ids`: one per row, from
+   * drawIds), and answers for each: the session, 'exists' when its slot is
+   * taken, or the Error of that row. Rows the write refused as duplicates are
+   * settled together (settleTakenSlots). An error of the whole write is thrown.
+   */
+  async insertAll(runId: string, rows: NewSessionDoc[], ids: number[]): Promise<RunInsertResult[]> {
     if (rows.length === 0) return [];
-    const ids = await this.ids.nextMany(SESSIONS, rows.length);
-    // nextMany answers one id per row.
     const docs = rows.map((fields, i) => ({ ...sessionDoc(itemAt(ids, i), fields), run_id: runId }));
     const refused = await this.insertRefusing(docs);
     const results: RunInsertResult[] = docs.map((doc, i) => {
