@@ -131,3 +131,42 @@ it('finishes more concurrent updates and findAndModify commands than the server 
     await client.close();
   }
 }, 60_000);
+
+describe('read-then-write statements take turns per collection (patch 0013)', () => {
+  // Unpatched, an update read the document, then replaced it, and checked its filter only on the read:
+  // concurrent writers of one document each wrote over a version they had not read. The client's pool
+  // sends concurrent commands on connections of their own.
+
+  it('loses none of 40 concurrent $inc of one document, nor of findAndModify', async () => {
+    await docs.insertOne({ _id: 'inc', n: 0, pad: '' });
+    await Promise.all([
+      ...Array.from({ length: 20 }, () => docs.updateOne({ _id: 'inc' }, { $inc: { n: 1 } })),
+      ...Array.from({ length: 20 }, () => docs.findOneAndUpdate({ _id: 'inc' }, { $inc: { n: 1 } })),
+    ]);
+    expect((await docs.findOne({ _id: 'inc' }))!.n).toBe(40);
+  });
+
+  it('lands exactly one of 20 concurrent updates that name the same version', async () => {
+    await docs.insertOne({ _id: 'cas', n: 0, pad: 'v0' });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        docs.updateOne({ _id: 'cas', pad: 'v0' }, { $set: { pad: `v${i + 1}`, n: i + 1 } }),
+      ),
+    );
+    expect(results.reduce((sum, r) => sum + r.modifiedCount, 0)).toBe(1);
+    const winner = results.findIndex((r) => r.modifiedCount === 1);
+    expect(await docs.findOne({ _id: 'cas' })).toMatchObject({ pad: `v${winner + 1}`, n: winner + 1 });
+  });
+
+  it('deletes by filter only what still matches while concurrent updates move documents out of it', async () => {
+    await docs.insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: `del-${i}`, n: 1000 + i, pad: 'old' })));
+    const updates = Array.from({ length: 20 }, (_, i) =>
+      docs.updateOne({ _id: `del-${i}`, pad: 'old' }, { $set: { pad: 'new' } }),
+    );
+    const deleted = docs.deleteMany({ n: { $gte: 1000, $lt: 1020 }, pad: 'old' });
+    const moved = (await Promise.all(updates)).reduce((sum, r) => sum + r.modifiedCount, 0);
+    // Each document was either moved (and kept) or deleted, never both nor neither.
+    expect((await deleted).deletedCount + moved).toBe(20);
+    expect(await docs.countDocuments({ n: { $gte: 1000, $lt: 1020 } })).toBe(moved);
+  });
+});
