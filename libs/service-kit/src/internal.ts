@@ -9,7 +9,6 @@ export * from './config';
 export * from './logger';
 export * from './errors';
 export * from './mutex';
-export * from './record-locks';
 export * from './nats-client';
 export * from './schema';
 export * from './responder';

@@ -3,31 +3,44 @@
  * every create, change and delete goes through here, so that each one takes
  * the same steps in the same order.
  *
- * A change: under the record's lock, find it (404 when it is gone), let the
- * caller check it and say what changes, record the event in the outbox, write
- * the change with the event's id on the document (404 when the record no
- * longer matches, 409 when a unique index refuses it), then mark the cached
- * reads it changed as stale. The marking and the lock's release start as
- * soon as the write has landed and run alongside the history's insert: each
- * is a round trip and a write transaction of its own on the embedded server,
- * and none needs another's result. The answer waits for all of them.
+ * A change: find the record (404 when it is gone), let the caller check it
+ * and say what changes, record the event in the outbox, then write the change
+ * with the event's id on the document, on the version found only: the write's
+ * filter names the record's event ids, which every write changes. When
+ * another replica changed the record in between, the write matches nothing,
+ * its event is discarded and the change starts again from the read, so the
+ * checks and the event's "after" image always stand on the version written
+ * over (404 when the record is gone by then, 409 when a unique index refuses
+ * the write or the record kept changing for 3 s). Requests of one process queue per
+ * record, so only replicas ever start again. Once the write has landed, the
+ * cached reads it changed are marked stale alongside the history's insert;
+ * the answer waits for both.
+ *
+ * The embedded server applies a filtered update as a read, then a write; its
+ * patch 0013 gives such statements turns per collection, so the filter holds
+ * at the write, as on MongoDB.
  */
 import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import type { VersionedCache } from './versioned-cache';
 import type { ClinicClock } from './clock';
-import { conflict, notFound } from './errors';
+import { conflict, notFound, ServiceError } from './errors';
 import { withFreshId, type IdAllocator } from './id-allocator';
 import { isDuplicateKeyError } from './mongo';
+import { KeyedMutex } from './mutex';
 import type { Outbox } from './outbox';
+import { pauses, retryPolicy } from './retry';
 import { withEventId, type EventSpec } from './outbox-entries';
-import type { RecordLocks } from './record-locks';
+
+export const RECORD_BUSY_MESSAGE = 'The record is being changed by another request. Please retry.';
+
+/** How long a change keeps starting again while other replicas change its record first (then 409). */
+const CHANGE_WAIT_MS = 3_000;
 
 /** What a service's storage layer stands on (startService gives each). */
 export interface StorageDeps {
   db: Db;
   ids: IdAllocator;
   outbox: Outbox;
-  locks: RecordLocks;
   cache: VersionedCache;
   clock: ClinicClock;
 }
@@ -44,13 +57,12 @@ export type RecordWrite<Doc> = { set: Partial<Doc>; event: EventSpec } | { remov
 
 export interface RecordWriterOptions<Doc extends StoredRecord> {
   collection: Collection<Doc>;
-  /** The kind of record, as its lock names it: `bill` locks `bill:<id>`. */
-  lockName: string;
+  /** The kind of record, as this process's queue of changes names it: `bill` queues `bill:<id>`. */
+  recordKind: string;
   /** The id counter of new records. */
   counter: string;
   ids: IdAllocator;
   outbox: Outbox;
-  locks: RecordLocks;
   /** The record as a change may find it: null when it does not exist for the caller (deleted, hidden). */
   find(id: number): Promise<Doc | null>;
   /** What the record must still match when it is written (besides its `_id`): it is still live, say. */
@@ -67,7 +79,17 @@ export interface RecordWriterOptions<Doc extends StoredRecord> {
   written(doc: Doc, before?: Doc): Promise<void>;
 }
 
+/** A change's write matched nothing: its record changed (or went) after it was read. */
+class ChangedMeanwhile extends ServiceError {
+  constructor() {
+    super(409, RECORD_BUSY_MESSAGE);
+  }
+}
+
 export class RecordWriter<Doc extends StoredRecord> {
+  /** Changes of one record in this process, one at a time. */
+  private readonly queue = new KeyedMutex();
+
   constructor(private readonly options: RecordWriterOptions<Doc>) {}
 
   /**
@@ -92,53 +114,70 @@ export class RecordWriter<Doc extends StoredRecord> {
   /**
    * Changes or deletes one record, the steps in the module's order. `decide`
    * gets the record as found, may refuse the change (by throwing), and returns
-   * the write, or null when nothing is to change. Answers the record as written
-   * (null when deleted), or 'unchanged'.
+   * the write, or null when nothing is to change; it runs again when the
+   * record changed before the write. Answers the record as written (null when
+   * deleted), or 'unchanged'.
    */
-  async change(
+  change(
     id: number,
     decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
   ): Promise<Doc | null | 'unchanged'> {
-    const { collection, locks, lockName, outbox, notFoundMessage } = this.options;
+    return this.queue.run(`${this.options.recordKind}:${id}`, () => {
+      const giveUpAt = Date.now() + CHANGE_WAIT_MS;
+      return retryPolicy({
+        retryOn: (err) => err instanceof ChangedMeanwhile && Date.now() < giveUpAt,
+        retries: Infinity,
+        // At random, so that two replicas that keep colliding on one record drift apart.
+        pause: pauses.doublingJittered(2, 50),
+      }).execute(() => this.changeOnce(id, decide));
+    });
+  }
+
+  private async changeOnce(
+    id: number,
+    decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
+  ): Promise<Doc | null | 'unchanged'> {
+    const { collection, outbox, notFoundMessage } = this.options;
     let marking: Promise<{ failure?: unknown }> = Promise.resolve({});
-    const markStale = (doc: Doc, before?: Doc) => {
+    // Once the write has landed: the stale marking runs alongside the history's insert.
+    const landed = (doc: Doc, before?: Doc) => {
       marking = this.options.written(doc, before).then(
         () => ({}),
         (failure: unknown) => ({ failure }),
       );
     };
-    const outcome = await locks.run(lockName, id, async (releaseLock) => {
-      // Once the write has landed, nothing left needs the lock.
-      const landed = (doc: Doc, before?: Doc) => {
-        releaseLock();
-        markStale(doc, before);
-      };
-      const existing = await this.options.find(id);
-      if (!existing) throw notFound(notFoundMessage);
-      const write = await decide(existing);
-      if (write === null) return 'unchanged';
-      const spec = { ...write.event, collection: collection.collectionName, key: existing._id };
-      if ('remove' in write) {
-        await outbox.record({ ...spec, proof: 'absent' }, async () => {
-          const result = await collection.deleteOne({ _id: existing._id } as Filter<Doc>);
-          if (result.deletedCount === 0) throw notFound(notFoundMessage);
-          landed(existing);
-        });
-        return null;
-      }
+    const existing = await this.options.find(id);
+    if (!existing) throw notFound(notFoundMessage);
+    const write = await decide(existing);
+    if (write === null) return 'unchanged';
+    const spec = { ...write.event, collection: collection.collectionName, key: existing._id };
+    // The version found, and no other.
+    const asFound = {
+      _id: existing._id,
+      _event_ids: existing._event_ids ?? { $exists: false },
+    } as Filter<Doc>;
+    let outcome: Doc | null;
+    if ('remove' in write) {
+      await outbox.record({ ...spec, proof: 'absent' }, async () => {
+        const result = await collection.deleteOne(asFound);
+        if (result.deletedCount === 0) throw new ChangedMeanwhile();
+        landed(existing);
+      });
+      outcome = null;
+    } else {
       const after: Doc = { ...existing, ...write.set };
       await this.refusingDuplicates(() =>
         outbox.record(spec, async (eventId) => {
           const result = await collection.updateOne(
-            { ...this.options.stillWritable, _id: existing._id } as Filter<Doc>,
+            { ...this.options.stillWritable, ...asFound } as Filter<Doc>,
             { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } } as UpdateFilter<Doc>,
           );
-          if (result.matchedCount === 0) throw notFound(notFoundMessage);
+          if (result.matchedCount === 0) throw new ChangedMeanwhile();
           landed(after, existing);
         }),
       );
-      return after;
-    });
+      outcome = after;
+    }
     const { failure } = await marking;
     if (failure !== undefined) throw failure;
     return outcome;

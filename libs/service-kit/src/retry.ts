@@ -29,6 +29,9 @@ export const pauses = {
   /** `firstMs`, then twice as long each time, at most `maxMs` (no jitter). */
   doubling: (firstMs: number, maxMs: number): Pause =>
     new ExponentialBackoff({ initialDelay: firstMs, maxDelay: maxMs, generator: noJitterGenerator }),
+  /** As `doubling`, each pause drawn at random around it (decorrelated jitter), so that racers spread out. */
+  doublingJittered: (firstMs: number, maxMs: number): Pause =>
+    new ExponentialBackoff({ initialDelay: firstMs, maxDelay: maxMs }),
 };
 
 export interface RetryPlan {

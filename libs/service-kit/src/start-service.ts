@@ -24,7 +24,6 @@ import { IdAllocator } from './id-allocator';
 import { connectMongo, ensureIndexes } from './mongo';
 import { connectNats } from './nats-client';
 import { Outbox } from './outbox';
-import { RecordLocks } from './record-locks';
 import { ReferenceData, startReferenceConsumer } from './reference-data';
 import { startResponder, type Handler } from './responder';
 import { createTokenVerifier } from './tokens';
@@ -43,7 +42,6 @@ export interface ServiceInfra<Own extends EnvProperties = EnvProperties> {
   refs: ReferenceData;
   clock: ClinicClock;
   cache: VersionedCache;
-  locks: RecordLocks;
 }
 
 export interface ServiceDefinition<Own extends EnvProperties = EnvProperties> {
@@ -96,7 +94,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       streamReplicas: settings.streamReplicas,
     });
     const cache = new VersionedCache(mongo.db, log.child({ component: 'cache' }));
-    const locks = new RecordLocks(mongo.db, log.child({ component: 'locks' }));
     const infra: ServiceInfra<Own> = {
       name,
       settings,
@@ -109,7 +106,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       refs,
       clock,
       cache,
-      locks,
     };
     const handlers = await definition.setup(infra);
 

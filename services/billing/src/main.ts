@@ -11,8 +11,8 @@ void startService({
     // `true` makes a cancellation without a reason a 400; unset or `false`, a reason is optional.
     CANCEL_REASON_REQUIRED: { type: 'string', enum: ['true', 'false'], default: 'false' },
   },
-  async setup({ db, ids, outbox, clock, refs, nc, cache, locks, log, settings }) {
-    const store = new BillStore({ db, ids, outbox, locks, cache, clock }, log.child({ component: 'storage' }));
+  async setup({ db, ids, outbox, clock, refs, nc, cache, log, settings }) {
+    const store = new BillStore({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
     await store.prepare();
     refs.onApplied(async (kind) => {
       if (kind === 'user') await cache.bump(USER_NAMES_SCOPE);

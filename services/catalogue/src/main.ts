@@ -6,8 +6,8 @@ import { ChargeStore } from './storage';
 
 void startService({
   name: 'catalogue',
-  async setup({ db, ids, outbox, clock, cache, locks }) {
-    const store = new ChargeStore({ db, ids, outbox, locks, cache, clock });
+  async setup({ db, ids, outbox, clock, cache }) {
+    const store = new ChargeStore({ db, ids, outbox, cache, clock });
     await store.prepare();
     return catalogueHandlers(new ChargeOperations(store, clock));
   },

@@ -11,8 +11,8 @@ const ABANDONED_SCAN_MS = 30_000;
 
 void startService({
   name: 'sessions',
-  async setup({ db, ids, outbox, clock, refs, log, cache, locks }) {
-    const store = new SessionStore({ db, ids, outbox, locks, cache, clock }, refs);
+  async setup({ db, ids, outbox, clock, refs, log, cache }) {
+    const store = new SessionStore({ db, ids, outbox, cache, clock }, refs);
     await store.prepare();
     // Doctors, stores and appointments appear in every session read.
     refs.onApplied((kind) => store.referenceApplied(kind));

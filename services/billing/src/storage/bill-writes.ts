@@ -36,7 +36,7 @@ export class BillWrites {
       ...deps,
       find: (id) => queries.findLive(id),
       collection: bills,
-      lockName: 'bill',
+      recordKind: 'bill',
       counter: BILL_COUNTER,
       // A cancelled bill is never changed again.
       stillWritable: { is_deleted: false, status: 'active' },

@@ -39,7 +39,7 @@ export class ChargeWrites {
     this.records = new RecordWriter({
       ...deps,
       collection: charges,
-      lockName: 'charge',
+      recordKind: 'charge',
       counter: CHARGE_COUNTER,
       find: findLive,
       stillWritable: { is_deleted: false },

@@ -17,7 +17,7 @@ export class SessionWrites {
     this.records = new RecordWriter({
       ...deps,
       collection: sessions,
-      lockName: 'session',
+      recordKind: 'session',
       counter: SESSIONS,
       find: (id) => queries.findVisible(id),
       notFoundMessage: SESSIONS_MESSAGES.notFound,

@@ -15,7 +15,6 @@ import {
   IdAllocator,
   machineTimeZone,
   Outbox,
-  RecordLocks,
   toCents,
   VersionedCache,
 } from '@clinic/service-kit/internal';
@@ -129,7 +128,6 @@ export class BillLoader {
       db,
       ids: new IdAllocator(db),
       outbox: new Outbox(db, this.nc.jetstream(), log),
-      locks: new RecordLocks(db, log),
       cache: new VersionedCache(db, log),
       clock: new ClinicClock(machineTimeZone()),
     };

@@ -1,0 +1,170 @@
+/**
+ * Changes of one record from two "replicas" (each its own RecordWriter, so its
+ * in-process queue does not help) against the real database server: no change
+ * is lost, each checks and describes the version it writes over, and a record
+ * cancelled meanwhile is never written back.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from 'nats';
+import { MongoClient, type Collection, type Db } from 'mongodb';
+import { eventStreamOf, EventSubjects } from '@clinic/contracts';
+import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
+import {
+  connectNats,
+  createLogger,
+  ensureStream,
+  IdAllocator,
+  Outbox,
+  RECORD_BUSY_MESSAGE,
+  RecordWriter,
+  type RecordWrite,
+  type StoredRecord,
+} from '@clinic/service-kit/internal';
+
+interface Counter extends StoredRecord {
+  n: number;
+  live: boolean;
+}
+
+const log = createLogger('record-write-test', 'silent');
+let dir: string;
+let infra: Infrastructure;
+let nc: NatsConnection;
+let mongo: MongoClient;
+let db: Db;
+let counters: Collection<Counter>;
+let outbox: Outbox;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'clinic-record-write-'));
+  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
+  nc = await connectNats(
+    { url: infra.natsUrl, user: 'catalogue', password: infra.natsPasswords.catalogue },
+    { name: 'record-write-test', log },
+  );
+  await ensureStream(await nc.jetstreamManager(), eventStreamOf('catalogue'), log);
+  mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  db = mongo.db('record_write_test');
+  counters = db.collection<Counter>('counters');
+  outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
+  outbox.start();
+});
+afterAll(async () => {
+  await outbox?.stop();
+  await nc?.close();
+  await mongo?.close();
+  await infra?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What one replica's writer wrote: each landed change's record before and after. */
+function replica(landed: Array<{ before?: Counter; after: Counter }>): RecordWriter<Counter> {
+  return new RecordWriter<Counter>({
+    collection: counters,
+    recordKind: 'counter',
+    counter: 'counters',
+    ids: new IdAllocator(db),
+    outbox,
+    find: (id) => counters.findOne({ id, live: true }),
+    stillWritable: { live: true },
+    notFoundMessage: 'No such counter.',
+    written: async (after, before) => {
+      landed.push({ after, before });
+    },
+  });
+}
+
+const increment = (existing: Counter): RecordWrite<Counter> => ({
+  set: { n: existing.n + 1 },
+  event: { subject: EventSubjects.chargeUpdated, data: { n: existing.n + 1 }, correlationId: 'inc' },
+});
+
+async function counter(id: number): Promise<void> {
+  await counters.insertOne({ _id: `counter:${id}`, id, n: 0, live: true, _event_ids: [] });
+}
+
+it('loses no change when two replicas change one record at once, and each writes over the version it read', async () => {
+  await counter(1);
+  const landed: Array<{ before?: Counter; after: Counter }> = [];
+  const replicas = [replica(landed), replica(landed)];
+  await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 2]!.change(1, increment)));
+  expect((await counters.findOne({ id: 1 }))!.n).toBe(30);
+  // Every "after" is a different version, each written over the one before it.
+  expect(landed.map((l) => l.after.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  for (const { before, after } of landed) expect(after.n).toBe(before!.n + 1);
+  // The events of the writes that matched nothing were discarded, not left for the sweeper; the rest published.
+  const deadline = Date.now() + 10_000;
+  while ((await db.collection('outbox').countDocuments({})) > 0 && Date.now() < deadline) await sleep(100);
+  expect(await db.collection('outbox').countDocuments({})).toBe(0);
+});
+
+it('decides again on the new version when another replica changed the record after the read', async () => {
+  await counter(2);
+  const [first, second] = [replica([]), replica([])];
+  const seen: number[] = [];
+  let secondDone!: Promise<unknown>;
+  await first.change(2, async (existing) => {
+    seen.push(existing.n);
+    // The other replica's change lands between this read and this write, once.
+    secondDone ??= second.change(2, increment);
+    await secondDone;
+    return increment(existing);
+  });
+  expect(seen).toEqual([0, 1]);
+  expect((await counters.findOne({ id: 2 }))!.n).toBe(2);
+});
+
+it('never writes back a record another replica cancelled meanwhile: 404', async () => {
+  await counter(3);
+  const [first, second] = [replica([]), replica([])];
+  const cancel = (): RecordWrite<Counter> => ({
+    set: { live: false },
+    event: { subject: EventSubjects.chargeDeleted, data: {}, correlationId: 'cancel' },
+  });
+  const outcome = await first
+    .change(3, async (existing) => {
+      await second.change(3, cancel);
+      return increment(existing);
+    })
+    .catch((err: unknown) => err);
+  expect(outcome).toMatchObject({ status: 404, message: 'No such counter.' });
+  expect(await counters.findOne({ id: 3 })).toMatchObject({ n: 0, live: false });
+});
+
+it('answers 409 when the record keeps changing under every attempt for 3 s', async () => {
+  await counter(4);
+  const [first, second] = [replica([]), replica([])];
+  let attempts = 0;
+  const outcome = await first
+    .change(4, async (existing) => {
+      attempts++;
+      await second.change(4, increment);
+      return increment(existing);
+    })
+    .catch((err: unknown) => err);
+  expect(outcome).toMatchObject({ status: 409, message: RECORD_BUSY_MESSAGE });
+  expect(attempts).toBeGreaterThan(1);
+  // The other replica's changes, one per attempt, none of this one.
+  expect((await counters.findOne({ id: 4 }))!.n).toBe(attempts);
+}, 10_000);
+
+it('queues one replica’s own changes of a record, so that they never start again', async () => {
+  await counter(5);
+  let decisions = 0;
+  const writer = replica([]);
+  await Promise.all(
+    Array.from({ length: 10 }, () =>
+      writer.change(5, async (existing) => {
+        decisions++;
+        await sleep(2);
+        return increment(existing);
+      }),
+    ),
+  );
+  expect(decisions).toBe(10);
+  expect((await counters.findOne({ id: 5 }))!.n).toBe(10);
+});
