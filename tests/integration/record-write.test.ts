@@ -80,7 +80,7 @@ function replica(landed: Array<{ before?: Counter; after: Counter }>): RecordWri
 
 const increment = (existing: Counter): RecordWrite<Counter> => ({
   set: { n: existing.n + 1 },
-  event: { subject: EventSubjects.chargeUpdated, data: { n: existing.n + 1 }, correlationId: 'inc' },
+  event: (after) => ({ subject: EventSubjects.chargeUpdated, data: { n: after.n }, correlationId: 'inc' }),
 });
 
 async function counter(id: number): Promise<void> {
@@ -123,7 +123,7 @@ it('never writes back a record another replica cancelled meanwhile: 404', async 
   const [first, second] = [replica([]), replica([])];
   const cancel = (): RecordWrite<Counter> => ({
     set: { live: false },
-    event: { subject: EventSubjects.chargeDeleted, data: {}, correlationId: 'cancel' },
+    event: () => ({ subject: EventSubjects.chargeDeleted, data: {}, correlationId: 'cancel' }),
   });
   const outcome = await first
     .change(3, async (existing) => {

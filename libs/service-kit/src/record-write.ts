@@ -52,8 +52,13 @@ export interface StoredRecord {
   _event_ids: string[];
 }
 
-/** What a caller decided to do with a record it found: change some fields, or delete it; each with its event. */
-export type RecordWrite<Doc> = { set: Partial<Doc>; event: EventSpec } | { remove: true; event: EventSpec };
+/**
+ * What a caller decided to do with a record it found: change some fields,
+ * with the event of the record as changed (`after`), or delete it, with its event.
+ */
+export type RecordWrite<Doc> =
+  | { set: Partial<Doc>; event(after: Doc): EventSpec | Promise<EventSpec> }
+  | { remove: true; event: EventSpec };
 
 export interface RecordWriterOptions<Doc extends StoredRecord> {
   collection: Collection<Doc>;
@@ -150,22 +155,21 @@ export class RecordWriter<Doc extends StoredRecord> {
     if (!existing) throw notFound(notFoundMessage);
     const write = await decide(existing);
     if (write === null) return 'unchanged';
-    const spec = { ...write.event, collection: collection.collectionName, key: existing._id };
+    const after: Doc | null = 'remove' in write ? null : { ...existing, ...write.set };
+    const event = 'remove' in write ? write.event : await write.event(after!);
+    const spec = { ...event, collection: collection.collectionName, key: existing._id };
     // The version found, and no other.
     const asFound = {
       _id: existing._id,
       _event_ids: existing._event_ids ?? { $exists: false },
     } as Filter<Doc>;
-    let outcome: Doc | null;
     if ('remove' in write) {
       await outbox.record({ ...spec, proof: 'absent' }, async () => {
         const result = await collection.deleteOne(asFound);
         if (result.deletedCount === 0) throw new ChangedMeanwhile();
         landed(existing);
       });
-      outcome = null;
     } else {
-      const after: Doc = { ...existing, ...write.set };
       await this.refusingDuplicates(() =>
         outbox.record(spec, async (eventId) => {
           const result = await collection.updateOne(
@@ -173,14 +177,13 @@ export class RecordWriter<Doc extends StoredRecord> {
             { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } } as UpdateFilter<Doc>,
           );
           if (result.matchedCount === 0) throw new ChangedMeanwhile();
-          landed(after, existing);
+          landed(after!, existing);
         }),
       );
-      outcome = after;
     }
     const { failure } = await marking;
     if (failure !== undefined) throw failure;
-    return outcome;
+    return after;
   }
 
   private async refusingDuplicates<T>(write: () => Promise<T>): Promise<T> {

@@ -47,16 +47,10 @@ export class BillWrites {
 
   /** Changes an active bill (404 when there is none) once `check` has accepted it. */
   async update(id: number, context: ChangeContext, check: (existing: BillDoc) => BillChanges): Promise<void> {
-    await this.records.change(id, (existing) => {
-      const set = { ...check(existing), updated_at: new Date() };
-      return {
-        set,
-        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.billUpdated, {
-          ...context,
-          action: 'updated',
-        }),
-      };
-    });
+    await this.records.change(id, (existing) => ({
+      set: { ...check(existing), updated_at: new Date() },
+      event: (after) => this.eventOf(existing, after, EventSubjects.billUpdated, { ...context, action: 'updated' }),
+    }));
   }
 
   /** Cancels an active bill (404 when there is none) once `check` has accepted it. */
@@ -68,13 +62,11 @@ export class BillWrites {
   ): Promise<void> {
     await this.records.change(id, (existing) => {
       check(existing);
-      const set = { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const;
-      const event = this.eventOf(existing, { ...existing, ...set }, EventSubjects.billCancelled, {
-        ...context,
-        action: 'cancelled',
-        reason,
-      });
-      return { set, event };
+      return {
+        set: { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const,
+        event: (after) =>
+          this.eventOf(existing, after, EventSubjects.billCancelled, { ...context, action: 'cancelled', reason }),
+      };
     });
   }
 

@@ -81,15 +81,14 @@ export class ChargeWrites {
     const outcome = await this.records.change(id, (existing) => {
       const fields = check(existing);
       if (fields === null) return null;
-      const set = {
-        ...fields,
-        name_key: nameKey(fields.charge_name),
-        updated_by: context.actor.sub,
-        updated_at: new Date(),
-      };
       return {
-        set,
-        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.chargeUpdated, 'updated', context),
+        set: {
+          ...fields,
+          name_key: nameKey(fields.charge_name),
+          updated_by: context.actor.sub,
+          updated_at: new Date(),
+        },
+        event: (after) => this.eventOf(existing, after, EventSubjects.chargeUpdated, 'updated', context),
       };
     });
     return outcome === 'unchanged' ? 'unchanged' : 'updated';
@@ -97,13 +96,10 @@ export class ChargeWrites {
 
   /** Marks a live charge deleted (404 when there is none); it frees its name in the branch. */
   async softDelete(id: number, context: ChangeContext): Promise<void> {
-    await this.records.change(id, (existing) => {
-      const set = { is_deleted: true, live_key: existing.id, updated_by: context.actor.sub, updated_at: new Date() };
-      return {
-        set,
-        event: this.eventOf(existing, { ...existing, ...set }, EventSubjects.chargeDeleted, 'deleted', context),
-      };
-    });
+    await this.records.change(id, (existing) => ({
+      set: { is_deleted: true, live_key: existing.id, updated_by: context.actor.sub, updated_at: new Date() },
+      event: (after) => this.eventOf(existing, after, EventSubjects.chargeDeleted, 'deleted', context),
+    }));
   }
 
   /** A change's event and its history entry (see Outbox.record). */

@@ -37,11 +37,13 @@ export class SessionWrites {
 
   /** Changes a visible session (404 when there is none) as `check` says once it has seen it. */
   async update(id: number, correlationId: string, check: (existing: SessionDoc) => SessionChanges): Promise<void> {
-    await this.records.change(id, async (existing) => {
-      const set = check(existing);
-      const [session] = await this.queries.views([{ ...existing, ...set }]);
-      return { set, event: { subject: EventSubjects.sessionUpdated, data: { session }, correlationId } };
-    });
+    await this.records.change(id, (existing) => ({
+      set: check(existing),
+      event: async (after) => {
+        const [session] = await this.queries.views([after]);
+        return { subject: EventSubjects.sessionUpdated, data: { session }, correlationId };
+      },
+    }));
   }
 
   /** Deletes a visible session (404 when there is none) once `check` has accepted it. */
