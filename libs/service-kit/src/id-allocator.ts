@@ -90,15 +90,28 @@ export async function withFreshId<T, D extends Document>(
         return await insert(id);
       } catch (err) {
         if (!isDuplicateKeyError(err) || attempt + 1 >= maxAttempts) throw err;
-        const taken = await collection.findOne({ _id: docKey(id) } as never, { projection: { _id: 1 } });
-        if (!taken) throw err;
-        await ids.skipPast(counterName, id);
+        if (!(await movePastIfTaken(ids, counterName, collection, id))) throw err;
         throw new IdTaken(err);
       }
     });
   } catch (err) {
     throw err instanceof IdTaken ? err.duplicate : err;
   }
+}
+
+/**
+ * Whether a document with `id` is stored already (the id was drawn twice); if
+ * so, the counter is moved past it, so that the next draw is a fresh id.
+ */
+export async function movePastIfTaken<D extends Document>(
+  ids: IdAllocator,
+  counterName: string,
+  collection: Collection<D>,
+  id: number,
+): Promise<boolean> {
+  const taken = await collection.findOne({ _id: docKey(id) } as never, { projection: { _id: 1 } });
+  if (taken) await ids.skipPast(counterName, id);
+  return taken !== null;
 }
 
 /** The id drawn was taken already (its counter has been moved past it). */

@@ -11,6 +11,7 @@ import {
   entityProof,
   isDuplicateKeyError,
   itemAt,
+  movePastIfTaken,
   newEventId,
   writeErrorsOf,
   type AuditTrail,
@@ -207,10 +208,9 @@ export class NewBills {
       this.numbers.retry(billDate, failedSeq);
       failed.resolve({ doc: replay, replayed: true });
     } else {
-      if (await this.bills.findOne({ _id: docKey(failed.id) }, { projection: { _id: 1 } })) {
+      if (await movePastIfTaken(this.deps.ids, BILL_COUNTER, this.bills, failed.id)) {
         // Its id was drawn twice (replicas racing on the counter): same number, new id.
         this.numbers.retry(billDate, failedSeq);
-        await this.deps.ids.skipPast(BILL_COUNTER, failed.id);
         failed.id = await this.deps.ids.next(BILL_COUNTER);
       } else {
         await this.numbers.collided(billDate, failedSeq);
