@@ -1,9 +1,14 @@
 /**
  * Bill numbers with two billing replicas sharing the load through their queue
- * group: still 0001..0050 for 50 concurrent creates, no gap, no duplicate.
+ * group: still 0001..0050 for 50 concurrent creates, no gap, no duplicate;
+ * and a bulk import of bills of the same dates between them.
  */
 import { readFileSync } from 'node:fs';
-import { startTestStack, type TestStack } from './harness';
+import { MongoClient } from 'mongodb';
+import { ClinicClock, createLogger, IdAllocator, Outbox, VersionedCache } from '@clinic/service-kit/internal';
+import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
+import { BillStore } from '../../services/billing/src/storage';
+import { startTestStack, TEST_TZ, type TestStack } from './harness';
 
 let t: TestStack;
 let chargeId: number;
@@ -136,5 +141,52 @@ it('answers exact list totals and summaries on either replica right after create
       live.delete(id);
     }
     await expectTotals();
+  }
+});
+
+it('numbers a bulk import on from the live bills of its dates, and live bills on from the import', async () => {
+  // The benchmark loads its data set in steps through BillStore.import, with live bills of the same dates written
+  // through the API between the steps: neither side's idea of the next number may be trusted after the other wrote.
+  const dates = ['2093-04-01', '2093-04-02'];
+  const live = (date: string, count: number) =>
+    Promise.all(Array.from({ length: count }, () => t.post('/lab_bills', bill(date))));
+  const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+  const nc = await t.nats('billing');
+  const log = createLogger('import', 'silent');
+  const db = mongo.db('clinic_billing');
+  const store = new BillStore(
+    {
+      db,
+      ids: new IdAllocator(db),
+      outbox: new Outbox(db, nc.jetstream(), log),
+      cache: new VersionedCache(db, log),
+      clock: new ClinicClock(TEST_TZ),
+    },
+    log,
+  );
+  const imported = (date: string, count: number) =>
+    Array.from({ length: count }, () => {
+      const input = parseNewBill(bill(date), { sub: 1, role: 'admin' });
+      return { input, totals: computeTotals(input.items, input.discount_type, input.discount_value) };
+    });
+  try {
+    for (const step of [0, 1, 2]) {
+      expect((await live(dates[step % 2]!, 4)).map((r) => r.status)).toEqual(Array(4).fill(201));
+      await store.newBills.import([...imported(dates[0]!, 6), ...imported(dates[1]!, 6)], 5);
+    }
+    expect((await live(dates[0]!, 3)).map((r) => r.status)).toEqual(Array(3).fill(201));
+  } finally {
+    await mongo.close();
+  }
+  // Per date: its live and its imported bills, numbered 1..n with no gap and no repeat.
+  for (const [date, count] of [
+    [dates[0]!, 8 + 18 + 3],
+    [dates[1]!, 4 + 18],
+  ] as const) {
+    const listed = await t.get(`/lab_bills?store_id=1&date=${date}&per_page=100`);
+    expect(listed.body.total).toBe(count);
+    expect(listed.body.bills.map((b: any) => b.bill_number).sort()).toEqual(
+      Array.from({ length: count }, (_, i) => `LB-${date.replaceAll('-', '')}-${String(i + 1).padStart(4, '0')}`),
+    );
   }
 });

@@ -41,6 +41,12 @@ export class BillNumbers {
     return (hint?.last ?? 0) + 1;
   }
 
+  /** Forgets the next numbers this process knows: another process may have numbered those dates since. */
+  forget(): void {
+    this.next.clear();
+    this.collisions.clear();
+  }
+
   /** Numbers up to `lastSeq` are taken by this process's inserts. */
   used(billDate: string, lastSeq: number): void {
     this.next.set(billDate, lastSeq + 1);

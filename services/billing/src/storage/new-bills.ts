@@ -109,10 +109,12 @@ export class NewBills {
         },
       }),
     );
+    // Other processes may have numbered these dates since this one last did (the service's live writes).
+    this.numbers.forget();
     for (let i = 0; i < pending.length; i += batchSize) {
-      await this.writeBatch(pending.slice(i, i + batchSize), false);
-      // A collision queued bills to be numbered again: only live writes of the same dates cause one.
-      if (this.waiting.length > 0) throw new Error('Import collided with live writes of bills of the same dates');
+      let batch = pending.slice(i, i + batchSize);
+      // A collision (a number taken meanwhile) gives back the bills to number again.
+      while (batch.length > 0) batch = await this.writeBatch(batch, false);
     }
     await this.numbers.flush();
     return stored;
@@ -125,7 +127,9 @@ export class NewBills {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, MAX_BATCH);
         try {
-          await this.writeBatch(batch);
+          const again = await this.writeBatch(batch);
+          // First in line again, ahead of bills that arrived meanwhile.
+          this.waiting = [...again, ...this.waiting];
         } catch (err) {
           for (const bill of batch) bill.reject(err);
         }
@@ -137,7 +141,8 @@ export class NewBills {
     if (this.waiting.length > 0) void this.drain();
   }
 
-  private async writeBatch(batch: PendingBill[], withEvents = true): Promise<void> {
+  /** Writes a batch; answers the bills to number and write again (after a collision), in order. */
+  private async writeBatch(batch: PendingBill[], withEvents = true): Promise<PendingBill[]> {
     // Each bill with its number, its document and the id of its creation event, in the batch's order.
     const numbered = (await this.numberBatch(batch)).map(({ bill, seq }) => {
       const eventId = newEventId();
@@ -174,7 +179,7 @@ export class NewBills {
         for (const bill of batch) bill.reject(err);
         // Some may be stored: cached reads must not miss them (best effort, after the answers).
         void this.written(docs.map((doc) => ({ doc })));
-        return;
+        return [];
       }
       inserted = firstError.index;
       failure = firstError;
@@ -189,7 +194,7 @@ export class NewBills {
       ]);
       for (const { bill, doc } of numbered.slice(0, inserted)) bill.resolve({ doc, replayed: false });
     }
-    if (failure === null) return;
+    if (failure === null) return [];
 
     // The failed bill and the ones after it were not stored: their numbers are free again
     // (from the highest down, so that each date resumes at its lowest one).
@@ -219,9 +224,8 @@ export class NewBills {
       if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(BILLING_MESSAGES.numberConflict));
       else retry.push(failed);
     }
-    // First in line again, ahead of bills that arrived meanwhile.
     retry.push(...batch.slice(inserted + 1));
-    if (retry.length > 0) this.waiting = [...retry, ...this.waiting];
+    return retry;
   }
 
   /** The numbers to try for a batch: consecutive within each date, from the date's next candidate. */
