@@ -11,6 +11,7 @@ export { startService, type ServiceDefinition, type ServiceInfra } from './inter
 export { EncodedReply, type Handler, type HandlerContext } from './internal';
 export { ServiceError, badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from './internal';
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './internal';
+export { parseStrictJson, type StrictJson, type StrictJsonProblem } from './internal';
 
 // Rules: small predicates, calendar, money, JSON schemas.
 export {

@@ -13,6 +13,7 @@ export * from './nats-client';
 export * from './schema';
 export * from './responder';
 export * from './request-envelope';
+export * from './strict-json';
 export * from './request-params';
 export * from './mongo';
 export * from './id-allocator';

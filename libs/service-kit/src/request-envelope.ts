@@ -1,17 +1,16 @@
 /** What the responder reads from a request message: the envelope, its headers, and whether it is a request at all. */
 import type { Msg, MsgHdrs } from 'nats';
-import sjson from 'secure-json-parse';
 import {
   BAD_IDEMPOTENCY_KEY_MESSAGE,
   HeaderNames,
   IDEMPOTENCY_KEY_PATTERN,
   Limits,
-  nestsDeeperThan,
   TOO_DEEP_MESSAGE,
   type ServiceRequest,
 } from '@clinic/contracts';
 import { ServiceError } from './errors';
 import { compileSchema } from './schema';
+import { parseStrictJson, type StrictJsonProblem } from './strict-json';
 
 const requestEnvelopeSchema = {
   type: 'object',
@@ -52,20 +51,18 @@ export function isStreamDelivery(msg: Msg, subject: string): boolean {
   return msg.subject !== subject || Boolean(msg.reply?.startsWith('$JS.'));
 }
 
+const UNREADABLE_REQUEST: Record<StrictJsonProblem, string> = {
+  invalid: 'Request is not valid JSON.',
+  poisoned: 'Request must not contain __proto__ or constructor.prototype keys.',
+  'too deep': TOO_DEEP_MESSAGE,
+};
+
 export function decodeRequest(data: Uint8Array): ServiceRequest {
-  let parsed: unknown;
-  try {
-    parsed = sjson.parse(Buffer.from(data), undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch (err) {
-    const poisoned = err instanceof SyntaxError && /forbidden/i.test(err.message);
-    throw new ServiceError(
-      400,
-      poisoned ? 'Request must not contain __proto__ or constructor.prototype keys.' : 'Request is not valid JSON.',
-    );
-  }
-  if (nestsDeeperThan(parsed, Limits.jsonDepthMax + 1)) throw new ServiceError(400, TOO_DEEP_MESSAGE);
-  if (!compileSchema(requestEnvelopeSchema)(parsed)) {
+  // The envelope adds one level around the body.
+  const parsed = parseStrictJson(Buffer.from(data), Limits.jsonDepthMax + 1);
+  if (!parsed.ok) throw new ServiceError(400, UNREADABLE_REQUEST[parsed.problem]);
+  if (!compileSchema(requestEnvelopeSchema)(parsed.value)) {
     throw new ServiceError(400, 'Request does not follow the service envelope {params, query, body}.');
   }
-  return parsed as ServiceRequest;
+  return parsed.value as ServiceRequest;
 }

@@ -1,7 +1,7 @@
 /** Request bodies: read up to the limit, parsed as JSON whatever their declared type, kept as their bytes to forward. */
 import type { FastifyInstance } from 'fastify';
-import sjson from 'secure-json-parse';
-import { Limits, nestsDeeperThan, TOO_DEEP_MESSAGE } from '@clinic/contracts';
+import { Limits, TOO_DEEP_MESSAGE } from '@clinic/contracts';
+import { parseStrictJson, type StrictJsonProblem } from '@clinic/service-kit';
 import { GATEWAY_MESSAGES, HttpError } from './errors';
 
 /**
@@ -41,6 +41,12 @@ function readLimitedBody(
   payload.on('error', (err: Error) => finish(err));
 }
 
+const UNREADABLE_BODY: Record<StrictJsonProblem, string> = {
+  invalid: GATEWAY_MESSAGES.invalidJson,
+  poisoned: GATEWAY_MESSAGES.poisoned,
+  'too deep': TOO_DEEP_MESSAGE,
+};
+
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 function withoutBom(body: Buffer): Buffer {
@@ -58,16 +64,11 @@ export function parseJsonBodies(app: FastifyInstance, bodyLimitBytes: number): v
     readLimitedBody(payload, bodyLimitBytes, (err, body) => {
       if (err) return done(err, undefined);
       if (!body || body.length === 0) return done(null, undefined);
-      try {
-        const parsed: unknown = sjson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
-        if (nestsDeeperThan(parsed, Limits.jsonDepthMax)) return done(new HttpError(400, TOO_DEEP_MESSAGE), undefined);
-        // Forwarded as it came: re-encoded, a body can grow (1e20 is written 100000000000000000000).
-        request.rawBody = withoutBom(body);
-        done(null, parsed);
-      } catch (parseError) {
-        const poisoned = parseError instanceof SyntaxError && /forbidden/i.test(parseError.message);
-        done(new HttpError(400, poisoned ? GATEWAY_MESSAGES.poisoned : GATEWAY_MESSAGES.invalidJson), undefined);
-      }
+      const parsed = parseStrictJson(body, Limits.jsonDepthMax);
+      if (!parsed.ok) return done(new HttpError(400, UNREADABLE_BODY[parsed.problem]), undefined);
+      // Forwarded as it came: re-encoded, a body can grow (1e20 is written 100000000000000000000).
+      request.rawBody = withoutBom(body);
+      done(null, parsed.value);
     });
   });
 }
