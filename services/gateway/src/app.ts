@@ -86,6 +86,9 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
     // A known path asked with a method it does not have: 405, before any body is read.
+    // Only a path no route matched can be one, or one a parameter matched (it may be a static path of other
+    // methods: PUT /lab_bills/summary); requests a static route matched skip the router lookups.
+    if (!request.is404 && !request.routeOptions.url?.includes(':')) return;
     const allowed = allowedMethods(app, request.url);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
