@@ -17,7 +17,7 @@ import {
   type PreparedEvents,
   type WriteProof,
 } from '@clinic/service-kit';
-import { hasTimes, isStored, monthLabel, monthRange, planMonth, runOf, schedulingDoctors } from './planning';
+import { isStored, monthLabel, monthRange, planMonth, runOf, schedulingDoctors, type PlannedSession } from './planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
 import { slotKey, type RunInsertResult, type SessionDoc, type SessionStore } from './storage';
 
@@ -55,33 +55,25 @@ export class AutoCreation {
       ),
     ]);
     const today = this.clock.today();
-    const rows = plan.map((p) => ({
-      planned: p,
-      shown: {
-        doctor_id: p.doctor.id,
-        doctor_name: p.doctor.name,
-        session_date: p.session_date,
-        day: p.day,
-        session_no: p.entry.session_no,
-        start_time: p.entry.start_time ?? null,
-        end_time: p.entry.end_time ?? null,
-        max_patients: p.entry.max_patients ?? null,
-        channeling_fee: p.doctor.channeling_fee,
-        exists: taken.has(slotKey(p.doctor.id, p.session_date, p.entry.session_no)),
-        is_past: p.session_date < today,
-        ...(blocks.shown ? blocks.of(p.doctor.id, p.doctor.store_id, p.session_date) : {}),
-      },
+    const slotTaken = (p: PlannedSession) => taken.has(slotKey(p.doctor.id, p.session_date, p.entry.session_no));
+    const blocked = (p: PlannedSession) => blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date);
+    const preview = plan.map((p) => ({
+      doctor_id: p.doctor.id,
+      doctor_name: p.doctor.name,
+      session_date: p.session_date,
+      day: p.day,
+      session_no: p.entry.session_no,
+      start_time: p.entry.start_time ?? null,
+      end_time: p.entry.end_time ?? null,
+      max_patients: p.entry.max_patients ?? null,
+      channeling_fee: p.doctor.channeling_fee,
+      exists: slotTaken(p),
+      is_past: p.session_date < today,
+      ...(blocks.shown ? blocks.of(p.doctor.id, p.doctor.store_id, p.session_date) : {}),
     }));
-    const preview = rows.map((row) => row.shown);
-    // An entry without times will be skipped by auto-creation (its rule 3), and so will one on a leave or a
-    // holiday, so neither is announced as new.
-    const newCount = rows.filter(
-      ({ planned: p, shown }) =>
-        !shown.exists &&
-        !shown.is_past &&
-        hasTimes(p) &&
-        !blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date),
-    ).length;
+    // New: what auto-creation would store now, by its own rules (a past date, a leave or holiday, an entry
+    // without times are skipped), whose slot is still free.
+    const newCount = runOf(plan, today, blocked).insertable.filter((p) => !slotTaken(p)).length;
     return success(200, {
       month: monthLabel(selection.month),
       preview,

@@ -67,7 +67,7 @@ export function planMonth(doctors: DoctorRecord[], month: string): PlannedSessio
   );
 }
 
-export function hasTimes(p: PlannedSession): boolean {
+function hasTimes(p: PlannedSession): boolean {
   return Boolean(p.entry.start_time && p.entry.end_time);
 }
 
