@@ -91,6 +91,13 @@ async function waitServing(
   );
 }
 
+/** How many nodes' client URLs a cluster node advertises to its clients (its monitoring endpoint's varz). */
+async function advertisedNodes(node: NatsNode): Promise<number> {
+  const response = await fetch(`${node.monitorUrl}/varz`, { signal: AbortSignal.timeout(2_000) });
+  const varz = (await response.json()) as { connect_urls?: string[] };
+  return new Set(varz.connect_urls ?? []).size;
+}
+
 async function httpOk(url: string): Promise<boolean> {
   const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
   return response.ok;
@@ -217,6 +224,16 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     db: options.mongoUrl ? undefined : db,
     startNats: async () => {
       await Promise.all(nodes.map((n) => n.start()));
+      // A service counts the cluster's nodes from the client URLs its node advertises (streamReplicas), and a
+      // node that is healthy may not have learned every peer's yet: a service started then would make its
+      // streams with fewer replicas. So the cluster is up once every node advertises every node.
+      if (nodes.length > 1)
+        await waitFor(
+          'every NATS node to advertise the whole cluster',
+          async () => (await Promise.all(nodes.map(advertisedNodes))).every((count) => count === nodes.length),
+          30_000,
+          50,
+        );
     },
     startDb: async () => {
       db.start();
