@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@clinic/devstack';
 import { CONCURRENCY } from './measure';
+import type { NumberProblem } from './scale';
 import type { LatencyStats } from './stats';
 import { checkTargets } from './targets';
 
@@ -107,6 +108,10 @@ function scaleLines(scale: Record<string, any>): string[] {
   lines.push(
     '',
     `Bill numbers: ${check.bills.toLocaleString('en')} bills over ${check.dates} dates, ${check.gaps} gap(s): ${check.ok ? 'OK' : 'FAILED'}`,
+    ...(check.problems ?? []).map(
+      (p: NumberProblem) =>
+        `  ${p.date}: ${p.bills} bills, highest number ${p.highest}; missing ${p.missing.join(', ') || 'none'}; stored twice ${p.repeated.join(', ') || 'none'}`,
+    ),
   );
   lines.push('', 'Targets:');
   for (const c of checkTargets(scale)) lines.push(`  ${c.met ? 'met   ' : 'MISSED'} ${c.target}: ${c.measured}`);

@@ -164,8 +164,22 @@ async function measureWrites(target: Target, charge: any, dates: string[]): Prom
   };
 }
 
-/** Every bill number unique (a unique index holds them) and each date's numbers 1..n without a gap. */
-async function checkNumbers(target: Target): Promise<{ bills: number; dates: number; gaps: number; ok: boolean }> {
+/** A date whose numbers are not 1..n: the numbers missing and the numbers stored twice (at most 20 of each). */
+export interface NumberProblem {
+  date: string;
+  bills: number;
+  highest: number;
+  missing: number[];
+  repeated: number[];
+}
+
+/**
+ * Every bill number unique (a unique index holds them) and each date's numbers
+ * 1..n without a gap; a date that is not is read whole, to say which numbers.
+ */
+async function checkNumbers(
+  target: Target,
+): Promise<{ bills: number; dates: number; gaps: number; ok: boolean; problems: NumberProblem[] }> {
   const client = await MongoClient.connect(target.mongoUrl!);
   try {
     const bills = client.db('clinic_billing').collection('bills');
@@ -175,6 +189,7 @@ async function checkNumbers(target: Target): Promise<{ bills: number; dates: num
       })
       .toArray();
     let gaps = 0;
+    const problems: NumberProblem[] = [];
     for (const { _id: date, n } of perDate) {
       const [top] = await bills
         .find({ bill_date: date }, { projection: { bill_seq: 1 } })
@@ -182,10 +197,22 @@ async function checkNumbers(target: Target): Promise<{ bills: number; dates: num
         .limit(1)
         .hint('bills_by_date_seq')
         .toArray();
-      gaps += (top?.bill_seq ?? 0) - n;
+      const highest = top?.bill_seq ?? 0;
+      gaps += highest - n;
+      if (highest === n) continue;
+      const seqs = (
+        await bills
+          .find({ bill_date: date }, { projection: { bill_seq: 1 } })
+          .hint('bills_by_date_seq')
+          .toArray()
+      ).map((bill) => bill.bill_seq as number);
+      const seen = new Set<number>();
+      const repeated = seqs.filter((seq) => seen.has(seq) || !seen.add(seq));
+      const missing = Array.from({ length: highest }, (_, i) => i + 1).filter((seq) => !seen.has(seq));
+      problems.push({ date, bills: n, highest, missing: missing.slice(0, 20), repeated: repeated.slice(0, 20) });
     }
     const total = perDate.reduce((sum, d) => sum + d.n, 0);
-    return { bills: total, dates: perDate.length, gaps, ok: gaps === 0 };
+    return { bills: total, dates: perDate.length, gaps, ok: problems.length === 0, problems };
   } finally {
     await client.close();
   }
