@@ -9,8 +9,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient, type Collection } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, type Collection } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
+import { writeErrorsOf } from '@clinic/service-kit';
 
 interface Doc {
   _id: string | number;
@@ -168,5 +169,38 @@ describe('read-then-write statements take turns per collection (patch 0013)', ()
     // Each document was either moved (and kept) or deleted, never both nor neither.
     expect((await deleted).deletedCount + moved).toBe(20);
     expect(await docs.countDocuments({ n: { $gte: 1000, $lt: 1020 } })).toBe(moved);
+  });
+});
+
+describe('an ordered insert stops at its first failure (patch 0014)', () => {
+  // The server inserts in batches of 100 and, when one fails, one document at a time up to the failure; it then
+  // went on to insert the next batch whole. Bill creation numbers again whatever the reply says was not stored, so
+  // each of those documents was stored twice (numbered twice, or leaving a number unused).
+  it('stores exactly the documents before the failure, across the server’s batches of 100, and reports it alone', async () => {
+    const target = mongo.db('pushdown_test').collection<{ _id: unknown; n: number }>('ordered');
+    await target.createIndex({ n: 1 }, { unique: true });
+    await target.insertOne({ _id: 'taken', n: 150 });
+    const attempt: Array<{ _id: unknown; n: number }> = Array.from({ length: 350 }, (_, i) => ({ _id: `d${i}`, n: i }));
+    // Invalid, in the same batch of the server's as the failure but after it: never tried, so not reported.
+    attempt[170]!._id = ['an', 'array'];
+    const failure = (await target
+      .insertMany(attempt, { ordered: true })
+      .catch((err: unknown) => err)) as MongoBulkWriteError;
+    expect(failure).toBeInstanceOf(MongoBulkWriteError);
+    expect(writeErrorsOf(failure)?.map((e) => [e.index, e.code])).toEqual([[150, 11000]]);
+    const stored = await target.find({ n: { $ne: 150 } }, { projection: { n: 1 } }).toArray();
+    expect(stored.map((d) => d.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 150 }, (_, i) => i));
+  });
+
+  it('still goes on past a failure when unordered', async () => {
+    const target = mongo.db('pushdown_test').collection<{ _id: string; n: number }>('unordered');
+    await target.createIndex({ n: 1 }, { unique: true });
+    await target.insertOne({ _id: 'taken', n: 150 });
+    const attempt = Array.from({ length: 350 }, (_, i) => ({ _id: `d${i}`, n: i }));
+    const failure = (await target
+      .insertMany(attempt, { ordered: false })
+      .catch((err: unknown) => err)) as MongoBulkWriteError;
+    expect(writeErrorsOf(failure)?.map((e) => [e.index, e.code])).toEqual([[150, 11000]]);
+    expect(await target.countDocuments({})).toBe(350);
   });
 });
