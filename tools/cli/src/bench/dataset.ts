@@ -55,12 +55,21 @@ const LAST = [
 ];
 const METHODS = ['Cash', 'Card', 'Online'] as const;
 
-/** A deterministic pseudo-random sequence, so that every run loads the same data. */
+/**
+ * A deterministic pseudo-random sequence, so that every run loads the same
+ * data (mulberry32, in 32-bit integer arithmetic). The linear congruential
+ * generator before it multiplied past 2^53 in floating point and fell into
+ * short cycles: the "year" it made put a branch's bills on about a third of
+ * the dates, each date with one or two payment methods.
+ */
 function random(seed: number): () => number {
-  let state = seed;
+  let state = seed >>> 0;
   return () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
