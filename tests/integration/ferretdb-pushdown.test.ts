@@ -3,7 +3,8 @@
  * explain shows each kind of query pushed down, which the unpatched server does
  * not do, and every answer is the one MongoDB's rules give, checked against a
  * reference evaluation of the same documents here. Also 0005 (a $group's
- * accumulators each read every document).
+ * accumulators each read every document) and 0015 (a sorted page of an $in
+ * merged from each value's rows in index order).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,6 +122,71 @@ describe('typed index keys', () => {
     });
     expect(plan).toMatchObject({ filterPushdown: true, filterExact: true, sortPushdown: true, limitPushdown: true });
     expect(JSON.stringify(plan.queryPlanner)).toContain('by_store');
+  });
+
+  it('reads a sorted page of an $in value by value in index order, merged, exactly as one sorted read (patch 0015)', async () => {
+    const date = (hour: number) => new Date(Date.UTC(2090, 0, 1, hour));
+    const cases: Array<{ filter: Document; match: (d: Row) => boolean }> = [
+      { filter: { store: 1, state: { $in: ['active', 'cancelled'] } }, match: (d) => d.store === 1 },
+      // A value twice and a value no document holds.
+      {
+        filter: { store: 2, state: { $in: ['cancelled', 'active', 'cancelled', 'none'] } },
+        match: (d) => d.store === 2,
+      },
+      // More conditions, on the sorted field too.
+      {
+        filter: {
+          store: 0,
+          state: { $in: ['active', 'cancelled'] },
+          at: { $gte: date(10), $lt: date(40) },
+          flag: true,
+        },
+        match: (d) => d.store === 0 && d.at >= date(10) && d.at < date(40) && d.flag,
+      },
+    ];
+    const merged = (plan: Document) => JSON.stringify(plan.queryPlanner).includes('COMPOUND QUERY');
+    for (const { filter, match } of cases) {
+      for (const direction of [-1, 1] as const) {
+        const sorted = docs.filter(match).sort((a, b) => direction * (compare(a.at, b.at) || a.n - b.n));
+        for (const skip of [0, 3, 60, 500]) {
+          const found = await rows
+            .find(filter)
+            .sort({ at: direction, n: direction })
+            .skip(skip)
+            .limit(7)
+            .hint('by_store')
+            .toArray();
+          expect({ filter, direction, skip, ids: ids(found) }).toEqual({
+            filter,
+            direction,
+            skip,
+            ids: ids(sorted.slice(skip, skip + 7)),
+          });
+        }
+        const plan = await explain({
+          find: 'rows',
+          filter,
+          sort: { at: direction, n: direction },
+          skip: 3,
+          limit: 7,
+          hint: 'by_store',
+        });
+        expect(plan).toMatchObject({ filterExact: true, sortPushdown: true, limitPushdown: true });
+        expect(merged(plan)).toBe(true);
+      }
+    }
+    // A sort the index does not keep after the $in field (mixed directions) is one sorted read, as before.
+    const mixed = { find: 'rows', filter: cases[0]!.filter, sort: { at: -1, n: 1 }, limit: 7, hint: 'by_store' };
+    expect(merged(await explain(mixed))).toBe(false);
+    const found = await rows.find(cases[0]!.filter).sort({ at: -1, n: 1 }).limit(7).hint('by_store').toArray();
+    expect(ids(found)).toEqual(
+      ids(
+        docs
+          .filter(cases[0]!.match)
+          .sort((a, b) => compare(b.at, a.at) || a.n - b.n)
+          .slice(0, 7),
+      ),
+    );
   });
 
   it('leaves to the handler what it cannot write in SQL, and says so', async () => {
