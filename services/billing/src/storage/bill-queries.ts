@@ -5,7 +5,7 @@ import { docKey, fromCents, type VersionedCache } from '@clinic/service-kit';
 import type { BillFilter, DateRange, Page } from '../filters';
 import { sumLiveBills, type BillGroup, type DayTotals } from './day-totals';
 import { LIST_PROJECTION, type BillDoc } from './documents';
-import { BILL_INDEXES, dateCondition, listIndexFor } from './indexes';
+import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
 
 export interface Summary {
@@ -79,10 +79,14 @@ export class BillQueries {
    */
   async page(filter: BillFilter, page: Page): Promise<{ docs: BillDoc[]; total: number }> {
     if (filter.status === 'cancelled') return { docs: [], total: 0 };
-    const query: Filter<BillDoc> = { store_id: filter.store_id, is_deleted: false, ...dateCondition(filter) };
+    const search = filter.search ? searchCondition(filter.search) : null;
+    const query: Filter<BillDoc> = {
+      store_id: filter.store_id,
+      is_deleted: false,
+      ...(search ? dateCondition(filter) : listDateCondition(filter)),
+    };
     if (filter.payment_method) query.payment_method = filter.payment_method;
     if (filter.payment_status) query.payment_status = filter.payment_status;
-    const search = filter.search ? searchCondition(filter.search) : null;
     if (search) Object.assign(query, search);
     const cursor = this.bills
       .find(query, { projection: LIST_PROJECTION })

@@ -65,6 +65,23 @@ export function dateCondition(range: DateRange): Record<string, unknown> {
   return Object.keys(bounds).length > 0 ? { bill_date: bounds } : {};
 }
 
+/**
+ * The bill_date condition of a page of the list (not of its count): a range
+ * listed from the by-day index is written as its dates. Both servers then read
+ * each date's first rows in the index's order (newest first) and merge them,
+ * MongoDB as it merges the sorted index scans of an `$in`, the embedded server
+ * by its patch 0015, so that a page costs its rows, not the range's: a range
+ * reads every bill of every day it spans to sort them.
+ */
+export function listDateCondition(range: DateRange): Record<string, unknown> {
+  if (range.date || !range.from_date || !range.to_date || listIndexFor(range) !== BILL_INDEXES.byDay)
+    return dateCondition(range);
+  const dates: string[] = [];
+  for (let day = Date.parse(range.from_date); day <= Date.parse(range.to_date); day += 86_400_000)
+    dates.push(new Date(day).toISOString().slice(0, 10));
+  return { bill_date: { $in: dates } };
+}
+
 /** Ranges up to this many days are listed from the by-day index; longer ones in list order. */
 const SHORT_RANGE_DAYS = 62;
 
