@@ -172,7 +172,7 @@ describe('read-then-write statements take turns per collection (patch 0013)', ()
   });
 });
 
-describe('an ordered insert stops at its first failure (patch 0014)', () => {
+describe('an insert reports exactly what it stored (patch 0014)', () => {
   // The server inserts in batches of 100 and, when one fails, one document at a time up to the failure; it then
   // went on to insert the next batch whole. Bill creation numbers again whatever the reply says was not stored, so
   // each of those documents was stored twice (numbered twice, or leaving a number unused).
@@ -190,6 +190,26 @@ describe('an ordered insert stops at its first failure (patch 0014)', () => {
     expect(writeErrorsOf(failure)?.map((e) => [e.index, e.code])).toEqual([[150, 11000]]);
     const stored = await target.find({ n: { $ne: 150 } }, { projection: { n: 1 } }).toArray();
     expect(stored.map((d) => d.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 150 }, (_, i) => i));
+  });
+
+  it('reports a document refused for another reason as a write error, with what was stored before it', async () => {
+    // An array in a field of a typed index is refused by the embedded server; before, the whole command
+    // failed although the documents before it were stored.
+    for (const ordered of [true, false]) {
+      const target = mongo.db('pushdown_test').collection<{ _id: string; g: unknown }>(`refused_${ordered}`);
+      await target.createIndex({ g: 1 }, { name: 'by_g' });
+      const attempt: Array<{ _id: string; g: unknown }> = Array.from({ length: 350 }, (_, i) => ({
+        _id: `d${i}`,
+        g: i,
+      }));
+      attempt[150]!.g = [1, 2];
+      const failure = (await target
+        .insertMany(attempt, { ordered })
+        .catch((err: unknown) => err)) as MongoBulkWriteError;
+      expect(failure).toBeInstanceOf(MongoBulkWriteError);
+      expect(writeErrorsOf(failure)?.map((e) => [e.index, e.code])).toEqual([[150, 1]]);
+      expect(await target.countDocuments({})).toBe(ordered ? 150 : 349);
+    }
   });
 
   it('still goes on past a failure when unordered', async () => {
