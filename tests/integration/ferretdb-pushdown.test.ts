@@ -189,6 +189,37 @@ describe('typed index keys', () => {
     );
   });
 
+  it('pages a merged $in whose sort keys tie without repeating or skipping a document (patch 0015)', async () => {
+    // Many documents share a sort key: the pages of one query must still cover each document once.
+    // The index keys more after the sorted fields: ties come in that key's order, then the documents' order.
+    const tied = db.collection<{ _id: string; g: number; day: number; at: number; k: number; m: number }>('tied');
+    await tied.insertMany(
+      Array.from({ length: 120 }, (_, i) => ({
+        _id: `t${i}`,
+        g: 1,
+        day: i % 3,
+        at: Math.floor(i / 60),
+        k: i % 2,
+        m: (119 - i) % 7,
+      })),
+    );
+    await tied.createIndex({ g: 1, day: 1, at: -1, k: 1, m: 1 }, { name: 'by_day' });
+    for (const direction of [-1, 1] as const) {
+      const filter = { g: 1, day: { $in: [2, 0, 1] } };
+      const sort = { at: direction, k: direction === 1 ? -1 : 1 } as const;
+      const pages: string[] = [];
+      for (let skip = 0; skip < 120; skip += 7) {
+        const page = await tied.find(filter).sort(sort).skip(skip).limit(7).hint('by_day').toArray();
+        pages.push(...page.map((d) => d._id));
+        expect(page.map((d) => d.at)).toEqual([...page.map((d) => d.at)].sort((a, b) => direction * (a - b)));
+      }
+      expect(pages).toHaveLength(120);
+      expect(new Set(pages).size).toBe(120);
+      const plan = await explain({ find: 'tied', filter, sort, skip: 7, limit: 7, hint: 'by_day' });
+      expect(JSON.stringify(plan.queryPlanner)).toContain('COMPOUND QUERY');
+    }
+  });
+
   it('leaves to the handler what it cannot write in SQL, and says so', async () => {
     const plan = await explain({ find: 'rows', filter: { store: 1, note: 'unindexed' }, limit: 5 });
     expect(plan).toMatchObject({ filterPushdown: true, filterExact: false, limitPushdown: false });
