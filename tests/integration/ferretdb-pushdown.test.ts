@@ -220,6 +220,18 @@ describe('typed index keys', () => {
     }
   });
 
+  it('applies a sort on one field before its skip and limit (patch 0016)', async () => {
+    for (const direction of [1, -1] as const) {
+      const sorted = docs.filter((d) => d.store === 1).sort((a, b) => direction * (a.amount - b.amount) || a.n - b.n);
+      const found = await rows.find({ store: 1 }).sort({ amount: direction }).skip(4).limit(5).toArray();
+      // amount has ties: compare the amounts, which any correct order gives.
+      expect(found.map((d) => d.amount)).toEqual(sorted.slice(4, 9).map((d) => d.amount));
+      const top = await rows.find({ store: 2 }).sort({ at: direction }).limit(3).toArray();
+      const expected = docs.filter((d) => d.store === 2).sort((a, b) => direction * compare(a.at, b.at));
+      expect(top.map((d) => d.at.getTime())).toEqual(expected.slice(0, 3).map((d) => d.at.getTime()));
+    }
+  });
+
   it('leaves to the handler what it cannot write in SQL, and says so', async () => {
     const plan = await explain({ find: 'rows', filter: { store: 1, note: 'unindexed' }, limit: 5 });
     expect(plan).toMatchObject({ filterPushdown: true, filterExact: false, limitPushdown: false });
