@@ -196,29 +196,27 @@ export class NewBills {
     }
     if (failure === null) return [];
 
-    // The failed bill and the ones after it were not stored: their numbers are free again
-    // (from the highest down, so that each date resumes at its lowest one).
+    // The failed bill and the ones after it were not stored: their numbers are free again (from the
+    // highest down, so that each date resumes at its lowest one), before anything is awaited: a lookup
+    // below that fails rejects the batch, and must not leave a number given back above one that is not.
+    for (const { doc } of numbered.slice(inserted).reverse()) this.numbers.retry(doc.bill_date, doc.bill_seq);
     await prepared.discard(eventIds(inserted));
-    for (const { doc } of numbered.slice(inserted + 1).reverse()) this.numbers.retry(doc.bill_date, doc.bill_seq);
     // The driver reports the index of the failed bill: within the batch.
     const { bill: failed, seq: failedSeq } = itemAt(numbered, inserted);
     const retry: PendingBill[] = [];
-    const billDate = failed.input.bill_date;
     const replay =
       failed.idempotency && isDuplicateKeyError(failure) ? await this.claims.billOf(failed.idempotency) : null;
     if (!isDuplicateKeyError(failure)) {
-      this.numbers.retry(billDate, failedSeq);
       failed.reject(failure);
     } else if (replay) {
-      this.numbers.retry(billDate, failedSeq);
       failed.resolve({ doc: replay, replayed: true });
     } else {
       if (await movePastIfTaken(this.deps.ids, BILL_COUNTER, this.bills, failed.id)) {
         // Its id was drawn twice (replicas racing on the counter): same number, new id.
-        this.numbers.retry(billDate, failedSeq);
         failed.id = await this.deps.ids.next(BILL_COUNTER);
       } else {
-        await this.numbers.collided(billDate, failedSeq);
+        // Its number is taken (by another replica): move past it.
+        await this.numbers.collided(failed.input.bill_date, failedSeq);
       }
       failed.attempts++;
       if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(BILLING_MESSAGES.numberConflict));
