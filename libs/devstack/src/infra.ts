@@ -91,11 +91,11 @@ async function waitServing(
   );
 }
 
-/** How many nodes' client URLs a cluster node advertises to its clients (its monitoring endpoint's varz). */
-async function advertisedNodes(node: NatsNode): Promise<number> {
+/** The ports of the client URLs a cluster node advertises to its clients (its monitoring endpoint's varz). */
+async function advertisedPorts(node: NatsNode): Promise<Set<string>> {
   const response = await fetch(`${node.monitorUrl}/varz`, { signal: AbortSignal.timeout(2_000) });
   const varz = (await response.json()) as { connect_urls?: string[] };
-  return new Set(varz.connect_urls ?? []).size;
+  return new Set((varz.connect_urls ?? []).map((hostPort) => hostPort.slice(hostPort.lastIndexOf(':') + 1)));
 }
 
 async function httpOk(url: string): Promise<boolean> {
@@ -226,14 +226,20 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
       await Promise.all(nodes.map((n) => n.start()));
       // A service counts the cluster's nodes from the client URLs its node advertises (streamReplicas), and a
       // node that is healthy may not have learned every peer's yet: a service started then would make its
-      // streams with fewer replicas. So the cluster is up once every node advertises every node.
-      if (nodes.length > 1)
+      // streams with fewer replicas. So the cluster is up once every node advertises every node's client port
+      // (by port: a node listening on every interface advertises one address per interface).
+      if (nodes.length > 1) {
+        const ports = nodes.map((node) => new URL(node.url).port);
         await waitFor(
           'every NATS node to advertise the whole cluster',
-          async () => (await Promise.all(nodes.map(advertisedNodes))).every((count) => count === nodes.length),
+          async () =>
+            (await Promise.all(nodes.map(advertisedPorts))).every((advertised) =>
+              ports.every((port) => advertised.has(port)),
+            ),
           30_000,
           50,
         );
+      }
     },
     startDb: async () => {
       db.start();
