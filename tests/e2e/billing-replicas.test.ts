@@ -192,7 +192,10 @@ it('numbers a bulk import on from the live bills of its dates, and live bills on
   try {
     for (const step of [0, 1, 2]) {
       expect((await live(dates[step % 2]!, 4)).map((r) => r.status)).toEqual(Array(4).fill(201));
-      await store.newBills.import([...imported(dates[0]!, 6), ...imported(dates[1]!, 6)], 5);
+      const stored = await store.newBills.import([...imported(dates[0]!, 6), ...imported(dates[1]!, 6)], 5);
+      // Each bill answered once, as stored.
+      expect(stored).toHaveLength(12);
+      expect(new Set(stored.map((doc) => doc.bill_number)).size).toBe(12);
     }
     expect((await live(dates[0]!, 3)).map((r) => r.status)).toEqual(Array(3).fill(201));
   } finally {
@@ -224,7 +227,10 @@ it('stores each bill of a bulk import once when a number collides past the serve
       bill_number: `LB-${second.replaceAll('-', '')}-0001`,
     });
     // 120 bills of the first date, then 130 of the second: the second date's first number collides at index 120.
-    await store.newBills.import([...imported(first, 120), ...imported(second, 130)], 250);
+    const stored = await store.newBills.import([...imported(first, 120), ...imported(second, 130)], 250);
+    expect(stored).toHaveLength(250);
+    expect(new Set(stored.map((doc) => doc.id)).size).toBe(250);
+    expect(new Set(stored.map((doc) => doc.bill_number)).size).toBe(250);
   } finally {
     await mongo.close();
   }

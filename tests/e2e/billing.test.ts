@@ -713,6 +713,39 @@ describe('GET /lab_bills', () => {
     expect((await page('&date=1999-01-01')).pages).toBe(1);
   });
 
+  it('pages a range of days newest first across its dates, each bill once, with a method filter', async () => {
+    // A range of up to 62 days is read date by date and merged (MongoDB's merge of sorted index scans; the
+    // embedded server's patch 0015): the pages must meet as if the range were read whole.
+    const store = LIST_STORES[10]!;
+    const dates = [freshDate(), freshDate(), freshDate(), freshDate()];
+    const methods = ['Cash', 'Card', 'Online'] as const;
+    const created: Array<{ id: number; method: string }> = [];
+    for (let i = 0; i < 14; i++) {
+      const method = methods[i % 3]!;
+      const { bill_id } = await createBill({ bill_date: dates[(i * 3) % 4], payment_method: method }, {}, store);
+      created.push({ id: bill_id, method });
+    }
+    await createBill({ bill_date: freshDate() }, {}, store); // the day after the range
+    // Created one after another: newest first is highest id first.
+    const newestFirst = (method?: string) =>
+      created
+        .filter((b) => !method || b.method === method)
+        .map((b) => b.id)
+        .sort((a, b) => b - a);
+    const range = `store_id=${store}&from_date=${dates[0]}&to_date=${dates[3]}`;
+    for (const method of [undefined, 'Cash', 'Online']) {
+      const query = `${range}${method ? `&payment_method=${method}` : ''}&per_page=3`;
+      const first = (await t.get(`/lab_bills?${query}`)).body;
+      expect(first.total).toBe(newestFirst(method).length);
+      const ids: number[] = [];
+      for (let page = 1; page <= first.pages + 1; page++)
+        ids.push(...(await t.get(`/lab_bills?${query}&page=${page}`)).body.bills.map((b: any) => b.id));
+      expect({ method, ids }).toEqual({ method, ids: newestFirst(method) });
+    }
+    const reversed = (await t.get(`/lab_bills?store_id=${store}&from_date=${dates[3]}&to_date=${dates[0]}`)).body;
+    expect(reversed).toMatchObject({ success: true, total: 0, count: 0, bills: [] });
+  });
+
   it('orders bills of the same second by id, newest id first', async () => {
     const store = LIST_STORES[6]!;
     await Promise.all(Array.from({ length: 8 }, () => createBill({}, {}, store)));
