@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@clinic/devstack';
 import { CONCURRENCY } from './measure';
-import type { NumberProblem } from './scale';
+import type { NumberProblem, WriteFigures } from './scale';
 import type { LatencyStats } from './stats';
 import { checkTargets } from './targets';
 
@@ -87,13 +87,19 @@ function scaleLines(scale: Record<string, any>): string[] {
       lines.push(`  ${name.padEnd(30)} ${fmt(s)}   (${s.writes} bills created meanwhile)`);
     }
   }
-  lines.push('', 'POST /lab_bills at 64 connections (req/s, p50, p90, p99, errors):');
+  const rounds = (scale.writes_empty.today as WriteFigures).runs ? ', the median of the rounds after a warm-up' : '';
+  lines.push('', `POST /lab_bills at 64 connections${rounds} (req/s, p50, p90, p99, errors):`);
   for (const when of ['today', '30 dates']) {
-    const empty = scale.writes_empty[when] as LatencyStats;
-    const full = scale.writes_full[when] as LatencyStats;
+    const empty = scale.writes_empty[when] as WriteFigures;
+    const full = scale.writes_full[when] as WriteFigures;
     lines.push(
       `  ${`dated ${when}`.padEnd(18)} empty database ${fmt(empty)} | ${largest.bills.toLocaleString('en')} bills ${fmt(full)} | ratio ${(full.rps / empty.rps).toFixed(2)}`,
     );
+    // Runs saved before the rounds were introduced have one round and no list.
+    if (empty.runs && full.runs)
+      lines.push(
+        `  ${''.padEnd(18)} each round's bills/s: empty ${empty.runs.join(' ')} | stored ${full.runs.join(' ')}`,
+      );
   }
   for (const [name, s] of Object.entries(scale.single as Record<string, LatencyStats>))
     lines.push(`  ${name.padEnd(30)} one connection: p50 ${s.p50.toFixed(2)} ms, ${s.errors} errors`);
