@@ -123,7 +123,7 @@ export class BillQueries {
 
   /** Counts and sums of a branch's live bills of one date, per cashier, payment method and status (the day-end report). */
   async cashierGroups(storeId: number, billDate: string): Promise<CashierGroup[]> {
-    const rows = await sumLiveBills(this.bills, storeId, billDate, { b: '$billed_by' });
+    const rows = await sumLiveBills(this.bills, storeId, [billDate], { b: '$billed_by' });
     return rows.map(({ key, group }) => ({ ...group, billed_by: (key.b as number | null | undefined) ?? null }));
   }
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { otelCollectorBinary, signToken, Stack, startOtelCollector, type OtelCollector } from '@clinic/devstack';
 import { loadDemoDataOnFirstStart } from '../demo';
 import { autocannon, say, type Request } from './measure';
-import type { LatencyStats } from './stats';
+import { medianByRate, type LatencyStats } from './stats';
 import { api, type Target } from './target';
 
 export const OBSERVABILITY_CONNECTIONS = Number(process.env.BENCH_OBSERVABILITY_CONNECTIONS ?? 16);
@@ -101,9 +101,6 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
   }
 }
 
-// At least one round ran.
-const median = (runs: RunStats[]): RunStats => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
-
 /**
  * CPU time (user and system, ms) the stack's Node processes (gateway and
  * services) have used: per request, what metrics and tracing cost in CPU
@@ -173,7 +170,7 @@ export async function measureObservability(): Promise<ObservabilityFigures> {
       const byScenario = runs.get(r)!;
       results.settings.push({
         name: r.setting.name,
-        scenarios: Object.fromEntries(Object.entries(byScenario).map(([name, list]) => [name, median(list)])),
+        scenarios: Object.fromEntries(Object.entries(byScenario).map(([name, list]) => [name, medianByRate(list)])),
         runs: Object.fromEntries(Object.entries(byScenario).map(([name, list]) => [name, list.map((s) => s.rps)])),
       });
     }

@@ -7,7 +7,7 @@
 import { MongoClient } from 'mongodb';
 import { BillLoader, MEASURED_BRANCH, OTHER_BRANCHES, yearBefore } from './dataset';
 import { autocannon, httpLoad, probe, say, settle, type Request } from './measure';
-import type { LatencyStats } from './stats';
+import { medianByRate, type LatencyStats } from './stats';
 import { api, type Target } from './target';
 
 const B = String(MEASURED_BRANCH);
@@ -165,20 +165,14 @@ async function measureWrites(target: Target, charge: any, dates: string[]): Prom
     today: Array.from({ length: 64 }, (_, i) => newBill(charge, today(), i)),
     '30 dates': Array.from({ length: 30 }, (_, i) => newBill(charge, dates[i], i)),
   };
-  const rounds: Record<string, LatencyStats[]> = {};
-  for (const [name, bodies] of Object.entries(scenarios)) {
-    await httpLoad(target, write, bodies, 64, WRITE_WARM_UP_MS);
-    rounds[name] = [];
-  }
+  for (const bodies of Object.values(scenarios)) await httpLoad(target, write, bodies, 64, WRITE_WARM_UP_MS);
+  const rounds: Record<string, LatencyStats[]> = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []]));
   for (let round = 0; round < WRITE_ROUNDS; round++) {
     for (const [name, bodies] of Object.entries(scenarios))
       rounds[name]!.push(await httpLoad(target, write, bodies, 64));
   }
   return Object.fromEntries(
-    Object.entries(rounds).map(([name, runs]) => {
-      const median = [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
-      return [name, { ...median, runs: runs.map((run) => run.rps) }];
-    }),
+    Object.entries(rounds).map(([name, runs]) => [name, { ...medianByRate(runs), runs: runs.map((run) => run.rps) }]),
   );
 }
 

@@ -26,3 +26,8 @@ export function summarize(samplesMs: number[], errors: number, elapsedMs: number
     errors,
   };
 }
+
+/** The median of some runs by their rate (the higher of the middle two when even); at least one run. */
+export function medianByRate<T extends { rps: number }>(runs: T[]): T {
+  return [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!;
+}
