@@ -38,6 +38,7 @@ export {
   Outbox,
   entityProof,
   newEventId,
+  withAlongside,
   type CommitRecord,
   type EventSpec,
   type PreparedEvents,

@@ -96,12 +96,12 @@ export class Outbox {
     spec: EventSpec & { collection: string; key: string; proof?: ProofKind },
     write: (eventId: string) => Promise<T>,
   ): Promise<T> {
-    const eventId = newEventId();
+    const eventId = spec.eventId ?? newEventId();
     const proof: WriteProof =
       spec.proof === 'absent'
         ? { collection: spec.collection, filter: { _id: spec.key }, exists: false }
         : entityProof(spec.collection, spec.key, eventId);
-    const prepared = await this.prepare([{ ...spec, eventId, proof }]);
+    const prepared = await this.prepare(withAlongside({ ...spec, eventId }, proof));
     let result: T;
     try {
       result = await write(eventId);
@@ -162,6 +162,14 @@ export class Outbox {
         for (const entry of pick(eventIds)) this.owned.delete(entry._id);
       },
     };
+  }
+
+  /**
+   * Whether an entry carrying `fence` is stored: a write that recorded it may
+   * still land, or its records may not be stored yet (EventSpec.fences).
+   */
+  async holdsFence(fence: string): Promise<boolean> {
+    return (await this.entries.findOne({ fences: fence }, { projection: { _id: 1 } })) !== null;
   }
 
   /** Publishes what is queued, waiting at most `timeoutMs`; what is left stays in the database. */
@@ -256,4 +264,24 @@ export class Outbox {
     const found = await this.db.collection(proof.collection).findOne(proof.filter, { projection: { _id: 1 } });
     return proof.exists ? found !== null : found === null;
   }
+}
+
+/**
+ * The entries of one write: its event, then the events alongside it, each
+ * with the write's proof and its fences.
+ */
+export function withAlongside(
+  spec: EventSpec & { eventId: string },
+  proof: WriteProof,
+): Array<EventSpec & { eventId: string; proof: WriteProof }> {
+  const { alongside = [], ...main } = spec;
+  return [
+    { ...main, proof },
+    ...alongside.map((extra) => ({
+      ...extra,
+      eventId: extra.eventId ?? newEventId(),
+      fences: extra.fences ?? main.fences,
+      proof,
+    })),
+  ];
 }
