@@ -50,7 +50,9 @@ const SERVICE_SETTINGS = [
   ...OBSERVABILITY_SETTINGS,
 ];
 /** Settings only one service reads. */
-const OWN_SETTINGS: Record<string, string[]> = { billing: ['CANCEL_REASON_REQUIRED'] };
+const OWN_SETTINGS: Record<string, string[]> = {
+  billing: ['CANCEL_REASON_REQUIRED', 'PRICE_OVERRIDE_ROLES', 'REFUND_ROLES'],
+};
 const GATEWAY_SETTINGS = [
   'NATS_URL',
   'NATS_USER',

@@ -2,6 +2,8 @@ import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from './subjects
 
 export const STAFF_ROLES = ['admin', 'receptionist', 'cashier'] as const;
 export const ADMIN_ONLY = ['admin'] as const;
+/** Who may give money back (the service's REFUND_ROLES narrows it). */
+export const REFUND_ROLES = ['admin', 'cashier'] as const;
 
 /**
  * Who may call an operation. Enforced by the gateway for HTTP and again by the
@@ -13,6 +15,7 @@ const publicAccess: Access = { kind: 'public' };
 const authenticated: Access = { kind: 'authenticated' };
 const staff: Access = { kind: 'roles', roles: STAFF_ROLES };
 const admin: Access = { kind: 'roles', roles: ADMIN_ONLY };
+const refunders: Access = { kind: 'roles', roles: REFUND_ROLES };
 
 /**
  * Health and reference status carry no patient data and act for no user, so
@@ -31,6 +34,12 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.history]: admin,
   [BillingSubjects.dayEnd]: staff,
   [BillingSubjects.receipt]: staff,
+  [BillingSubjects.pay]: staff,
+  [BillingSubjects.refund]: refunders,
+  [BillingSubjects.payments]: staff,
+  [BillingSubjects.closeDay]: admin,
+  [BillingSubjects.dayClosing]: staff,
+  [BillingSubjects.reopenDay]: admin,
 
   [CatalogueSubjects.health]: publicAccess,
   [CatalogueSubjects.refStatus]: publicAccess,

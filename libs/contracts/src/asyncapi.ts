@@ -51,7 +51,7 @@ const requestHeaders: JsonSchema = {
       'epoch milliseconds after which the requester no longer waits: the request is then dropped unprocessed',
     ),
     [HeaderNames.idempotencyKey]: text(
-      `billing.bill.create: a retried create returns the first bill (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
+      `billing.bill.create, billing.bill.pay, billing.bill.refund: a retried request returns the first result instead of making a second (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
     ),
     traceparent: text('W3C trace context: the service continues this trace'),
     tracestate: text('W3C trace context'),

@@ -5,8 +5,8 @@
  * AsyncAPI document (asyncapi.ts) and the tests of the envelopes read them.
  */
 import { HTTP_ROUTES, type HttpRoute } from './routes';
-import { chargeCheckBodySchema } from './schemas/catalogue';
-import { failureSchema, idSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
+import { chargeCheckBodySchema, chargeCheckReplySchema } from './schemas/catalogue';
+import { failureSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
 import { REF_STREAM } from './streams';
 import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
 
@@ -123,10 +123,10 @@ function internalSpecs(): RequestReplySpec[] {
     subject: CatalogueSubjects.check,
     service: 'catalogue',
     summary:
-      "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store)",
+      "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store), and the current amount of the others",
     body: chargeCheckBodySchema,
     bodyRequired: true,
-    replies: { 200: successSchema({ invalid_ids: { type: 'array', items: idSchema } }), ...standardFailures() },
+    replies: { 200: chargeCheckReplySchema, ...standardFailures() },
   };
   return [...perService, check];
 }

@@ -4,6 +4,7 @@
  */
 import { accessOf, type Access } from './access';
 import { CATALOGUE_MESSAGES } from './fields/catalogue';
+import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
@@ -33,6 +34,8 @@ export interface HttpRoute {
    * with the bytes. Failures stay JSON envelopes.
    */
   produces?: 'application/pdf';
+  /** Whether a retried request with the same Idempotency-Key answers the first result. */
+  idempotent?: boolean;
   responses: Record<string, JsonSchema>;
 }
 
@@ -49,6 +52,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     summary:
       'Create a lab bill; totals and bill number are computed by the service. Send an Idempotency-Key header to make retries safe.',
     body: billing.createBillBodySchema,
+    idempotent: true,
     responses: { 201: billingReplies.billingResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
@@ -79,6 +83,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     querystring: billing.dayEndQuerySchema,
     responses: { 200: billingReplies.billingExtraResponses.dayEnd, ...standardFailures(400) },
   }),
+  ...DAY_CLOSE_ROUTES.map(route),
   route({
     method: 'GET',
     url: '/lab_bills/:bill_id',
@@ -130,6 +135,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     produces: 'application/pdf',
     responses: { 200: billingReplies.billingExtraResponses.receipt, ...standardFailures(404, 413) },
   }),
+  ...BILL_MONEY_ROUTES.map(route),
 
   route({
     method: 'GET',

@@ -23,6 +23,8 @@ export interface AuditEntryDoc {
   correlation_id: string | null;
   changes: Record<string, FieldChange>;
   reason?: string | null;
+  /** AuditedChange.details, as given. */
+  [detail: string]: unknown;
 }
 
 export interface AuditEntryView {
@@ -58,6 +60,8 @@ export interface AuditedChange {
   changes: Record<string, FieldChange>;
   /** Only for actions that take one (a cancellation). */
   reason?: string | null;
+  /** More of what the change did, shown with the entry as given (what it moved, say). */
+  details?: Record<string, unknown>;
 }
 
 export class AuditTrail {
@@ -88,6 +92,7 @@ export class AuditTrail {
       correlation_id: change.correlationId,
       changes: change.changes,
       ...(change.reason !== undefined ? { reason: change.reason } : {}),
+      ...change.details,
     };
     return { collection: this.collectionName, doc };
   }
@@ -112,14 +117,15 @@ export class AuditTrail {
   }
 
   view(doc: AuditEntryDoc): AuditEntryView {
+    const { _id, entity_id: _entity, action, at, by, correlation_id, changes, ...details } = doc;
     return {
-      event_id: doc._id,
-      action: doc.action,
-      at: this.clock.timestamp(doc.at) as string,
-      by: doc.by,
-      correlation_id: doc.correlation_id,
-      changes: doc.changes,
-      ...(doc.reason !== undefined ? { reason: doc.reason } : {}),
+      event_id: _id,
+      action,
+      at: this.clock.timestamp(at) as string,
+      by,
+      correlation_id,
+      changes,
+      ...details,
     };
   }
 }

@@ -39,6 +39,7 @@ export {
   entityProof,
   newEventId,
   withAlongside,
+  withEventId,
   type CommitRecord,
   type EventSpec,
   type PreparedEvents,

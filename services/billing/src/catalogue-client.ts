@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats';
-import { BILLING_MESSAGES, CatalogueSubjects, type ServiceReply } from '@clinic/contracts';
+import { BILLING_MESSAGES, CatalogueSubjects, type ChargeCheckReply, type ServiceReply } from '@clinic/contracts';
 import {
   callService,
   ServiceError,
@@ -10,11 +10,18 @@ import {
 
 const CHECK_TIMEOUT_MS = 3_000;
 
-/** Billing's question to the catalogue, asked with its caller's token: which of these charge ids cannot be billed in this store? */
+/**
+ * Billing's question to the catalogue, asked with its caller's token: which
+ * of these charge ids cannot be billed in this store, and what do the others cost now?
+ */
 export class CatalogueClient {
   constructor(private readonly nc: NatsConnection) {}
 
-  async unbillable(storeId: number, chargeIds: number[], ctx: HandlerContext): Promise<number[]> {
+  async check(
+    storeId: number,
+    chargeIds: number[],
+    ctx: HandlerContext,
+  ): Promise<{ invalid: number[]; amounts: Map<number, number> }> {
     let reply: ServiceReply;
     try {
       reply = await callService(
@@ -32,9 +39,13 @@ export class CatalogueClient {
     }
     // The caller's token expired between billing's check and the catalogue's.
     if (reply.status === 401 && !reply.body.success) throw new ServiceError(401, reply.body.error);
-    if (reply.status !== 200 || !reply.body.success || !Array.isArray(reply.body.invalid_ids)) {
+    const body = reply.body as Partial<ChargeCheckReply> & { success: boolean };
+    if (reply.status !== 200 || !body.success || !Array.isArray(body.invalid_ids) || typeof body.amounts !== 'object') {
       throw new Error(`Unexpected charge check reply: ${JSON.stringify(reply)}`);
     }
-    return reply.body.invalid_ids as number[];
+    return {
+      invalid: body.invalid_ids,
+      amounts: new Map(Object.entries(body.amounts ?? {}).map(([id, amount]) => [Number(id), amount])),
+    };
   }
 }

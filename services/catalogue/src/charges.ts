@@ -4,10 +4,11 @@ import {
   failure,
   success,
   type Caller,
+  type ChargeCheckReply,
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { EncodedReply, notFound, pathId, type ClinicClock } from '@clinic/service-kit';
+import { EncodedReply, fromCents, notFound, pathId, type ClinicClock } from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
 import { chargeView, type ChargeStore } from './storage';
 
@@ -60,9 +61,14 @@ export class ChargeOperations {
     return success(200, { charge_id: id, history: await this.store.history.of(id) });
   }
 
-  /** For billing: which of these charge ids cannot be billed in this store. */
+  /** For billing: which of these charge ids cannot be billed in this store, and the current amount of the others. */
   async check(request: ServiceRequest): Promise<ServiceReply> {
     const { store_id, charge_ids } = parseChargeCheck(request.body);
-    return success(200, { invalid_ids: await this.store.queries.unbillable(store_id, charge_ids) });
+    const { invalid, amounts } = await this.store.queries.billable(store_id, charge_ids);
+    const reply: Omit<ChargeCheckReply, 'success'> = {
+      invalid_ids: invalid,
+      amounts: Object.fromEntries([...amounts].map(([id, cents]) => [String(id), fromCents(cents)])),
+    };
+    return success(200, reply);
   }
 }

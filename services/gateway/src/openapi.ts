@@ -85,7 +85,7 @@ export function routeSchema(route: HttpRoute): Record<string, unknown> {
   if (params) schema.params = params;
   if (route.querystring) schema.querystring = route.querystring;
   if (route.body) schema.body = route.body;
-  if (route.method === 'POST' && route.url === '/lab_bills') {
+  if (route.idempotent) {
     schema.headers = {
       type: 'object',
       properties: {
@@ -94,7 +94,7 @@ export function routeSchema(route: HttpRoute): Record<string, unknown> {
           minLength: 1,
           maxLength: Limits.idempotencyKeyMaxLength,
           pattern: '^[\\x21-\\x7e]+$',
-          description: 'Repeating a create with the same key returns the first result instead of a second bill.',
+          description: 'Repeating the request with the same key returns the first result instead of making a second.',
         },
       },
     };

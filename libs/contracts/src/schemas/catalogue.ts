@@ -110,7 +110,18 @@ export interface ChargeCheckReply {
   success: true;
   /** The ids that are not Active, deleted, missing or of another store. */
   invalid_ids: number[];
+  /** The current amount of each of the others, by id: a bill's price overrides are told from it. */
+  amounts: Record<string, number>;
 }
+
+export const chargeCheckReplySchema: JsonSchema = successSchema({
+  invalid_ids: { type: 'array', items: idSchema },
+  amounts: {
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'the current amount of each billable charge asked, by id',
+  },
+});
 
 export const chargeCheckBodySchema: JsonSchema = {
   type: 'object',

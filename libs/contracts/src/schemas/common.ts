@@ -22,7 +22,7 @@ export const timestampSchema: JsonSchema = {
   example: '2026-11-21 09:30:00',
 };
 export const moneySchema: JsonSchema = { type: 'number', minimum: 0, maximum: Limits.moneyMax };
-export const signedMoneySchema: JsonSchema = { type: 'number', minimum: -Limits.moneyMax, maximum: Limits.moneyMax };
+export const positiveMoneySchema: JsonSchema = { type: 'number', exclusiveMinimum: 0, maximum: Limits.moneyMax };
 
 /**
  * Request bodies accept fields beyond the ones a route uses and ignore them, as
