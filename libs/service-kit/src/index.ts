@@ -46,7 +46,7 @@ export {
   type WriteProof,
 } from './internal';
 export { AuditTrail, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
-export { VersionedCache } from './internal';
+export { GroupCommit, VersionedCache } from './internal';
 export { ReferenceData, type StoredRef } from './internal';
 
 // Calling a service over NATS.

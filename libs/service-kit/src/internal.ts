@@ -23,6 +23,7 @@ export * from './jetstream';
 export * from './outbox';
 export * from './outbox-entries';
 export * from './commit-records';
+export * from './group-commit';
 export * from './versioned-cache';
 export * from './reference-data';
 export * from './clock';

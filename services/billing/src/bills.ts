@@ -100,14 +100,13 @@ export class BillOperations {
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
     // A bill created Paid records the payment of its total by the caller, today.
     const entries = entriesOnCreate({ ...input, grand_total_cents: totals.grand_total }, moverOf(caller, this.clock));
-    await this.store.closings.assertOpen(input.store_id, [input.bill_date, ...entries.map((e) => e.day)]);
     const { doc, replayed } = await this.store.newBills.create(input, totals, {
       correlationId: ctx.correlationId,
       actor: caller,
       idempotency,
       entries,
       details: overrides.length > 0 ? { price_overrides: overrides } : {},
-    }); // rules 11-12
+    }); // rules 11-12, and 409 when the bill's day, or the day its payment moves on, is closed
     if (idempotency) {
       if (replayed && doc.request_hash !== idempotency.requestHash)
         throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);

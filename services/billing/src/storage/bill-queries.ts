@@ -3,7 +3,8 @@ import type { Collection, Filter } from 'mongodb';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
 import { docKey, fromCents, type Cents, type VersionedCache } from '@clinic/service-kit';
 import type { BillFilter, DateRange, Page } from '../filters';
-import { sumLiveBills, type BillGroup, type DayTotals } from './day-totals';
+import type { DayTotals } from './day-totals';
+import { sumLiveBills, type BillGroup } from './live-bill-sums';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
@@ -123,7 +124,7 @@ export class BillQueries {
 
   /** Counts and sums of a branch's live bills of one date, per cashier, payment method and status (the day-end report). */
   async cashierGroups(storeId: number, billDate: string): Promise<CashierGroup[]> {
-    const rows = await sumLiveBills(this.bills, storeId, [billDate], { b: '$billed_by' });
+    const rows = await sumLiveBills(this.bills, storeId, [billDate], { b: '$billed_by' }, BILL_INDEXES.dayEnd);
     return rows.map(({ key, group }) => ({ ...group, billed_by: (key.b as number | null | undefined) ?? null }));
   }
 
@@ -142,7 +143,7 @@ export class BillQueries {
             },
           },
         ],
-        { hint: BILL_INDEXES.dueByDay },
+        { hint: BILL_INDEXES.dayEnd },
       )
       .toArray();
     // Bills stored before the ledger hold no paid_cents: a Pending one was paid nothing.

@@ -10,7 +10,7 @@ import type { Collection } from 'mongodb';
 import { BILLING_MESSAGES, EventSubjects, type BillHistoryAction, type Caller } from '@clinic/contracts';
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
 import type { BillQueries } from './bill-queries';
-import type { WrittenBill } from './day-totals';
+import type { WrittenBill } from './live-bill-sums';
 import { fenceOf, type DayClosings } from './day-closings';
 import { BILL_COUNTER, billEventData, billHistoryEntries, type BillDoc } from './documents';
 import type { LedgerEntryDoc } from './ledger-documents';
