@@ -7,6 +7,7 @@
 import { MongoClient } from 'mongodb';
 import { BillLoader, MEASURED_BRANCH, OTHER_BRANCHES, yearBefore } from './dataset';
 import { autocannon, httpLoad, probe, say, settle, type Request } from './measure';
+import { measureMoney } from './money';
 import { medianByRate, type LatencyStats } from './stats';
 import { api, type Target } from './target';
 
@@ -390,6 +391,9 @@ export async function measureScale(target: Target): Promise<Record<string, any>>
         { ...PROBE, maxRequests: ids.length - half, urls: urls(ids.slice(half)) },
       ),
     };
+    // Last of the bills' figures: it adds a day of bills dated today to the measured branch.
+    say(`payments and the day-end with ${largest.bills.toLocaleString('en')} bills stored`);
+    results.money = await measureMoney(target, loader);
     say('sessions: a year for 50 doctors');
     results.sessions = await measureSessions(target);
     results.bill_numbers = await checkNumbers(target);
