@@ -281,7 +281,12 @@ describe('POST /lab_bills/{id}/refunds', () => {
         answer: { success: false, error },
       });
     }
-    expect((await refund(m, id, { amount: 1700, method: 'Card', reason: 'Goodwill' })).status).toBe(201);
+    // Idempotency-Key on refunds too: the same refund, given once.
+    const keyed = { headers: { 'idempotency-key': 'refund-once' } };
+    const goodwill = { amount: 1700, method: 'Card', reason: 'Goodwill' };
+    const [once, twice] = await Promise.all([refund(m, id, goodwill, keyed), refund(m, id, goodwill, keyed)]);
+    expect([once.status, twice.status]).toEqual([201, 201]);
+    expect(twice.body.refund.id).toBe(once.body.refund.id);
     expect(await readBill(m, id)).toMatchObject({
       paid_amount: 2550,
       refunded_amount: 2550,

@@ -5,13 +5,15 @@
  * measured branch (as many as the data set's days hold) right after a
  * payment that day, so that no cached figure can answer it.
  */
+import { ClinicClock, machineTimeZone } from '@clinic/service-kit/internal';
 import { MEASURED_BRANCH, OTHER_BRANCHES, type BillLoader } from './dataset';
 import { httpLoad, probe, say, type Request } from './measure';
 import { medianByRate, type LatencyStats } from './stats';
 import { api, type Target } from './target';
 import type { WriteFigures } from './scale';
 
-const today = () => new Date().toISOString().slice(0, 10);
+/** The clinic's today on the bench's own stack (CLINIC_TZ unset: the machine's zone): the day payments move money on. */
+const today = () => new ClinicClock(machineTimeZone()).today();
 const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 3);
 /** Bills to pay, of 2.00 each, paid 1.00 at a time: more payments than the rounds can make. */
 const BILLS_TO_PAY = 20_000;
