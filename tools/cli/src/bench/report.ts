@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '@clinic/devstack';
 import { CONCURRENCY } from './measure';
 import { moneyLines, type MoneyFigures } from './money';
-import type { NumberProblem, WriteFigures } from './scale';
+import type { NumberProblem } from './checks';
+import type { WriteFigures } from './scale';
 import type { LatencyStats } from './stats';
 import { checkTargets, moneyTargets } from './targets';
 
