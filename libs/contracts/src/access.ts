@@ -81,5 +81,6 @@ export const TOKEN_MESSAGES = {
   expired: 'Token expired.',
   claims: 'Invalid token: the sub and role claims are required.',
   issuedInFuture: 'Invalid token: issued in the future.',
+  iatNotNumber: 'Invalid token: iat must be a number of seconds.',
   tooLongLived: 'Invalid token: it expires further ahead than the longest lifetime allowed.',
 } as const;

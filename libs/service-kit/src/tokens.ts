@@ -121,8 +121,10 @@ export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
       );
     }
     if (!isCallerClaims(claims)) throw new TokenRefused(TOKEN_MESSAGES.claims);
+    // fast-jwt checks the type of exp and nbf, not of iat: a string iat would skip the checks below.
+    if (claims.iat !== undefined && !Number.isFinite(claims.iat)) throw new TokenRefused(TOKEN_MESSAGES.iatNotNumber);
     const now = Date.now() / 1000;
-    const iat = typeof claims.iat === 'number' ? claims.iat : undefined;
+    const iat = claims.iat as number | undefined;
     const { exp } = claims;
     if (iat !== undefined && iat > now + clockSkewSeconds) throw new TokenRefused(TOKEN_MESSAGES.issuedInFuture);
     if (exp - now > maxLifetimeSeconds + clockSkewSeconds || (iat !== undefined && exp - iat > maxLifetimeSeconds)) {

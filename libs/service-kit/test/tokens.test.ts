@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { TOKEN_MESSAGES } from '@clinic/contracts';
 import { createTokenVerifier, tokenPolicyFromEnv, TokenRefused, type TokenPolicy } from '../src/internal';
@@ -12,6 +13,13 @@ const verify = createTokenVerifier(policy);
 const now = () => Math.floor(Date.now() / 1000);
 const sign = (claims: Record<string, unknown>, options: Record<string, unknown> = {}) =>
   createSigner({ key: SECRET, ...options })({ sub: 7, role: 'cashier', ...claims });
+
+/** HS256 over the claims exactly as given (fast-jwt's signer sets or drops iat itself). */
+function signedAsGiven(claims: Record<string, unknown>): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
+  return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
+}
 
 function refusal(authorization: string | undefined): string | null {
   try {
@@ -47,6 +55,11 @@ it('refuses a missing, malformed, oversized or foreign token with the messages t
 it('refuses iat ahead of the clock beyond the skew, and lifetimes over the maximum', () => {
   expect(refusal(`Bearer ${sign({ iat: now() + 30, exp: now() + 3600 })}`)).toBeNull();
   expect(refusal(`Bearer ${sign({ iat: now() + 120, exp: now() + 3600 })}`)).toBe(TOKEN_MESSAGES.issuedInFuture);
+  // A string (or any other non-number) iat is no way around the future-iat check.
+  for (const iat of [String(now() + 3600), `${now()}`, null, [now()], { n: now() }])
+    expect(refusal(`Bearer ${signedAsGiven({ sub: 7, role: 'cashier', iat, exp: now() + 3600 })}`)).toBe(
+      TOKEN_MESSAGES.iatNotNumber,
+    );
   expect(refusal(`Bearer ${sign({ exp: now() + 24 * 3600 })}`)).toBeNull();
   expect(refusal(`Bearer ${sign({ exp: now() + 25 * 3600 }, { noTimestamp: true })}`)).toBe(
     TOKEN_MESSAGES.tooLongLived,
