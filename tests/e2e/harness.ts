@@ -3,6 +3,7 @@
  * (testcontainers when a Docker engine answers, local binaries otherwise), its
  * own services and gateway, all on free ports, so every file starts clean.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,8 @@ import {
 } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 
-export const TEST_JWT_SECRET = 'e2e-test-secret-not-for-production';
+/** This test process's own HS256 secret (made at random: no secret is written in the repository). */
+export const TEST_JWT_SECRET = randomBytes(32).toString('base64url');
 /** A zone far from UTC, so that "today" and timestamps prove they use CLINIC_TZ. */
 export const TEST_TZ = 'Asia/Colombo';
 

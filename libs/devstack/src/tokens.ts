@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
-import { DEV_JWT_SECRET } from '@clinic/service-kit/internal';
+import { JWT_SECRET_FILE, readOwnSecret } from './secrets';
 
 export interface TokenRequest {
   sub: number | string;
@@ -13,13 +14,21 @@ export interface SigningKey {
   key: string;
 }
 
-/** The signing key of the running configuration: JWT_PRIVATE_KEY (RS256), else JWT_SECRET, else the dev default. */
-export function signingKeyFromEnv(env: NodeJS.ProcessEnv = process.env): SigningKey {
+/**
+ * The signing key of the running configuration: JWT_PRIVATE_KEY (RS256), else
+ * JWT_SECRET, else the secret npm start made in `dataDir` (null: none yet).
+ */
+export function signingKeyOf(dataDir: string, env: NodeJS.ProcessEnv = process.env): SigningKey | null {
   if (env.JWT_PRIVATE_KEY) return { algorithm: 'RS256', key: env.JWT_PRIVATE_KEY.replace(/\\n/g, '\n') };
-  return { algorithm: 'HS256', key: env.JWT_SECRET || DEV_JWT_SECRET };
+  if (env.JWT_SECRET) return { algorithm: 'HS256', key: env.JWT_SECRET };
+  const own = readOwnSecret(dataDir, JWT_SECRET_FILE);
+  return own ? { algorithm: 'HS256', key: own } : null;
 }
 
-export function signToken(request: TokenRequest, signing: SigningKey = signingKeyFromEnv()): string {
+/** Where a stack without a configured key keeps its own secret. */
+export const ownSecretPath = (dataDir: string) => join(dataDir, JWT_SECRET_FILE);
+
+export function signToken(request: TokenRequest, signing: SigningKey): string {
   const sign = createSigner({
     key: signing.key,
     algorithm: signing.algorithm,

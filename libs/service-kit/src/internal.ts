@@ -31,6 +31,7 @@ export * from './validation';
 export * from './arrays';
 export * from './lifecycle';
 export * from './tokens';
+export * from './secret-strength';
 export * from './start-service';
 export * from './audit';
 export * from './metrics';

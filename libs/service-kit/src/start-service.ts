@@ -69,11 +69,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
   await runProcess(log, async () => {
     const settings = serviceSettings(name, definition.env);
     const { tokens } = settings;
-    if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
-      log.warn(
-        'JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.',
-      );
-    }
     const metrics = await startMetrics(name, settings.metrics, log);
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });

@@ -8,16 +8,9 @@ import { readFileSync } from 'node:fs';
 import { createVerifier } from 'fast-jwt';
 import { Limits, TOKEN_MESSAGES, type Caller } from '@clinic/contracts';
 import { readEnv, type EnvProperties, type EnvValues } from './env';
+import { estimatedEntropyBits, publishedSecretReason, SECRET_MIN_ENTROPY_BITS } from './secret-strength';
 
-/**
- * DEVELOPMENT DEFAULT ONLY. Used when JWT_SECRET is unset so that a fresh clone
- * runs; `npm start` and the gateway warn about it. Never use it in production.
- */
-export const DEV_JWT_SECRET = 'dev-only-insecure-jwt-secret-change-me';
-
-export type TokenKey =
-  | { algorithm: 'HS256'; secret: string; isDevDefault: boolean }
-  | { algorithm: 'RS256'; publicKey: string };
+export type TokenKey = { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; publicKey: string };
 
 export interface TokenPolicy {
   key: TokenKey;
@@ -32,10 +25,14 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 60;
 /** RFC 7518 3.2: an HS256 key of at least the hash's size. */
 export const HS256_MIN_SECRET_BYTES = 32;
 
+export const TOKEN_LIFETIME_ENV = {
+  JWT_MAX_LIFETIME_S: { type: 'integer', default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS },
+} as const satisfies EnvProperties;
+
 export const TOKEN_ENV = {
   JWT_SECRET: { type: 'string' },
   JWT_PUBLIC_KEY: { type: 'string' },
-  JWT_MAX_LIFETIME_S: { type: 'integer', default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS },
+  ...TOKEN_LIFETIME_ENV,
   NODE_ENV: { type: 'string' },
 } as const satisfies EnvProperties;
 
@@ -44,10 +41,23 @@ function readPem(value: string): string {
   return value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
 }
 
+/** Why NODE_ENV=production refuses an HS256 secret (too short, guessable, or published), or null. */
+function productionSecretProblem(secret: string): string | null {
+  if (Buffer.byteLength(secret) < HS256_MIN_SECRET_BYTES)
+    return `JWT_SECRET must be at least ${HS256_MIN_SECRET_BYTES} bytes when NODE_ENV=production (HS256)`;
+  const refused = 'JWT_SECRET is refused when NODE_ENV=production';
+  const bits = estimatedEntropyBits(secret);
+  if (bits < SECRET_MIN_ENTROPY_BITS)
+    return `${refused}: it is too easy to guess (about ${bits} bits of entropy estimated, at least ${SECRET_MIN_ENTROPY_BITS} needed; make one with \`openssl rand -base64 48\`)`;
+  const published = publishedSecretReason(secret);
+  return published ? `${refused}: ${published}` : null;
+}
+
 /**
  * The token settings of this process: RS256 with JWT_PUBLIC_KEY, else HS256
- * with JWT_SECRET, else the development default. With NODE_ENV=production the
- * default and any HS256 secret shorter than 32 bytes stop the process at start.
+ * with JWT_SECRET. There is no default key (npm start makes a secret of its own
+ * in DATA_DIR). With NODE_ENV=production an HS256 secret that is short,
+ * guessable or published stops the process at start.
  */
 export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
   const maxLifetimeSeconds = env.JWT_MAX_LIFETIME_S;
@@ -56,16 +66,10 @@ export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
   const publicKey = env.JWT_PUBLIC_KEY;
   if (publicKey) return { ...policy, key: { algorithm: 'RS256', publicKey: readPem(publicKey) } };
   const secret = env.JWT_SECRET;
-  if (env.NODE_ENV === 'production') {
-    if (!secret)
-      throw new Error(
-        'Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production',
-      );
-    if (Buffer.byteLength(secret) < HS256_MIN_SECRET_BYTES) {
-      throw new Error(`JWT_SECRET must be at least ${HS256_MIN_SECRET_BYTES} bytes when NODE_ENV=production (HS256)`);
-    }
-  }
-  return { ...policy, key: { algorithm: 'HS256', secret: secret ?? DEV_JWT_SECRET, isDevDefault: !secret } };
+  if (!secret) throw new Error('Set JWT_SECRET or JWT_PUBLIC_KEY: there is no default token key');
+  const problem = env.NODE_ENV === 'production' ? productionSecretProblem(secret) : null;
+  if (problem) throw new Error(problem);
+  return { ...policy, key: { algorithm: 'HS256', secret } };
 }
 
 /** The token policy of a process that reads no other setting (command-line tools, tests). */
