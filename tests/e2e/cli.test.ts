@@ -156,6 +156,24 @@ it('signs tokens for the running configuration with npm run token', async () => 
   expect(bare.stderr).toContain('An admin token for user 1');
   expect((await api('/health/details', bare.stdout.trim())).status).toBe(200);
   expect((await api('/health/details', token.trim())).status).toBe(403);
+  // --stores: a token limited to those branches (store_ids).
+  const branch1 = await run(process.execPath, [cli('token'), '--sub', '8', '--role', 'cashier', '--stores', '1'], {
+    env: env(),
+  });
+  const claims = JSON.parse(Buffer.from(branch1.stdout.trim().split('.')[1]!, 'base64url').toString());
+  expect(claims.store_ids).toEqual([1]);
+  expect((await api('/hospital_charges?store_id=1', branch1.stdout.trim())).status).toBe(200);
+  expect(await (await api('/hospital_charges?store_id=2', branch1.stdout.trim())).json()).toEqual({
+    success: false,
+    error: 'Not allowed for this branch.',
+  });
+  const both = await run(process.execPath, [cli('token'), '--sub', '8', '--role', 'cashier', '--stores', '1,2'], {
+    env: env(),
+  });
+  expect((await api('/hospital_charges?store_id=2', both.stdout.trim())).status).toBe(200);
+  await expect(
+    run(process.execPath, [cli('token'), '--sub', '8', '--role', 'cashier', '--stores', '1,x'], { env: env() }),
+  ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('Invalid --stores') });
   await expect(run(process.execPath, [cli('token'), '--role', 'admin'], { env: env() })).rejects.toMatchObject({
     code: 2,
   });

@@ -43,7 +43,8 @@ export interface RequestOptions {
 export interface TestStack {
   stack: Stack;
   url: string;
-  token(role?: string, sub?: number | string, expiresInSeconds?: number): string;
+  /** A token signed with the stack's key; `storeIds`: its `store_ids` claim (absent: every branch). */
+  token(role?: string, sub?: number | string, expiresInSeconds?: number, storeIds?: readonly number[]): string;
   request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
   get<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
@@ -80,8 +81,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   });
   const connections: NatsConnection[] = [];
 
-  const token = (role = 'admin', sub: number | string = 1, expiresInSeconds = 3600) =>
-    signToken({ sub, role, expiresInSeconds }, { algorithm: 'HS256', key: TEST_JWT_SECRET });
+  const token = (role = 'admin', sub: number | string = 1, expiresInSeconds = 3600, storeIds?: readonly number[]) =>
+    signToken({ sub, role, expiresInSeconds, storeIds }, { algorithm: 'HS256', key: TEST_JWT_SECRET });
 
   async function request<T>(
     method: string,

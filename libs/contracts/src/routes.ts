@@ -2,7 +2,7 @@
  * The public HTTP API: each route forwards to one NATS subject. The gateway
  * registers exactly these routes and documents them with these schemas.
  */
-import { accessOf, type Access } from './access';
+import { accessOf, type Access, type BranchScopeRule } from './access';
 import { CATALOGUE_MESSAGES } from './fields/catalogue';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
@@ -19,6 +19,8 @@ export interface HttpRoute {
   url: string;
   subject: string;
   access: Access;
+  /** How it keeps to the branches of a token with `store_ids` (BRANCH_SCOPE_RULES). */
+  branchScope: BranchScopeRule;
   tag: 'Lab bills' | 'Hospital charges' | 'Channeling sessions';
   summary: string;
   /** Path parameter name, when the route has one. */
@@ -44,6 +46,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'POST',
     url: '/lab_bills',
+    branchScope: 'named',
     subject: BillingSubjects.create,
     tag: 'Lab bills',
     summary:
@@ -54,6 +57,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills',
+    branchScope: 'named',
     subject: BillingSubjects.list,
     tag: 'Lab bills',
     summary: 'List lab bills of a branch, newest first, paginated',
@@ -63,6 +67,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills/summary',
+    branchScope: 'named',
     subject: BillingSubjects.summary,
     tag: 'Lab bills',
     summary: 'Revenue summary over active lab bills of a branch',
@@ -72,6 +77,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills/day_end',
+    branchScope: 'named',
     subject: BillingSubjects.dayEnd,
     tag: 'Lab bills',
     summary:
@@ -82,6 +88,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills/:bill_id',
+    branchScope: 'record',
     subject: BillingSubjects.get,
     tag: 'Lab bills',
     summary: 'One lab bill with its items',
@@ -91,6 +98,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'PUT',
     url: '/lab_bills/:bill_id',
+    branchScope: 'record',
     subject: BillingSubjects.update,
     tag: 'Lab bills',
     summary: 'Update payment details or notes of an active lab bill',
@@ -101,6 +109,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'DELETE',
     url: '/lab_bills/:bill_id',
+    branchScope: 'record',
     subject: BillingSubjects.cancel,
     tag: 'Lab bills',
     summary:
@@ -113,6 +122,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills/:bill_id/history',
+    branchScope: 'record',
     subject: BillingSubjects.history,
     tag: 'Lab bills',
     summary: "A bill's audit trail, oldest first (admin only); cancelled bills included",
@@ -122,6 +132,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills/:bill_id/receipt',
+    branchScope: 'record',
     subject: BillingSubjects.receipt,
     tag: 'Lab bills',
     summary: 'Printable receipt of an active bill (PDF): an 80 mm roll by default, or A5',
@@ -134,6 +145,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/hospital_charges',
+    branchScope: 'named',
     subject: CatalogueSubjects.list,
     tag: 'Hospital charges',
     summary: 'List the charges of a branch by name',
@@ -143,6 +155,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'POST',
     url: '/hospital_charges',
+    branchScope: 'named',
     subject: CatalogueSubjects.create,
     tag: 'Hospital charges',
     summary: 'Create a hospital charge',
@@ -152,6 +165,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/hospital_charges/:charge_id',
+    branchScope: 'record',
     subject: CatalogueSubjects.get,
     tag: 'Hospital charges',
     summary: 'One hospital charge',
@@ -161,6 +175,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'PUT',
     url: '/hospital_charges/:charge_id',
+    branchScope: 'record',
     subject: CatalogueSubjects.update,
     tag: 'Hospital charges',
     summary: 'Replace a hospital charge; answers 200 with success false when nothing changes',
@@ -186,6 +201,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'DELETE',
     url: '/hospital_charges/:charge_id',
+    branchScope: 'record',
     subject: CatalogueSubjects.delete,
     tag: 'Hospital charges',
     summary: 'Delete a hospital charge (soft delete)',
@@ -195,6 +211,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/hospital_charges/:charge_id/history',
+    branchScope: 'record',
     subject: CatalogueSubjects.history,
     tag: 'Hospital charges',
     summary:
@@ -206,6 +223,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/all_sessions',
+    branchScope: 'listed',
     subject: SessionsSubjects.list,
     tag: 'Channeling sessions',
     summary: 'List channeling sessions, latest date first',
@@ -215,6 +233,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/get_session/:session_id',
+    branchScope: 'record',
     subject: SessionsSubjects.get,
     tag: 'Channeling sessions',
     summary: 'One channeling session',
@@ -224,6 +243,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'POST',
     url: '/add_session',
+    branchScope: 'doctor',
     subject: SessionsSubjects.create,
     tag: 'Channeling sessions',
     summary: 'Create a channeling session',
@@ -233,6 +253,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'PUT',
     url: '/update_session/:session_id',
+    branchScope: 'record',
     subject: SessionsSubjects.update,
     tag: 'Channeling sessions',
     summary: 'Update a channeling session',
@@ -243,6 +264,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'DELETE',
     url: '/delete_session/:session_id',
+    branchScope: 'record',
     subject: SessionsSubjects.delete,
     tag: 'Channeling sessions',
     summary: 'Delete a channeling session without active appointments',
@@ -252,6 +274,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/preview_auto_sessions',
+    branchScope: 'listed',
     subject: SessionsSubjects.preview,
     tag: 'Channeling sessions',
     summary: 'Preview the sessions a month of weekly schedules would create',
@@ -261,6 +284,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'POST',
     url: '/auto_create_sessions',
+    branchScope: 'listed',
     subject: SessionsSubjects.autoCreate,
     tag: 'Channeling sessions',
     summary: 'Create a month of sessions from the weekly schedules',

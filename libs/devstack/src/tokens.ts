@@ -7,6 +7,8 @@ export interface TokenRequest {
   role: string;
   /** Lifetime in seconds. */
   expiresInSeconds?: number;
+  /** The branches the token is limited to (its `store_ids` claim); absent: every branch. */
+  storeIds?: readonly number[];
 }
 
 export interface SigningKey {
@@ -34,7 +36,17 @@ export function signToken(request: TokenRequest, signing: SigningKey): string {
     algorithm: signing.algorithm,
     expiresIn: (request.expiresInSeconds ?? 3600) * 1000,
   });
-  return sign({ sub: request.sub, role: request.role });
+  const branches = request.storeIds === undefined ? {} : { store_ids: [...request.storeIds] };
+  return sign({ sub: request.sub, role: request.role, ...branches });
+}
+
+/** "1,2" -> [1, 2]: branch ids for `--stores` (an empty text: no branch at all). */
+export function parseStoreIds(text: string): number[] {
+  const ids = text.trim() === '' ? [] : text.split(',').map((part) => part.trim());
+  const bad = ids.filter((id) => !/^[1-9]\d*$/.test(id) || !Number.isSafeInteger(Number(id)));
+  if (bad.length > 0)
+    throw new Error(`Invalid --stores "${text}": give branch ids (positive integers) separated by commas, e.g. 1,2`);
+  return ids.map(Number);
 }
 
 /** "90", "90s", "15m", "12h", "7d" -> seconds. */

@@ -4,6 +4,7 @@ import { Match, type Msg, type NatsConnection } from 'nats';
 import {
   accessOf,
   AUTH_MESSAGES,
+  BRANCH_MESSAGES,
   decideAccess,
   failure,
   GENERIC_ERROR_MESSAGE,
@@ -19,7 +20,8 @@ import type { Logger } from './logger';
 import { EncodedReply, respondInChunks } from './reply-chunks';
 import { decodeRequest, isStreamDelivery, readCorrelationId, readIdempotencyKey } from './request-envelope';
 import { requestAnswered, traceLogFields, withHandlerSpan } from './responder-telemetry';
-import { TokenRefused, type TokenVerifier } from './tokens';
+import { TokenRefused } from './token-claims';
+import type { TokenVerifier } from './tokens';
 
 export { EncodedReply };
 
@@ -47,6 +49,8 @@ export interface ResponderOptions {
   log: Logger;
   /** Checks the token each request carries (the same policy as the gateway's). */
   verifyToken: TokenVerifier;
+  /** BRANCH_SCOPE=required: a token without `store_ids` is refused (403) unless its role is admin. */
+  branchScopeRequired?: boolean;
   /** Fails requests fast while the database is down (health and status subjects are not guarded). */
   breaker?: { run<T>(work: () => Promise<T>): Promise<T> };
   unguarded?: string[];
@@ -99,6 +103,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     handlers,
     log,
     verifyToken,
+    branchScopeRequired = false,
     breaker,
     unguarded = [],
     replyChunksMax = Limits.replyChunksMax,
@@ -130,7 +135,9 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
           if (err instanceof TokenRefused) throw new ServiceError(401, err.message);
           throw err;
         }
-        if (decideAccess(access, caller) === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
+        const decision = decideAccess(access, caller, branchScopeRequired);
+        if (decision === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
+        if (decision === 'unscoped') throw new ServiceError(403, BRANCH_MESSAGES.noBranch);
       }
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
@@ -157,6 +164,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       duration_ms: Math.round(durationMs * 100) / 100,
       caller_sub: caller?.sub,
       caller_role: caller?.role,
+      caller_store_ids: caller?.store_ids,
       ...(cause ? { err: cause } : {}),
     };
     if (cause) requestLog.error(line, 'request failed');

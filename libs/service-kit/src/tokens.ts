@@ -8,16 +8,15 @@ import { readFileSync } from 'node:fs';
 import { createVerifier } from 'fast-jwt';
 import { Limits, TOKEN_MESSAGES, type Caller } from '@clinic/contracts';
 import { readEnv, type EnvProperties, type EnvValues } from './env';
+import { callerOfClaims, TokenRefused, type ClaimRules } from './token-claims';
 import { estimatedEntropyBits, publishedSecretReason, SECRET_MIN_ENTROPY_BITS } from './secret-strength';
 
 export type TokenKey = { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; publicKey: string };
 
-export interface TokenPolicy {
+export interface TokenPolicy extends ClaimRules {
   key: TokenKey;
-  /** The longest a token may live: `exp` at most this far from now, and from `iat`. */
-  maxLifetimeSeconds: number;
-  /** How far ahead of this machine's clock a token's `iat` may be. */
-  clockSkewSeconds: number;
+  /** BRANCH_SCOPE=required: a token without `store_ids` reaches nothing unless its role is admin. */
+  branchScopeRequired: boolean;
 }
 
 export const TOKEN_MAX_LIFETIME_DEFAULT_SECONDS = 24 * 3600;
@@ -33,6 +32,8 @@ export const TOKEN_ENV = {
   JWT_SECRET: { type: 'string' },
   JWT_PUBLIC_KEY: { type: 'string' },
   ...TOKEN_LIFETIME_ENV,
+  // `required`: staff tokens must name their branches (store_ids); admin keeps chain-wide reach without.
+  BRANCH_SCOPE: { type: 'string', enum: ['optional', 'required'], default: 'optional' },
   NODE_ENV: { type: 'string' },
 } as const satisfies EnvProperties;
 
@@ -62,7 +63,11 @@ function productionSecretProblem(secret: string): string | null {
 export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
   const maxLifetimeSeconds = env.JWT_MAX_LIFETIME_S;
   if (maxLifetimeSeconds < 1) throw new Error('JWT_MAX_LIFETIME_S must be a positive number of seconds');
-  const policy = { maxLifetimeSeconds, clockSkewSeconds: TOKEN_CLOCK_SKEW_SECONDS };
+  const policy = {
+    maxLifetimeSeconds,
+    clockSkewSeconds: TOKEN_CLOCK_SKEW_SECONDS,
+    branchScopeRequired: env.BRANCH_SCOPE === 'required',
+  };
   const publicKey = env.JWT_PUBLIC_KEY;
   if (publicKey) return { ...policy, key: { algorithm: 'RS256', publicKey: readPem(publicKey) } };
   const secret = env.JWT_SECRET;
@@ -77,9 +82,6 @@ export function tokenPolicyFromEnv(): TokenPolicy {
   return tokenPolicyOf(readEnv(TOKEN_ENV));
 }
 
-/** A refused token; the message is one of TOKEN_MESSAGES, for a 401. */
-export class TokenRefused extends Error {}
-
 export interface VerifiedCaller {
   caller: Caller;
   /** The token itself, to forward with requests made on the caller's behalf. */
@@ -91,17 +93,11 @@ export type TokenVerifier = (authorization: string | undefined | null) => Verifi
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-function isCallerClaims(value: unknown): value is { sub: number | string; role: string; iat?: unknown; exp: number } {
-  if (typeof value !== 'object' || value === null) return false;
-  const { sub, role } = value as { sub?: unknown; role?: unknown };
-  const validSub = (typeof sub === 'string' && sub !== '') || (typeof sub === 'number' && Number.isSafeInteger(sub));
-  return validSub && typeof role === 'string' && role !== '';
-}
-
 /**
  * The verifier of a policy: signature pinned to one algorithm (so `alg: none`
- * and algorithm swaps fail), `exp` required, `sub` and `role` required, `iat`
- * not ahead of the clock beyond the skew, and no lifetime beyond the maximum.
+ * and algorithm swaps fail), `exp` required, then the claims (token-claims.ts):
+ * `sub` and `role` required, `store_ids` well formed, `iat` not ahead of the
+ * clock beyond the skew, and no lifetime beyond the maximum.
  */
 export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
   const verify = createVerifier({
@@ -111,7 +107,6 @@ export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
     // Verified tokens are cached; fast-jwt still checks their expiry on every use.
     cache: 10_000,
   });
-  const { maxLifetimeSeconds, clockSkewSeconds } = policy;
   return (authorization) => {
     if (!authorization) throw new TokenRefused(TOKEN_MESSAGES.missing);
     const token = BEARER.exec(authorization)?.[1];
@@ -124,16 +119,6 @@ export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
         (err as { code?: string }).code === 'FAST_JWT_EXPIRED' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid,
       );
     }
-    if (!isCallerClaims(claims)) throw new TokenRefused(TOKEN_MESSAGES.claims);
-    // fast-jwt checks the type of exp and nbf, not of iat: a string iat would skip the checks below.
-    if (claims.iat !== undefined && !Number.isFinite(claims.iat)) throw new TokenRefused(TOKEN_MESSAGES.iatNotNumber);
-    const now = Date.now() / 1000;
-    const iat = claims.iat as number | undefined;
-    const { exp } = claims;
-    if (iat !== undefined && iat > now + clockSkewSeconds) throw new TokenRefused(TOKEN_MESSAGES.issuedInFuture);
-    if (exp - now > maxLifetimeSeconds + clockSkewSeconds || (iat !== undefined && exp - iat > maxLifetimeSeconds)) {
-      throw new TokenRefused(TOKEN_MESSAGES.tooLongLived);
-    }
-    return { caller: { sub: claims.sub, role: claims.role }, token };
+    return { caller: callerOfClaims(claims, policy), token };
   };
 }

@@ -8,6 +8,7 @@ const policy: TokenPolicy = {
   key: { algorithm: 'HS256', secret: SECRET },
   maxLifetimeSeconds: 24 * 3600,
   clockSkewSeconds: 60,
+  branchScopeRequired: false,
 };
 const verify = createTokenVerifier(policy);
 const now = () => Math.floor(Date.now() / 1000);
@@ -75,6 +76,15 @@ it('refuses iat ahead of the clock beyond the skew, and lifetimes over the maxim
  */
 const FORMER_DEV_DEFAULT = ['dev', 'only', 'insecure', 'jwt', 'secret', 'change', 'me'].join('-');
 
+it('reads store_ids, the branches a token is limited to: a list of branch ids, kept once each', () => {
+  const claims = (store_ids: unknown) => signedAsGiven({ sub: 7, role: 'cashier', exp: now() + 60, store_ids });
+  expect(verify(`Bearer ${claims([2, 1, 2])}`).caller).toEqual({ sub: 7, role: 'cashier', store_ids: [2, 1] });
+  expect(verify(`Bearer ${claims([])}`).caller).toEqual({ sub: 7, role: 'cashier', store_ids: [] });
+  expect(verify(`Bearer ${sign({ exp: now() + 60 })}`).caller).toEqual({ sub: 7, role: 'cashier' });
+  for (const bad of ['1', 1, null, {}, [0], [-3], [1.5], ['1'], [2 ** 53]])
+    expect(refusal(`Bearer ${claims(bad)}`)).toBe(TOKEN_MESSAGES.storeIds);
+});
+
 describe('tokenPolicyFromEnv', () => {
   const saved = { ...process.env };
   afterEach(() => {
@@ -86,6 +96,7 @@ describe('tokenPolicyFromEnv', () => {
       JWT_SECRET: undefined,
       JWT_PUBLIC_KEY: undefined,
       JWT_MAX_LIFETIME_S: undefined,
+      BRANCH_SCOPE: undefined,
       NODE_ENV: undefined,
       ...env,
     };
@@ -121,5 +132,8 @@ describe('tokenPolicyFromEnv', () => {
     expect(withEnv({ JWT_SECRET: 'a', JWT_MAX_LIFETIME_S: '3600' })().maxLifetimeSeconds).toBe(3600);
     expect(withEnv({ JWT_SECRET: 'a' })().maxLifetimeSeconds).toBe(86400);
     expect(withEnv({ JWT_SECRET: 'a', JWT_MAX_LIFETIME_S: '0' })).toThrow(/positive/);
+    expect(withEnv({ JWT_SECRET: 'a' })().branchScopeRequired).toBe(false);
+    expect(withEnv({ JWT_SECRET: 'a', BRANCH_SCOPE: 'required' })().branchScopeRequired).toBe(true);
+    expect(withEnv({ JWT_SECRET: 'a', BRANCH_SCOPE: 'yes' })).toThrow(/BRANCH_SCOPE must be optional or required/);
   });
 });

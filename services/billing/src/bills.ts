@@ -14,9 +14,11 @@ import {
   callerOf,
   EncodedReply,
   conflict,
+  foundInBranch,
   fromCents,
   notFound,
   pathId,
+  requireBranch,
   unprocessable,
   type ClinicClock,
   type HandlerContext,
@@ -79,10 +81,11 @@ export class BillOperations {
     const caller = callerOf(ctx);
     const idempotency = idempotencyOf(ctx, caller, request.body);
     if (idempotency) {
-      const replay = await this.replay(idempotency);
+      const replay = await this.replay(idempotency, ctx);
       if (replay) return replay;
     }
     const input = parseNewBill(request.body, caller); // rules 1-6
+    requireBranch(ctx, input.store_id);
     const store = await this.refs.get('store', input.store_id); // rule 7
     if (store?.status !== 'active') throw notFound(BILLING_MESSAGES.storeNotFound);
     if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
@@ -109,17 +112,19 @@ export class BillOperations {
   }
 
   /** The first answer again, for a request repeated with the same Idempotency-Key. */
-  private async replay(idempotency: IdempotencyClaim): Promise<ServiceReply | null> {
+  private async replay(idempotency: IdempotencyClaim, ctx: HandlerContext): Promise<ServiceReply | null> {
     const claim = await this.store.claims.find(idempotency.key);
     if (!claim) return null;
     if (claim.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
     const doc = await this.store.queries.findById(claim.bill_id);
+    if (doc) requireBranch(ctx, doc.store_id);
     return doc ? createdReply(doc) : null;
   }
 
   /** Kept, serialized, until the branch's bills or the users' names change. */
-  async list(request: ServiceRequest): Promise<EncodedReply> {
+  async list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const { filter, page } = parseListQuery(request.query);
+    requireBranch(ctx, filter.store_id);
     return this.store.queries.cachedPage(
       filter,
       page,
@@ -141,13 +146,15 @@ export class BillOperations {
     );
   }
 
-  async summary(request: ServiceRequest): Promise<ServiceReply> {
-    return success(200, { summary: await this.store.queries.summary(parseSummaryQuery(request.query)) });
+  async summary(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const query = parseSummaryQuery(request.query);
+    requireBranch(ctx, query.store_id);
+    return success(200, { summary: await this.store.queries.summary(query) });
   }
 
-  async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', BILLING_MESSAGES.notFound));
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
     const names = await this.userNames([doc]);
     return success(200, {
       bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
@@ -157,8 +164,9 @@ export class BillOperations {
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
-    // Rule 5: a bill that does not exist (or is cancelled) is not found.
+    // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
     await this.store.writes.update(id, { correlationId: ctx.correlationId, actor: callerOf(ctx) }, (existing) => {
+      foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.cancelledBill); // rule 6
       return changes; // rule 7
     });
@@ -173,6 +181,7 @@ export class BillOperations {
       reason,
       { correlationId: ctx.correlationId, actor: callerOf(ctx) },
       (existing) => {
+        foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
         if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
       },
     );
@@ -180,10 +189,9 @@ export class BillOperations {
   }
 
   /** Every change of a bill, oldest first; a cancelled bill's too. */
-  async history(request: ServiceRequest): Promise<ServiceReply> {
+  async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
-    const doc = await this.store.queries.findById(id);
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findById(id), BILLING_MESSAGES.notFound);
     return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
   }
 
@@ -191,8 +199,9 @@ export class BillOperations {
    * A branch's bills of one date per cashier, its totals (the summary's
    * figures, from the same bills) and the bills of the date that were cancelled.
    */
-  async dayEnd(request: ServiceRequest): Promise<ServiceReply> {
+  async dayEnd(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const { store_id, date } = parseDayEndQuery(request.query);
+    requireBranch(ctx, store_id);
     const [groups, cancelledBills] = await Promise.all([
       this.store.queries.cashierGroups(store_id, date),
       this.store.queries.cancelledOn(store_id, date),
@@ -234,11 +243,10 @@ export class BillOperations {
   }
 
   /** The printable receipt of an active bill, as a PDF. */
-  async receipt(request: ServiceRequest): Promise<ServiceReply> {
+  async receipt(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const size = parseReceiptSize(request.query);
-    const doc = await this.store.queries.findLive(id);
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
     const [store, names] = await Promise.all([this.refs.get('store', doc.store_id), this.userNames([doc])]);
     const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
     const pdf = await renderReceipt(

@@ -13,12 +13,14 @@ import type { NatsConnection } from 'nats';
 import {
   ADMIN_ONLY,
   AUTH_MESSAGES,
+  BRANCH_MESSAGES,
   decideAccess,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
   HTTP_ROUTES,
   IDEMPOTENCY_KEY_PATTERN,
   type Access,
+  type Caller,
   type HttpRoute,
 } from '@clinic/contracts';
 import {
@@ -29,7 +31,6 @@ import {
   ServiceTimeoutError,
   ServiceUnavailableError,
   type Logger,
-  type TokenVerifier,
 } from '@clinic/service-kit';
 import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate } from './auth';
@@ -74,6 +75,17 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     clientErrorHandler: clientErrorHandler(log),
   });
   const verifyToken = createTokenVerifier(config.tokens);
+  const { branchScopeRequired } = config.tokens;
+  // Before the body is read: 401, or 403 for a role not allowed (or a token naming no branch under
+  // BRANCH_SCOPE=required); else the caller and its token on the request (the caller on its log line either way).
+  const authorize = (access: Access) => async (request: FastifyRequest) => {
+    const { caller, token } = authenticate(request, verifyToken);
+    request.caller = caller;
+    request.token = token;
+    const decision = decideAccess(access, caller, branchScopeRequired);
+    if (decision === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
+    if (decision === 'unscoped') throw new HttpError(403, BRANCH_MESSAGES.noBranch);
+  };
   const health = new HealthChecker(nc, config.healthTimeoutMs);
 
   parseJsonBodies(app, config.bodyLimitBytes);
@@ -103,6 +115,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       duration_ms: Math.round(reply.elapsedTime * 100) / 100,
       caller_sub: request.caller?.sub,
       caller_role: request.caller?.role,
+      caller_store_ids: request.caller?.store_ids,
       ...request.outcome,
     };
     if (reply.statusCode >= 500) request.log.error(line, 'request completed');
@@ -139,7 +152,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   });
   app.get(
     '/health/details',
-    { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request, verifyToken) },
+    { schema: { hide: true }, onRequest: authorize(HEALTH_DETAILS_ACCESS) },
     async (_request, reply) => {
       const report = await health.report();
       return reply.code(report.success ? 200 : 503).send(report);
@@ -151,8 +164,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       method: route.method,
       url: route.url,
       schema: routeSchema(route),
-      // Before the body is read: a caller without a valid token or the role gets 401/403 whatever it sends.
-      onRequest: (request) => authorize(route.access, request, verifyToken),
+      onRequest: authorize(route.access),
       handler: (request, reply) => forward(route, request, reply, { config, nc }),
     });
   }
@@ -161,7 +173,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 
 declare module 'fastify' {
   interface FastifyRequest {
-    caller?: { sub: number | string; role: string };
+    caller?: Caller;
     /** The caller's verified token, forwarded to the service, which checks it again. */
     token?: string;
     /** The body's bytes, once they parsed as JSON. */
@@ -172,14 +184,6 @@ declare module 'fastify' {
 }
 
 const HEALTH_DETAILS_ACCESS: Access = { kind: 'roles', roles: ADMIN_ONLY };
-
-/** 401 or 403, else the caller and its token on the request (the caller on its log line either way). */
-async function authorize(access: Access, request: FastifyRequest, verifyToken: TokenVerifier): Promise<void> {
-  const { caller, token } = authenticate(request, verifyToken);
-  request.caller = caller;
-  request.token = token;
-  if (decideAccess(access, caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
-}
 
 async function forward(
   route: HttpRoute,
