@@ -54,9 +54,30 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [SessionsSubjects.autoCreate]: authenticated,
 };
 
-export function accessOf(subject: string): Access {
+/** What a deployment sets about access, the same in the gateway and in every service. */
+export interface AccessSettings {
+  /** BRANCH_SCOPE=required: a token without `store_ids` reaches nothing unless its role is admin. */
+  branchScopeRequired: boolean;
+  /** SESSION_WRITE_ROLES: the roles that may create, change, delete and auto-create sessions; null: any caller. */
+  sessionWriteRoles: readonly string[] | null;
+}
+
+/** As the spec has it: every branch without the claim, and sessions written by any authenticated caller. */
+export const SPEC_ACCESS: AccessSettings = { branchScopeRequired: false, sessionWriteRoles: null };
+
+/** The subjects SESSION_WRITE_ROLES limits. */
+export const SESSION_WRITE_SUBJECTS: readonly string[] = [
+  SessionsSubjects.create,
+  SessionsSubjects.update,
+  SessionsSubjects.delete,
+  SessionsSubjects.autoCreate,
+];
+
+export function accessOf(subject: string, settings: AccessSettings = SPEC_ACCESS): Access {
   const access = SUBJECT_ACCESS[subject];
   if (!access) throw new Error(`No access rule for subject ${subject}`);
+  if (settings.sessionWriteRoles && SESSION_WRITE_SUBJECTS.includes(subject))
+    return { kind: 'roles', roles: settings.sessionWriteRoles };
   return access;
 }
 
@@ -69,12 +90,13 @@ export const CHAIN_WIDE_ROLE = 'admin';
 export function decideAccess(
   access: Access,
   caller: { role: string; store_ids?: readonly number[] } | null,
-  branchScopeRequired = false,
+  settings: AccessSettings = SPEC_ACCESS,
 ): AccessDecision {
   if (access.kind === 'public') return 'allowed';
   if (!caller) return 'unauthenticated';
   if (access.kind === 'roles' && !access.roles.includes(caller.role)) return 'forbidden';
-  if (branchScopeRequired && caller.store_ids === undefined && caller.role !== CHAIN_WIDE_ROLE) return 'unscoped';
+  if (settings.branchScopeRequired && caller.store_ids === undefined && caller.role !== CHAIN_WIDE_ROLE)
+    return 'unscoped';
   return 'allowed';
 }
 

@@ -9,7 +9,7 @@ import { Limits } from './limits';
 import { EVENT_DATA_SCHEMAS, eventSchema } from './events';
 import { HeaderNames } from './envelope';
 import { DELETION_MARKER_SCHEMA, REF_RECORD_SCHEMAS } from './reference';
-import { branchScopeNote, replyEnvelopeSchema, requestEnvelopeSchema, requestReplySpecs } from './request-reply';
+import { accessNote, replyEnvelopeSchema, requestEnvelopeSchema, requestReplySpecs } from './request-reply';
 import type { JsonSchema } from './schemas/common';
 import { eventStreamOf, REF_KINDS, REF_STREAM, refSubject, REF_KINDS_BY_SERVICE } from './streams';
 import { SERVICE_NAMES, type EventSubject, type ServiceName } from './subjects';
@@ -121,7 +121,7 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
       action: 'receive',
       title: spec.subject,
       summary: spec.summary,
-      ...(spec.branchScope ? { description: branchScopeNote(spec.branchScope) } : {}),
+      ...(spec.branchScope ? { description: accessNote(spec.subject, spec.branchScope) } : {}),
       channel: ref(`#/channels/${id}`),
       messages: [ref(`#/channels/${id}/messages/request`)],
       reply: { channel: ref(`#/channels/${replyId}`), messages: [ref(`#/channels/${replyId}/messages/reply`)] },

@@ -4,7 +4,7 @@
  * route table) and the ones answered for other services and operators. The
  * AsyncAPI document (asyncapi.ts) and the tests of the envelopes read them.
  */
-import { BRANCH_SCOPE_RULES, type BranchScopeRule } from './access';
+import { BRANCH_SCOPE_RULES, SESSION_WRITE_SUBJECTS, type BranchScopeRule } from './access';
 import { HTTP_ROUTES, type HttpRoute } from './routes';
 import { chargeCheckBodySchema } from './schemas/catalogue';
 import { failureSchema, idSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
@@ -139,6 +139,14 @@ function internalSpecs(): RequestReplySpec[] {
 /** What a subject's documentation says of branch scope (OpenAPI and AsyncAPI alike). */
 export function branchScopeNote(rule: BranchScopeRule): string {
   return `Branch scope: with a token carrying \`store_ids\`, it ${BRANCH_SCOPE_RULES[rule]}.`;
+}
+
+/** What an operation's documentation says beyond its summary: its branch scope, and who may write sessions. */
+export function accessNote(subject: string, rule: BranchScopeRule): string {
+  const writers = SESSION_WRITE_SUBJECTS.includes(subject)
+    ? ' Roles: any valid token, unless the deployment names the roles that may write sessions (SESSION_WRITE_ROLES).'
+    : '';
+  return `${branchScopeNote(rule)}${writers}`;
 }
 
 /** Every request/reply subject the services answer. */

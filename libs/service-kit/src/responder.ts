@@ -11,6 +11,8 @@ import {
   HeaderNames,
   Limits,
   REPLY_TOO_LARGE_MESSAGE,
+  SPEC_ACCESS,
+  type AccessSettings,
   type Caller,
   type ServiceReply,
   type ServiceRequest,
@@ -49,8 +51,8 @@ export interface ResponderOptions {
   log: Logger;
   /** Checks the token each request carries (the same policy as the gateway's). */
   verifyToken: TokenVerifier;
-  /** BRANCH_SCOPE=required: a token without `store_ids` is refused (403) unless its role is admin. */
-  branchScopeRequired?: boolean;
+  /** BRANCH_SCOPE and SESSION_WRITE_ROLES, as the gateway applies them; the spec's access by default. */
+  access?: AccessSettings;
   /** Fails requests fast while the database is down (health and status subjects are not guarded). */
   breaker?: { run<T>(work: () => Promise<T>): Promise<T> };
   unguarded?: string[];
@@ -103,7 +105,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     handlers,
     log,
     verifyToken,
-    branchScopeRequired = false,
+    access: accessSettings = SPEC_ACCESS,
     breaker,
     unguarded = [],
     replyChunksMax = Limits.replyChunksMax,
@@ -127,7 +129,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     let reply: ServiceReply | EncodedReply;
     let cause: unknown;
     try {
-      const access = accessOf(subject);
+      const access = accessOf(subject, accessSettings);
       if (access.kind !== 'public') {
         try {
           ({ caller, token } = verifyToken(msg.headers?.get(HeaderNames.authorization, Match.IgnoreCase)));
@@ -135,7 +137,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
           if (err instanceof TokenRefused) throw new ServiceError(401, err.message);
           throw err;
         }
-        const decision = decideAccess(access, caller, branchScopeRequired);
+        const decision = decideAccess(access, caller, accessSettings);
         if (decision === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
         if (decision === 'unscoped') throw new ServiceError(403, BRANCH_MESSAGES.noBranch);
       }

@@ -135,7 +135,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
       log,
       verifyToken: createTokenVerifier(tokens),
-      branchScopeRequired: tokens.branchScopeRequired,
+      access: tokens.access,
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
       replyChunksMax: settings.replyChunksMax,

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createVerifier } from 'fast-jwt';
-import { Limits, TOKEN_MESSAGES, type Caller } from '@clinic/contracts';
+import { Limits, TOKEN_MESSAGES, type AccessSettings, type Caller } from '@clinic/contracts';
 import { readEnv, type EnvProperties, type EnvValues } from './env';
 import { callerOfClaims, TokenRefused, type ClaimRules } from './token-claims';
 import { estimatedEntropyBits, publishedSecretReason, SECRET_MIN_ENTROPY_BITS } from './secret-strength';
@@ -15,8 +15,8 @@ export type TokenKey = { algorithm: 'HS256'; secret: string } | { algorithm: 'RS
 
 export interface TokenPolicy extends ClaimRules {
   key: TokenKey;
-  /** BRANCH_SCOPE=required: a token without `store_ids` reaches nothing unless its role is admin. */
-  branchScopeRequired: boolean;
+  /** Who may call what beyond the roles of the spec (BRANCH_SCOPE, SESSION_WRITE_ROLES). */
+  access: AccessSettings;
 }
 
 export const TOKEN_MAX_LIFETIME_DEFAULT_SECONDS = 24 * 3600;
@@ -34,12 +34,20 @@ export const TOKEN_ENV = {
   ...TOKEN_LIFETIME_ENV,
   // `required`: staff tokens must name their branches (store_ids); admin keeps chain-wide reach without.
   BRANCH_SCOPE: { type: 'string', enum: ['optional', 'required'], default: 'optional' },
+  // Comma-separated roles that may write sessions; unset: any authenticated caller, as the spec says.
+  SESSION_WRITE_ROLES: { type: 'string' },
   NODE_ENV: { type: 'string' },
 } as const satisfies EnvProperties;
 
 /** A PEM given inline (`\n` escapes allowed) or as a path to a file. */
 function readPem(value: string): string {
   return value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
+}
+
+/** `admin, receptionist` -> ['admin', 'receptionist']; unset or blank: null. */
+function roleList(value: string | undefined): readonly string[] | null {
+  const roles = [...new Set((value ?? '').split(',').map((role) => role.trim()))].filter(Boolean);
+  return roles.length > 0 ? roles : null;
 }
 
 /** Why NODE_ENV=production refuses an HS256 secret (too short, guessable, or published), or null. */
@@ -66,7 +74,10 @@ export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
   const policy = {
     maxLifetimeSeconds,
     clockSkewSeconds: TOKEN_CLOCK_SKEW_SECONDS,
-    branchScopeRequired: env.BRANCH_SCOPE === 'required',
+    access: {
+      branchScopeRequired: env.BRANCH_SCOPE === 'required',
+      sessionWriteRoles: roleList(env.SESSION_WRITE_ROLES),
+    },
   };
   const publicKey = env.JWT_PUBLIC_KEY;
   if (publicKey) return { ...policy, key: { algorithm: 'RS256', publicKey: readPem(publicKey) } };

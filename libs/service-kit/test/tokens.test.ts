@@ -8,7 +8,7 @@ const policy: TokenPolicy = {
   key: { algorithm: 'HS256', secret: SECRET },
   maxLifetimeSeconds: 24 * 3600,
   clockSkewSeconds: 60,
-  branchScopeRequired: false,
+  access: { branchScopeRequired: false, sessionWriteRoles: null },
 };
 const verify = createTokenVerifier(policy);
 const now = () => Math.floor(Date.now() / 1000);
@@ -97,6 +97,7 @@ describe('tokenPolicyFromEnv', () => {
       JWT_PUBLIC_KEY: undefined,
       JWT_MAX_LIFETIME_S: undefined,
       BRANCH_SCOPE: undefined,
+      SESSION_WRITE_ROLES: undefined,
       NODE_ENV: undefined,
       ...env,
     };
@@ -132,8 +133,12 @@ describe('tokenPolicyFromEnv', () => {
     expect(withEnv({ JWT_SECRET: 'a', JWT_MAX_LIFETIME_S: '3600' })().maxLifetimeSeconds).toBe(3600);
     expect(withEnv({ JWT_SECRET: 'a' })().maxLifetimeSeconds).toBe(86400);
     expect(withEnv({ JWT_SECRET: 'a', JWT_MAX_LIFETIME_S: '0' })).toThrow(/positive/);
-    expect(withEnv({ JWT_SECRET: 'a' })().branchScopeRequired).toBe(false);
-    expect(withEnv({ JWT_SECRET: 'a', BRANCH_SCOPE: 'required' })().branchScopeRequired).toBe(true);
+    expect(withEnv({ JWT_SECRET: 'a' })().access).toEqual({ branchScopeRequired: false, sessionWriteRoles: null });
+    expect(withEnv({ JWT_SECRET: 'a', BRANCH_SCOPE: 'required' })().access.branchScopeRequired).toBe(true);
+    expect(withEnv({ JWT_SECRET: 'a', SESSION_WRITE_ROLES: ' admin, receptionist,,admin ' })().access).toEqual({
+      branchScopeRequired: false,
+      sessionWriteRoles: ['admin', 'receptionist'],
+    });
     expect(withEnv({ JWT_SECRET: 'a', BRANCH_SCOPE: 'yes' })).toThrow(/BRANCH_SCOPE must be optional or required/);
   });
 });

@@ -11,6 +11,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { NatsConnection } from 'nats';
 import {
+  accessOf,
   ADMIN_ONLY,
   AUTH_MESSAGES,
   BRANCH_MESSAGES,
@@ -75,14 +76,13 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     clientErrorHandler: clientErrorHandler(log),
   });
   const verifyToken = createTokenVerifier(config.tokens);
-  const { branchScopeRequired } = config.tokens;
   // Before the body is read: 401, or 403 for a role not allowed (or a token naming no branch under
   // BRANCH_SCOPE=required); else the caller and its token on the request (the caller on its log line either way).
   const authorize = (access: Access) => async (request: FastifyRequest) => {
     const { caller, token } = authenticate(request, verifyToken);
     request.caller = caller;
     request.token = token;
-    const decision = decideAccess(access, caller, branchScopeRequired);
+    const decision = decideAccess(access, caller, config.tokens.access);
     if (decision === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
     if (decision === 'unscoped') throw new HttpError(403, BRANCH_MESSAGES.noBranch);
   };
@@ -164,7 +164,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       method: route.method,
       url: route.url,
       schema: routeSchema(route),
-      onRequest: authorize(route.access),
+      onRequest: authorize(accessOf(route.subject, config.tokens.access)),
       handler: (request, reply) => forward(route, request, reply, { config, nc }),
     });
   }

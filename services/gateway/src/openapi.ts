@@ -1,4 +1,4 @@
-import { branchScopeNote, HeaderNames, HTTP_ROUTES, Limits, pathParamsSchema, type HttpRoute } from '@clinic/contracts';
+import { accessNote, HeaderNames, HTTP_ROUTES, Limits, pathParamsSchema, type HttpRoute } from '@clinic/contracts';
 
 /** Where the id of a created resource can be used next: the links stateful testing follows. */
 const CREATED_ID_LINKS: Array<{ create: string; idField: string; param: string; path: string }> = [
@@ -90,7 +90,7 @@ export function routeSchema(route: HttpRoute): Record<string, unknown> {
   const schema: Record<string, unknown> = {
     tags: [route.tag],
     summary: route.summary,
-    description: branchScopeNote(route.branchScope),
+    description: accessNote(route.subject, route.branchScope),
     security: [{ bearerAuth: [] }],
     response: route.responses,
   };
