@@ -74,6 +74,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     forceCloseConnections: 'idle',
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(log),
+    // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the onRequest hook answers it instead.
+    http: { requireHostHeader: false },
   });
   const verifyToken = createTokenVerifier(config.tokens);
   // Before the body is read: 401, or 403 for a role not allowed (or a token naming no branch under
@@ -97,6 +99,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   instrumentGateway(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
+      return sendFailure(reply, 400, GATEWAY_MESSAGES.hostRequired);
     // A known path asked with a method it does not have: 405, before any body is read.
     // Only a path no route matched can be one, or one a parameter matched (it may be a static path of other
     // methods: PUT /lab_bills/summary); requests a static route matched skip the router lookups.
