@@ -222,6 +222,14 @@ describe('gateway envelope', () => {
     expect(old.statusLine).toBe('HTTP/1.1 200 OK');
   });
 
+  it('answers a path that climbs out of the documentation with 404 in the envelope, not a body error', async () => {
+    for (const path of ['/docs/static/../..', '/docs/static/../../lab_bills', '/docs/static/%2e%2e/%2e%2e/x']) {
+      const answer = await rawRequest(`GET ${path} HTTP/1.1\r\nhost: clinic\r\nconnection: close\r\n\r\n`);
+      expect({ path, status: answer.statusLine }).toEqual({ path, status: 'HTTP/1.1 404 Not Found' });
+      expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'Route not found.' });
+    }
+  });
+
   it('answers a body that is not JSON with 400 in the envelope', async () => {
     const res = await t.post('/hospital_charges', undefined, {
       rawBody: '{"charge_name": ',

@@ -130,10 +130,12 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     const status = error.statusCode ?? 500;
     if (status === 413) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
     if (error instanceof HttpError) return sendFailure(reply, status, error.message);
-    if (status >= 400 && status < 500) {
-      // Fastify's own client errors (unsupported media type, empty or malformed body).
+    // Fastify's refusals of a body (unsupported media type, empty or malformed body).
+    if ('code' in error && error.code?.startsWith('FST_ERR_CTP_'))
       return sendFailure(reply, 400, GATEWAY_MESSAGES.invalidJson);
-    }
+    // The documentation's static files refuse a path that climbs out of their folder (403) or names nothing there.
+    if (status === 403 || status === 404) return sendFailure(reply, 404, GATEWAY_MESSAGES.notFound);
+    if (status >= 400 && status < 500) return sendFailure(reply, status, GATEWAY_MESSAGES.badRequest);
     request.outcome = { err: error };
     return sendFailure(reply, 500, GENERIC_ERROR_MESSAGE);
   });
