@@ -7,7 +7,7 @@ import { CATALOGUE_MESSAGES } from './fields/catalogue';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
-import { messageSchema, pathParams, standardFailures, type JsonSchema } from './schemas/common';
+import { historyQuerySchema, messageSchema, pathParams, standardFailures, type JsonSchema } from './schemas/common';
 import * as sessions from './schemas/sessions';
 import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from './subjects';
 
@@ -125,8 +125,9 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     branchScope: 'record',
     subject: BillingSubjects.history,
     tag: 'Lab bills',
-    summary: "A bill's audit trail, oldest first (admin only); cancelled bills included",
+    summary: "A bill's audit trail, oldest first, paged as the bill list (admin only); cancelled bills included",
     param: 'bill_id',
+    querystring: historyQuerySchema,
     responses: { 200: billingReplies.billingExtraResponses.history, ...standardFailures(404) },
   }),
   route({
@@ -215,8 +216,9 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     subject: CatalogueSubjects.history,
     tag: 'Hospital charges',
     summary:
-      "A charge's audit trail, oldest first: every change of its name, type, amount, status or notes; deleted charges included",
+      "A charge's audit trail, oldest first, paged as the bill list: every change of its name, type, amount, status or notes; deleted charges included",
     param: 'charge_id',
+    querystring: historyQuerySchema,
     responses: { 200: catalogue.catalogueResponses.history, ...standardFailures(404) },
   }),
 

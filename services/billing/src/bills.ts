@@ -17,6 +17,8 @@ import {
   foundInBranch,
   fromCents,
   notFound,
+  pageFields,
+  parsePage,
   pathId,
   requireBranch,
   unprocessable,
@@ -37,7 +39,7 @@ import {
   type BillStore,
   type IdempotencyClaim,
 } from './storage';
-import { pageCount, parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
+import { parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
 function idempotencyOf(ctx: HandlerContext, caller: Caller, body: unknown): IdempotencyClaim | null {
@@ -131,16 +133,7 @@ export class BillOperations {
       async (docs, total) => {
         const names = await this.userNames(docs);
         const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
-        return new EncodedReply(
-          success(200, {
-            bills,
-            count: bills.length,
-            total,
-            page: page.page,
-            per_page: page.per_page,
-            pages: pageCount(total, page.per_page),
-          }),
-        );
+        return new EncodedReply(success(200, { bills, ...pageFields(bills.length, total, page) }));
       },
       [USER_NAMES_SCOPE],
     );
@@ -188,11 +181,18 @@ export class BillOperations {
     return success(200, { message: BILLING_MESSAGES.cancelled });
   }
 
-  /** Every change of a bill, oldest first; a cancelled bill's too. */
+  /** A page of the changes of a bill, oldest first; a cancelled bill's too. */
   async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const page = parsePage(request.query);
     const doc = foundInBranch(ctx, await this.store.queries.findById(id), BILLING_MESSAGES.notFound);
-    return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
+    const { entries, total } = await this.store.history.page(id, page);
+    return success(200, {
+      bill_id: doc.id,
+      bill_number: doc.bill_number,
+      history: entries,
+      ...pageFields(entries.length, total, page),
+    });
   }
 
   /**

@@ -4,6 +4,8 @@ import {
   callerOf,
   EncodedReply,
   foundInBranch,
+  pageFields,
+  parsePage,
   pathId,
   requireBranch,
   type ClinicClock,
@@ -58,11 +60,13 @@ export class ChargeOperations {
     return success(200, { message: CATALOGUE_MESSAGES.deleted });
   }
 
-  /** Every change of a charge, oldest first; a deleted charge's too. */
+  /** A page of the changes of a charge, oldest first; a deleted charge's too. */
   async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    const page = parsePage(request.query);
     foundInBranch(ctx, await this.store.queries.branchOf(id), CATALOGUE_MESSAGES.notFound);
-    return success(200, { charge_id: id, history: await this.store.history.of(id) });
+    const { entries, total } = await this.store.history.page(id, page);
+    return success(200, { charge_id: id, history: entries, ...pageFields(entries.length, total, page) });
   }
 
   /** For billing: which of these charge ids cannot be billed in this store. */

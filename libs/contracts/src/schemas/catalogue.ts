@@ -3,6 +3,7 @@ import { CHARGE_FIELDS, CHARGE_HISTORY_ACTIONS, CHARGE_STATUSES, CHARGE_TYPES } 
 import { Limits } from '../limits';
 import {
   historyEntrySchema,
+  pageReplyProperties,
   IGNORED_FIELDS_NOTE,
   idSchema,
   nonBlank,
@@ -95,6 +96,7 @@ export const catalogueResponses = {
   history: successSchema({
     charge_id: idSchema,
     history: { type: 'array', items: historyEntrySchema(CHARGE_HISTORY_ACTIONS) },
+    ...pageReplyProperties,
   }),
   list: successSchema({ charges: { type: 'array', items: chargeSchema }, count: { type: 'integer' } }),
   one: successSchema({ charge: chargeSchema }),

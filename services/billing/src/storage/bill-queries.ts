@@ -2,7 +2,8 @@
 import type { Collection, Filter } from 'mongodb';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
 import { docKey, fromCents, type VersionedCache } from '@clinic/service-kit';
-import type { BillFilter, DateRange, Page } from '../filters';
+import type { Page } from '@clinic/service-kit';
+import type { BillFilter, DateRange } from '../filters';
 import { sumLiveBills, type BillGroup, type DayTotals } from './day-totals';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
