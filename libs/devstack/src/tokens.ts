@@ -18,10 +18,13 @@ export interface SigningKey {
 
 /**
  * The signing key of the running configuration: JWT_PRIVATE_KEY (RS256), else
- * JWT_SECRET, else the secret npm start made in `dataDir` (null: none yet).
+ * JWT_SECRET, else the secret npm start made in `dataDir`; null when there is
+ * none yet, or when tokens come from elsewhere (a public key without its
+ * private key, or an identity provider).
  */
 export function signingKeyOf(dataDir: string, env: NodeJS.ProcessEnv = process.env): SigningKey | null {
   if (env.JWT_PRIVATE_KEY) return { algorithm: 'RS256', key: env.JWT_PRIVATE_KEY.replace(/\\n/g, '\n') };
+  if (env.JWT_JWKS_URL || env.JWT_PUBLIC_KEY) return null;
   if (env.JWT_SECRET) return { algorithm: 'HS256', key: env.JWT_SECRET };
   const own = readOwnSecret(dataDir, JWT_SECRET_FILE);
   return own ? { algorithm: 'HS256', key: own } : null;

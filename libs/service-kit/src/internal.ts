@@ -31,6 +31,8 @@ export * from './validation';
 export * from './arrays';
 export * from './lifecycle';
 export * from './tokens';
+export * from './token-verifier';
+export * from './jwks';
 export * from './token-claims';
 export * from './branch-scope';
 export * from './secret-strength';

@@ -23,7 +23,7 @@ import { EncodedReply, respondInChunks } from './reply-chunks';
 import { decodeRequest, isStreamDelivery, readCorrelationId, readIdempotencyKey } from './request-envelope';
 import { requestAnswered, traceLogFields, withHandlerSpan } from './responder-telemetry';
 import { TokenRefused } from './token-claims';
-import type { TokenVerifier } from './tokens';
+import type { TokenVerifier } from './token-verifier';
 
 export { EncodedReply };
 
@@ -132,7 +132,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       const access = accessOf(subject, accessSettings);
       if (access.kind !== 'public') {
         try {
-          ({ caller, token } = verifyToken(msg.headers?.get(HeaderNames.authorization, Match.IgnoreCase)));
+          ({ caller, token } = await verifyToken(msg.headers?.get(HeaderNames.authorization, Match.IgnoreCase)));
         } catch (err) {
           if (err instanceof TokenRefused) throw new ServiceError(401, err.message);
           throw err;

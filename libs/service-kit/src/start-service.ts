@@ -26,7 +26,7 @@ import { connectNats } from './nats-client';
 import { Outbox } from './outbox';
 import { ReferenceData, startReferenceConsumer } from './reference-data';
 import { startResponder, type Handler } from './responder';
-import { createTokenVerifier } from './tokens';
+import { createTokenVerifier } from './token-verifier';
 import { stopTracing } from './tracing';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */

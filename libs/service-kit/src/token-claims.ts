@@ -13,6 +13,12 @@ export interface ClaimRules {
   maxLifetimeSeconds: number;
   /** How far ahead of this machine's clock a token's `iat` may be. */
   clockSkewSeconds: number;
+  /** Where the role is (JWT_ROLE_CLAIM, `role`; Keycloak: `realm_access.roles`), as a path of claim names. */
+  roleClaim: readonly string[];
+  /** Where the branches are (JWT_STORE_IDS_CLAIM, `store_ids`). */
+  storeIdsClaim: readonly string[];
+  /** The roles this system knows, in order: the one a list of roles gives is the first of these it holds. */
+  appRoles: readonly string[];
 }
 
 type Claims = Record<string, unknown>;
@@ -20,9 +26,26 @@ type Claims = Record<string, unknown>;
 const isPositiveInteger = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 
+/** The value at a path of claim names (`realm_access.roles`), or undefined. */
+function claimAt(claims: Claims, path: readonly string[]): unknown {
+  let value: unknown = claims;
+  for (const name of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, name))
+      return undefined;
+    value = (value as Claims)[name];
+  }
+  return value;
+}
+
+/** The role: the claim's text, or, when it is a list (an identity provider's roles), the first app role it holds. */
+function roleOf(value: unknown, appRoles: readonly string[]): string | null {
+  if (typeof value === 'string') return value === '' ? null : value;
+  if (Array.isArray(value)) return appRoles.find((role) => value.includes(role)) ?? null;
+  return null;
+}
+
 /** `store_ids`: absent (every branch), or a list of branch ids, kept once each. Anything else is refused. */
-function storeIdsOf(claims: Claims): readonly number[] | undefined {
-  const value = claims.store_ids;
+function storeIdsOf(value: unknown): readonly number[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every(isPositiveInteger)) throw new TokenRefused(TOKEN_MESSAGES.storeIds);
   return [...new Set(value)];
@@ -44,10 +67,11 @@ function checkTimes(claims: Claims, { maxLifetimeSeconds, clockSkewSeconds }: Cl
 export function callerOfClaims(value: unknown, rules: ClaimRules): Caller {
   if (typeof value !== 'object' || value === null) throw new TokenRefused(TOKEN_MESSAGES.claims);
   const claims = value as Claims;
-  const { sub, role } = claims;
+  const { sub } = claims;
+  const role = roleOf(claimAt(claims, rules.roleClaim), rules.appRoles);
   const validSub = (typeof sub === 'string' && sub !== '') || (typeof sub === 'number' && Number.isSafeInteger(sub));
-  if (!validSub || typeof role !== 'string' || role === '') throw new TokenRefused(TOKEN_MESSAGES.claims);
+  if (!validSub || role === null) throw new TokenRefused(TOKEN_MESSAGES.claims);
   checkTimes(claims, rules);
-  const storeIds = storeIdsOf(claims);
+  const storeIds = storeIdsOf(claimAt(claims, rules.storeIdsClaim));
   return storeIds === undefined ? { sub, role } : { sub, role, store_ids: storeIds };
 }

@@ -81,7 +81,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   // Before the body is read: 401, or 403 for a role not allowed (or a token naming no branch under
   // BRANCH_SCOPE=required); else the caller and its token on the request (the caller on its log line either way).
   const authorize = (access: Access) => async (request: FastifyRequest) => {
-    const { caller, token } = authenticate(request, verifyToken);
+    const { caller, token } = await authenticate(request, verifyToken);
     request.caller = caller;
     request.token = token;
     const decision = decideAccess(access, caller, config.tokens.access);

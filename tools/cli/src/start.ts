@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     `Database:      ${withoutPassword(stack.infra.mongoUrl)}${stack.infra.db ? ` (password in ${join(dataDir, DB_PASSWORD_FILE)})` : ''}`,
     adminToken
       ? `Admin token (development, ${Math.round(adminLifetime / 360) / 10} h):\n${adminToken}`
-      : 'Tokens are checked with a public key (JWT_PUBLIC_KEY) and JWT_PRIVATE_KEY is not set: no token can be printed.',
+      : 'Tokens come from elsewhere (JWT_JWKS_URL, or JWT_PUBLIC_KEY without JWT_PRIVATE_KEY): no token can be printed.',
     '',
     `Try: curl -H "Authorization: Bearer $TOKEN" "${stack.gatewayUrl}/hospital_charges?store_id=1"`,
     'Other tokens: npm run -s token -- --sub 2 --role cashier. Stop with Ctrl-C.',
