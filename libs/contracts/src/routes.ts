@@ -3,7 +3,6 @@
  * registers exactly these routes and documents them with these schemas.
  */
 import { accessOf, type Access, type BranchScopeRule } from './access';
-import { CATALOGUE_MESSAGES } from './fields/catalogue';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
@@ -182,22 +181,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     summary: 'Replace a hospital charge; answers 200 with success false when nothing changes',
     param: 'charge_id',
     body: catalogue.updateChargeBodySchema,
-    responses: {
-      200: {
-        oneOf: [
-          messageSchema,
-          {
-            type: 'object',
-            required: ['success', 'error'],
-            properties: {
-              success: { type: 'boolean', enum: [false] },
-              error: { type: 'string', enum: [CATALOGUE_MESSAGES.noChanges] },
-            },
-          },
-        ],
-      },
-      ...standardFailures(400, 404, 409, 413),
-    },
+    responses: { 200: catalogue.catalogueResponses.updated, ...standardFailures(400, 404, 409, 413) },
   }),
   route({
     method: 'DELETE',
