@@ -26,6 +26,7 @@ export const BILL_MONEY_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     method: 'POST',
     url: '/lab_bills/:bill_id/payments',
     subject: BillingSubjects.pay,
+    branchScope: 'record',
     tag: 'Lab bills',
     summary:
       'Record a payment towards a bill, taken by the caller; a split payment is several. Send an Idempotency-Key header to make retries safe.',
@@ -38,6 +39,7 @@ export const BILL_MONEY_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     method: 'GET',
     url: '/lab_bills/:bill_id/payments',
     subject: BillingSubjects.payments,
+    branchScope: 'record',
     tag: 'Lab bills',
     summary: "A bill's ledger, oldest first: its payments, refunds and reversals, who, when, method, reference, reason",
     param: 'bill_id',
@@ -55,6 +57,7 @@ export const BILL_MONEY_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     method: 'POST',
     url: '/lab_bills/:bill_id/refunds',
     subject: BillingSubjects.refund,
+    branchScope: 'record',
     tag: 'Lab bills',
     summary:
       'Give money of a bill back, with a reason (admin, cashier; REFUND_ROLES narrows it); the bill stays. Send an Idempotency-Key header to make retries safe.',
@@ -71,6 +74,7 @@ export const DAY_CLOSE_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     method: 'POST',
     url: '/lab_bills/day_close',
     subject: BillingSubjects.closeDay,
+    branchScope: 'named',
     tag: 'Lab bills',
     summary:
       "Close a branch's day (admin): expected against counted cash per user; bills of the day and money moving on it are then refused",
@@ -84,6 +88,7 @@ export const DAY_CLOSE_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     method: 'GET',
     url: '/lab_bills/day_close',
     subject: BillingSubjects.dayClosing,
+    branchScope: 'named',
     tag: 'Lab bills',
     summary: "Whether a branch's day is closed, its counted cash, and every closing and reopening of it",
     querystring: dayQuerySchema,
@@ -93,6 +98,7 @@ export const DAY_CLOSE_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     method: 'DELETE',
     url: '/lab_bills/day_close',
     subject: BillingSubjects.reopenDay,
+    branchScope: 'named',
     tag: 'Lab bills',
     summary: "Reopen a branch's closed day (admin), with a reason",
     querystring: dayQuerySchema,

@@ -8,5 +8,6 @@ export * from './containers';
 export * from './stack';
 export * from './seed';
 export * from './tokens';
+export * from './secrets';
 export * from './prometheus';
 export * from './otel-collector';

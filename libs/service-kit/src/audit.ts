@@ -8,6 +8,7 @@ import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from './clock';
 import { ensureIndexes } from './mongo';
 import type { CommitRecord } from './outbox-entries';
+import type { Page } from './request-params';
 
 export interface FieldChange {
   before: unknown;
@@ -97,10 +98,20 @@ export class AuditTrail {
     return { collection: this.collectionName, doc };
   }
 
-  /** An entity's entries, oldest first. */
-  async of(entityId: number): Promise<AuditEntryView[]> {
-    const docs = await this.entries.find({ entity_id: entityId }).sort({ at: 1 }).hint(this.indexName).toArray();
-    return docs.map((doc) => this.view(doc));
+  /** A page of an entity's entries, oldest first (ties by id, so that pages neither repeat nor skip one), and how many it has. */
+  async page(entityId: number, page: Page): Promise<{ entries: AuditEntryView[]; total: number }> {
+    const filter = { entity_id: entityId };
+    const [docs, total] = await Promise.all([
+      this.entries
+        .find(filter)
+        .sort({ at: 1, _id: 1 })
+        .skip((page.page - 1) * page.per_page)
+        .limit(page.per_page)
+        .hint(this.indexName)
+        .toArray(),
+      this.entries.countDocuments(filter, { hint: this.indexName }),
+    ]);
+    return { entries: docs.map((doc) => this.view(doc)), total };
   }
 
   /** The latest entry of `action` for each of these entities that has one. */

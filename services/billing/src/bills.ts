@@ -13,9 +13,13 @@ import {
   EncodedReply,
   conflict,
   forbidden,
+  foundInBranch,
   fromCents,
   notFound,
+  pageFields,
+  parsePage,
   pathId,
+  requireBranch,
   toCents,
   unprocessable,
   type ClinicClock,
@@ -39,7 +43,7 @@ import {
   type BillStore,
   type IdempotencyClaim,
 } from './storage';
-import { pageCount, parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
+import { parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
 /** The cache scope of the users' names that reads show as billed_by_name. */
@@ -74,10 +78,11 @@ export class BillOperations {
     const caller = callerOf(ctx);
     const idempotency = idempotencyOf(ctx, caller, request.body);
     if (idempotency) {
-      const replay = await this.replay(idempotency);
+      const replay = await this.replay(idempotency, ctx);
       if (replay) return replay;
     }
     const input = parseNewBill(request.body, caller); // rules 1-6
+    requireBranch(ctx, input.store_id);
     const store = await this.refs.get('store', input.store_id); // rule 7
     if (store?.status !== 'active') throw notFound(BILLING_MESSAGES.storeNotFound);
     if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
@@ -117,45 +122,40 @@ export class BillOperations {
   }
 
   /** The first answer again, for a request repeated with the same Idempotency-Key. */
-  private async replay(idempotency: IdempotencyClaim): Promise<ServiceReply | null> {
+  private async replay(idempotency: IdempotencyClaim, ctx: HandlerContext): Promise<ServiceReply | null> {
     const claim = await this.store.claims.find(idempotency.key);
     if (!claim) return null;
     if (claim.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
     const doc = await this.store.queries.findById(claim.bill_id);
+    if (doc) requireBranch(ctx, doc.store_id);
     return doc ? createdReply(doc) : null;
   }
 
   /** Kept, serialized, until the branch's bills or the users' names change. */
-  async list(request: ServiceRequest): Promise<EncodedReply> {
+  async list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const { filter, page } = parseListQuery(request.query);
+    requireBranch(ctx, filter.store_id);
     return this.store.queries.cachedPage(
       filter,
       page,
       async (docs, total) => {
         const names = await this.userNames(docs);
         const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
-        return new EncodedReply(
-          success(200, {
-            bills,
-            count: bills.length,
-            total,
-            page: page.page,
-            per_page: page.per_page,
-            pages: pageCount(total, page.per_page),
-          }),
-        );
+        return new EncodedReply(success(200, { bills, ...pageFields(bills.length, total, page) }));
       },
       [USER_NAMES_SCOPE],
     );
   }
 
-  async summary(request: ServiceRequest): Promise<ServiceReply> {
-    return success(200, { summary: await this.store.queries.summary(parseSummaryQuery(request.query)) });
+  async summary(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const query = parseSummaryQuery(request.query);
+    requireBranch(ctx, query.store_id);
+    return success(200, { summary: await this.store.queries.summary(query) });
   }
 
-  async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', BILLING_MESSAGES.notFound));
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
     const names = await this.userNames([doc]);
     return success(200, {
       bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
@@ -166,8 +166,9 @@ export class BillOperations {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
     const actor = callerOf(ctx);
-    // Rule 5: a bill that does not exist (or is cancelled) is not found.
+    // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
     await this.store.writes.update(id, { correlationId: ctx.correlationId, actor }, (existing) => {
+      foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.cancelledBill); // rule 6
       return planUpdate(existing, changes, moverOf(actor, this.clock)); // rule 7, and the money it moves
     });
@@ -179,26 +180,34 @@ export class BillOperations {
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
     const actor = callerOf(ctx);
     await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, (existing) => {
+      foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
       return planCancel(existing, reason, moverOf(actor, this.clock)); // what it holds goes back
     });
     return success(200, { message: BILLING_MESSAGES.cancelled });
   }
 
-  /** Every change of a bill, oldest first; a cancelled bill's too. */
-  async history(request: ServiceRequest): Promise<ServiceReply> {
+  /** A page of the changes of a bill, oldest first; a cancelled bill's too. */
+  async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
-    const doc = await this.store.queries.findById(id);
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
-    return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
+    const page = parsePage(request.query);
+    const doc = foundInBranch(ctx, await this.store.queries.findById(id), BILLING_MESSAGES.notFound);
+    const { entries, total } = await this.store.history.page(id, page);
+    return success(200, {
+      bill_id: doc.id,
+      bill_number: doc.bill_number,
+      history: entries,
+      ...pageFields(entries.length, total, page),
+    });
   }
 
   /**
    * A branch's bills of one date per cashier, its totals (the summary's
    * figures, from the same bills) and the bills of the date that were cancelled.
    */
-  async dayEnd(request: ServiceRequest): Promise<ServiceReply> {
+  async dayEnd(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const { store_id, date } = parseDayEndQuery(request.query);
+    requireBranch(ctx, store_id);
     const [groups, cancelledBills, drawerRows, owed] = await Promise.all([
       this.store.queries.cashierGroups(store_id, date),
       this.store.queries.cancelledOn(store_id, date),
@@ -245,11 +254,10 @@ export class BillOperations {
   }
 
   /** The printable receipt of an active bill, as a PDF. */
-  async receipt(request: ServiceRequest): Promise<ServiceReply> {
+  async receipt(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const size = parseReceiptSize(request.query);
-    const doc = await this.store.queries.findLive(id);
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
     const [store, names] = await Promise.all([this.refs.get('store', doc.store_id), this.userNames([doc])]);
     const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
     const pdf = await renderReceipt(

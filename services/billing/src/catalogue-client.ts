@@ -37,8 +37,10 @@ export class CatalogueClient {
       }
       throw err;
     }
-    // The caller's token expired between billing's check and the catalogue's.
-    if (reply.status === 401 && !reply.body.success) throw new ServiceError(401, reply.body.error);
+    // The caller's token expired between billing's check and the catalogue's, or does not reach the branch
+    // (billing refuses that first; the catalogue enforces it too, for whoever asks).
+    if ((reply.status === 401 || reply.status === 403) && !reply.body.success)
+      throw new ServiceError(reply.status, reply.body.error);
     const body = reply.body as Partial<ChargeCheckReply> & { success: boolean };
     if (reply.status !== 200 || !body.success || !Array.isArray(body.invalid_ids) || typeof body.amounts !== 'object') {
       throw new Error(`Unexpected charge check reply: ${JSON.stringify(reply)}`);

@@ -10,6 +10,7 @@ import {
   callerOf,
   conflict,
   notFound,
+  requireBranch,
   type ClinicClock,
   type HandlerContext,
   type ReferenceData,
@@ -34,6 +35,7 @@ export class DayCloseOperations {
   async close(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const actor = callerOf(ctx);
     const { store_id, date, counted } = parseDayClose(request.body);
+    requireBranch(ctx, store_id);
     const today = this.clock.today();
     if (date > today) throw badRequest(DAY_MESSAGES.inFuture(today));
     if (!(await this.refs.get('store', store_id))) throw notFound(BILLING_MESSAGES.storeNotFound);
@@ -54,8 +56,9 @@ export class DayCloseOperations {
   }
 
   /** GET /lab_bills/day_close: a day never closed reads `open`, without figures or history. */
-  async get(request: ServiceRequest): Promise<ServiceReply> {
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const { store_id, date } = parseDayEndQuery(request.query);
+    requireBranch(ctx, store_id);
     const found = await this.store.closings.find(store_id, date);
     if (!found) {
       return success(200, {
@@ -70,6 +73,7 @@ export class DayCloseOperations {
     const actor = callerOf(ctx);
     const { store_id, date } = parseDayEndQuery(request.query);
     const reason = parseReopen(request.body);
+    requireBranch(ctx, store_id);
     const found = await this.store.closings.find(store_id, date);
     const names = found ? await this.namesOf(found) : new Map<number, string>();
     const reopened = await this.store.closings.reopen(

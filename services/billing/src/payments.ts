@@ -16,8 +16,9 @@ import {
 import {
   callerOf,
   forbidden,
-  notFound,
+  foundInBranch,
   pathId,
+  reachesBranch,
   ServiceError,
   unprocessable,
   type ClinicClock,
@@ -76,9 +77,9 @@ export class PaymentOperations {
   }
 
   /** GET /lab_bills/{id}/payments: a live bill's ledger, oldest first. */
-  async ledger(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', BILLING_MESSAGES.notFound));
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
+  async ledger(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
     return success(200, {
       bill_id: doc.id,
       bill_number: doc.bill_number,
@@ -105,6 +106,7 @@ export class PaymentOperations {
     let outcome: { doc: BillDoc; entry: LedgerEntryDoc };
     try {
       outcome = await this.store.writes.record(id, { correlationId: ctx.correlationId, actor: caller }, (existing) => {
+        foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
         const earlier = earlierEntry(existing, idempotency);
         if (earlier) return { replay: earlier };
         const entry = { ...plan(existing, moverOf(caller, this.clock)), ...keyed };
@@ -112,7 +114,8 @@ export class PaymentOperations {
       });
     } catch (err) {
       const cancelled = err instanceof ServiceError && err.status === 404 && idempotency;
-      const doc = cancelled ? await this.store.queries.findById(id) : null;
+      const found = cancelled ? await this.store.queries.findById(id) : null;
+      const doc = found && reachesBranch(ctx, found.store_id) ? found : null;
       const earlier = doc && earlierEntry(doc, idempotency);
       if (!doc || !earlier) throw err;
       outcome = { doc, entry: earlier };

@@ -13,6 +13,7 @@ import {
   actorSchema,
   dateSchema,
   historyEntrySchema,
+  pageReplyProperties,
   idSchema,
   successSchema,
   timestampSchema,
@@ -135,11 +136,7 @@ export const billingResponses = {
   }),
   list: successSchema({
     bills: { type: 'array', items: billSchema },
-    count: { type: 'integer' },
-    total: { type: 'integer' },
-    page: { type: 'integer' },
-    per_page: { type: 'integer' },
-    pages: { type: 'integer' },
+    ...pageReplyProperties,
   }),
   summary: successSchema({ summary: summarySchema }),
   one: successSchema({ bill: billWithItemsSchema }),
@@ -257,6 +254,7 @@ export const billingExtraResponses = {
     bill_id: idSchema,
     bill_number: { type: 'string' },
     history: { type: 'array', items: billHistoryEntrySchema },
+    ...pageReplyProperties,
   }),
   dayEnd: successSchema({ report: dayEndSchema }),
   /** Documented as `application/pdf` bytes (see HttpRoute.produces). */

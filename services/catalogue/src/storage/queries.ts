@@ -15,9 +15,9 @@ export class ChargeQueries {
     return this.charges.findOne({ _id: docKey(id), is_deleted: false });
   }
 
-  /** Whether a charge was ever created (deleted ones included). */
-  async exists(id: number): Promise<boolean> {
-    return (await this.charges.findOne({ _id: docKey(id) }, { projection: { _id: 1 } })) !== null;
+  /** The branch of a charge that was ever created (deleted ones included), or null. */
+  branchOf(id: number): Promise<{ store_id: number } | null> {
+    return this.charges.findOne({ _id: docKey(id) }, { projection: { _id: 0, store_id: 1 } });
   }
 
   /**
