@@ -25,13 +25,14 @@ if [ "$(.tools/bin/nats-server --version 2>/dev/null)" != "nats-server: $NATS_VE
   GOBIN="$PWD/.tools/bin" go install "github.com/nats-io/nats-server/v2@$NATS_VERSION" >&2
 fi
 
-# pdftotext (Debian poppler-utils): the receipt tests read back the PDFs the service prints.
-if ! command -v pdftotext >/dev/null; then
+# pdftotext (Debian poppler-utils) and hb-view (libharfbuzz-bin): the receipt tests read back the PDFs the
+# service prints, and compare its Sinhala and Tamil with HarfBuzz's own drawing.
+if ! command -v pdftotext >/dev/null || ! command -v hb-view >/dev/null; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    say "installing poppler-utils from Debian (pdftotext, for the receipt tests)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils; } >&2 || say "apt-get failed"
+    say "installing poppler-utils and libharfbuzz-bin from Debian (pdftotext, hb-view, for the receipt tests)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils libharfbuzz-bin; } >&2 || say "apt-get failed"
   else
-    say "pdftotext is missing: apt-get install poppler-utils (the receipt tests need it)"
+    say "pdftotext or hb-view is missing: apt-get install poppler-utils libharfbuzz-bin (the receipt tests need them)"
   fi
 fi
 

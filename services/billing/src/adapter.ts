@@ -3,13 +3,25 @@ import { BillingSubjects } from '@clinic/contracts';
 import type { Handler } from '@clinic/service-kit';
 import type { BillOperations } from './bills';
 import type { DayCloseOperations } from './day-close';
+import type { DayEndOperations } from './day-end';
 import type { PaymentOperations } from './payments';
+import type { ReceiptOperations } from './receipts';
 
-export function billingHandlers(
-  bills: BillOperations,
-  payments: PaymentOperations,
-  days: DayCloseOperations,
-): Record<string, Handler> {
+export interface BillingOperations {
+  bills: BillOperations;
+  payments: PaymentOperations;
+  days: DayCloseOperations;
+  dayEnd: DayEndOperations;
+  receipts: ReceiptOperations;
+}
+
+export function billingHandlers({
+  bills,
+  payments,
+  days,
+  dayEnd,
+  receipts,
+}: BillingOperations): Record<string, Handler> {
   return {
     [BillingSubjects.create]: (req, ctx) => bills.create(req, ctx),
     [BillingSubjects.list]: (req, ctx) => bills.list(req, ctx),
@@ -18,8 +30,8 @@ export function billingHandlers(
     [BillingSubjects.update]: (req, ctx) => bills.update(req, ctx),
     [BillingSubjects.cancel]: (req, ctx) => bills.cancel(req, ctx),
     [BillingSubjects.history]: (req, ctx) => bills.history(req, ctx),
-    [BillingSubjects.dayEnd]: (req, ctx) => bills.dayEnd(req, ctx),
-    [BillingSubjects.receipt]: (req, ctx) => bills.receipt(req, ctx),
+    [BillingSubjects.dayEnd]: (req, ctx) => dayEnd.dayEnd(req, ctx),
+    [BillingSubjects.receipt]: (req, ctx) => receipts.receipt(req, ctx),
     [BillingSubjects.pay]: (req, ctx) => payments.pay(req, ctx),
     [BillingSubjects.refund]: (req, ctx) => payments.refund(req, ctx),
     [BillingSubjects.payments]: (req, ctx) => payments.ledger(req, ctx),

@@ -1,12 +1,5 @@
 /** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
-import {
-  BILLING_MESSAGES,
-  LEDGER_MESSAGES,
-  success,
-  type BinaryReplyBody,
-  type ServiceReply,
-  type ServiceRequest,
-} from '@clinic/contracts';
+import { BILLING_MESSAGES, LEDGER_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
   badRequest,
   callerOf,
@@ -26,24 +19,13 @@ import {
   type HandlerContext,
   type ReferenceData,
 } from '@clinic/service-kit';
-import { cashiersOf, drawerOf } from './day-end-report';
 import { entriesOnCreate, planCancel, planUpdate } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
 import { userNames } from './user-names';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
-import { renderReceipt } from './receipt';
-import {
-  billView,
-  itemsInOrder,
-  itemsView,
-  moneyOf,
-  summarize,
-  type BillDoc,
-  type BillStore,
-  type IdempotencyClaim,
-} from './storage';
-import { parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
+import { billView, itemsView, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
+import { parseListQuery, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
 /** The cache scope of the users' names that reads show as billed_by_name. */
@@ -199,99 +181,6 @@ export class BillOperations {
       history: entries,
       ...pageFields(entries.length, total, page),
     });
-  }
-
-  /**
-   * A branch's bills of one date per cashier, its totals (the summary's
-   * figures, from the same bills) and the bills of the date that were cancelled.
-   */
-  async dayEnd(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const { store_id, date } = parseDayEndQuery(request.query);
-    requireBranch(ctx, store_id);
-    const [groups, cancelledBills, drawerRows, owed] = await Promise.all([
-      this.store.queries.cashierGroups(store_id, date),
-      this.store.queries.cancelledOn(store_id, date),
-      this.store.ledger.drawer(store_id, date),
-      this.store.queries.owedOn(store_id, date),
-    ]);
-    const [cancellations, names] = await Promise.all([
-      this.store.history.latest(
-        cancelledBills.map((b) => b.id),
-        'cancelled',
-      ),
-      userNames(this.refs, [...groups.map((g) => g.billed_by), ...drawerRows.map((r) => r.collector)]),
-    ]);
-    const totals = summarize(groups);
-    const revenueOf = (status: string) =>
-      fromCents(groups.filter((g) => g.payment_status === status).reduce((sum, g) => sum + g.grand_total, 0));
-    return success(200, {
-      report: {
-        store_id,
-        date,
-        cashiers: cashiersOf(groups, names),
-        totals: { ...totals, paid_revenue: revenueOf('Paid'), pending_revenue: revenueOf('Pending') },
-        // Issue 25: present once someone moved money that day, or a bill of the date owes some.
-        ...(drawerRows.length > 0 ? { drawer: drawerOf(drawerRows, names) } : {}),
-        ...(owed.bill_count > 0 ? { owed: { bill_count: owed.bill_count, due_amount: fromCents(owed.due) } } : {}),
-        cancelled: {
-          count: cancelledBills.length,
-          grand_total: fromCents(cancelledBills.reduce((sum, b) => sum + b.grand_total_cents, 0)),
-          bills: cancelledBills.map((bill) => {
-            const entry = cancellations.get(bill.id);
-            return {
-              id: bill.id,
-              bill_number: bill.bill_number,
-              grand_total: fromCents(bill.grand_total_cents),
-              billed_by: bill.billed_by,
-              cancelled_at: this.clock.timestamp(entry?.at ?? bill.updated_at),
-              cancelled_by: entry?.by ?? null,
-              reason: entry?.reason ?? null,
-            };
-          }),
-        },
-      },
-    });
-  }
-
-  /** The printable receipt of an active bill, as a PDF. */
-  async receipt(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
-    const size = parseReceiptSize(request.query);
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
-    const [store, names] = await Promise.all([this.refs.get('store', doc.store_id), this.userNames([doc])]);
-    const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
-    const pdf = await renderReceipt(
-      {
-        storeName: store?.name ?? `Branch ${doc.store_id}`,
-        billNumber: doc.bill_number,
-        billDate: doc.bill_date,
-        patientName: doc.patient_name,
-        patientContact: doc.patient_contact,
-        items: itemsInOrder(doc).map((item) => ({
-          name: item.charge_name,
-          qty: item.qty,
-          unitPrice: item.unit_price_cents,
-          lineTotal: item.line_total_cents,
-        })),
-        subtotal: doc.subtotal_cents,
-        discount: doc.discount_cents,
-        discountRate: doc.discount_type === 'pct' && doc.discount_value > 0 ? `${doc.discount_value}%` : null,
-        grandTotal: doc.grand_total_cents,
-        paymentMethod: doc.payment_method,
-        paymentStatus: doc.payment_status,
-        cash: doc.payment_method === 'Cash' ? { received: doc.received_cents, balance: doc.balance_cents } : null,
-        money: moneyOf(doc),
-        billedBy: billedBy ?? (doc.billed_by === null ? '-' : `User ${doc.billed_by}`),
-        printedAt: this.clock.timestamp(new Date()) as string,
-      },
-      size,
-    );
-    const body: Omit<BinaryReplyBody, 'success'> = {
-      content_type: 'application/pdf',
-      filename: `${doc.bill_number}.pdf`,
-      data_base64: pdf.toString('base64'),
-    };
-    return success(200, body);
   }
 
   private userNames(docs: Array<{ billed_by: number | null }>): Promise<Map<number, string>> {

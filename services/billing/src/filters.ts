@@ -11,6 +11,7 @@ import {
   PAYMENT_METHODS,
   PAYMENT_STATUSES,
   type BillStatus,
+  type DayEndFormat,
   type PaymentMethod,
   type PaymentStatus,
   type ReceiptSize,
@@ -75,12 +76,17 @@ export function parseSummaryQuery(query: QueryParams): { store_id: number } & Da
   return parseStoreAndDates(query);
 }
 
-/** GET /lab_bills/day_end: a branch and one date, both required. */
-export function parseDayEndQuery(query: QueryParams): { store_id: number; date: string } {
+/** GET /lab_bills/day_end: a branch and one date, both required; JSON unless `format=pdf`. */
+export function parseDayEndQuery(query: QueryParams): { store_id: number; date: string; format: DayEndFormat } {
   const storeId = requiredQueryId(query, 'store_id');
   const date = queryText(query, 'date');
   if (date === undefined) throw badRequest(FIELD_MESSAGES.required('date'));
-  return { store_id: storeId, date: validField(F.bill_date, date, 'date') };
+  const format = queryText(query, 'format');
+  return {
+    store_id: storeId,
+    date: validField(F.bill_date, date, 'date'),
+    format: format === undefined ? 'json' : validField(F.day_end_format, format, 'format'),
+  };
 }
 
 /** GET /lab_bills/{id}/receipt: the paper size, 80 mm by default. */

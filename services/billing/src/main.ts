@@ -5,7 +5,10 @@ import { billingHandlers } from './adapter';
 import { BillOperations, USER_NAMES_SCOPE } from './bills';
 import { CatalogueClient } from './catalogue-client';
 import { DayCloseOperations } from './day-close';
+import { DayEndOperations } from './day-end';
+import { loadPaperFonts } from './paper/fonts';
 import { PaymentOperations } from './payments';
+import { ReceiptOperations } from './receipts';
 import { BillStore } from './storage';
 
 void startService({
@@ -19,20 +22,22 @@ void startService({
   },
   async setup({ db, ids, outbox, clock, refs, nc, cache, log, settings }) {
     const store = new BillStore({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
-    await store.prepare();
+    const [fonts] = await Promise.all([loadPaperFonts(), store.prepare()]);
     refs.onApplied(async (kind) => {
       if (kind === 'user') await cache.bump(USER_NAMES_SCOPE);
     });
-    return billingHandlers(
-      new BillOperations(store, refs, new CatalogueClient(nc), clock, {
+    return billingHandlers({
+      bills: new BillOperations(store, refs, new CatalogueClient(nc), clock, {
         cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
         priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
       }),
-      new PaymentOperations(store, refs, clock, {
+      payments: new PaymentOperations(store, refs, clock, {
         refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES),
       }),
-      new DayCloseOperations(store, refs, clock),
-    );
+      days: new DayCloseOperations(store, refs, clock),
+      dayEnd: new DayEndOperations(store, refs, clock, fonts),
+      receipts: new ReceiptOperations(store, refs, clock, fonts),
+    });
   },
 });
 

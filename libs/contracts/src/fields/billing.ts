@@ -8,12 +8,17 @@ export const PAYMENT_STATUSES = ['Paid', 'Pending'] as const;
 export const DISCOUNT_TYPES = ['flat', 'pct'] as const;
 export const BILL_STATUSES = ['active', 'cancelled'] as const;
 export const RECEIPT_SIZES = ['80mm', 'a5'] as const;
+/** The day-end report as JSON (the default) or a printable A4 PDF; a list of bills as a spreadsheet. */
+export const DAY_END_FORMATS = ['json', 'pdf'] as const;
+export const EXPORT_FORMATS = ['csv', 'xlsx'] as const;
 
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export type DiscountType = (typeof DISCOUNT_TYPES)[number];
 export type BillStatus = (typeof BILL_STATUSES)[number];
 export type ReceiptSize = (typeof RECEIPT_SIZES)[number];
+export type DayEndFormat = (typeof DAY_END_FORMATS)[number];
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** What a bill's history entries record. */
 export const BILL_HISTORY_ACTIONS = ['created', 'updated', 'cancelled', 'payment', 'refund'] as const;
@@ -63,6 +68,8 @@ export const BILL_FIELDS = {
         : FIELD_MESSAGES.notText(field),
   ),
   receipt_size: oneOf(RECEIPT_SIZES, '80mm'),
+  day_end_format: oneOf(DAY_END_FORMATS, 'json'),
+  export_format: oneOf(EXPORT_FORMATS),
   /**
    * No C0 control character but tab, line feed and carriage return, and no
    * DEL: nobody types one, and U+001F would reach across the fields a search

@@ -21,7 +21,7 @@ import { NewBills } from './new-bills';
 export { billView, itemsInOrder, itemsView, type BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
 export type { CashCountDoc, ClosingDoc } from './day-closings';
-export { entryView, moneyOf, type BillMoney, type LedgerEntryDoc } from './ledger-documents';
+export { entryView, moneyOf, type BillMoney, type LedgerEntryDoc, type LedgerRecordDoc } from './ledger-documents';
 export type { DrawerRow } from './ledger';
 export { balanceView } from './money-events';
 export type { IdempotencyClaim } from './idempotency';

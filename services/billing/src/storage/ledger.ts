@@ -46,4 +46,13 @@ export class LedgerRecords {
       .toArray();
     return rows.map((row) => ({ collector: row._id.c, method: row._id.m, kind: row._id.k, amount_cents: row.a }));
   }
+
+  /** A branch's refunds and reversals of a day, in the order they were made (the printed day-end lists them). */
+  givenBack(storeId: number, day: string): Promise<LedgerRecordDoc[]> {
+    return this.records
+      .find({ store_id: storeId, day, kind: { $in: ['refund', 'reversal'] } })
+      .hint(BILL_INDEXES.ledgerByDay)
+      .toArray()
+      .then((records) => records.sort((a, b) => a.at.getTime() - b.at.getTime() || (a._id < b._id ? -1 : 1)));
+  }
 }

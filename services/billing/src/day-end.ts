@@ -1,0 +1,123 @@
+/**
+ * GET /lab_bills/day_end: a branch's bills of one date per cashier, its
+ * totals (the summary's figures, from the same bills), the drawer, and the
+ * bills of the date that were cancelled; as JSON, or printed on A4.
+ */
+import { success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import {
+  fromCents,
+  requireBranch,
+  type ClinicClock,
+  type HandlerContext,
+  type ReferenceData,
+} from '@clinic/service-kit';
+import { cashiersOf, drawerOf } from './day-end-report';
+import { parseDayEndQuery } from './filters';
+import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';
+import type { PaperFonts } from './paper/fonts';
+import { pdfReply } from './paper/pdf-reply';
+import { summarize, type BillStore } from './storage';
+import { userNames } from './user-names';
+
+export type DayEndReport = Awaited<ReturnType<DayEndOperations['report']>>;
+
+export class DayEndOperations {
+  constructor(
+    private readonly store: BillStore,
+    private readonly refs: ReferenceData,
+    private readonly clock: ClinicClock,
+    private readonly fonts: PaperFonts,
+  ) {}
+
+  async dayEnd(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const { store_id, date, format } = parseDayEndQuery(request.query);
+    requireBranch(ctx, store_id);
+    const report = await this.report(store_id, date);
+    if (format === 'json') return success(200, { report });
+    const [store, givenBack] = await Promise.all([this.refs.get('store', store_id), this.givenBack(store_id, date)]);
+    const pdf = await renderDayEnd(this.fonts, {
+      storeName: store?.name ?? `Branch ${store_id}`,
+      report,
+      givenBack,
+      printedAt: this.clock.timestamp(new Date()) as string,
+      printedBy: String(ctx.caller?.sub ?? '-'),
+    });
+    return pdfReply(`day-end-${store_id}-${date}.pdf`, pdf);
+  }
+
+  private async report(store_id: number, date: string) {
+    const [groups, cancelledBills, drawerRows, owed] = await Promise.all([
+      this.store.queries.cashierGroups(store_id, date),
+      this.store.queries.cancelledOn(store_id, date),
+      this.store.ledger.drawer(store_id, date),
+      this.store.queries.owedOn(store_id, date),
+    ]);
+    const [cancellations, names] = await Promise.all([
+      this.store.history.latest(
+        cancelledBills.map((b) => b.id),
+        'cancelled',
+      ),
+      userNames(this.refs, [...groups.map((g) => g.billed_by), ...drawerRows.map((r) => r.collector)]),
+    ]);
+    const totals = summarize(groups);
+    const revenueOf = (status: string) =>
+      fromCents(groups.filter((g) => g.payment_status === status).reduce((sum, g) => sum + g.grand_total, 0));
+    return {
+      store_id,
+      date,
+      cashiers: cashiersOf(groups, names),
+      totals: { ...totals, paid_revenue: revenueOf('Paid'), pending_revenue: revenueOf('Pending') },
+      // Issue 25: present once someone moved money that day, or a bill of the date owes some.
+      ...(drawerRows.length > 0 ? { drawer: drawerOf(drawerRows, names) } : {}),
+      ...(owed.bill_count > 0 ? { owed: { bill_count: owed.bill_count, due_amount: fromCents(owed.due) } } : {}),
+      cancelled: {
+        count: cancelledBills.length,
+        grand_total: fromCents(cancelledBills.reduce((sum, b) => sum + b.grand_total_cents, 0)),
+        bills: cancelledBills.map((bill) => {
+          const entry = cancellations.get(bill.id);
+          return {
+            id: bill.id,
+            bill_number: bill.bill_number,
+            grand_total: fromCents(bill.grand_total_cents),
+            billed_by: bill.billed_by,
+            cancelled_at: this.clock.timestamp(entry?.at ?? bill.updated_at),
+            cancelled_by: entry?.by ?? null,
+            reason: entry?.reason ?? null,
+          };
+        }),
+      },
+    };
+  }
+
+  /** The money given back in the branch that day, each with its bill's number and its reason. */
+  private async givenBack(storeId: number, date: string): Promise<GivenBack[]> {
+    const records = await this.store.ledger.givenBack(storeId, date);
+    const bills = new Map(
+      await Promise.all(
+        [...new Set(records.map((r) => r.bill_id))].map(
+          async (id) => [id, await this.store.queries.findById(id)] as const,
+        ),
+      ),
+    );
+    const names = await userNames(
+      this.refs,
+      records.map((r) => r.collector),
+    );
+    return records.map((record) => {
+      const bill = bills.get(record.bill_id);
+      const entry = bill?.ledger?.find((e) => e.id === record._id);
+      return {
+        at: this.clock.timestamp(record.at) as string,
+        billNumber: bill?.bill_number ?? String(record.bill_id),
+        kind: record.kind,
+        method: record.method,
+        amount: record.amount_cents,
+        by:
+          typeof record.collector === 'number'
+            ? (names.get(record.collector) ?? `User ${record.collector}`)
+            : record.collector,
+        reason: entry?.reason ?? null,
+      };
+    });
+  }
+}

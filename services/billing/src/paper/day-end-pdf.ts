@@ -1,0 +1,175 @@
+/**
+ * The day-end report printed on A4, for the branch's file and the cashiers'
+ * signatures: the JSON report's figures, laid out as a manager reads them,
+ * and the money given back that day with its reasons. Pure rendering.
+ */
+import { PAYMENT_METHODS } from '@clinic/contracts';
+import { toCents, type Cents } from '@clinic/service-kit';
+import type { DayEndReport } from '../day-end';
+import type { PaperFonts } from './fonts';
+import { MM, renderPdf, type Cell, type PageWriter } from './page-writer';
+import { formatAmount } from './receipt';
+
+/** A refund or reversal of the day, as the printed report lists it. */
+export interface GivenBack {
+  at: string;
+  billNumber: string;
+  kind: string;
+  method: string;
+  amount: Cents;
+  by: string;
+  reason: string | null;
+}
+
+export interface DayEndPrint {
+  storeName: string;
+  report: DayEndReport;
+  givenBack: GivenBack[];
+  printedAt: string;
+  printedBy: string;
+}
+
+const A4 = { width: 210 * MM, height: 297 * MM, margin: 15 * MM, fontSize: 9, titleSize: 15 };
+
+const amount = (value: number) => formatAmount(toCents(value));
+
+/** Columns from their widths (fractions of the text width), the first left-aligned, the others right. */
+function columns(widths: number[]): (texts: string[]) => Cell[] {
+  return (texts) => {
+    let from = 0;
+    return texts.map((text, i) => {
+      const cell: Cell = { text, from, to: Math.min(1, from + widths[i]!), align: i === 0 ? 'left' : 'right' };
+      from = cell.to;
+      return cell;
+    });
+  };
+}
+
+/** A table: its heading row, repeated at the top of every page it runs over. */
+function table(w: PageWriter, title: string, heading: Cell[], rows: Cell[][], empty: string): void {
+  w.gap(4);
+  w.paragraph(title, { bold: true, size: 11 });
+  if (rows.length === 0) {
+    w.paragraph(empty);
+    return;
+  }
+  const before = w.onNewPage;
+  w.onNewPage = () => {
+    before();
+    w.row(heading, { bold: true });
+  };
+  w.row(heading, { bold: true });
+  w.rule();
+  for (const row of rows) w.row(row);
+  w.onNewPage = before;
+}
+
+function layOut(w: PageWriter, print: DayEndPrint): void {
+  const { report } = print;
+  w.onNewPage = () => w.pair(`${print.storeName}: day-end ${report.date} (continued)`, '');
+  w.centered(print.storeName, { bold: true, size: A4.titleSize });
+  w.centered(`Day-end report of ${report.date}`, { bold: true, size: 11 });
+  w.pair(`Printed ${print.printedAt} by ${print.printedBy}`, `Branch ${report.store_id}`);
+  w.rule();
+
+  const t = report.totals;
+  const totals = columns([0.4, 0.3, 0.3]);
+  table(
+    w,
+    'Totals',
+    totals(['', 'Bills', 'Amount']),
+    [
+      totals(['All live bills', String(t.total_bills), amount(t.total_revenue)]),
+      totals(['Paid', String(t.paid_count), amount(t.paid_revenue)]),
+      totals(['Pending', String(t.pending_count), amount(t.pending_revenue)]),
+      totals(['Subtotal before discounts', '', amount(t.total_subtotal)]),
+      totals(['Discounts', '', amount(t.total_discounts)]),
+      ...(report.owed
+        ? [totals(['Still owed on bills of the date', String(report.owed.bill_count), amount(report.owed.due_amount)])]
+        : []),
+    ],
+    '',
+  );
+  const byMethod = {
+    Cash: [t.cash_count, t.cash_revenue],
+    Card: [t.card_count, t.card_revenue],
+    Online: [t.online_count, t.online_revenue],
+  };
+  table(
+    w,
+    'Per payment method (bills of the date)',
+    totals(['Method', 'Bills', 'Amount']),
+    PAYMENT_METHODS.map((m) => totals([m, String(byMethod[m][0]), amount(byMethod[m][1]!)])),
+    '',
+  );
+  const cashier = columns([0.4, 0.15, 0.15, 0.3]);
+  table(
+    w,
+    'Bills per cashier',
+    cashier(['Billed by', 'Bills', 'Paid', 'Amount']),
+    report.cashiers.map((c) =>
+      cashier([
+        c.billed_by_name ?? (c.billed_by === null ? '-' : `User ${c.billed_by}`),
+        String(c.bill_count),
+        String(c.payment_statuses.Paid?.count ?? 0),
+        amount(c.grand_total),
+      ]),
+    ),
+    'No bills.',
+  );
+  const drawer = columns([0.22, 0.13, 0.13, 0.13, 0.13, 0.13, 0.13]);
+  table(
+    w,
+    'The drawer: money taken and given back that day, per user',
+    drawer(['User', 'Cash in', 'Card in', 'Online in', 'Cash out', 'Card+Online out', 'Cash in drawer']),
+    (report.drawer ?? []).map((d) =>
+      drawer([
+        d.user_name ?? String(d.user_id),
+        amount(d.collected.Cash!),
+        amount(d.collected.Card!),
+        amount(d.collected.Online!),
+        amount(d.refunded.Cash!),
+        amount(d.refunded.Card! + d.refunded.Online!),
+        amount(d.cash_in_drawer),
+      ]),
+    ),
+    'No money moved.',
+  );
+  const cancelled = columns([0.22, 0.15, 0.18, 0.45]);
+  table(
+    w,
+    `Cancelled bills (${report.cancelled.count}, ${amount(report.cancelled.grand_total)})`,
+    cancelled(['Bill', 'Amount', 'Cancelled by', 'Reason']),
+    report.cancelled.bills.map((b) =>
+      cancelled([b.bill_number, amount(b.grand_total), String(b.cancelled_by?.sub ?? '-'), b.reason ?? '-']).map(
+        (cell, i) => (i === 3 ? { ...cell, align: 'left' as const } : cell),
+      ),
+    ),
+    'None.',
+  );
+  const back = columns([0.2, 0.17, 0.1, 0.13, 0.15, 0.25]);
+  table(
+    w,
+    'Refunds and reversals of the day',
+    back(['Bill', 'At', 'Method', 'Amount', 'By', 'Reason']),
+    print.givenBack.map((g) =>
+      back([g.billNumber, g.at.slice(11), g.method, amount(g.amount / 100), g.by, g.reason ?? g.kind]).map((cell, i) =>
+        i === 5 ? { ...cell, align: 'left' as const } : cell,
+      ),
+    ),
+    'None.',
+  );
+  w.gap(28);
+  for (const role of ['Cashier', 'Checked by', 'Manager']) {
+    w.gap(22);
+    w.row([
+      { text: `${role}: ${'_'.repeat(40)}`, from: 0, to: 0.6 },
+      { text: `Date: ${'_'.repeat(16)}`, from: 0.6, to: 1, align: 'right' },
+    ]);
+  }
+}
+
+export function renderDayEnd(fonts: PaperFonts, print: DayEndPrint): Promise<Buffer> {
+  const info = { Title: `Day-end ${print.report.date}`, Subject: `Day-end report of ${print.storeName}` };
+  return renderPdf(fonts, A4, info, (w) => layOut(w, print));
+}

@@ -1,0 +1,173 @@
+/**
+ * A printed document written top to bottom: centred titles, label and value
+ * pairs, table rows, rules. Every block is measured before it is drawn, so
+ * that a wrapped name or note pushes what follows down instead of printing
+ * over it, and on sheets a block that does not fit starts a new page. On a
+ * roll the page is made as long as the document.
+ */
+import PDFDocument from 'pdfkit';
+import type { PaperFonts } from './fonts';
+import { Typesetter, type Align, type TextStyle } from './typeset';
+
+export const MM = 72 / 25.4;
+
+export interface PageFormat {
+  width: number;
+  /** Undefined: the page is as long as the document (a roll). */
+  height?: number;
+  margin: number;
+  fontSize: number;
+  titleSize: number;
+}
+
+export interface Cell {
+  text: string;
+  /** The cell's left and right edges, as fractions of the text width. */
+  from: number;
+  to: number;
+  align?: Align;
+}
+
+/** Space between two cells, and between a pair's label and its value. */
+const GUTTER = 4;
+
+export class PageWriter {
+  y: number;
+  readonly left: number;
+  readonly width: number;
+  /** Written at the top of every page after the first. */
+  onNewPage: () => void = () => undefined;
+  private readonly set: Typesetter;
+
+  constructor(
+    private readonly doc: PDFKit.PDFDocument,
+    fonts: PaperFonts,
+    private readonly format: PageFormat,
+    private readonly pageHeight: number,
+  ) {
+    this.set = new Typesetter(doc, fonts);
+    this.left = format.margin;
+    this.width = format.width - 2 * format.margin;
+    this.y = format.margin;
+  }
+
+  private style(options: { bold?: boolean; size?: number }): TextStyle {
+    return { size: options.size ?? this.format.fontSize, bold: options.bold };
+  }
+
+  /** Starts a new page unless `height` fits on this one (a block taller than a page starts at its top). */
+  private fit(height: number): void {
+    if (!this.format.height) return;
+    if (this.y + height <= this.pageHeight - this.format.margin || this.y === this.format.margin) return;
+    this.doc.addPage({ size: [this.format.width, this.pageHeight], margins: pageMargins(this.format) });
+    this.y = this.format.margin;
+    this.onNewPage();
+  }
+
+  centered(text: string, options: { bold?: boolean; size?: number } = {}): void {
+    this.paragraph(text, { ...options, align: 'center' });
+  }
+
+  /** Text over the whole width; on sheets it may go on over the next page, line by line. */
+  paragraph(text: string, options: { bold?: boolean; size?: number; align?: Align } = {}): void {
+    const style = this.style(options);
+    for (const line of this.set.lines(text, this.width, style)) {
+      this.fit(this.set.lineHeight(style));
+      this.set.draw([line], this.left, this.y, this.width, style, options.align);
+      this.y += this.set.lineHeight(style);
+    }
+    this.y += 1;
+  }
+
+  /** `label` on the left and `value` on the right, each wrapping in its own column. */
+  pair(label: string, value: string, options: { bold?: boolean } = {}): void {
+    const style = this.style(options);
+    const valueWidth = Math.min(this.set.width(value, style), this.width * 0.62);
+    const labelWidth = this.width - valueWidth - GUTTER;
+    const labelLines = this.set.lines(label, labelWidth, style);
+    const valueLines = this.set.lines(value, valueWidth, style);
+    const height = this.set.height(labelLines.length > valueLines.length ? labelLines : valueLines, style);
+    this.fit(height);
+    this.set.draw(labelLines, this.left, this.y, labelWidth, style);
+    this.set.draw(valueLines, this.left + this.width - valueWidth, this.y, valueWidth, style, 'right');
+    this.y += height + 1.5;
+  }
+
+  /** Cells side by side, each wrapping in its own column; the row is as tall as its tallest cell. */
+  row(cells: Cell[], options: { bold?: boolean; size?: number } = {}): void {
+    const style = this.style(options);
+    const boxes = cells.map((cell) => {
+      const x = this.left + cell.from * this.width + (cell.from > 0 ? GUTTER / 2 : 0);
+      const width =
+        (cell.to - cell.from) * this.width - (cell.from > 0 ? GUTTER / 2 : 0) - (cell.to < 1 ? GUTTER / 2 : 0);
+      return { ...cell, x, width, lines: this.set.lines(cell.text, width, style) };
+    });
+    const height = Math.max(...boxes.map((box) => this.set.height(box.lines, style)));
+    this.fit(height);
+    for (const box of boxes) this.set.draw(box.lines, box.x, this.y, box.width, style, box.align);
+    this.y += height + 2;
+  }
+
+  rule(): void {
+    this.fit(6);
+    this.y += 2;
+    this.doc
+      .moveTo(this.left, this.y)
+      .lineTo(this.left + this.width, this.y)
+      .lineWidth(0.5)
+      .strokeColor('#555555')
+      .stroke();
+    this.y += 4;
+  }
+
+  gap(points: number): void {
+    this.y += points;
+  }
+}
+
+/** No bottom margin for pdfkit: the writer keeps its own, so that pdfkit never breaks a page by itself. */
+function pageMargins(format: PageFormat) {
+  return { top: format.margin, left: format.margin, right: format.margin, bottom: 0 };
+}
+
+export interface DocumentInfo {
+  Title: string;
+  Subject: string;
+}
+
+function render(
+  fonts: PaperFonts,
+  format: PageFormat,
+  pageHeight: number,
+  info: DocumentInfo,
+  layOut: (w: PageWriter) => void,
+): { doc: PDFKit.PDFDocument; height: number } {
+  const doc = new PDFDocument({ size: [format.width, pageHeight], margins: pageMargins(format), info });
+  const writer = new PageWriter(doc, fonts, format, pageHeight);
+  layOut(writer);
+  return { doc, height: writer.y + format.margin / 2 };
+}
+
+function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+    doc.end();
+  });
+}
+
+/** The document `layOut` writes, as PDF bytes: on sheets of the format, or on a roll as long as it. */
+export function renderPdf(
+  fonts: PaperFonts,
+  format: PageFormat,
+  info: DocumentInfo,
+  layOut: (w: PageWriter) => void,
+): Promise<Buffer> {
+  if (format.height) return collect(render(fonts, format, format.height, info, layOut).doc);
+  // A roll: measured on a page long enough for any bill, then set on a page of that length.
+  const measured = render(fonts, format, 100_000, info, layOut);
+  measured.doc.end();
+  return collect(render(fonts, format, Math.ceil(measured.height), info, layOut).doc);
+}

@@ -1,0 +1,58 @@
+/** GET /lab_bills/{id}/receipt: the printable receipt of an active bill, as a PDF. */
+import { BILLING_MESSAGES, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import { foundInBranch, pathId, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
+import { parseReceiptSize } from './filters';
+import type { PaperFonts } from './paper/fonts';
+import { pdfReply } from './paper/pdf-reply';
+import { renderReceipt } from './paper/receipt';
+import { itemsInOrder, moneyOf, type BillStore } from './storage';
+import { userNames } from './user-names';
+
+export class ReceiptOperations {
+  constructor(
+    private readonly store: BillStore,
+    private readonly refs: ReferenceData,
+    private readonly clock: ClinicClock,
+    private readonly fonts: PaperFonts,
+  ) {}
+
+  async receipt(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const size = parseReceiptSize(request.query);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
+    const [store, names] = await Promise.all([
+      this.refs.get('store', doc.store_id),
+      userNames(this.refs, [doc.billed_by]),
+    ]);
+    const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
+    const pdf = await renderReceipt(
+      this.fonts,
+      {
+        storeName: store?.name ?? `Branch ${doc.store_id}`,
+        billNumber: doc.bill_number,
+        billDate: doc.bill_date,
+        patientName: doc.patient_name,
+        patientContact: doc.patient_contact,
+        items: itemsInOrder(doc).map((item) => ({
+          name: item.charge_name,
+          qty: item.qty,
+          unitPrice: item.unit_price_cents,
+          lineTotal: item.line_total_cents,
+        })),
+        subtotal: doc.subtotal_cents,
+        discount: doc.discount_cents,
+        discountRate: doc.discount_type === 'pct' && doc.discount_value > 0 ? `${doc.discount_value}%` : null,
+        grandTotal: doc.grand_total_cents,
+        paymentMethod: doc.payment_method,
+        paymentStatus: doc.payment_status,
+        cash: doc.payment_method === 'Cash' ? { received: doc.received_cents, balance: doc.balance_cents } : null,
+        money: moneyOf(doc),
+        notes: doc.notes,
+        billedBy: billedBy ?? (doc.billed_by === null ? '-' : `User ${doc.billed_by}`),
+        printedAt: this.clock.timestamp(new Date()) as string,
+      },
+      size,
+    );
+    return pdfReply(`${doc.bill_number}.pdf`, pdf);
+  }
+}
