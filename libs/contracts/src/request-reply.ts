@@ -68,8 +68,15 @@ function fromRoute(route: HttpRoute): RequestReplySpec {
     query: route.querystring ? queryEnvelope(route.querystring) : undefined,
     body: route.body,
     bodyRequired: Boolean(route.body && !route.bodyOptional),
-    replies: route.produces ? { ...route.responses, 200: binaryReplySchema(route.produces) } : route.responses,
+    replies: route.produces ? { ...route.responses, 200: producedReply(route) } : route.responses,
   };
+}
+
+/** A route's success that may be bytes: only them, or, when a query asks for them, them or its JSON. */
+function producedReply(route: HttpRoute): JsonSchema {
+  const bytes = binaryReplySchema(route.produces!);
+  const json = route.responses[200];
+  return route.producesWhen && json ? { oneOf: [json, bytes] } : bytes;
 }
 
 /** The success of a route that produces bytes: they travel base64-encoded in the envelope (the gateway sends them as they are). */

@@ -35,6 +35,8 @@ export interface HttpRoute {
    * with the bytes. Failures stay JSON envelopes.
    */
   produces?: 'application/pdf';
+  /** The query that asks for `produces` (`format=pdf`); without it the success is JSON, as `responses` has it. */
+  producesWhen?: string;
   /** Whether a retried request with the same Idempotency-Key answers the first result. */
   idempotent?: boolean;
   responses: Record<string, JsonSchema>;
@@ -84,8 +86,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     subject: BillingSubjects.dayEnd,
     tag: 'Lab bills',
     summary:
-      "Day-end report of a branch's bills of one date: per cashier, branch totals (equal to the summary's), cancellations",
+      "Day-end report of a branch's bills of one date: per cashier, branch totals (equal to the summary's), cancellations; with format=pdf, printed on A4 with the refunds of the day and signature lines",
     querystring: billing.dayEndQuerySchema,
+    produces: 'application/pdf',
+    producesWhen: 'format=pdf',
     responses: { 200: billingReplies.billingExtraResponses.dayEnd, ...standardFailures(400) },
   }),
   ...DAY_CLOSE_ROUTES.map(route),

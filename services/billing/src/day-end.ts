@@ -34,13 +34,20 @@ export class DayEndOperations {
     requireBranch(ctx, store_id);
     const report = await this.report(store_id, date);
     if (format === 'json') return success(200, { report });
-    const [store, givenBack] = await Promise.all([this.refs.get('store', store_id), this.givenBack(store_id, date)]);
+    const printedBy = ctx.caller?.sub ?? '-';
+    const [store, givenBack, names] = await Promise.all([
+      this.refs.get('store', store_id),
+      this.givenBack(store_id, date),
+      userNames(this.refs, [printedBy, ...report.cancelled.bills.map((b) => b.cancelled_by?.sub ?? null)]),
+    ]);
+    const nameOf = (user: number | string) => (typeof user === 'number' ? (names.get(user) ?? `User ${user}`) : user);
     const pdf = await renderDayEnd(this.fonts, {
       storeName: store?.name ?? `Branch ${store_id}`,
       report,
       givenBack,
       printedAt: this.clock.timestamp(new Date()) as string,
-      printedBy: String(ctx.caller?.sub ?? '-'),
+      printedBy: nameOf(printedBy),
+      nameOf,
     });
     return pdfReply(`day-end-${store_id}-${date}.pdf`, pdf);
   }

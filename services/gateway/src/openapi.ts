@@ -30,7 +30,11 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
     const operation = paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
     if (route.bodyOptional && operation?.requestBody) operation.requestBody.required = false;
     const produced = route.produces ? operation?.responses?.['200'] : undefined;
-    if (produced) produced.content = { [route.produces!]: { schema: { type: 'string', format: 'binary' } } };
+    if (produced)
+      produced.content = {
+        ...(route.producesWhen ? produced.content : {}),
+        [route.produces!]: { schema: { type: 'string', format: 'binary' } },
+      };
     // An optional query filter given empty (`?date=`) is the same as absent.
     for (const parameter of operation?.parameters ?? []) {
       if (parameter.in === 'query' && !parameter.required) parameter.allowEmptyValue = true;

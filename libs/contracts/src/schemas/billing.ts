@@ -148,7 +148,14 @@ export const cancelBillBodySchema: JsonSchema = {
 export const dayEndQuerySchema: JsonSchema = {
   type: 'object',
   required: ['store_id', 'date'],
-  properties: { store_id: idSchema, date: { ...dateSchema, description: 'the bill_date reported on' } },
+  properties: {
+    store_id: idSchema,
+    date: { ...dateSchema, description: 'the bill_date reported on' },
+    format: {
+      ...F.day_end_format.schema,
+      description: 'json (the default): the report; pdf: the report printed on A4 (application/pdf)',
+    },
+  },
 };
 
 export const receiptQuerySchema: JsonSchema = {

@@ -27,18 +27,21 @@ export interface DayEndPrint {
   givenBack: GivenBack[];
   printedAt: string;
   printedBy: string;
+  /** A user's name, or how the API shows a user it has no name of. */
+  nameOf: (user: number | string) => string;
 }
 
 const A4 = { width: 210 * MM, height: 297 * MM, margin: 15 * MM, fontSize: 9, titleSize: 15 };
 
 const amount = (value: number) => formatAmount(toCents(value));
 
-/** Columns from their widths (fractions of the text width), the first left-aligned, the others right. */
-function columns(widths: number[]): (texts: string[]) => Cell[] {
+/** Columns from their widths (fractions of the text width): text ones (the first, and `text`) left-aligned, figures right. */
+function columns(widths: number[], text: number[] = []): (texts: string[]) => Cell[] {
   return (texts) => {
     let from = 0;
-    return texts.map((text, i) => {
-      const cell: Cell = { text, from, to: Math.min(1, from + widths[i]!), align: i === 0 ? 'left' : 'right' };
+    return texts.map((content, i) => {
+      const align = i === 0 || text.includes(i) ? 'left' : 'right';
+      const cell: Cell = { text: content, from, to: Math.min(1, from + widths[i]!), align };
       from = cell.to;
       return cell;
     });
@@ -135,19 +138,22 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
     ),
     'No money moved.',
   );
-  const cancelled = columns([0.22, 0.15, 0.18, 0.45]);
+  const cancelled = columns([0.22, 0.15, 0.2, 0.43], [2, 3]);
   table(
     w,
     `Cancelled bills (${report.cancelled.count}, ${amount(report.cancelled.grand_total)})`,
     cancelled(['Bill', 'Amount', 'Cancelled by', 'Reason']),
     report.cancelled.bills.map((b) =>
-      cancelled([b.bill_number, amount(b.grand_total), String(b.cancelled_by?.sub ?? '-'), b.reason ?? '-']).map(
-        (cell, i) => (i === 3 ? { ...cell, align: 'left' as const } : cell),
-      ),
+      cancelled([
+        b.bill_number,
+        amount(b.grand_total),
+        b.cancelled_by ? print.nameOf(b.cancelled_by.sub) : '-',
+        b.reason ?? '-',
+      ]),
     ),
     'None.',
   );
-  const back = columns([0.2, 0.17, 0.1, 0.13, 0.15, 0.25]);
+  const back = columns([0.2, 0.1, 0.1, 0.13, 0.17, 0.3], [4, 5]);
   table(
     w,
     'Refunds and reversals of the day',
