@@ -114,13 +114,14 @@ it('validates every request envelope, reply and event of a tour through all the 
     const res = await t.request(method, path, body);
     // A route that produces bytes answers them as they are over HTTP; its NATS reply (base64 in the
     // envelope) is read from the service itself, as another hospital system would call it.
-    const reply = route.produces
-      ? await callService(await t.nats('hospital'), route.subject, envelope, {
-          token: t.token(),
-          correlationId: 'asyncapi-tour',
-          timeoutMs: 5_000,
-        })
-      : { status: res.status, body: res.body };
+    const reply =
+      route.produces || route.exports
+        ? await callService(await t.nats('hospital'), route.subject, envelope, {
+            token: t.token(),
+            correlationId: 'asyncapi-tour',
+            timeoutMs: 5_000,
+          })
+        : { status: res.status, body: res.body };
     expectValid(`${route.subject}.reply`, reply);
     return res;
   };
@@ -173,6 +174,8 @@ it('validates every request envelope, reply and event of a tour through all the 
   expect((await call('DELETE', `/lab_bills/${bill.body.bill_id}`, { reason: 'Tour' })).status).toBe(200);
   expect((await call('GET', `/lab_bills/${bill.body.bill_id}/history`)).status).toBe(200);
   expect((await call('GET', '/lab_bills/day_end?store_id=1&date=2094-03-01')).status).toBe(200);
+  expect((await call('GET', '/lab_bills/day_end?store_id=1&date=2094-03-01&format=pdf')).status).toBe(200);
+  expect((await call('GET', '/lab_bills/export?store_id=1&from=2094-03-01&to=2094-03-02&format=csv')).status).toBe(200);
   // The day the tour's money moved on: closed, read, reopened.
   const today = (await t.get(`/lab_bills/${bill.body.bill_id}/history`)).body.history.at(-1).ledger[0].day;
   expect((await call('POST', '/lab_bills/day_close', { store_id: 1, date: today })).status).toBe(201);

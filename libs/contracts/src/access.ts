@@ -34,6 +34,7 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.history]: admin,
   [BillingSubjects.dayEnd]: staff,
   [BillingSubjects.receipt]: staff,
+  [BillingSubjects.export]: staff,
   [BillingSubjects.pay]: staff,
   [BillingSubjects.refund]: refunders,
   [BillingSubjects.payments]: staff,

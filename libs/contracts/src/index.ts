@@ -4,6 +4,7 @@ export * from './envelope';
 export * from './access';
 export * from './limits';
 export * from './routes';
+export * from './exports';
 export * from './reference';
 export * from './events';
 export * from './nats-permissions';

@@ -3,6 +3,7 @@
  * registers exactly these routes and documents them with these schemas.
  */
 import { accessOf, type Access, type BranchScopeRule } from './access';
+import { EXPORT_ROUTE } from './exports';
 import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
@@ -37,6 +38,11 @@ export interface HttpRoute {
   produces?: 'application/pdf';
   /** The query that asks for `produces` (`format=pdf`); without it the success is JSON, as `responses` has it. */
   producesWhen?: string;
+  /**
+   * A file the gateway writes from the pages the subject answers (exports.ts),
+   * by the `format` asked: its media type per format. The NATS reply is a page.
+   */
+  exports?: Readonly<Record<string, string>>;
   /** Whether a retried request with the same Idempotency-Key answers the first result. */
   idempotent?: boolean;
   responses: Record<string, JsonSchema>;
@@ -93,6 +99,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingExtraResponses.dayEnd, ...standardFailures(400) },
   }),
   ...DAY_CLOSE_ROUTES.map(route),
+  route(EXPORT_ROUTE),
   route({
     method: 'GET',
     url: '/lab_bills/:bill_id',

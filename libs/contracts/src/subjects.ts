@@ -19,6 +19,7 @@ export const BillingSubjects = {
   history: 'billing.bill.history',
   dayEnd: 'billing.bill.dayend',
   receipt: 'billing.bill.receipt',
+  export: 'billing.bill.export',
   pay: 'billing.bill.pay',
   refund: 'billing.bill.refund',
   payments: 'billing.bill.payments',

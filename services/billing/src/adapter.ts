@@ -4,6 +4,7 @@ import type { Handler } from '@clinic/service-kit';
 import type { BillOperations } from './bills';
 import type { DayCloseOperations } from './day-close';
 import type { DayEndOperations } from './day-end';
+import type { ExportOperations } from './exports';
 import type { PaymentOperations } from './payments';
 import type { ReceiptOperations } from './receipts';
 
@@ -13,6 +14,7 @@ export interface BillingOperations {
   days: DayCloseOperations;
   dayEnd: DayEndOperations;
   receipts: ReceiptOperations;
+  spreadsheets: ExportOperations;
 }
 
 export function billingHandlers({
@@ -21,6 +23,7 @@ export function billingHandlers({
   days,
   dayEnd,
   receipts,
+  spreadsheets,
 }: BillingOperations): Record<string, Handler> {
   return {
     [BillingSubjects.create]: (req, ctx) => bills.create(req, ctx),
@@ -32,6 +35,7 @@ export function billingHandlers({
     [BillingSubjects.history]: (req, ctx) => bills.history(req, ctx),
     [BillingSubjects.dayEnd]: (req, ctx) => dayEnd.dayEnd(req, ctx),
     [BillingSubjects.receipt]: (req, ctx) => receipts.receipt(req, ctx),
+    [BillingSubjects.export]: (req, ctx) => spreadsheets.page(req, ctx),
     [BillingSubjects.pay]: (req, ctx) => payments.pay(req, ctx),
     [BillingSubjects.refund]: (req, ctx) => payments.refund(req, ctx),
     [BillingSubjects.payments]: (req, ctx) => payments.ledger(req, ctx),

@@ -12,6 +12,10 @@ import {
   PAYMENT_STATUSES,
   type BillStatus,
   type DayEndFormat,
+  type ExportFormat,
+  type ExportPart,
+  EXPORT_MESSAGES,
+  EXPORT_PARTS,
   type PaymentMethod,
   type PaymentStatus,
   type ReceiptSize,
@@ -93,4 +97,58 @@ export function parseDayEndQuery(query: QueryParams): { store_id: number; date: 
 export function parseReceiptSize(query: QueryParams): ReceiptSize {
   const size = queryText(query, 'size');
   return size === undefined ? (F.receipt_size.default as ReceiptSize) : validField(F.receipt_size, size, 'size');
+}
+
+/** Where an export's page starts: a bill date, and the last bill id of that date already exported. */
+export interface ExportCursor {
+  date: string;
+  after: number;
+}
+
+export interface ExportQuery {
+  filter: BillFilter & { from_date: string; to_date: string };
+  format: ExportFormat;
+  part: ExportPart;
+  cursor: ExportCursor | null;
+  /** The first page's time: bills created later are left out of every page. */
+  asOf: Date | null;
+}
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2})\.(\d{1,15})$/;
+
+/**
+ * GET /lab_bills/export: the list's branch and filters, a date or a range
+ * (from and to, or the list's from_date and to_date), the file's format, and
+ * on NATS the part, the cursor and the time of the first page.
+ */
+export function parseExportQuery(query: QueryParams): ExportQuery {
+  const { filter } = parseListQuery(query);
+  const format = queryText(query, 'format');
+  if (format === undefined) throw badRequest(FIELD_MESSAGES.required('format'));
+  const range = { ...filter };
+  if (!range.date) {
+    for (const [alias, field] of [
+      ['from', 'from_date'],
+      ['to', 'to_date'],
+    ] as const) {
+      const value = queryText(query, alias);
+      if (value !== undefined) range[field] = validField(F.bill_date, value, alias);
+      if (range[field] === undefined) throw badRequest(FIELD_MESSAGES.required(alias));
+    }
+  }
+  const cursor = queryText(query, 'cursor');
+  const match = cursor === undefined ? null : CURSOR.exec(cursor);
+  if (cursor !== undefined && !match) throw badRequest(EXPORT_MESSAGES.badCursor);
+  const asOf = queryText(query, 'as_of');
+  if (asOf !== undefined && Number.isNaN(Date.parse(asOf))) throw badRequest(EXPORT_MESSAGES.badAsOf);
+  const part = queryText(query, 'part') ?? 'bills';
+  if (!(EXPORT_PARTS as readonly string[]).includes(part))
+    throw badRequest(FIELD_MESSAGES.notOneOf('part', EXPORT_PARTS));
+  return {
+    filter: { ...range, from_date: range.date ?? range.from_date!, to_date: range.date ?? range.to_date! },
+    format: validField(F.export_format, format, 'format'),
+    part: part as ExportPart,
+    cursor: match ? { date: match[1]!, after: Number(match[2]) } : null,
+    asOf: asOf === undefined ? null : new Date(asOf),
+  };
 }

@@ -6,6 +6,7 @@ import { BillOperations, USER_NAMES_SCOPE } from './bills';
 import { CatalogueClient } from './catalogue-client';
 import { DayCloseOperations } from './day-close';
 import { DayEndOperations } from './day-end';
+import { ExportOperations } from './exports';
 import { loadPaperFonts } from './paper/fonts';
 import { PaymentOperations } from './payments';
 import { ReceiptOperations } from './receipts';
@@ -37,6 +38,7 @@ void startService({
       days: new DayCloseOperations(store, refs, clock),
       dayEnd: new DayEndOperations(store, refs, clock, fonts),
       receipts: new ReceiptOperations(store, refs, clock, fonts),
+      spreadsheets: new ExportOperations(store, refs, clock),
     });
   },
 });

@@ -36,6 +36,7 @@ import {
 import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate } from './auth';
 import { sendBinary } from './binary';
+import { sendExport } from './export';
 import { DRAIN_LIMIT_BYTES, parseJsonBodies } from './body';
 import type { GatewayConfig } from './config';
 import { requestEnvelope } from './envelope';
@@ -171,7 +172,10 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       url: route.url,
       schema: routeSchema(route),
       onRequest: authorize(accessOf(route.subject, config.tokens.access)),
-      handler: (request, reply) => forward(route, request, reply, { config, nc }),
+      handler: (request, reply) =>
+        route.exports
+          ? exportFile(route, request, reply, { config, nc })
+          : forward(route, request, reply, { config, nc }),
     });
   }
   return app;
@@ -190,6 +194,20 @@ declare module 'fastify' {
 }
 
 const HEALTH_DETAILS_ACCESS: Access = { kind: 'roles', roles: ADMIN_ONLY };
+
+/** An export's file, written from the service's pages (export.ts). */
+async function exportFile(
+  route: HttpRoute,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: Pick<GatewayDeps, 'config' | 'nc'>,
+): Promise<FastifyReply> {
+  try {
+    return await sendExport(route, request, reply, deps);
+  } catch (err) {
+    return unanswered(route, request, reply, deps.config, err);
+  }
+}
 
 async function forward(
   route: HttpRoute,
@@ -221,14 +239,25 @@ async function forward(
       .type('application/json; charset=utf-8')
       .send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   } catch (err) {
-    if (err instanceof ServiceUnavailableError) {
-      request.outcome = { subject: route.subject, cause: 'no responder' };
-      return sendFailure(reply, 503, GATEWAY_MESSAGES.unavailable);
-    }
-    if (err instanceof ServiceTimeoutError) {
-      request.outcome = { subject: route.subject, cause: `no reply within ${config.requestTimeoutMs} ms` };
-      return sendFailure(reply, 504, GATEWAY_MESSAGES.timeout);
-    }
-    throw err;
+    return unanswered(route, request, reply, config, err);
   }
+}
+
+/** 503 when no instance of the service answers, 504 when it answers too late; anything else is a 500. */
+function unanswered(
+  route: HttpRoute,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  config: GatewayConfig,
+  err: unknown,
+): FastifyReply {
+  if (err instanceof ServiceUnavailableError) {
+    request.outcome = { subject: route.subject, cause: 'no responder' };
+    return sendFailure(reply, 503, GATEWAY_MESSAGES.unavailable);
+  }
+  if (err instanceof ServiceTimeoutError) {
+    request.outcome = { subject: route.subject, cause: `no reply within ${config.requestTimeoutMs} ms` };
+    return sendFailure(reply, 504, GATEWAY_MESSAGES.timeout);
+  }
+  throw err;
 }

@@ -30,6 +30,11 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
     const operation = paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
     if (route.bodyOptional && operation?.requestBody) operation.requestBody.required = false;
     const produced = route.produces ? operation?.responses?.['200'] : undefined;
+    const exported = route.exports ? operation?.responses?.['200'] : undefined;
+    if (exported)
+      exported.content = Object.fromEntries(
+        Object.values(route.exports!).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+      );
     if (produced)
       produced.content = {
         ...(route.producesWhen ? produced.content : {}),

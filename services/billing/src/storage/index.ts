@@ -5,6 +5,7 @@
  */
 import type { Collection, Db } from 'mongodb';
 import { AuditTrail, ensureIndexes, type Logger, type StorageDeps } from '@clinic/service-kit';
+import { BillExport } from './bill-export';
 import { BillNumbers } from './bill-numbers';
 import { BillQueries, storeScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
@@ -38,6 +39,8 @@ export class BillStore {
   readonly closings: DayClosings;
   /** The drawer's records of the bills' payments and refunds. */
   readonly ledger: LedgerRecords;
+  /** The pages of a spreadsheet export. */
+  readonly exports: BillExport;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
   private readonly db: Db;
@@ -55,6 +58,7 @@ export class BillStore {
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
     this.closings = new DayClosings(deps.db, deps.outbox);
     this.ledger = new LedgerRecords(deps.db);
+    this.exports = new BillExport(this.bills);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.
     const written = async (bills: WrittenBill[]) => {

@@ -1,0 +1,46 @@
+/**
+ * billing.bill.export (GET /lab_bills/export): one page of an export's rows,
+ * bills or their items, and the cursor of the next. The gateway writes the
+ * CSV or Excel file from the pages; other systems on NATS read the rows.
+ * A page holds at most EXPORT_PAGE_BILLS bills, whatever the range.
+ */
+import {
+  EXPORT_PAGE_BILLS,
+  EXPORT_PAGE_DAYS,
+  success,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
+import { requireBranch, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
+import { parseExportQuery } from './filters';
+import { billView, itemsView, type BillStore } from './storage';
+import { userNames } from './user-names';
+
+export class ExportOperations {
+  constructor(
+    private readonly store: BillStore,
+    private readonly refs: ReferenceData,
+    private readonly clock: ClinicClock,
+  ) {}
+
+  async page(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const query = parseExportQuery(request.query);
+    requireBranch(ctx, query.filter.store_id);
+    const asOf = query.asOf ?? new Date();
+    const withItems = query.part === 'items';
+    const { docs, next } = await this.store.exports.page(query, asOf, withItems, EXPORT_PAGE_BILLS, EXPORT_PAGE_DAYS);
+    const page = { as_of: asOf.toISOString(), next: next && `${next.date}.${next.after}` };
+    if (withItems) {
+      const items = docs.flatMap((doc) =>
+        itemsView(doc).map((item) => ({ ...item, bill_number: doc.bill_number, bill_date: doc.bill_date })),
+      );
+      return success(200, { ...page, items });
+    }
+    const names = await userNames(
+      this.refs,
+      docs.map((doc) => doc.billed_by),
+    );
+    const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
+    return success(200, { ...page, bills });
+  }
+}
