@@ -3,13 +3,15 @@
 // loaded in steps (BENCH_SIZES), reads measured after writes and on repeat at each,
 // writes with the data stored and empty; last, what metrics and tracing cost, one stack
 // per setting (observability.ts). BENCH_PARTS (baseline,scale,observability) picks the parts; `money`
-// alone runs issue 25's payments and day-end at the largest of BENCH_SIZES (the scale part includes them).
+// alone runs issue 25's payments and day-end at the largest of BENCH_SIZES (the scale part includes them);
+// `export` (not in the default set: run it alone on a stack of its own) issue 28's export of BENCH_EXPORT_BILLS bills.
 // Starts its own stack on the embedded default, or uses GATEWAY_URL (with NATS_URL
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fail } from '../args';
 import { measureBaseline } from './baseline';
+import { measureExport } from './export';
 import { measureObservability } from './observability';
 import { BillLoader, seedScaleReferences, yearBefore } from './dataset';
 import { measureMoney } from './money';
@@ -23,6 +25,7 @@ async function main(): Promise<void> {
   const parts = new Set((process.env.BENCH_PARTS ?? 'baseline,scale,observability').split(',').map((p) => p.trim()));
   const scale = parts.has('scale');
   const moneyAlone = parts.has('money') && !scale;
+  const exportPart = parts.has('export');
   const results: Record<string, any> = {
     date: new Date().toISOString(),
     machine: machine(),
@@ -35,7 +38,7 @@ async function main(): Promise<void> {
       target: process.env.GATEWAY_URL ?? 'embedded default',
     },
   };
-  if (parts.has('baseline') || scale || moneyAlone) {
+  if (parts.has('baseline') || scale || moneyAlone || exportPart) {
     const target = await startTarget();
     // Ctrl-C or a timeout's SIGTERM stops the stack this run started, instead of leaving it running.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -50,12 +53,13 @@ async function main(): Promise<void> {
         say('raw NATS echo between two Node processes');
         results.echo = await echoBaseline();
       }
-      if (scale || moneyAlone) {
+      if (scale || moneyAlone || exportPart) {
         say('reference data at scale: 100,000 patients, 50 doctors (through the reference stream)');
         results.references = await seedScaleReferences(target);
       }
       if (scale) results.scale = await measureScale(target);
       if (moneyAlone) results.money = await moneyAt(target, Math.max(...SIZES));
+      if (exportPart) results.export = await measureExport(target);
     } finally {
       await target.stop();
     }

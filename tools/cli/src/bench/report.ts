@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@clinic/devstack';
 import { CONCURRENCY } from './measure';
+import { exportLines } from './export';
 import { moneyLines, type MoneyFigures } from './money';
 import type { NumberProblem } from './checks';
 import type { WriteFigures } from './scale';
@@ -163,6 +164,7 @@ export function report(results: Record<string, any>, save: boolean): void {
     for (const c of moneyTargets(results.money, results.money.bills))
       lines.push(`  ${c.met ? 'met   ' : 'MISSED'} ${c.target}: ${c.measured}`);
   }
+  if (results.export) lines.push(...exportLines(results.export));
   if (results.observability) lines.push(...observabilityLines(results.observability));
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);
