@@ -75,18 +75,18 @@ if [ "$(cat node_modules/.clinic-lock-hash 2>/dev/null)" != "$lock_hash" ]; then
   install_npm() {
     npm ci --no-audit --no-fund --no-update-notifier --loglevel=error && echo "$lock_hash" > node_modules/.clinic-lock-hash
   }
-  job npm "npm packages (npm ci)" install_npm
+  job npm "npm ci" install_npm
 fi
 
 if [ "$(.tools/bin/nats-server --version 2>/dev/null)" != "nats-server: $NATS_VERSION" ]; then
   need_go "nats-server $NATS_VERSION"
-  job nats-server "nats-server $NATS_VERSION (go install)" \
+  job nats-server "nats-server $NATS_VERSION" \
     env GOBIN="$PWD/.tools/bin" go install -trimpath "github.com/nats-io/nats-server/v2@$NATS_VERSION"
 fi
 
 if ! bash tools/ferretdb/build.sh binary --check; then
   need_go "the embedded database server"
-  job ferretdb "the embedded database server (FerretDB, patched; go build)" bash tools/ferretdb/build.sh binary
+  job ferretdb "FerretDB (the embedded database)" bash tools/ferretdb/build.sh binary
 fi
 
 if [ "$mode" = test ]; then
@@ -101,18 +101,18 @@ if [ "$mode" = test ]; then
       install_debian() {
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debian[@]}"
       }
-      job debian "${debian[*]} from Debian (for the tests)" install_debian
+      job debian "apt-get install ${debian[*]} (tests)" install_debian
     else
       say "missing for the tests: ${debian[*]} (apt-get install ${debian[*]}; or set PROMETHEUS_BIN)"
     fi
   fi
   if ! bash tools/otel-collector/build.sh --check; then
     need_go "the OpenTelemetry Collector"
-    job otelcol "the OpenTelemetry Collector (for the tracing tests)" bash tools/otel-collector/build.sh
+    job otelcol "OpenTelemetry Collector (tests)" bash tools/otel-collector/build.sh
   fi
   if ! bash tools/ferretdb/build.sh tests --check; then
     need_go "the database patches' tests"
-    job ferretdb-tests "the database patches' Go tests" bash tools/ferretdb/build.sh tests
+    job ferretdb-tests "FerretDB patches' Go tests" bash tools/ferretdb/build.sh tests
   fi
 fi
 
@@ -122,7 +122,7 @@ if [ ${#running[@]} -eq 0 ]; then
   npx tsc -b >&2
 else
   finish npm
-  job tsc "the TypeScript build (tsc -b)" npx tsc -b
+  job tsc "tsc -b" npx tsc -b
   finish
 fi
 if [ $((SECONDS - started)) -ge 5 ]; then say "ready in $((SECONDS - started)) s"; fi
