@@ -34,6 +34,7 @@ export * from './tokens';
 export * from './start-service';
 export * from './audit';
 export * from './metrics';
+export * from './service-gauges';
 export * from './tracing';
 export * from './retry';
 export * from './record-write';
