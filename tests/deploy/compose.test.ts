@@ -4,7 +4,8 @@
  * rules, and for what `--scale` and the services need.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
 import { DockerfileParser, ModifiableInstruction } from 'dockerfile-ast';
@@ -12,7 +13,10 @@ import YAML from 'yaml';
 import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
 import {
   COMPOSE_NATS_NODES,
+  COMPOSE_TLS_MOUNT,
+  composeCertificates,
   DEV_NATS_PASSWORDS,
+  makeComposeSecrets,
   NATS_IMAGE_TAG,
   natsServerBinary,
   passwordVariable,
@@ -35,6 +39,7 @@ const OBSERVABILITY_SETTINGS = [
 ];
 const SERVICE_SETTINGS = [
   'NATS_URL',
+  'NATS_TLS_CA_FILE',
   'NATS_USER',
   'NATS_PASSWORD',
   'NATS_STREAM_REPLICAS',
@@ -53,6 +58,9 @@ const SERVICE_SETTINGS = [
 const OWN_SETTINGS: Record<string, string[]> = { billing: ['CANCEL_REASON_REQUIRED'] };
 const GATEWAY_SETTINGS = [
   'NATS_URL',
+  'NATS_TLS_CA_FILE',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
   'NATS_USER',
   'NATS_PASSWORD',
   'HOST',
@@ -225,7 +233,7 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   }
   expect(stores.size).toBe(3);
   // Services and the gateway know every node, and the streams get three replicas.
-  const everyNode = COMPOSE_NATS_NODES.map((n) => `nats://${n}:4222`).join(',');
+  const everyNode = COMPOSE_NATS_NODES.map((n) => `tls://${n}:4222`).join(',');
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
   for (const name of SERVICE_NAMES) {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
@@ -233,13 +241,32 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   }
 });
 
+/**
+ * deploy/nats/nats.conf with the files of `npm run certs` where compose mounts them: the real nats-server
+ * loads the certificates while it checks the file.
+ */
+let checkedNatsConf = '';
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clinic-compose-tls-'));
+  await makeComposeSecrets(join(dir, 'tls'));
+  checkedNatsConf = join(dir, 'nats.conf');
+  writeFileSync(
+    checkedNatsConf,
+    readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8').replaceAll(
+      COMPOSE_TLS_MOUNT,
+      join(dir, 'tls'),
+    ),
+  );
+});
+afterAll(() => rmSync(dirname(checkedNatsConf), { recursive: true, force: true }));
+
 it('writes a configuration the pinned nats-server accepts', () => {
   const env = {
     ...process.env,
     NATS_SERVER_NAME: 'nats-1',
     ...Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), 'x'])),
   };
-  const check = spawnSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], {
+  const check = spawnSync(natsServerBinary(), ['-t', '-c', checkedNatsConf], {
     env,
     encoding: 'utf8',
   });
@@ -267,7 +294,7 @@ it('has no default password: compose refuses to start without each NATS password
 it('gives the generated nats.conf no password either: the real nats-server refuses it until each is set', () => {
   const check = (env: Record<string, string>) => {
     try {
-      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], {
+      execFileSync(natsServerBinary(), ['-t', '-c', checkedNatsConf], {
         env: { PATH: process.env.PATH, NATS_SERVER_NAME: 'nats-1', ...env },
         stdio: 'pipe',
       });
@@ -329,4 +356,48 @@ it('runs Prometheus under the observability profile, scraping every replica of e
       stdio: 'pipe',
     }),
   ).not.toThrow();
+});
+
+describe('TLS', () => {
+  /** The files of `npm run certs` a service mounts: its name inside the container's TLS folder -> the file mounted. */
+  const mounts = (name: string): Record<string, string> =>
+    Object.fromEntries(
+      ((services[name].volumes ?? []) as string[]).flatMap((volume) => {
+        const mount = /^\$\{TLS_DIR:-\.\/deploy\/tls\}\/([^:]+):(.+):ro$/.exec(volume);
+        if (!mount) return [];
+        expect(mount[2]!.startsWith(`${COMPOSE_TLS_MOUNT}/`)).toBe(true);
+        return [[mount[2]!.slice(COMPOSE_TLS_MOUNT.length + 1), mount[1]!]];
+      }),
+    );
+  const made = ['ca.crt', ...composeCertificates().flatMap((c) => [`${c.name}.crt`, `${c.name}.key`, `${c.name}.pem`])];
+
+  it('runs NATS with TLS on the client port and the routes, with the certificates of npm run certs', () => {
+    const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
+    expect(natsConf).toMatch(/^tls \{\n {2}cert_file: "\/etc\/clinic\/tls\/nats.crt"/m);
+    expect(natsConf).toMatch(/^ {2}tls \{[^}]*verify: true/m);
+    for (const node of COMPOSE_NATS_NODES) {
+      expect(mounts(node)).toEqual({ 'ca.crt': 'ca.crt', 'nats.crt': 'nats.crt', 'nats.key': 'nats.key' });
+    }
+  });
+
+  it('has every process verify the NATS nodes against the mounted CA, and the gateway serve HTTPS', () => {
+    for (const name of [...SERVICE_NAMES, 'gateway']) {
+      expect(services[name].environment.NATS_URL.split(',').every((url: string) => url.startsWith('tls://'))).toBe(
+        true,
+      );
+      expect(services[name].environment.NATS_TLS_CA_FILE).toBe(`${COMPOSE_TLS_MOUNT}/ca.crt`);
+      expect(mounts(name)['ca.crt']).toBe('ca.crt');
+    }
+    expect(services.gateway.environment).toMatchObject({
+      TLS_CERT_FILE: `${COMPOSE_TLS_MOUNT}/gateway.crt`,
+      TLS_KEY_FILE: `${COMPOSE_TLS_MOUNT}/gateway.key`,
+    });
+    expect(mounts('gateway')).toMatchObject({ 'gateway.crt': 'gateway.crt', 'gateway.key': 'gateway.key' });
+    // Every file compose mounts is one npm run certs makes.
+    for (const [name, service] of Object.entries(services)) {
+      if (!service.volumes) continue;
+      for (const file of Object.values(mounts(name)))
+        expect({ name, file, made: made.includes(file) }).toMatchObject({ made: true });
+    }
+  });
 });

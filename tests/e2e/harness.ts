@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import type { NatsUser, ServiceName } from '@clinic/contracts';
 import {
+  httpRequest,
+  localGatewayTls,
+  natsClientSettings,
   parseSeedFile,
   seedReferenceData,
   signToken,
@@ -62,6 +65,10 @@ export interface TestStackOptions {
   natsCluster?: number;
   natsNetwork?: StackOptions['natsNetwork'];
   supervise?: StackOptions['supervise'];
+  /** NATS over TLS, with a local CA every process and test client verifies the servers against. */
+  natsTls?: boolean;
+  /** The gateway serves HTTPS with a certificate of the same local CA; requests trust that CA only. */
+  gatewayTls?: boolean;
 }
 
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
@@ -74,6 +81,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     natsCluster: options.natsCluster ?? (Number(process.env.NATS_CLUSTER) || 1),
     natsNetwork: options.natsNetwork,
     supervise: options.supervise,
+    natsTls: options.natsTls,
+    gatewayTls: options.gatewayTls ? await localGatewayTls(dataDir) : undefined,
     env: { JWT_SECRET: TEST_JWT_SECRET, CLINIC_TZ: TEST_TZ, LOG_LEVEL: 'info', ...options.env },
   });
   const connections: NatsConnection[] = [];
@@ -96,8 +105,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       payload = JSON.stringify(body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${stack.gatewayUrl}${path}`, { method, headers, body: payload });
-    const text = await response.text();
+    const response = stack.gatewayCa
+      ? await httpRequest(`${stack.gatewayUrl}${path}`, { method, headers, body: payload, ca: stack.gatewayCa })
+      : await fetch(`${stack.gatewayUrl}${path}`, { method, headers, body: payload });
+    const text = response instanceof Response ? await response.text() : response.body.toString();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -108,8 +119,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   }
 
   const nats = async (user: NatsUser = 'hospital') => {
-    const settings = { url: stack.infra.natsUrl, user, password: stack.infra.natsPasswords[user] };
-    const nc = await connectNats(settings, {
+    const nc = await connectNats(natsClientSettings(stack.infra, user), {
       name: `e2e-${user}`,
       log: createLogger('e2e', 'silent'),
       waitForServer: false,

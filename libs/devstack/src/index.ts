@@ -10,3 +10,7 @@ export * from './seed';
 export * from './tokens';
 export * from './prometheus';
 export * from './otel-collector';
+export * from './certs';
+export * from './nats-tls';
+export * from './http-client';
+export * from './compose-tls';

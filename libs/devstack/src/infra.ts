@@ -4,7 +4,7 @@ import { ferretDbBinary, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
-import { natsPasswords, passwordEnv, renderNatsConfig } from './nats-config';
+import { natsPasswords, passwordEnv, renderNatsConfig, type NatsTlsFiles } from './nats-config';
 
 /** One nats-server of the local infrastructure. */
 export interface NatsNode {
@@ -27,6 +27,8 @@ export interface Infrastructure {
   mongoUrl: string;
   /** Passwords of the NATS users (see libs/contracts nats-permissions). */
   natsPasswords: Record<NatsUser, string>;
+  /** With NATS over TLS: the CA every client verifies the servers against. */
+  natsTlsCaFile?: string;
   /** Present for local servers, which fault tests stop and start on the same port and data. */
   nats?: ManagedProcess;
   /** Every local NATS node (one, or the nodes of a cluster). */
@@ -62,6 +64,8 @@ export interface LocalInfraOptions {
   natsNetwork?: (node: number) => NatsNodeNetwork;
   /** JetStream's sync_interval (`always`, `default` or a duration); see nats-config. */
   syncInterval?: string;
+  /** NATS over TLS with these files (nats-tls.ts makes them); clients then use tls:// URLs. */
+  natsTls?: NatsTlsFiles;
 }
 
 async function portFor(requested: number | undefined, what: string): Promise<number> {
@@ -150,6 +154,7 @@ async function natsNodes(
         listen: `${clientHost}:${node.client}`,
         storeDir,
         syncInterval: options.syncInterval,
+        tls: options.natsTls,
         ...(single
           ? {}
           : {
@@ -171,7 +176,7 @@ async function natsNodes(
     return {
       name: node.name,
       process: proc,
-      url: `nats://${clientHost}:${node.client}`,
+      url: `${options.natsTls ? 'tls' : 'nats'}://${clientHost}:${node.client}`,
       monitorUrl,
       async start() {
         if (!proc.running) proc.start();
@@ -219,6 +224,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     natsUrl: options.natsUrl ?? nodes.map((n) => n.url).join(','),
     mongoUrl: options.mongoUrl ?? `mongodb://127.0.0.1:${dbPort}/`,
     natsPasswords: passwords,
+    natsTlsCaFile: options.natsTls?.caFile,
     nats: nodes[0]?.process,
     natsNodes: nodes,
     db: options.mongoUrl ? undefined : db,
