@@ -91,11 +91,12 @@ fi
 
 if [ "$mode" = test ]; then
   # pdftotext (poppler-utils): the receipt tests read back the PDFs; Prometheus: the metrics test's server
-  # (its promtool checks compose's scrape config).
+  # (its promtool checks compose's scrape config); HAProxy: checks compose's load balancer configuration.
   have_prometheus() { command -v prometheus >/dev/null || [ -x /usr/bin/prometheus ] || [ -n "${PROMETHEUS_BIN:-}" ]; }
   debian=()
   command -v pdftotext >/dev/null || debian+=(poppler-utils)
   have_prometheus || debian+=(prometheus)
+  command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || debian+=(haproxy)
   if [ ${#debian[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
       install_debian() {

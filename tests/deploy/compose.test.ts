@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import Ajv from 'ajv';
 import { DockerfileParser, ModifiableInstruction } from 'dockerfile-ast';
 import YAML from 'yaml';
@@ -17,6 +18,7 @@ import {
   composeCertificates,
   DEV_NATS_PASSWORDS,
   makeComposeSecrets,
+  MONGO_KEYFILE,
   NATS_IMAGE_TAG,
   natsServerBinary,
   passwordVariable,
@@ -191,11 +193,13 @@ describe('the one Dockerfile', () => {
   });
 });
 
-it('lets billing, catalogue and sessions scale: no published ports, no fixed names', () => {
-  for (const name of SERVICE_NAMES) {
+it('lets billing, catalogue, sessions and the gateway scale: no published ports, no fixed names', () => {
+  for (const name of [...SERVICE_NAMES, 'gateway']) {
     expect(services[name].ports).toBeUndefined();
     expect(services[name].container_name).toBeUndefined();
     expect(services[name].hostname).toBeUndefined();
+  }
+  for (const name of SERVICE_NAMES) {
     expect(services[name].depends_on).toEqual({
       mongo: { condition: 'service_healthy' },
       ...Object.fromEntries(COMPOSE_NATS_NODES.map((node) => [node, { condition: 'service_healthy' }])),
@@ -203,9 +207,29 @@ it('lets billing, catalogue and sessions scale: no published ports, no fixed nam
   }
 });
 
+it("publishes only the load balancer's HTTPS port; anything else only on loopback, and only under a profile", () => {
+  const published = Object.entries(services).flatMap(([name, service]) =>
+    ((service.ports ?? []) as string[]).map((port) => ({ name, port, profiles: service.profiles })),
+  );
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+  expect(published.filter((p) => !p.profiles)).toEqual([{ name: 'lb', port: '0.0.0.0:${HTTPS_PORT:-443}:8443' }]);
+  for (const p of published.filter((p) => p.profiles)) expect(p.port).toMatch(/^127\.0\.0\.1:/);
+  for (const name of ['mongo', ...COMPOSE_NATS_NODES]) expect(services[name].ports).toBeUndefined();
+});
+
+it('has a healthcheck for every process: the services and gateways on their readiness port', () => {
+  for (const [name, service] of Object.entries(services)) {
+    expect({ name, healthcheck: Boolean(service.healthcheck?.test) }).toEqual({ name, healthcheck: true });
+  }
+  for (const name of [...SERVICE_NAMES, 'gateway']) {
+    expect(services[name].healthcheck.test.join(' ')).toContain(`http://127.0.0.1:${METRICS_PORT}/health`);
+    expect(services[name].environment.METRICS_PORT).toBe(METRICS_PORT);
+  }
+});
+
 it('runs MongoDB 7 as a single-node replica set and NATS with the generated configuration', () => {
   expect(services.mongo.image).toMatch(/^mongo:7/);
-  expect(services.mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+  expect(services.mongo.entrypoint.join(' ')).toContain('docker-entrypoint.sh mongod --replSet rs0');
   for (const name of SERVICE_NAMES) expect(services[name].environment.MONGO_URL).toContain('replicaSet=rs0');
   const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
   expect(natsConf).toContain('jetstream');
@@ -283,11 +307,12 @@ it('connects each process as its own NATS user with the matching password', () =
   }
 });
 
-it('has no default password: compose refuses to start without each NATS password', () => {
+it('has no default password: compose refuses to start without each NATS and MongoDB password', () => {
   for (const password of Object.values(DEV_NATS_PASSWORDS)) expect(composeText).not.toContain(password);
   // Every reference to a password variable, wherever it is, is a required one.
-  const references = [...composeText.matchAll(/\$\{(NATS_[A-Z]+_PASSWORD)[^}]*\}/g)];
-  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1);
+  const references = [...composeText.matchAll(/\$\{((?:NATS|MONGO)_[A-Z]+_PASSWORD)[^}]*\}/g)];
+  // NATS: each node's six, each service's and the gateway's own; MongoDB: root, and each service's twice.
+  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1 + 1 + 2 * SERVICE_NAMES.length);
   for (const [reference, variable] of references) expect(reference).toMatch(required(variable!));
 });
 
@@ -369,7 +394,11 @@ describe('TLS', () => {
         return [[mount[2]!.slice(COMPOSE_TLS_MOUNT.length + 1), mount[1]!]];
       }),
     );
-  const made = ['ca.crt', ...composeCertificates().flatMap((c) => [`${c.name}.crt`, `${c.name}.key`, `${c.name}.pem`])];
+  const made = [
+    'ca.crt',
+    MONGO_KEYFILE,
+    ...composeCertificates().flatMap((c) => [`${c.name}.crt`, `${c.name}.key`, `${c.name}.pem`]),
+  ];
 
   it('runs NATS with TLS on the client port and the routes, with the certificates of npm run certs', () => {
     const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
@@ -400,4 +429,108 @@ describe('TLS', () => {
         expect({ name, file, made: made.includes(file) }).toMatchObject({ made: true });
     }
   });
+});
+
+describe('MongoDB with authentication', () => {
+  const databases: Record<string, string> = { billing: 'BILLING', catalogue: 'CATALOGUE', sessions: 'SESSIONS' };
+
+  it('turns access control on (root user from the environment, replica-set key file) and requires TLS', () => {
+    const command = services.mongo.entrypoint.join(' ');
+    expect(command).toContain('--keyFile /data/mongo-keyfile');
+    expect(command).toContain('install -m 0400 -o mongodb -g mongodb /etc/clinic/tls/mongo-keyfile');
+    expect(command).toContain('--tlsMode requireTLS');
+    expect(services.mongo.environment.MONGO_INITDB_ROOT_PASSWORD).toMatch(required('MONGO_ROOT_PASSWORD'));
+    expect(services.mongo.volumes).toContain(
+      './deploy/mongo/init-users.js:/docker-entrypoint-initdb.d/init-users.js:ro',
+    );
+    expect(services.mongo.healthcheck.test.join(' ')).toContain('tls=true&tlsCAFile=/etc/clinic/tls/ca.crt');
+  });
+
+  it('connects each service as its own user, to its own database, over TLS verified against the CA', () => {
+    for (const name of SERVICE_NAMES) {
+      const upper = databases[name]!;
+      const db = `\${${upper}_MONGO_DB:-clinic_${name}}`;
+      expect(services[name].environment.MONGO_DB).toBe(db);
+      const url = services[name].environment.MONGO_URL as string;
+      expect(url.startsWith(`mongodb://${name}:\${MONGO_${upper}_PASSWORD:?`)).toBe(true);
+      expect(
+        url.endsWith(`@mongo:27017/?replicaSet=rs0&authSource=${db}&tls=true&tlsCAFile=/etc/clinic/tls/ca.crt`),
+      ).toBe(true);
+      // The same database name reaches the script that makes the user.
+      expect(services.mongo.environment[`${upper}_MONGO_DB`]).toBe(db);
+      expect(services.mongo.environment[`MONGO_${upper}_PASSWORD`]).toMatch(required(`MONGO_${upper}_PASSWORD`));
+    }
+  });
+
+  it('makes one user per service with readWrite on its own database only (the init script, run as mongosh runs it)', () => {
+    const created: Array<{ db: string; user: unknown }> = [];
+    const env = {
+      BILLING_MONGO_DB: 'clinic_billing',
+      CATALOGUE_MONGO_DB: 'clinic_catalogue',
+      SESSIONS_MONGO_DB: 'clinic_sessions',
+      MONGO_BILLING_PASSWORD: 'b',
+      MONGO_CATALOGUE_PASSWORD: 'c',
+      MONGO_SESSIONS_PASSWORD: 's',
+    };
+    const script = readFileSync(join(REPO_ROOT, 'deploy', 'mongo', 'init-users.js'), 'utf8');
+    const db = {
+      getSiblingDB: (name: string) => ({ createUser: (user: unknown) => created.push({ db: name, user }) }),
+    };
+    runInNewContext(script, { db, process: { env }, print: () => undefined });
+    expect(created).toEqual(
+      SERVICE_NAMES.map((name) => ({
+        db: `clinic_${name}`,
+        user: { user: name, pwd: name[0], roles: [{ role: 'readWrite', db: `clinic_${name}` }] },
+      })),
+    );
+    // A missing password stops it rather than make a user without one.
+    const { MONGO_SESSIONS_PASSWORD: _s, ...withoutOne } = env;
+    expect(() => runInNewContext(script, { db, process: { env: withoutOne }, print: () => undefined })).toThrow(
+      /sessions/,
+    );
+  });
+});
+
+describe('the load balancer', () => {
+  const config = readFileSync(join(REPO_ROOT, 'deploy', 'haproxy', 'haproxy.cfg'), 'utf8');
+
+  it('balances every gateway replica over TLS, verified as `gateway`, checked on its readiness port', () => {
+    expect(services.lb.image).toMatch(/^haproxy:\d/);
+    expect(services.lb.volumes).toContain('./deploy/haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
+    expect(services.lb.depends_on).toEqual({ gateway: { condition: 'service_healthy' } });
+    expect(config).toMatch(/^ {2}server-template gateway \d+ gateway:3000$/m);
+    const defaults = /^ {2}default-server (.*)$/m.exec(config)![1]!;
+    for (const part of [
+      'ssl verify required ca-file /etc/clinic/tls/ca.crt',
+      'verifyhost gateway',
+      `check port ${METRICS_PORT} no-check-ssl`,
+      'resolvers docker',
+    ])
+      expect(defaults).toContain(part);
+    expect(config).toContain('bind :8443 ssl crt /etc/clinic/tls/https.pem');
+    expect(services.lb.ports).toEqual([expect.stringMatching(/:8443$/)]);
+  });
+
+  it('is a configuration HAProxy accepts, with the certificates of npm run certs', () => {
+    const dir = dirname(checkedNatsConf);
+    const file = join(dir, 'haproxy.cfg');
+    writeFileSync(file, config.replaceAll(COMPOSE_TLS_MOUNT, join(dir, 'tls')));
+    const check = spawnSync(existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy', ['-c', '-f', file], {
+      encoding: 'utf8',
+    });
+    expect({ status: check.status, said: check.stdout + check.stderr }).toMatchObject({
+      status: 0,
+      said: expect.stringContaining('Configuration file is valid'),
+    });
+  });
+});
+
+it('publishes NATS for other hospital systems only in its own file, and only its TLS client port', () => {
+  const override = YAML.parse(readFileSync(join(REPO_ROOT, 'deploy', 'compose.hospital-nats.yml'), 'utf8'));
+  expect(Object.keys(override.services).sort()).toEqual([...COMPOSE_NATS_NODES].sort());
+  for (const node of COMPOSE_NATS_NODES) {
+    expect(override.services[node].ports).toEqual([expect.stringMatching(/:4222$/)]);
+  }
+  // The port it publishes takes TLS clients only.
+  expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8')).toMatch(/^tls \{$/m);
 });

@@ -65,8 +65,11 @@ interface Authority {
   key: Key;
 }
 
+/** PEM text ending in a line break, so that files concatenate into a valid bundle. */
+const pem = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
 const pemKey = async (key: Key) =>
-  x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
+  pem(x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY'));
 
 function importKey(pem: string): Promise<Key> {
   return webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(pem), KEY_ALGORITHM, true, ['sign']);
@@ -106,7 +109,7 @@ async function authority(dir: string, keyMode: number): Promise<Authority> {
   });
   // The CA's key only ever signs here: never mounted anywhere, so always owner-only.
   writeKey(keyPath, await pemKey(keys.privateKey), Math.min(keyMode, 0o600));
-  writeFileSync(certPath, cert.toString('pem'));
+  writeFileSync(certPath, pem(cert.toString('pem')));
   return { cert, key: keys.privateKey };
 }
 
@@ -145,7 +148,7 @@ async function issue(ca: Authority, request: CertificateRequest): Promise<{ cert
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { cert: cert.toString('pem'), key: await pemKey(keys.privateKey) };
+  return { cert: pem(cert.toString('pem')), key: await pemKey(keys.privateKey) };
 }
 
 /** Makes what is missing or stale in `dir` (created 0700): the CA, then each server certificate. */

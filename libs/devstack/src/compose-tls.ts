@@ -10,13 +10,15 @@ export const COMPOSE_TLS_DIR = 'deploy/tls';
 /**
  * What compose's containers serve: the NATS nodes (clients and each other on
  * the routes), the gateways (behind the load balancer, which verifies them by
- * the name `gateway`), and the load balancer's HTTPS, which clients reach at
+ * the name `gateway`), MongoDB, and the load balancer's HTTPS, which clients reach at
  * `hosts` (the names and addresses of the clinic's server).
  */
 export function composeCertificates(hosts: string[] = []): CertificateRequest[] {
   return [
     { name: 'nats', hosts: [...COMPOSE_NATS_NODES, 'localhost', '127.0.0.1', ...hosts], clientAuth: true },
     { name: 'gateway', hosts: ['gateway', 'localhost', '127.0.0.1'] },
+    // mongod takes its certificate and key in one file.
+    { name: 'mongo', hosts: ['mongo', 'localhost', '127.0.0.1'], bundle: true },
     { name: 'https', hosts: ['localhost', '127.0.0.1', ...hosts], bundle: true },
   ];
 }
