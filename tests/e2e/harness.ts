@@ -69,10 +69,12 @@ export interface TestStackOptions {
   natsTls?: boolean;
   /** The gateway serves HTTPS with a certificate of the same local CA; requests trust that CA only. */
   gatewayTls?: boolean;
+  /** Start on this data folder (kept afterwards) instead of a new temporary one. */
+  dataDir?: string;
 }
 
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'clinic-e2e-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'clinic-e2e-'));
   const stack = await Stack.start({
     dataDir,
     infra: options.infra ?? (process.env.CLINIC_TEST_INFRA as InfraChoice | undefined) ?? 'auto',
@@ -145,7 +147,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     async stop() {
       await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
       await stack.stop();
-      if (!process.env.KEEP_E2E_DATA) rmSync(dataDir, { recursive: true, force: true });
+      if (!process.env.KEEP_E2E_DATA && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -20,7 +20,7 @@ case "$job" in
   tests) stamp="$tools/ferretdb-tests.stamp" ;;
   *) echo "usage: $0 [binary|tests] [--check]" >&2; exit 2 ;;
 esac
-hash=$(cat "$here/main.go" "$here/go.mod" "$here/go.sum" "$here"/patches/*.patch "$here"/patches/wire/*.patch "$here"/patches/sqlite/*.patch "$0" | sha256sum | cut -d' ' -f1)
+hash=$(cat "$here"/*.go "$here/go.mod" "$here/go.sum" "$here"/patches/*.patch "$here"/patches/wire/*.patch "$here"/patches/sqlite/*.patch "$0" | sha256sum | cut -d' ' -f1)
 done_already() { [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && { [ "$job" = tests ] || [ -x "$out" ]; }; }
 if [ "${2:-}" = --check ]; then
   done_already

@@ -14,3 +14,4 @@ export * from './certs';
 export * from './nats-tls';
 export * from './http-client';
 export * from './compose-tls';
+export * from './backup/embedded';

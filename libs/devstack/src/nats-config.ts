@@ -66,6 +66,8 @@ export interface NatsConfigOptions {
   syncInterval?: string;
   /** TLS on the client port, required of every client, and on a cluster's routes, where both ends verify each other. */
   tls?: NatsTlsFiles;
+  /** Replaces the users and permissions of the contracts (the restore tool's own short-lived server). */
+  authorization?: string;
 }
 
 export interface NatsTlsFiles {
@@ -138,7 +140,7 @@ export function renderNatsConfig(options: NatsConfigOptions): string {
     // Clients must speak TLS (a plaintext CONNECT gets "Secure Connection - TLS Required"); no client certificates.
     ...(options.tls ? renderTls(options.tls, '', false) : []),
     ...(options.cluster ? renderCluster(options.cluster, options.tls) : []),
-    renderNatsAuthorization(),
+    options.authorization ?? renderNatsAuthorization(),
     '',
   ].join('\n');
 }
