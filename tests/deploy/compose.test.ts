@@ -42,6 +42,17 @@ const OBSERVABILITY_SETTINGS = [
   'OTEL_METRICS_EXPORTER',
   'OTEL_LOGS_EXPORTER',
 ];
+/** How tokens are checked and what they reach: the same in the gateway and every service. */
+const TOKEN_RULE_SETTINGS = [
+  'JWT_JWKS_URL',
+  'JWT_ISSUER',
+  'JWT_AUDIENCE',
+  'JWT_JWKS_REFRESH_MIN_S',
+  'JWT_ROLE_CLAIM',
+  'JWT_STORE_IDS_CLAIM',
+  'BRANCH_SCOPE',
+  'SESSION_WRITE_ROLES',
+];
 const SERVICE_SETTINGS = [
   'NATS_URL',
   'NATS_TLS_CA_FILE',
@@ -56,11 +67,14 @@ const SERVICE_SETTINGS = [
   'JWT_SECRET',
   'JWT_PUBLIC_KEY',
   'JWT_MAX_LIFETIME_S',
+  ...TOKEN_RULE_SETTINGS,
   'EVENT_READERS',
   ...OBSERVABILITY_SETTINGS,
 ];
 /** Settings only one service reads. */
-const OWN_SETTINGS: Record<string, string[]> = { billing: ['CANCEL_REASON_REQUIRED'] };
+const OWN_SETTINGS: Record<string, string[]> = {
+  billing: ['CANCEL_REASON_REQUIRED', 'PRICE_OVERRIDE_ROLES', 'REFUND_ROLES'],
+};
 const GATEWAY_SETTINGS = [
   'NATS_URL',
   'NATS_TLS_CA_FILE',
@@ -73,6 +87,7 @@ const GATEWAY_SETTINGS = [
   'JWT_SECRET',
   'JWT_PUBLIC_KEY',
   'JWT_MAX_LIFETIME_S',
+  ...TOKEN_RULE_SETTINGS,
   'REQUEST_TIMEOUT_MS',
   'HEALTH_TIMEOUT_MS',
   'BODY_LIMIT_BYTES',
@@ -341,7 +356,7 @@ it('gives the generated nats.conf no password either: the real nats-server refus
 
 it('gives the services the token key and rules of the gateway, and the event readers', () => {
   for (const name of SERVICE_NAMES) {
-    for (const setting of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S']) {
+    for (const setting of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S', ...TOKEN_RULE_SETTINGS]) {
       expect(services[name].environment[setting]).toBe(services.gateway.environment[setting]);
     }
     // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template

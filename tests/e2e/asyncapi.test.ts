@@ -161,11 +161,25 @@ it('validates every request envelope, reply and event of a tour through all the 
   await call('GET', '/lab_bills?store_id=1&date=2094-03-01');
   await call('GET', '/lab_bills/summary?store_id=1&from_date=2094-03-01&to_date=2094-03-31');
   await call('GET', `/lab_bills/${bill.body.bill_id}`);
+  // Created Paid: its payment's event; a refund, then a PUT back to Pending (a reversal), then a payment.
+  const refund = { amount: 100, method: 'Cash', reason: 'Tour', item_id: null };
+  expect((await call('POST', `/lab_bills/${bill.body.bill_id}/refunds`, refund)).status).toBe(201);
   expect((await call('PUT', `/lab_bills/${bill.body.bill_id}`, { payment_status: 'Pending' })).status).toBe(200);
+  const payment = { amount: 500, method: 'Card', reference: 'slip 1' };
+  expect((await call('POST', `/lab_bills/${bill.body.bill_id}/payments`, payment)).status).toBe(201);
+  expect((await call('POST', `/lab_bills/${bill.body.bill_id}/payments`, { amount: -1 }, false)).status).toBe(400);
+  expect((await call('GET', `/lab_bills/${bill.body.bill_id}/payments`)).status).toBe(200);
   expect((await call('GET', `/lab_bills/${bill.body.bill_id}/receipt`)).status).toBe(200);
   expect((await call('DELETE', `/lab_bills/${bill.body.bill_id}`, { reason: 'Tour' })).status).toBe(200);
   expect((await call('GET', `/lab_bills/${bill.body.bill_id}/history`)).status).toBe(200);
   expect((await call('GET', '/lab_bills/day_end?store_id=1&date=2094-03-01')).status).toBe(200);
+  // The day the tour's money moved on: closed, read, reopened.
+  const today = (await t.get(`/lab_bills/${bill.body.bill_id}/history`)).body.history.at(-1).ledger[0].day;
+  expect((await call('POST', '/lab_bills/day_close', { store_id: 1, date: today })).status).toBe(201);
+  expect((await call('GET', `/lab_bills/day_close?store_id=1&date=${today}`)).status).toBe(200);
+  expect(
+    (await call('DELETE', `/lab_bills/day_close?store_id=1&date=${today}`, { reason: 'Tour reopens it' })).status,
+  ).toBe(200);
   expect((await call('POST', '/lab_bills', { store_id: 1 }, false)).status).toBe(400);
 
   const session = await call('POST', '/add_session', {
@@ -189,7 +203,9 @@ it('validates every request envelope, reply and event of a tour through all the 
   // The events of the tour, as other hospital systems read them.
   const [billing, catalogue, sessions] = readers as [EventReader, EventReader, EventReader]; // one per service, in SERVICE_NAMES order
   const events = [
-    ...(await billing.waitFor(() => true, 3)),
+    // created and payment_recorded, refunded, updated and refunded (the reversal), payment_recorded,
+    // cancelled and refunded (what it held), day.closed, day.reopened
+    ...(await billing.waitFor(() => true, 10)),
     ...(await catalogue.waitFor(() => true, 4)),
     ...(await sessions.waitFor(() => true, 7)),
   ];

@@ -334,3 +334,79 @@ describe('GET /hospital_charges/{id}/history', () => {
     expect((await t.get(`/hospital_charges/${charge}/history`, { role: 'doctor' })).status).toBe(403);
   });
 });
+
+describe('paging the history', () => {
+  /** Every page of a history at `perPage` entries, as the client reads it, and the first page's paging fields. */
+  async function pages(path: string, perPage?: number) {
+    const query = (page: number) => `?page=${page}${perPage ? `&per_page=${perPage}` : ''}`;
+    const first = await t.get(`${path}${query(1)}`);
+    expect(first.status).toBe(200);
+    const all = [...first.body.history];
+    for (let page = 2; page <= first.body.pages; page++) {
+      const next = await t.get(`${path}${query(page)}`);
+      expect(next.body).toMatchObject({ success: true, page, count: next.body.history.length });
+      all.push(...next.body.history);
+    }
+    const { history: _history, ...paging } = first.body;
+    return { paging, all };
+  }
+
+  it("pages a bill's history as the bill list is paged, oldest first, every entry once", async () => {
+    const { bill_id } = await createBill({ bill_date: '2093-05-20' });
+    for (let i = 1; i <= 24; i++)
+      expect((await t.put(`/lab_bills/${bill_id}`, { notes: `call ${i}` })).status).toBe(200);
+    const byDefault = await pages(`/lab_bills/${bill_id}/history`);
+    expect(byDefault.paging).toEqual({
+      success: true,
+      bill_id,
+      bill_number: expect.any(String),
+      count: 20,
+      total: 25,
+      page: 1,
+      per_page: 20,
+      pages: 2,
+    });
+    expect(byDefault.all.map((e) => e.changes.notes?.after ?? e.action)).toEqual([
+      'created',
+      ...Array.from({ length: 24 }, (_, i) => `call ${i + 1}`),
+    ]);
+    const bySeven = await pages(`/lab_bills/${bill_id}/history`, 7);
+    expect(bySeven.paging).toMatchObject({ count: 7, total: 25, per_page: 7, pages: 4 });
+    expect(bySeven.all.map((e) => e.event_id)).toEqual(byDefault.all.map((e) => e.event_id));
+    // Past the last page: empty; out of range sizes are clamped; a page that is not an integer is 400.
+    expect((await t.get(`/lab_bills/${bill_id}/history?page=9`)).body).toMatchObject({
+      count: 0,
+      history: [],
+      page: 9,
+    });
+    expect((await t.get(`/lab_bills/${bill_id}/history?per_page=1000`)).body).toMatchObject({
+      per_page: 100,
+      count: 25,
+    });
+    expect((await t.get(`/lab_bills/${bill_id}/history?page=x`)).body).toEqual({
+      success: false,
+      error: 'page must be an integer.',
+    });
+  });
+
+  it("pages a charge's history the same way", async () => {
+    const id = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'Paged', charge_type: 'Lab', amount: 1 }))
+      .body.charge_id;
+    for (let amount = 2; amount <= 22; amount++)
+      expect(
+        (await t.put(`/hospital_charges/${id}`, { charge_name: 'Paged', charge_type: 'Lab', amount })).status,
+      ).toBe(200);
+    const read = await pages(`/hospital_charges/${id}/history`, 10);
+    expect(read.paging).toEqual({
+      success: true,
+      charge_id: id,
+      count: 10,
+      total: 22,
+      page: 1,
+      per_page: 10,
+      pages: 3,
+    });
+    expect(read.all.map((e) => e.changes.amount.after)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+    expect((await t.get(`/hospital_charges/${id}/history?per_page=x`)).status).toBe(400);
+  });
+});

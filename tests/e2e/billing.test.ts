@@ -168,6 +168,10 @@ describe('POST /lab_bills', () => {
       is_deleted: false,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
       updated_at: null,
+      // Issue 25: every read shows the bill's money; created Paid, it was paid its total.
+      paid_amount: 1532.73,
+      refunded_amount: 0,
+      due_amount: 0,
       items: [
         {
           id: expect.any(Number),

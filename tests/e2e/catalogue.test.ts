@@ -489,7 +489,7 @@ describe('updates racing a delete', () => {
 });
 
 describe('charge check for billing (NATS)', () => {
-  it('returns the ids that are not Active, deleted, missing or of another store', async () => {
+  it('returns the ids that are not Active, deleted, missing or of another store, and the others’ amounts', async () => {
     const store = freshStore();
     const active = (await create(valid(store, { charge_name: 'Active one' }))).body.charge_id;
     const inactive = (await create(valid(store, { charge_name: 'Inactive one', status: 'Inactive' }))).body.charge_id;
@@ -506,7 +506,8 @@ describe('charge check for billing (NATS)', () => {
     );
     expect(JSON.parse(new TextDecoder().decode(msg.data))).toEqual({
       status: 200,
-      body: { success: true, invalid_ids: [inactive, deleted, foreign, 987654] },
+      // The amounts tell billing which prices a bill sets apart from the catalogue's (issue 25).
+      body: { success: true, invalid_ids: [inactive, deleted, foreign, 987654], amounts: { [active]: 850 } },
     });
   });
 });

@@ -4,10 +4,11 @@
  * and a clean stop on SIGTERM.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createSigner } from 'fast-jwt';
 import { connect, headers } from 'nats';
 import { canConnect, freePort, natsPasswords, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
 import { eventually } from './harness';
@@ -85,8 +86,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-it('starts everything, warns about the development secret, and prints the URL and an admin token', async () => {
-  expect(stderr).toContain('JWT_SECRET is not set');
+it('starts everything and prints the URL and an admin token', async () => {
   expect(url).toBe(`http://127.0.0.1:${ports.gateway}`);
   const health = await fetch(`${url}/health`);
   expect(health.status).toBe(200);
@@ -114,6 +114,34 @@ it('loads the demo data on first start, reachable with the printed token', async
   );
 });
 
+it("makes a secret of its own on the first start: refuses the former development default, accepts npm run token's", async () => {
+  expect(stderr).toContain(`JWT_SECRET is not set: tokens are signed and checked with this installation's own secret`);
+  const secretFile = join(dataDir, 'jwt-secret');
+  expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+  expect(readFileSync(secretFile, 'utf8').trim()).toMatch(/^[\w-]{43}$/);
+  // The string this repository once shipped as its default (written in parts: it is no longer in the code).
+  const formerDefault = ['dev', 'only', 'insecure', 'jwt', 'secret', 'change', 'me'].join('-');
+  const forged = createSigner({ key: formerDefault, expiresIn: 600_000 })({ sub: 1, role: 'admin' });
+  expect(await (await api('/hospital_charges?store_id=1', forged)).json()).toEqual({
+    success: false,
+    error: 'Invalid token.',
+  });
+  const { stdout: token } = await run(process.execPath, [cli('token'), '--sub', '1', '--role', 'admin'], {
+    env: env(),
+  });
+  expect((await api('/hospital_charges?store_id=1', token.trim())).status).toBe(200);
+  // With no secret in DATA_DIR, npm run token says what to do rather than sign with anything else.
+  const empty = mkdtempSync(join(tmpdir(), 'clinic-cli-empty-'));
+  try {
+    await expect(run(process.execPath, [cli('token')], { env: env({ DATA_DIR: empty }) })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('No key to sign with'),
+    });
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
+
 it('signs tokens for the running configuration with npm run token', async () => {
   const { stdout: token } = await run(
     process.execPath,
@@ -128,6 +156,24 @@ it('signs tokens for the running configuration with npm run token', async () => 
   expect(bare.stderr).toContain('An admin token for user 1');
   expect((await api('/health/details', bare.stdout.trim())).status).toBe(200);
   expect((await api('/health/details', token.trim())).status).toBe(403);
+  // --stores: a token limited to those branches (store_ids).
+  const branch1 = await run(process.execPath, [cli('token'), '--sub', '8', '--role', 'cashier', '--stores', '1'], {
+    env: env(),
+  });
+  const claims = JSON.parse(Buffer.from(branch1.stdout.trim().split('.')[1]!, 'base64url').toString());
+  expect(claims.store_ids).toEqual([1]);
+  expect((await api('/hospital_charges?store_id=1', branch1.stdout.trim())).status).toBe(200);
+  expect(await (await api('/hospital_charges?store_id=2', branch1.stdout.trim())).json()).toEqual({
+    success: false,
+    error: 'Not allowed for this branch.',
+  });
+  const both = await run(process.execPath, [cli('token'), '--sub', '8', '--role', 'cashier', '--stores', '1,2'], {
+    env: env(),
+  });
+  expect((await api('/hospital_charges?store_id=2', both.stdout.trim())).status).toBe(200);
+  await expect(
+    run(process.execPath, [cli('token'), '--sub', '8', '--role', 'cashier', '--stores', '1,x'], { env: env() }),
+  ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('Invalid --stores') });
   await expect(run(process.execPath, [cli('token'), '--role', 'admin'], { env: env() })).rejects.toMatchObject({
     code: 2,
   });
@@ -250,7 +296,11 @@ describe('with external servers', () => {
     try {
       await eventually(async () => (output.includes('Admin token') ? true : undefined), 60_000, 200);
       expect(output).toContain(`NATS:          ${infra.natsUrl}`);
-      expect(output).toContain(`Database:      ${infra.mongoUrl}`);
+      // The URL with its password replaced: the password is printed nowhere.
+      const printed = new URL(infra.mongoUrl);
+      printed.password = '***';
+      expect(output).toContain(`Database:      ${printed}`);
+      expect(output).not.toContain(decodeURIComponent(new URL(infra.mongoUrl).password));
       expect(existsSync(join(ownDir, 'nats'))).toBe(false);
       expect(existsSync(join(ownDir, 'ferretdb'))).toBe(false);
       expect(await stopStack(child)).toBe(0);

@@ -3,6 +3,7 @@
  * (testcontainers when a Docker engine answers, local binaries otherwise), its
  * own services and gateway, all on free ports, so every file starts clean.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,8 @@ import {
 } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 
-export const TEST_JWT_SECRET = 'e2e-test-secret-not-for-production';
+/** This test process's own HS256 secret (made at random: no secret is written in the repository). */
+export const TEST_JWT_SECRET = randomBytes(32).toString('base64url');
 /** A zone far from UTC, so that "today" and timestamps prove they use CLINIC_TZ. */
 export const TEST_TZ = 'Asia/Colombo';
 
@@ -44,7 +46,8 @@ export interface RequestOptions {
 export interface TestStack {
   stack: Stack;
   url: string;
-  token(role?: string, sub?: number | string, expiresInSeconds?: number): string;
+  /** A token signed with the stack's key; `storeIds`: its `store_ids` claim (absent: every branch). */
+  token(role?: string, sub?: number | string, expiresInSeconds?: number, storeIds?: readonly number[]): string;
   request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
   get<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
@@ -89,8 +92,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   });
   const connections: NatsConnection[] = [];
 
-  const token = (role = 'admin', sub: number | string = 1, expiresInSeconds = 3600) =>
-    signToken({ sub, role, expiresInSeconds }, { algorithm: 'HS256', key: TEST_JWT_SECRET });
+  const token = (role = 'admin', sub: number | string = 1, expiresInSeconds = 3600, storeIds?: readonly number[]) =>
+    signToken({ sub, role, expiresInSeconds, storeIds }, { algorithm: 'HS256', key: TEST_JWT_SECRET });
 
   async function request<T>(
     method: string,

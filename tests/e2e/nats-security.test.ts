@@ -324,6 +324,39 @@ describe('least privilege on JetStream', () => {
     const streams = await (await t.nats('hospital')).jetstreamManager({ checkAPI: false });
     expect((await streams.streams.info('CATALOGUE_EVENTS')).config.name).toBe('CATALOGUE_EVENTS');
   });
+
+  it('lets billing create no push consumer: its events cannot be delivered where it may not publish', async () => {
+    const billing = await t.nats('billing');
+    const jsm = await billing.jetstreamManager({ checkAPI: false });
+    const refs = async () => (await jsm.streams.info('HOSPITAL_REF')).state.last_seq;
+    const before = await refs();
+    // Delivered to hospital.ref.store, the events would be stored on HOSPITAL_REF as reference records.
+    const push = {
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.All,
+      deliver_subject: 'hospital.ref.store',
+    };
+    await expect(jsm.consumers.add('BILLING_EVENTS', { ...push, durable_name: 'redirect' })).rejects.toMatchObject({
+      code: 'PERMISSIONS_VIOLATION',
+    });
+    // The readers' consumer it provisions is a pull consumer, which nats-server does not turn into a push one.
+    await expect(jsm.consumers.add('BILLING_EVENTS', { ...push, durable_name: 'hospital' })).rejects.toThrow();
+    await sleep(300);
+    expect(await refs()).toBe(before);
+    expect((await jsm.consumers.info('BILLING_EVENTS', 'hospital')).config.deliver_subject).toBeUndefined();
+  });
+});
+
+describe('queue groups', () => {
+  it('lets a service take its requests in its own queue group only, never all of them beside its replicas', async () => {
+    const billing = await t.nats('billing');
+    const refusedWithout = await subscriptionRefused(billing, BillingSubjects.list);
+    const other = billing.subscribe(BillingSubjects.list, { queue: 'eavesdroppers' });
+    await Promise.race([other.closed, sleep(3000)]);
+    expect({ plain: refusedWithout, otherQueue: other.isClosed() }).toEqual({ plain: true, otherQueue: true });
+    // The lists the gateway forwards keep being answered, by billing's own replicas.
+    expect((await t.get('/lab_bills?store_id=1')).status).toBe(200);
+  });
 });
 
 describe('discovery (NATS Services API)', () => {

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
@@ -196,6 +197,37 @@ describe('gateway envelope', () => {
     const summary = await t.put('/lab_bills/summary', { notes: 'x' });
     expect(summary.status).toBe(405);
     expect(summary.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  /** A request written as given on a socket of its own: the status line and the body of the answer. */
+  const rawRequest = (text: string) =>
+    new Promise<{ statusLine: string; body: string }>((resolve, reject) => {
+      // Written, not ended: the server closes the connection once it has answered (HTTP/1.0, or `connection: close`).
+      const socket = connect(Number(new URL(t.url).port), '127.0.0.1', () => socket.write(text));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head = '', body = ''] = answer.split('\r\n\r\n');
+        resolve({ statusLine: head.split('\r\n')[0] ?? '', body });
+      });
+    });
+
+  it('answers an HTTP/1.1 request without a Host header with 400 in the envelope', async () => {
+    const answer = await rawRequest('GET /health HTTP/1.1\r\nconnection: close\r\n\r\n');
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'A Host header is required (HTTP/1.1).' });
+    // HTTP/1.0 has no Host header to require.
+    const old = await rawRequest('GET /health HTTP/1.0\r\n\r\n');
+    expect(old.statusLine).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('answers a path that climbs out of the documentation with 404 in the envelope, not a body error', async () => {
+    for (const path of ['/docs/static/../..', '/docs/static/../../lab_bills', '/docs/static/%2e%2e/%2e%2e/x']) {
+      const answer = await rawRequest(`GET ${path} HTTP/1.1\r\nhost: clinic\r\nconnection: close\r\n\r\n`);
+      expect({ path, status: answer.statusLine }).toEqual({ path, status: 'HTTP/1.1 404 Not Found' });
+      expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'Route not found.' });
+    }
   });
 
   it('answers a body that is not JSON with 400 in the envelope', async () => {
@@ -527,6 +559,7 @@ describe('service outages', () => {
 it('lists every route of the route table exactly once', () => {
   const keys = HTTP_ROUTES.map((r) => `${r.method} ${r.url}`);
   expect(new Set(keys).size).toBe(keys.length);
-  // The spec's 18, and the bill history, day-end report, receipt and charge history (issue 15).
-  expect(keys).toHaveLength(22);
+  // The spec's 18, and the bill history, day-end report, receipt and charge history (issue 15), a bill's
+  // payments (2) and refunds, and a day's closing, reading and reopening (issue 25).
+  expect(keys).toHaveLength(28);
 });

@@ -39,6 +39,15 @@ function validBody(route: HttpRoute): Record<string, unknown> | undefined {
       return { payment_status: 'Paid', payment_method: 'Card', received_amount: 1, balance_amount: 1, notes: 'n' };
     case 'DELETE /lab_bills/:bill_id':
       return { reason: 'r' };
+    case 'POST /lab_bills/:bill_id/payments':
+      return { amount: 1, method: 'Cash', received_amount: 5, reference: 'r' };
+    case 'POST /lab_bills/:bill_id/refunds':
+      return { amount: 1, method: 'Cash', reason: 'r', item_id: ids.bill * 1000 + 1 };
+    case 'POST /lab_bills/day_close':
+      // A day not begun yet: a valid body closes nothing.
+      return { store_id: 1, date: '2099-12-31', counted_cash: [{ user_id: 1, amount: 0 }] };
+    case 'DELETE /lab_bills/day_close':
+      return { reason: 'r' };
     case 'POST /hospital_charges':
       return { charge_name: 'Injected', charge_type: 'Lab', amount: 1, store_id: 1, status: 'Active', notes: 'n' };
     case 'PUT /hospital_charges/:charge_id':

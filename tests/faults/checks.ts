@@ -10,13 +10,25 @@ import { MongoClient } from 'mongodb';
 import { REPO_ROOT } from '@clinic/devstack';
 import { eventually, type TestStack } from '../e2e/harness';
 import { BillLoad, BillUpdates } from './load';
+import { MONEY_HEALTHY, moneyFigures, moneySettled, type MoneyFigures } from './money-checks';
+import { MoneyLoad } from './money-load';
+
+/** The token subject the money load sends its Idempotency-Keys under. */
+const MONEY_SUB = 9;
 
 /**
  * 8 careful clients creating bills of one charge on `billDate` (a date no other
- * test uses), and updates of the bills they create alongside, so that faults
- * meet changes (and their history entries) as well as creations.
+ * test uses), every other one Paid (its payment recorded with it), and updates
+ * of the bills they create alongside, so that faults meet changes (and their
+ * history entries) as well as creations; and payments of the Pending ones,
+ * refunds of the Paid ones (issue 25).
  */
-export function billLoad(t: TestStack, chargeId: number, billDate: string): BillLoad & { updates: BillUpdates } {
+export function billLoad(
+  t: TestStack,
+  chargeId: number,
+  billDate: string,
+): BillLoad & { updates: BillUpdates; money: MoneyLoad } {
+  let created = 0;
   const run = new BillLoad({
     url: t.url,
     token: t.token('cashier', 5),
@@ -26,21 +38,25 @@ export function billLoad(t: TestStack, chargeId: number, billDate: string): Bill
       patient_contact: '0770000000',
       bill_date: billDate,
       payment_method: 'Card',
+      payment_status: created++ % 2 ? 'Pending' : 'Paid',
       store_id: 1,
       items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
     }),
   });
   const updates = new BillUpdates(run, { url: t.url, token: t.token('cashier', 6) });
+  const money = new MoneyLoad(run, { url: t.url, token: t.token('cashier', MONEY_SUB) });
   const start = run.start.bind(run);
   const stop = run.stop.bind(run);
   return Object.assign(run, {
     updates,
+    money,
     start: () => {
       start();
       updates.start();
+      money.start();
     },
     stop: async () => {
-      await Promise.all([stop(), updates.stop()]);
+      await Promise.all([stop(), updates.stop(), money.stop()]);
     },
   });
 }
@@ -69,6 +85,14 @@ export function writeReports(file: string, reports: Record<string, unknown>[]): 
       r.history_missing,
       r.history_without_change,
       r.updates_lost,
+      r.payments_acknowledged,
+      r.refunds_acknowledged,
+      r.money_attempts_failed_by_status,
+      r.money_lost,
+      r.money_duplicated,
+      r.money_stored_unacknowledged,
+      r.money_events_missing,
+      r.ledger_records_missing,
       r.recovery_ms,
     ]
       .map(cell)
@@ -77,7 +101,7 @@ export function writeReports(file: string, reports: Record<string, unknown>[]): 
   process.stdout.write(
     [
       '',
-      'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | bill changes | history missing | history without change | acknowledged updates lost | recovery ms',
+      'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | bill changes | history missing | history without change | acknowledged updates lost | payments acknowledged | refunds acknowledged | their attempts failed | payments and refunds lost | duplicated | stored without a 201 | their events missing | their ledger records missing | recovery ms',
       ...table,
       '',
     ].join('\n'),
@@ -141,26 +165,33 @@ async function historyCheck(
   }
 }
 
-/** Per stack: bill ids with a billing.bill.created event on the stream, read so far. */
-const billsWithCreatedEvent = new WeakMap<TestStack, Set<number>>();
+/** Per stack: bill ids with a billing.bill.created event, and the ids of the money events, read so far. */
+const eventsSeen = new WeakMap<TestStack, { createdBills: Set<number>; money: Set<string> }>();
 
 /**
  * Reads BILLING_EVENTS as another hospital system does, through the pull
  * consumer provisioned for it, and returns every bill id with a created event
- * seen so far (events are acknowledged, so each call reads only the new ones).
+ * and every payment_recorded or refunded event id seen so far (events are
+ * acknowledged, so each call reads only the new ones).
  */
-async function createdEvents(t: TestStack, nc: NatsConnection): Promise<Set<number>> {
-  const ids = billsWithCreatedEvent.get(t) ?? new Set<number>();
-  billsWithCreatedEvent.set(t, ids);
+async function streamEvents(
+  t: TestStack,
+  nc: NatsConnection,
+): Promise<{ createdBills: Set<number>; money: Set<string> }> {
+  const seen = eventsSeen.get(t) ?? { createdBills: new Set<number>(), money: new Set<string>() };
+  eventsSeen.set(t, seen);
   const consumer = await nc.jetstream().consumers.get('BILLING_EVENTS', 'hospital');
   for (let pending = (await consumer.info()).num_pending; pending > 0; pending = (await consumer.info()).num_pending) {
     const batch = await consumer.fetch({ max_messages: Math.min(pending, 500), expires: 2000 });
     for await (const m of batch) {
-      if (m.subject === 'billing.bill.created') ids.add(m.json<{ data: { bill: { id: number } } }>().data.bill.id);
+      if (m.subject === 'billing.bill.created')
+        seen.createdBills.add(m.json<{ data: { bill: { id: number } } }>().data.bill.id);
+      if (m.subject === 'billing.bill.payment_recorded' || m.subject === 'billing.bill.refunded')
+        seen.money.add(m.json<{ event_id: string }>().event_id);
       m.ack();
     }
   }
-  return ids;
+  return seen;
 }
 
 /**
@@ -205,12 +236,12 @@ export async function verify(
   const events = await eventually(
     async () => {
       // Right after a partition heals, JetStream's API may answer 503 while it elects leaders: ask again.
-      const ids = await createdEvents(t, nc).catch(() => undefined);
+      const ids = (await streamEvents(t, nc).catch(() => undefined))?.createdBills;
       return ids && bills.every((b) => ids.has(b.id)) ? ids : undefined;
     },
     30_000,
     1_000,
-  ).catch(() => createdEvents(t, nc));
+  ).catch(async () => (await streamEvents(t, nc)).createdBills);
   const missing = bills.filter((b) => !events.has(b.id));
   const eventsMissing = missing.length;
   if (missing.length > 0) process.stdout.write(`bills without a created event: ${JSON.stringify(missing)}\n`);
@@ -229,6 +260,18 @@ export async function verify(
       `bill changes without a history entry: ${JSON.stringify(history.missing)}; entries without a change: ${JSON.stringify(history.withoutChange)}\n`,
     );
   }
+
+  // Payments and refunds: entries of a dead process are completed by another replica's sweeper, as above.
+  const ops = (run as Partial<ReturnType<typeof billLoad>>).money?.ops ?? [];
+  const moneyNow = async () => moneyFigures(t, ops, billDate, (await streamEvents(t, nc)).money, MONEY_SUB);
+  const money: MoneyFigures = await eventually(
+    async () => {
+      const figures = await moneyNow().catch(() => undefined);
+      return figures && moneySettled(figures) ? figures : undefined;
+    },
+    30_000,
+    1_000,
+  ).catch(moneyNow);
 
   // Each bill gets one update at most, so an acknowledged one is what the bill holds.
   const updates = (run as Partial<ReturnType<typeof billLoad>>).updates;
@@ -257,6 +300,7 @@ export async function verify(
     updates_lost: updatesLost.length,
     history_missing: history.missing.length,
     history_without_change: history.withoutChange.length,
+    ...money,
     failures_in_envelope: run.failuresInEnvelope(),
     recovery_ms: run.recoveryMs(recoverySince),
   };
@@ -274,6 +318,7 @@ export const HEALTHY = {
   history_missing: 0,
   history_without_change: 0,
   updates_lost: 0,
+  ...MONEY_HEALTHY,
   failures_in_envelope: true,
 };
 
@@ -313,7 +358,9 @@ export function expectHealthy(t: TestStack, report: Record<string, any>): void {
   // Updates met the fault too: the load's bills hold more changes than their creations.
   expect(report.bill_changes).toBeGreaterThan(report.succeeded);
   expect(report.updates_sent).toBeGreaterThan(0);
-  // Otherwise "acknowledged updates lost: 0" would check nothing.
+  // Otherwise "acknowledged updates lost: 0" would check nothing; nor would the money's figures.
   expect(report.updates_acknowledged).toBeGreaterThan(0);
+  expect(report.payments_acknowledged).toBeGreaterThan(0);
+  expect(report.refunds_acknowledged).toBeGreaterThan(0);
   expect(report.recovery_ms).not.toBeNull();
 }

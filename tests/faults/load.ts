@@ -16,6 +16,8 @@ export interface Attempt {
 
 export interface LogicalBill {
   key: string;
+  /** What each attempt sent. */
+  body: Record<string, unknown>;
   attempts: Attempt[];
   /** The bill the API finally confirmed with a 201, if any. */
   created?: { bill_id: number; bill_number: string };
@@ -59,9 +61,9 @@ export class BillLoad {
 
   private async worker(): Promise<void> {
     while (this.running) {
-      const bill: LogicalBill = { key: randomUUID(), attempts: [] };
+      const bill: LogicalBill = { key: randomUUID(), body: this.options.body(), attempts: [] };
       this.bills.push(bill);
-      const body = JSON.stringify(this.options.body());
+      const body = JSON.stringify(bill.body);
       for (let i = 0; i < (this.options.maxAttempts ?? 6); i++) {
         const attempt = await this.attempt(bill.key, body);
         bill.attempts.push(attempt);

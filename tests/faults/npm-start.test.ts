@@ -7,6 +7,7 @@
  * same holds for each of the three NATS nodes, and the API serves throughout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,8 @@ import { ephemeralPortsStart, freeListeningPort, isPortFree, REPO_ROOT, signToke
 import { sleep } from '../e2e/harness';
 import { writeReports } from './checks';
 
-const SECRET = 'npm-start-test-secret';
+/** This test's own secret, made at random. */
+const SECRET = randomBytes(32).toString('base64url');
 const reports: Record<string, unknown>[] = [];
 afterAll(() => writeReports('faults-npm-start-latest.json', reports));
 

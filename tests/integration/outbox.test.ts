@@ -309,3 +309,98 @@ describe('commit records (the audit trail)', () => {
     expect(await publishedFor('rec-late')).toEqual(['rec-late-1']);
   });
 });
+
+describe('events alongside a write, and fences', () => {
+  const ledger = () => db.collection<{ _id: string; key: string; amount: number }>('ledger');
+  const alongside = (key: string, eventId: string, amount: number) => ({
+    subject: EventSubjects.chargeUpdated,
+    data: { key },
+    correlationId: 'alongside',
+    eventId,
+    records: [{ collection: 'ledger', doc: { key, amount } }],
+  });
+
+  it('publishes them after the write’s own event, stores their records, and holds its fences until then', async () => {
+    const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
+    outbox.start();
+    let heldDuringWrite = false;
+    try {
+      await outbox.record(
+        {
+          subject: EventSubjects.chargeCreated,
+          data: { key: 'along-ok' },
+          correlationId: 'alongside',
+          collection: 'entities',
+          key: 'along-ok',
+          fences: ['day:1:2090-01-01'],
+          alongside: [alongside('along-ok', 'along-ok-1', 10), alongside('along-ok', 'along-ok-2', 20)],
+        },
+        async (id) => {
+          heldDuringWrite = await outbox.holdsFence('day:1:2090-01-01');
+          // Only the write's own event goes on the entity: it proves the ones alongside it too.
+          await entities().insertOne({ _id: 'along-ok', _event_ids: [id] });
+        },
+      );
+      expect(heldDuringWrite).toBe(true);
+      // Their records are stored once record() answers, like the write's own.
+      expect(await ledger().find({ key: 'along-ok' }).sort({ amount: 1 }).toArray()).toEqual([
+        { _id: 'along-ok-1', key: 'along-ok', amount: 10 },
+        { _id: 'along-ok-2', key: 'along-ok', amount: 20 },
+      ]);
+      await waitUntil(async () => !(await outbox.holdsFence('day:1:2090-01-01')));
+      expect((await publishedFor('along-ok')).slice(1)).toEqual(['along-ok-1', 'along-ok-2']);
+      expect(await outbox.holdsFence('day:1:2090-01-02')).toBe(false);
+    } finally {
+      await outbox.stop();
+    }
+  });
+
+  it('discards them with a write that is refused, and has the sweeper publish those of a dead process’s write', async () => {
+    const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 500, sweepIntervalMs: 100 });
+    outbox.start();
+    try {
+      await expect(
+        outbox.record(
+          {
+            subject: EventSubjects.chargeCreated,
+            data: { key: 'along-refused' },
+            correlationId: 'alongside',
+            collection: 'entities',
+            key: 'along-refused',
+            fences: ['day:1:2090-01-03'],
+            alongside: [alongside('along-refused', 'along-refused-1', 30)],
+          },
+          async () => {
+            throw new ServiceError(409, 'Day 2090-01-03 is closed for store 1.');
+          },
+        ),
+      ).rejects.toThrow('closed');
+      expect(await outbox.holdsFence('day:1:2090-01-03')).toBe(false);
+      // A process that died after its write: the sweeper proves it by the write's own event id.
+      const died = new Outbox(db, nc.jetstream(), log, { graceMs: 500 });
+      const proof = { collection: 'entities', filter: { _id: 'along-died', _event_ids: 'along-died-0' }, exists: true };
+      await died.prepare([
+        {
+          subject: EventSubjects.chargeCreated,
+          data: { key: 'along-died' },
+          correlationId: 'x',
+          eventId: 'along-died-0',
+          proof,
+        },
+        { ...alongside('along-died', 'along-died-1', 40), proof },
+      ]);
+      await entities().insertOne({ _id: 'along-died', _event_ids: ['along-died-0'] });
+      await waitUntil(async () => (await entries().countDocuments({})) === 0);
+    } finally {
+      await outbox.stop();
+    }
+    expect(await ledger().countDocuments({ key: 'along-refused' })).toBe(0);
+    expect(await publishedFor('along-refused')).toEqual([]);
+    expect(await ledger().findOne({ _id: 'along-died-1' })).toEqual({
+      _id: 'along-died-1',
+      key: 'along-died',
+      amount: 40,
+    });
+    expect(await publishedFor('along-died')).toEqual(['along-died-0', 'along-died-1']);
+  });
+});

@@ -19,6 +19,7 @@ import {
   Outbox,
   RECORD_BUSY_MESSAGE,
   RecordWriter,
+  ServiceError,
   type RecordWrite,
   type StoredRecord,
 } from '@clinic/service-kit/internal';
@@ -184,4 +185,29 @@ it('queues one replica’s own changes of a record, so that they never start aga
   );
   expect(decisions).toBe(10);
   expect((await counters.findOne({ id: 5 }))!.n).toBe(10);
+});
+
+it('runs the guard once the event is recorded, right before the write; a refusal writes nothing and drops the event', async () => {
+  await counter(6);
+  const writer = replica([]);
+  let outboxHeldEvent = false;
+  const guarded =
+    (refuse: boolean) =>
+    (existing: Counter): RecordWrite<Counter> => ({
+      ...increment(existing),
+      guard: async () => {
+        outboxHeldEvent = (await db.collection('outbox').countDocuments({ fences: 'counter-6' })) > 0;
+        if (refuse) throw new ServiceError(409, 'Closed.');
+      },
+    });
+  const fenced = (write: RecordWrite<Counter>): RecordWrite<Counter> =>
+    'set' in write
+      ? { ...write, event: async (after) => ({ ...(await write.event(after)), fences: ['counter-6'] }) }
+      : write;
+  await expect(writer.change(6, (existing) => fenced(guarded(true)(existing)))).rejects.toThrow('Closed.');
+  expect(outboxHeldEvent).toBe(true);
+  expect((await counters.findOne({ id: 6 }))!.n).toBe(0);
+  expect(await db.collection('outbox').countDocuments({ fences: 'counter-6' })).toBe(0);
+  await writer.change(6, (existing) => fenced(guarded(false)(existing)));
+  expect((await counters.findOne({ id: 6 }))!.n).toBe(1);
 });

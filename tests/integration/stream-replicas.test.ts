@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AckPolicy, type NatsConnection } from 'nats';
-import { eventStreamOf, REF_STREAM } from '@clinic/contracts';
+import { DEFAULT_EVENT_READERS, eventStreamOf, REF_STREAM } from '@clinic/contracts';
 import { startLocalInfrastructure, waitFor, type Infrastructure } from '@clinic/devstack';
 import { connectNats, createLogger, ensureStream, streamReplicas } from '@clinic/service-kit/internal';
 
@@ -52,7 +52,9 @@ it('raises a one-replica stream to three, with its consumer and its messages', a
   const jsm = await nc.jetstreamManager();
   const spec = eventStreamOf('billing');
   await jsm.streams.add({ name: spec.name, subjects: spec.subjects, num_replicas: 1 });
-  await jsm.consumers.add(spec.name, { durable_name: 'reader', ack_policy: AckPolicy.Explicit });
+  // An event reader's consumer: the only kind a service may create on its stream (by name).
+  const reader = DEFAULT_EVENT_READERS[0]!;
+  await jsm.consumers.add(spec.name, { durable_name: reader, ack_policy: AckPolicy.Explicit });
   const js = nc.jetstream();
   for (let i = 0; i < 20; i++) await js.publish(spec.subjects[0]!, JSON.stringify({ i }));
 
@@ -63,7 +65,7 @@ it('raises a one-replica stream to three, with its consumer and its messages', a
   // The consumer follows the stream to three replicas once its new peers have caught up.
   await waitFor(
     'the consumer on three nodes',
-    async () => (await jsm.consumers.info(spec.name, 'reader')).cluster?.replicas?.length === 2,
+    async () => (await jsm.consumers.info(spec.name, reader)).cluster?.replicas?.length === 2,
     15_000,
     100,
   );

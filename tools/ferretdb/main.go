@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
@@ -29,7 +31,14 @@ func main() {
 	dataDir := flag.String("data-dir", ".data/ferretdb", "directory for SQLite database files")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go profiling (/debug/pprof) on this address")
+	authUser := flag.String("auth-user", "", "if set, every connection must authenticate (SCRAM); this user is created on the first start")
+	authPasswordFile := flag.String("auth-password-file", "", "file holding the password of --auth-user (kept out of the command line)")
 	flag.Parse()
+
+	// The embedded server is this machine's own: it never listens on a network another machine reaches.
+	if host, _, err := net.SplitHostPort(*listen); err != nil || !isLoopback(host) {
+		log.Fatalf("--listen %q: the embedded database listens on a loopback address only (127.0.0.1, ::1, localhost)", *listen)
+	}
 
 	if *debugAddr != "" {
 		go func() { log.Println(http.ListenAndServe(*debugAddr, nil)) }()
@@ -49,14 +58,29 @@ func main() {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
+	var auth *ferretdb.AuthConfig
+	if *authUser != "" {
+		secret, err := os.ReadFile(*authPasswordFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		password := strings.TrimSpace(string(secret))
+		if password == "" {
+			log.Fatal("--auth-password-file is empty")
+		}
+		// Users live in admin.system.users; clients authenticate against admin (the driver's default).
+		auth = &ferretdb.AuthConfig{SetupDatabase: "admin", SetupUsername: *authUser, SetupPassword: password}
+	}
+
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: *listen},
-		Logger:    logger,
-		Handler:   "sqlite",
+		Listener: ferretdb.ListenerConfig{TCP: *listen},
+		Logger:   logger,
+		Handler:  "sqlite",
 		// Write transactions take the write lock when they begin, waiting their turn
 		// (busy_timeout): begun as readers, concurrent updates failed with SQLITE_BUSY
 		// when another writer committed between their read and their write.
 		SQLiteURL: "file:" + abs + "/?_txlock=immediate",
+		Auth:      auth,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -75,4 +99,12 @@ func main() {
 	// the parent process the server is ready.
 	fmt.Println(f.MongoDBURI())
 	<-done
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

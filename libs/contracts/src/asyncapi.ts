@@ -9,7 +9,7 @@ import { Limits } from './limits';
 import { EVENT_DATA_SCHEMAS, eventSchema } from './events';
 import { HeaderNames } from './envelope';
 import { DELETION_MARKER_SCHEMA, REF_RECORD_SCHEMAS } from './reference';
-import { replyEnvelopeSchema, requestEnvelopeSchema, requestReplySpecs } from './request-reply';
+import { accessNote, replyEnvelopeSchema, requestEnvelopeSchema, requestReplySpecs } from './request-reply';
 import type { JsonSchema } from './schemas/common';
 import { eventStreamOf, REF_KINDS, REF_STREAM, refSubject, REF_KINDS_BY_SERVICE } from './streams';
 import { SERVICE_NAMES, type EventSubject, type ServiceName } from './subjects';
@@ -45,13 +45,13 @@ const requestHeaders: JsonSchema = {
       'carried to every log line of the request, and into its events; 1-100 of A-Z a-z 0-9 . _ : -',
     ),
     [HeaderNames.authorization]: text(
-      `"Bearer <JWT>": the user's own token, which the service verifies (sub, role, exp; at most ${Limits.tokenMaxLength} characters); health and ref.status need none`,
+      `"Bearer <JWT>": the user's own token, which the service verifies (sub, role, exp, and optionally store_ids, the branches it is limited to; at most ${Limits.tokenMaxLength} characters); health and ref.status need none. With BRANCH_SCOPE=required, a token of a role other than admin without store_ids is refused (403)`,
     ),
     [HeaderNames.deadline]: text(
       'epoch milliseconds after which the requester no longer waits: the request is then dropped unprocessed',
     ),
     [HeaderNames.idempotencyKey]: text(
-      `billing.bill.create: a retried create returns the first bill (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
+      `billing.bill.create, billing.bill.pay, billing.bill.refund: a retried request returns the first result instead of making a second (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
     ),
     traceparent: text('W3C trace context: the service continues this trace'),
     tracestate: text('W3C trace context'),
@@ -121,6 +121,7 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
       action: 'receive',
       title: spec.subject,
       summary: spec.summary,
+      ...(spec.branchScope ? { description: accessNote(spec.subject, spec.branchScope) } : {}),
       channel: ref(`#/channels/${id}`),
       messages: [ref(`#/channels/${id}/messages/request`)],
       reply: { channel: ref(`#/channels/${replyId}`), messages: [ref(`#/channels/${replyId}/messages/reply`)] },

@@ -8,6 +8,8 @@
 export interface Caller {
   sub: number | string;
   role: string;
+  /** The branches the token is limited to (its `store_ids` claim); absent: every branch, as before the claim. */
+  store_ids?: readonly number[];
 }
 
 export interface ServiceRequest<TBody = unknown> {

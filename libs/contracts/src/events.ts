@@ -1,3 +1,4 @@
+import { closingEventDataSchema, paymentEventDataSchema, refundEventDataSchema } from './schemas/billing-money';
 import { billWithItemsSchema } from './schemas/billing-replies';
 import { chargeSchema } from './schemas/catalogue';
 import type { JsonSchema } from './schemas/common';
@@ -33,11 +34,15 @@ const dataOf = (key: string, schema: JsonSchema): JsonSchema => ({
   properties: { [key]: schema },
 });
 
-/** Each event's `data`: the resource as it is after the change. */
+/** Each event's `data`: the resource as it is after the change (a bill's money event: the entry and the bill's balance). */
 export const EVENT_DATA_SCHEMAS: Record<EventSubject, JsonSchema> = {
   [EventSubjects.billCreated]: dataOf('bill', billEventSchema),
   [EventSubjects.billUpdated]: dataOf('bill', billEventSchema),
   [EventSubjects.billCancelled]: dataOf('bill', billEventSchema),
+  [EventSubjects.billPaymentRecorded]: paymentEventDataSchema,
+  [EventSubjects.billRefunded]: refundEventDataSchema,
+  [EventSubjects.dayClosed]: closingEventDataSchema,
+  [EventSubjects.dayReopened]: closingEventDataSchema,
   [EventSubjects.chargeCreated]: dataOf('charge', chargeSchema),
   [EventSubjects.chargeUpdated]: dataOf('charge', chargeSchema),
   [EventSubjects.chargeDeleted]: dataOf('charge', chargeSchema),

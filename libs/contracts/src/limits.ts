@@ -24,8 +24,15 @@ export const Limits = {
   /** A session's status as sent, and the list's status filter. */
   sessionStatusMaxLength: 20,
   autoCreateErrorsMax: 10,
-  /** A bill cancellation's reason, as sent (it is stored trimmed). */
+  /** A bill cancellation's reason, as sent (it is stored trimmed); a refund's and a day's reopening's too. */
   cancelReasonMaxLength: 500,
+  /** A payment's reference (a card slip or transfer number), as sent. */
+  paymentReferenceMaxLength: 100,
+  /** Payments, refunds and reversals one bill holds at most (its ledger lives on the bill). */
+  ledgerEntriesMax: 100,
+  /** Users a day's closing counts the cash of, and the length of a user id given as text (a token's `sub`). */
+  countedCashMax: 200,
+  userIdMaxLength: 200,
   /** Nesting of objects and arrays in a body; real bodies need 3. Deeper ones would overflow recursive code (JSON.stringify). */
   jsonDepthMax: 32,
   /** NATS messages one reply may take (each at most the server's max_payload, 1 MiB by default). */

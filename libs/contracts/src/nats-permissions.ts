@@ -21,7 +21,14 @@
 import { accessOf } from './access';
 import { Limits } from './limits';
 import { HTTP_ROUTES } from './routes';
-import { eventStreamOf, REF_KINDS_BY_SERVICE, REF_STREAM, REF_SUBJECT_PREFIX, refConsumerName } from './streams';
+import {
+  DEFAULT_EVENT_READERS,
+  eventStreamOf,
+  REF_KINDS_BY_SERVICE,
+  REF_STREAM,
+  REF_SUBJECT_PREFIX,
+  refConsumerName,
+} from './streams';
 import { CatalogueSubjects, requestSubjectsOf, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
 
 export const NATS_USERS = ['gateway', 'billing', 'catalogue', 'sessions', 'hospital', 'ops'] as const;
@@ -115,6 +122,13 @@ function referenceGrant(service: ServiceName): NatsGrant {
   };
 }
 
+/**
+ * A subscription nats-server allows only in one queue group (`"<subject> <queue>"`): a service holds its
+ * request subjects in its own queue group, so that its password cannot read every request (and the token
+ * it carries) beside the replicas that answer them.
+ */
+export const inQueueGroup = (subject: string, queue: string): string => `${subject} ${queue}`;
+
 function serviceUser(service: ServiceName): NatsUserSpec {
   const events = eventStreamOf(service);
   const calls = SERVICE_CALLS[service];
@@ -122,8 +136,8 @@ function serviceUser(service: ServiceName): NatsUserSpec {
     job: `The ${service} service (every replica).`,
     grants: [
       {
-        purpose: `Answer its requests in queue group \`${service}\`; replies go through allow_responses`,
-        subscribe: requestSubjectsOf(service),
+        purpose: `Answer its requests, in queue group \`${service}\` only; replies go through allow_responses`,
+        subscribe: requestSubjectsOf(service).map((subject) => inQueueGroup(subject, service)),
       },
       {
         purpose:
@@ -139,8 +153,13 @@ function serviceUser(service: ServiceName): NatsUserSpec {
         publish: [JS.streamInfo(events.name), JS.streamCreate(events.name), JS.streamUpdate(events.name)],
       },
       {
-        purpose: `Provision the event readers' durable pull consumers on ${events.name}`,
-        publish: [JS.consumerInfo(events.name, '*'), JS.consumerCreate(events.name, '*')],
+        // By name only: a consumer's deliver subject is in the request's payload, which no permission reaches,
+        // and nats-server does not check it against its creator's rights (nats-io/nats-server#8274).
+        purpose: `Provision the event readers' durable pull consumers on ${events.name} (${DEFAULT_EVENT_READERS.join(', ')}), no other consumer`,
+        publish: [
+          JS.consumerInfo(events.name, '*'),
+          ...DEFAULT_EVENT_READERS.map((reader) => JS.consumerCreate(events.name, reader)),
+        ],
       },
       referenceGrant(service),
       jetStreamCheck,

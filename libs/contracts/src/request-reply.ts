@@ -4,9 +4,10 @@
  * route table) and the ones answered for other services and operators. The
  * AsyncAPI document (asyncapi.ts) and the tests of the envelopes read them.
  */
+import { BRANCH_SCOPE_RULES, SESSION_WRITE_SUBJECTS, type BranchScopeRule } from './access';
 import { HTTP_ROUTES, type HttpRoute } from './routes';
-import { chargeCheckBodySchema } from './schemas/catalogue';
-import { failureSchema, idSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
+import { chargeCheckBodySchema, chargeCheckReplySchema } from './schemas/catalogue';
+import { failureSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
 import { REF_STREAM } from './streams';
 import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
 
@@ -15,6 +16,8 @@ export interface RequestReplySpec {
   subject: string;
   service: ServiceName;
   summary: string;
+  /** How it keeps to the branches of a token with `store_ids`; absent where it acts for no user. */
+  branchScope?: BranchScopeRule;
   /** The envelope's members: each one present in the schema may be sent. */
   params?: JsonSchema;
   query?: JsonSchema;
@@ -48,6 +51,7 @@ function fromRoute(route: HttpRoute): RequestReplySpec {
     subject: route.subject,
     service: serviceOf(route.subject),
     summary: `${route.summary} (HTTP: ${route.method} ${route.url})`,
+    branchScope: route.branchScope,
     params: route.param
       ? {
           type: 'object',
@@ -122,13 +126,27 @@ function internalSpecs(): RequestReplySpec[] {
   const check: RequestReplySpec = {
     subject: CatalogueSubjects.check,
     service: 'catalogue',
+    branchScope: 'named',
     summary:
-      "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store)",
+      "Billing's check of a bill's charges: which of these ids cannot be billed in this store (inactive, deleted, unknown or of another store), and the current amount of the others",
     body: chargeCheckBodySchema,
     bodyRequired: true,
-    replies: { 200: successSchema({ invalid_ids: { type: 'array', items: idSchema } }), ...standardFailures() },
+    replies: { 200: chargeCheckReplySchema, ...standardFailures() },
   };
   return [...perService, check];
+}
+
+/** What a subject's documentation says of branch scope (OpenAPI and AsyncAPI alike). */
+export function branchScopeNote(rule: BranchScopeRule): string {
+  return `Branch scope: with a token carrying \`store_ids\`, it ${BRANCH_SCOPE_RULES[rule]}.`;
+}
+
+/** What an operation's documentation says beyond its summary: its branch scope, and who may write sessions. */
+export function accessNote(subject: string, rule: BranchScopeRule): string {
+  const writers = SESSION_WRITE_SUBJECTS.includes(subject)
+    ? ' Roles: any valid token, unless the deployment names the roles that may write sessions (SESSION_WRITE_ROLES).'
+    : '';
+  return `${branchScopeNote(rule)}${writers}`;
 }
 
 /** Every request/reply subject the services answer. */

@@ -2,12 +2,12 @@
  * The public HTTP API: each route forwards to one NATS subject. The gateway
  * registers exactly these routes and documents them with these schemas.
  */
-import { accessOf, type Access } from './access';
-import { CATALOGUE_MESSAGES } from './fields/catalogue';
+import { accessOf, type Access, type BranchScopeRule } from './access';
+import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
-import { messageSchema, pathParams, standardFailures, type JsonSchema } from './schemas/common';
+import { historyQuerySchema, messageSchema, pathParams, standardFailures, type JsonSchema } from './schemas/common';
 import * as sessions from './schemas/sessions';
 import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from './subjects';
 
@@ -19,6 +19,8 @@ export interface HttpRoute {
   url: string;
   subject: string;
   access: Access;
+  /** How it keeps to the branches of a token with `store_ids` (BRANCH_SCOPE_RULES). */
+  branchScope: BranchScopeRule;
   tag: 'Lab bills' | 'Hospital charges' | 'Channeling sessions';
   summary: string;
   /** Path parameter name, when the route has one. */
@@ -33,6 +35,8 @@ export interface HttpRoute {
    * with the bytes. Failures stay JSON envelopes.
    */
   produces?: 'application/pdf';
+  /** Whether a retried request with the same Idempotency-Key answers the first result. */
+  idempotent?: boolean;
   responses: Record<string, JsonSchema>;
 }
 
@@ -44,16 +48,19 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'POST',
     url: '/lab_bills',
+    branchScope: 'named',
     subject: BillingSubjects.create,
     tag: 'Lab bills',
     summary:
       'Create a lab bill; totals and bill number are computed by the service. Send an Idempotency-Key header to make retries safe.',
     body: billing.createBillBodySchema,
+    idempotent: true,
     responses: { 201: billingReplies.billingResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
     method: 'GET',
     url: '/lab_bills',
+    branchScope: 'named',
     subject: BillingSubjects.list,
     tag: 'Lab bills',
     summary: 'List lab bills of a branch, newest first, paginated',
@@ -63,6 +70,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills/summary',
+    branchScope: 'named',
     subject: BillingSubjects.summary,
     tag: 'Lab bills',
     summary: 'Revenue summary over active lab bills of a branch',
@@ -72,6 +80,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills/day_end',
+    branchScope: 'named',
     subject: BillingSubjects.dayEnd,
     tag: 'Lab bills',
     summary:
@@ -79,9 +88,11 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     querystring: billing.dayEndQuerySchema,
     responses: { 200: billingReplies.billingExtraResponses.dayEnd, ...standardFailures(400) },
   }),
+  ...DAY_CLOSE_ROUTES.map(route),
   route({
     method: 'GET',
     url: '/lab_bills/:bill_id',
+    branchScope: 'record',
     subject: BillingSubjects.get,
     tag: 'Lab bills',
     summary: 'One lab bill with its items',
@@ -91,6 +102,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'PUT',
     url: '/lab_bills/:bill_id',
+    branchScope: 'record',
     subject: BillingSubjects.update,
     tag: 'Lab bills',
     summary: 'Update payment details or notes of an active lab bill',
@@ -101,6 +113,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'DELETE',
     url: '/lab_bills/:bill_id',
+    branchScope: 'record',
     subject: BillingSubjects.cancel,
     tag: 'Lab bills',
     summary:
@@ -113,15 +126,18 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/lab_bills/:bill_id/history',
+    branchScope: 'record',
     subject: BillingSubjects.history,
     tag: 'Lab bills',
-    summary: "A bill's audit trail, oldest first (admin only); cancelled bills included",
+    summary: "A bill's audit trail, oldest first, paged as the bill list (admin only); cancelled bills included",
     param: 'bill_id',
+    querystring: historyQuerySchema,
     responses: { 200: billingReplies.billingExtraResponses.history, ...standardFailures(404) },
   }),
   route({
     method: 'GET',
     url: '/lab_bills/:bill_id/receipt',
+    branchScope: 'record',
     subject: BillingSubjects.receipt,
     tag: 'Lab bills',
     summary: 'Printable receipt of an active bill (PDF): an 80 mm roll by default, or A5',
@@ -130,10 +146,12 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     produces: 'application/pdf',
     responses: { 200: billingReplies.billingExtraResponses.receipt, ...standardFailures(404, 413) },
   }),
+  ...BILL_MONEY_ROUTES.map(route),
 
   route({
     method: 'GET',
     url: '/hospital_charges',
+    branchScope: 'named',
     subject: CatalogueSubjects.list,
     tag: 'Hospital charges',
     summary: 'List the charges of a branch by name',
@@ -143,6 +161,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'POST',
     url: '/hospital_charges',
+    branchScope: 'named',
     subject: CatalogueSubjects.create,
     tag: 'Hospital charges',
     summary: 'Create a hospital charge',
@@ -152,6 +171,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/hospital_charges/:charge_id',
+    branchScope: 'record',
     subject: CatalogueSubjects.get,
     tag: 'Hospital charges',
     summary: 'One hospital charge',
@@ -161,31 +181,18 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'PUT',
     url: '/hospital_charges/:charge_id',
+    branchScope: 'record',
     subject: CatalogueSubjects.update,
     tag: 'Hospital charges',
     summary: 'Replace a hospital charge; answers 200 with success false when nothing changes',
     param: 'charge_id',
     body: catalogue.updateChargeBodySchema,
-    responses: {
-      200: {
-        oneOf: [
-          messageSchema,
-          {
-            type: 'object',
-            required: ['success', 'error'],
-            properties: {
-              success: { type: 'boolean', enum: [false] },
-              error: { type: 'string', enum: [CATALOGUE_MESSAGES.noChanges] },
-            },
-          },
-        ],
-      },
-      ...standardFailures(400, 404, 409, 413),
-    },
+    responses: { 200: catalogue.catalogueResponses.updated, ...standardFailures(400, 404, 409, 413) },
   }),
   route({
     method: 'DELETE',
     url: '/hospital_charges/:charge_id',
+    branchScope: 'record',
     subject: CatalogueSubjects.delete,
     tag: 'Hospital charges',
     summary: 'Delete a hospital charge (soft delete)',
@@ -195,17 +202,20 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/hospital_charges/:charge_id/history',
+    branchScope: 'record',
     subject: CatalogueSubjects.history,
     tag: 'Hospital charges',
     summary:
-      "A charge's audit trail, oldest first: every change of its name, type, amount, status or notes; deleted charges included",
+      "A charge's audit trail, oldest first, paged as the bill list: every change of its name, type, amount, status or notes; deleted charges included",
     param: 'charge_id',
+    querystring: historyQuerySchema,
     responses: { 200: catalogue.catalogueResponses.history, ...standardFailures(404) },
   }),
 
   route({
     method: 'GET',
     url: '/all_sessions',
+    branchScope: 'listed',
     subject: SessionsSubjects.list,
     tag: 'Channeling sessions',
     summary: 'List channeling sessions, latest date first',
@@ -215,6 +225,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/get_session/:session_id',
+    branchScope: 'record',
     subject: SessionsSubjects.get,
     tag: 'Channeling sessions',
     summary: 'One channeling session',
@@ -224,6 +235,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'POST',
     url: '/add_session',
+    branchScope: 'doctor',
     subject: SessionsSubjects.create,
     tag: 'Channeling sessions',
     summary: 'Create a channeling session',
@@ -233,6 +245,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'PUT',
     url: '/update_session/:session_id',
+    branchScope: 'record',
     subject: SessionsSubjects.update,
     tag: 'Channeling sessions',
     summary: 'Update a channeling session',
@@ -243,6 +256,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'DELETE',
     url: '/delete_session/:session_id',
+    branchScope: 'record',
     subject: SessionsSubjects.delete,
     tag: 'Channeling sessions',
     summary: 'Delete a channeling session without active appointments',
@@ -252,6 +266,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'GET',
     url: '/preview_auto_sessions',
+    branchScope: 'listed',
     subject: SessionsSubjects.preview,
     tag: 'Channeling sessions',
     summary: 'Preview the sessions a month of weekly schedules would create',
@@ -261,6 +276,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
     method: 'POST',
     url: '/auto_create_sessions',
+    branchScope: 'listed',
     subject: SessionsSubjects.autoCreate,
     tag: 'Channeling sessions',
     summary: 'Create a month of sessions from the weekly schedules',

@@ -19,6 +19,12 @@ export const BillingSubjects = {
   history: 'billing.bill.history',
   dayEnd: 'billing.bill.dayend',
   receipt: 'billing.bill.receipt',
+  pay: 'billing.bill.pay',
+  refund: 'billing.bill.refund',
+  payments: 'billing.bill.payments',
+  closeDay: 'billing.day.close',
+  dayClosing: 'billing.day.closing',
+  reopenDay: 'billing.day.reopen',
 } as const;
 
 export const CatalogueSubjects = {
@@ -56,6 +62,10 @@ export const EventSubjects = {
   billCreated: 'billing.bill.created',
   billUpdated: 'billing.bill.updated',
   billCancelled: 'billing.bill.cancelled',
+  billPaymentRecorded: 'billing.bill.payment_recorded',
+  billRefunded: 'billing.bill.refunded',
+  dayClosed: 'billing.day.closed',
+  dayReopened: 'billing.day.reopened',
   chargeCreated: 'catalogue.charge.created',
   chargeUpdated: 'catalogue.charge.updated',
   chargeDeleted: 'catalogue.charge.deleted',

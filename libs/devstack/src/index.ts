@@ -8,6 +8,7 @@ export * from './containers';
 export * from './stack';
 export * from './seed';
 export * from './tokens';
+export * from './secrets';
 export * from './prometheus';
 export * from './otel-collector';
 export * from './certs';

@@ -5,6 +5,10 @@ import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
 import { natsPasswords, passwordEnv, renderNatsConfig, type NatsTlsFiles } from './nats-config';
+import { DB_PASSWORD_FILE, ownSecret } from './secrets';
+
+/** The embedded database's one user (FerretDB v1 has no roles: it reaches every database). */
+export const DB_USER = 'clinic';
 
 /** One nats-server of the local infrastructure. */
 export interface NatsNode {
@@ -203,6 +207,8 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   const passwords = natsPasswords();
   const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
 
+  // Every connection authenticates as the stack's user, whose password is made on the first start.
+  const dbPassword = options.mongoUrl ? '' : ownSecret(options.dataDir, DB_PASSWORD_FILE);
   const db = new ManagedProcess({
     name: 'ferretdb',
     command: ferretDbBinary(),
@@ -211,6 +217,10 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
       `127.0.0.1:${dbPort}`,
       '--data-dir',
       dbDir,
+      '--auth-user',
+      DB_USER,
+      '--auth-password-file',
+      join(options.dataDir, DB_PASSWORD_FILE),
       '--log-level',
       process.env.FERRETDB_LOG_LEVEL ?? 'warn',
       // Go profiling for performance work, e.g. FERRETDB_DEBUG_ADDR=127.0.0.1:6060.
@@ -222,7 +232,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   const infra: Infrastructure = {
     kind: 'local',
     natsUrl: options.natsUrl ?? nodes.map((n) => n.url).join(','),
-    mongoUrl: options.mongoUrl ?? `mongodb://127.0.0.1:${dbPort}/`,
+    mongoUrl: options.mongoUrl ?? `mongodb://${DB_USER}:${encodeURIComponent(dbPassword)}@127.0.0.1:${dbPort}/`,
     natsPasswords: passwords,
     natsTlsCaFile: options.natsTls?.caFile,
     nats: nodes[0]?.process,

@@ -9,6 +9,8 @@ import { localNatsTls } from './nats-tls';
 import { serviceEntry } from './paths';
 import { freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
+import { hasTokenKey, JWT_SECRET_FILE, ownSecret } from './secrets';
+import { signingKeyOf, type SigningKey } from './tokens';
 import { Supervisor, type SupervisorOptions } from './supervisor';
 
 export type InfraChoice = 'auto' | 'local' | 'containers';
@@ -175,10 +177,16 @@ export class Stack {
   }
 
   private baseEnv(): Record<string, string> {
+    // Without a configured key, the stack's own secret, made in its data folder on the first start.
+    const env = { ...process.env, ...this.options.env };
+    const key: Record<string, string> = hasTokenKey(env)
+      ? {}
+      : { JWT_SECRET: ownSecret(this.options.dataDir, JWT_SECRET_FILE) };
     return {
       NATS_URL: this.infra.natsUrl,
       MONGO_URL: this.infra.mongoUrl,
       ...(this.infra.natsTlsCaFile ? { NATS_TLS_CA_FILE: this.infra.natsTlsCaFile } : {}),
+      ...key,
       ...this.options.env,
     };
   }
@@ -193,6 +201,14 @@ export class Stack {
   private async metricsEnv(): Promise<Record<string, string>> {
     if (this.options.metrics === false) return {};
     return { METRICS_PORT: String(await freeListeningPort()), METRICS_HOST: '127.0.0.1' };
+  }
+
+  /** The key that signs tokens this stack accepts: the configured one, else its own secret (not for JWKS). */
+  signingKey(): SigningKey {
+    const signing = signingKeyOf(this.options.dataDir, { ...process.env, ...this.options.env });
+    if (!signing)
+      throw new Error('This stack verifies tokens it cannot sign (JWT_PUBLIC_KEY or JWKS without a private key)');
+    return signing;
   }
 
   /** Where Prometheus finds each process's metrics, by kind (gateway, billing...). */

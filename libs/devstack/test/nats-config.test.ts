@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  DEFAULT_EVENT_READERS,
   discoverySubjectsOf,
   gatewaySubjectsAreKnown,
   inboxPrefixOf,
   NATS_PERMISSIONS,
   NATS_USERS,
+  requestSubjectsOf,
   SERVICE_NAMES,
   type ServiceName,
 } from '@clinic/contracts';
@@ -64,7 +66,7 @@ it('lets each service answer discovery ($SRV) for all, its name and its instance
   expect(discoverySubjectsOf('billing')).toContain('$SRV.STATS.billing.*');
 });
 
-it('grants no JetStream wildcard beyond a stream of its own, and consumer creation to services only', () => {
+it('grants no JetStream wildcard beyond a stream of its own, and consumer creation to services only, by name', () => {
   for (const user of NATS_USERS) {
     const js = NATS_PERMISSIONS[user].publish.filter((s) => s.startsWith('$JS.'));
     // Every JetStream API subject names one stream (never `$JS.API.>`, `$JS.API.STREAM.>` ...).
@@ -83,7 +85,7 @@ it('grants no JetStream wildcard beyond a stream of its own, and consumer creati
     for (const subject of creates)
       expect(subject).toMatch(
         new RegExp(
-          `^\\$JS\\.API\\.CONSUMER\\.CREATE\\.(${user.toUpperCase()}_EVENTS\\.\\*|HOSPITAL_REF\\.${user}-ref(\\.>)?)$`,
+          `^\\$JS\\.API\\.CONSUMER\\.CREATE\\.(${user.toUpperCase()}_EVENTS\\.(${DEFAULT_EVENT_READERS.join('|')})|HOSPITAL_REF\\.${user}-ref(\\.>)?)$`,
         ),
       );
     expect(js.some((s) => s.includes('DURABLE.CREATE'))).toBe(false);
@@ -109,4 +111,17 @@ it('renders a cluster node: its name, its routes, JetStream flushed before each 
   );
   expect(conf).toMatch(/jetstream \{[^}]*sync_interval: always/);
   expect(renderNatsConfig({ listen: 'x:1', storeDir: '/s', syncInterval: 'default' })).not.toContain('sync_interval');
+});
+
+it('lets a service subscribe to its request subjects in its own queue group only', () => {
+  for (const service of SERVICE_NAMES) {
+    const subscribe = NATS_PERMISSIONS[service].subscribe;
+    for (const subject of requestSubjectsOf(service)) {
+      expect({ service, subject, granted: subscribe.filter((s) => s.split(' ')[0] === subject) }).toEqual({
+        service,
+        subject,
+        granted: [`${subject} ${service}`],
+      });
+    }
+  }
 });

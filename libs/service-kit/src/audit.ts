@@ -8,6 +8,7 @@ import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from './clock';
 import { ensureIndexes } from './mongo';
 import type { CommitRecord } from './outbox-entries';
+import type { Page } from './request-params';
 
 export interface FieldChange {
   before: unknown;
@@ -23,6 +24,8 @@ export interface AuditEntryDoc {
   correlation_id: string | null;
   changes: Record<string, FieldChange>;
   reason?: string | null;
+  /** AuditedChange.details, as given. */
+  [detail: string]: unknown;
 }
 
 export interface AuditEntryView {
@@ -58,6 +61,8 @@ export interface AuditedChange {
   changes: Record<string, FieldChange>;
   /** Only for actions that take one (a cancellation). */
   reason?: string | null;
+  /** More of what the change did, shown with the entry as given (what it moved, say). */
+  details?: Record<string, unknown>;
 }
 
 export class AuditTrail {
@@ -88,14 +93,25 @@ export class AuditTrail {
       correlation_id: change.correlationId,
       changes: change.changes,
       ...(change.reason !== undefined ? { reason: change.reason } : {}),
+      ...change.details,
     };
     return { collection: this.collectionName, doc };
   }
 
-  /** An entity's entries, oldest first. */
-  async of(entityId: number): Promise<AuditEntryView[]> {
-    const docs = await this.entries.find({ entity_id: entityId }).sort({ at: 1 }).hint(this.indexName).toArray();
-    return docs.map((doc) => this.view(doc));
+  /** A page of an entity's entries, oldest first (ties by id, so that pages neither repeat nor skip one), and how many it has. */
+  async page(entityId: number, page: Page): Promise<{ entries: AuditEntryView[]; total: number }> {
+    const filter = { entity_id: entityId };
+    const [docs, total] = await Promise.all([
+      this.entries
+        .find(filter)
+        .sort({ at: 1, _id: 1 })
+        .skip((page.page - 1) * page.per_page)
+        .limit(page.per_page)
+        .hint(this.indexName)
+        .toArray(),
+      this.entries.countDocuments(filter, { hint: this.indexName }),
+    ]);
+    return { entries: docs.map((doc) => this.view(doc)), total };
   }
 
   /** The latest entry of `action` for each of these entities that has one. */
@@ -112,14 +128,15 @@ export class AuditTrail {
   }
 
   view(doc: AuditEntryDoc): AuditEntryView {
+    const { _id, entity_id: _entity, action, at, by, correlation_id, changes, ...details } = doc;
     return {
-      event_id: doc._id,
-      action: doc.action,
-      at: this.clock.timestamp(doc.at) as string,
-      by: doc.by,
-      correlation_id: doc.correlation_id,
-      changes: doc.changes,
-      ...(doc.reason !== undefined ? { reason: doc.reason } : {}),
+      event_id: _id,
+      action,
+      at: this.clock.timestamp(at) as string,
+      by,
+      correlation_id,
+      changes,
+      ...details,
     };
   }
 }

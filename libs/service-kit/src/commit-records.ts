@@ -4,15 +4,15 @@
  */
 import type { Db } from 'mongodb';
 import { itemAt } from './arrays';
+import { GroupCommit } from './group-commit';
 import { isDuplicateKeyError, writeErrorsOf } from './mongo';
 import type { OutboxEntry } from './outbox-entries';
 
 export class CommitRecords {
   /** Entries whose records are stored. */
   private readonly stored = new Set<string>();
-  /** Records of settled writes waiting for the write in flight (see storeTogether). */
-  private readonly waiting: Array<{ entries: OutboxEntry[]; resolve(): void; reject(err: unknown): void }> = [];
-  private writing = false;
+  /** Records of settled writes: stored together with the ones that settle meanwhile (see storeTogether). */
+  private readonly together = new GroupCommit<OutboxEntry>((entries) => this.store(entries));
 
   constructor(private readonly db: Db) {}
 
@@ -23,27 +23,7 @@ export class CommitRecords {
    */
   storeTogether(entries: OutboxEntry[]): Promise<void> {
     if (!entries.some((entry) => (entry.records?.length ?? 0) > 0)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ entries, resolve, reject });
-      if (!this.writing) void this.writeWaiting();
-    });
-  }
-
-  private async writeWaiting(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.waiting.length > 0) {
-        const group = this.waiting.splice(0);
-        try {
-          await this.store(group.flatMap((g) => g.entries));
-          for (const g of group) g.resolve();
-        } catch (err) {
-          for (const g of group) g.reject(err);
-        }
-      }
-    } finally {
-      this.writing = false;
-    }
+    return this.together.submit(entries);
   }
 
   /** Inserts the records of these entries that are not stored yet; one already there counts as stored. */

@@ -11,6 +11,9 @@ export { startService, type ServiceDefinition, type ServiceInfra } from './inter
 export { EncodedReply, type Handler, type HandlerContext } from './internal';
 export { ServiceError, badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from './internal';
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './internal';
+export { pageFields, parsePage, type Page } from './internal';
+// Branch scope (a token's store_ids): refuse a named branch, hide another branch's record, keep a list to the caller's.
+export { branchesOf, foundInBranch, reachesBranch, requireBranch, withinBranches, type ActingFor } from './internal';
 export { parseStrictJson, type StrictJson, type StrictJsonProblem } from './internal';
 
 // Rules: small predicates, calendar, money, JSON schemas.
@@ -38,13 +41,15 @@ export {
   Outbox,
   entityProof,
   newEventId,
+  withAlongside,
+  withEventId,
   type CommitRecord,
   type EventSpec,
   type PreparedEvents,
   type WriteProof,
 } from './internal';
 export { AuditTrail, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
-export { VersionedCache } from './internal';
+export { GroupCommit, VersionedCache } from './internal';
 export { ReferenceData, type StoredRef } from './internal';
 
 // Calling a service over NATS.

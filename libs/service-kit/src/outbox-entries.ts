@@ -42,6 +42,8 @@ export interface OutboxEntry {
   proof: WriteProof;
   created_at: Date;
   records?: CommitRecord[];
+  /** What the write's entry holds back until it is published (see EventSpec.fences). */
+  fences?: string[];
   /** The W3C trace context of the request that recorded the event, when tracing is on. */
   trace?: Record<string, string>;
 }
@@ -52,6 +54,20 @@ export interface EventSpec {
   correlationId: string;
   /** Stored after the write, exactly once (see CommitRecord). */
   records?: CommitRecord[];
+  /** The event's id, when the write must know it first (it names a record the write stores); else a fresh one. */
+  eventId?: string;
+  /**
+   * Names the entry carries from before its write until it is published, its
+   * records stored: whoever must wait for every write of something in flight
+   * (a day being closed) finds them with Outbox.holdsFence.
+   */
+  fences?: string[];
+  /**
+   * More events of the same write (Outbox.record), published after this one:
+   * they share its proof, so they are published exactly when it is, and
+   * their records are stored with it; only this event's id goes on the entity.
+   */
+  alongside?: EventSpec[];
 }
 
 /** Events recorded ahead of their writes: released when a write succeeded, discarded when it certainly failed. */
@@ -107,6 +123,7 @@ export function outboxEntry(eventId: string, spec: EventSpec, proof: WriteProof)
     proof,
     created_at: new Date(),
     ...(spec.records?.length ? { records: spec.records } : {}),
+    ...(spec.fences?.length ? { fences: spec.fences } : {}),
     ...(trace ? { trace } : {}),
   };
 }
@@ -123,6 +140,8 @@ export interface StoredOutboxEntry {
   _id: string;
   created_at: Date;
   entry: string;
+  /** The entry's fences, where a query can find them. */
+  fences?: string[];
 }
 
 export function storedEntry(entry: OutboxEntry): StoredOutboxEntry {
@@ -130,7 +149,12 @@ export function storedEntry(entry: OutboxEntry): StoredOutboxEntry {
   const text = BSON.EJSON.stringify(entry, (_key, value) => (value === undefined ? null : value), undefined, {
     relaxed: true,
   });
-  return { _id: entry._id, created_at: entry.created_at, entry: text };
+  return {
+    _id: entry._id,
+    created_at: entry.created_at,
+    entry: text,
+    ...(entry.fences ? { fences: entry.fences } : {}),
+  };
 }
 
 /** The entry a stored one holds; entries stored whole, by earlier versions, are read as they are. */

@@ -2,6 +2,7 @@ import { headers as natsHeaders, type JetStreamClient } from 'nats';
 import type { Collection, Db } from 'mongodb';
 import { HeaderNames } from '@clinic/contracts';
 import { CommitRecords } from './commit-records';
+import { GroupCommit } from './group-commit';
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
@@ -27,6 +28,9 @@ export interface OutboxOptions {
   sweepIntervalMs?: number;
 }
 
+/** The entries of one preparation that are inserted together with others' (more: a batch of its own). */
+const GROUPED_ENTRIES_MAX = 64;
+
 // Unref'd: the shutdown bound must not keep a stopping process alive.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
@@ -50,6 +54,8 @@ export class Outbox {
   private readonly owned = new Set<string>();
   /** The records of this process's entries (CommitRecord), stored once. */
   private readonly records: CommitRecords;
+  /** Entries of writes recorded at about the same time, inserted together (see GroupCommit). */
+  private readonly inserts = new GroupCommit<StoredOutboxEntry>((entries) => this.insert(entries));
   private pumping: Promise<void> | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -96,12 +102,12 @@ export class Outbox {
     spec: EventSpec & { collection: string; key: string; proof?: ProofKind },
     write: (eventId: string) => Promise<T>,
   ): Promise<T> {
-    const eventId = newEventId();
+    const eventId = spec.eventId ?? newEventId();
     const proof: WriteProof =
       spec.proof === 'absent'
         ? { collection: spec.collection, filter: { _id: spec.key }, exists: false }
         : entityProof(spec.collection, spec.key, eventId);
-    const prepared = await this.prepare([{ ...spec, eventId, proof }]);
+    const prepared = await this.prepare(withAlongside({ ...spec, eventId }, proof));
     let result: T;
     try {
       result = await write(eventId);
@@ -124,8 +130,9 @@ export class Outbox {
     const entries = events.map((spec) => outboxEntry(spec.eventId ?? newEventId(), spec, spec.proof));
     for (const entry of entries) this.owned.add(entry._id);
     try {
-      // In slices, so that no single write outlasts the driver's socket timeout (a month of sessions is thousands).
-      for (const slice of inChunks(entries, 500)) await this.entries.insertMany(slice.map(storedEntry));
+      // A request's few entries go with those of the requests recording at the same time; a month of sessions alone.
+      if (entries.length <= GROUPED_ENTRIES_MAX) await this.inserts.submit(entries.map(storedEntry));
+      else await this.insert(entries.map(storedEntry));
     } catch (err) {
       for (const entry of entries) this.owned.delete(entry._id);
       throw err;
@@ -162,6 +169,19 @@ export class Outbox {
         for (const entry of pick(eventIds)) this.owned.delete(entry._id);
       },
     };
+  }
+
+  /**
+   * Whether an entry carrying `fence` is stored: a write that recorded it may
+   * still land, or its records may not be stored yet (EventSpec.fences).
+   */
+  async holdsFence(fence: string): Promise<boolean> {
+    return (await this.entries.findOne({ fences: fence }, { projection: { _id: 1 } })) !== null;
+  }
+
+  /** In slices, so that no single write outlasts the driver's socket timeout (a month of sessions is thousands). */
+  private async insert(entries: StoredOutboxEntry[]): Promise<void> {
+    for (const slice of inChunks(entries, 500)) await this.entries.insertMany(slice);
   }
 
   /** Publishes what is queued, waiting at most `timeoutMs`; what is left stays in the database. */
@@ -256,4 +276,24 @@ export class Outbox {
     const found = await this.db.collection(proof.collection).findOne(proof.filter, { projection: { _id: 1 } });
     return proof.exists ? found !== null : found === null;
   }
+}
+
+/**
+ * The entries of one write: its event, then the events alongside it, each
+ * with the write's proof and its fences.
+ */
+export function withAlongside(
+  spec: EventSpec & { eventId: string },
+  proof: WriteProof,
+): Array<EventSpec & { eventId: string; proof: WriteProof }> {
+  const { alongside = [], ...main } = spec;
+  return [
+    { ...main, proof },
+    ...alongside.map((extra) => ({
+      ...extra,
+      eventId: extra.eventId ?? newEventId(),
+      fences: extra.fences ?? main.fences,
+      proof,
+    })),
+  ];
 }

@@ -57,7 +57,16 @@ export interface StoredRecord {
  * with the event of the record as changed (`after`), or delete it, with its event.
  */
 export type RecordWrite<Doc> =
-  | { set: Partial<Doc>; event(after: Doc): EventSpec | Promise<EventSpec> }
+  | {
+      set: Partial<Doc>;
+      event(after: Doc): EventSpec | Promise<EventSpec>;
+      /**
+       * Runs once the event is recorded, right before the write, and may still
+       * refuse it (by throwing a ServiceError): a check that must see what
+       * happened after the event's fences were visible (EventSpec.fences).
+       */
+      guard?: () => Promise<void>;
+    }
   | { remove: true; event: EventSpec };
 
 export interface RecordWriterOptions<Doc extends StoredRecord> {
@@ -172,6 +181,7 @@ export class RecordWriter<Doc extends StoredRecord> {
     } else {
       await this.refusingDuplicates(() =>
         outbox.record(spec, async (eventId) => {
+          await write.guard?.();
           const result = await collection.updateOne(
             { ...this.options.stillWritable, ...asFound } as Filter<Doc>,
             { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } } as UpdateFilter<Doc>,

@@ -1,4 +1,4 @@
-import { FIELD_MESSAGES, type Caller, type ServiceRequest } from '@clinic/contracts';
+import { FIELD_MESSAGES, Limits, type Caller, type ServiceRequest } from '@clinic/contracts';
 import { badRequest, ServiceError } from './errors';
 import type { HandlerContext } from './responder';
 import { parseIntegerText, type QueryParams } from './validation';
@@ -65,4 +65,33 @@ export function requiredQueryId(
   const id = queryId(query, name, invalid);
   if (id === undefined) throw invalid(FIELD_MESSAGES.required(name));
   return id;
+}
+
+/** A page of a paged read (the bill list, an audit trail). */
+export interface Page {
+  page: number;
+  per_page: number;
+}
+
+/** `page` and `per_page`: 400 when not integers; a page below 1 is 1, per_page is clamped to 1..perPageMax. */
+export function parsePage(query: QueryParams): Page {
+  const integer = (name: string, fallback: number) => {
+    const text = queryText(query, name);
+    if (text === undefined) return fallback;
+    const value = parseIntegerText(text);
+    if (value === undefined) throw badRequest(FIELD_MESSAGES.notInteger(name));
+    return value;
+  };
+  const page = Math.max(1, integer('page', 1));
+  const perPage = Math.min(Limits.perPageMax, Math.max(1, integer('per_page', Limits.perPageDefault)));
+  return { page, per_page: perPage };
+}
+
+export function pageCount(total: number, perPage: number): number {
+  return Math.max(1, Math.ceil(total / perPage));
+}
+
+/** What a paged answer carries beside its items. */
+export function pageFields(count: number, total: number, page: Page) {
+  return { count, total, page: page.page, per_page: page.per_page, pages: pageCount(total, page.per_page) };
 }

@@ -4,12 +4,15 @@ import { Match, type Msg, type NatsConnection } from 'nats';
 import {
   accessOf,
   AUTH_MESSAGES,
+  BRANCH_MESSAGES,
   decideAccess,
   failure,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
   Limits,
   REPLY_TOO_LARGE_MESSAGE,
+  SPEC_ACCESS,
+  type AccessSettings,
   type Caller,
   type ServiceReply,
   type ServiceRequest,
@@ -19,7 +22,8 @@ import type { Logger } from './logger';
 import { EncodedReply, respondInChunks } from './reply-chunks';
 import { decodeRequest, isStreamDelivery, readCorrelationId, readIdempotencyKey } from './request-envelope';
 import { requestAnswered, traceLogFields, withHandlerSpan } from './responder-telemetry';
-import { TokenRefused, type TokenVerifier } from './tokens';
+import { TokenRefused } from './token-claims';
+import type { TokenVerifier } from './token-verifier';
 
 export { EncodedReply };
 
@@ -47,6 +51,8 @@ export interface ResponderOptions {
   log: Logger;
   /** Checks the token each request carries (the same policy as the gateway's). */
   verifyToken: TokenVerifier;
+  /** BRANCH_SCOPE and SESSION_WRITE_ROLES, as the gateway applies them; the spec's access by default. */
+  access?: AccessSettings;
   /** Fails requests fast while the database is down (health and status subjects are not guarded). */
   breaker?: { run<T>(work: () => Promise<T>): Promise<T> };
   unguarded?: string[];
@@ -99,6 +105,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     handlers,
     log,
     verifyToken,
+    access: accessSettings = SPEC_ACCESS,
     breaker,
     unguarded = [],
     replyChunksMax = Limits.replyChunksMax,
@@ -122,15 +129,17 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     let reply: ServiceReply | EncodedReply;
     let cause: unknown;
     try {
-      const access = accessOf(subject);
+      const access = accessOf(subject, accessSettings);
       if (access.kind !== 'public') {
         try {
-          ({ caller, token } = verifyToken(msg.headers?.get(HeaderNames.authorization, Match.IgnoreCase)));
+          ({ caller, token } = await verifyToken(msg.headers?.get(HeaderNames.authorization, Match.IgnoreCase)));
         } catch (err) {
           if (err instanceof TokenRefused) throw new ServiceError(401, err.message);
           throw err;
         }
-        if (decideAccess(access, caller) === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
+        const decision = decideAccess(access, caller, accessSettings);
+        if (decision === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
+        if (decision === 'unscoped') throw new ServiceError(403, BRANCH_MESSAGES.noBranch);
       }
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
@@ -157,6 +166,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       duration_ms: Math.round(durationMs * 100) / 100,
       caller_sub: caller?.sub,
       caller_role: caller?.role,
+      caller_store_ids: caller?.store_ids,
       ...(cause ? { err: cause } : {}),
     };
     if (cause) requestLog.error(line, 'request failed');

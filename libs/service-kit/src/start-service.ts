@@ -27,7 +27,7 @@ import { connectNats } from './nats-client';
 import { Outbox } from './outbox';
 import { ReferenceData, startReferenceConsumer } from './reference-data';
 import { startResponder, type Handler } from './responder';
-import { createTokenVerifier } from './tokens';
+import { createTokenVerifier } from './token-verifier';
 import { stopTracing } from './tracing';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */
@@ -70,11 +70,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
   await runProcess(log, async () => {
     const settings = serviceSettings(name, definition.env);
     const { tokens } = settings;
-    if (tokens.key.algorithm === 'HS256' && tokens.key.isDevDefault) {
-      log.warn(
-        'JWT_SECRET is not set: tokens are checked with the development default secret. Never run production like this.',
-      );
-    }
     const metrics = await startMetrics(name, settings.metrics, log);
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
@@ -141,6 +136,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
       log,
       verifyToken: createTokenVerifier(tokens),
+      access: tokens.access,
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
       replyChunksMax: settings.replyChunksMax,

@@ -5,26 +5,24 @@
  * password is therefore never enough to act as a user.
  */
 import { readFileSync } from 'node:fs';
-import { createVerifier } from 'fast-jwt';
-import { Limits, TOKEN_MESSAGES, type Caller } from '@clinic/contracts';
+import { STAFF_ROLES, type AccessSettings } from '@clinic/contracts';
 import { readEnv, type EnvProperties, type EnvValues } from './env';
-
-/**
- * DEVELOPMENT DEFAULT ONLY. Used when JWT_SECRET is unset so that a fresh clone
- * runs; `npm start` and the gateway warn about it. Never use it in production.
- */
-export const DEV_JWT_SECRET = 'dev-only-insecure-jwt-secret-change-me';
+import { estimatedEntropyBits, publishedSecretReason, SECRET_MIN_ENTROPY_BITS } from './secret-strength';
+import type { ClaimRules } from './token-claims';
 
 export type TokenKey =
-  | { algorithm: 'HS256'; secret: string; isDevDefault: boolean }
-  | { algorithm: 'RS256'; publicKey: string };
+  | { algorithm: 'HS256'; secret: string }
+  | { algorithm: 'RS256'; publicKey: string }
+  /** An identity provider's keys (RS256 or ES256), named by each token's `kid`. */
+  | { algorithm: 'JWKS'; url: string; refreshMinSeconds: number };
 
-export interface TokenPolicy {
+export interface TokenPolicy extends ClaimRules {
   key: TokenKey;
-  /** The longest a token may live: `exp` at most this far from now, and from `iat`. */
-  maxLifetimeSeconds: number;
-  /** How far ahead of this machine's clock a token's `iat` may be. */
-  clockSkewSeconds: number;
+  /** JWT_ISSUER and JWT_AUDIENCE: when set (always with a JWKS), a token must carry exactly this `iss`, this `aud`. */
+  issuer: string | null;
+  audience: string | null;
+  /** Who may call what beyond the roles of the spec (BRANCH_SCOPE, SESSION_WRITE_ROLES). */
+  access: AccessSettings;
 }
 
 export const TOKEN_MAX_LIFETIME_DEFAULT_SECONDS = 24 * 3600;
@@ -32,10 +30,26 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 60;
 /** RFC 7518 3.2: an HS256 key of at least the hash's size. */
 export const HS256_MIN_SECRET_BYTES = 32;
 
+export const TOKEN_LIFETIME_ENV = {
+  JWT_MAX_LIFETIME_S: { type: 'integer', default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS },
+} as const satisfies EnvProperties;
+
 export const TOKEN_ENV = {
   JWT_SECRET: { type: 'string' },
   JWT_PUBLIC_KEY: { type: 'string' },
-  JWT_MAX_LIFETIME_S: { type: 'integer', default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS },
+  // A hospital's identity provider: its JSON Web Key Set, with the issuer and audience its tokens must carry.
+  JWT_JWKS_URL: { type: 'string' },
+  JWT_ISSUER: { type: 'string' },
+  JWT_AUDIENCE: { type: 'string' },
+  JWT_JWKS_REFRESH_MIN_S: { type: 'integer', default: 30 },
+  // Where the role and the branches are in the token (Keycloak: realm_access.roles).
+  JWT_ROLE_CLAIM: { type: 'string', default: 'role' },
+  JWT_STORE_IDS_CLAIM: { type: 'string', default: 'store_ids' },
+  ...TOKEN_LIFETIME_ENV,
+  // `required`: staff tokens must name their branches (store_ids); admin keeps chain-wide reach without.
+  BRANCH_SCOPE: { type: 'string', enum: ['optional', 'required'], default: 'optional' },
+  // Comma-separated roles that may write sessions; unset: any authenticated caller, as the spec says.
+  SESSION_WRITE_ROLES: { type: 'string' },
   NODE_ENV: { type: 'string' },
 } as const satisfies EnvProperties;
 
@@ -44,90 +58,82 @@ function readPem(value: string): string {
   return value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
 }
 
+/** `admin, receptionist` -> ['admin', 'receptionist']; unset or blank: null. */
+function roleList(value: string | undefined): readonly string[] | null {
+  const roles = [...new Set((value ?? '').split(',').map((role) => role.trim()))].filter(Boolean);
+  return roles.length > 0 ? roles : null;
+}
+
+/** Why NODE_ENV=production refuses an HS256 secret (too short, guessable, or published), or null. */
+function productionSecretProblem(secret: string): string | null {
+  if (Buffer.byteLength(secret) < HS256_MIN_SECRET_BYTES)
+    return `JWT_SECRET must be at least ${HS256_MIN_SECRET_BYTES} bytes when NODE_ENV=production (HS256)`;
+  const refused = 'JWT_SECRET is refused when NODE_ENV=production';
+  const bits = estimatedEntropyBits(secret);
+  if (bits < SECRET_MIN_ENTROPY_BITS)
+    return `${refused}: it is too easy to guess (about ${bits} bits of entropy estimated, at least ${SECRET_MIN_ENTROPY_BITS} needed; make one with \`openssl rand -base64 48\`)`;
+  const published = publishedSecretReason(secret);
+  return published ? `${refused}: ${published}` : null;
+}
+
+/** `realm_access.roles` -> ['realm_access', 'roles']. */
+function claimPath(variable: string, value: string): string[] {
+  const path = value.split('.');
+  if (path.some((part) => part.trim() === ''))
+    throw new Error(`${variable} must be a claim name or a dotted path, got "${value}"`);
+  return path;
+}
+
+/** JWT_JWKS_URL, with the issuer and audience a token from it must carry (https in production). */
+function jwksKeyOf(env: EnvValues<typeof TOKEN_ENV>, url: string): TokenKey {
+  if (!env.JWT_ISSUER || !env.JWT_AUDIENCE)
+    throw new Error(
+      'JWT_JWKS_URL needs JWT_ISSUER and JWT_AUDIENCE: a token of any other issuer or audience is refused',
+    );
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`JWT_JWKS_URL must be a URL, got "${url}"`);
+  }
+  if (env.NODE_ENV === 'production' && parsed.protocol !== 'https:')
+    throw new Error('JWT_JWKS_URL must be https when NODE_ENV=production');
+  if (env.JWT_JWKS_REFRESH_MIN_S < 1) throw new Error('JWT_JWKS_REFRESH_MIN_S must be a positive number of seconds');
+  return { algorithm: 'JWKS', url, refreshMinSeconds: env.JWT_JWKS_REFRESH_MIN_S };
+}
+
 /**
- * The token settings of this process: RS256 with JWT_PUBLIC_KEY, else HS256
- * with JWT_SECRET, else the development default. With NODE_ENV=production the
- * default and any HS256 secret shorter than 32 bytes stop the process at start.
+ * The token settings of this process: an identity provider's keys with
+ * JWT_JWKS_URL, else RS256 with JWT_PUBLIC_KEY, else HS256 with JWT_SECRET.
+ * There is no default key (npm start makes a secret of its own in DATA_DIR).
+ * With NODE_ENV=production an HS256 secret that is short, guessable or
+ * published stops the process at start.
  */
 export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
   const maxLifetimeSeconds = env.JWT_MAX_LIFETIME_S;
   if (maxLifetimeSeconds < 1) throw new Error('JWT_MAX_LIFETIME_S must be a positive number of seconds');
-  const policy = { maxLifetimeSeconds, clockSkewSeconds: TOKEN_CLOCK_SKEW_SECONDS };
+  const sessionWriteRoles = roleList(env.SESSION_WRITE_ROLES);
+  const policy = {
+    maxLifetimeSeconds,
+    clockSkewSeconds: TOKEN_CLOCK_SKEW_SECONDS,
+    issuer: env.JWT_ISSUER ?? null,
+    audience: env.JWT_AUDIENCE ?? null,
+    roleClaim: claimPath('JWT_ROLE_CLAIM', env.JWT_ROLE_CLAIM),
+    storeIdsClaim: claimPath('JWT_STORE_IDS_CLAIM', env.JWT_STORE_IDS_CLAIM),
+    appRoles: [...new Set([...STAFF_ROLES, ...(sessionWriteRoles ?? [])])],
+    access: { branchScopeRequired: env.BRANCH_SCOPE === 'required', sessionWriteRoles },
+  };
+  if (env.JWT_JWKS_URL) return { ...policy, key: jwksKeyOf(env, env.JWT_JWKS_URL) };
   const publicKey = env.JWT_PUBLIC_KEY;
   if (publicKey) return { ...policy, key: { algorithm: 'RS256', publicKey: readPem(publicKey) } };
   const secret = env.JWT_SECRET;
-  if (env.NODE_ENV === 'production') {
-    if (!secret)
-      throw new Error(
-        'Set JWT_SECRET or JWT_PUBLIC_KEY: the development default secret is refused when NODE_ENV=production',
-      );
-    if (Buffer.byteLength(secret) < HS256_MIN_SECRET_BYTES) {
-      throw new Error(`JWT_SECRET must be at least ${HS256_MIN_SECRET_BYTES} bytes when NODE_ENV=production (HS256)`);
-    }
-  }
-  return { ...policy, key: { algorithm: 'HS256', secret: secret ?? DEV_JWT_SECRET, isDevDefault: !secret } };
+  if (!secret) throw new Error('Set JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL: there is no default token key');
+  const problem = env.NODE_ENV === 'production' ? productionSecretProblem(secret) : null;
+  if (problem) throw new Error(problem);
+  return { ...policy, key: { algorithm: 'HS256', secret } };
 }
 
 /** The token policy of a process that reads no other setting (command-line tools, tests). */
 export function tokenPolicyFromEnv(): TokenPolicy {
   return tokenPolicyOf(readEnv(TOKEN_ENV));
-}
-
-/** A refused token; the message is one of TOKEN_MESSAGES, for a 401. */
-export class TokenRefused extends Error {}
-
-export interface VerifiedCaller {
-  caller: Caller;
-  /** The token itself, to forward with requests made on the caller's behalf. */
-  token: string;
-}
-
-/** Checks an `Authorization` value (`Bearer <JWT>`) and returns the caller, or throws TokenRefused. */
-export type TokenVerifier = (authorization: string | undefined | null) => VerifiedCaller;
-
-const BEARER = /^Bearer +(\S+) *$/i;
-
-function isCallerClaims(value: unknown): value is { sub: number | string; role: string; iat?: unknown; exp: number } {
-  if (typeof value !== 'object' || value === null) return false;
-  const { sub, role } = value as { sub?: unknown; role?: unknown };
-  const validSub = (typeof sub === 'string' && sub !== '') || (typeof sub === 'number' && Number.isSafeInteger(sub));
-  return validSub && typeof role === 'string' && role !== '';
-}
-
-/**
- * The verifier of a policy: signature pinned to one algorithm (so `alg: none`
- * and algorithm swaps fail), `exp` required, `sub` and `role` required, `iat`
- * not ahead of the clock beyond the skew, and no lifetime beyond the maximum.
- */
-export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
-  const verify = createVerifier({
-    key: policy.key.algorithm === 'HS256' ? policy.key.secret : policy.key.publicKey,
-    algorithms: [policy.key.algorithm],
-    requiredClaims: ['exp'],
-    // Verified tokens are cached; fast-jwt still checks their expiry on every use.
-    cache: 10_000,
-  });
-  const { maxLifetimeSeconds, clockSkewSeconds } = policy;
-  return (authorization) => {
-    if (!authorization) throw new TokenRefused(TOKEN_MESSAGES.missing);
-    const token = BEARER.exec(authorization)?.[1];
-    if (!token || token.length > Limits.tokenMaxLength) throw new TokenRefused(TOKEN_MESSAGES.invalid);
-    let claims: unknown;
-    try {
-      claims = verify(token);
-    } catch (err) {
-      throw new TokenRefused(
-        (err as { code?: string }).code === 'FAST_JWT_EXPIRED' ? TOKEN_MESSAGES.expired : TOKEN_MESSAGES.invalid,
-      );
-    }
-    if (!isCallerClaims(claims)) throw new TokenRefused(TOKEN_MESSAGES.claims);
-    const now = Date.now() / 1000;
-    const iat = typeof claims.iat === 'number' ? claims.iat : undefined;
-    const { exp } = claims;
-    if (iat !== undefined && iat > now + clockSkewSeconds) throw new TokenRefused(TOKEN_MESSAGES.issuedInFuture);
-    if (exp - now > maxLifetimeSeconds + clockSkewSeconds || (iat !== undefined && exp - iat > maxLifetimeSeconds)) {
-      throw new TokenRefused(TOKEN_MESSAGES.tooLongLived);
-    }
-    return { caller: { sub: claims.sub, role: claims.role }, token };
-  };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { GroupCommit } from './group-commit';
 import type { Logger } from './logger';
 import { isDuplicateKeyError } from './mongo';
 import { retryPolicy } from './retry';
@@ -54,6 +55,8 @@ export class VersionedCache {
   private readonly tokenRounds = new Map<string, TokenRound>();
   private readonly loading = new Map<string, Promise<unknown>>();
   private readonly limits: Required<VersionedCacheOptions>;
+  /** Bumps asked for at about the same time: one new token per scope for all of them. */
+  private readonly bumps = new GroupCommit<string>((scopes) => this.newTokens([...new Set(scopes)]));
 
   constructor(
     db: Db,
@@ -144,10 +147,17 @@ export class VersionedCache {
   /**
    * Marks what a scope covers as changed. Called after the write; a failure is
    * logged rather than failing a write that happened (maxAgeMs bounds the staleness).
+   * Bumps of a scope asked for while one is being written share the next one.
    */
   async bump(...scopes: string[]): Promise<void> {
+    const unique = [...new Set(scopes)];
+    await this.bumps.submit(unique);
+    for (const scope of unique) this.dropLocal(scope);
+  }
+
+  private async newTokens(scopes: string[]): Promise<void> {
     await Promise.all(
-      [...new Set(scopes)].map(async (scope) => {
+      scopes.map(async (scope) => {
         try {
           await versionUpsertRace.execute(() =>
             this.versions.updateOne({ _id: scope }, { $set: { token: randomUUID() } }, { upsert: true }),
@@ -155,7 +165,6 @@ export class VersionedCache {
         } catch (err) {
           this.log.error({ err, scope }, 'cache version not bumped; cached reads may lag');
         }
-        this.dropLocal(scope);
       }),
     );
   }

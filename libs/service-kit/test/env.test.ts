@@ -50,6 +50,8 @@ describe('serviceSettings', () => {
       REPLY_CHUNKS_MAX: '999',
       OWN: '7',
       NATS_STREAM_REPLICAS: '',
+      // There is no default token key.
+      JWT_SECRET: 'env-test',
     };
     const settings = serviceSettings('billing', { OWN: { type: 'integer', default: 1 } });
     expect(settings).toMatchObject({

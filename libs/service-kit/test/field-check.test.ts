@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { BILL_FIELDS, calendarDate, CHARGE_FIELDS, clockTime, FIELD_MESSAGES, SESSION_FIELDS } from '@clinic/contracts';
+import {
+  BILL_FIELDS,
+  calendarDate,
+  CHARGE_FIELDS,
+  clockTime,
+  FIELD_MESSAGES,
+  LEDGER_FIELDS,
+  SESSION_FIELDS,
+} from '@clinic/contracts';
 import { ServiceError } from '../src/errors';
 import { validField } from '../src/field-check';
 
@@ -43,7 +51,7 @@ describe('validField', () => {
     );
   });
 
-  it('tells a negative amount from an amount too large, signed or not', () => {
+  it('tells a negative amount from an amount too large, and a payment of 0 from one too large', () => {
     expect(verdict(BILL_FIELDS.unit_price, -1, 'unit_price')).toBe(
       'unit_price must be a number greater than or equal to 0.',
     );
@@ -51,10 +59,17 @@ describe('validField', () => {
       'unit_price must be a number greater than or equal to 0.',
     );
     expect(verdict(BILL_FIELDS.unit_price, 1e9, 'unit_price')).toBe('unit_price must be at most 999999999.99 in size.');
-    expect(verdict(BILL_FIELDS.cash_amount, -5, 'balance_amount')).toBe('valid');
-    expect(verdict(BILL_FIELDS.cash_amount, -1e9, 'balance_amount')).toBe(
+    // Issue 25: negative money anywhere is refused, the cash a patient handed over too.
+    expect(verdict(BILL_FIELDS.cash_amount, -5, 'balance_amount')).toBe(
+      'balance_amount must be greater than or equal to 0.',
+    );
+    expect(verdict(BILL_FIELDS.cash_amount, 1e9, 'balance_amount')).toBe(
       'balance_amount must be at most 999999999.99 in size.',
     );
+    expect(verdict(LEDGER_FIELDS.amount, 0, 'amount')).toBe('amount must be a number greater than 0.');
+    expect(verdict(LEDGER_FIELDS.amount, -0.01, 'amount')).toBe('amount must be a number greater than 0.');
+    expect(verdict(LEDGER_FIELDS.amount, 0.01, 'amount')).toBe('valid');
+    expect(verdict(LEDGER_FIELDS.amount, 1e9, 'amount')).toBe('amount must be at most 999999999.99 in size.');
     expect(verdict(BILL_FIELDS.cash_amount, null, 'balance_amount')).toBe('balance_amount must be a number.');
     expect(verdict(CHARGE_FIELDS.amount, -1, 'amount')).toBe('amount must be a number greater than or equal to 0.');
     expect(verdict(CHARGE_FIELDS.amount, 1e9, 'amount')).toBe('amount must be at most 999999999.99.');

@@ -1,11 +1,9 @@
 /** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
-import { createHash } from 'node:crypto';
-import stableStringify from 'safe-stable-stringify';
 import {
   BILLING_MESSAGES,
+  LEDGER_MESSAGES,
   success,
   type BinaryReplyBody,
-  type Caller,
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
@@ -14,15 +12,24 @@ import {
   callerOf,
   EncodedReply,
   conflict,
+  forbidden,
+  foundInBranch,
   fromCents,
   notFound,
+  pageFields,
+  parsePage,
   pathId,
+  requireBranch,
+  toCents,
   unprocessable,
   type ClinicClock,
   type HandlerContext,
   type ReferenceData,
 } from '@clinic/service-kit';
-import { cashiersOf } from './day-end-report';
+import { cashiersOf, drawerOf } from './day-end-report';
+import { entriesOnCreate, planCancel, planUpdate } from './money-rules';
+import { idempotencyOf, moverOf } from './requests';
+import { userNames } from './user-names';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { renderReceipt } from './receipt';
@@ -30,24 +37,14 @@ import {
   billView,
   itemsInOrder,
   itemsView,
+  moneyOf,
   summarize,
   type BillDoc,
   type BillStore,
   type IdempotencyClaim,
 } from './storage';
-import { pageCount, parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
+import { parseDayEndQuery, parseListQuery, parseReceiptSize, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
-
-function idempotencyOf(ctx: HandlerContext, caller: Caller, body: unknown): IdempotencyClaim | null {
-  if (!ctx.idempotencyKey) return null;
-  return {
-    key: `${JSON.stringify(caller.sub)}:${ctx.idempotencyKey}`,
-    // JSON with sorted keys, so that the same request hashes the same however its keys are ordered.
-    requestHash: createHash('sha256')
-      .update(stableStringify(body) ?? 'null')
-      .digest('hex'),
-  };
-}
 
 /** The cache scope of the users' names that reads show as billed_by_name. */
 export const USER_NAMES_SCOPE = 'refs:user';
@@ -64,6 +61,8 @@ function createdReply(doc: BillDoc): ServiceReply {
 export interface BillingOptions {
   /** CANCEL_REASON_REQUIRED: a cancellation without a reason is refused. */
   cancelReasonRequired: boolean;
+  /** PRICE_OVERRIDE_ROLES: who may bill a charge at another price than the catalogue's. */
+  priceOverrideRoles: readonly string[];
 }
 
 export class BillOperations {
@@ -72,33 +71,47 @@ export class BillOperations {
     private readonly refs: ReferenceData,
     private readonly catalogue: CatalogueClient,
     private readonly clock: ClinicClock,
-    private readonly options: BillingOptions = { cancelReasonRequired: false },
+    private readonly options: BillingOptions,
   ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const caller = callerOf(ctx);
     const idempotency = idempotencyOf(ctx, caller, request.body);
     if (idempotency) {
-      const replay = await this.replay(idempotency);
+      const replay = await this.replay(idempotency, ctx);
       if (replay) return replay;
     }
     const input = parseNewBill(request.body, caller); // rules 1-6
+    requireBranch(ctx, input.store_id);
     const store = await this.refs.get('store', input.store_id); // rule 7
     if (store?.status !== 'active') throw notFound(BILLING_MESSAGES.storeNotFound);
     if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
       throw notFound(BILLING_MESSAGES.patientNotFound); // rule 8
     }
     const chargeIds = input.items.map((item) => item.charge_id);
-    const invalid = await this.catalogue.unbillable(input.store_id, chargeIds, ctx); // rule 9
+    const { invalid, amounts } = await this.catalogue.check(input.store_id, chargeIds, ctx); // rule 9
     if (invalid.length > 0) {
       throw badRequest(BILLING_MESSAGES.invalidCharges(input.store_id, invalid));
     }
+    const overrides = input.items
+      .filter((item) => item.unit_price_cents !== toCents(amounts.get(item.charge_id) ?? 0))
+      .map((item) => ({
+        charge_id: item.charge_id,
+        catalogue_price: amounts.get(item.charge_id) ?? 0,
+        unit_price: fromCents(item.unit_price_cents),
+      }));
+    if (overrides.length > 0 && !this.options.priceOverrideRoles.includes(caller.role))
+      throw forbidden(LEDGER_MESSAGES.priceOverride([...new Set(overrides.map((o) => o.charge_id))]));
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
+    // A bill created Paid records the payment of its total by the caller, today.
+    const entries = entriesOnCreate({ ...input, grand_total_cents: totals.grand_total }, moverOf(caller, this.clock));
     const { doc, replayed } = await this.store.newBills.create(input, totals, {
       correlationId: ctx.correlationId,
       actor: caller,
       idempotency,
-    }); // rules 11-12
+      entries,
+      details: overrides.length > 0 ? { price_overrides: overrides } : {},
+    }); // rules 11-12, and 409 when the bill's day, or the day its payment moves on, is closed
     if (idempotency) {
       if (replayed && doc.request_hash !== idempotency.requestHash)
         throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
@@ -109,45 +122,40 @@ export class BillOperations {
   }
 
   /** The first answer again, for a request repeated with the same Idempotency-Key. */
-  private async replay(idempotency: IdempotencyClaim): Promise<ServiceReply | null> {
+  private async replay(idempotency: IdempotencyClaim, ctx: HandlerContext): Promise<ServiceReply | null> {
     const claim = await this.store.claims.find(idempotency.key);
     if (!claim) return null;
     if (claim.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
     const doc = await this.store.queries.findById(claim.bill_id);
+    if (doc) requireBranch(ctx, doc.store_id);
     return doc ? createdReply(doc) : null;
   }
 
   /** Kept, serialized, until the branch's bills or the users' names change. */
-  async list(request: ServiceRequest): Promise<EncodedReply> {
+  async list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const { filter, page } = parseListQuery(request.query);
+    requireBranch(ctx, filter.store_id);
     return this.store.queries.cachedPage(
       filter,
       page,
       async (docs, total) => {
         const names = await this.userNames(docs);
         const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
-        return new EncodedReply(
-          success(200, {
-            bills,
-            count: bills.length,
-            total,
-            page: page.page,
-            per_page: page.per_page,
-            pages: pageCount(total, page.per_page),
-          }),
-        );
+        return new EncodedReply(success(200, { bills, ...pageFields(bills.length, total, page) }));
       },
       [USER_NAMES_SCOPE],
     );
   }
 
-  async summary(request: ServiceRequest): Promise<ServiceReply> {
-    return success(200, { summary: await this.store.queries.summary(parseSummaryQuery(request.query)) });
+  async summary(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const query = parseSummaryQuery(request.query);
+    requireBranch(ctx, query.store_id);
+    return success(200, { summary: await this.store.queries.summary(query) });
   }
 
-  async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findLive(pathId(request, 'bill_id', BILLING_MESSAGES.notFound));
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
     const names = await this.userNames([doc]);
     return success(200, {
       bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
@@ -157,10 +165,12 @@ export class BillOperations {
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const changes = parseBillUpdate(request.body); // rules 1-4
-    // Rule 5: a bill that does not exist (or is cancelled) is not found.
-    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor: callerOf(ctx) }, (existing) => {
+    const actor = callerOf(ctx);
+    // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
+    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor }, (existing) => {
+      foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.cancelledBill); // rule 6
-      return changes; // rule 7
+      return planUpdate(existing, changes, moverOf(actor, this.clock)); // rule 7, and the money it moves
     });
     return success(200, { message: BILLING_MESSAGES.updated });
   }
@@ -168,41 +178,48 @@ export class BillOperations {
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
-    await this.store.writes.cancel(
-      id,
-      reason,
-      { correlationId: ctx.correlationId, actor: callerOf(ctx) },
-      (existing) => {
-        if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
-      },
-    );
+    const actor = callerOf(ctx);
+    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, (existing) => {
+      foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
+      if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
+      return planCancel(existing, reason, moverOf(actor, this.clock)); // what it holds goes back
+    });
     return success(200, { message: BILLING_MESSAGES.cancelled });
   }
 
-  /** Every change of a bill, oldest first; a cancelled bill's too. */
-  async history(request: ServiceRequest): Promise<ServiceReply> {
+  /** A page of the changes of a bill, oldest first; a cancelled bill's too. */
+  async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
-    const doc = await this.store.queries.findById(id);
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
-    return success(200, { bill_id: doc.id, bill_number: doc.bill_number, history: await this.store.history.of(id) });
+    const page = parsePage(request.query);
+    const doc = foundInBranch(ctx, await this.store.queries.findById(id), BILLING_MESSAGES.notFound);
+    const { entries, total } = await this.store.history.page(id, page);
+    return success(200, {
+      bill_id: doc.id,
+      bill_number: doc.bill_number,
+      history: entries,
+      ...pageFields(entries.length, total, page),
+    });
   }
 
   /**
    * A branch's bills of one date per cashier, its totals (the summary's
    * figures, from the same bills) and the bills of the date that were cancelled.
    */
-  async dayEnd(request: ServiceRequest): Promise<ServiceReply> {
+  async dayEnd(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const { store_id, date } = parseDayEndQuery(request.query);
-    const [groups, cancelledBills] = await Promise.all([
+    requireBranch(ctx, store_id);
+    const [groups, cancelledBills, drawerRows, owed] = await Promise.all([
       this.store.queries.cashierGroups(store_id, date),
       this.store.queries.cancelledOn(store_id, date),
+      this.store.ledger.drawer(store_id, date),
+      this.store.queries.owedOn(store_id, date),
     ]);
     const [cancellations, names] = await Promise.all([
       this.store.history.latest(
         cancelledBills.map((b) => b.id),
         'cancelled',
       ),
-      this.userNames(groups),
+      userNames(this.refs, [...groups.map((g) => g.billed_by), ...drawerRows.map((r) => r.collector)]),
     ]);
     const totals = summarize(groups);
     const revenueOf = (status: string) =>
@@ -213,6 +230,9 @@ export class BillOperations {
         date,
         cashiers: cashiersOf(groups, names),
         totals: { ...totals, paid_revenue: revenueOf('Paid'), pending_revenue: revenueOf('Pending') },
+        // Issue 25: present once someone moved money that day, or a bill of the date owes some.
+        ...(drawerRows.length > 0 ? { drawer: drawerOf(drawerRows, names) } : {}),
+        ...(owed.bill_count > 0 ? { owed: { bill_count: owed.bill_count, due_amount: fromCents(owed.due) } } : {}),
         cancelled: {
           count: cancelledBills.length,
           grand_total: fromCents(cancelledBills.reduce((sum, b) => sum + b.grand_total_cents, 0)),
@@ -234,11 +254,10 @@ export class BillOperations {
   }
 
   /** The printable receipt of an active bill, as a PDF. */
-  async receipt(request: ServiceRequest): Promise<ServiceReply> {
+  async receipt(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const size = parseReceiptSize(request.query);
-    const doc = await this.store.queries.findLive(id);
-    if (!doc) throw notFound(BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
     const [store, names] = await Promise.all([this.refs.get('store', doc.store_id), this.userNames([doc])]);
     const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
     const pdf = await renderReceipt(
@@ -261,6 +280,7 @@ export class BillOperations {
         paymentMethod: doc.payment_method,
         paymentStatus: doc.payment_status,
         cash: doc.payment_method === 'Cash' ? { received: doc.received_cents, balance: doc.balance_cents } : null,
+        money: moneyOf(doc),
         billedBy: billedBy ?? (doc.billed_by === null ? '-' : `User ${doc.billed_by}`),
         printedAt: this.clock.timestamp(new Date()) as string,
       },
@@ -274,9 +294,10 @@ export class BillOperations {
     return success(200, body);
   }
 
-  private async userNames(docs: Array<{ billed_by: number | null }>): Promise<Map<number, string>> {
-    const ids = docs.map((d) => d.billed_by).filter((id): id is number => id !== null);
-    const users = await this.refs.many('user', ids);
-    return new Map([...users].map(([id, user]) => [id, user.name]));
+  private userNames(docs: Array<{ billed_by: number | null }>): Promise<Map<number, string>> {
+    return userNames(
+      this.refs,
+      docs.map((d) => d.billed_by),
+    );
   }
 }

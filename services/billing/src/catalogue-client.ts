@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats';
-import { BILLING_MESSAGES, CatalogueSubjects, type ServiceReply } from '@clinic/contracts';
+import { BILLING_MESSAGES, CatalogueSubjects, type ChargeCheckReply, type ServiceReply } from '@clinic/contracts';
 import {
   callService,
   ServiceError,
@@ -10,11 +10,18 @@ import {
 
 const CHECK_TIMEOUT_MS = 3_000;
 
-/** Billing's question to the catalogue, asked with its caller's token: which of these charge ids cannot be billed in this store? */
+/**
+ * Billing's question to the catalogue, asked with its caller's token: which
+ * of these charge ids cannot be billed in this store, and what do the others cost now?
+ */
 export class CatalogueClient {
   constructor(private readonly nc: NatsConnection) {}
 
-  async unbillable(storeId: number, chargeIds: number[], ctx: HandlerContext): Promise<number[]> {
+  async check(
+    storeId: number,
+    chargeIds: number[],
+    ctx: HandlerContext,
+  ): Promise<{ invalid: number[]; amounts: Map<number, number> }> {
     let reply: ServiceReply;
     try {
       reply = await callService(
@@ -30,11 +37,17 @@ export class CatalogueClient {
       }
       throw err;
     }
-    // The caller's token expired between billing's check and the catalogue's.
-    if (reply.status === 401 && !reply.body.success) throw new ServiceError(401, reply.body.error);
-    if (reply.status !== 200 || !reply.body.success || !Array.isArray(reply.body.invalid_ids)) {
+    // The caller's token expired between billing's check and the catalogue's, or does not reach the branch
+    // (billing refuses that first; the catalogue enforces it too, for whoever asks).
+    if ((reply.status === 401 || reply.status === 403) && !reply.body.success)
+      throw new ServiceError(reply.status, reply.body.error);
+    const body = reply.body as Partial<ChargeCheckReply> & { success: boolean };
+    if (reply.status !== 200 || !body.success || !Array.isArray(body.invalid_ids) || typeof body.amounts !== 'object') {
       throw new Error(`Unexpected charge check reply: ${JSON.stringify(reply)}`);
     }
-    return reply.body.invalid_ids as number[];
+    return {
+      invalid: body.invalid_ids,
+      amounts: new Map(Object.entries(body.amounts ?? {}).map(([id, amount]) => [Number(id), amount])),
+    };
   }
 }

@@ -1,7 +1,11 @@
-/** The day-end report's figures per cashier: pure arithmetic over the grouped bills of one date. */
-import { PAYMENT_METHODS, PAYMENT_STATUSES } from '@clinic/contracts';
-import { fromCents } from '@clinic/service-kit';
-import type { CashierGroup } from './storage';
+/**
+ * The day-end report's figures per cashier and per user's drawer, and a
+ * closing's cash per user: pure arithmetic over the grouped bills and ledger
+ * records of one date.
+ */
+import { PAYMENT_METHODS, PAYMENT_STATUSES, type CashOutcome } from '@clinic/contracts';
+import { fromCents, nullableAmount, type Cents } from '@clinic/service-kit';
+import type { CashCountDoc, CashierGroup, DrawerRow } from './storage';
 
 /** Count and grand total of bills, in cents while they are summed. */
 interface Tally {
@@ -36,4 +40,83 @@ export function cashiersOf(groups: CashierGroup[], names: Map<number, string>) {
         ),
       };
     });
+}
+
+type UserId = number | string;
+
+/** Users in order: integer ids first, ascending, then the others as text. */
+function byUser(a: UserId, b: UserId): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'number') return -1;
+  if (typeof b === 'number') return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const nameOf = (names: Map<number, string>, userId: UserId) =>
+  typeof userId === 'number' ? (names.get(userId) ?? null) : null;
+
+/** Cash taken in less cash given back, per user, in cents. */
+function cashPerUser(rows: DrawerRow[]): Map<UserId, Cents> {
+  const cash = new Map<UserId, Cents>();
+  for (const row of rows) {
+    const sign = row.kind === 'payment' ? 1 : -1;
+    cash.set(row.collector, (cash.get(row.collector) ?? 0) + (row.method === 'Cash' ? sign * row.amount_cents : 0));
+  }
+  return cash;
+}
+
+/**
+ * The day-end report's drawer: per user who took or gave back money that
+ * day, what they collected and gave back (refunds and reversals) per method,
+ * and the cash that should be in their drawer.
+ */
+export function drawerOf(rows: DrawerRow[], names: Map<number, string>) {
+  const cash = cashPerUser(rows);
+  return [...cash.keys()].sort(byUser).map((userId) => {
+    const mine = rows.filter((r) => r.collector === userId);
+    const per = (taken: boolean) =>
+      Object.fromEntries(
+        PAYMENT_METHODS.map((m) => [
+          m,
+          fromCents(
+            mine
+              .filter((r) => r.method === m && (r.kind === 'payment') === taken)
+              .reduce((sum, r) => sum + r.amount_cents, 0),
+          ),
+        ]),
+      );
+    return {
+      user_id: userId,
+      user_name: nameOf(names, userId),
+      collected: per(true),
+      refunded: per(false),
+      cash_in_drawer: fromCents(cash.get(userId)!),
+    };
+  });
+}
+
+/** A closing's cash per user: what the ledger expects (every user of the day) against what was counted. */
+export function cashCounts(rows: DrawerRow[], counted: Map<UserId, Cents>): CashCountDoc[] {
+  const expected = cashPerUser(rows);
+  const users = [...new Set([...expected.keys(), ...counted.keys()])].sort(byUser);
+  return users.map((userId) => ({
+    user_id: userId,
+    expected_cents: expected.get(userId) ?? 0,
+    counted_cents: counted.get(userId) ?? null,
+  }));
+}
+
+/** A user's cash at a closing, as the API shows it: over when more was counted than expected, short when less. */
+export function cashView(count: CashCountDoc, names: Map<number, string>) {
+  const difference = count.counted_cents === null ? null : count.counted_cents - count.expected_cents;
+  const outcome: CashOutcome =
+    difference === null ? 'not counted' : difference > 0 ? 'over' : difference < 0 ? 'short' : 'balanced';
+  return {
+    user_id: count.user_id,
+    user_name: nameOf(names, count.user_id),
+    expected: fromCents(count.expected_cents),
+    counted: nullableAmount(count.counted_cents),
+    difference: nullableAmount(difference),
+    outcome,
+  };
 }

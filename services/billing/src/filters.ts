@@ -17,10 +17,11 @@ import {
 } from '@clinic/contracts';
 import {
   badRequest,
-  parseIntegerText,
+  parsePage,
   queryText,
   requiredQueryId,
   validField,
+  type Page,
   type QueryParams,
 } from '@clinic/service-kit';
 
@@ -36,11 +37,6 @@ export interface BillFilter extends DateRange {
   payment_status?: PaymentStatus;
   status?: BillStatus;
   search?: string;
-}
-
-export interface Page {
-  page: number;
-  per_page: number;
 }
 
 function parseStoreAndDates(query: QueryParams): { store_id: number } & DateRange {
@@ -72,24 +68,11 @@ export function parseListQuery(query: QueryParams): { filter: BillFilter; page: 
   // See storage/search.ts for why a control character is refused.
   if (search !== undefined) validField(F.search, search, 'search');
   if (search !== undefined && search.trim() !== '') filter.search = search.trim();
-  const integer = (name: string, fallback: number) => {
-    const text = queryText(query, name);
-    if (text === undefined) return fallback;
-    const value = parseIntegerText(text);
-    if (value === undefined) throw badRequest(FIELD_MESSAGES.notInteger(name));
-    return value;
-  };
-  const page = Math.max(1, integer('page', 1));
-  const perPage = Math.min(Limits.perPageMax, Math.max(1, integer('per_page', Limits.perPageDefault)));
-  return { filter, page: { page, per_page: perPage } };
+  return { filter, page: parsePage(query) };
 }
 
 export function parseSummaryQuery(query: QueryParams): { store_id: number } & DateRange {
   return parseStoreAndDates(query);
-}
-
-export function pageCount(total: number, perPage: number): number {
-  return Math.max(1, Math.ceil(total / perPage));
 }
 
 /** GET /lab_bills/day_end: a branch and one date, both required. */

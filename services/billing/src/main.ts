@@ -1,8 +1,11 @@
 import './tracing';
+import { REFUND_ROLES, STAFF_ROLES } from '@clinic/contracts';
 import { startService } from '@clinic/service-kit';
 import { billingHandlers } from './adapter';
 import { BillOperations, USER_NAMES_SCOPE } from './bills';
 import { CatalogueClient } from './catalogue-client';
+import { DayCloseOperations } from './day-close';
+import { PaymentOperations } from './payments';
 import { BillStore } from './storage';
 
 void startService({
@@ -10,6 +13,9 @@ void startService({
   env: {
     // `true` makes a cancellation without a reason a 400; unset or `false`, a reason is optional.
     CANCEL_REASON_REQUIRED: { type: 'string', enum: ['true', 'false'], default: 'false' },
+    // Who may bill a charge at another price than the catalogue's, and who may give money back (comma-separated).
+    PRICE_OVERRIDE_ROLES: { type: 'string', default: STAFF_ROLES.join(',') },
+    REFUND_ROLES: { type: 'string', default: REFUND_ROLES.join(',') },
   },
   async setup({ db, ids, outbox, clock, refs, nc, cache, log, settings }) {
     const store = new BillStore({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
@@ -20,7 +26,28 @@ void startService({
     return billingHandlers(
       new BillOperations(store, refs, new CatalogueClient(nc), clock, {
         cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
+        priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
       }),
+      new PaymentOperations(store, refs, clock, {
+        refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES),
+      }),
+      new DayCloseOperations(store, refs, clock),
     );
   },
 });
+
+/**
+ * A list of roles from the environment, within `allowed` (what the route's
+ * access lets through at all): a setting that names another role stops the
+ * service at start-up rather than silently granting or refusing nothing.
+ */
+function rolesSetting(name: string, value: string, allowed: readonly string[]): string[] {
+  const roles = value
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
+  const unknown = roles.filter((role) => !allowed.includes(role));
+  if (roles.length === 0 || unknown.length > 0)
+    throw new Error(`${name} must list some of ${allowed.join(', ')} (comma-separated), got "${value}"`);
+  return roles;
+}

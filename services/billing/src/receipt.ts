@@ -7,6 +7,7 @@
 import PDFDocument from 'pdfkit';
 import type { ReceiptSize } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
+import type { BillMoney } from './storage';
 
 export interface ReceiptItem {
   name: string;
@@ -31,6 +32,8 @@ export interface ReceiptData {
   paymentStatus: string;
   /** Shown for cash bills only. */
   cash: { received: Cents | null; balance: Cents | null } | null;
+  /** Its payments, refunds and reversals, what was paid and refunded, what is due. */
+  money: BillMoney;
   billedBy: string;
   printedAt: string;
 }
@@ -203,9 +206,25 @@ function layOut(w: Writer, data: ReceiptData, format: PageFormat): void {
     w.pair('Balance', data.cash.balance === null ? '-' : formatAmount(data.cash.balance));
   }
   w.rule();
+  layOutMoney(w, data.money);
+  w.rule();
   w.pair('Billed by', data.billedBy);
   w.pair('Printed', data.printedAt);
   w.gap(format.margin / 2);
+}
+
+const ENTRY_LABELS = { payment: 'Payment', refund: 'Refund', reversal: 'Reversal' } as const;
+
+/** Each payment, refund and reversal (money given back as a negative amount), then the bill's totals of them. */
+function layOutMoney(w: Writer, money: BillMoney): void {
+  for (const entry of money.ledger) {
+    const back = entry.kind === 'payment' ? 1 : -1;
+    w.pair(`${ENTRY_LABELS[entry.kind]} ${entry.day} ${entry.method}`, formatAmount(back * entry.amount_cents));
+    if (entry.change_cents !== null) w.pair('   Change given', formatAmount(entry.change_cents));
+  }
+  w.pair('Total paid', formatAmount(money.paid));
+  if (money.refunded > 0) w.pair('Total refunded', formatAmount(money.refunded));
+  w.pair('Amount due', formatAmount(money.due), { bold: true });
 }
 
 /** No bottom margin for pdfkit: the Writer keeps its own, so that pdfkit never breaks a page by itself. */

@@ -1,4 +1,5 @@
-import { changesDayTotals, movesDayTotals, outsideWholeMonths, wholeMonthsOf } from '../src/storage/day-totals';
+import { outsideWholeMonths, wholeMonthsOf } from '../src/storage/day-ranges';
+import { changesDayTotals, movesDayTotals } from '../src/storage/live-bill-sums';
 import type { BillDoc } from '../src/storage/documents';
 
 const bill = {

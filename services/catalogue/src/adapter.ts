@@ -1,16 +1,16 @@
 /** The NATS side of the catalogue: one handler per subject. */
 import { CatalogueSubjects } from '@clinic/contracts';
-import { callerOf, type Handler } from '@clinic/service-kit';
+import type { Handler } from '@clinic/service-kit';
 import type { ChargeOperations } from './charges';
 
 export function catalogueHandlers(charges: ChargeOperations): Record<string, Handler> {
   return {
-    [CatalogueSubjects.create]: (req, ctx) => charges.create(req, callerOf(ctx), ctx.correlationId),
-    [CatalogueSubjects.list]: (req) => charges.list(req),
-    [CatalogueSubjects.get]: (req) => charges.get(req),
-    [CatalogueSubjects.update]: (req, ctx) => charges.update(req, callerOf(ctx), ctx.correlationId),
-    [CatalogueSubjects.delete]: (req, ctx) => charges.delete(req, callerOf(ctx), ctx.correlationId),
-    [CatalogueSubjects.history]: (req) => charges.history(req),
-    [CatalogueSubjects.check]: (req) => charges.check(req),
+    [CatalogueSubjects.create]: (req, ctx) => charges.create(req, ctx),
+    [CatalogueSubjects.list]: (req, ctx) => charges.list(req, ctx),
+    [CatalogueSubjects.get]: (req, ctx) => charges.get(req, ctx),
+    [CatalogueSubjects.update]: (req, ctx) => charges.update(req, ctx),
+    [CatalogueSubjects.delete]: (req, ctx) => charges.delete(req, ctx),
+    [CatalogueSubjects.history]: (req, ctx) => charges.history(req, ctx),
+    [CatalogueSubjects.check]: (req, ctx) => charges.check(req, ctx),
   };
 }

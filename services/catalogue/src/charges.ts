@@ -3,13 +3,24 @@ import {
   CATALOGUE_MESSAGES,
   failure,
   success,
-  type Caller,
+  type ChargeCheckReply,
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { EncodedReply, notFound, pathId, type ClinicClock } from '@clinic/service-kit';
+import {
+  callerOf,
+  EncodedReply,
+  foundInBranch,
+  fromCents,
+  pageFields,
+  parsePage,
+  pathId,
+  requireBranch,
+  type ClinicClock,
+  type HandlerContext,
+} from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
-import { chargeView, type ChargeStore } from './storage';
+import { chargeView, type ChargeDoc, type ChargeStore } from './storage';
 
 export class ChargeOperations {
   constructor(
@@ -17,52 +28,72 @@ export class ChargeOperations {
     private readonly clock: ClinicClock,
   ) {}
 
-  async create(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
+  async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
-    const doc = await this.store.writes.create(input, { actor: caller, correlationId });
+    requireBranch(ctx, input.store_id);
+    const doc = await this.store.writes.create(input, { actor: callerOf(ctx), correlationId: ctx.correlationId });
     return success(201, { message: CATALOGUE_MESSAGES.created, charge_id: doc.id });
   }
 
-  list(request: ServiceRequest): Promise<EncodedReply> {
+  list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
+    const filter = parseListQuery(request.query);
+    requireBranch(ctx, filter.store_id);
     return this.store.queries.list(
-      parseListQuery(request.query),
+      filter,
       (charges) => new EncodedReply(success(200, { charges, count: charges.length })),
     );
   }
 
-  async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findLive(pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound));
-    if (!doc) throw notFound(CATALOGUE_MESSAGES.notFound);
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), CATALOGUE_MESSAGES.notFound);
     return success(200, { charge: chargeView(doc, this.clock) });
   }
 
-  async update(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
+  async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
     const fields = parseChargeUpdate(request.body);
-    // A charge that does not exist (or is deleted) is not found; one that would not change is not written.
-    const outcome = await this.store.writes.update(id, { actor: caller, correlationId }, (existing) =>
-      sameFields(existing, fields) ? null : fields,
+    // A charge that does not exist (or is deleted, or of another branch) is not found; one that would not change
+    // is not written.
+    const outcome = await this.store.writes.update(id, this.changeContext(ctx), (existing) =>
+      sameFields(this.inBranch(ctx, existing), fields) ? null : fields,
     );
     if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges);
     return success(200, { message: CATALOGUE_MESSAGES.updated });
   }
 
-  async delete(request: ServiceRequest, caller: Caller, correlationId: string): Promise<ServiceReply> {
+  async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
-    await this.store.writes.softDelete(id, { actor: caller, correlationId });
+    await this.store.writes.softDelete(id, this.changeContext(ctx), (existing) => this.inBranch(ctx, existing));
     return success(200, { message: CATALOGUE_MESSAGES.deleted });
   }
 
-  /** Every change of a charge, oldest first; a deleted charge's too. */
-  async history(request: ServiceRequest): Promise<ServiceReply> {
+  /** A page of the changes of a charge, oldest first; a deleted charge's too. */
+  async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
-    if (!(await this.store.queries.exists(id))) throw notFound(CATALOGUE_MESSAGES.notFound);
-    return success(200, { charge_id: id, history: await this.store.history.of(id) });
+    const page = parsePage(request.query);
+    foundInBranch(ctx, await this.store.queries.branchOf(id), CATALOGUE_MESSAGES.notFound);
+    const { entries, total } = await this.store.history.page(id, page);
+    return success(200, { charge_id: id, history: entries, ...pageFields(entries.length, total, page) });
   }
 
-  /** For billing: which of these charge ids cannot be billed in this store. */
-  async check(request: ServiceRequest): Promise<ServiceReply> {
+  /** For billing: which of these charge ids cannot be billed in this store, and the current amount of the others. */
+  async check(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const { store_id, charge_ids } = parseChargeCheck(request.body);
-    return success(200, { invalid_ids: await this.store.queries.unbillable(store_id, charge_ids) });
+    requireBranch(ctx, store_id);
+    const { invalid, amounts } = await this.store.queries.billable(store_id, charge_ids);
+    const reply: Omit<ChargeCheckReply, 'success'> = {
+      invalid_ids: invalid,
+      amounts: Object.fromEntries([...amounts].map(([id, cents]) => [String(id), fromCents(cents)])),
+    };
+    return success(200, reply);
+  }
+
+  private changeContext(ctx: HandlerContext) {
+    return { actor: callerOf(ctx), correlationId: ctx.correlationId };
+  }
+
+  private inBranch(ctx: HandlerContext, existing: ChargeDoc): ChargeDoc {
+    return foundInBranch(ctx, existing, CATALOGUE_MESSAGES.notFound);
   }
 }

@@ -11,14 +11,17 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { NatsConnection } from 'nats';
 import {
+  accessOf,
   ADMIN_ONLY,
   AUTH_MESSAGES,
+  BRANCH_MESSAGES,
   decideAccess,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
   HTTP_ROUTES,
   IDEMPOTENCY_KEY_PATTERN,
   type Access,
+  type Caller,
   type HttpRoute,
 } from '@clinic/contracts';
 import {
@@ -29,7 +32,6 @@ import {
   ServiceTimeoutError,
   ServiceUnavailableError,
   type Logger,
-  type TokenVerifier,
 } from '@clinic/service-kit';
 import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate } from './auth';
@@ -73,8 +75,20 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     forceCloseConnections: 'idle',
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(log),
+    // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the onRequest hook answers it instead.
+    http: { requireHostHeader: false },
   });
   const verifyToken = createTokenVerifier(config.tokens);
+  // Before the body is read: 401, or 403 for a role not allowed (or a token naming no branch under
+  // BRANCH_SCOPE=required); else the caller and its token on the request (the caller on its log line either way).
+  const authorize = (access: Access) => async (request: FastifyRequest) => {
+    const { caller, token } = await authenticate(request, verifyToken);
+    request.caller = caller;
+    request.token = token;
+    const decision = decideAccess(access, caller, config.tokens.access);
+    if (decision === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
+    if (decision === 'unscoped') throw new HttpError(403, BRANCH_MESSAGES.noBranch);
+  };
   const health = new HealthChecker(nc, config.healthTimeoutMs);
 
   parseJsonBodies(app, config.bodyLimitBytes);
@@ -86,6 +100,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   instrumentGateway(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
+      return sendFailure(reply, 400, GATEWAY_MESSAGES.hostRequired);
     // A known path asked with a method it does not have: 405, before any body is read.
     // Only a path no route matched can be one, or one a parameter matched (it may be a static path of other
     // methods: PUT /lab_bills/summary); requests a static route matched skip the router lookups.
@@ -104,6 +120,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       duration_ms: Math.round(reply.elapsedTime * 100) / 100,
       caller_sub: request.caller?.sub,
       caller_role: request.caller?.role,
+      caller_store_ids: request.caller?.store_ids,
       ...request.outcome,
     };
     if (reply.statusCode >= 500) request.log.error(line, 'request completed');
@@ -114,10 +131,12 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     const status = error.statusCode ?? 500;
     if (status === 413) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
     if (error instanceof HttpError) return sendFailure(reply, status, error.message);
-    if (status >= 400 && status < 500) {
-      // Fastify's own client errors (unsupported media type, empty or malformed body).
+    // Fastify's refusals of a body (unsupported media type, empty or malformed body).
+    if ('code' in error && error.code?.startsWith('FST_ERR_CTP_'))
       return sendFailure(reply, 400, GATEWAY_MESSAGES.invalidJson);
-    }
+    // The documentation's static files refuse a path that climbs out of their folder (403) or names nothing there.
+    if (status === 403 || status === 404) return sendFailure(reply, 404, GATEWAY_MESSAGES.notFound);
+    if (status >= 400 && status < 500) return sendFailure(reply, status, GATEWAY_MESSAGES.badRequest);
     request.outcome = { err: error };
     return sendFailure(reply, 500, GENERIC_ERROR_MESSAGE);
   });
@@ -140,7 +159,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   });
   app.get(
     '/health/details',
-    { schema: { hide: true }, onRequest: (request) => authorize(HEALTH_DETAILS_ACCESS, request, verifyToken) },
+    { schema: { hide: true }, onRequest: authorize(HEALTH_DETAILS_ACCESS) },
     async (_request, reply) => {
       const report = await health.report();
       return reply.code(report.success ? 200 : 503).send(report);
@@ -152,8 +171,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       method: route.method,
       url: route.url,
       schema: routeSchema(route),
-      // Before the body is read: a caller without a valid token or the role gets 401/403 whatever it sends.
-      onRequest: (request) => authorize(route.access, request, verifyToken),
+      onRequest: authorize(accessOf(route.subject, config.tokens.access)),
       handler: (request, reply) => forward(route, request, reply, { config, nc }),
     });
   }
@@ -162,7 +180,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 
 declare module 'fastify' {
   interface FastifyRequest {
-    caller?: { sub: number | string; role: string };
+    caller?: Caller;
     /** The caller's verified token, forwarded to the service, which checks it again. */
     token?: string;
     /** The body's bytes, once they parsed as JSON. */
@@ -173,14 +191,6 @@ declare module 'fastify' {
 }
 
 const HEALTH_DETAILS_ACCESS: Access = { kind: 'roles', roles: ADMIN_ONLY };
-
-/** 401 or 403, else the caller and its token on the request (the caller on its log line either way). */
-async function authorize(access: Access, request: FastifyRequest, verifyToken: TokenVerifier): Promise<void> {
-  const { caller, token } = authenticate(request, verifyToken);
-  request.caller = caller;
-  request.token = token;
-  if (decideAccess(access, caller) === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
-}
 
 async function forward(
   route: HttpRoute,

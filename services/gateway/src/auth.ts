@@ -3,9 +3,9 @@ import { TokenRefused, type TokenVerifier, type VerifiedCaller } from '@clinic/s
 import { HttpError } from './errors';
 
 /** The caller named by the request's bearer token (and the token, to forward), or a 401. */
-export function authenticate(request: FastifyRequest, verifyToken: TokenVerifier): VerifiedCaller {
+export async function authenticate(request: FastifyRequest, verifyToken: TokenVerifier): Promise<VerifiedCaller> {
   try {
-    return verifyToken(request.headers.authorization);
+    return await verifyToken(request.headers.authorization);
   } catch (err) {
     if (err instanceof TokenRefused) throw new HttpError(401, err.message);
     throw err;

@@ -15,6 +15,7 @@ export const GATEWAY_MESSAGES = {
   badPath: 'Request path is malformed.',
   headersTooLarge: 'Request headers are too large.',
   badRequest: 'Malformed HTTP request.',
+  hostRequired: 'A Host header is required (HTTP/1.1).',
   requestTimeout: 'Request timed out.',
 } as const;
 

@@ -6,11 +6,8 @@ import { gatewayConfig } from './config';
 async function main(): Promise<void> {
   const log = createLogger('gateway');
   await runProcess(log, async () => {
-    // Refuses, with NODE_ENV=production, the development secret and HS256 secrets under 32 bytes.
+    // Refuses to start without a token key, and with NODE_ENV=production a short, guessable or published secret.
     const config = gatewayConfig();
-    if (config.tokens.key.algorithm === 'HS256' && config.tokens.key.isDevDefault) {
-      log.warn('JWT_SECRET is not set: using the development default secret. Never run production like this.');
-    }
     const metrics = await startMetrics('gateway', config.metrics, log);
     const nc = await connectNats(config.nats, { name: 'gateway', log });
     const app = await buildGateway({ config, nc, log });

@@ -1,4 +1,4 @@
-import { HeaderNames, HTTP_ROUTES, Limits, pathParamsSchema, type HttpRoute } from '@clinic/contracts';
+import { accessNote, HeaderNames, HTTP_ROUTES, Limits, pathParamsSchema, type HttpRoute } from '@clinic/contracts';
 
 /** Where the id of a created resource can be used next: the links stateful testing follows. */
 const CREATED_ID_LINKS: Array<{ create: string; idField: string; param: string; path: string }> = [
@@ -63,10 +63,22 @@ export function openApiDocument() {
       version: '1.0.0',
       description:
         'Lab bills, hospital charges and channeling sessions. Every response is a JSON object with a boolean `success`; ' +
-        'failures carry `error`. Send `Authorization: Bearer <JWT>`.',
+        'failures carry `error`. Send `Authorization: Bearer <JWT>`.\n\n' +
+        'Branch scope: a token may carry `store_ids`, the branches (store ids, positive integers) it is limited to. ' +
+        'With it, a request naming another branch is 403 `Not allowed for this branch.` and a record of another branch ' +
+        'is not found (404); each operation says which. Without it, every branch is reachable, unless the server runs ' +
+        'with BRANCH_SCOPE=required: then only an admin token reaches every branch without it, others get 403.',
     },
     components: {
-      securitySchemes: { bearerAuth: { type: 'http' as const, scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http' as const,
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'Claims: `sub` (integer or string), `role`, `exp`, optional `iat` (a number) and `store_ids` (array of branch ids).',
+        },
+      },
     },
     security: [{ bearerAuth: [] }],
     tags: [{ name: 'Lab bills' }, { name: 'Hospital charges' }, { name: 'Channeling sessions' }],
@@ -78,6 +90,7 @@ export function routeSchema(route: HttpRoute): Record<string, unknown> {
   const schema: Record<string, unknown> = {
     tags: [route.tag],
     summary: route.summary,
+    description: accessNote(route.subject, route.branchScope),
     security: [{ bearerAuth: [] }],
     response: route.responses,
   };
@@ -85,7 +98,7 @@ export function routeSchema(route: HttpRoute): Record<string, unknown> {
   if (params) schema.params = params;
   if (route.querystring) schema.querystring = route.querystring;
   if (route.body) schema.body = route.body;
-  if (route.method === 'POST' && route.url === '/lab_bills') {
+  if (route.idempotent) {
     schema.headers = {
       type: 'object',
       properties: {
@@ -94,7 +107,7 @@ export function routeSchema(route: HttpRoute): Record<string, unknown> {
           minLength: 1,
           maxLength: Limits.idempotencyKeyMaxLength,
           pattern: '^[\\x21-\\x7e]+$',
-          description: 'Repeating a create with the same key returns the first result instead of a second bill.',
+          description: 'Repeating the request with the same key returns the first result instead of making a second.',
         },
       },
     };

@@ -11,6 +11,8 @@ import {
 } from '@clinic/contracts';
 import {
   notFound,
+  requireBranch,
+  withinBranches,
   type ClinicClock,
   type HandlerContext,
   type Outbox,
@@ -34,13 +36,15 @@ export class AutoCreation {
     private readonly clock: ClinicClock,
   ) {}
 
-  private async doctorsFor(selection: ScheduleSelection): Promise<DoctorRecord[]> {
-    return schedulingDoctors(await this.store.queries.liveDoctors(), selection);
+  /** The doctors whose schedules take part, of the branches the caller reaches (403 for a branch it names outside them). */
+  private async doctorsFor(selection: ScheduleSelection, ctx: HandlerContext): Promise<DoctorRecord[]> {
+    if (selection.store_id !== undefined) requireBranch(ctx, selection.store_id);
+    return withinBranches(ctx, schedulingDoctors(await this.store.queries.liveDoctors(), selection));
   }
 
-  async preview(request: ServiceRequest): Promise<ServiceReply> {
+  async preview(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const selection = parsePreviewQuery(request.query, this.clock.currentMonth());
-    const doctors = await this.doctorsFor(selection);
+    const doctors = await this.doctorsFor(selection, ctx);
     const plan = planMonth(doctors, selection.month);
     const range = monthRange(selection.month);
     const [taken, blocks] = await Promise.all([
@@ -93,7 +97,7 @@ export class AutoCreation {
     // A month left half-rolled-back would otherwise block its own re-creation.
     await this.finishRollbacks();
     const label = monthLabel(selection.month);
-    const doctors = await this.doctorsFor(selection);
+    const doctors = await this.doctorsFor(selection, ctx);
     const plan = planMonth(doctors, selection.month);
     if (plan.length === 0) throw notFound(SESSIONS_MESSAGES.noSchedules(label)); // rule 1
     const blocks = await this.store.queries.dayBlocks(

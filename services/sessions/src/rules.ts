@@ -140,6 +140,8 @@ export function parseSessionChanges(body: PlainObject): SessionChanges {
 
 export interface SessionListFilter {
   store_id?: number;
+  /** Without store_id, a token's branches (store_ids): only their sessions. */
+  store_ids?: readonly number[];
   doctor_id?: number;
   date?: string;
   status?: string;

@@ -2,10 +2,14 @@
 import { SESSIONS_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
   badRequest,
+  branchesOf,
   conflict,
   EncodedReply,
+  foundInBranch,
   notFound,
   pathId,
+  reachesBranch,
+  requireBranch,
   type ClinicClock,
   type HandlerContext,
   type ReferenceData,
@@ -20,8 +24,12 @@ export class SessionOperations {
     private readonly clock: ClinicClock,
   ) {}
 
-  async list(request: ServiceRequest): Promise<EncodedReply> {
+  async list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const filter = parseListQuery(request.query);
+    // A token limited to some branches lists theirs: the one it names, or all of them.
+    const branches = branchesOf(ctx);
+    if (filter.store_id !== undefined) requireBranch(ctx, filter.store_id);
+    else if (branches !== null) filter.store_ids = branches;
     const queries = this.store.queries;
     return (filter.conflicts ? queries.listConflicts.bind(queries) : queries.list.bind(queries))(filter, (views) => {
       const sessions = views
@@ -36,9 +44,9 @@ export class SessionOperations {
     });
   }
 
-  async get(request: ServiceRequest): Promise<ServiceReply> {
-    const doc = await this.store.queries.findVisible(pathId(request, 'session_id', SESSIONS_MESSAGES.notFound));
-    if (!doc) throw notFound(SESSIONS_MESSAGES.notFound);
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findVisible(id), SESSIONS_MESSAGES.notFound);
     const [session] = await this.store.queries.views([doc]);
     return success(200, { session });
   }
@@ -46,7 +54,9 @@ export class SessionOperations {
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewSession(request.body, this.clock.today());
     const doctor = await this.refs.get('doctor', input.doctor_id);
-    if (doctor?.status !== 'Active') throw notFound(SESSIONS_MESSAGES.doctorNotFound);
+    // The doctor's branch is the session's: a doctor of a branch the caller does not reach is not found either.
+    if (doctor?.status !== 'Active' || !reachesBranch(ctx, doctor.store_id))
+      throw notFound(SESSIONS_MESSAGES.doctorNotFound);
     if (doctor.store_id === null) throw badRequest(SESSIONS_MESSAGES.doctorNoBranch);
     const maxPatients = parseMaxPatients(input.max_patients_input);
     const doc = await this.store.writes.create(
@@ -68,14 +78,18 @@ export class SessionOperations {
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const body = requireSessionBody(request.body);
     const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
-    // A session that does not exist is not found before its changes are checked.
-    await this.store.writes.update(id, ctx.correlationId, () => parseSessionChanges(body));
+    // A session that does not exist (or is of another branch) is not found before its changes are checked.
+    await this.store.writes.update(id, ctx.correlationId, (existing) => {
+      foundInBranch(ctx, existing, SESSIONS_MESSAGES.notFound);
+      return parseSessionChanges(body);
+    });
     return success(200, { message: SESSIONS_MESSAGES.updated, session_id: id });
   }
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
-    await this.store.writes.remove(id, ctx.correlationId, async () => {
+    await this.store.writes.remove(id, ctx.correlationId, async (existing) => {
+      foundInBranch(ctx, existing, SESSIONS_MESSAGES.notFound);
       const active = (await this.store.queries.bookedCounts([id])).get(id) ?? 0;
       if (active > 0) throw conflict(SESSIONS_MESSAGES.deleteRefusal(active));
     });

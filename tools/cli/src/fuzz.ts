@@ -21,17 +21,16 @@ function serverErrors(logFile: string): Array<{ method: string; url: string; sta
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clinic-fuzz-'));
-  const secret = 'fuzz-run-secret';
   say('starting a stack on free ports');
   const stack = await Stack.start({
     dataDir,
     infra: 'local',
     serviceOutput: 'file',
-    env: { JWT_SECRET: secret, LOG_LEVEL: 'info' },
+    env: { LOG_LEVEL: 'info' },
   });
   let code = 1;
   try {
-    const token = signToken({ sub: 1, role: 'admin', expiresInSeconds: 4 * 3600 }, { algorithm: 'HS256', key: secret });
+    const token = signToken({ sub: 1, role: 'admin', expiresInSeconds: 4 * 3600 }, stack.signingKey());
     await loadDemoDataOnFirstStart(stack, token);
     const args = [
       '--config-file',

@@ -1,8 +1,17 @@
 // npm start: the whole system on its embedded default (see README).
 import { writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { prometheusConfig, REPO_ROOT, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
-import { readEnv, TOKEN_MAX_LIFETIME_DEFAULT_SECONDS, tracingConfigured } from '@clinic/service-kit/internal';
+import { join, relative } from 'node:path';
+import {
+  dataDirFromEnv,
+  DB_PASSWORD_FILE,
+  hasTokenKey,
+  JWT_SECRET_FILE,
+  prometheusConfig,
+  signingKeyOf,
+  signToken,
+  Stack,
+} from '@clinic/devstack';
+import { readEnv, TOKEN_LIFETIME_ENV, tracingConfigured } from '@clinic/service-kit/internal';
 import { loadDemoDataOnFirstStart } from './demo';
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
@@ -21,16 +30,22 @@ const START_ENV = {
   NATS_PORT: { type: 'integer', default: 4222 },
   DB_PORT: { type: 'integer', default: 27017 },
   PORT: { type: 'integer', default: 3000 },
-  JWT_MAX_LIFETIME_S: { type: 'integer', default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS },
+  ...TOKEN_LIFETIME_ENV,
 } as const;
+
+/** A database URL as printed: the password stays in its file. */
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
 
 async function main(): Promise<void> {
   const env = readEnv(START_ENV);
-  const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
-  const signing = signingKeyFromEnv();
-  if (!process.env.JWT_SECRET && !process.env.JWT_PUBLIC_KEY) {
+  const dataDir = dataDirFromEnv();
+  if (!hasTokenKey(process.env)) {
     say(
-      'WARNING: JWT_SECRET is not set; the gateway accepts tokens signed with the development default secret. Never use it in production.',
+      `JWT_SECRET is not set: tokens are signed and checked with this installation's own secret, ${join(dataDir, JWT_SECRET_FILE)} (made on the first start; npm run token signs with it)`,
     );
   }
   const natsCluster = env.NATS_CLUSTER;
@@ -75,10 +90,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  const canSign = signing.algorithm === 'HS256' || Boolean(process.env.JWT_PRIVATE_KEY);
+  const signing = signingKeyOf(dataDir);
   // 12 h, or less when the services accept less (JWT_MAX_LIFETIME_S).
   const adminLifetime = Math.min(12 * 3600, env.JWT_MAX_LIFETIME_S);
-  const adminToken = canSign ? signToken({ sub: 1, role: 'admin', expiresInSeconds: adminLifetime }, signing) : null;
+  const adminToken = signing ? signToken({ sub: 1, role: 'admin', expiresInSeconds: adminLifetime }, signing) : null;
   try {
     if (adminToken) {
       const loaded = await loadDemoDataOnFirstStart(stack, adminToken);
@@ -109,10 +124,10 @@ async function main(): Promise<void> {
     ...(stack.infra.natsTlsCaFile
       ? [`               TLS: clients verify the servers against NATS_TLS_CA_FILE=${stack.infra.natsTlsCaFile}`]
       : []),
-    `Database:      ${stack.infra.mongoUrl}`,
+    `Database:      ${withoutPassword(stack.infra.mongoUrl)}${stack.infra.db ? ` (password in ${join(dataDir, DB_PASSWORD_FILE)})` : ''}`,
     adminToken
       ? `Admin token (development, ${Math.round(adminLifetime / 360) / 10} h):\n${adminToken}`
-      : 'RS256 is configured without JWT_PRIVATE_KEY: no token can be printed.',
+      : 'Tokens come from elsewhere (JWT_JWKS_URL, or JWT_PUBLIC_KEY without JWT_PRIVATE_KEY): no token can be printed.',
     '',
     `Try: curl${env.TLS_CA_FILE ? ` --cacert ${env.TLS_CA_FILE}` : ''} -H "Authorization: Bearer $TOKEN" "${stack.gatewayUrl}/hospital_charges?store_id=1"`,
     'Other tokens: npm run -s token -- --sub 2 --role cashier. Stop with Ctrl-C.',

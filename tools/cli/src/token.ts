@@ -1,11 +1,11 @@
-// npm run token -- --sub 7 --role admin [--expires 1h]; bare `npm run token`: an admin token for user 1.
-// Prints a token signed for the running configuration (JWT_PRIVATE_KEY, JWT_SECRET or the development default),
-// for the gateway (Authorization: Bearer <token>) or a NATS request (`authorization` header).
-import { parseDuration, signToken } from '@clinic/devstack';
-import { tokenPolicyFromEnv } from '@clinic/service-kit/internal';
+// npm run token -- --sub 7 --role admin [--expires 1h] [--stores 1,2]; bare `npm run token`: an admin token for user 1.
+// Prints a token signed for the running configuration (JWT_PRIVATE_KEY, JWT_SECRET, else the secret npm start
+// made in DATA_DIR), for the gateway (Authorization: Bearer <token>) or a NATS request (`authorization` header).
+import { dataDirFromEnv, parseDuration, parseStoreIds, signingKeyOf, signToken } from '@clinic/devstack';
+import { readEnv, TOKEN_LIFETIME_ENV } from '@clinic/service-kit/internal';
 import { fail, parseFlags } from './args';
 
-const USAGE = 'usage: npm run token -- --sub <id> --role <role> [--expires 1h]';
+const USAGE = 'usage: npm run token -- --sub <id> --role <role> [--expires 1h] [--stores 1,2]';
 
 try {
   const args = process.argv.slice(2);
@@ -15,13 +15,21 @@ try {
   if (!flags.sub || !flags.role) fail(USAGE, 2);
   const sub = /^-?\d+$/.test(flags.sub) && Number.isSafeInteger(Number(flags.sub)) ? Number(flags.sub) : flags.sub;
   const expiresInSeconds = parseDuration(flags.expires ?? '1h');
+  // --stores: the branches the token is limited to (store_ids); without it, every branch.
+  const storeIds = flags.stores === undefined ? undefined : parseStoreIds(flags.stores);
   // The gateway and the services refuse longer-lived tokens.
-  const maxSeconds = tokenPolicyFromEnv().maxLifetimeSeconds;
+  const maxSeconds = readEnv(TOKEN_LIFETIME_ENV).JWT_MAX_LIFETIME_S;
   if (expiresInSeconds > maxSeconds)
     throw new Error(
       `--expires ${flags.expires} is longer than the ${maxSeconds} s the services accept (JWT_MAX_LIFETIME_S)`,
     );
-  process.stdout.write(`${signToken({ sub, role: flags.role, expiresInSeconds })}\n`);
+  const dataDir = dataDirFromEnv();
+  const signing = signingKeyOf(dataDir);
+  if (!signing)
+    throw new Error(
+      `No key to sign with: set JWT_SECRET (or JWT_PRIVATE_KEY), or start the stack once (npm start makes its secret in ${dataDir}; DATA_DIR names another folder)`,
+    );
+  process.stdout.write(`${signToken({ sub, role: flags.role, expiresInSeconds, storeIds }, signing)}\n`);
 } catch (err) {
   fail(`${(err as Error).message}\n${USAGE}`, 2);
 }

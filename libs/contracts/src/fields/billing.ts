@@ -1,5 +1,6 @@
 /** What a lab bill's fields may hold, and what billing answers: stated once for the service and its schemas. */
 import { Limits } from '../limits';
+import { moneySchema } from '../schemas/common';
 import { calendarDate, FIELD_MESSAGES, fieldRule, integerFrom, money, oneOf, positiveId } from './common';
 
 export const PAYMENT_METHODS = ['Cash', 'Card', 'Online'] as const;
@@ -15,7 +16,7 @@ export type BillStatus = (typeof BILL_STATUSES)[number];
 export type ReceiptSize = (typeof RECEIPT_SIZES)[number];
 
 /** What a bill's history entries record. */
-export const BILL_HISTORY_ACTIONS = ['created', 'updated', 'cancelled'] as const;
+export const BILL_HISTORY_ACTIONS = ['created', 'updated', 'cancelled', 'payment', 'refund'] as const;
 export type BillHistoryAction = (typeof BILL_HISTORY_ACTIONS)[number];
 
 /** `LB-<bill date without dashes>-<its sequence, 4 digits or more>`: LB-20261121-0001. */
@@ -39,8 +40,14 @@ export const BILL_FIELDS = {
   payment_status: oneOf(PAYMENT_STATUSES, 'Paid'),
   discount_type: oneOf(DISCOUNT_TYPES, 'flat'),
   discount_value: money(),
-  /** received_amount and balance_amount, stored on Cash bills only. */
-  cash_amount: money({ signed: true }),
+  /** received_amount and balance_amount, stored on Cash bills only; never negative (issue 25). */
+  cash_amount: fieldRule<number>(moneySchema, (field, value) =>
+    typeof value !== 'number' || !Number.isFinite(value)
+      ? FIELD_MESSAGES.notNumber(field)
+      : value < 0
+        ? `${field} must be greater than or equal to 0.`
+        : `${field} must be at most ${Limits.moneyMax} in size.`,
+  ),
   patient_id: positiveId,
   billed_by: positiveId,
   /** Absent, empty or 0 is stored as null. */

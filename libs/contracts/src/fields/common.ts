@@ -6,7 +6,7 @@
  * then the whole body against the route's schema, which is built from them.
  */
 import { Limits } from '../limits';
-import { dateSchema, idSchema, moneySchema, signedMoneySchema, timeSchema, type JsonSchema } from '../schemas/common';
+import { dateSchema, idSchema, moneySchema, positiveMoneySchema, timeSchema, type JsonSchema } from '../schemas/common';
 
 /** `T`: what a valid value is, to the code that reads it. */
 export interface FieldRule<T = unknown> {
@@ -77,16 +77,16 @@ function enumRule<T extends string>(
 }
 
 /**
- * An amount of money, at most Limits.moneyMax in size; `signed`: below zero
- * too (cash received and balance).
+ * An amount of money, at most Limits.moneyMax in size, never below zero;
+ * `positive`: above zero (a payment, a refund).
  */
-export function money(options: { signed?: boolean } = {}): FieldRule<number> {
-  const signed = options.signed ?? false;
+export function money(options: { positive?: boolean } = {}): FieldRule<number> {
+  const positive = options.positive ?? false;
   return {
-    schema: signed ? signedMoneySchema : moneySchema,
+    schema: positive ? positiveMoneySchema : moneySchema,
     message: (field, value) =>
-      typeof value === 'number' && Number.isFinite(value) && (signed || value >= 0)
+      typeof value === 'number' && Number.isFinite(value) && (positive ? value > 0 : value >= 0)
         ? `${field} must be at most ${Limits.moneyMax} in size.`
-        : `${field} must be a number${signed ? '' : ' greater than or equal to 0'}.`,
+        : `${field} must be a number greater than ${positive ? '0' : 'or equal to 0'}.`,
   };
 }

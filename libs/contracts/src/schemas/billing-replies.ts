@@ -8,10 +8,12 @@ import {
   PAYMENT_STATUSES,
 } from '../fields/billing';
 import { nullableId } from './billing';
+import { balanceProperties, drawerEntrySchema, ledgerEntrySchema, owedSchema } from './billing-money';
 import {
   actorSchema,
   dateSchema,
   historyEntrySchema,
+  pageReplyProperties,
   idSchema,
   successSchema,
   timestampSchema,
@@ -46,6 +48,9 @@ export const billSchema: JsonSchema = {
     'is_deleted',
     'created_at',
     'updated_at',
+    'paid_amount',
+    'refunded_amount',
+    'due_amount',
   ],
   properties: {
     id: idSchema,
@@ -73,6 +78,9 @@ export const billSchema: JsonSchema = {
     is_deleted: { type: 'boolean' },
     created_at: timestampSchema,
     updated_at: timestampSchema,
+    paid_amount: balanceProperties.paid_amount!,
+    refunded_amount: balanceProperties.refunded_amount!,
+    due_amount: balanceProperties.due_amount!,
   },
 };
 
@@ -128,11 +136,7 @@ export const billingResponses = {
   }),
   list: successSchema({
     bills: { type: 'array', items: billSchema },
-    count: { type: 'integer' },
-    total: { type: 'integer' },
-    page: { type: 'integer' },
-    per_page: { type: 'integer' },
-    pages: { type: 'integer' },
+    ...pageReplyProperties,
   }),
   summary: successSchema({ summary: summarySchema }),
   one: successSchema({ bill: billWithItemsSchema }),
@@ -198,6 +202,13 @@ export const dayEndSchema: JsonSchema = {
         pending_revenue: { type: 'number' },
       },
     },
+    drawer: {
+      type: 'array',
+      items: drawerEntrySchema,
+      description:
+        'per user who took or gave back money in the branch that day (by when it moved); absent when nobody did',
+    },
+    owed: { ...owedSchema, description: `${owedSchema.description}; absent when none is` },
     cancelled: {
       type: 'object',
       description: 'the bills of this date that were cancelled, whenever that happened',
@@ -219,11 +230,31 @@ export interface BinaryReplyBody {
   data_base64: string;
 }
 
+/** A bill's history entry: what moved money lists its ledger entries; a creation, the prices set apart from the catalogue's. */
+const historyEntry = historyEntrySchema(BILL_HISTORY_ACTIONS);
+const billHistoryEntrySchema: JsonSchema = {
+  ...historyEntry,
+  properties: {
+    ...(historyEntry.properties as Record<string, JsonSchema>),
+    ledger: { type: 'array', items: ledgerEntrySchema, description: 'the payments, refunds and reversals it made' },
+    price_overrides: {
+      type: 'array',
+      description: "creations only: items billed at another price than the catalogue's at the time",
+      items: {
+        type: 'object',
+        required: ['charge_id', 'catalogue_price', 'unit_price'],
+        properties: { charge_id: idSchema, catalogue_price: { type: 'number' }, unit_price: { type: 'number' } },
+      },
+    },
+  },
+};
+
 export const billingExtraResponses = {
   history: successSchema({
     bill_id: idSchema,
     bill_number: { type: 'string' },
-    history: { type: 'array', items: historyEntrySchema(BILL_HISTORY_ACTIONS) },
+    history: { type: 'array', items: billHistoryEntrySchema },
+    ...pageReplyProperties,
   }),
   dayEnd: successSchema({ report: dayEndSchema }),
   /** Documented as `application/pdf` bytes (see HttpRoute.produces). */

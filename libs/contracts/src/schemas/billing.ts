@@ -10,6 +10,7 @@ import {
   nonBlank,
   optionalText,
   orList,
+  pageQueryProperties,
   type JsonSchema,
 } from './common';
 
@@ -123,21 +124,7 @@ export const listBillsQuerySchema: JsonSchema = {
       description:
         'case-insensitive substring of patient_name, patient_contact, bill_number or patient_nic; control characters but tab, line feed and carriage return are refused (400)',
     },
-    // Any integer the service can read exactly; beyond that it answers 400.
-    page: {
-      type: 'integer',
-      default: 1,
-      minimum: Number.MIN_SAFE_INTEGER,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description: 'values below 1 become 1',
-    },
-    per_page: {
-      type: 'integer',
-      default: Limits.perPageDefault,
-      minimum: Number.MIN_SAFE_INTEGER,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description: `clamped to 1..${Limits.perPageMax}`,
-    },
+    ...pageQueryProperties,
   },
 };
 

@@ -1,10 +1,18 @@
 /** The hospital-charge routes' requests and answers, built from the charge's field rules (fields/catalogue.ts). */
-import { CHARGE_FIELDS, CHARGE_HISTORY_ACTIONS, CHARGE_STATUSES, CHARGE_TYPES } from '../fields/catalogue';
+import {
+  CATALOGUE_MESSAGES,
+  CHARGE_FIELDS,
+  CHARGE_HISTORY_ACTIONS,
+  CHARGE_STATUSES,
+  CHARGE_TYPES,
+} from '../fields/catalogue';
 import { Limits } from '../limits';
 import {
   historyEntrySchema,
+  pageReplyProperties,
   IGNORED_FIELDS_NOTE,
   idSchema,
+  messageSchema,
   nonBlank,
   optionalText,
   successSchema,
@@ -95,9 +103,24 @@ export const catalogueResponses = {
   history: successSchema({
     charge_id: idSchema,
     history: { type: 'array', items: historyEntrySchema(CHARGE_HISTORY_ACTIONS) },
+    ...pageReplyProperties,
   }),
   list: successSchema({ charges: { type: 'array', items: chargeSchema }, count: { type: 'integer' } }),
   one: successSchema({ charge: chargeSchema }),
+  /** A replacement that changes nothing answers 200 with success false. */
+  updated: {
+    oneOf: [
+      messageSchema,
+      {
+        type: 'object',
+        required: ['success', 'error'],
+        properties: {
+          success: { type: 'boolean', enum: [false] },
+          error: { type: 'string', enum: [CATALOGUE_MESSAGES.noChanges] },
+        },
+      },
+    ],
+  } as JsonSchema,
 };
 
 /** Billing's check of a bill's charges (catalogue.charge.check), which the catalogue answers. */
@@ -110,7 +133,18 @@ export interface ChargeCheckReply {
   success: true;
   /** The ids that are not Active, deleted, missing or of another store. */
   invalid_ids: number[];
+  /** The current amount of each of the others, by id: a bill's price overrides are told from it. */
+  amounts: Record<string, number>;
 }
+
+export const chargeCheckReplySchema: JsonSchema = successSchema({
+  invalid_ids: { type: 'array', items: idSchema },
+  amounts: {
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'the current amount of each billable charge asked, by id',
+  },
+});
 
 export const chargeCheckBodySchema: JsonSchema = {
   type: 'object',

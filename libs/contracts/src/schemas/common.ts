@@ -22,7 +22,7 @@ export const timestampSchema: JsonSchema = {
   example: '2026-11-21 09:30:00',
 };
 export const moneySchema: JsonSchema = { type: 'number', minimum: 0, maximum: Limits.moneyMax };
-export const signedMoneySchema: JsonSchema = { type: 'number', minimum: -Limits.moneyMax, maximum: Limits.moneyMax };
+export const positiveMoneySchema: JsonSchema = { type: 'number', exclusiveMinimum: 0, maximum: Limits.moneyMax };
 
 /**
  * Request bodies accept fields beyond the ones a route uses and ignore them, as
@@ -113,3 +113,34 @@ export const historyEntrySchema = (actions: readonly string[]): JsonSchema => ({
     reason: { type: 'string', nullable: true, description: 'cancellations only' },
   },
 });
+
+/** A paged read's query: the page and its size, as the bill list reads them. */
+export const pageQueryProperties: Record<string, JsonSchema> = {
+  // Any integer the service can read exactly; beyond that it answers 400.
+  page: {
+    type: 'integer',
+    default: 1,
+    minimum: Number.MIN_SAFE_INTEGER,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'values below 1 become 1',
+  },
+  per_page: {
+    type: 'integer',
+    default: Limits.perPageDefault,
+    minimum: Number.MIN_SAFE_INTEGER,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: `clamped to 1..${Limits.perPageMax}`,
+  },
+};
+
+/** A paged read's answer besides its items: how many it holds, of how many, which page of how many. */
+export const pageReplyProperties: Record<string, JsonSchema> = {
+  count: { type: 'integer' },
+  total: { type: 'integer' },
+  page: { type: 'integer' },
+  per_page: { type: 'integer' },
+  pages: { type: 'integer' },
+};
+
+/** The query of an audit trail: a page of its entries, oldest first. */
+export const historyQuerySchema: JsonSchema = { type: 'object', properties: pageQueryProperties };

@@ -18,13 +18,23 @@
  */
 import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connect, type NatsConnection } from 'nats';
 import { eventStreamOf, inboxPrefixOf, REF_STREAM, SERVICE_NAMES } from '@clinic/contracts';
 import { connectNats, createLogger, type NatsSettings } from '@clinic/service-kit';
 import { renderNatsConfig } from '../nats-config';
+import { OWN_SECRET_FILES } from '../secrets';
 import { ferretDbBinary, natsServerBinary } from '../paths';
 import { canConnect, freeListeningPort, waitFor } from '../ports';
 import { ManagedProcess } from '../process';
@@ -38,9 +48,21 @@ export interface BackupManifest {
   finished_at: string;
   databases: Array<{ file: string; bytes: number; started: string; ms: number }>;
   streams: Array<{ name: string; messages: number; last_seq: number; consumers: boolean; bytes: number }>;
+  /** The stack's own secrets (secrets.ts) it carries: the restored database's user logs in with its password. */
+  secrets: string[];
 }
 
 const EVENT_STREAMS = SERVICE_NAMES.map((s) => eventStreamOf(s).name);
+
+/** Copies each of the stack's own secrets that `from` holds into `to`, readable by their owner only. */
+function copySecrets(from: string, to: string, names: readonly string[]): string[] {
+  const copied = names.filter((name) => existsSync(join(from, name)));
+  for (const name of copied) {
+    copyFileSync(join(from, name), join(to, name));
+    chmodSync(join(to, name), 0o600);
+  }
+  return copied;
+}
 
 function isEmptyDir(dir: string): boolean {
   return !existsSync(dir) || readdirSync(dir).length === 0;
@@ -99,12 +121,14 @@ export async function backupEmbedded(options: {
       .map((line) => JSON.parse(line) as BackupManifest['databases'][number]);
     for (const db of databases) say(`database ${db.file}: ${db.bytes} bytes in ${db.ms} ms`);
     await snapshot(REF_STREAM.name, false);
+    const secrets = copySecrets(options.dataDir, options.outDir, OWN_SECRET_FILES);
     const manifest: BackupManifest = {
       format: 1,
       started_at: startedAt,
       finished_at: new Date().toISOString(),
       databases,
       streams,
+      secrets,
     };
     // Written last: a folder without it is an unfinished backup, which restore refuses.
     writeFileSync(join(options.outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -137,6 +161,7 @@ export async function restoreEmbedded(options: {
   }
   mkdirSync(dbDir, { recursive: true });
   mkdirSync(natsDir, { recursive: true });
+  for (const name of copySecrets(options.backupDir, options.dataDir, manifest.secrets ?? [])) say(`${name} restored`);
   for (const db of manifest.databases) {
     copyFileSync(join(options.backupDir, 'ferretdb', db.file), join(dbDir, db.file));
     say(`database ${db.file} restored`);

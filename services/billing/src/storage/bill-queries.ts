@@ -1,9 +1,10 @@
 /** Reads of bills: one bill, a page of a branch's list, the revenue summary. */
 import type { Collection, Filter } from 'mongodb';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
-import { docKey, fromCents, type VersionedCache } from '@clinic/service-kit';
-import type { BillFilter, DateRange, Page } from '../filters';
-import { sumLiveBills, type BillGroup, type DayTotals } from './day-totals';
+import { docKey, fromCents, type Cents, type Page, type VersionedCache } from '@clinic/service-kit';
+import type { BillFilter, DateRange } from '../filters';
+import type { DayTotals } from './day-totals';
+import { sumLiveBills, type BillGroup } from './live-bill-sums';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
@@ -123,8 +124,30 @@ export class BillQueries {
 
   /** Counts and sums of a branch's live bills of one date, per cashier, payment method and status (the day-end report). */
   async cashierGroups(storeId: number, billDate: string): Promise<CashierGroup[]> {
-    const rows = await sumLiveBills(this.bills, storeId, [billDate], { b: '$billed_by' });
+    const rows = await sumLiveBills(this.bills, storeId, [billDate], { b: '$billed_by' }, BILL_INDEXES.dayEnd);
     return rows.map(({ key, group }) => ({ ...group, billed_by: (key.b as number | null | undefined) ?? null }));
+  }
+
+  /** A branch's live Pending bills of one date: how many, and what they still owe (grand total less paid). */
+  async owedOn(storeId: number, billDate: string): Promise<{ bill_count: number; due: Cents }> {
+    const [row] = await this.bills
+      .aggregate<{ n: number; g: number; p: number | null }>(
+        [
+          { $match: { store_id: storeId, is_deleted: false, bill_date: billDate, payment_status: 'Pending' } },
+          {
+            $group: {
+              _id: '$payment_status',
+              n: { $sum: 1 },
+              g: { $sum: '$grand_total_cents' },
+              p: { $sum: '$paid_cents' },
+            },
+          },
+        ],
+        { hint: BILL_INDEXES.dayEnd },
+      )
+      .toArray();
+    // Bills stored before the ledger hold no paid_cents: a Pending one was paid nothing.
+    return { bill_count: row?.n ?? 0, due: (row?.g ?? 0) - (row?.p ?? 0) };
   }
 
   /** A branch's cancelled bills of one date. */

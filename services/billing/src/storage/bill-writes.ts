@@ -1,26 +1,39 @@
 /**
- * Changes of an active bill: its update and its cancellation, each through
- * the one write path (RecordWriter) with its event and its history entry.
+ * Changes of an active bill: its update, its cancellation, and a payment or
+ * refund through its own route, each through the one write path
+ * (RecordWriter) with its event, its history entry and the events of the
+ * money it moved. The bill's days must be open (day-closings.ts): its own
+ * date when a change of it changes that day's figures, the day money moves on
+ * when it moves any.
  */
 import type { Collection } from 'mongodb';
-import {
-  BILLING_MESSAGES,
-  EventSubjects,
-  type BillHistoryAction,
-  type Caller,
-  type EventSubject,
-} from '@clinic/contracts';
+import { BILLING_MESSAGES, EventSubjects, type BillHistoryAction, type Caller } from '@clinic/contracts';
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
-import type { BillChanges } from '../rules';
 import type { BillQueries } from './bill-queries';
-import type { WrittenBill } from './day-totals';
+import type { WrittenBill } from './live-bill-sums';
+import { fenceOf, type DayClosings } from './day-closings';
 import { BILL_COUNTER, billEventData, billHistoryEntries, type BillDoc } from './documents';
+import type { LedgerEntryDoc } from './ledger-documents';
+import { moneyEvent } from './money-events';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
   correlationId: string;
   actor: Caller;
 }
+
+/**
+ * What a change of a bill does: the fields it sets (its money fields
+ * included) and the ledger entries it adds. `dated`: it changes the bill's
+ * own day (an update, a cancellation), which must be open then.
+ */
+export interface BillChange {
+  set: Partial<BillDoc>;
+  entries: LedgerEntryDoc[];
+  dated: boolean;
+}
+
+const SUBJECTS = { updated: EventSubjects.billUpdated, cancelled: EventSubjects.billCancelled } as const;
 
 export class BillWrites {
   private readonly records: RecordWriter<BillDoc>;
@@ -30,6 +43,7 @@ export class BillWrites {
     private readonly history: AuditTrail,
     private readonly deps: StorageDeps,
     queries: Pick<BillQueries, 'findLive'>,
+    private readonly closings: DayClosings,
     written: (bills: WrittenBill[]) => Promise<void>,
   ) {
     this.records = new RecordWriter({
@@ -45,43 +59,109 @@ export class BillWrites {
     });
   }
 
-  /** Changes an active bill (404 when there is none) once `check` has accepted it. */
-  async update(id: number, context: ChangeContext, check: (existing: BillDoc) => BillChanges): Promise<void> {
-    await this.records.change(id, (existing) => ({
-      set: { ...check(existing), updated_at: new Date() },
-      event: (after) => this.eventOf(existing, after, EventSubjects.billUpdated, { ...context, action: 'updated' }),
-    }));
+  /** Changes an active bill (404 when there is none) as `plan` decides, once it has accepted it. */
+  async update(id: number, context: ChangeContext, plan: (existing: BillDoc) => BillChange): Promise<void> {
+    await this.change(id, (existing) => ({ ...plan(existing), action: 'updated' }), context);
   }
 
-  /** Cancels an active bill (404 when there is none) once `check` has accepted it. */
+  /** Cancels an active bill (404 when there is none), giving back what `plan` says, once it has accepted it. */
   async cancel(
     id: number,
     reason: string | null,
     context: ChangeContext,
-    check: (existing: BillDoc) => void,
+    plan: (existing: BillDoc) => BillChange,
   ): Promise<void> {
-    await this.records.change(id, (existing) => {
-      check(existing);
-      return {
-        set: { status: 'cancelled', is_deleted: true, updated_at: new Date() } as const,
-        event: (after) =>
-          this.eventOf(existing, after, EventSubjects.billCancelled, { ...context, action: 'cancelled', reason }),
-      };
-    });
+    await this.change(
+      id,
+      (existing) => {
+        const change = plan(existing);
+        return {
+          ...change,
+          set: { ...change.set, status: 'cancelled', is_deleted: true },
+          action: 'cancelled',
+          reason,
+        };
+      },
+      context,
+    );
   }
 
-  /** The event of a change of an existing bill, with its history entry. */
+  /**
+   * A payment or a refund through its own route: the entry is the change, its
+   * event the change's event. `plan` answers it, or the entry an earlier
+   * request with the same Idempotency-Key recorded (nothing is written then).
+   */
+  async record(
+    id: number,
+    context: ChangeContext,
+    plan: (existing: BillDoc) => { change: BillChange; entry: LedgerEntryDoc } | { replay: LedgerEntryDoc },
+  ): Promise<{ doc: BillDoc; entry: LedgerEntryDoc; replayed: boolean }> {
+    let outcome: { doc: BillDoc; entry: LedgerEntryDoc; replayed: boolean } | undefined;
+    await this.change(
+      id,
+      (existing) => {
+        const planned = plan(existing);
+        if ('replay' in planned) {
+          outcome = { doc: existing, entry: planned.replay, replayed: true };
+          return null;
+        }
+        outcome = { doc: existing, entry: planned.entry, replayed: false };
+        return { ...planned.change, action: planned.entry.kind === 'payment' ? 'payment' : 'refund' };
+      },
+      context,
+      (after) => {
+        if (outcome) outcome.doc = after;
+      },
+    );
+    return outcome!;
+  }
+
+  private async change(
+    id: number,
+    decide: (existing: BillDoc) => (BillChange & { action: BillHistoryAction; reason?: string | null }) | null,
+    context: ChangeContext,
+    landed: (after: BillDoc) => void = () => undefined,
+  ): Promise<void> {
+    const after = await this.records.change(id, (existing) => {
+      const change = decide(existing);
+      if (!change) return null;
+      const days = [...(change.dated ? [existing.bill_date] : []), ...change.entries.map((e) => e.day)];
+      const unique = [...new Set(days)];
+      return {
+        set: { ...change.set, updated_at: new Date() },
+        event: (after) => ({
+          ...this.eventOf(existing, after, change, context),
+          fences: unique.map((d) => fenceOf(existing.store_id, d)),
+        }),
+        guard: () => this.closings.assertOpen(existing.store_id, unique),
+      };
+    });
+    if (after && after !== 'unchanged') landed(after);
+  }
+
+  /** The event of a change, with its history entry, and the events of the money it moved. */
   private eventOf(
     before: BillDoc,
     after: BillDoc,
-    subject: EventSubject,
-    context: ChangeContext & { action: BillHistoryAction; reason?: string | null },
+    change: BillChange & { action: BillHistoryAction; reason?: string | null },
+    context: ChangeContext,
   ): EventSpec {
+    const { clock } = this.deps;
+    const history = billHistoryEntries(this.history, clock, before, after, change.action, {
+      ...context,
+      reason: change.reason,
+      entries: change.entries,
+    });
+    if (change.action === 'payment' || change.action === 'refund') {
+      // change.entries holds the one entry the route recorded.
+      return moneyEvent(change.entries[0]!, after, clock, context.correlationId, history);
+    }
     return {
-      subject,
-      data: billEventData(after, this.deps.clock),
+      subject: SUBJECTS[change.action as keyof typeof SUBJECTS],
+      data: billEventData(after, clock),
       correlationId: context.correlationId,
-      records: billHistoryEntries(this.history, this.deps.clock, before, after, context.action, context),
+      records: history,
+      alongside: change.entries.map((entry) => moneyEvent(entry, after, clock, context.correlationId)),
     };
   }
 }

@@ -18,13 +18,13 @@
  * no read keeps a stale day or month.
  */
 import { randomUUID } from 'node:crypto';
-import dayjs from 'dayjs';
 import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
-import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
-import { ensureIndexes, isDuplicateKeyError, writeErrorsOf, type Cents, type Logger } from '@clinic/service-kit';
+import { ensureIndexes, GroupCommit, isDuplicateKeyError, writeErrorsOf, type Logger } from '@clinic/service-kit';
 import type { DateRange } from '../filters';
+import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition } from './indexes';
+import { sumGroups, sumLiveBills, type BillGroup } from './live-bill-sums';
 
 export interface DayKey {
   store_id: number;
@@ -50,16 +50,6 @@ interface MonthDoc {
   token: string;
 }
 
-/** The live bills of some days with one payment method and status. */
-export interface BillGroup {
-  payment_method: PaymentMethod;
-  payment_status: PaymentStatus;
-  count: number;
-  grand_total: Cents;
-  discount: Cents;
-  subtotal: Cents;
-}
-
 interface Cached {
   token: string;
   groups: BillGroup[];
@@ -83,6 +73,7 @@ export class DayTotals {
   private readonly registered = new Set<string>();
   private readonly cachedDays = new Map<string, Cached>();
   private readonly cachedMonths = new Map<string, Cached>();
+  private readonly bumps = new GroupCommit<DayKey>((days) => this.newTokens(days));
 
   constructor(
     db: Db,
@@ -128,10 +119,15 @@ export class DayTotals {
    */
   async bumpVersions(days: DayKey[]): Promise<void> {
     const touched = uniqueDays(days);
-    const months = uniqueMonths(touched);
     for (const day of touched) this.cachedDays.delete(dayId(day));
-    for (const day of months) this.cachedMonths.delete(monthId(day));
-    if (touched.length === 0) return;
+    for (const day of uniqueMonths(touched)) this.cachedMonths.delete(monthId(day));
+    if (touched.length > 0) await this.bumps.submit(touched);
+  }
+
+  /** The new tokens of the days bumped at about the same time, and of their months: one write for all. */
+  private async newTokens(days: DayKey[]): Promise<void> {
+    const touched = uniqueDays(days);
+    const months = uniqueMonths(touched);
     try {
       const failures = await this.upsertEach(
         [...touched.map(dayRecord), ...months.map(monthRecord)].map(({ _id, fields }) => ({
@@ -262,128 +258,6 @@ export function monthRecord(day: DayKey): { _id: string; fields: Omit<MonthDoc, 
     _id: monthId(day),
     fields: { month_of_store: day.store_id, month: monthOf(day.bill_date), token: randomUUID() },
   };
-}
-
-/** Groups of the same payment method and status added together. */
-function sumGroups(lists: BillGroup[][]): BillGroup[] {
-  const sums = new Map<string, BillGroup>();
-  for (const group of lists.flat()) {
-    const key = `${group.payment_method}|${group.payment_status}`;
-    const sum = sums.get(key) ?? { ...group, count: 0, grand_total: 0, discount: 0, subtotal: 0 };
-    sum.count += group.count;
-    sum.grand_total += group.grand_total;
-    sum.discount += group.discount;
-    sum.subtotal += group.subtotal;
-    sums.set(key, sum);
-  }
-  return [...sums.values()];
-}
-
-/** The first and last month (YYYY-MM) that lie wholly within a date range, or null when none does. */
-export function wholeMonthsOf(range: DateRange): { first: string; last: string } | null {
-  if (range.date) return null;
-  const from = range.from_date ? dayjs(range.from_date) : null;
-  const to = range.to_date ? dayjs(range.to_date) : null;
-  const first = !from ? '0000-01' : from.date() === 1 ? from.format('YYYY-MM') : from.add(1, 'month').format('YYYY-MM');
-  const last = !to
-    ? '9999-12'
-    : to.date() === to.daysInMonth()
-      ? to.format('YYYY-MM')
-      : to.subtract(1, 'month').format('YYYY-MM');
-  return first <= last ? { first, last } : null;
-}
-
-/** The date conditions of the range's days before and after its whole months. */
-export function outsideWholeMonths(range: DateRange, whole: { first: string; last: string }): Array<Filter<DayDoc>> {
-  const conditions: Array<Filter<DayDoc>> = [];
-  const wholeStart = `${whole.first}-01`;
-  const wholeEnd = `${whole.last}-31`;
-  if (range.from_date && range.from_date < wholeStart)
-    conditions.push({ bill_date: { $gte: range.from_date, $lt: wholeStart } });
-  if (range.to_date && range.to_date > wholeEnd) conditions.push({ bill_date: { $gt: wholeEnd, $lte: range.to_date } });
-  return conditions;
-}
-
-const monthCondition = (month: string): Filter<DayDoc> => ({ bill_date: { $gte: `${month}-01`, $lte: `${month}-31` } });
-
-/**
- * Counts and sums of a branch's live bills of some dates, grouped by date
- * (when there are several), by the fields `by` names and by payment method and
- * status: one grouped query, which the by-day index serves. The date of one
- * date is not a group key: the embedded server sorts the rows by every group
- * key, and a key that is the same on every row makes each comparison dearer
- * (a third of a 1,370-bill day's sum went to its sorter).
- */
-export async function sumLiveBills(
-  bills: Collection<BillDoc>,
-  storeId: number,
-  billDates: string[],
-  by: Record<string, string>,
-): Promise<Array<{ bill_date: string; key: Record<string, unknown>; group: BillGroup }>> {
-  const oneDate = billDates.length === 1 ? billDates[0] : undefined;
-  const rows = await bills
-    .aggregate<{
-      _id: Record<string, unknown> & { d?: string; m: PaymentMethod; s: PaymentStatus };
-      n: number;
-      g: number;
-      x: number;
-      t: number;
-    }>(
-      [
-        { $match: { store_id: storeId, is_deleted: false, bill_date: oneDate ?? { $in: billDates } } },
-        {
-          $group: {
-            _id: { ...by, ...(oneDate ? {} : { d: '$bill_date' }), m: '$payment_method', s: '$payment_status' },
-            n: { $sum: 1 },
-            g: { $sum: '$grand_total_cents' },
-            x: { $sum: '$discount_cents' },
-            t: { $sum: '$subtotal_cents' },
-          },
-        },
-      ],
-      { hint: BILL_INDEXES.byDay },
-    )
-    .toArray();
-  return rows.map((row) => ({
-    bill_date: oneDate ?? (row._id.d as string),
-    key: row._id,
-    group: {
-      payment_method: row._id.m,
-      payment_status: row._id.s,
-      count: row.n,
-      grand_total: row.g,
-      discount: row.x,
-      subtotal: row.t,
-    },
-  }));
-}
-
-/** What a day's totals count and sum of a bill; a change of anything else leaves them as they are. */
-const TOTALS_FIELDS = [
-  'store_id',
-  'bill_date',
-  'is_deleted',
-  'payment_method',
-  'payment_status',
-  'grand_total_cents',
-  'discount_cents',
-  'subtotal_cents',
-] as const satisfies ReadonlyArray<keyof BillDoc>;
-
-/** Whether a change of a bill can change the totals of its day (and so needs a new version token). */
-export function changesDayTotals(before: BillDoc, after: BillDoc): boolean {
-  return TOTALS_FIELDS.some((field) => before[field] !== after[field]);
-}
-
-/** A bill as a write left it, and as the write found it (absent for a new bill). */
-export interface WrittenBill {
-  doc: BillDoc;
-  before?: BillDoc;
-}
-
-/** Whether a write of a bill can have changed its day's totals: a new bill always does. */
-export function movesDayTotals({ doc, before }: WrittenBill): boolean {
-  return before === undefined || changesDayTotals(before, doc);
 }
 
 /** The distinct days of bills (or of day keys), as bare day keys. */

@@ -18,6 +18,7 @@ import {
   type CommitRecord,
 } from '@clinic/service-kit';
 import type { ItemInput } from '../rules';
+import { entryView, moneyOf, type LedgerEntryDoc } from './ledger-documents';
 
 export const BILLS = 'bills';
 /** Bills' audit trail: one entry per create, update and cancel, never changed. */
@@ -63,6 +64,11 @@ export interface BillDoc {
   /** Caller-scoped Idempotency-Key, absent when the client sent none. */
   idempotency_key?: string;
   request_hash?: string;
+  /** Payments less reversals, and refunds (ledger-documents.ts); absent on bills stored before the ledger. */
+  paid_cents?: Cents;
+  refunded_cents?: Cents;
+  /** The bill's payments, refunds and reversals, oldest first: the authority on its money. */
+  ledger?: LedgerEntryDoc[];
   _event_ids: string[];
 }
 
@@ -73,6 +79,7 @@ if (Limits.billItemsMax >= ITEM_ID_FACTOR) throw new Error('billItemsMax must st
 /** What a list read needs of a bill. */
 export const LIST_PROJECTION = {
   items: 0,
+  ledger: 0,
   _event_ids: 0,
   idempotency_key: 0,
   request_hash: 0,
@@ -85,6 +92,7 @@ export function billView(
   clock: ClinicClock,
   billedByName: string | null = null,
 ): Record<string, unknown> {
+  const money = moneyOf(doc);
   return {
     id: doc.id,
     bill_number: doc.bill_number,
@@ -111,6 +119,9 @@ export function billView(
     is_deleted: doc.is_deleted,
     created_at: clock.timestamp(doc.created_at),
     updated_at: clock.timestamp(doc.updated_at),
+    paid_amount: fromCents(money.paid),
+    refunded_amount: fromCents(money.refunded),
+    due_amount: fromCents(money.due),
   };
 }
 
@@ -139,6 +150,10 @@ function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown
     is_deleted: _deleted,
     created_at: _created,
     updated_at: _updated,
+    // The money a change moved is listed apart, as its ledger entries.
+    paid_amount: _paid,
+    refunded_amount: _refunded,
+    due_amount: _due,
     ...fields
   } = billView(doc, clock);
   return { ...fields, items: itemsView(doc).map(({ bill_id: _bill, ...item }) => item) };
@@ -150,17 +165,28 @@ export function billEventData(doc: BillDoc, clock: ClinicClock): Record<string, 
   return { bill: { ...bill, items: itemsView(doc) } };
 }
 
-/** The history entry of a change, written through the outbox with its event; imported bills (no actor) have none. */
+/**
+ * The history entry of a change, written through the outbox with its event;
+ * imported bills (no actor) have none. A change that moved money lists the
+ * entries it made (`ledger`); a creation, its prices set apart from the catalogue's.
+ */
 export function billHistoryEntries(
   history: AuditTrail,
   clock: ClinicClock,
   before: BillDoc | null,
   after: BillDoc,
   action: BillHistoryAction,
-  context: { correlationId: string; actor: Caller | null; reason?: string | null },
+  context: {
+    correlationId: string;
+    actor: Caller | null;
+    reason?: string | null;
+    entries?: LedgerEntryDoc[];
+    details?: Record<string, unknown>;
+  },
 ): CommitRecord[] {
   if (!context.actor) return [];
   const afterView = auditedFields(after, clock);
+  const entries = context.entries ?? [];
   return [
     history.record({
       entityId: after.id,
@@ -169,6 +195,10 @@ export function billHistoryEntries(
       correlationId: context.correlationId,
       changes: fieldChanges(before && auditedFields(before, clock), afterView, Object.keys(afterView)),
       ...(action === 'cancelled' ? { reason: context.reason ?? null } : {}),
+      details: {
+        ...context.details,
+        ...(entries.length > 0 ? { ledger: entries.map((entry) => entryView(entry, clock)) } : {}),
+      },
     }),
   ];
 }

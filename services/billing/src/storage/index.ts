@@ -8,14 +8,22 @@ import { AuditTrail, ensureIndexes, type Logger, type StorageDeps } from '@clini
 import { BillNumbers } from './bill-numbers';
 import { BillQueries, storeScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
-import { DayTotals, movesDayTotals, type WrittenBill } from './day-totals';
+import { DayClosings } from './day-closings';
+import { DayTotals } from './day-totals';
 import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
 import { IdempotencyClaims } from './idempotency';
+import { LedgerRecords } from './ledger';
+import { movesDayTotals, type WrittenBill } from './live-bill-sums';
 import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
 import { NewBills } from './new-bills';
 
 export { billView, itemsInOrder, itemsView, type BillDoc } from './documents';
+export type { BillChange } from './bill-writes';
+export type { CashCountDoc, ClosingDoc } from './day-closings';
+export { entryView, moneyOf, type BillMoney, type LedgerEntryDoc } from './ledger-documents';
+export type { DrawerRow } from './ledger';
+export { balanceView } from './money-events';
 export type { IdempotencyClaim } from './idempotency';
 export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
 
@@ -24,8 +32,12 @@ export class BillStore {
   readonly newBills: NewBills;
   readonly writes: BillWrites;
   readonly claims: IdempotencyClaims;
-  /** Every create, update and cancel of a bill (see new-bills.ts and bill-writes.ts). */
+  /** Every create, update and cancel of a bill, and every payment and refund (see new-bills.ts and bill-writes.ts). */
   readonly history: AuditTrail;
+  /** A branch's closed days, which writes of them find closed. */
+  readonly closings: DayClosings;
+  /** The drawer's records of the bills' payments and refunds. */
+  readonly ledger: LedgerRecords;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
   private readonly db: Db;
@@ -41,6 +53,8 @@ export class BillStore {
     this.queries = new BillQueries(this.bills, this.dayTotals, deps.cache);
     const numbers = new BillNumbers(deps.db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
+    this.closings = new DayClosings(deps.db, deps.outbox);
+    this.ledger = new LedgerRecords(deps.db);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.
     const written = async (bills: WrittenBill[]) => {
@@ -49,8 +63,17 @@ export class BillStore {
         deps.cache.bump(...bills.map(({ doc }) => storeScope(doc.store_id))),
       ]);
     };
-    this.newBills = new NewBills(this.bills, numbers, this.claims, this.dayTotals, this.history, deps, written);
-    this.writes = new BillWrites(this.bills, this.history, deps, this.queries, written);
+    this.newBills = new NewBills(
+      this.bills,
+      numbers,
+      this.claims,
+      this.dayTotals,
+      this.history,
+      this.closings,
+      deps,
+      written,
+    );
+    this.writes = new BillWrites(this.bills, this.history, deps, this.queries, this.closings, written);
   }
 
   /** Indexes, and the data earlier versions did not keep; before the service takes requests. */
@@ -58,6 +81,7 @@ export class BillStore {
     await ensureIndexes(this.bills, BILL_INDEX_DESCRIPTIONS);
     await this.dayTotals.ensureIndexes();
     await this.history.ensureIndexes();
+    await this.ledger.ensureIndexes();
     for (const name of OBSOLETE_BILL_INDEXES) await this.bills.dropIndex(name).catch(() => undefined);
     await runMigrations(this.db, this.bills, this.log);
   }

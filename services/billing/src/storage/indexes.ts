@@ -17,6 +17,10 @@ export const BILL_INDEXES = {
   byDay: 'bills_by_day',
   days: 'bill_days_by_store',
   months: 'bill_months_by_store',
+  /** The day-end report: a date's live bills per cashier, method and status, and what its Pending ones still owe. */
+  dayEnd: 'bills_day_end',
+  /** bill_ledger: a branch's money of a day, per user, method and kind (the drawer). */
+  ledgerByDay: 'bill_ledger_by_day',
 } as const;
 
 export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
@@ -50,6 +54,21 @@ export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
       subtotal_cents: 1,
     },
     name: BILL_INDEXES.byDay,
+  },
+  {
+    key: {
+      store_id: 1,
+      is_deleted: 1,
+      bill_date: 1,
+      billed_by: 1,
+      payment_method: 1,
+      payment_status: 1,
+      grand_total_cents: 1,
+      discount_cents: 1,
+      subtotal_cents: 1,
+      paid_cents: 1,
+    },
+    name: BILL_INDEXES.dayEnd,
   },
 ];
 

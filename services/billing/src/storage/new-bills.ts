@@ -4,15 +4,15 @@
  * and afterwards marks what cached reads it changed.
  */
 import type { Collection } from 'mongodb';
-import { BILLING_MESSAGES, EventSubjects, formatBillNumber, type Caller } from '@clinic/contracts';
+import { BILLING_MESSAGES, DAY_MESSAGES, EventSubjects } from '@clinic/contracts';
 import {
   conflict,
-  docKey,
   entityProof,
   isDuplicateKeyError,
   itemAt,
   movePastIfTaken,
   newEventId,
+  withAlongside,
   writeErrorsOf,
   type AuditTrail,
   type StorageDeps,
@@ -20,29 +20,24 @@ import {
 import type { BillInput, Totals } from '../rules';
 import type { BillNumbers } from './bill-numbers';
 import type { ChangeContext } from './bill-writes';
-import type { DayTotals, WrittenBill } from './day-totals';
-import { BILL_COUNTER, billEventData, billHistoryEntries, BILLS, ITEM_ID_FACTOR, type BillDoc } from './documents';
+import { fenceOf, type DayClosings } from './day-closings';
+import type { DayTotals } from './day-totals';
+import type { WrittenBill } from './live-bill-sums';
+import { BILL_COUNTER, billEventData, billHistoryEntries, BILLS, type BillDoc } from './documents';
 import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
-import { searchTextOf } from './search';
+import { moneyEvent } from './money-events';
+import {
+  daysOf,
+  highestSeqs,
+  newBillDoc,
+  type CreateExtras,
+  type CreateResult,
+  type PendingBill,
+} from './new-bill-docs';
 
 const MAX_ATTEMPTS = 25;
 /** Bills written together at most. */
 const MAX_BATCH = 64;
-
-export type CreateResult = { doc: BillDoc; replayed: boolean };
-
-interface PendingBill {
-  input: BillInput;
-  totals: Totals;
-  correlationId: string;
-  /** Null for imported bills, which have no history. */
-  actor: Caller | null;
-  idempotency: IdempotencyClaim | null;
-  id: number;
-  attempts: number;
-  resolve(result: CreateResult): void;
-  reject(err: unknown): void;
-}
 
 export class NewBills {
   /** Bills waiting to be written, in arrival order (bills retried after a collision go first). */
@@ -55,6 +50,7 @@ export class NewBills {
     private readonly claims: IdempotencyClaims,
     private readonly dayTotals: DayTotals,
     private readonly history: AuditTrail,
+    private readonly closings: DayClosings,
     private readonly deps: StorageDeps,
     /** Marks what cached reads of these bills' branches and days are stale. */
     private readonly written: (bills: WrittenBill[]) => Promise<void>,
@@ -74,7 +70,7 @@ export class NewBills {
   create(
     input: BillInput,
     totals: Totals,
-    options: ChangeContext & { idempotency: IdempotencyClaim | null },
+    options: ChangeContext & CreateExtras & { idempotency: IdempotencyClaim | null },
   ): Promise<CreateResult> {
     return this.deps.ids.next(BILL_COUNTER).then(
       (id) =>
@@ -101,6 +97,7 @@ export class NewBills {
         correlationId: 'import',
         actor: null,
         idempotency: null,
+        entries: [],
         id: itemAt(ids, i),
         attempts: 0,
         resolve: ({ doc }) => stored.push(doc),
@@ -143,29 +140,42 @@ export class NewBills {
 
   /** Writes a batch; answers the bills to number and write again (after a collision), in order. */
   private async writeBatch(batch: PendingBill[], withEvents = true): Promise<PendingBill[]> {
-    // Each bill with its number, its document and the id of its creation event, in the batch's order.
+    // Each bill with its number, its document and the ids of its events (its creation's first), in the batch's order.
     const numbered = (await this.numberBatch(batch)).map(({ bill, seq }) => {
       const eventId = newEventId();
-      return {
-        bill,
-        seq,
-        eventId,
-        doc: this.buildDoc(bill.id, seq, bill.input, bill.totals, bill.idempotency, eventId),
-      };
+      const doc = newBillDoc(bill, seq, eventId);
+      const events = withAlongside(
+        {
+          subject: EventSubjects.billCreated,
+          data: billEventData(doc, this.deps.clock),
+          correlationId: bill.correlationId,
+          eventId,
+          records: billHistoryEntries(this.history, this.deps.clock, null, doc, 'created', bill),
+          alongside: bill.entries.map((entry) => moneyEvent(entry, doc, this.deps.clock, bill.correlationId)),
+          fences: daysOf(bill).map((day) => fenceOf(bill.input.store_id, day)),
+        },
+        entityProof(BILLS, doc._id, eventId),
+      );
+      return { bill, seq, doc, events };
     });
     const docs = numbered.map(({ doc }) => doc);
     await this.dayTotals.register(docs);
-    const prepared = await this.deps.outbox.prepare(
-      (withEvents ? numbered : []).map(({ bill, doc, eventId }) => ({
-        subject: EventSubjects.billCreated,
-        data: billEventData(doc, this.deps.clock),
-        correlationId: bill.correlationId,
-        eventId,
-        proof: entityProof(BILLS, doc._id, eventId),
-        records: billHistoryEntries(this.history, this.deps.clock, null, doc, 'created', bill),
-      })),
-    );
-    const eventIds = (from: number, to = numbered.length) => numbered.slice(from, to).map(({ eventId }) => eventId);
+    const prepared = await this.deps.outbox.prepare(withEvents ? numbered.flatMap(({ events }) => events) : []);
+    const eventIds = (from: number, to = numbered.length) =>
+      numbered.slice(from, to).flatMap(({ events }) => events.map((e) => e.eventId));
+    if (withEvents) {
+      // After the entries (and their fences) are stored: a day closed by now refuses its bills.
+      const closed = await this.closedIn(batch);
+      if (closed.size > 0) {
+        for (const { doc } of [...numbered].reverse()) this.numbers.retry(doc.bill_date, doc.bill_seq);
+        await prepared.discard();
+        for (const bill of batch) {
+          const day = closed.get(bill);
+          if (day) bill.reject(conflict(DAY_MESSAGES.closed(day, bill.input.store_id)));
+        }
+        return batch.filter((bill) => !closed.has(bill));
+      }
+    }
 
     let inserted = docs.length;
     let failure: unknown = null;
@@ -238,48 +248,16 @@ export class NewBills {
     });
   }
 
-  private buildDoc(
-    id: number,
-    seq: number,
-    input: BillInput,
-    totals: Totals,
-    idempotency: IdempotencyClaim | null,
-    eventId: string,
-  ): BillDoc {
-    const { items, received_cents, balance_cents, ...header } = input;
-    const billNumber = formatBillNumber(input.bill_date, seq);
-    return {
-      _id: docKey(id),
-      id,
-      bill_number: billNumber,
-      bill_seq: seq,
-      ...header,
-      discount_cents: totals.discount,
-      subtotal_cents: totals.subtotal,
-      grand_total_cents: totals.grand_total,
-      received_cents: input.payment_method === 'Cash' ? received_cents : null,
-      balance_cents: input.payment_method === 'Cash' ? balance_cents : null,
-      status: 'active',
-      is_deleted: false,
-      // To the second, as the API shows it: bills created in the same second list by id, newest id first.
-      created_at: new Date(Math.floor(Date.now() / 1000) * 1000),
-      updated_at: null,
-      // computeTotals answers one line total per item.
-      items: items.map((item, index) => ({
-        id: id * ITEM_ID_FACTOR + index + 1,
-        ...item,
-        line_total_cents: itemAt(totals.line_totals, index),
-      })),
-      search_text: searchTextOf({ ...header, bill_number: billNumber }),
-      ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
-      _event_ids: [eventId],
-    };
+  /** The bills of a batch whose days are closed (or being closed), with the first such day of each. */
+  private async closedIn(batch: PendingBill[]): Promise<Map<PendingBill, string>> {
+    const closed = await this.closings.closedAmong(
+      batch.flatMap((bill) => daysOf(bill).map((date) => ({ store_id: bill.input.store_id, date }))),
+    );
+    const refused = new Map<PendingBill, string>();
+    for (const bill of batch) {
+      const day = daysOf(bill).find((d) => closed.some((c) => c.store_id === bill.input.store_id && c.date === d));
+      if (day) refused.set(bill, day);
+    }
+    return refused;
   }
-}
-
-/** The highest sequence number per bill date among these bills. */
-function highestSeqs(docs: BillDoc[]): Map<string, number> {
-  const highest = new Map<string, number>();
-  for (const doc of docs) highest.set(doc.bill_date, Math.max(doc.bill_seq, highest.get(doc.bill_date) ?? 0));
-  return highest;
 }

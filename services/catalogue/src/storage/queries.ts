@@ -15,9 +15,9 @@ export class ChargeQueries {
     return this.charges.findOne({ _id: docKey(id), is_deleted: false });
   }
 
-  /** Whether a charge was ever created (deleted ones included). */
-  async exists(id: number): Promise<boolean> {
-    return (await this.charges.findOne({ _id: docKey(id) }, { projection: { _id: 1 } })) !== null;
+  /** The branch of a charge that was ever created (deleted ones included), or null. */
+  branchOf(id: number): Promise<{ store_id: number } | null> {
+    return this.charges.findOne({ _id: docKey(id) }, { projection: { _id: 0, store_id: 1 } });
   }
 
   /**
@@ -30,15 +30,22 @@ export class ChargeQueries {
     );
   }
 
-  /** Ids among `ids` that cannot be billed in `storeId`: missing, deleted, not Active or of another store. */
-  async unbillable(storeId: number, ids: number[]): Promise<number[]> {
+  /**
+   * Ids among `ids` that cannot be billed in `storeId` (missing, deleted, not
+   * Active or of another store), and the current amount in cents of each of the others.
+   */
+  async billable(storeId: number, ids: number[]): Promise<{ invalid: number[]; amounts: Map<number, number> }> {
     const billable = await this.deps.cache.get(storeScope(storeId), 'billable', async () => {
       const docs = await this.charges
-        .find({ store_id: storeId, is_deleted: false, status: 'Active' }, { projection: { id: 1 } })
+        .find({ store_id: storeId, is_deleted: false, status: 'Active' }, { projection: { id: 1, amount_cents: 1 } })
         .toArray();
-      return new Set(docs.map((d) => d.id));
+      return new Map(docs.map((d) => [d.id, d.amount_cents]));
     });
-    return [...new Set(ids)].filter((id) => !billable.has(id));
+    const asked = [...new Set(ids)];
+    return {
+      invalid: asked.filter((id) => !billable.has(id)),
+      amounts: new Map(asked.flatMap((id) => (billable.has(id) ? [[id, billable.get(id)!] as const] : []))),
+    };
   }
 
   private async query(filter: ChargeListFilter): Promise<ChargeDoc[]> {

@@ -94,12 +94,15 @@ export class ChargeWrites {
     return outcome === 'unchanged' ? 'unchanged' : 'updated';
   }
 
-  /** Marks a live charge deleted (404 when there is none); it frees its name in the branch. */
-  async softDelete(id: number, context: ChangeContext): Promise<void> {
-    await this.records.change(id, (existing) => ({
-      set: { is_deleted: true, live_key: existing.id, updated_by: context.actor.sub, updated_at: new Date() },
-      event: (after) => this.eventOf(existing, after, EventSubjects.chargeDeleted, 'deleted', context),
-    }));
+  /** Marks a live charge deleted (404 when there is none) once `check` has accepted it; it frees its name in the branch. */
+  async softDelete(id: number, context: ChangeContext, check: (existing: ChargeDoc) => void): Promise<void> {
+    await this.records.change(id, (existing) => {
+      check(existing);
+      return {
+        set: { is_deleted: true, live_key: existing.id, updated_by: context.actor.sub, updated_at: new Date() },
+        event: (after) => this.eventOf(existing, after, EventSubjects.chargeDeleted, 'deleted', context),
+      };
+    });
   }
 
   /** A change's event and its history entry (see Outbox.record). */

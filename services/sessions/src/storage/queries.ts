@@ -44,6 +44,7 @@ export class SessionQueries {
     return this.cache.get(SESSIONS_SCOPE, JSON.stringify(filter), async () => {
       const query: Filter<SessionDoc> = {};
       if (filter.store_id !== undefined) query.store_id = filter.store_id;
+      else if (filter.store_ids !== undefined) query.store_id = { $in: [...filter.store_ids] };
       if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
       if (filter.date !== undefined) query.session_date = filter.date;
       // The hidden runs and the joined records are read alongside the sessions rather than after them.
@@ -92,6 +93,7 @@ export class SessionQueries {
       const conflicting = [...found.values()].filter(
         (d) =>
           (filter.store_id === undefined || d.store_id === filter.store_id) &&
+          (filter.store_ids === undefined || filter.store_ids.includes(d.store_id)) &&
           (filter.doctor_id === undefined || d.doctor_id === filter.doctor_id) &&
           (filter.date === undefined || d.session_date === filter.date) &&
           blocks.blocks(d.doctor_id, d.store_id, d.session_date),

@@ -165,6 +165,26 @@ export class BillLoader {
     }
   }
 
+  /**
+   * `count` Pending bills of one branch and date, each of one item at
+   * `unitCents`: bills to pay (issue 25's payments at 64 connections). Answers their ids.
+   */
+  async pendingBills(count: number, store: number, date: string, unitCents: number): Promise<number[]> {
+    const charge = this.charges.get(store)![0]!;
+    const bills = Array.from({ length: count }, (_, n) => ({
+      ...this.bill(n),
+      store_id: store,
+      bill_date: date,
+      payment_status: 'Pending' as const,
+      discount_value: 0,
+      items: [{ charge_id: charge.id, charge_name: charge.name, unit_price_cents: unitCents, qty: 1 }],
+    }));
+    const stored = await this.store!.newBills.import(
+      bills.map((input) => ({ input, totals: computeTotals(input.items, input.discount_type, input.discount_value) })),
+    );
+    return stored.map((doc) => doc.id);
+  }
+
   private bill(n: number): BillInput {
     const rnd = this.next;
     const store = n % 2 === 0 ? MEASURED_BRANCH : pick(OTHER_BRANCHES, rnd);

@@ -18,7 +18,6 @@ import { summarize, type LatencyStats } from './stats';
 
 const SECONDS = Number(process.env.DURABILITY_SECONDS ?? 10);
 const RECORDS = Number(process.env.DURABILITY_RECORDS ?? 2000);
-const SECRET = 'durability-bench-secret';
 const say = (line: string) => process.stderr.write(`[durability] ${line}\n`);
 
 interface Setting {
@@ -72,7 +71,7 @@ async function measure(setting: Setting): Promise<Record<string, unknown>> {
     infra: 'local',
     natsCluster: setting.natsCluster,
     syncInterval: setting.syncInterval,
-    env: { JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
+    env: { LOG_LEVEL: 'warn' },
   });
   const nc = await connectNats(
     { url: stack.infra.natsUrl, user: 'ops', password: stack.infra.natsPasswords.ops },
@@ -80,7 +79,7 @@ async function measure(setting: Setting): Promise<Record<string, unknown>> {
   );
   try {
     await seedReferenceData(nc, parseSeedFile({ stores: [{ id: 1, name: 'Main', status: 'active' }] }));
-    const token = signToken({ sub: 1, role: 'admin', expiresInSeconds: 3600 }, { algorithm: 'HS256', key: SECRET });
+    const token = signToken({ sub: 1, role: 'admin', expiresInSeconds: 3600 }, stack.signingKey());
     const charge = await fetch(`${stack.gatewayUrl}/hospital_charges`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

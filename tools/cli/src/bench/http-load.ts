@@ -1,6 +1,8 @@
-// Requests from many connections at once, each body taken in turn from a list
-// (autocannon sends one body): the benchmark's writes spread over dates.
-//   node http-load.js <json options>   prints LatencyStats as JSON
+// Requests from many connections at once, each body (and url, when given)
+// taken in turn from a list (autocannon sends one body to one url): the
+// benchmark's writes spread over dates, its payments over bills.
+//   node http-load.js <file of json options>   prints LatencyStats as JSON
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { send, type HttpRequestSpec } from './http-probe';
@@ -8,6 +10,7 @@ import { summarize } from './stats';
 
 interface LoadOptions extends HttpRequestSpec {
   bodies: string[];
+  urls?: string[];
   concurrency: number;
   durationMs: number;
 }
@@ -21,10 +24,12 @@ async function main(options: LoadOptions): Promise<void> {
   const until = started + options.durationMs;
   const worker = async () => {
     while (performance.now() < until) {
-      const body = options.bodies[next++ % options.bodies.length];
+      const n = next++;
+      const body = options.bodies[n % options.bodies.length];
+      const url = options.urls ? options.urls[n % options.urls.length]! : options.url;
       const t0 = performance.now();
       try {
-        if ((await send({ ...options, body }, agent)) >= 400) errors++;
+        if ((await send({ ...options, url, body }, agent)) >= 400) errors++;
         else samples.push(performance.now() - t0);
       } catch {
         errors++;
@@ -37,8 +42,8 @@ async function main(options: LoadOptions): Promise<void> {
   process.stdout.write(`${JSON.stringify(summarize(samples, errors, elapsed))}\n`);
 }
 
-// The bench always passes the options as the one argument.
-main(JSON.parse(process.argv[2]!) as LoadOptions).catch((err: unknown) => {
+// The bench always passes the options' file as the one argument (a list of urls is more than an argument may hold).
+main(JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as LoadOptions).catch((err: unknown) => {
   process.stderr.write(`${(err as Error).stack}\n`);
   process.exit(1);
 });

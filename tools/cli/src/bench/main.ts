@@ -2,7 +2,8 @@
 // a raw NATS echo), then the system at scale: a year of a busy clinic chain's bills
 // loaded in steps (BENCH_SIZES), reads measured after writes and on repeat at each,
 // writes with the data stored and empty; last, what metrics and tracing cost, one stack
-// per setting (observability.ts). BENCH_PARTS (baseline,scale,observability) picks the parts.
+// per setting (observability.ts). BENCH_PARTS (baseline,scale,observability) picks the parts; `money`
+// alone runs issue 25's payments and day-end at the largest of BENCH_SIZES (the scale part includes them).
 // Starts its own stack on the embedded default, or uses GATEWAY_URL (with NATS_URL
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
@@ -10,16 +11,18 @@ import { cpus, totalmem } from 'node:os';
 import { fail } from '../args';
 import { measureBaseline } from './baseline';
 import { measureObservability } from './observability';
-import { seedScaleReferences } from './dataset';
+import { BillLoader, seedScaleReferences, yearBefore } from './dataset';
+import { measureMoney } from './money';
 import { DURATION_S, echoBaseline, say } from './measure';
 import { report } from './report';
 import { measureScale, SIZES } from './scale';
-import { startTarget } from './target';
+import { startTarget, type Target } from './target';
 
 async function main(): Promise<void> {
   say(`machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${DURATION_S} s per autocannon run`);
   const parts = new Set((process.env.BENCH_PARTS ?? 'baseline,scale,observability').split(',').map((p) => p.trim()));
   const scale = parts.has('scale');
+  const moneyAlone = parts.has('money') && !scale;
   const results: Record<string, any> = {
     date: new Date().toISOString(),
     machine: machine(),
@@ -32,7 +35,7 @@ async function main(): Promise<void> {
       target: process.env.GATEWAY_URL ?? 'embedded default',
     },
   };
-  if (parts.has('baseline') || scale) {
+  if (parts.has('baseline') || scale || moneyAlone) {
     const target = await startTarget();
     // Ctrl-C or a timeout's SIGTERM stops the stack this run started, instead of leaving it running.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -47,11 +50,12 @@ async function main(): Promise<void> {
         say('raw NATS echo between two Node processes');
         results.echo = await echoBaseline();
       }
-      if (scale) {
+      if (scale || moneyAlone) {
         say('reference data at scale: 100,000 patients, 50 doctors (through the reference stream)');
         results.references = await seedScaleReferences(target);
-        results.scale = await measureScale(target);
       }
+      if (scale) results.scale = await measureScale(target);
+      if (moneyAlone) results.money = await moneyAt(target, Math.max(...SIZES));
     } finally {
       await target.stop();
     }
@@ -63,6 +67,19 @@ async function main(): Promise<void> {
   }
   report(results, true);
   if (results.scale && !results.scale.bill_numbers.ok) process.exitCode = 1;
+}
+
+/** Issue 25's money figures alone, at `bills` stored. */
+async function moneyAt(target: Target, bills: number): Promise<Record<string, unknown>> {
+  const loader = new BillLoader(target, yearBefore(new Date()));
+  await loader.open();
+  try {
+    say(`loading bills up to ${bills.toLocaleString('en')} through billing's storage layer`);
+    await loader.loadTo(bills);
+    return { bills, ...(await measureMoney(target, loader)) };
+  } finally {
+    await loader.close();
+  }
 }
 
 function machine() {

@@ -120,33 +120,34 @@ export async function probe(
     before: extra.before?.map((write) => spec(target, write)),
   };
   // In a file: a year of `before` writes is more than one command-line argument may hold.
-  const dir = mkdtempSync(join(tmpdir(), 'clinic-probe-'));
-  const file = join(dir, 'options.json');
-  writeFileSync(file, JSON.stringify(options));
-  try {
-    const { stdout } = await run(process.execPath, [join(HERE, 'http-probe.js'), file], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return JSON.parse(stdout) as LatencyStats;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return runWithOptionsFile('http-probe.js', options);
 }
 
-/** `concurrency` connections sending `r` with each of `bodies` in turn. */
+/** `concurrency` connections sending `r` with each of `bodies` (and `urls`, when given) in turn. */
 export async function httpLoad(
   target: Target,
   r: Request,
   bodies: unknown[],
   concurrency: number,
   durationMs = DURATION_S * 1000,
+  urls?: string[],
 ): Promise<LatencyStats> {
   await settle();
-  const options = { ...spec(target, r), bodies: bodies.map((b) => JSON.stringify(b)), concurrency, durationMs };
-  const { stdout } = await run(process.execPath, [join(HERE, 'http-load.js'), JSON.stringify(options)], {
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  return JSON.parse(stdout) as LatencyStats;
+  const options = { ...spec(target, r), bodies: bodies.map((b) => JSON.stringify(b)), urls, concurrency, durationMs };
+  return runWithOptionsFile('http-load.js', options);
+}
+
+/** Runs one of the bench's measuring scripts with its options in a file, and reads the figures it prints. */
+async function runWithOptionsFile(script: string, options: unknown): Promise<LatencyStats> {
+  const dir = mkdtempSync(join(tmpdir(), 'clinic-bench-'));
+  const file = join(dir, 'options.json');
+  writeFileSync(file, JSON.stringify(options));
+  try {
+    const { stdout } = await run(process.execPath, [join(HERE, script), file], { maxBuffer: 16 * 1024 * 1024 });
+    return JSON.parse(stdout) as LatencyStats;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function natsClient(options: Record<string, unknown>): Promise<LatencyStats> {

@@ -63,7 +63,6 @@ interface RunningSetting {
 
 async function startSetting(setting: Setting, index: number): Promise<RunningSetting> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clinic-bench-obs-'));
-  const secret = 'bench-run-secret';
   let collector: OtelCollector | null = null;
   let stack: Stack | null = null;
   const stop = async () => {
@@ -73,7 +72,6 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
   };
   try {
     const env: Record<string, string> = {
-      JWT_SECRET: secret,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       REQUEST_TIMEOUT_MS: '30000',
     };
@@ -84,7 +82,7 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
     stack = await Stack.start({ dataDir, infra: 'local', serviceOutput: 'file', metrics: setting.metrics, env });
     const target: Target = {
       gatewayUrl: stack.gatewayUrl,
-      token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, { algorithm: 'HS256', key: secret }),
+      token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, stack.signingKey()),
       stack,
       stop: async () => undefined,
     };

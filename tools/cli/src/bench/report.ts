@@ -3,9 +3,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@clinic/devstack';
 import { CONCURRENCY } from './measure';
-import type { NumberProblem, WriteFigures } from './scale';
+import { moneyLines, type MoneyFigures } from './money';
+import type { NumberProblem } from './checks';
+import type { WriteFigures } from './scale';
 import type { LatencyStats } from './stats';
-import { checkTargets } from './targets';
+import { checkTargets, moneyTargets } from './targets';
 
 const ms = (n: number | null | undefined) =>
   (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(2)).padStart(8);
@@ -103,6 +105,7 @@ function scaleLines(scale: Record<string, any>): string[] {
   }
   for (const [name, s] of Object.entries(scale.single as Record<string, LatencyStats>))
     lines.push(`  ${name.padEnd(30)} one connection: p50 ${s.p50.toFixed(2)} ms, ${s.errors} errors`);
+  if (scale.money) lines.push(...moneyLines(scale.money as MoneyFigures, largest.bills, fmt));
   const ss = scale.sessions;
   lines.push(
     '',
@@ -154,6 +157,12 @@ function observabilityLines(figures: Record<string, any>): string[] {
 export function report(results: Record<string, any>, save: boolean): void {
   const lines = results.baseline ? baselineLines(results) : [];
   if (results.scale) lines.push(...scaleLines(results.scale));
+  if (results.money) {
+    lines.push(...moneyLines(results.money, results.money.bills, fmt));
+    lines.push('', 'Targets:');
+    for (const c of moneyTargets(results.money, results.money.bills))
+      lines.push(`  ${c.met ? 'met   ' : 'MISSED'} ${c.target}: ${c.measured}`);
+  }
   if (results.observability) lines.push(...observabilityLines(results.observability));
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsUser } from '@clinic/contracts';
-import { natsPasswords, signingKeyFromEnv, signToken, Stack } from '@clinic/devstack';
+import { dataDirFromEnv, natsPasswords, signingKeyOf, signToken, Stack } from '@clinic/devstack';
 
 export interface Target {
   gatewayUrl: string;
@@ -19,7 +19,10 @@ export interface Target {
 
 export async function startTarget(): Promise<Target> {
   if (process.env.GATEWAY_URL) {
-    const signing = signingKeyFromEnv();
+    // The key of that stack: JWT_PRIVATE_KEY or JWT_SECRET, else the secret npm start made in DATA_DIR.
+    const signing = signingKeyOf(dataDirFromEnv());
+    if (!signing)
+      throw new Error('GATEWAY_URL: set JWT_SECRET (or DATA_DIR to the folder of the npm start that serves it)');
     return {
       gatewayUrl: process.env.GATEWAY_URL.replace(/\/$/, ''),
       token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, signing),
@@ -29,16 +32,15 @@ export async function startTarget(): Promise<Target> {
     };
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'clinic-bench-'));
-  const secret = 'bench-run-secret';
   const stack = await Stack.start({
     dataDir,
     infra: 'local',
     serviceOutput: 'file',
-    env: { JWT_SECRET: secret, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', REQUEST_TIMEOUT_MS: '30000' },
+    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', REQUEST_TIMEOUT_MS: '30000' },
   });
   return {
     gatewayUrl: stack.gatewayUrl,
-    token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, { algorithm: 'HS256', key: secret }),
+    token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, stack.signingKey()),
     nats: { url: stack.infra.natsUrl, passwords: stack.infra.natsPasswords },
     mongoUrl: stack.infra.mongoUrl,
     stack,

@@ -2,6 +2,7 @@
  * The targets of the scale benchmark (a year of a busy clinic chain on the
  * embedded default), each checked against the figures of a run.
  */
+import type { MoneyFigures } from './money';
 import type { LatencyStats } from './stats';
 
 export interface TargetCheck {
@@ -143,6 +144,7 @@ export function checkTargets(scale: Record<string, any>): TargetCheck[] {
       met: exact.ok,
     });
   }
+  if (scale.money) checks.push(...moneyTargets(scale.money, largest.bills));
   const numbers = scale.bill_numbers;
   checks.push({
     target: 'bill numbers unique and gap-free',
@@ -150,4 +152,21 @@ export function checkTargets(scale: Record<string, any>): TargetCheck[] {
     met: numbers.ok,
   });
   return checks;
+}
+
+/** Issue 25's targets: payments at 64 connections, and the day-end right after a payment. */
+export function moneyTargets(money: MoneyFigures, bills: number): TargetCheck[] {
+  const { payments, day_end_after_payment: dayEnd } = money;
+  return [
+    {
+      target: `POST /lab_bills/{id}/payments at 64 connections, ${bills.toLocaleString('en')} bills stored: >= 500/s, 0 errors`,
+      measured: `${payments.rps}/s (rounds ${payments.runs.join(', ')}), ${payments.errors} errors`,
+      met: payments.rps >= 500 && payments.errors === 0,
+    },
+    {
+      target: `GET /lab_bills/day_end of a day of about ${money.day_bills.toLocaleString('en')} bills right after a payment: p50 <= 20 ms`,
+      measured: `${fixed(dayEnd.p50)} ms, ${dayEnd.errors} errors`,
+      met: dayEnd.p50 <= 20 && dayEnd.errors === 0,
+    },
+  ];
 }

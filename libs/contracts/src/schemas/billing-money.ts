@@ -1,0 +1,222 @@
+/** The requests and answers of a bill's payments and refunds and of a branch's closed day (issue 25). */
+import { PAYMENT_METHODS, PAYMENT_STATUSES } from '../fields/billing';
+import { CASH_OUTCOMES, DAY_STATUSES, LEDGER_FIELDS as F, LEDGER_KINDS } from '../fields/billing-money';
+import { Limits } from '../limits';
+import {
+  actorSchema,
+  dateSchema,
+  IGNORED_FIELDS_NOTE,
+  idSchema,
+  nonBlank,
+  timestampSchema,
+  type JsonSchema,
+} from './common';
+
+const nullableMoney: JsonSchema = { type: 'number', nullable: true };
+const perMethod: JsonSchema = {
+  type: 'object',
+  required: [...PAYMENT_METHODS],
+  properties: Object.fromEntries(PAYMENT_METHODS.map((m) => [m, { type: 'number' }])),
+};
+
+export const paymentBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: `A payment towards the bill; the collector is the caller. ${IGNORED_FIELDS_NOTE}`,
+  example: { amount: 1000, method: 'Cash', received_amount: 1500 },
+  required: ['amount', 'method'],
+  properties: {
+    amount: { ...F.amount.schema, description: 'at most the amount due' },
+    method: F.method.schema,
+    received_amount: {
+      ...F.received_amount.schema,
+      nullable: true,
+      description: 'Cash only: what the patient handed over, at least the amount; the change is computed',
+    },
+    reference: { ...F.reference.schema, description: 'a card slip or transfer number' },
+  },
+};
+
+export const refundBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: `Money given back; the bill stays as it is. ${IGNORED_FIELDS_NOTE}`,
+  example: { amount: 850, method: 'Cash', reason: 'Test not done', item_id: 12001 },
+  required: ['amount', 'method', 'reason'],
+  properties: {
+    amount: { ...F.amount.schema, description: 'at most what was paid and not yet refunded' },
+    method: F.method.schema,
+    reason: { ...nonBlank(Limits.cancelReasonMaxLength) },
+    item_id: { ...F.item_id.schema, nullable: true, description: 'the refunded item (at most its line total in all)' },
+  },
+};
+
+export const dayCloseBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: IGNORED_FIELDS_NOTE,
+  example: { store_id: 1, date: '2026-11-21', counted_cash: [{ user_id: 7, amount: 45250 }] },
+  required: ['store_id', 'date'],
+  properties: {
+    store_id: F.store_id.schema,
+    date: { ...F.date.schema, description: 'the day the money moved; today or earlier' },
+    counted_cash: {
+      ...F.counted_cash.schema,
+      description: "the cash counted in each user's drawer",
+      items: {
+        type: 'object',
+        required: ['user_id', 'amount'],
+        properties: { user_id: F.user_id.schema, amount: F.counted_amount.schema },
+      },
+    },
+  },
+};
+
+export const dayQuerySchema: JsonSchema = {
+  type: 'object',
+  required: ['store_id', 'date'],
+  properties: { store_id: idSchema, date: dateSchema },
+};
+
+export const reopenDayBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: IGNORED_FIELDS_NOTE,
+  required: ['reason'],
+  properties: {
+    reason: { ...nonBlank(Limits.cancelReasonMaxLength), example: 'Counted before the last patient paid' },
+  },
+};
+
+/** One payment, refund or reversal of a bill. */
+export const ledgerEntrySchema: JsonSchema = {
+  type: 'object',
+  required: [
+    'id',
+    'kind',
+    'amount',
+    'method',
+    'received_amount',
+    'change_amount',
+    'reference',
+    'reason',
+    'item_id',
+    'day',
+    'at',
+    'by',
+  ],
+  properties: {
+    id: { type: 'string', description: 'also the id of its event (payment_recorded or refunded)' },
+    kind: { type: 'string', enum: [...LEDGER_KINDS] },
+    amount: { type: 'number' },
+    method: { type: 'string', enum: [...PAYMENT_METHODS] },
+    received_amount: { ...nullableMoney, description: 'Cash payments: what the patient handed over' },
+    change_amount: { ...nullableMoney, description: 'Cash payments: what was given back' },
+    reference: { type: 'string', nullable: true },
+    reason: { type: 'string', nullable: true },
+    item_id: { ...idSchema, nullable: true },
+    day: { ...dateSchema, description: "the clinic's day the money moved (its drawer)" },
+    at: { ...timestampSchema, nullable: false },
+    by: { ...actorSchema, description: 'who took or gave back the money' },
+  },
+};
+
+/** What a bill's money stands at. */
+export const balanceProperties: Record<string, JsonSchema> = {
+  grand_total: { type: 'number' },
+  paid_amount: { type: 'number', description: 'payments less reversals' },
+  refunded_amount: { type: 'number' },
+  due_amount: { type: 'number', description: 'grand_total less paid_amount, never below 0' },
+  payment_status: { type: 'string', enum: [...PAYMENT_STATUSES] },
+};
+
+/** A bill's money as its money events carry it (not the whole bill: bill_id, not id). */
+const billBalanceSchema: JsonSchema = {
+  type: 'object',
+  required: ['bill_id', 'bill_number', 'store_id', 'bill_date', ...Object.keys(balanceProperties)],
+  properties: {
+    bill_id: idSchema,
+    bill_number: { type: 'string' },
+    store_id: idSchema,
+    bill_date: dateSchema,
+    ...balanceProperties,
+  },
+};
+
+export const paymentEventDataSchema: JsonSchema = {
+  type: 'object',
+  required: ['payment', 'bill'],
+  properties: { payment: ledgerEntrySchema, bill: billBalanceSchema },
+};
+export const refundEventDataSchema: JsonSchema = {
+  type: 'object',
+  required: ['refund', 'bill'],
+  properties: { refund: ledgerEntrySchema, bill: billBalanceSchema },
+};
+
+const cashCountSchema: JsonSchema = {
+  type: 'object',
+  required: ['user_id', 'user_name', 'expected', 'counted', 'difference', 'outcome'],
+  properties: {
+    user_id: F.user_id.schema,
+    user_name: { type: 'string', nullable: true },
+    expected: { type: 'number', description: 'cash collected less cash given back that day' },
+    counted: { ...nullableMoney, description: 'null when not counted' },
+    difference: { ...nullableMoney, description: 'counted less expected: over above 0, short below' },
+    outcome: { type: 'string', enum: [...CASH_OUTCOMES] },
+  },
+};
+
+export const closingSchema: JsonSchema = {
+  type: 'object',
+  required: ['store_id', 'date', 'status', 'closed_at', 'closed_by', 'cash', 'history'],
+  properties: {
+    store_id: idSchema,
+    date: dateSchema,
+    status: { type: 'string', enum: [...DAY_STATUSES] },
+    closed_at: timestampSchema,
+    closed_by: { ...actorSchema, nullable: true },
+    cash: { type: 'array', items: cashCountSchema, description: 'per user, while the day is closed' },
+    history: {
+      type: 'array',
+      description: 'every closing and reopening of the day, oldest first',
+      items: {
+        type: 'object',
+        required: ['action', 'at', 'by'],
+        properties: {
+          action: { type: 'string', enum: ['closed', 'reopened'] },
+          at: { ...timestampSchema, nullable: false },
+          by: actorSchema,
+          reason: { type: 'string', nullable: true },
+          cash: { type: 'array', items: cashCountSchema },
+        },
+      },
+    },
+  },
+};
+
+export const closingEventDataSchema: JsonSchema = {
+  type: 'object',
+  required: ['closing'],
+  properties: { closing: closingSchema },
+};
+
+/** The day-end report's drawer: per user who took or gave back money that day. */
+export const drawerEntrySchema: JsonSchema = {
+  type: 'object',
+  required: ['user_id', 'user_name', 'collected', 'refunded', 'cash_in_drawer'],
+  properties: {
+    user_id: F.user_id.schema,
+    user_name: { type: 'string', nullable: true },
+    collected: perMethod,
+    refunded: { ...perMethod, description: 'refunds and reversals' },
+    cash_in_drawer: { type: 'number', description: 'cash collected less cash given back' },
+  },
+};
+
+export const owedSchema: JsonSchema = {
+  type: 'object',
+  description: 'live Pending bills of the date and what they still owe; never counted as collected',
+  required: ['bill_count', 'due_amount'],
+  properties: { bill_count: { type: 'integer' }, due_amount: { type: 'number' } },
+};

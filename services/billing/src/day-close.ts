@@ -1,0 +1,113 @@
+/**
+ * A branch's day closed, read and reopened (issue 25). Closing marks the day
+ * so that every write of it is refused from then on, waits for the writes
+ * that read it open before the mark (storage/day-closings.ts), then counts
+ * the day's ledger: expected against counted cash per user.
+ */
+import { BILLING_MESSAGES, DAY_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import {
+  badRequest,
+  callerOf,
+  conflict,
+  notFound,
+  requireBranch,
+  type ClinicClock,
+  type HandlerContext,
+  type ReferenceData,
+} from '@clinic/service-kit';
+import { cashCounts, cashView } from './day-end-report';
+import { parseDayEndQuery } from './filters';
+import { parseDayClose, parseReopen } from './money-input';
+import type { BillStore, ClosingDoc } from './storage';
+import { userNames } from './user-names';
+
+/** How long a close waits for the writes of its day still in flight before it answers "retry". */
+const SETTLE_WAIT_MS = 3_000;
+
+export class DayCloseOperations {
+  constructor(
+    private readonly store: BillStore,
+    private readonly refs: ReferenceData,
+    private readonly clock: ClinicClock,
+  ) {}
+
+  /** POST /lab_bills/day_close (admin). */
+  async close(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const actor = callerOf(ctx);
+    const { store_id, date, counted } = parseDayClose(request.body);
+    requireBranch(ctx, store_id);
+    const today = this.clock.today();
+    if (date > today) throw badRequest(DAY_MESSAGES.inFuture(today));
+    if (!(await this.refs.get('store', store_id))) throw notFound(BILLING_MESSAGES.storeNotFound);
+    const { closings } = this.store;
+    const marked = await closings.markClosing(store_id, date);
+    // The day stays `closing` (its writes refused) until a close succeeds or it is reopened.
+    if (!(await closings.settled(store_id, date, SETTLE_WAIT_MS)))
+      throw conflict(DAY_MESSAGES.stillRecording(date, store_id));
+    const cash = cashCounts(await this.store.ledger.drawer(store_id, date), counted);
+    const names = await userNames(
+      this.refs,
+      cash.map((c) => c.user_id),
+    );
+    const closing = await closings.close(marked, cash, { actor, correlationId: ctx.correlationId }, (doc) =>
+      this.view(doc, names),
+    );
+    return success(201, { message: DAY_MESSAGES.closedNow, closing: this.view(closing, names) });
+  }
+
+  /** GET /lab_bills/day_close: a day never closed reads `open`, without figures or history. */
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const { store_id, date } = parseDayEndQuery(request.query);
+    requireBranch(ctx, store_id);
+    const found = await this.store.closings.find(store_id, date);
+    if (!found) {
+      return success(200, {
+        closing: { store_id, date, status: 'open', closed_at: null, closed_by: null, cash: [], history: [] },
+      });
+    }
+    return success(200, { closing: this.view(found, await this.namesOf(found)) });
+  }
+
+  /** DELETE /lab_bills/day_close (admin), with the reason in the day's history. */
+  async reopen(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const actor = callerOf(ctx);
+    const { store_id, date } = parseDayEndQuery(request.query);
+    const reason = parseReopen(request.body);
+    requireBranch(ctx, store_id);
+    const found = await this.store.closings.find(store_id, date);
+    const names = found ? await this.namesOf(found) : new Map<number, string>();
+    const reopened = await this.store.closings.reopen(
+      store_id,
+      date,
+      reason,
+      { actor, correlationId: ctx.correlationId },
+      (doc) => this.view(doc, names),
+    );
+    return success(200, { message: DAY_MESSAGES.reopened, closing: this.view(reopened, names) });
+  }
+
+  private namesOf(doc: ClosingDoc): Promise<Map<number, string>> {
+    return userNames(
+      this.refs,
+      [...doc.cash, ...doc.history.flatMap((h) => h.cash ?? [])].map((c) => c.user_id),
+    );
+  }
+
+  private view(doc: ClosingDoc, names: Map<number, string>): Record<string, unknown> {
+    return {
+      store_id: doc.store_id,
+      date: doc.date,
+      status: doc.status,
+      closed_at: this.clock.timestamp(doc.closed_at),
+      closed_by: doc.closed_by,
+      cash: doc.cash.map((c) => cashView(c, names)),
+      history: doc.history.map((h) => ({
+        action: h.action,
+        at: this.clock.timestamp(h.at),
+        by: h.by,
+        ...(h.reason !== undefined ? { reason: h.reason } : {}),
+        ...(h.cash ? { cash: h.cash.map((c) => cashView(c, names)) } : {}),
+      })),
+    };
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The bodies and queries of payments, refunds and a day's closing (issue 25),
+ * checked in order: the body, each required field, each field's rule, then
+ * the whole body's shape. Pure functions over the message as received.
+ */
+import {
+  BILLING_MESSAGES,
+  DAY_MESSAGES,
+  dayCloseBodySchema,
+  FIELD_MESSAGES,
+  LEDGER_FIELDS as F,
+  LEDGER_MESSAGES,
+  paymentBodySchema,
+  refundBodySchema,
+  reopenDayBodySchema,
+} from '@clinic/contracts';
+import {
+  badRequest,
+  given,
+  isPlainObject,
+  requireField,
+  requireShape,
+  toCents,
+  trimmedOrNull,
+  validField,
+  type Cents,
+  type PlainObject,
+} from '@clinic/service-kit';
+import type { PaymentInput, RefundInput } from './money-rules';
+
+function objectBody(raw: unknown): PlainObject {
+  if (!isPlainObject(raw)) throw badRequest(BILLING_MESSAGES.body);
+  return raw;
+}
+
+/** A required text that must not be blank, stored trimmed. */
+function requiredText(body: PlainObject, field: string, rule: typeof F.reason, message: string): string {
+  if (!given(body, field)) throw badRequest(message);
+  const text = trimmedOrNull(validField(rule, body[field], field));
+  if (text === null) throw badRequest(message);
+  return text;
+}
+
+/** What a payment and a refund both take: an amount above 0 and a method. */
+function amountAndMethod(body: PlainObject): { amount_cents: Cents; method: PaymentInput['method'] } {
+  requireField(body, 'amount');
+  requireField(body, 'method');
+  const amount = validField(F.amount, body.amount, 'amount');
+  const method = validField(F.method, body.method, 'method');
+  return { amount_cents: toCents(amount), method };
+}
+
+/** POST /lab_bills/{id}/payments. A Cash payment's received_amount covers it; another method's is ignored. */
+export function parsePayment(raw: unknown): PaymentInput {
+  const body = objectBody(raw);
+  const { amount_cents, method } = amountAndMethod(body);
+  let received_cents: Cents | null = null;
+  if (method === 'Cash' && given(body, 'received_amount')) {
+    received_cents = toCents(validField(F.received_amount, body.received_amount, 'received_amount'));
+    if (received_cents < amount_cents) throw badRequest(LEDGER_MESSAGES.receivedBelowAmount);
+  }
+  const reference = given(body, 'reference')
+    ? trimmedOrNull(validField(F.reference, body.reference, 'reference'))
+    : null;
+  requireShape(paymentBodySchema, method === 'Cash' ? body : { ...body, received_amount: null });
+  return { amount_cents, method, received_cents, reference };
+}
+
+/** POST /lab_bills/{id}/refunds. */
+export function parseRefund(raw: unknown): RefundInput {
+  const body = objectBody(raw);
+  const { amount_cents, method } = amountAndMethod(body);
+  const reason = requiredText(body, 'reason', F.reason, LEDGER_MESSAGES.reasonRequired);
+  const item_id = given(body, 'item_id') ? validField(F.item_id, body.item_id, 'item_id') : null;
+  requireShape(refundBodySchema, body);
+  return { amount_cents, method, reason, item_id };
+}
+
+export interface DayCloseInput {
+  store_id: number;
+  date: string;
+  /** Counted cash per user, in cents. */
+  counted: Map<number | string, Cents>;
+}
+
+/** POST /lab_bills/day_close. */
+export function parseDayClose(raw: unknown): DayCloseInput {
+  const body = objectBody(raw);
+  requireField(body, 'store_id');
+  requireField(body, 'date');
+  const store_id = validField(F.store_id, body.store_id, 'store_id');
+  const date = validField(F.date, body.date, 'date');
+  const counted = new Map<number | string, Cents>();
+  if (given(body, 'counted_cash')) {
+    const list = validField(F.counted_cash, body.counted_cash, 'counted_cash');
+    list.forEach((raw, i) => {
+      const at = (field: string) => `counted_cash[${i}].${field}`;
+      if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`counted_cash[${i}]`));
+      requireField(raw, 'user_id', badRequest, at('user_id'));
+      requireField(raw, 'amount', badRequest, at('amount'));
+      const userId = validField(F.user_id, raw.user_id, at('user_id'));
+      const amount = validField(F.counted_amount, raw.amount, at('amount'));
+      if (counted.has(userId)) throw badRequest(DAY_MESSAGES.duplicateUser(userId));
+      counted.set(userId, toCents(amount));
+    });
+  }
+  requireShape(dayCloseBodySchema, body);
+  return { store_id, date, counted };
+}
+
+/** DELETE /lab_bills/day_close: the reason for reopening, required. */
+export function parseReopen(raw: unknown): string {
+  const body = objectBody(raw);
+  const reason = requiredText(body, 'reason', F.reason, DAY_MESSAGES.reasonRequired);
+  requireShape(reopenDayBodySchema, body);
+  return reason;
+}

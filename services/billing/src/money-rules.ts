@@ -1,0 +1,241 @@
+/**
+ * What moves a bill's money (issue 25), as pure rules over the bill as found:
+ * a payment or a refund through the new routes, and what the spec's own
+ * writes mean for the ledger (a bill created Paid, a PUT of payment_status
+ * or payment_method, a cancellation). Each answers the ledger entries to
+ * record, or throws the refusal; storage writes them with the bill.
+ */
+import {
+  LEDGER_MESSAGES,
+  Limits,
+  PAYMENT_METHODS,
+  type Caller,
+  type LedgerKind,
+  type PaymentMethod,
+  type PaymentStatus,
+} from '@clinic/contracts';
+import { badRequest, conflict, type Cents } from '@clinic/service-kit';
+import type { BillChanges } from './rules';
+import { moneyOf, type BillChange, type BillDoc, type LedgerEntryDoc } from './storage';
+
+/** Who moves the money, on which day, and how entries get their ids (their events' ids). */
+export interface Mover {
+  by: Caller;
+  day: string;
+  at: Date;
+  newId(): string;
+}
+
+export interface PaymentInput {
+  amount_cents: Cents;
+  method: PaymentMethod;
+  received_cents: Cents | null;
+  reference: string | null;
+}
+
+export interface RefundInput {
+  amount_cents: Cents;
+  method: PaymentMethod;
+  reason: string;
+  item_id: number | null;
+}
+
+type Draft = Pick<LedgerEntryDoc, 'kind' | 'amount_cents' | 'method'> & Partial<LedgerEntryDoc>;
+
+function entry(mover: Mover, draft: Draft): LedgerEntryDoc {
+  return {
+    received_cents: null,
+    change_cents: null,
+    reference: null,
+    reason: null,
+    item_id: null,
+    ...draft,
+    id: mover.newId(),
+    day: mover.day,
+    at: mover.at,
+    by: { sub: mover.by.sub, role: mover.by.role },
+  };
+}
+
+/** A cash payment's received amount and change, when what was handed over covers it. */
+function cashOf(method: PaymentMethod, amount: Cents, received: Cents | null): Partial<LedgerEntryDoc> {
+  if (method !== 'Cash' || received === null || received < amount) return {};
+  return { received_cents: received, change_cents: received - amount };
+}
+
+function roomFor(doc: BillDoc, entries: number): void {
+  if (moneyOf(doc).ledger.length + entries > Limits.ledgerEntriesMax) throw conflict(LEDGER_MESSAGES.ledgerFull);
+}
+
+/** POST /lab_bills/{id}/payments: at most what is due. */
+export function planPayment(doc: BillDoc, input: PaymentInput, mover: Mover): LedgerEntryDoc {
+  roomFor(doc, 1);
+  const { due } = moneyOf(doc);
+  if (input.amount_cents > due) throw badRequest(LEDGER_MESSAGES.overDue(due));
+  return entry(mover, {
+    kind: 'payment',
+    amount_cents: input.amount_cents,
+    method: input.method,
+    reference: input.reference,
+    ...cashOf(input.method, input.amount_cents, input.received_cents),
+  });
+}
+
+/** POST /lab_bills/{id}/refunds: at most what was paid and not given back, and of an item at most its line total. */
+export function planRefund(doc: BillDoc, input: RefundInput, mover: Mover): LedgerEntryDoc {
+  roomFor(doc, 1);
+  const money = moneyOf(doc);
+  let itemLeft = Infinity;
+  if (input.item_id !== null) {
+    const item = doc.items.find((i) => i.id === input.item_id);
+    if (!item) throw badRequest(LEDGER_MESSAGES.notAnItem);
+    const refunded = money.ledger
+      .filter((e) => e.kind === 'refund' && e.item_id === item.id)
+      .reduce((sum, e) => sum + e.amount_cents, 0);
+    itemLeft = item.line_total_cents - refunded;
+  }
+  if (input.amount_cents > money.held) throw badRequest(LEDGER_MESSAGES.overHeld(money.held));
+  if (input.amount_cents > itemLeft) throw badRequest(LEDGER_MESSAGES.overItem(itemLeft));
+  return entry(mover, { kind: 'refund', ...input });
+}
+
+/**
+ * The money a bill holds, by method: what each method took in less what went
+ * back in it, taken from the methods in the order they hold the most until
+ * the whole is counted (a refund may be given in another method than the
+ * payment). Money paid before the ledger existed is in the bill's method.
+ */
+export function heldByMethod(doc: BillDoc): Array<[PaymentMethod, Cents]> {
+  const money = moneyOf(doc);
+  const net = new Map<PaymentMethod, Cents>(PAYMENT_METHODS.map((m) => [m, 0]));
+  for (const e of money.ledger)
+    net.set(e.method, net.get(e.method)! + (e.kind === 'payment' ? 1 : -1) * e.amount_cents);
+  const recorded = [...net.values()].reduce((sum, cents) => sum + cents, 0);
+  net.set(doc.payment_method, net.get(doc.payment_method)! + money.held - recorded);
+  let left = money.held;
+  const held: Array<[PaymentMethod, Cents]> = [];
+  for (const [method, cents] of [...net].sort((a, b) => b[1] - a[1])) {
+    const taken = Math.min(cents, left);
+    if (taken <= 0) break;
+    held.push([method, taken]);
+    left -= taken;
+  }
+  return held;
+}
+
+/** A creation of a Paid bill: a payment of its total by the caller, in the bill's method. */
+export function entriesOnCreate(
+  bill: {
+    grand_total_cents: Cents;
+    payment_status: PaymentStatus;
+    payment_method: PaymentMethod;
+    received_cents: Cents | null;
+  },
+  mover: Mover,
+): LedgerEntryDoc[] {
+  if (bill.payment_status !== 'Paid' || bill.grand_total_cents === 0) return [];
+  const amount = bill.grand_total_cents;
+  return [
+    entry(mover, {
+      kind: 'payment',
+      amount_cents: amount,
+      method: bill.payment_method,
+      ...cashOf(bill.payment_method, amount, bill.received_cents),
+    }),
+  ];
+}
+
+/** What goes back of the money a bill holds: one entry of `kind` per method it is held in. */
+function givingBack(doc: BillDoc, kind: LedgerKind, mover: Mover, reason: string | null): LedgerEntryDoc[] {
+  return heldByMethod(doc).map(([method, cents]) => entry(mover, { kind, amount_cents: cents, method, reason }));
+}
+
+/**
+ * A PUT: Pending to Paid records a payment of what is due (in the bill's
+ * method after the PUT); Paid to Pending, the reversal of what the bill holds
+ * (it is owed again); a new payment_method on a bill whose money is all in its
+ * old method moves it to the new one (a reversal and a payment), so that the
+ * drawer agrees with the bill (money taken in another method stays where it
+ * is). Anything else moves nothing.
+ */
+export function entriesOnUpdate(doc: BillDoc, changes: BillChanges, mover: Mover): LedgerEntryDoc[] {
+  const status = changes.payment_status ?? doc.payment_status;
+  const method = changes.payment_method ?? doc.payment_method;
+  const money = moneyOf(doc);
+  let entries: LedgerEntryDoc[] = [];
+  if (doc.payment_status === 'Pending' && status === 'Paid' && money.due > 0) {
+    const received = changes.received_cents === undefined ? doc.received_cents : changes.received_cents;
+    entries = [
+      entry(mover, { kind: 'payment', amount_cents: money.due, method, ...cashOf(method, money.due, received) }),
+    ];
+  } else if (doc.payment_status === 'Paid' && status === 'Pending') {
+    entries = givingBack(doc, 'reversal', mover, LEDGER_MESSAGES.setBackToPending);
+  } else if (method !== doc.payment_method) {
+    const held = heldByMethod(doc);
+    const [only] = held;
+    if (held.length === 1 && only && only[0] === doc.payment_method) {
+      entries = [
+        entry(mover, {
+          kind: 'reversal',
+          amount_cents: only[1],
+          method: only[0],
+          reason: LEDGER_MESSAGES.methodChanged(method),
+        }),
+        entry(mover, { kind: 'payment', amount_cents: only[1], method }),
+      ];
+    }
+  }
+  roomFor(doc, entries.length);
+  return entries;
+}
+
+/** A cancellation gives back everything the bill holds, with the cancellation's reason. */
+export function entriesOnCancel(doc: BillDoc, reason: string | null, mover: Mover): LedgerEntryDoc[] {
+  return givingBack(doc, 'refund', mover, reason ?? LEDGER_MESSAGES.cancelled);
+}
+
+/** The bill's money fields once these entries are added; a payment or a refund sets the status the balance says. */
+export function withEntries(
+  doc: BillDoc,
+  entries: LedgerEntryDoc[],
+): Pick<BillDoc, 'paid_cents' | 'refunded_cents' | 'ledger'> {
+  const money = moneyOf(doc);
+  let { paid, refunded } = money;
+  for (const e of entries) {
+    if (e.kind === 'payment') paid += e.amount_cents;
+    else if (e.kind === 'reversal') paid -= e.amount_cents;
+    else refunded += e.amount_cents;
+  }
+  return { paid_cents: paid, refunded_cents: refunded, ledger: [...money.ledger, ...entries] };
+}
+
+/** After a payment through the new route: Paid once nothing is due, else Pending. */
+export function statusAfterPayment(doc: BillDoc, entries: LedgerEntryDoc[]): PaymentStatus {
+  const paid = withEntries(doc, entries).paid_cents!;
+  return paid >= doc.grand_total_cents ? 'Paid' : 'Pending';
+}
+
+/** The change of a PUT: its fields, the money it moves, and the cash fields of a bill that is no longer Cash (unless given). */
+export function planUpdate(doc: BillDoc, changes: BillChanges, mover: Mover): BillChange {
+  const entries = entriesOnUpdate(doc, changes, mover);
+  const set: Partial<BillDoc> = { ...changes, ...(entries.length > 0 ? withEntries(doc, entries) : {}) };
+  if (doc.payment_method === 'Cash' && (changes.payment_method ?? 'Cash') !== 'Cash') {
+    if (changes.received_cents === undefined) set.received_cents = null;
+    if (changes.balance_cents === undefined) set.balance_cents = null;
+  }
+  return { set, entries, dated: true };
+}
+
+/** The change of a cancellation: what the bill holds goes back. */
+export function planCancel(doc: BillDoc, reason: string | null, mover: Mover): BillChange {
+  const entries = entriesOnCancel(doc, reason, mover);
+  return { set: entries.length > 0 ? withEntries(doc, entries) : {}, entries, dated: true };
+}
+
+/** The change of a payment or a refund through its own route. */
+export function planEntry(doc: BillDoc, entry: LedgerEntryDoc): BillChange {
+  const entries = [entry];
+  const set: Partial<BillDoc> = withEntries(doc, entries);
+  if (entry.kind === 'payment') set.payment_status = statusAfterPayment(doc, entries);
+  return { set, entries, dated: false };
+}

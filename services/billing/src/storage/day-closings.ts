@@ -1,0 +1,200 @@
+/**
+ * A branch's closed days (issue 25): one document per (branch, date) that
+ * every write of that day reads right before it writes, after its outbox
+ * entry (which carries the day's fence) is stored. A close marks the day
+ * `closing` first, then waits until no entry fenced with the day is left in
+ * the outbox: a write that read the day open had stored its entry before the
+ * mark, so the close finds it and waits until it has landed and its ledger
+ * record is stored (or it was dropped); a write after the mark reads
+ * `closing` and is refused. Only then does the close sum the day's ledger.
+ * No transaction is needed, on either server.
+ */
+import type { Collection, Db } from 'mongodb';
+import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
+import { conflict, isDuplicateKeyError, withEventId, type Cents, type Outbox } from '@clinic/service-kit';
+
+export const DAY_CLOSINGS = 'day_closings';
+
+/** Who closes or reopens a day. */
+export interface ClosingContext {
+  actor: Caller;
+  correlationId: string;
+}
+
+/** One user's cash at a closing: what the ledger expects, and what was counted (null: not counted). */
+export interface CashCountDoc {
+  user_id: number | string;
+  expected_cents: Cents;
+  counted_cents: Cents | null;
+}
+
+export interface ClosingEventDoc {
+  action: 'closed' | 'reopened';
+  at: Date;
+  by: Caller;
+  reason?: string | null;
+  cash?: CashCountDoc[];
+}
+
+export interface ClosingDoc {
+  _id: string;
+  store_id: number;
+  date: string;
+  status: 'open' | 'closing' | 'closed';
+  /** Changed by every write: each write names the version it read (compare-and-set). */
+  version: number;
+  closed_at: Date | null;
+  closed_by: Caller | null;
+  cash: CashCountDoc[];
+  history: ClosingEventDoc[];
+  _event_ids: string[];
+}
+
+const closingKey = (storeId: number, date: string) => `${storeId}:${date}`;
+
+/** What the outbox entry of a write of a branch's day carries (EventSpec.fences). */
+export const fenceOf = (storeId: number, date: string) => `day:${storeId}:${date}`;
+
+/** How long a close waits for the writes of its day in flight, and how often it looks. */
+const SETTLE_POLL_MS = 25;
+
+export class DayClosings {
+  private readonly closings: Collection<ClosingDoc>;
+
+  constructor(
+    db: Db,
+    private readonly outbox: Outbox,
+  ) {
+    this.closings = db.collection<ClosingDoc>(DAY_CLOSINGS);
+  }
+
+  find(storeId: number, date: string): Promise<ClosingDoc | null> {
+    return this.closings.findOne({ _id: closingKey(storeId, date) });
+  }
+
+  /** 409 when one of these days of a branch is closed, or being closed. */
+  async assertOpen(storeId: number, dates: string[]): Promise<void> {
+    const closed = await this.closedAmong(dates.map((date) => ({ store_id: storeId, date })));
+    const [first] = closed;
+    if (first) throw conflict(DAY_MESSAGES.closed(first.date, first.store_id));
+  }
+
+  /** Those of these days that are closed or being closed. */
+  async closedAmong(
+    days: Array<{ store_id: number; date: string }>,
+  ): Promise<Array<{ store_id: number; date: string }>> {
+    const ids = [...new Set(days.map((d) => closingKey(d.store_id, d.date)))];
+    if (ids.length === 0) return [];
+    const docs = await this.closings
+      .find({ _id: { $in: ids } }, { projection: { store_id: 1, date: 1, status: 1 } })
+      .toArray();
+    return docs.filter((d) => d.status !== 'open').map((d) => ({ store_id: d.store_id, date: d.date }));
+  }
+
+  /**
+   * Marks a day `closing`, from the version found (a day never closed has
+   * none); answers it as marked. 409 when it is closed already.
+   */
+  async markClosing(storeId: number, date: string): Promise<ClosingDoc> {
+    for (;;) {
+      const found = await this.find(storeId, date);
+      if (found?.status === 'closed') throw conflict(DAY_MESSAGES.alreadyClosed(date, storeId));
+      if (!found) {
+        const fresh: ClosingDoc = {
+          _id: closingKey(storeId, date),
+          store_id: storeId,
+          date,
+          status: 'closing',
+          version: 1,
+          closed_at: null,
+          closed_by: null,
+          cash: [],
+          history: [],
+          _event_ids: [],
+        };
+        try {
+          await this.closings.insertOne(fresh);
+          return fresh;
+        } catch (err) {
+          if (isDuplicateKeyError(err)) continue; // another close marked it meanwhile: read it again
+          throw err;
+        }
+      }
+      const marked = { ...found, status: 'closing' as const, version: found.version + 1 };
+      const result = await this.closings.updateOne(
+        { _id: found._id, version: found.version },
+        { $set: { status: 'closing', version: marked.version } },
+      );
+      if (result.matchedCount === 1) return marked;
+    }
+  }
+
+  /** Whether every write of the day that read it open has settled, waiting up to `waitMs` for them. */
+  async settled(storeId: number, date: string, waitMs: number): Promise<boolean> {
+    const giveUpAt = Date.now() + waitMs;
+    for (;;) {
+      if (!(await this.outbox.holdsFence(fenceOf(storeId, date)))) return true;
+      if (Date.now() >= giveUpAt) return false;
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+    }
+  }
+
+  /** Stores the closing of a day marked `closing` (as `marked` left it), with its event. */
+  close(
+    marked: ClosingDoc,
+    cash: CashCountDoc[],
+    context: ClosingContext,
+    view: (doc: ClosingDoc) => Record<string, unknown>,
+  ): Promise<ClosingDoc> {
+    return this.write(marked, { status: 'closed', cash }, { action: 'closed', cash }, context, view);
+  }
+
+  /** Reopens a closed day (or one left `closing`), with the reason and its event; 409 when it is open. */
+  async reopen(
+    storeId: number,
+    date: string,
+    reason: string,
+    context: ClosingContext,
+    view: (doc: ClosingDoc) => Record<string, unknown>,
+  ): Promise<ClosingDoc> {
+    const found = await this.find(storeId, date);
+    if (!found || found.status === 'open') throw conflict(DAY_MESSAGES.notClosed(date, storeId));
+    return this.write(found, { status: 'open', cash: [] }, { action: 'reopened', reason }, context, view);
+  }
+
+  /**
+   * A change of the version found, as the day's history entry `happened`
+   * says (at now, by the caller), with its event; 409 when the day changed meanwhile.
+   */
+  private async write(
+    found: ClosingDoc,
+    change: Pick<ClosingDoc, 'status' | 'cash'>,
+    happened: Omit<ClosingEventDoc, 'at' | 'by'>,
+    context: ClosingContext,
+    view: (doc: ClosingDoc) => Record<string, unknown>,
+  ): Promise<ClosingDoc> {
+    const at = new Date();
+    const by = { sub: context.actor.sub, role: context.actor.role };
+    const set: Partial<ClosingDoc> = {
+      ...change,
+      closed_at: change.status === 'closed' ? at : null,
+      closed_by: change.status === 'closed' ? by : null,
+      history: [...found.history, { ...happened, at, by }],
+    };
+    const after: ClosingDoc = { ...found, ...set, version: found.version + 1 };
+    const subject = change.status === 'closed' ? EventSubjects.dayClosed : EventSubjects.dayReopened;
+    const { correlationId } = context;
+    await this.outbox.record(
+      { subject, data: { closing: view(after) }, correlationId, collection: DAY_CLOSINGS, key: found._id },
+      async (eventId) => {
+        after._event_ids = withEventId(found._event_ids, eventId);
+        const result = await this.closings.updateOne(
+          { _id: found._id, version: found.version },
+          { $set: { ...set, version: after.version, _event_ids: after._event_ids } },
+        );
+        if (result.matchedCount === 0) throw conflict(DAY_MESSAGES.changedMeanwhile(found.date, found.store_id));
+      },
+    );
+    return after;
+  }
+}

@@ -1,0 +1,49 @@
+/** The event of one ledger entry of a bill (issue 25): payment_recorded, or refunded for a refund or a reversal. */
+import { EventSubjects } from '@clinic/contracts';
+import { fromCents, type ClinicClock, type CommitRecord, type EventSpec } from '@clinic/service-kit';
+import type { BillDoc } from './documents';
+import { entryView, ledgerRecord, moneyOf, type LedgerEntryDoc } from './ledger-documents';
+
+/** What a bill's money stands at after a change, as its payments list shows it. */
+export function balanceView(doc: BillDoc): Record<string, unknown> {
+  const money = moneyOf(doc);
+  return {
+    grand_total: fromCents(doc.grand_total_cents),
+    paid_amount: fromCents(money.paid),
+    refunded_amount: fromCents(money.refunded),
+    due_amount: fromCents(money.due),
+    payment_status: doc.payment_status,
+  };
+}
+
+/**
+ * The event of an entry, under the entry's id, carrying the entry's record in
+ * bill_ledger (and `records`, the history entry when the entry is the change itself).
+ */
+export function moneyEvent(
+  entry: LedgerEntryDoc,
+  after: BillDoc,
+  clock: ClinicClock,
+  correlationId: string,
+  records: CommitRecord[] = [],
+): EventSpec {
+  const payment = entry.kind === 'payment';
+  return {
+    subject: payment ? EventSubjects.billPaymentRecorded : EventSubjects.billRefunded,
+    eventId: entry.id,
+    correlationId,
+    data: {
+      [payment ? 'payment' : 'refund']: entryView(entry, clock),
+      // The bill's money as it is after the change; named bill_id, not id, as it is not the whole bill that
+      // billing.bill.created/updated/cancelled carry (readers that match those on data.bill.id skip these).
+      bill: {
+        bill_id: after.id,
+        bill_number: after.bill_number,
+        store_id: after.store_id,
+        bill_date: after.bill_date,
+        ...balanceView(after),
+      },
+    },
+    records: [ledgerRecord(entry, after), ...records],
+  };
+}

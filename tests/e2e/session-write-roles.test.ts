@@ -1,0 +1,49 @@
+/**
+ * SESSION_WRITE_ROLES (issue 26): the roles that may create, update, delete
+ * and auto-create sessions; others get 403 before anything is read, at the
+ * gateway and from the service over NATS alike, and may still read. Unset,
+ * any authenticated caller may, as the spec says (every other session test).
+ */
+import { AUTH_MESSAGES, HTTP_ROUTES, SESSION_WRITE_SUBJECTS } from '@clinic/contracts';
+import { BranchFixtures, everyRoute, OWN, outcome, successStatus, TRANSPORTS } from './branch-cases';
+import type { TestStack } from './harness';
+
+let fx: BranchFixtures;
+let t: TestStack;
+
+beforeAll(async () => {
+  fx = await BranchFixtures.start(2167, { SESSION_WRITE_ROLES: 'admin, receptionist' });
+  t = fx.t;
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const sessionRoutes = everyRoute().filter(([, route]) => route.tag === 'Channeling sessions');
+
+it('limits exactly the four session writes', () => {
+  const writes = HTTP_ROUTES.filter((route) => SESSION_WRITE_SUBJECTS.includes(route.subject));
+  expect(writes.map((route) => `${route.method} ${route.url}`).sort()).toEqual([
+    'DELETE /delete_session/:session_id',
+    'POST /add_session',
+    'POST /auto_create_sessions',
+    'PUT /update_session/:session_id',
+  ]);
+});
+
+describe.each(TRANSPORTS)('over %s', (via) => {
+  it.each(sessionRoutes)('%s: a role it names answers, another may read only', async (_name, route) => {
+    const write = SESSION_WRITE_SUBJECTS.includes(route.subject);
+    const call = await fx.call(route, OWN);
+    const before = await fx.state(route, call, OWN);
+    const cashier = await fx.send(via, route, call, t.token('cashier', 61));
+    if (write) {
+      expect(cashier).toEqual({ status: 403, body: { success: false, error: AUTH_MESSAGES.forbidden } });
+      expect(await fx.state(route, call, OWN)).toEqual(before);
+    } else {
+      expect(outcome(cashier)).toEqual({ status: 200, success: true });
+    }
+    const receptionist = await fx.send(via, route, await fx.call(route, OWN), t.token('receptionist', 62));
+    expect(outcome(receptionist)).toEqual({ status: successStatus(route), success: true });
+  });
+});

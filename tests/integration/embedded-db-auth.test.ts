@@ -1,0 +1,104 @@
+/**
+ * The embedded database asks who is there: it listens on loopback only, every
+ * connection must authenticate as the stack's user (SCRAM, FerretDB's
+ * experimental authentication, patch 0017), whose password is made on the
+ * first start into the data folder, readable by its owner only.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import {
+  DB_PASSWORD_FILE,
+  ferretDbBinary,
+  freeListeningPort,
+  startLocalInfrastructure,
+  type Infrastructure,
+} from '@clinic/devstack';
+
+let dir: string;
+let infra: Infrastructure;
+let owner: MongoClient;
+
+const anonymousUrl = () => {
+  const url = new URL(infra.mongoUrl);
+  url.username = '';
+  url.password = '';
+  return url.toString();
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'clinic-db-auth-'));
+  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
+  owner = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  await owner
+    .db('clinic_billing')
+    .collection('bills')
+    .insertOne({ _id: 'b1' as never, grand_total_cents: 85000 });
+});
+afterAll(async () => {
+  await owner?.close();
+  await infra?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('makes its password on the first start, readable by its owner only, and the URL carries it', () => {
+  const file = join(dir, DB_PASSWORD_FILE);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  const password = readFileSync(file, 'utf8').trim();
+  expect(password).toMatch(/^[\w-]{43}$/);
+  const url = new URL(infra.mongoUrl);
+  expect({ host: url.hostname, user: url.username, password: decodeURIComponent(url.password) }).toEqual({
+    host: '127.0.0.1',
+    user: 'clinic',
+    password,
+  });
+});
+
+it('refuses every read and write of an anonymous connection, and changes nothing', async () => {
+  const anonymous = await MongoClient.connect(anonymousUrl(), { serverSelectionTimeoutMS: 2000 });
+  try {
+    const bills = anonymous.db('clinic_billing').collection('bills');
+    await expect(bills.updateOne({ _id: 'b1' as never }, { $set: { grand_total_cents: 1 } })).rejects.toThrow(
+      /requires authentication/,
+    );
+    await expect(bills.insertOne({ forged: true })).rejects.toThrow(/requires authentication/);
+    await expect(bills.find().toArray()).rejects.toThrow(/requires authentication/);
+    await expect(anonymous.db('admin').command({ listDatabases: 1 })).rejects.toThrow(/requires authentication/);
+  } finally {
+    await anonymous.close();
+  }
+  expect(await owner.db('clinic_billing').collection('bills').find().toArray()).toEqual([
+    { _id: 'b1', grand_total_cents: 85000 },
+  ]);
+});
+
+it('refuses a wrong password', async () => {
+  const url = new URL(infra.mongoUrl);
+  url.password = 'not-the-password';
+  await expect(MongoClient.connect(url.toString(), { serverSelectionTimeoutMS: 2000 })).rejects.toThrow(
+    /Authentication failed/,
+  );
+});
+
+it('keeps its user across a restart', async () => {
+  await infra.db!.stop();
+  await infra.startDb();
+  const again = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  try {
+    expect(await again.db('clinic_billing').collection('bills').countDocuments()).toBe(1);
+  } finally {
+    await again.close();
+  }
+});
+
+it('will not listen on an address other machines reach', async () => {
+  const port = await freeListeningPort();
+  const run = spawnSync(ferretDbBinary(), ['--listen', `0.0.0.0:${port}`, '--data-dir', join(dir, 'elsewhere')], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('the embedded database listens on a loopback address only');
+});
