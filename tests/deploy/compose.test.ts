@@ -4,15 +4,21 @@
  * rules, and for what `--scale` and the services need.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import Ajv from 'ajv';
 import { DockerfileParser, ModifiableInstruction } from 'dockerfile-ast';
 import YAML from 'yaml';
 import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
 import {
   COMPOSE_NATS_NODES,
+  COMPOSE_TLS_MOUNT,
+  composeCertificates,
   DEV_NATS_PASSWORDS,
+  makeComposeSecrets,
+  MONGO_KEYFILE,
   NATS_IMAGE_TAG,
   natsServerBinary,
   passwordVariable,
@@ -29,6 +35,9 @@ const OBSERVABILITY_SETTINGS = [
   'METRICS_PORT',
   'METRICS_HOST',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
+  'OTEL_PROPAGATORS',
   'OTEL_SERVICE_NAME',
   'OTEL_METRICS_EXPORTER',
   'OTEL_LOGS_EXPORTER',
@@ -46,6 +55,7 @@ const TOKEN_RULE_SETTINGS = [
 ];
 const SERVICE_SETTINGS = [
   'NATS_URL',
+  'NATS_TLS_CA_FILE',
   'NATS_USER',
   'NATS_PASSWORD',
   'NATS_STREAM_REPLICAS',
@@ -67,6 +77,9 @@ const OWN_SETTINGS: Record<string, string[]> = {
 };
 const GATEWAY_SETTINGS = [
   'NATS_URL',
+  'NATS_TLS_CA_FILE',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
   'NATS_USER',
   'NATS_PASSWORD',
   'HOST',
@@ -198,11 +211,13 @@ describe('the one Dockerfile', () => {
   });
 });
 
-it('lets billing, catalogue and sessions scale: no published ports, no fixed names', () => {
-  for (const name of SERVICE_NAMES) {
+it('lets billing, catalogue, sessions and the gateway scale: no published ports, no fixed names', () => {
+  for (const name of [...SERVICE_NAMES, 'gateway']) {
     expect(services[name].ports).toBeUndefined();
     expect(services[name].container_name).toBeUndefined();
     expect(services[name].hostname).toBeUndefined();
+  }
+  for (const name of SERVICE_NAMES) {
     expect(services[name].depends_on).toEqual({
       mongo: { condition: 'service_healthy' },
       ...Object.fromEntries(COMPOSE_NATS_NODES.map((node) => [node, { condition: 'service_healthy' }])),
@@ -210,9 +225,29 @@ it('lets billing, catalogue and sessions scale: no published ports, no fixed nam
   }
 });
 
+it("publishes only the load balancer's HTTPS port; anything else only on loopback, and only under a profile", () => {
+  const published = Object.entries(services).flatMap(([name, service]) =>
+    ((service.ports ?? []) as string[]).map((port) => ({ name, port, profiles: service.profiles })),
+  );
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+  expect(published.filter((p) => !p.profiles)).toEqual([{ name: 'lb', port: '0.0.0.0:${HTTPS_PORT:-443}:8443' }]);
+  for (const p of published.filter((p) => p.profiles)) expect(p.port).toMatch(/^127\.0\.0\.1:/);
+  for (const name of ['mongo', ...COMPOSE_NATS_NODES]) expect(services[name].ports).toBeUndefined();
+});
+
+it('has a healthcheck for every process: the services and gateways on their readiness port', () => {
+  for (const [name, service] of Object.entries(services)) {
+    expect({ name, healthcheck: Boolean(service.healthcheck?.test) }).toEqual({ name, healthcheck: true });
+  }
+  for (const name of [...SERVICE_NAMES, 'gateway']) {
+    expect(services[name].healthcheck.test.join(' ')).toContain(`http://127.0.0.1:${METRICS_PORT}/health`);
+    expect(services[name].environment.METRICS_PORT).toBe(METRICS_PORT);
+  }
+});
+
 it('runs MongoDB 7 as a single-node replica set and NATS with the generated configuration', () => {
   expect(services.mongo.image).toMatch(/^mongo:7/);
-  expect(services.mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+  expect(services.mongo.entrypoint.join(' ')).toContain('docker-entrypoint.sh mongod --replSet rs0');
   for (const name of SERVICE_NAMES) expect(services[name].environment.MONGO_URL).toContain('replicaSet=rs0');
   const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
   expect(natsConf).toContain('jetstream');
@@ -240,7 +275,7 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   }
   expect(stores.size).toBe(3);
   // Services and the gateway know every node, and the streams get three replicas.
-  const everyNode = COMPOSE_NATS_NODES.map((n) => `nats://${n}:4222`).join(',');
+  const everyNode = COMPOSE_NATS_NODES.map((n) => `tls://${n}:4222`).join(',');
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
   for (const name of SERVICE_NAMES) {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
@@ -248,13 +283,32 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   }
 });
 
+/**
+ * deploy/nats/nats.conf with the files of `npm run certs` where compose mounts them: the real nats-server
+ * loads the certificates while it checks the file.
+ */
+let checkedNatsConf = '';
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clinic-compose-tls-'));
+  await makeComposeSecrets(join(dir, 'tls'));
+  checkedNatsConf = join(dir, 'nats.conf');
+  writeFileSync(
+    checkedNatsConf,
+    readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8').replaceAll(
+      COMPOSE_TLS_MOUNT,
+      join(dir, 'tls'),
+    ),
+  );
+});
+afterAll(() => rmSync(dirname(checkedNatsConf), { recursive: true, force: true }));
+
 it('writes a configuration the pinned nats-server accepts', () => {
   const env = {
     ...process.env,
     NATS_SERVER_NAME: 'nats-1',
     ...Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), 'x'])),
   };
-  const check = spawnSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], {
+  const check = spawnSync(natsServerBinary(), ['-t', '-c', checkedNatsConf], {
     env,
     encoding: 'utf8',
   });
@@ -271,18 +325,19 @@ it('connects each process as its own NATS user with the matching password', () =
   }
 });
 
-it('has no default password: compose refuses to start without each NATS password', () => {
+it('has no default password: compose refuses to start without each NATS and MongoDB password', () => {
   for (const password of Object.values(DEV_NATS_PASSWORDS)) expect(composeText).not.toContain(password);
   // Every reference to a password variable, wherever it is, is a required one.
-  const references = [...composeText.matchAll(/\$\{(NATS_[A-Z]+_PASSWORD)[^}]*\}/g)];
-  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1);
+  const references = [...composeText.matchAll(/\$\{((?:NATS|MONGO)_[A-Z]+_PASSWORD)[^}]*\}/g)];
+  // NATS: each node's six, each service's and the gateway's own; MongoDB: root, and each service's twice.
+  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1 + 1 + 2 * SERVICE_NAMES.length);
   for (const [reference, variable] of references) expect(reference).toMatch(required(variable!));
 });
 
 it('gives the generated nats.conf no password either: the real nats-server refuses it until each is set', () => {
   const check = (env: Record<string, string>) => {
     try {
-      execFileSync(natsServerBinary(), ['-t', '-c', join(REPO_ROOT, 'deploy', 'nats', 'nats.conf')], {
+      execFileSync(natsServerBinary(), ['-t', '-c', checkedNatsConf], {
         env: { PATH: process.env.PATH, NATS_SERVER_NAME: 'nats-1', ...env },
         stdio: 'pipe',
       });
@@ -344,4 +399,156 @@ it('runs Prometheus under the observability profile, scraping every replica of e
       stdio: 'pipe',
     }),
   ).not.toThrow();
+});
+
+describe('TLS', () => {
+  /** The files of `npm run certs` a service mounts: its name inside the container's TLS folder -> the file mounted. */
+  const mounts = (name: string): Record<string, string> =>
+    Object.fromEntries(
+      ((services[name].volumes ?? []) as string[]).flatMap((volume) => {
+        const mount = /^\$\{TLS_DIR:-\.\/deploy\/tls\}\/([^:]+):(.+):ro$/.exec(volume);
+        if (!mount) return [];
+        expect(mount[2]!.startsWith(`${COMPOSE_TLS_MOUNT}/`)).toBe(true);
+        return [[mount[2]!.slice(COMPOSE_TLS_MOUNT.length + 1), mount[1]!]];
+      }),
+    );
+  const made = [
+    'ca.crt',
+    MONGO_KEYFILE,
+    ...composeCertificates().flatMap((c) => [`${c.name}.crt`, `${c.name}.key`, `${c.name}.pem`]),
+  ];
+
+  it('runs NATS with TLS on the client port and the routes, with the certificates of npm run certs', () => {
+    const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
+    expect(natsConf).toMatch(/^tls \{\n {2}cert_file: "\/etc\/clinic\/tls\/nats.crt"/m);
+    expect(natsConf).toMatch(/^ {2}tls \{[^}]*verify: true/m);
+    for (const node of COMPOSE_NATS_NODES) {
+      expect(mounts(node)).toEqual({ 'ca.crt': 'ca.crt', 'nats.crt': 'nats.crt', 'nats.key': 'nats.key' });
+    }
+  });
+
+  it('has every process verify the NATS nodes against the mounted CA, and the gateway serve HTTPS', () => {
+    for (const name of [...SERVICE_NAMES, 'gateway']) {
+      expect(services[name].environment.NATS_URL.split(',').every((url: string) => url.startsWith('tls://'))).toBe(
+        true,
+      );
+      expect(services[name].environment.NATS_TLS_CA_FILE).toBe(`${COMPOSE_TLS_MOUNT}/ca.crt`);
+      expect(mounts(name)['ca.crt']).toBe('ca.crt');
+    }
+    expect(services.gateway.environment).toMatchObject({
+      TLS_CERT_FILE: `${COMPOSE_TLS_MOUNT}/gateway.crt`,
+      TLS_KEY_FILE: `${COMPOSE_TLS_MOUNT}/gateway.key`,
+    });
+    expect(mounts('gateway')).toMatchObject({ 'gateway.crt': 'gateway.crt', 'gateway.key': 'gateway.key' });
+    // Every file compose mounts is one npm run certs makes.
+    for (const [name, service] of Object.entries(services)) {
+      if (!service.volumes) continue;
+      for (const file of Object.values(mounts(name)))
+        expect({ name, file, made: made.includes(file) }).toMatchObject({ made: true });
+    }
+  });
+});
+
+describe('MongoDB with authentication', () => {
+  const databases: Record<string, string> = { billing: 'BILLING', catalogue: 'CATALOGUE', sessions: 'SESSIONS' };
+
+  it('turns access control on (root user from the environment, replica-set key file) and requires TLS', () => {
+    const command = services.mongo.entrypoint.join(' ');
+    expect(command).toContain('--keyFile /data/mongo-keyfile');
+    expect(command).toContain('install -m 0400 -o mongodb -g mongodb /etc/clinic/tls/mongo-keyfile');
+    expect(command).toContain('--tlsMode requireTLS');
+    expect(services.mongo.environment.MONGO_INITDB_ROOT_PASSWORD).toMatch(required('MONGO_ROOT_PASSWORD'));
+    expect(services.mongo.volumes).toContain(
+      './deploy/mongo/init-users.js:/docker-entrypoint-initdb.d/init-users.js:ro',
+    );
+    expect(services.mongo.healthcheck.test.join(' ')).toContain('tls=true&tlsCAFile=/etc/clinic/tls/ca.crt');
+  });
+
+  it('connects each service as its own user, to its own database, over TLS verified against the CA', () => {
+    for (const name of SERVICE_NAMES) {
+      const upper = databases[name]!;
+      const db = `\${${upper}_MONGO_DB:-clinic_${name}}`;
+      expect(services[name].environment.MONGO_DB).toBe(db);
+      const url = services[name].environment.MONGO_URL as string;
+      expect(url.startsWith(`mongodb://${name}:\${MONGO_${upper}_PASSWORD:?`)).toBe(true);
+      expect(
+        url.endsWith(`@mongo:27017/?replicaSet=rs0&authSource=${db}&tls=true&tlsCAFile=/etc/clinic/tls/ca.crt`),
+      ).toBe(true);
+      // The same database name reaches the script that makes the user.
+      expect(services.mongo.environment[`${upper}_MONGO_DB`]).toBe(db);
+      expect(services.mongo.environment[`MONGO_${upper}_PASSWORD`]).toMatch(required(`MONGO_${upper}_PASSWORD`));
+    }
+  });
+
+  it('makes one user per service with readWrite on its own database only (the init script, run as mongosh runs it)', () => {
+    const created: Array<{ db: string; user: unknown }> = [];
+    const env = {
+      BILLING_MONGO_DB: 'clinic_billing',
+      CATALOGUE_MONGO_DB: 'clinic_catalogue',
+      SESSIONS_MONGO_DB: 'clinic_sessions',
+      MONGO_BILLING_PASSWORD: 'b',
+      MONGO_CATALOGUE_PASSWORD: 'c',
+      MONGO_SESSIONS_PASSWORD: 's',
+    };
+    const script = readFileSync(join(REPO_ROOT, 'deploy', 'mongo', 'init-users.js'), 'utf8');
+    const db = {
+      getSiblingDB: (name: string) => ({ createUser: (user: unknown) => created.push({ db: name, user }) }),
+    };
+    runInNewContext(script, { db, process: { env }, print: () => undefined });
+    expect(created).toEqual(
+      SERVICE_NAMES.map((name) => ({
+        db: `clinic_${name}`,
+        user: { user: name, pwd: name[0], roles: [{ role: 'readWrite', db: `clinic_${name}` }] },
+      })),
+    );
+    // A missing password stops it rather than make a user without one.
+    const { MONGO_SESSIONS_PASSWORD: _s, ...withoutOne } = env;
+    expect(() => runInNewContext(script, { db, process: { env: withoutOne }, print: () => undefined })).toThrow(
+      /sessions/,
+    );
+  });
+});
+
+describe('the load balancer', () => {
+  const config = readFileSync(join(REPO_ROOT, 'deploy', 'haproxy', 'haproxy.cfg'), 'utf8');
+
+  it('balances every gateway replica over TLS, verified as `gateway`, checked on its readiness port', () => {
+    expect(services.lb.image).toMatch(/^haproxy:\d/);
+    expect(services.lb.volumes).toContain('./deploy/haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
+    expect(services.lb.depends_on).toEqual({ gateway: { condition: 'service_healthy' } });
+    expect(config).toMatch(/^ {2}server-template gateway \d+ gateway:3000$/m);
+    const defaults = /^ {2}default-server (.*)$/m.exec(config)![1]!;
+    for (const part of [
+      'ssl verify required ca-file /etc/clinic/tls/ca.crt',
+      'verifyhost gateway',
+      `check port ${METRICS_PORT} no-check-ssl`,
+      'resolvers docker',
+    ])
+      expect(defaults).toContain(part);
+    expect(config).toContain('bind :8443 ssl crt /etc/clinic/tls/https.pem');
+    expect(services.lb.ports).toEqual([expect.stringMatching(/:8443$/)]);
+  });
+
+  it('is a configuration HAProxy accepts, with the certificates of npm run certs', () => {
+    const dir = dirname(checkedNatsConf);
+    const file = join(dir, 'haproxy.cfg');
+    writeFileSync(file, config.replaceAll(COMPOSE_TLS_MOUNT, join(dir, 'tls')));
+    const check = spawnSync(existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy', ['-c', '-f', file], {
+      encoding: 'utf8',
+    });
+    expect({ status: check.status, said: check.stdout + check.stderr }).toMatchObject({
+      status: 0,
+      said: expect.stringContaining('Configuration file is valid'),
+    });
+  });
+});
+
+it('publishes NATS for other hospital systems only in its own file, and only its TLS client port', () => {
+  const override = YAML.parse(readFileSync(join(REPO_ROOT, 'deploy', 'compose.hospital-nats.yml'), 'utf8'));
+  expect(Object.keys(override.services).sort()).toEqual([...COMPOSE_NATS_NODES].sort());
+  for (const node of COMPOSE_NATS_NODES) {
+    expect(override.services[node].ports).toEqual([expect.stringMatching(/:4222$/)]);
+  }
+  // The port it publishes takes TLS clients only.
+  expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8')).toMatch(/^tls \{$/m);
 });

@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import type { NatsUser, ServiceName } from '@clinic/contracts';
 import {
+  httpRequest,
+  localGatewayTls,
+  natsClientSettings,
   parseSeedFile,
   seedReferenceData,
   signToken,
@@ -65,10 +68,16 @@ export interface TestStackOptions {
   natsCluster?: number;
   natsNetwork?: StackOptions['natsNetwork'];
   supervise?: StackOptions['supervise'];
+  /** NATS over TLS, with a local CA every process and test client verifies the servers against. */
+  natsTls?: boolean;
+  /** The gateway serves HTTPS with a certificate of the same local CA; requests trust that CA only. */
+  gatewayTls?: boolean;
+  /** Start on this data folder (kept afterwards) instead of a new temporary one. */
+  dataDir?: string;
 }
 
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'clinic-e2e-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'clinic-e2e-'));
   const stack = await Stack.start({
     dataDir,
     infra: options.infra ?? (process.env.CLINIC_TEST_INFRA as InfraChoice | undefined) ?? 'auto',
@@ -77,6 +86,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     natsCluster: options.natsCluster ?? (Number(process.env.NATS_CLUSTER) || 1),
     natsNetwork: options.natsNetwork,
     supervise: options.supervise,
+    natsTls: options.natsTls,
+    gatewayTls: options.gatewayTls ? await localGatewayTls(dataDir) : undefined,
     env: { JWT_SECRET: TEST_JWT_SECRET, CLINIC_TZ: TEST_TZ, LOG_LEVEL: 'info', ...options.env },
   });
   const connections: NatsConnection[] = [];
@@ -99,8 +110,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       payload = JSON.stringify(body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(`${stack.gatewayUrl}${path}`, { method, headers, body: payload });
-    const text = await response.text();
+    const response = stack.gatewayCa
+      ? await httpRequest(`${stack.gatewayUrl}${path}`, { method, headers, body: payload, ca: stack.gatewayCa })
+      : await fetch(`${stack.gatewayUrl}${path}`, { method, headers, body: payload });
+    const text = response instanceof Response ? await response.text() : response.body.toString();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -111,8 +124,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   }
 
   const nats = async (user: NatsUser = 'hospital') => {
-    const settings = { url: stack.infra.natsUrl, user, password: stack.infra.natsPasswords[user] };
-    const nc = await connectNats(settings, {
+    const nc = await connectNats(natsClientSettings(stack.infra, user), {
       name: `e2e-${user}`,
       log: createLogger('e2e', 'silent'),
       waitForServer: false,
@@ -138,7 +150,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     async stop() {
       await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
       await stack.stop();
-      if (!process.env.KEEP_E2E_DATA) rmSync(dataDir, { recursive: true, force: true });
+      if (!process.env.KEEP_E2E_DATA && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -67,6 +67,17 @@ it('scrapes every process: the gateway, both billing replicas, catalogue and ses
   }
 });
 
+it("answers each process's readiness at /health on its metrics port (what compose's healthchecks ask)", async () => {
+  for (const target of t.stack.metricsTargets()) {
+    const response = await fetch(`http://${target.address}/health`);
+    expect({ replica: target.replica, status: response.status, body: await response.json() }).toEqual({
+      replica: target.replica,
+      status: 200,
+      body: { status: 'ok' },
+    });
+  }
+});
+
 it('gives the request rate of POST /lab_bills and counts every bill, its NATS hops and database commands', async () => {
   const create = (i: number) =>
     t.post('/lab_bills', {

@@ -19,7 +19,14 @@ let chargeId: number;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  t = await startTestStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' } });
+  // Every request traced (the default is one in ten; the last test here checks it).
+  t = await startTestStack({
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+    },
+  });
   await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
   chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
     .body.charge_id;
@@ -157,4 +164,49 @@ it('continues the trace of a client that sends traceparent', async () => {
   expect((await requestLines('gateway', res.headers.get('x-correlation-id')!, 'request completed'))[0].trace_id).toBe(
     clientTraceId,
   );
+});
+
+it("keeps a caller's decision not to sample: no process makes a span of it, no log line names it", async () => {
+  const unsampledTraceId = '5cf92f3577b34da6a3ce929d0e0e4737';
+  const res = await t.post('/lab_bills', bill(3), {
+    headers: { traceparent: `00-${unsampledTraceId}-00f067aa0ba902b8-00` },
+  });
+  expect(res.status).toBe(201);
+  // A sampled request sent after it has arrived whole: the unsampled one had its chance to be exported too.
+  const sampledTraceId = '6cf92f3577b34da6a3ce929d0e0e4738';
+  await t.post('/lab_bills', bill(4), { headers: { traceparent: `00-${sampledTraceId}-00f067aa0ba902b9-01` } });
+  await traceOf(sampledTraceId, complete);
+  expect(receiver.spans().filter((s) => s.traceId === unsampledTraceId)).toEqual([]);
+  const correlationId = res.headers.get('x-correlation-id')!;
+  const lines = [
+    ...(await requestLines('gateway', correlationId, 'request completed')),
+    ...logLines('billing-1', correlationId),
+  ];
+  expect(lines.length).toBeGreaterThan(1);
+  expect(lines.filter((line) => line.trace_id)).toEqual([]);
+});
+
+describe('the default sampler', () => {
+  let sampled: TestStack;
+  beforeAll(async () => {
+    sampled = await startTestStack({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' },
+    });
+  }, 120_000);
+  afterAll(async () => sampled?.stop());
+
+  it('traces about one request in ten that comes without a traceparent, and every one whose caller sampled it', async () => {
+    const before = new Set(receiver.spans().map((s) => s.traceId));
+    for (let i = 0; i < 200; i++) expect((await sampled.get('/health')).status).toBe(200);
+    const callerSampled = '7cf92f3577b34da6a3ce929d0e0e4739';
+    await sampled.get('/health', { headers: { traceparent: `00-${callerSampled}-00f067aa0ba902ba-01` } });
+    const roots = await eventually(async () => {
+      const spans = receiver.spans().filter((s) => !before.has(s.traceId) && s.service === 'gateway');
+      return spans.some((s) => s.traceId === callerSampled) ? spans : undefined;
+    });
+    const traced = new Set(roots.filter((s) => s.traceId !== callerSampled).map((s) => s.traceId)).size;
+    // Binomial(200, 0.1): mean 20; 5 and 45 lie more than three standard deviations (4.2) away.
+    expect(traced).toBeGreaterThan(5);
+    expect(traced).toBeLessThan(45);
+  });
 });

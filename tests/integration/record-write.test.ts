@@ -136,6 +136,23 @@ it('never writes back a record another replica cancelled meanwhile: 404', async 
   expect(await counters.findOne({ id: 3 })).toMatchObject({ n: 0, live: false });
 });
 
+it('lets no write land late over a change made after it was sent (the partition anomaly of 2026-11-25)', async () => {
+  // A write whose client gave up (the driver's socket timeout) may still be carried out by the server later,
+  // after the next change of the record landed. That write's filter names the event ids it read: it matches
+  // nothing, so the later change keeps its fields and its event id (whose history entry is stored).
+  await counter(7);
+  const read = (await counters.findOne({ id: 7 }))!;
+  await replica([]).change(7, increment);
+  const now = (await counters.findOne({ id: 7 }))!;
+  const late = await counters.updateOne(
+    { _id: read._id, _event_ids: read._event_ids },
+    { $set: { n: read.n + 100, _event_ids: [...read._event_ids, 'late-event'] } },
+  );
+  expect(late.matchedCount).toBe(0);
+  expect(await counters.findOne({ id: 7 })).toMatchObject({ n: 1, _event_ids: now._event_ids });
+  expect(now._event_ids).toHaveLength(1);
+});
+
 it('answers 409 when the record keeps changing under every attempt for 3 s', async () => {
   await counter(4);
   const [first, second] = [replica([]), replica([])];

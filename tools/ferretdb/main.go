@@ -1,5 +1,6 @@
 // Command clinic-ferretdb runs FerretDB v1 embedded, with its SQLite backend,
-// as the project's default MongoDB-compatible database server.
+// as the project's default MongoDB-compatible database server; `clinic-ferretdb
+// backup` copies its databases while it runs (backup.go).
 package main
 
 import (
@@ -21,6 +22,11 @@ import (
 )
 
 func main() {
+	// `clinic-ferretdb backup <data-dir> <out-dir>`: an online copy of every database (backup.go).
+	if len(os.Args) > 1 && os.Args[1] == "backup" {
+		os.Exit(runBackup(os.Args[2:]))
+	}
+
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
 	dataDir := flag.String("data-dir", ".data/ferretdb", "directory for SQLite database files")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")

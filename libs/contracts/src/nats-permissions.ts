@@ -214,6 +214,14 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
         publish: [JS.accountInfo, JS.streamInfo(REF_STREAM.name)],
       },
       {
+        purpose:
+          'Back up every stream (`npm run backup`: the server sends its snapshot to the inbox, acknowledged chunk by chunk)',
+        publish: [REF_STREAM.name, ...SERVICE_NAMES.map((s) => eventStreamOf(s).name)].flatMap((stream) => [
+          `$JS.API.STREAM.SNAPSHOT.${stream}`,
+          `$JS.SNAPSHOT.ACK.${stream}.>`,
+        ]),
+      },
+      {
         purpose: `Ask each service for its health and how far it applied ${REF_STREAM.name}`,
         publish: SERVICE_NAMES.flatMap((s) => [ServiceSubjects[s].health, ServiceSubjects[s].refStatus]),
       },

@@ -11,3 +11,8 @@ export * from './tokens';
 export * from './secrets';
 export * from './prometheus';
 export * from './otel-collector';
+export * from './certs';
+export * from './nats-tls';
+export * from './http-client';
+export * from './compose-tls';
+export * from './backup/embedded';

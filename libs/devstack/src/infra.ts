@@ -4,7 +4,7 @@ import { ferretDbBinary, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
-import { natsPasswords, passwordEnv, renderNatsConfig } from './nats-config';
+import { natsPasswords, passwordEnv, renderNatsConfig, type NatsTlsFiles } from './nats-config';
 import { DB_PASSWORD_FILE, ownSecret } from './secrets';
 
 /** The embedded database's one user (FerretDB v1 has no roles: it reaches every database). */
@@ -31,6 +31,8 @@ export interface Infrastructure {
   mongoUrl: string;
   /** Passwords of the NATS users (see libs/contracts nats-permissions). */
   natsPasswords: Record<NatsUser, string>;
+  /** With NATS over TLS: the CA every client verifies the servers against. */
+  natsTlsCaFile?: string;
   /** Present for local servers, which fault tests stop and start on the same port and data. */
   nats?: ManagedProcess;
   /** Every local NATS node (one, or the nodes of a cluster). */
@@ -66,6 +68,8 @@ export interface LocalInfraOptions {
   natsNetwork?: (node: number) => NatsNodeNetwork;
   /** JetStream's sync_interval (`always`, `default` or a duration); see nats-config. */
   syncInterval?: string;
+  /** NATS over TLS with these files (nats-tls.ts makes them); clients then use tls:// URLs. */
+  natsTls?: NatsTlsFiles;
 }
 
 async function portFor(requested: number | undefined, what: string): Promise<number> {
@@ -154,6 +158,7 @@ async function natsNodes(
         listen: `${clientHost}:${node.client}`,
         storeDir,
         syncInterval: options.syncInterval,
+        tls: options.natsTls,
         ...(single
           ? {}
           : {
@@ -175,7 +180,7 @@ async function natsNodes(
     return {
       name: node.name,
       process: proc,
-      url: `nats://${clientHost}:${node.client}`,
+      url: `${options.natsTls ? 'tls' : 'nats'}://${clientHost}:${node.client}`,
       monitorUrl,
       async start() {
         if (!proc.running) proc.start();
@@ -229,6 +234,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     natsUrl: options.natsUrl ?? nodes.map((n) => n.url).join(','),
     mongoUrl: options.mongoUrl ?? `mongodb://${DB_USER}:${encodeURIComponent(dbPassword)}@127.0.0.1:${dbPort}/`,
     natsPasswords: passwords,
+    natsTlsCaFile: options.natsTls?.caFile,
     nats: nodes[0]?.process,
     natsNodes: nodes,
     db: options.mongoUrl ? undefined : db,

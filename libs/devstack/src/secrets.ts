@@ -13,6 +13,9 @@ export const JWT_SECRET_FILE = 'jwt-secret';
 /** The password of the embedded database's user. */
 export const DB_PASSWORD_FILE = 'ferretdb-password';
 
+/** Every secret a stack may have made for itself: a backup carries them, so that its restore opens its database. */
+export const OWN_SECRET_FILES = [JWT_SECRET_FILE, DB_PASSWORD_FILE] as const;
+
 /** DATA_DIR, or `.data` in the repository: where npm start keeps its data, and npm run token finds its secret. */
 export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.DATA_DIR || join(REPO_ROOT, '.data'));

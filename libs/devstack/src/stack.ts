@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
 import { dockerAvailable, startContainerInfrastructure } from './containers';
 import { externalInfrastructure, startLocalInfrastructure, type Infrastructure, type NatsNodeNetwork } from './infra';
+import { httpRequest } from './http-client';
 import { natsCredentialsEnv } from './nats-config';
+import { localNatsTls } from './nats-tls';
 import { serviceEntry } from './paths';
 import { freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
@@ -48,11 +51,22 @@ export interface StackOptions {
   natsNetwork?: (node: number) => NatsNodeNetwork;
   /** JetStream's sync_interval for local NATS nodes (`always`, `default`, a duration). */
   syncInterval?: string;
+  /** Local NATS over TLS (`NATS_TLS=1`): a local CA and certificates in dataDir/tls; every process verifies against it. */
+  natsTls?: boolean;
+  /** The gateway serves HTTPS with these files; `caFile` is what the stack's own requests to it trust. */
+  gatewayTls?: GatewayTls;
   /**
    * Restart processes that exit unexpectedly (npm start). Off by default: tests
    * stop and kill processes on purpose and keep control of when they return.
    */
   supervise?: boolean | SupervisorOptions;
+}
+
+export interface GatewayTls {
+  certFile: string;
+  keyFile: string;
+  /** The CA that signed certFile (else the system's CAs). */
+  caFile?: string;
 }
 
 /**
@@ -65,6 +79,8 @@ export class Stack {
   readonly services = new Map<ServiceName, ManagedProcess[]>();
   gateway!: ManagedProcess;
   gatewayUrl = '';
+  /** The CA the gateway's HTTPS certificate chains to, for requests to it (undefined: plain HTTP or the system's CAs). */
+  gatewayCa?: Buffer;
   private gatewayPort = 0;
   /** Present when the stack supervises its processes. */
   supervisor?: Supervisor;
@@ -94,7 +110,12 @@ export class Stack {
   private static async infrastructure(options: StackOptions): Promise<Infrastructure> {
     if (options.natsUrl && options.mongoUrl) return externalInfrastructure(options.natsUrl, options.mongoUrl);
     const choice = options.infra ?? 'auto';
-    const noneGiven = !options.natsUrl && !options.mongoUrl && (options.natsCluster ?? 1) === 1 && !options.natsNetwork;
+    const noneGiven =
+      !options.natsUrl &&
+      !options.mongoUrl &&
+      (options.natsCluster ?? 1) === 1 &&
+      !options.natsNetwork &&
+      !options.natsTls;
     if (noneGiven && (choice === 'containers' || (choice === 'auto' && (await dockerAvailable())))) {
       return startContainerInfrastructure();
     }
@@ -108,6 +129,9 @@ export class Stack {
       natsCluster: options.natsCluster,
       natsNetwork: options.natsNetwork,
       syncInterval: options.syncInterval,
+      natsTls: options.natsTls
+        ? await localNatsTls(options.dataDir, options.natsCluster ?? 1, options.natsNetwork)
+        : undefined,
     });
   }
 
@@ -127,7 +151,9 @@ export class Stack {
       throw new Error(`Port ${requested} for the gateway is in use. Stop what uses it, or set PORT to another port.`);
     }
     this.gatewayPort = requested || (await freeListeningPort());
-    this.gatewayUrl = `http://127.0.0.1:${this.gatewayPort}`;
+    const tls = this.options.gatewayTls;
+    this.gatewayUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${this.gatewayPort}`;
+    if (tls?.caFile) this.gatewayCa = readFileSync(tls.caFile);
     for (const name of SERVICE_NAMES) {
       const count = this.options.replicas?.[name] ?? 1;
       for (let i = 0; i < count; i++) await this.addReplica(name);
@@ -142,6 +168,7 @@ export class Stack {
         ...(await this.metricsEnv()),
         PORT: String(this.gatewayPort),
         HOST: '127.0.0.1',
+        ...(tls ? { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile } : {}),
       },
       output: this.output('gateway'),
     });
@@ -155,7 +182,13 @@ export class Stack {
     const key: Record<string, string> = hasTokenKey(env)
       ? {}
       : { JWT_SECRET: ownSecret(this.options.dataDir, JWT_SECRET_FILE) };
-    return { NATS_URL: this.infra.natsUrl, MONGO_URL: this.infra.mongoUrl, ...key, ...this.options.env };
+    return {
+      NATS_URL: this.infra.natsUrl,
+      MONGO_URL: this.infra.mongoUrl,
+      ...(this.infra.natsTlsCaFile ? { NATS_TLS_CA_FILE: this.infra.natsTlsCaFile } : {}),
+      ...key,
+      ...this.options.env,
+    };
   }
 
   private output(name: string): ManagedProcess['spec']['output'] {
@@ -224,8 +257,8 @@ export class Stack {
   }
 
   async health(): Promise<{ status: number; body: unknown }> {
-    const response = await fetch(`${this.gatewayUrl}/health`, { signal: AbortSignal.timeout(3_000) });
-    return { status: response.status, body: await response.json() };
+    const response = await httpRequest(`${this.gatewayUrl}/health`, { ca: this.gatewayCa, timeoutMs: 3_000 });
+    return { status: response.status, body: JSON.parse(response.body.toString()) };
   }
 
   async waitHealthy(timeoutMs: number): Promise<void> {

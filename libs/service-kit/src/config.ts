@@ -12,6 +12,8 @@ export interface NatsSettings {
   url: string;
   user?: string;
   password?: string;
+  /** TLS, verifying the server against this CA (NATS_TLS_CA_FILE). */
+  tlsCaFile?: string;
 }
 
 export interface ServiceSettings<Own extends EnvProperties = EnvProperties> {
@@ -32,7 +34,7 @@ export interface ServiceSettings<Own extends EnvProperties = EnvProperties> {
 }
 
 export function natsSettings(env: EnvValues<typeof NATS_ENV> = readEnv(NATS_ENV)): NatsSettings {
-  return { url: env.NATS_URL, user: env.NATS_USER, password: env.NATS_PASSWORD };
+  return { url: env.NATS_URL, user: env.NATS_USER, password: env.NATS_PASSWORD, tlsCaFile: env.NATS_TLS_CA_FILE };
 }
 
 const serviceEnv = (service: string) =>

@@ -30,6 +30,8 @@ export const NATS_ENV = {
   NATS_URL: { type: 'string', default: 'nats://127.0.0.1:4222' },
   NATS_USER: { type: 'string' },
   NATS_PASSWORD: { type: 'string' },
+  // The CA that signed the NATS servers' certificates: set, the connection is TLS and the server is verified against it.
+  NATS_TLS_CA_FILE: { type: 'string' },
 } as const satisfies EnvProperties;
 
 export function readEnv<P extends EnvProperties>(properties: P, env: NodeJS.ProcessEnv = process.env): EnvValues<P> {

@@ -40,6 +40,7 @@ export * from './secret-strength';
 export * from './start-service';
 export * from './audit';
 export * from './metrics';
+export * from './service-gauges';
 export * from './tracing';
 export * from './retry';
 export * from './record-write';

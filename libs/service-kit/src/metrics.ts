@@ -42,12 +42,36 @@ export function metricsSettingsOf(env: EnvValues<typeof METRICS_ENV>): MetricsSe
 
 export interface MetricsEndpoint {
   url: string;
+  /** From now on `GET /health` on this port answers 200 while `check` says ready (before: 503). */
+  setReadiness(check: () => Promise<boolean>): void;
   close(): Promise<void>;
+}
+
+/** How long a readiness check may take before the process counts as not ready. */
+const READINESS_TIMEOUT_MS = 2_000;
+
+async function ready(check: (() => Promise<boolean>) | null): Promise<boolean> {
+  if (!check) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([check(), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
  * Turns metrics on and serves them at http://host:port/metrics, or does
- * nothing (and returns null) when the port is 0.
+ * nothing (and returns null) when the port is 0. The same port answers
+ * `GET /health` with the process's own readiness (`{"status":"ok"}` 200, or
+ * 503): what container healthchecks and a load balancer ask, on a port that
+ * carries no patient data (the gateway's `/health` on the API port tells
+ * whether the whole system answers).
  */
 export async function startMetrics(
   processName: string,
@@ -55,9 +79,21 @@ export async function startMetrics(
   log: Logger,
 ): Promise<MetricsEndpoint | null> {
   if (!settings.port) return null;
+  let readiness: (() => Promise<boolean>) | null = null;
   const server: Server = createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at /metrics\n');
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/health') {
+      void ready(readiness).then((ok) =>
+        res
+          .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' })),
+      );
+      return;
+    }
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res
+        .writeHead(404, { 'content-type': 'text/plain' })
+        .end('Not found: metrics are at /metrics, readiness at /health\n');
       return;
     }
     metricsRegistry
@@ -87,6 +123,9 @@ export async function startMetrics(
   log.info({ metrics_url: url }, 'metrics served');
   return {
     url,
+    setReadiness: (check) => {
+      readiness = check;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -213,63 +252,4 @@ export function observeDatabaseCommands(client: MongoClient): void {
   client.on('commandFailed', (event) =>
     dbCommandSeconds.observe({ command: event.commandName, outcome: 'error' }, event.duration / 1000),
   );
-}
-
-/** The service's state read at each scrape. */
-export interface ServiceProbes {
-  /** Events this process holds for publication, and outbox entries stored in the database. */
-  outboxQueued(): number;
-  outboxStored(): Promise<number>;
-  /** Reference messages not yet applied (pending and unacknowledged). */
-  referencePending(): Promise<number>;
-  breakerOpen(): boolean;
-}
-
-/** Registers the gauges read at scrape time. */
-export function registerServiceGauges(probes: ServiceProbes, log: Logger): void {
-  if (!enabled) return;
-  const bounded = async (what: string, read: () => Promise<number>): Promise<number | null> => {
-    try {
-      return await Promise.race([
-        read(),
-        new Promise<number>((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2_000).unref()),
-      ]);
-    } catch (err) {
-      log.warn({ err, what }, 'metric not collected');
-      return null;
-    }
-  };
-  gauge({
-    name: 'clinic_outbox_queued_events',
-    help: 'Events recorded by this process and waiting to be published',
-    collect() {
-      this.set(probes.outboxQueued());
-    },
-  });
-  const readAtScrape = (name: string, help: string, read: () => Promise<number>) =>
-    gauge({
-      name,
-      help,
-      async collect() {
-        const value = await bounded(name, read);
-        if (value !== null) this.set(value);
-      },
-    });
-  readAtScrape(
-    'clinic_outbox_stored_entries',
-    "Entries in the service's outbox collection: events not yet published (every replica counts the same collection)",
-    probes.outboxStored,
-  );
-  readAtScrape(
-    'clinic_reference_pending_messages',
-    "Reference-stream messages the service's durable consumer has not yet applied (its lag)",
-    probes.referencePending,
-  );
-  gauge({
-    name: 'clinic_db_breaker_open',
-    help: '1 while the database breaker fails requests fast, else 0',
-    collect() {
-      this.set(probes.breakerOpen() ? 1 : 0);
-    },
-  });
 }

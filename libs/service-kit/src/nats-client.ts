@@ -52,6 +52,8 @@ export async function connectNats(settings: NatsSettings, options: ConnectOption
     name: options.name,
     user: settings.user,
     pass: settings.password,
+    // TLS only, the server's certificate checked against this CA (and its name against the URL's host).
+    ...(settings.tlsCaFile ? { tls: { caFile: settings.tlsCaFile } } : {}),
     // Replies (JetStream's included) come to the user's own prefix, the only inbox it may subscribe to.
     inboxPrefix: settings.user ? inboxPrefixOf(settings.user) : undefined,
     waitOnFirstConnect: waitForServer,

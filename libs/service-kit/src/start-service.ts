@@ -19,7 +19,8 @@ import type { EnvProperties } from './env';
 import { ensureEventReaders, ensureStream, jetStreamManager, streamReplicas } from './jetstream';
 import { runProcess } from './lifecycle';
 import { createLogger, type Logger } from './logger';
-import { registerServiceGauges, startMetrics } from './metrics';
+import { startMetrics } from './metrics';
+import { registerServiceGauges } from './service-gauges';
 import { IdAllocator } from './id-allocator';
 import { connectMongo, ensureIndexes } from './mongo';
 import { connectNats } from './nats-client';
@@ -139,6 +140,11 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
       replyChunksMax: settings.replyChunksMax,
+    });
+    // Ready (GET /health on the metrics port) while NATS and the database both answer.
+    metrics?.setReadiness(async () => {
+      await Promise.all([nc.rtt(), mongo.db.command({ ping: 1 })]);
+      return true;
     });
     log.info({ instance, clinic_tz: clock.timeZone, db: settings.mongoDb }, 'service started');
 

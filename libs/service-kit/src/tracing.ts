@@ -15,11 +15,13 @@
  */
 import {
   context,
+  isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Context,
   type Span,
   type TextMapGetter,
@@ -33,6 +35,10 @@ interface StartedSdk {
 }
 
 let sdk: StartedSdk | null = null;
+
+/** Unless OTEL_TRACES_SAMPLER says otherwise: a new trace for one request in ten; a caller's decision is kept. */
+export const DEFAULT_SAMPLER = 'parentbased_traceidratio';
+export const DEFAULT_RATIO = '0.1';
 
 /** Whether the OTEL_* variables ask for trace export. */
 export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -62,6 +68,11 @@ export function startTracing(serviceName: string, extra: () => unknown[] = () =>
   // Traces only: metrics are Prometheus's (see metrics.ts), logs are pino's lines on stdout.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  // What tracing costs, chosen by measurement (docs/PERFORMANCE.md, Tracing's cost): one request in ten is traced,
+  // unless it comes with a sampled traceparent (a caller asks for its trace); W3C trace context only, no baggage.
+  process.env.OTEL_TRACES_SAMPLER ??= DEFAULT_SAMPLER;
+  if (process.env.OTEL_TRACES_SAMPLER === DEFAULT_SAMPLER) process.env.OTEL_TRACES_SAMPLER_ARG ??= DEFAULT_RATIO;
+  process.env.OTEL_PROPAGATORS ??= 'tracecontext';
   const started = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || serviceName,
     instrumentations: [new MongoDBInstrumentation(), ...(extra() as never[])],
@@ -95,7 +106,8 @@ const NO_FIELDS: Readonly<Record<string, string>> = Object.freeze({});
 export function traceLogFields(): Readonly<Record<string, string>> {
   if (!sdk) return NO_FIELDS;
   const span = trace.getActiveSpan();
-  return span ? { trace_id: span.spanContext().traceId } : NO_FIELDS;
+  // A trace that is not sampled is exported nowhere: its id would lead nowhere.
+  return span?.isRecording() ? { trace_id: span.spanContext().traceId } : NO_FIELDS;
 }
 
 function messagingAttributes(subject: string, operation: string): Record<string, string> {
@@ -124,7 +136,12 @@ export async function withRequestSpan<T>(subject: string, headers: MsgHdrs, send
     kind: SpanKind.CLIENT,
     attributes: messagingAttributes(subject, 'send'),
   });
+  // Not sampled, it still goes out (traceparent's flags say so), so that the service skips its spans too.
   propagation.inject(trace.setSpan(context.active(), span), headers, headerSetter);
+  if (!span.isRecording()) {
+    span.end();
+    return send();
+  }
   return endingSpan(span, send);
 }
 
@@ -139,11 +156,19 @@ export async function withHandlerSpan<T>(
 ): Promise<T> {
   if (!sdk) return handle();
   const parent = propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+  const caller = trace.getSpanContext(parent);
+  // The caller's trace is not sampled: no span here, and none below (the database instrumentation needs an
+  // active span), so that an untraced request costs next to nothing.
+  if (caller && isSpanContextValid(caller) && (caller.traceFlags & TraceFlags.SAMPLED) === 0) return handle();
   const span = tracer().startSpan(
     `process ${subject}`,
     { kind: SpanKind.SERVER, attributes: messagingAttributes(subject, 'process') },
     parent,
   );
+  if (!span.isRecording()) {
+    span.end();
+    return handle();
+  }
   return endingSpan(span, () => context.with(trace.setSpan(parent, span), handle));
 }
 

@@ -22,7 +22,8 @@ it('keeps the process running without metrics when the port is taken', async () 
   }
 });
 
-it('serves the text format at /metrics, with the process metrics and its own, and nothing elsewhere', async () => {
+// One endpoint per process (prom-client's default metrics register once): /metrics, /health and the rest in one test.
+it('serves the text format at /metrics, its readiness at /health, and nothing elsewhere', async () => {
   const probe = await listen();
   const port = (probe.address() as { port: number }).port;
   await new Promise((resolve) => probe.close(resolve));
@@ -38,6 +39,22 @@ it('serves the text format at /metrics, with the process metrics and its own, an
       'clinic_nats_requests_total{subject="billing.bill.create",outcome="504",process_name="test"} 1',
     );
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+
+    // Readiness: 503 until the process gives its check, then what the check says; a failure or a hang is 503.
+    const health = async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/health`);
+      return { status: answer.status, body: await answer.json() };
+    };
+    expect(await health()).toEqual({ status: 503, body: { status: 'unavailable' } });
+    let check: () => Promise<boolean> = async () => true;
+    endpoint!.setReadiness(() => check());
+    expect(await health()).toEqual({ status: 200, body: { status: 'ok' } });
+    check = async () => {
+      throw new Error('database unavailable');
+    };
+    expect(await health()).toEqual({ status: 503, body: { status: 'unavailable' } });
+    check = () => new Promise<boolean>(() => undefined);
+    expect(await health()).toEqual({ status: 503, body: { status: 'unavailable' } });
   } finally {
     await endpoint?.close();
   }

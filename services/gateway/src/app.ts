@@ -64,6 +64,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 
 export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
+    ...(config.tls ? { https: config.tls } : {}),
     loggerInstance: log as FastifyBaseLogger,
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'correlation_id' }),

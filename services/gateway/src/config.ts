@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   METRICS_ENV,
   metricsSettingsOf,
@@ -16,6 +17,8 @@ import {
 export interface GatewayConfig {
   host: string;
   port: number;
+  /** HTTPS with this certificate (chain) and key, both PEM (TLS_CERT_FILE, TLS_KEY_FILE); absent: plain HTTP. */
+  tls?: { cert: Buffer; key: Buffer };
   nats: NatsSettings;
   /** The same token policy every service applies (libs/service-kit tokens.ts). */
   tokens: TokenPolicy;
@@ -48,6 +51,8 @@ const RATE_LIMIT_ENV = {
 const GATEWAY_ENV = {
   HOST: { type: 'string', default: '0.0.0.0' },
   PORT: { type: 'integer', default: 3000 },
+  TLS_CERT_FILE: { type: 'string' },
+  TLS_KEY_FILE: { type: 'string' },
   REQUEST_TIMEOUT_MS: { type: 'integer', default: 5_000 },
   HEALTH_TIMEOUT_MS: { type: 'integer', default: 1_000 },
   BODY_LIMIT_BYTES: { type: 'integer', default: 512 * 1024 },
@@ -64,12 +69,20 @@ export function rateLimitConfig(env: EnvValues<typeof RATE_LIMIT_ENV> = readEnv(
   };
 }
 
+/** HTTPS when both files are named; one without the other stops the gateway rather than serve plain HTTP. */
+export function tlsFiles(certFile: string | undefined, keyFile: string | undefined): GatewayConfig['tls'] {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new Error('Set both TLS_CERT_FILE and TLS_KEY_FILE for HTTPS, or neither');
+  return { cert: readFileSync(certFile), key: readFileSync(keyFile) };
+}
+
 /** The gateway's settings, read with one schema; a bad value stops it at start-up. */
 export function gatewayConfig(): GatewayConfig {
   const env = readEnv({ ...NATS_ENV, ...TOKEN_ENV, ...METRICS_ENV, ...GATEWAY_ENV });
   return {
     host: env.HOST,
     port: env.PORT,
+    tls: tlsFiles(env.TLS_CERT_FILE, env.TLS_KEY_FILE),
     nats: natsSettings(env),
     tokens: tokenPolicyOf(env),
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,

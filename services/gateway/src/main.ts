@@ -12,6 +12,11 @@ async function main(): Promise<void> {
     const nc = await connectNats(config.nats, { name: 'gateway', log });
     const app = await buildGateway({ config, nc, log });
     await app.listen({ host: config.host, port: config.port });
+    // Ready (GET /health on the metrics port) while it listens and NATS answers; the API's /health asks every service.
+    metrics?.setReadiness(async () => {
+      await nc.rtt();
+      return true;
+    });
     return async () => {
       await app.close();
       await nc.drain();

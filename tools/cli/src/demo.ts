@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REF_STREAM } from '@clinic/contracts';
-import { parseSeedFile, seedReferenceData, type Stack } from '@clinic/devstack';
+import { httpRequest, natsClientSettings, parseSeedFile, seedReferenceData, type Stack } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 
 const DEMO_DIR = join(__dirname, '..', 'demo');
@@ -15,10 +15,11 @@ export async function loadDemoDataOnFirstStart(
   stack: Stack,
   adminToken: string,
 ): Promise<{ records: number; charges: number } | null> {
-  const nc = await connectNats(
-    { url: stack.infra.natsUrl, user: 'ops', password: stack.infra.natsPasswords.ops },
-    { name: 'demo', log: createLogger('demo', 'warn'), waitForServer: false },
-  );
+  const nc = await connectNats(natsClientSettings(stack.infra, 'ops'), {
+    name: 'demo',
+    log: createLogger('demo', 'warn'),
+    waitForServer: false,
+  });
   try {
     const jsm = await nc.jetstreamManager();
     if ((await jsm.streams.info(REF_STREAM.name)).state.messages > 0) return null;
@@ -26,13 +27,14 @@ export async function loadDemoDataOnFirstStart(
     await seedReferenceData(nc, seed);
     const charges = JSON.parse(readFileSync(join(DEMO_DIR, 'charges.json'), 'utf8')) as object[];
     for (const charge of charges) {
-      const response = await fetch(`${stack.gatewayUrl}/hospital_charges`, {
+      const response = await httpRequest(`${stack.gatewayUrl}/hospital_charges`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
         body: JSON.stringify(charge),
+        ca: stack.gatewayCa,
       });
       if (response.status !== 201 && response.status !== 409) {
-        throw new Error(`Demo charge not created: ${response.status} ${await response.text()}`);
+        throw new Error(`Demo charge not created: ${response.status} ${response.body.toString()}`);
       }
     }
     return { records: seed.records.length, charges: charges.length };

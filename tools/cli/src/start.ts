@@ -18,6 +18,12 @@ const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
 
 const START_ENV = {
   NATS_CLUSTER: { type: 'integer', default: 1 },
+  // 1: NATS with TLS, a local CA and certificates in DATA_DIR/tls.
+  NATS_TLS: { type: 'integer', default: 0 },
+  // Both set: the gateway serves HTTPS; TLS_CA_FILE, the CA that signed it, is what start's own checks trust.
+  TLS_CERT_FILE: { type: 'string' },
+  TLS_KEY_FILE: { type: 'string' },
+  TLS_CA_FILE: { type: 'string' },
   // Set: external servers, none started here.
   NATS_URL: { type: 'string' },
   MONGO_URL: { type: 'string' },
@@ -56,6 +62,11 @@ async function main(): Promise<void> {
     gatewayPort: env.PORT,
     serviceOutput: 'inherit',
     natsCluster,
+    natsTls: env.NATS_TLS === 1,
+    gatewayTls:
+      env.TLS_CERT_FILE && env.TLS_KEY_FILE
+        ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE, caFile: env.TLS_CA_FILE }
+        : undefined,
     // Every process that exits unexpectedly is restarted with backoff; a crash loop is given up.
     supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });
@@ -110,12 +121,15 @@ async function main(): Promise<void> {
     `               scrape them all: prometheus --config.file=${relative(process.cwd(), scrapeConfig) || scrapeConfig}`,
     `Traces:        ${tracingConfigured() ? `OTLP to ${otlp}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them to an OTLP receiver)'}`,
     `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}`,
+    ...(stack.infra.natsTlsCaFile
+      ? [`               TLS: clients verify the servers against NATS_TLS_CA_FILE=${stack.infra.natsTlsCaFile}`]
+      : []),
     `Database:      ${withoutPassword(stack.infra.mongoUrl)}${stack.infra.db ? ` (password in ${join(dataDir, DB_PASSWORD_FILE)})` : ''}`,
     adminToken
       ? `Admin token (development, ${Math.round(adminLifetime / 360) / 10} h):\n${adminToken}`
       : 'Tokens come from elsewhere (JWT_JWKS_URL, or JWT_PUBLIC_KEY without JWT_PRIVATE_KEY): no token can be printed.',
     '',
-    `Try: curl -H "Authorization: Bearer $TOKEN" "${stack.gatewayUrl}/hospital_charges?store_id=1"`,
+    `Try: curl${env.TLS_CA_FILE ? ` --cacert ${env.TLS_CA_FILE}` : ''} -H "Authorization: Bearer $TOKEN" "${stack.gatewayUrl}/hospital_charges?store_id=1"`,
     'Other tokens: npm run -s token -- --sub 2 --role cashier. Stop with Ctrl-C.',
     '',
   ];

@@ -148,7 +148,7 @@ function observabilityLines(figures: Record<string, any>): string[] {
         (from ? `${(((value - from) / from) * 100).toFixed(1)}%` : '-').padStart(8);
       const cpu = `${stats.cpu_ms_per_request.toFixed(3)} ms ${change(stats.cpu_ms_per_request, base?.cpu_ms_per_request)}`;
       lines.push(
-        `  ${setting.name.padEnd(26)} ${name.padEnd(28)} ${fmt(stats)} ${change(stats.rps, base?.rps)} | ${cpu} | ${(setting.runs?.[name] ?? []).join(' ')}`,
+        `  ${setting.name.padEnd(34)} ${name.padEnd(28)} ${fmt(stats)} ${change(stats.rps, base?.rps)} | ${cpu} | ${(setting.runs?.[name] ?? []).join(' ')}`,
       );
     }
   }

@@ -1,0 +1,181 @@
+/**
+ * A local certificate authority and server certificates it signs: for NATS
+ * with TLS under npm start and the tests (`NATS_TLS=1`, files in DATA_DIR/tls)
+ * and for docker compose (`npm run certs`).
+ *
+ * Made with @peculiar/x509 over Node's WebCrypto (ECDSA P-256, SHA-256): a
+ * maintained TypeScript library, so no openssl binary (whose options differ
+ * between OpenSSL 1.1, 3 and LibreSSL) has to be found and driven by text.
+ * Existing files are kept: the CA while both its files are there, a server
+ * certificate while this CA signed it, it names every host asked for and it
+ * has more than 30 days to run; anything else is made (again).
+ */
+import 'reflect-metadata';
+import { webcrypto, X509Certificate as NodeCertificate } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import * as x509 from '@peculiar/x509';
+
+// Node's WebCrypto (this repository's TypeScript settings have no DOM types, hence the aliases and the cast).
+type Key = webcrypto.CryptoKey;
+x509.cryptoProvider.set(webcrypto as unknown as ReturnType<typeof x509.cryptoProvider.get>);
+
+const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' };
+const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' };
+const DAY_MS = 86_400_000;
+/** The CA lives ten years; a server certificate 397 days (the longest browsers accept) and is renewed in its last 30. */
+const CA_DAYS = 3650;
+const SERVER_DAYS = 397;
+const RENEW_DAYS = 30;
+
+export interface CertificateRequest {
+  /** The files are `<name>.crt` and `<name>.key` (and `<name>.pem`, both in one, with `bundle`). */
+  name: string;
+  /** DNS names and IP addresses clients reach the server at; the first is its common name. */
+  hosts: string[];
+  /** Also a TLS client with this certificate (NATS nodes connecting their routes to each other). */
+  clientAuth?: boolean;
+  /** Also write `<name>.pem`: the certificate then the key (what HAProxy takes). */
+  bundle?: boolean;
+}
+
+export interface CertificateFiles {
+  cert: string;
+  key: string;
+}
+
+export interface LocalCertificates {
+  /** The CA's certificate: what every client trusts. */
+  caFile: string;
+  /** By request name. */
+  servers: Record<string, CertificateFiles>;
+}
+
+export interface CertificateOptions {
+  /**
+   * Mode of the private key files: 0o600 by default. `npm run certs` gives 0o644 inside a 0o700
+   * folder: compose mounts each file into containers whose processes run as other users.
+   */
+  keyMode?: number;
+}
+
+interface Authority {
+  cert: x509.X509Certificate;
+  key: Key;
+}
+
+/** PEM text ending in a line break, so that files concatenate into a valid bundle. */
+const pem = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
+const pemKey = async (key: Key) =>
+  pem(x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY'));
+
+function importKey(pem: string): Promise<Key> {
+  return webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(pem), KEY_ALGORITHM, true, ['sign']);
+}
+
+function newKeys(): Promise<webcrypto.CryptoKeyPair> {
+  return webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
+}
+
+function writeKey(path: string, pem: string, mode: number): void {
+  writeFileSync(path, pem, { mode });
+  chmodSync(path, mode);
+}
+
+async function authority(dir: string, keyMode: number): Promise<Authority> {
+  const certPath = join(dir, 'ca.crt');
+  const keyPath = join(dir, 'ca.key');
+  if (existsSync(certPath) && existsSync(keyPath)) {
+    return {
+      cert: new x509.X509Certificate(readFileSync(certPath, 'utf8')),
+      key: await importKey(readFileSync(keyPath, 'utf8')),
+    };
+  }
+  const keys = await newKeys();
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    name: 'CN=Clinic local CA',
+    keys,
+    signingAlgorithm: SIGNING_ALGORITHM,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + CA_DAYS * DAY_MS),
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  // The CA's key only ever signs here: never mounted anywhere, so always owner-only.
+  writeKey(keyPath, await pemKey(keys.privateKey), Math.min(keyMode, 0o600));
+  writeFileSync(certPath, pem(cert.toString('pem')));
+  return { cert, key: keys.privateKey };
+}
+
+/** The hosts a certificate names (its subjectAltName), as "DNS:x" and "IP Address:y". */
+const namesOf = (hosts: string[]) => hosts.map((h) => (isIP(h) ? `IP Address:${h}` : `DNS:${h}`));
+
+function stillGood(path: string, ca: Authority, hosts: string[]): boolean {
+  if (!existsSync(path)) return false;
+  const cert = new NodeCertificate(readFileSync(path));
+  const names = new Set((cert.subjectAltName ?? '').split(', '));
+  return (
+    cert.checkIssued(new NodeCertificate(ca.cert.toString('pem'))) &&
+    namesOf(hosts).every((name) => names.has(name)) &&
+    new Date(cert.validTo).getTime() - Date.now() > RENEW_DAYS * DAY_MS
+  );
+}
+
+async function issue(ca: Authority, request: CertificateRequest): Promise<{ cert: string; key: string }> {
+  const keys = await newKeys();
+  const now = Date.now();
+  const usages = [x509.ExtendedKeyUsage.serverAuth, ...(request.clientAuth ? [x509.ExtendedKeyUsage.clientAuth] : [])];
+  const cert = await x509.X509CertificateGenerator.create({
+    subject: `CN=${request.hosts[0] ?? request.name}`,
+    issuer: ca.cert.subject,
+    publicKey: keys.publicKey,
+    signingKey: ca.key,
+    signingAlgorithm: SIGNING_ALGORITHM,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + SERVER_DAYS * DAY_MS),
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension(usages),
+      new x509.SubjectAlternativeNameExtension(request.hosts.map((h) => ({ type: isIP(h) ? 'ip' : 'dns', value: h }))),
+      await x509.AuthorityKeyIdentifierExtension.create(ca.cert),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  return { cert: pem(cert.toString('pem')), key: await pemKey(keys.privateKey) };
+}
+
+/** Makes what is missing or stale in `dir` (created 0700): the CA, then each server certificate. */
+export async function ensureCertificates(
+  dir: string,
+  requests: CertificateRequest[],
+  options: CertificateOptions = {},
+): Promise<LocalCertificates> {
+  const keyMode = options.keyMode ?? 0o600;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const ca = await authority(dir, keyMode);
+  const servers: Record<string, CertificateFiles> = {};
+  for (const request of requests) {
+    const files = { cert: join(dir, `${request.name}.crt`), key: join(dir, `${request.name}.key`) };
+    const bundle = join(dir, `${request.name}.pem`);
+    if (
+      !stillGood(files.cert, ca, request.hosts) ||
+      !existsSync(files.key) ||
+      (request.bundle && !existsSync(bundle))
+    ) {
+      const made = await issue(ca, request);
+      writeFileSync(files.cert, made.cert);
+      writeKey(files.key, made.key, keyMode);
+      if (request.bundle) writeKey(bundle, made.cert + made.key, keyMode);
+    }
+    servers[request.name] = files;
+  }
+  return { caFile: join(dir, 'ca.crt'), servers };
+}
