@@ -46,6 +46,7 @@ export {
   type CommitRecord,
   type EventSpec,
   type PreparedEvents,
+  type WriteOptions,
   type WriteProof,
 } from './internal';
 export { AuditTrail, fieldChanges, type AuditEntryView, type FieldChange } from './internal';

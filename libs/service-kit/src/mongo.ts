@@ -35,6 +35,9 @@ export async function connectMongo(url: string, dbName: string, log: Logger, app
     connectTimeoutMS: 2_000,
     socketTimeoutMS: 4_000,
     maxPoolSize: 32,
+    // A write waits at most this long for a connection, then fails: with the write window (Outbox), it bounds
+    // how late a write recorded in the outbox can be sent, and so how late it can land.
+    waitQueueTimeoutMS: 2_000,
     // Notice a returning server within a second (the default is ten), by polling:
     // FerretDB does not stream topology changes.
     heartbeatFrequencyMS: 1_000,

@@ -70,9 +70,16 @@ export interface EventSpec {
   alongside?: EventSpec[];
 }
 
+/** What a write described by outbox entries takes (PreparedEvents.writeOptions): the server's time limit for it. */
+export interface WriteOptions {
+  maxTimeMS?: number;
+}
+
 /** Events recorded ahead of their writes: released when a write succeeded, discarded when it certainly failed. */
 export interface PreparedEvents {
   entries: OutboxEntry[];
+  /** When the entries were stored (their created_at): the sweeper's grace period and the write window run from it. */
+  storedAt: Date;
   /** Hands these (default: all) to the relay. */
   release(eventIds?: string[]): void;
   /**
@@ -85,6 +92,20 @@ export interface PreparedEvents {
   discard(eventIds?: string[]): Promise<void>;
   /** Stops tracking entries whose writes may or may not have happened: the sweeper decides. */
   forget(eventIds?: string[]): void;
+  /**
+   * Runs a step between storing the entries and attempting their write (a
+   * check that may refuse it); when the step fails, the write will never be
+   * attempted, so the entries are discarded at once, their fences with them.
+   */
+  beforeWrite<T>(step: () => Promise<T>): Promise<T>;
+  /**
+   * Right before the write: the options it must be sent with, so that it
+   * cannot land after the sweeper may have given up on it (the server's time
+   * limit: what is left of the write window, which runs from storedAt). When
+   * the window has passed, throws a ServiceError (503): the write must not be
+   * attempted, and the caller discards the entries.
+   */
+  writeOptions(): WriteOptions;
 }
 
 /** The proof that an entity write recorded `eventId` (see withEventId). */
@@ -162,4 +183,24 @@ export function entryOf(stored: StoredOutboxEntry | OutboxEntry): OutboxEntry {
   return 'entry' in stored && typeof stored.entry === 'string'
     ? (BSON.EJSON.parse(stored.entry, { relaxed: true }) as OutboxEntry)
     : (stored as OutboxEntry);
+}
+
+/**
+ * The entries of one write: its event, then the events alongside it, each
+ * with the write's proof and its fences.
+ */
+export function withAlongside(
+  spec: EventSpec & { eventId: string },
+  proof: WriteProof,
+): Array<EventSpec & { eventId: string; proof: WriteProof }> {
+  const { alongside = [], ...main } = spec;
+  return [
+    { ...main, proof },
+    ...alongside.map((extra) => ({
+      ...extra,
+      eventId: extra.eventId ?? newEventId(),
+      fences: extra.fences ?? main.fences,
+      proof,
+    })),
+  ];
 }

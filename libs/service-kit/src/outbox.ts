@@ -4,6 +4,7 @@ import { HeaderNames } from '@clinic/contracts';
 import { CommitRecords } from './commit-records';
 import { GroupCommit } from './group-commit';
 import { ServiceError } from './errors';
+import { preparedEvents } from './prepared-events';
 import type { Logger } from './logger';
 import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
 import {
@@ -12,11 +13,13 @@ import {
   newEventId,
   outboxEntry,
   storedEntry,
+  withAlongside,
   type EventSpec,
   type OutboxEntry,
   type PreparedEvents,
   type ProofKind,
   type StoredOutboxEntry,
+  type WriteOptions,
   type WriteProof,
 } from './outbox-entries';
 import { pauses, retryPolicy } from './retry';
@@ -25,6 +28,11 @@ import { detachedFromTrace, withPublishSpan } from './tracing';
 export interface OutboxOptions {
   /** Entries younger than this may belong to a write still in progress in some process. */
   graceMs?: number;
+  /**
+   * How long after its entries were stored a write may still be sent (PreparedEvents.writeOptions):
+   * well within the grace period, so that no write lands after the sweeper gave up on it.
+   */
+  writeWindowMs?: number;
   sweepIntervalMs?: number;
 }
 
@@ -46,6 +54,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).u
  * a second publication of the same event harmless. The relay never writes
  * entity documents: FerretDB replaces whole documents on update, so a relay
  * write could undo a concurrent change.
+ *
+ * The sweeper drops an entry whose write it cannot find once the entry is
+ * older than the grace period, so that write must never land afterwards: it
+ * is sent only within its write window, which runs from the time its entries
+ * were stored, with what is left of the window as the server's time limit
+ * (PreparedEvents.writeOptions); the wait for a pooled connection is bounded
+ * too (connectMongo). Replicas' clocks must agree within the difference.
  */
 export class Outbox {
   private readonly entries: Collection<StoredOutboxEntry | OutboxEntry>;
@@ -60,6 +75,7 @@ export class Outbox {
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly graceMs: number;
+  private readonly writeWindowMs: number;
   private readonly sweepIntervalMs: number;
   /** A batch is tried again until it is published, 100 ms after a failure, then twice as long each time up to 2 s. */
   private readonly untilHandedOver = retryPolicy({
@@ -79,6 +95,7 @@ export class Outbox {
     this.entries = db.collection<StoredOutboxEntry | OutboxEntry>('outbox');
     this.records = new CommitRecords(db);
     this.graceMs = options.graceMs ?? 10_000;
+    this.writeWindowMs = options.writeWindowMs ?? Math.floor(this.graceMs * 0.4);
     this.sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
   }
 
@@ -95,22 +112,32 @@ export class Outbox {
 
   /**
    * Runs `write` with its event: the event is durable before the write and is
-   * published once the write has succeeded. `write` receives the event id and
-   * must store it on the entity (see withEventId) unless the proof is `absent`.
+   * published once the write has succeeded. `write` receives the event id,
+   * which it must store on the entity (see withEventId) unless the proof says
+   * otherwise, and the options its database write must take (writeOptions).
+   * `guard` runs between the two and may still refuse the write; when it
+   * fails, the entries go at once (their fences with them).
    */
   async record<T>(
-    spec: EventSpec & { collection: string; key: string; proof?: ProofKind },
-    write: (eventId: string) => Promise<T>,
+    spec: EventSpec & { collection: string; key: string; proof?: ProofKind | WriteProof },
+    write: (eventId: string, options: WriteOptions) => Promise<T>,
+    guard?: () => Promise<void>,
   ): Promise<T> {
     const eventId = spec.eventId ?? newEventId();
     const proof: WriteProof =
       spec.proof === 'absent'
         ? { collection: spec.collection, filter: { _id: spec.key }, exists: false }
-        : entityProof(spec.collection, spec.key, eventId);
+        : typeof spec.proof === 'object'
+          ? spec.proof
+          : entityProof(spec.collection, spec.key, eventId);
     const prepared = await this.prepare(withAlongside({ ...spec, eventId }, proof));
+    const options = await prepared.beforeWrite(async () => {
+      await guard?.();
+      return prepared.writeOptions();
+    });
     let result: T;
     try {
-      result = await write(eventId);
+      result = await write(eventId, options);
     } catch (err) {
       if (isDuplicateKeyError(err) || err instanceof ServiceError) {
         // The write certainly did not happen.
@@ -129,46 +156,28 @@ export class Outbox {
   async prepare(events: Array<EventSpec & { eventId?: string; proof: WriteProof }>): Promise<PreparedEvents> {
     const entries = events.map((spec) => outboxEntry(spec.eventId ?? newEventId(), spec, spec.proof));
     for (const entry of entries) this.owned.add(entry._id);
+    const stored = entries.map(storedEntry);
     try {
       // A request's few entries go with those of the requests recording at the same time; a month of sessions alone.
-      if (entries.length <= GROUPED_ENTRIES_MAX) await this.inserts.submit(entries.map(storedEntry));
-      else await this.insert(entries.map(storedEntry));
+      if (entries.length <= GROUPED_ENTRIES_MAX) await this.inserts.submit(stored);
+      else await this.insert(stored);
     } catch (err) {
       for (const entry of entries) this.owned.delete(entry._id);
       throw err;
     }
-    const pick = (eventIds?: string[]) => {
-      if (!eventIds) return entries;
-      const wanted = new Set(eventIds);
-      return entries.filter((e) => wanted.has(e._id));
-    };
-    const release = (eventIds?: string[]) => {
-      this.queue.push(...pick(eventIds));
-      this.kick();
-    };
-    return {
-      entries,
-      release,
-      settle: async (eventIds) => {
-        try {
-          await this.records.storeTogether(pick(eventIds));
-        } catch (err) {
-          this.log.warn({ err }, 'records of a committed write not stored yet; the relay will store them');
-        }
-        release(eventIds);
+    // As insert() stamped them (none: nothing stored, now).
+    const storedAt = stored[0]?.created_at ?? new Date();
+    return preparedEvents(entries, storedAt, {
+      owned: this.owned,
+      outbox: this.entries,
+      records: this.records,
+      log: this.log,
+      writeWindowMs: this.writeWindowMs,
+      hand: (handed) => {
+        this.queue.push(...handed);
+        this.kick();
       },
-      discard: async (eventIds) => {
-        const chosen = pick(eventIds);
-        for (const entry of chosen) this.owned.delete(entry._id);
-        await deleteByKeys(
-          this.entries,
-          chosen.map((e) => e._id),
-        );
-      },
-      forget: (eventIds) => {
-        for (const entry of pick(eventIds)) this.owned.delete(entry._id);
-      },
-    };
+    });
   }
 
   /**
@@ -179,8 +188,14 @@ export class Outbox {
     return (await this.entries.findOne({ fences: fence }, { projection: { _id: 1 } })) !== null;
   }
 
-  /** In slices, so that no single write outlasts the driver's socket timeout (a month of sessions is thousands). */
+  /**
+   * In slices, so that no single write outlasts the driver's socket timeout (a month of sessions is thousands).
+   * Stamped now, as they are sent: the sweeper's grace and the writes' window run from the time an entry
+   * was stored, not from the time it was made (it may have waited for a group commit meanwhile).
+   */
   private async insert(entries: StoredOutboxEntry[]): Promise<void> {
+    const now = new Date();
+    for (const entry of entries) entry.created_at = now;
     for (const slice of inChunks(entries, 500)) await this.entries.insertMany(slice);
   }
 
@@ -276,24 +291,4 @@ export class Outbox {
     const found = await this.db.collection(proof.collection).findOne(proof.filter, { projection: { _id: 1 } });
     return proof.exists ? found !== null : found === null;
   }
-}
-
-/**
- * The entries of one write: its event, then the events alongside it, each
- * with the write's proof and its fences.
- */
-export function withAlongside(
-  spec: EventSpec & { eventId: string },
-  proof: WriteProof,
-): Array<EventSpec & { eventId: string; proof: WriteProof }> {
-  const { alongside = [], ...main } = spec;
-  return [
-    { ...main, proof },
-    ...alongside.map((extra) => ({
-      ...extra,
-      eventId: extra.eventId ?? newEventId(),
-      fences: extra.fences ?? main.fences,
-      proof,
-    })),
-  ];
 }

@@ -29,7 +29,7 @@ import { isDuplicateKeyError } from './mongo';
 import { KeyedMutex } from './mutex';
 import type { Outbox } from './outbox';
 import { pauses, retryPolicy } from './retry';
-import { withEventId, type EventSpec } from './outbox-entries';
+import { withEventId, type EventSpec, type WriteProof } from './outbox-entries';
 
 export const RECORD_BUSY_MESSAGE = 'The record is being changed by another request. Please retry.';
 
@@ -62,10 +62,17 @@ export type RecordWrite<Doc> =
       event(after: Doc): EventSpec | Promise<EventSpec>;
       /**
        * Runs once the event is recorded, right before the write, and may still
-       * refuse it (by throwing a ServiceError): a check that must see what
-       * happened after the event's fences were visible (EventSpec.fences).
+       * refuse it (by throwing): a check that must see what happened after the
+       * event's fences were visible (EventSpec.fences). Whatever it throws, the
+       * write is not attempted and the event is discarded at once.
        */
       guard?: () => Promise<void>;
+      /**
+       * How the sweeper tells that the write happened, when the record keeps
+       * something of it for longer than its latest event ids (see
+       * EVENT_IDS_KEPT): by default, the record lists the event's id.
+       */
+      proof?: WriteProof;
     }
   | { remove: true; event: EventSpec };
 
@@ -115,8 +122,8 @@ export class RecordWriter<Doc extends StoredRecord> {
     const doc = await this.refusingDuplicates(() =>
       withFreshId(ids, counter, collection, async (id) => {
         const { doc, event } = await build(id);
-        await outbox.record({ ...event, collection: collection.collectionName, key: doc._id }, (eventId) =>
-          collection.insertOne({ ...doc, _event_ids: [eventId] } as never),
+        await outbox.record({ ...event, collection: collection.collectionName, key: doc._id }, (eventId, options) =>
+          collection.insertOne({ ...doc, _event_ids: [eventId] } as never, options),
         );
         return doc;
       }),
@@ -173,22 +180,26 @@ export class RecordWriter<Doc extends StoredRecord> {
       _event_ids: existing._event_ids ?? { $exists: false },
     } as Filter<Doc>;
     if ('remove' in write) {
-      await outbox.record({ ...spec, proof: 'absent' }, async () => {
-        const result = await collection.deleteOne(asFound);
+      await outbox.record({ ...spec, proof: 'absent' }, async (_eventId, options) => {
+        const result = await collection.deleteOne(asFound, options);
         if (result.deletedCount === 0) throw new ChangedMeanwhile();
         landed(existing);
       });
     } else {
       await this.refusingDuplicates(() =>
-        outbox.record(spec, async (eventId) => {
-          await write.guard?.();
-          const result = await collection.updateOne(
-            { ...this.options.stillWritable, ...asFound } as Filter<Doc>,
-            { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } } as UpdateFilter<Doc>,
-          );
-          if (result.matchedCount === 0) throw new ChangedMeanwhile();
-          landed(after!, existing);
-        }),
+        outbox.record(
+          { ...spec, ...(write.proof ? { proof: write.proof } : {}) },
+          async (eventId, options) => {
+            const result = await collection.updateOne(
+              { ...this.options.stillWritable, ...asFound } as Filter<Doc>,
+              { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } } as UpdateFilter<Doc>,
+              options,
+            );
+            if (result.matchedCount === 0) throw new ChangedMeanwhile();
+            landed(after!, existing);
+          },
+          write.guard,
+        ),
       );
     }
     const { failure } = await marking;

@@ -55,8 +55,10 @@ const closingKey = (storeId: number, date: string) => `${storeId}:${date}`;
 /** What the outbox entry of a write of a branch's day carries (EventSpec.fences). */
 export const fenceOf = (storeId: number, date: string) => `day:${storeId}:${date}`;
 
-/** How long a close waits for the writes of its day in flight, and how often it looks. */
+/** How often a close looks whether the writes of its day in flight have settled. */
 const SETTLE_POLL_MS = 25;
+/** The server's time limit for a write's look at its days (the guard before it). */
+const GUARD_MAX_MS = 1_000;
 
 export class DayClosings {
   private readonly closings: Collection<ClosingDoc>;
@@ -85,8 +87,9 @@ export class DayClosings {
   ): Promise<Array<{ store_id: number; date: string }>> {
     const ids = [...new Set(days.map((d) => closingKey(d.store_id, d.date)))];
     if (ids.length === 0) return [];
+    // Bounded well within the write window of the write waiting for it (both servers honour maxTimeMS on a find).
     const docs = await this.closings
-      .find({ _id: { $in: ids } }, { projection: { store_id: 1, date: 1, status: 1 } })
+      .find({ _id: { $in: ids } }, { projection: { store_id: 1, date: 1, status: 1 }, maxTimeMS: GUARD_MAX_MS })
       .toArray();
     return docs.filter((d) => d.status !== 'open').map((d) => ({ store_id: d.store_id, date: d.date }));
   }
@@ -186,11 +189,12 @@ export class DayClosings {
     const { correlationId } = context;
     await this.outbox.record(
       { subject, data: { closing: view(after) }, correlationId, collection: DAY_CLOSINGS, key: found._id },
-      async (eventId) => {
+      async (eventId, options) => {
         after._event_ids = withEventId(found._event_ids, eventId);
         const result = await this.closings.updateOne(
           { _id: found._id, version: found.version },
           { $set: { ...set, version: after.version, _event_ids: after._event_ids } },
+          options,
         );
         if (result.matchedCount === 0) throw conflict(DAY_MESSAGES.changedMeanwhile(found.date, found.store_id));
       },

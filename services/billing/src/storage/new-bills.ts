@@ -16,6 +16,7 @@ import {
   writeErrorsOf,
   type AuditTrail,
   type StorageDeps,
+  type WriteOptions,
 } from '@clinic/service-kit';
 import type { BillInput, Totals } from '../rules';
 import type { BillNumbers } from './bill-numbers';
@@ -163,9 +164,11 @@ export class NewBills {
     const prepared = await this.deps.outbox.prepare(withEvents ? numbered.flatMap(({ events }) => events) : []);
     const eventIds = (from: number, to = numbered.length) =>
       numbered.slice(from, to).flatMap(({ events }) => events.map((e) => e.eventId));
+    let options: WriteOptions = {};
     if (withEvents) {
-      // After the entries (and their fences) are stored: a day closed by now refuses its bills.
-      const closed = await this.closedIn(batch);
+      // After the entries (and their fences) are stored: a day closed by now refuses its bills. Should the
+      // check fail, or come too late to write, the entries go at once (beforeWrite).
+      const closed = await prepared.beforeWrite(() => this.closedIn(batch));
       if (closed.size > 0) {
         for (const { doc } of [...numbered].reverse()) this.numbers.retry(doc.bill_date, doc.bill_seq);
         await prepared.discard();
@@ -175,12 +178,13 @@ export class NewBills {
         }
         return batch.filter((bill) => !closed.has(bill));
       }
+      options = await prepared.beforeWrite(async () => prepared.writeOptions());
     }
 
     let inserted = docs.length;
     let failure: unknown = null;
     try {
-      await this.bills.insertMany(docs, { ordered: true });
+      await this.bills.insertMany(docs, { ordered: true, ...options });
     } catch (err) {
       const firstError = writeErrorsOf(err)?.[0];
       if (!firstError) {

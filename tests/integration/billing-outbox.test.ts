@@ -1,0 +1,176 @@
+/**
+ * Billing's writes and the outbox entries they store ahead of themselves,
+ * against the real servers, with billing's storage layer run twice on one
+ * database as two replicas would: a check that fails between storing the
+ * entries and writing lets their fences go at once; a write that comes too
+ * late for the sweeper of another replica is never sent.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from 'nats';
+import { MongoClient, MongoNetworkError, type Db } from 'mongodb';
+import { eventStreamOf, REF_KINDS_BY_SERVICE } from '@clinic/contracts';
+import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
+import {
+  ClinicClock,
+  connectNats,
+  createLogger,
+  ensureStream,
+  IdAllocator,
+  Outbox,
+  ReferenceData,
+  VersionedCache,
+  WRITE_TOO_LATE_MESSAGE,
+  type HandlerContext,
+  type OutboxOptions,
+} from '@clinic/service-kit/internal';
+import { entriesOnCreate } from '../../services/billing/src/money-rules';
+import { PaymentOperations } from '../../services/billing/src/payments';
+import { moverOf } from '../../services/billing/src/requests';
+import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
+import { BillStore } from '../../services/billing/src/storage';
+import { fenceOf } from '../../services/billing/src/storage/day-closings';
+
+const log = createLogger('billing-outbox-test', 'silent');
+const clock = new ClinicClock('Asia/Colombo');
+let dir: string;
+let infra: Infrastructure;
+let nc: NatsConnection;
+let mongo: MongoClient;
+let db: Db;
+const started: Outbox[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'clinic-billing-outbox-'));
+  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
+  nc = await connectNats(
+    { url: infra.natsUrl, user: 'billing', password: infra.natsPasswords.billing },
+    { name: 'billing-outbox-test', log },
+  );
+  await ensureStream(await nc.jetstreamManager(), eventStreamOf('billing'), log);
+  mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  db = mongo.db('clinic_billing');
+  await new BillStore(replicaDeps(), log).prepare();
+}, 120_000);
+// A replica's sweeper goes with its test: another test's entries are not its to settle.
+afterEach(async () => {
+  for (const outbox of started.splice(0)) await outbox.stop(100);
+});
+afterAll(async () => {
+  await nc?.close();
+  await mongo?.close();
+  await infra?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** What one replica's storage stands on; its outbox sweeps only when `sweeping`. */
+function replicaDeps(options: OutboxOptions & { sweeping?: boolean } = {}) {
+  const outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000, ...options });
+  if (options.sweeping) {
+    outbox.start();
+    started.push(outbox);
+  }
+  return { db, ids: new IdAllocator(db), outbox, cache: new VersionedCache(db, log), clock };
+}
+
+function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {
+  const deps = replicaDeps(options);
+  const store = new BillStore(deps, log);
+  const refs = new ReferenceData(db, REF_KINDS_BY_SERVICE.billing);
+  const payments = new PaymentOperations(store, refs, clock, { refundRoles: ['admin', 'cashier'] });
+  return { store, outbox: deps.outbox, refs, payments };
+}
+
+const cashier = { sub: 7, role: 'cashier' } as const;
+const ctx = (idempotencyKey: string | null = null): HandlerContext => ({
+  caller: cashier,
+  token: null,
+  correlationId: 'billing-outbox-test',
+  idempotencyKey,
+  log,
+});
+const today = () => (clock.timestamp(new Date()) as string).slice(0, 10);
+
+async function newBill(store: BillStore, storeId: number, payment_status = 'Pending'): Promise<number> {
+  const input = parseNewBill(
+    {
+      patient_name: 'Nimal',
+      patient_contact: '0771234567',
+      bill_date: '2091-04-01',
+      payment_method: 'Cash',
+      payment_status,
+      store_id: storeId,
+      items: [{ charge_id: 1, charge_name: 'CBC', unit_price: 850, qty: 2 }],
+    },
+    cashier,
+  );
+  const totals = computeTotals(input.items, input.discount_type, input.discount_value);
+  const { doc } = await store.newBills.create(input, totals, {
+    correlationId: 'billing-outbox-test',
+    actor: cashier,
+    idempotency: null,
+    entries: entriesOnCreate({ ...input, grand_total_cents: totals.grand_total }, moverOf(cashier, clock)),
+  });
+  return doc.id;
+}
+
+const pay = (payments: PaymentOperations, billId: number, amount: number, key: string | null = null) =>
+  payments.pay({ params: { bill_id: String(billId) }, body: { amount, method: 'Cash' } }, ctx(key));
+
+/** Entries fenced with a day of this branch: the bills' date or today. */
+const fencedEntries = (storeId: number) =>
+  db
+    .collection('outbox')
+    .countDocuments({ fences: { $in: [fenceOf(storeId, '2091-04-01'), fenceOf(storeId, today())] } });
+const ledgerOf = async (billId: number) =>
+  ((await db.collection('bills').findOne({ id: billId }))?.ledger ?? []) as Array<{ id: string }>;
+const networkError = () => new MongoNetworkError('connection reset while reading the day closings');
+
+describe('a check between the outbox entries and the write fails', () => {
+  it('bill creation: the entries and their day fences go at once, not at the next restart', async () => {
+    const { store, outbox } = replica();
+    const closedAmong = store.closings.closedAmong.bind(store.closings);
+    store.closings.closedAmong = async () => {
+      throw networkError();
+    };
+    await expect(newBill(store, 11, 'Paid')).rejects.toThrow('connection reset');
+    // This process owns the entries, so no sweeper of its own would ever drop them; a close of either day
+    // would wait for them until it timed out.
+    expect(await outbox.holdsFence(fenceOf(11, '2091-04-01'))).toBe(false);
+    expect(await outbox.holdsFence(fenceOf(11, today()))).toBe(false);
+    expect(await fencedEntries(11)).toBe(0);
+    store.closings.closedAmong = closedAmong;
+    expect(await newBill(store, 11)).toEqual(expect.any(Number));
+  });
+
+  it('a payment: its entry and the fence of today go at once', async () => {
+    const { store, outbox, payments } = replica();
+    const billId = await newBill(store, 12);
+    store.closings.assertOpen = async () => {
+      throw networkError();
+    };
+    await expect(pay(payments, billId, 100)).rejects.toThrow('connection reset');
+    expect(await outbox.holdsFence(fenceOf(12, today()))).toBe(false);
+    expect(await db.collection('outbox').countDocuments({ fences: fenceOf(12, today()) })).toBe(0);
+    expect(await ledgerOf(billId)).toEqual([]);
+  });
+});
+
+it('never sends a write once the sweeper of another replica may have given up on its entry', async () => {
+  // Replica A records a payment and is held up before writing it (its guard takes 1.5 s) while replica B's
+  // sweeper, with a grace period of 1 s, finds A's entry and no payment on the bill, and drops it. Were A's
+  // write sent then, the payment would be on the bill without its drawer record and without its event.
+  const a = replica({ graceMs: 1_000 });
+  replica({ graceMs: 1_000, sweepIntervalMs: 100, sweeping: true });
+  const billId = await newBill(replica().store, 13);
+  const assertOpen = a.store.closings.assertOpen.bind(a.store.closings);
+  a.store.closings.assertOpen = async (storeId, dates) => {
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    return assertOpen(storeId, dates);
+  };
+  await expect(pay(a.payments, billId, 100)).rejects.toMatchObject({ status: 503, message: WRITE_TOO_LATE_MESSAGE });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(await ledgerOf(billId)).toEqual([]);
+  expect(await db.collection('bill_ledger').countDocuments({ bill_id: billId })).toBe(0);
+});
