@@ -3,7 +3,9 @@
  * against the real servers, with billing's storage layer run twice on one
  * database as two replicas would: a check that fails between storing the
  * entries and writing lets their fences go at once; a write that comes too
- * late for the sweeper of another replica is never sent.
+ * late for the sweeper of another replica is never sent; a payment whose
+ * process died before storing its record is proven by its ledger entry,
+ * however many writes of the bill followed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,6 +120,7 @@ async function newBill(store: BillStore, storeId: number, payment_status = 'Pend
 const pay = (payments: PaymentOperations, billId: number, amount: number, key: string | null = null) =>
   payments.pay({ params: { bill_id: String(billId) }, body: { amount, method: 'Cash' } }, ctx(key));
 
+const storedOutbox = () => db.collection('outbox').countDocuments({});
 /** Entries fenced with a day of this branch: the bills' date or today. */
 const fencedEntries = (storeId: number) =>
   db
@@ -126,6 +129,14 @@ const fencedEntries = (storeId: number) =>
 const ledgerOf = async (billId: number) =>
   ((await db.collection('bills').findOne({ id: billId }))?.ledger ?? []) as Array<{ id: string }>;
 const networkError = () => new MongoNetworkError('connection reset while reading the day closings');
+
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 describe('a check between the outbox entries and the write fails', () => {
   it('bill creation: the entries and their day fences go at once, not at the next restart', async () => {
@@ -173,4 +184,35 @@ it('never sends a write once the sweeper of another replica may have given up on
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(await ledgerOf(billId)).toEqual([]);
   expect(await db.collection('bill_ledger').countDocuments({ bill_id: billId })).toBe(0);
+});
+
+it('proves a payment by its ledger entry when its process died before storing its record, 20 writes later', async () => {
+  // Replica A's payment lands, but its drawer record cannot be stored (a unique index refuses it for now), so it
+  // stays in the outbox, unpublished, when A dies. Replica B then pays the same bill 21 times, which pushes the
+  // payment's event id out of the ids the bill keeps (EVENT_IDS_KEPT). The sweeper must still find it landed.
+  const a = replica();
+  const b = replica();
+  const billId = await newBill(b.store, 14);
+  const records = db.collection('bill_ledger');
+  await records.createIndex({ amount_cents: 1 }, { unique: true, name: 'refuse_for_now' });
+  await records.insertOne({ _id: 'blocker' as never, amount_cents: 123 });
+  try {
+    const paid = await pay(a.payments, billId, 1.23);
+    expect(paid.status).toBe(201);
+    // Dead: what it holds stays in the database (its relay gives up while the record is still refused).
+    await a.outbox.stop(5_000);
+  } finally {
+    await records.deleteOne({ _id: 'blocker' as never });
+    await records.dropIndex('refuse_for_now');
+  }
+  const [first] = await ledgerOf(billId);
+  expect(await records.findOne({ _id: first!.id as never })).toBeNull();
+  for (let i = 0; i < 21; i++) expect((await pay(b.payments, billId, 0.01)).status).toBe(201);
+  const bill = await db.collection('bills').findOne({ id: billId });
+  expect(bill?._event_ids).not.toContain(first!.id);
+
+  replica({ graceMs: 500, sweepIntervalMs: 100, sweeping: true });
+  await until(async () => (await storedOutbox()) === 0);
+  expect(await records.findOne({ _id: first!.id as never })).toMatchObject({ bill_id: billId, amount_cents: 123 });
+  expect(await records.countDocuments({ bill_id: billId })).toBe(22);
 });

@@ -14,7 +14,7 @@ import type { WrittenBill } from './live-bill-sums';
 import { fenceOf, type DayClosings } from './day-closings';
 import { BILL_COUNTER, billEventData, billHistoryEntries, type BillDoc } from './documents';
 import type { LedgerEntryDoc } from './ledger-documents';
-import { moneyEvent } from './money-events';
+import { ledgerProof, moneyEvent } from './money-events';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
@@ -134,6 +134,7 @@ export class BillWrites {
           fences: unique.map((d) => fenceOf(existing.store_id, d)),
         }),
         guard: () => this.closings.assertOpen(existing.store_id, unique),
+        proof: ledgerProof(existing._id, change.entries),
       };
     });
     if (after && after !== 'unchanged') landed(after);

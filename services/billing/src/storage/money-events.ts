@@ -1,7 +1,7 @@
 /** The event of one ledger entry of a bill (issue 25): payment_recorded, or refunded for a refund or a reversal. */
 import { EventSubjects } from '@clinic/contracts';
-import { fromCents, type ClinicClock, type CommitRecord, type EventSpec } from '@clinic/service-kit';
-import type { BillDoc } from './documents';
+import { fromCents, type ClinicClock, type CommitRecord, type EventSpec, type WriteProof } from '@clinic/service-kit';
+import { BILLS, type BillDoc } from './documents';
 import { entryView, ledgerRecord, moneyOf, type LedgerEntryDoc } from './ledger-documents';
 
 /** What a bill's money stands at after a change, as its payments list shows it. */
@@ -46,4 +46,17 @@ export function moneyEvent(
     },
     records: [ledgerRecord(entry, after), ...records],
   };
+}
+
+/**
+ * How the sweeper tells that a write of a bill that added ledger entries
+ * happened: the bill holds the first of them. Its ledger is never trimmed,
+ * whereas the event ids it keeps are its latest 20 only (EVENT_IDS_KEPT), so
+ * a write whose process died before settling it stays provable however many
+ * writes of the bill follow. Entry ids are fresh, so the proof is exact.
+ * Undefined when the write adds none (its event id proves it).
+ */
+export function ledgerProof(billKey: string, entries: LedgerEntryDoc[]): WriteProof | undefined {
+  const [first] = entries;
+  return first ? { collection: BILLS, filter: { _id: billKey, 'ledger.id': first.id }, exists: true } : undefined;
 }

@@ -26,7 +26,7 @@ import type { DayTotals } from './day-totals';
 import type { WrittenBill } from './live-bill-sums';
 import { BILL_COUNTER, billEventData, billHistoryEntries, BILLS, type BillDoc } from './documents';
 import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
-import { moneyEvent } from './money-events';
+import { ledgerProof, moneyEvent } from './money-events';
 import {
   daysOf,
   highestSeqs,
@@ -155,7 +155,7 @@ export class NewBills {
           alongside: bill.entries.map((entry) => moneyEvent(entry, doc, this.deps.clock, bill.correlationId)),
           fences: daysOf(bill).map((day) => fenceOf(bill.input.store_id, day)),
         },
-        entityProof(BILLS, doc._id, eventId),
+        ledgerProof(doc._id, bill.entries) ?? entityProof(BILLS, doc._id, eventId),
       );
       return { bill, seq, doc, events };
     });
