@@ -5,7 +5,8 @@
  * entries and writing lets their fences go at once; a write that comes too
  * late for the sweeper of another replica is never sent; a payment whose
  * process died before storing its record is proven by its ledger entry,
- * however many writes of the bill followed.
+ * however many writes of the bill followed; and a read after the write that
+ * fails does not turn a stored payment into an error.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -215,4 +216,16 @@ it('proves a payment by its ledger entry when its process died before storing it
   await until(async () => (await storedOutbox()) === 0);
   expect(await records.findOne({ _id: first!.id as never })).toMatchObject({ bill_id: billId, amount_cents: 123 });
   expect(await records.countDocuments({ bill_id: billId })).toBe(22);
+});
+
+it('answers a stored payment 201 when the names read after it fails', async () => {
+  const { store, refs, payments } = replica();
+  const billId = await newBill(store, 15);
+  refs.many = async () => {
+    throw networkError();
+  };
+  const res = await pay(payments, billId, 100, 'names-key');
+  expect(res.status).toBe(201);
+  expect(res.body).toMatchObject({ success: true, bill: { id: billId, billed_by_name: null } });
+  expect(await ledgerOf(billId)).toHaveLength(1);
 });

@@ -39,7 +39,7 @@ import {
   type IdempotencyClaim,
   type LedgerEntryDoc,
 } from './storage';
-import { userNames } from './user-names';
+import { namesIfReadable } from './user-names';
 
 export interface PaymentOptions {
   /** REFUND_ROLES: who may give money back (within the route's roles). */
@@ -121,7 +121,8 @@ export class PaymentOperations {
       outcome = { doc, entry: earlier };
     }
     const { doc, entry } = outcome;
-    const names = await userNames(this.refs, [doc.billed_by]);
+    // The money is recorded: a failed read of a name must not answer otherwise.
+    const names = await namesIfReadable(this.refs, [doc.billed_by], ctx.log);
     return success(201, {
       message: kind === 'payment' ? LEDGER_MESSAGES.paymentRecorded : LEDGER_MESSAGES.refundRecorded,
       [kind]: entryView(entry, this.clock),
