@@ -5,7 +5,7 @@
 import type { Db } from 'mongodb';
 import { itemAt } from './arrays';
 import { GroupCommit } from './group-commit';
-import { isDuplicateKeyError, writeErrorsOf } from './mongo';
+import { inChunks, isDuplicateKeyError, writeErrorsOf } from './mongo';
 import type { OutboxEntry } from './outbox-entries';
 
 export class CommitRecords {
@@ -47,6 +47,25 @@ export class CommitRecords {
       }
     }
     for (const entry of pending) this.stored.add(entry._id);
+  }
+
+  /**
+   * Whether every record of these entries is stored (in any process), each
+   * under its entry's id; false when one of them carries none.
+   */
+  async allStored(entries: OutboxEntry[]): Promise<boolean> {
+    if (entries.some((entry) => (entry.records?.length ?? 0) === 0)) return false;
+    const byCollection = new Map<string, string[]>();
+    for (const { _id, records } of entries)
+      for (const { collection } of records!)
+        byCollection.set(collection, [...(byCollection.get(collection) ?? []), _id]);
+    for (const [collection, ids] of byCollection) {
+      for (const chunk of inChunks(ids, 500)) {
+        const found = await this.db.collection<{ _id: string }>(collection).countDocuments({ _id: { $in: chunk } });
+        if (found < chunk.length) return false;
+      }
+    }
+    return true;
   }
 
   /** The entry is published and deleted: nothing more to remember of it. */

@@ -42,7 +42,7 @@ export interface OutboxEntry {
   proof: WriteProof;
   created_at: Date;
   records?: CommitRecord[];
-  /** What the write's entry holds back until it is published (see EventSpec.fences). */
+  /** What the write's entry holds back until its records are stored (see EventSpec.fences). */
   fences?: string[];
   /** The W3C trace context of the request that recorded the event, when tracing is on. */
   trace?: Record<string, string>;
@@ -57,9 +57,10 @@ export interface EventSpec {
   /** The event's id, when the write must know it first (it names a record the write stores); else a fresh one. */
   eventId?: string;
   /**
-   * Names the entry carries from before its write until it is published, its
-   * records stored: whoever must wait for every write of something in flight
-   * (a day being closed) finds them with Outbox.holdsFence.
+   * Names the entry holds from before its write until the write has landed
+   * and the entry's records are stored (published or not): whoever must wait
+   * for every write of something in flight (a day being closed) asks
+   * Outbox.holdsFence.
    */
   fences?: string[];
   /**

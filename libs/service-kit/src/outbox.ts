@@ -181,11 +181,14 @@ export class Outbox {
   }
 
   /**
-   * Whether an entry carrying `fence` is stored: a write that recorded it may
-   * still land, or its records may not be stored yet (EventSpec.fences).
+   * Whether an entry carrying `fence` holds it: its write may still land, or
+   * its records are not stored yet (EventSpec.fences). An entry whose records
+   * are all stored holds it no more, published or not: they are stored only
+   * once its write landed, so a close need not wait for NATS.
    */
   async holdsFence(fence: string): Promise<boolean> {
-    return (await this.entries.findOne({ fences: fence }, { projection: { _id: 1 } })) !== null;
+    const held = await this.entries.find({ fences: fence }).toArray();
+    return held.length > 0 && !(await this.records.allStored(held.map(entryOf)));
   }
 
   /**

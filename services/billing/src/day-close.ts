@@ -19,7 +19,7 @@ import { cashCounts, cashView } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { parseDayClose, parseReopen } from './money-input';
 import type { BillStore, ClosingDoc } from './storage';
-import { userNames } from './user-names';
+import { namesIfReadable, userNames } from './user-names';
 
 /** How long a close waits for the writes of its day still in flight before it answers "retry". */
 const SETTLE_WAIT_MS = 3_000;
@@ -41,18 +41,26 @@ export class DayCloseOperations {
     if (!(await this.refs.get('store', store_id))) throw notFound(BILLING_MESSAGES.storeNotFound);
     const { closings } = this.store;
     const marked = await closings.markClosing(store_id, date);
-    // The day stays `closing` (its writes refused) until a close succeeds or it is reopened.
-    if (!(await closings.settled(store_id, date, SETTLE_WAIT_MS)))
-      throw conflict(DAY_MESSAGES.stillRecording(date, store_id));
-    const cash = cashCounts(await this.store.ledger.drawer(store_id, date), counted);
-    const names = await userNames(
-      this.refs,
-      cash.map((c) => c.user_id),
-    );
-    const closing = await closings.close(marked, cash, { actor, correlationId: ctx.correlationId }, (doc) =>
-      this.view(doc, names),
-    );
-    return success(201, { message: DAY_MESSAGES.closedNow, closing: this.view(closing, names) });
+    try {
+      if (!(await closings.settled(store_id, date, SETTLE_WAIT_MS)))
+        throw conflict(DAY_MESSAGES.stillRecording(date, store_id));
+      const cash = cashCounts(await this.store.ledger.drawer(store_id, date), counted);
+      const names = await namesIfReadable(
+        this.refs,
+        cash.map((c) => c.user_id),
+        ctx.log,
+      );
+      const closing = await closings.close(marked, cash, { actor, correlationId: ctx.correlationId }, (doc) =>
+        this.view(doc, names),
+      );
+      return success(201, { message: DAY_MESSAGES.closedNow, closing: this.view(closing, names) });
+    } catch (err) {
+      // Given up: the day takes writes again (unless the closing landed after all, or the day changed since).
+      await closings.unmark(marked).catch((unmarkErr: unknown) => {
+        ctx.log.warn({ err: unmarkErr, store_id, date }, 'day left closing after a failed close');
+      });
+      throw err;
+    }
   }
 
   /** GET /lab_bills/day_close: a day never closed reads `open`, without figures or history. */

@@ -3,11 +3,12 @@
  * every write of that day reads right before it writes, after its outbox
  * entry (which carries the day's fence) is stored. A close marks the day
  * `closing` first, then waits until no entry fenced with the day is left in
- * the outbox: a write that read the day open had stored its entry before the
- * mark, so the close finds it and waits until it has landed and its ledger
- * record is stored (or it was dropped); a write after the mark reads
- * `closing` and is refused. Only then does the close sum the day's ledger.
- * No transaction is needed, on either server.
+ * the outbox whose records are not all stored: a write that read the day
+ * open had stored its entry before the mark, so the close finds it and waits
+ * until it has landed and its ledger record is stored (or it was dropped),
+ * published or not; a write after the mark reads `closing` and is refused.
+ * Only then does the close sum the day's ledger. A close that gives up puts
+ * the day back open (unmark). No transaction is needed, on either server.
  */
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
@@ -130,6 +131,21 @@ export class DayClosings {
       );
       if (result.matchedCount === 1) return marked;
     }
+  }
+
+  /**
+   * Takes back the mark of a close that gave up (it timed out or failed):
+   * the day takes writes again, as before the mark. Compare-and-set on the
+   * version marked, so a day closed, reopened or marked again meanwhile is
+   * left as it is. A day left `closing` by a close that died is also
+   * `open` again: a close in flight elsewhere would fail its own
+   * compare-and-set after this one's mark anyway.
+   */
+  async unmark(marked: ClosingDoc): Promise<void> {
+    await this.closings.updateOne(
+      { _id: marked._id, version: marked.version },
+      { $set: { status: 'open', version: marked.version + 1 } },
+    );
   }
 
   /** Whether every write of the day that read it open has settled, waiting up to `waitMs` for them. */
