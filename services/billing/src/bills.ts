@@ -103,14 +103,23 @@ export class BillOperations {
     return createdReply(doc);
   }
 
-  /** The first answer again, for a request repeated with the same Idempotency-Key. */
+  /**
+   * The first answer again, for a request repeated with the same
+   * Idempotency-Key, before any rule is checked: a retry of a bill that was
+   * made must get it, whatever a rule would say now (its day closed since,
+   * its store inactive, a price no longer allowed). The claim answers with
+   * one read by _id; without it (its save failed, or the process died
+   * between the insert and the save) the bill's own unique key does.
+   */
   private async replay(idempotency: IdempotencyClaim, ctx: HandlerContext): Promise<ServiceReply | null> {
     const claim = await this.store.claims.find(idempotency.key);
-    if (!claim) return null;
-    if (claim.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
-    const doc = await this.store.queries.findById(claim.bill_id);
-    if (doc) requireBranch(ctx, doc.store_id);
-    return doc ? createdReply(doc) : null;
+    if (claim && claim.request_hash !== idempotency.requestHash)
+      throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
+    const doc = claim ? await this.store.queries.findById(claim.bill_id) : await this.store.claims.billOf(idempotency);
+    if (!doc) return null;
+    requireBranch(ctx, doc.store_id);
+    if (doc.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
+    return createdReply(doc);
   }
 
   /** Kept, serialized, until the branch's bills or the users' names change. */

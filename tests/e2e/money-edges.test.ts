@@ -1,0 +1,54 @@
+/**
+ * Edge cases of a bill's money found in review (issue 25): a retried bill
+ * creation answered from the bill itself when its claim is missing.
+ */
+import { MongoClient } from 'mongodb';
+import { moneyStackOfFile, type MoneyStack } from './money';
+
+const file = moneyStackOfFile(8, { withEvents: true });
+let m: MoneyStack;
+beforeAll(() => {
+  m = file.stack();
+});
+
+async function inBilling<T>(use: (db: ReturnType<MongoClient['db']>) => Promise<T>): Promise<T> {
+  const mongo = await MongoClient.connect(m.t.stack.infra.mongoUrl);
+  try {
+    return await use(mongo.db('clinic_billing'));
+  } finally {
+    await mongo.close();
+  }
+}
+
+const billBody = (store: number, bill_date: string, overrides: Record<string, unknown> = {}) => ({
+  patient_name: 'Nimal Fernando',
+  patient_contact: '0771234567',
+  bill_date,
+  payment_method: 'Cash',
+  payment_status: 'Paid',
+  store_id: store,
+  items: [{ charge_id: m.charge(store), charge_name: 'CBC', unit_price: 850, qty: 1 }],
+  ...overrides,
+});
+
+it('answers a retried creation with the bill its first attempt made, its claim missing and its day closed since', async () => {
+  const store = m.freshStore();
+  const date = '2001-06-01';
+  const headers = { 'idempotency-key': 'create-once-1' };
+  const first = await m.t.post('/lab_bills', billBody(store, date), { headers });
+  expect(first.status).toBe(201);
+  // The claim was never saved (its save failed, or the process died between the insert and the save).
+  expect(
+    await inBilling((db) => db.collection('idempotency_keys').deleteOne({ _id: '1:create-once-1' as never })),
+  ).toMatchObject({ deletedCount: 1 });
+  expect((await m.t.post('/lab_bills/day_close', { store_id: store, date })).status).toBe(201);
+
+  const retry = await m.t.post('/lab_bills', billBody(store, date), { headers });
+  expect({ status: retry.status, body: retry.body }).toEqual({ status: 201, body: first.body });
+  const other = await m.t.post('/lab_bills', billBody(store, date, { notes: 'another' }), { headers });
+  expect({ status: other.status, body: other.body }).toEqual({
+    status: 422,
+    body: { success: false, error: 'This Idempotency-Key was already used for a different request.' },
+  });
+  expect((await m.t.get(`/lab_bills?store_id=${store}&date=${date}`)).body.total).toBe(1);
+});
