@@ -1,9 +1,10 @@
 /**
  * Edge cases of a bill's money found in review (issue 25): a retried bill
- * creation answered from the bill itself when its claim is missing.
+ * creation answered from the bill itself when its claim is missing; amounts
+ * that round to no cent refused.
  */
 import { MongoClient } from 'mongodb';
-import { moneyStackOfFile, type MoneyStack } from './money';
+import { createBill, ledgerOf, moneyStackOfFile, pay, refund, type MoneyStack } from './money';
 
 const file = moneyStackOfFile(8, { withEvents: true });
 let m: MoneyStack;
@@ -51,4 +52,23 @@ it('answers a retried creation with the bill its first attempt made, its claim m
     body: { success: false, error: 'This Idempotency-Key was already used for a different request.' },
   });
   expect((await m.t.get(`/lab_bills?store_id=${store}&date=${date}`)).body.total).toBe(1);
+});
+
+it('refuses a payment or refund that rounds to no cent, and rounds the others half-up as bills do', async () => {
+  const store = m.freshStore();
+  const pending = await createBill(m, store);
+  const paid = await createBill(m, store, { payment_status: 'Paid' });
+  const belowOneCent = { success: false, error: 'amount must be at least 0.01.' };
+  const refused = [
+    await pay(m, pending, { amount: 0.004, method: 'Cash' }),
+    await pay(m, paid, { amount: 0.004, method: 'Card' }),
+    await refund(m, paid, { amount: 0.0049, method: 'Cash', reason: 'r' }),
+  ];
+  for (const res of refused)
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: belowOneCent });
+  expect((await ledgerOf(m, pending)).ledger).toEqual([]);
+  expect((await ledgerOf(m, paid)).ledger).toHaveLength(1);
+  const rounded = await pay(m, pending, { amount: 0.005, method: 'Cash' });
+  expect({ status: rounded.status, amount: rounded.body.payment?.amount }).toEqual({ status: 201, amount: 0.01 });
+  expect((await ledgerOf(m, pending)).due_amount).toBe(849.99);
 });

@@ -41,13 +41,18 @@ function requiredText(body: PlainObject, field: string, rule: typeof F.reason, m
   return text;
 }
 
-/** What a payment and a refund both take: an amount above 0 and a method. */
+/**
+ * What a payment and a refund both take: an amount of at least a cent once
+ * rounded half-up to the cent (as a bill's prices are: 0.005 is 0.01, 0.004
+ * would be an entry of 0), and a method.
+ */
 function amountAndMethod(body: PlainObject): { amount_cents: Cents; method: PaymentInput['method'] } {
   requireField(body, 'amount');
   requireField(body, 'method');
-  const amount = validField(F.amount, body.amount, 'amount');
+  const amount_cents = toCents(validField(F.amount, body.amount, 'amount'));
+  if (amount_cents === 0) throw badRequest(LEDGER_MESSAGES.belowOneCent);
   const method = validField(F.method, body.method, 'method');
-  return { amount_cents: toCents(amount), method };
+  return { amount_cents, method };
 }
 
 /** POST /lab_bills/{id}/payments. A Cash payment's received_amount covers it; another method's is ignored. */

@@ -61,6 +61,8 @@ export const LEDGER_MESSAGES = {
   overDue: (dueCents: number) => `amount must be at most the amount due, ${amount(dueCents)}.`,
   overHeld: (heldCents: number) => `amount must be at most what was paid and not yet refunded, ${amount(heldCents)}.`,
   overItem: (leftCents: number) => `amount must be at most what is left to refund of that item, ${amount(leftCents)}.`,
+  /** An amount is rounded half-up to the cent, as a bill's prices are: what rounds to 0 moves no money. */
+  belowOneCent: 'amount must be at least 0.01.',
   receivedBelowAmount: 'received_amount must be at least the amount.',
   notAnItem: 'item_id must be an item of this bill.',
   reasonRequired: 'reason is required.',
