@@ -1,7 +1,8 @@
 /**
  * Edge cases of a bill's money found in review (issue 25): a retried bill
  * creation answered from the bill itself when its claim is missing; amounts
- * that round to no cent refused.
+ * that round to no cent refused; the spec's PUT never refused for the number
+ * of entries a bill holds.
  */
 import { MongoClient } from 'mongodb';
 import { createBill, ledgerOf, moneyStackOfFile, pay, refund, type MoneyStack } from './money';
@@ -71,4 +72,24 @@ it('refuses a payment or refund that rounds to no cent, and rounds the others ha
   const rounded = await pay(m, pending, { amount: 0.005, method: 'Cash' });
   expect({ status: rounded.status, amount: rounded.body.payment?.amount }).toEqual({ status: 201, amount: 0.01 });
   expect((await ledgerOf(m, pending)).due_amount).toBe(849.99);
+});
+
+it('takes the spec’s PUT of payment_status however often it is sent; the cap of entries is the new routes’ only', async () => {
+  const store = m.freshStore();
+  const id = await createBill(m, store);
+  for (let round = 0; round < 51; round++) {
+    for (const payment_status of ['Paid', 'Pending']) {
+      const res = await m.t.put(`/lab_bills/${id}`, { payment_status });
+      expect({ round, payment_status, status: res.status }).toEqual({ round, payment_status, status: 200 });
+    }
+  }
+  expect((await ledgerOf(m, id)).ledger).toHaveLength(102);
+  const capped = await pay(m, id, { amount: 1, method: 'Cash' });
+  expect({ status: capped.status, body: capped.body }).toEqual({
+    status: 409,
+    body: { success: false, error: 'A bill holds at most 100 payments and refunds.' },
+  });
+  expect((await m.t.put(`/lab_bills/${id}`, { payment_status: 'Paid', payment_method: 'Card' })).status).toBe(200);
+  expect(await ledgerOf(m, id)).toMatchObject({ paid_amount: 850, due_amount: 0, payment_status: 'Paid' });
+  expect((await ledgerOf(m, id)).ledger).toHaveLength(103);
 });
