@@ -2,15 +2,20 @@
  * Edge cases of a bill's money found in review (issue 25): a retried bill
  * creation answered from the bill itself when its claim is missing; amounts
  * that round to no cent refused; the spec's PUT never refused for the number
- * of entries a bill holds.
+ * of entries a bill holds; a payment that makes a bill Paid published as an
+ * update of the bill too.
  */
 import { MongoClient } from 'mongodb';
+import { EventSubjects } from '@clinic/contracts';
+import type { EventReader } from './events';
 import { createBill, ledgerOf, moneyStackOfFile, pay, refund, type MoneyStack } from './money';
 
 const file = moneyStackOfFile(8, { withEvents: true });
 let m: MoneyStack;
+let events: EventReader;
 beforeAll(() => {
   m = file.stack();
+  events = file.events();
 });
 
 async function inBilling<T>(use: (db: ReturnType<MongoClient['db']>) => Promise<T>): Promise<T> {
@@ -92,4 +97,28 @@ it('takes the spec’s PUT of payment_status however often it is sent; the cap o
   expect((await m.t.put(`/lab_bills/${id}`, { payment_status: 'Paid', payment_method: 'Card' })).status).toBe(200);
   expect(await ledgerOf(m, id)).toMatchObject({ paid_amount: 850, due_amount: 0, payment_status: 'Paid' });
   expect((await ledgerOf(m, id)).ledger).toHaveLength(103);
+});
+
+it('publishes billing.bill.updated with the bill as after when a payment changes its payment_status', async () => {
+  const store = m.freshStore();
+  const id = await createBill(m, store);
+  const ofBill = (subject: string) => (e: { subject: string; event: { data: any } }) =>
+    e.subject === subject && (e.event.data.bill.id ?? e.event.data.bill.bill_id) === id;
+  expect((await pay(m, id, { amount: 500, method: 'Cash' })).status).toBe(201);
+  expect((await pay(m, id, { amount: 350, method: 'Card' })).status).toBe(201);
+  await events.waitFor(ofBill(EventSubjects.billPaymentRecorded), 2);
+  const updated = await events.waitFor(ofBill(EventSubjects.billUpdated));
+  // Only the payment that made it Paid; a partial one changes no field that bill.updated carries but the money.
+  expect(updated).toHaveLength(1);
+  expect(updated[0]!.event.data.bill).toMatchObject({
+    id,
+    payment_status: 'Paid',
+    paid_amount: 850,
+    due_amount: 0,
+    items: [expect.objectContaining({ charge_name: 'CBC' })],
+  });
+  // A refund leaves payment_status as it is: no update.
+  expect((await refund(m, id, { amount: 100, method: 'Cash', reason: 'r' })).status).toBe(201);
+  await events.waitFor(ofBill(EventSubjects.billRefunded));
+  expect(events.received.filter(ofBill(EventSubjects.billUpdated))).toHaveLength(1);
 });

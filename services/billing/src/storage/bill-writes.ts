@@ -154,15 +154,27 @@ export class BillWrites {
       entries: change.entries,
     });
     if (change.action === 'payment' || change.action === 'refund') {
-      // change.entries holds the one entry the route recorded.
-      return moneyEvent(change.entries[0]!, after, clock, context.correlationId, history);
+      // change.entries holds the one entry the route recorded. A payment that changes payment_status is also an
+      // update of the bill to those who follow bills through billing.bill.updated.
+      const statusChanged = after.payment_status !== before.payment_status;
+      return {
+        ...moneyEvent(change.entries[0]!, after, clock, context.correlationId, history),
+        alongside: statusChanged ? [this.billEvent('updated', after, context)] : [],
+      };
     }
     return {
-      subject: SUBJECTS[change.action as keyof typeof SUBJECTS],
-      data: billEventData(after, clock),
-      correlationId: context.correlationId,
+      ...this.billEvent(change.action as keyof typeof SUBJECTS, after, context),
       records: history,
       alongside: change.entries.map((entry) => moneyEvent(entry, after, clock, context.correlationId)),
+    };
+  }
+
+  /** billing.bill.updated or .cancelled: the whole bill as it is after the change. */
+  private billEvent(action: keyof typeof SUBJECTS, after: BillDoc, context: ChangeContext): EventSpec {
+    return {
+      subject: SUBJECTS[action],
+      data: billEventData(after, this.deps.clock),
+      correlationId: context.correlationId,
     };
   }
 }
