@@ -44,6 +44,19 @@ export function cashiersOf(groups: CashierGroup[], names: Map<number, string>) {
 
 type UserId = number | string;
 
+/**
+ * The one form of a user id: a token's `sub` may name user 7 as the integer
+ * 7 or as the text "7" (identity providers send text), and a count may name
+ * them either way, so a text that is an integer written plainly (no sign but
+ * `-`, no leading zero, within the safe integers) is that integer; any other
+ * text stays a text. Only integers name reference users (and their names).
+ */
+export function userKey(id: UserId): UserId {
+  if (typeof id === 'number' || !/^-?(0|[1-9]\d*)$/.test(id)) return id;
+  const n = Number(id);
+  return Number.isSafeInteger(n) ? n : id;
+}
+
 /** Users in order: integer ids first, ascending, then the others as text. */
 function byUser(a: UserId, b: UserId): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
@@ -55,12 +68,13 @@ function byUser(a: UserId, b: UserId): number {
 const nameOf = (names: Map<number, string>, userId: UserId) =>
   typeof userId === 'number' ? (names.get(userId) ?? null) : null;
 
-/** Cash taken in less cash given back, per user, in cents. */
+/** Cash taken in less cash given back, per user (userKey), in cents. */
 function cashPerUser(rows: DrawerRow[]): Map<UserId, Cents> {
   const cash = new Map<UserId, Cents>();
   for (const row of rows) {
     const sign = row.kind === 'payment' ? 1 : -1;
-    cash.set(row.collector, (cash.get(row.collector) ?? 0) + (row.method === 'Cash' ? sign * row.amount_cents : 0));
+    const user = userKey(row.collector);
+    cash.set(user, (cash.get(user) ?? 0) + (row.method === 'Cash' ? sign * row.amount_cents : 0));
   }
   return cash;
 }
@@ -73,7 +87,7 @@ function cashPerUser(rows: DrawerRow[]): Map<UserId, Cents> {
 export function drawerOf(rows: DrawerRow[], names: Map<number, string>) {
   const cash = cashPerUser(rows);
   return [...cash.keys()].sort(byUser).map((userId) => {
-    const mine = rows.filter((r) => r.collector === userId);
+    const mine = rows.filter((r) => userKey(r.collector) === userId);
     const per = (taken: boolean) =>
       Object.fromEntries(
         PAYMENT_METHODS.map((m) => [
@@ -98,11 +112,12 @@ export function drawerOf(rows: DrawerRow[], names: Map<number, string>) {
 /** A closing's cash per user: what the ledger expects (every user of the day) against what was counted. */
 export function cashCounts(rows: DrawerRow[], counted: Map<UserId, Cents>): CashCountDoc[] {
   const expected = cashPerUser(rows);
-  const users = [...new Set([...expected.keys(), ...counted.keys()])].sort(byUser);
+  const countedCash = new Map([...counted].map(([userId, cents]) => [userKey(userId), cents]));
+  const users = [...new Set([...expected.keys(), ...countedCash.keys()])].sort(byUser);
   return users.map((userId) => ({
     user_id: userId,
     expected_cents: expected.get(userId) ?? 0,
-    counted_cents: counted.get(userId) ?? null,
+    counted_cents: countedCash.get(userId) ?? null,
   }));
 }
 

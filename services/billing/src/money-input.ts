@@ -26,6 +26,7 @@ import {
   type Cents,
   type PlainObject,
 } from '@clinic/service-kit';
+import { userKey } from './day-end-report';
 import type { PaymentInput, RefundInput } from './money-rules';
 
 function objectBody(raw: unknown): PlainObject {
@@ -103,7 +104,8 @@ export function parseDayClose(raw: unknown): DayCloseInput {
       if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`counted_cash[${i}]`));
       requireField(raw, 'user_id', badRequest, at('user_id'));
       requireField(raw, 'amount', badRequest, at('amount'));
-      const userId = validField(F.user_id, raw.user_id, at('user_id'));
+      // "7" and 7 are one user (userKey): listed twice, whichever way, is a duplicate.
+      const userId = userKey(validField(F.user_id, raw.user_id, at('user_id')));
       const amount = validField(F.counted_amount, raw.amount, at('amount'));
       if (counted.has(userId)) throw badRequest(DAY_MESSAGES.duplicateUser(userId));
       counted.set(userId, toCents(amount));
