@@ -3,18 +3,21 @@
  * what the database stored, and the created events on the stream; plus the
  * table every fault file prints and writes to bench-results/.
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import type { NatsConnection } from 'nats';
 import { MongoClient } from 'mongodb';
 import { REPO_ROOT } from '@clinic/devstack';
 import { eventually, type TestStack } from '../e2e/harness';
 import { BillLoad, BillUpdates } from './load';
 import { MONEY_HEALTHY, moneyFigures, moneySettled, type MoneyFigures } from './money-checks';
 import { MoneyLoad } from './money-load';
+import { errorSummary } from './reports';
+import { storedTwice, streamEvents } from './stream-events';
+
+export { writeReports } from './reports';
 
 /** The token subject the money load sends its Idempotency-Keys under. */
-const MONEY_SUB = 9;
+export const MONEY_SUB = 9;
 
 /**
  * 8 careful clients creating bills of one charge on `billDate` (a date no other
@@ -59,53 +62,6 @@ export function billLoad(
       await Promise.all([stop(), updates.stop(), money.stop()]);
     },
   });
-}
-
-/** Prints the table of a fault file's reports and writes them to bench-results/<file>. */
-export function writeReports(file: string, reports: Record<string, unknown>[]): void {
-  const dir = join(REPO_ROOT, 'bench-results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, file), `${JSON.stringify({ date: new Date().toISOString(), reports }, null, 2)}\n`);
-  const cell = (value: unknown) =>
-    value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  const table = reports.map((r) =>
-    [
-      r.fault,
-      r.attempts,
-      r.succeeded,
-      r.failed_by_status,
-      r.hangs,
-      r.bills_lost,
-      r.duplicates,
-      r.gaps,
-      r.unconfirmed_but_stored,
-      r.events_missing,
-      r.ref_records_missing,
-      r.bill_changes,
-      r.history_missing,
-      r.history_without_change,
-      r.updates_lost,
-      r.payments_acknowledged,
-      r.refunds_acknowledged,
-      r.money_attempts_failed_by_status,
-      r.money_lost,
-      r.money_duplicated,
-      r.money_stored_unacknowledged,
-      r.money_events_missing,
-      r.ledger_records_missing,
-      r.recovery_ms,
-    ]
-      .map(cell)
-      .join(' | '),
-  );
-  process.stdout.write(
-    [
-      '',
-      'fault | attempts | succeeded | failed by status | hangs | bills lost | duplicates | gaps | stored without a 201 | events missing | reference records missing | bill changes | history missing | history without change | acknowledged updates lost | payments acknowledged | refunds acknowledged | their attempts failed | payments and refunds lost | duplicated | stored without a 201 | their events missing | their ledger records missing | recovery ms',
-      ...table,
-      '',
-    ].join('\n'),
-  );
 }
 
 export interface StoredBill {
@@ -165,35 +121,6 @@ async function historyCheck(
   }
 }
 
-/** Per stack: bill ids with a billing.bill.created event, and the ids of the money events, read so far. */
-const eventsSeen = new WeakMap<TestStack, { createdBills: Set<number>; money: Set<string> }>();
-
-/**
- * Reads BILLING_EVENTS as another hospital system does, through the pull
- * consumer provisioned for it, and returns every bill id with a created event
- * and every payment_recorded or refunded event id seen so far (events are
- * acknowledged, so each call reads only the new ones).
- */
-async function streamEvents(
-  t: TestStack,
-  nc: NatsConnection,
-): Promise<{ createdBills: Set<number>; money: Set<string> }> {
-  const seen = eventsSeen.get(t) ?? { createdBills: new Set<number>(), money: new Set<string>() };
-  eventsSeen.set(t, seen);
-  const consumer = await nc.jetstream().consumers.get('BILLING_EVENTS', 'hospital');
-  for (let pending = (await consumer.info()).num_pending; pending > 0; pending = (await consumer.info()).num_pending) {
-    const batch = await consumer.fetch({ max_messages: Math.min(pending, 500), expires: 2000 });
-    for await (const m of batch) {
-      if (m.subject === 'billing.bill.created')
-        seen.createdBills.add(m.json<{ data: { bill: { id: number } } }>().data.bill.id);
-      if (m.subject === 'billing.bill.payment_recorded' || m.subject === 'billing.bill.refunded')
-        seen.money.add(m.json<{ event_id: string }>().event_id);
-      m.ack();
-    }
-  }
-  return seen;
-}
-
 /**
  * `recoverySince`: when service should resume (the kill for a replica, the
  * restart for a server); recovery is the time from then until a request
@@ -244,6 +171,7 @@ export async function verify(
   ).catch(async () => (await streamEvents(t, nc)).createdBills);
   const missing = bills.filter((b) => !events.has(b.id));
   const eventsMissing = missing.length;
+  const eventsDuplicated = storedTwice(events);
   if (missing.length > 0) process.stdout.write(`bills without a created event: ${JSON.stringify(missing)}\n`);
   // Entries of changes whose process died are stored by another replica's sweeper (after its grace period).
   const history = await eventually(
@@ -294,6 +222,7 @@ export async function verify(
     gaps,
     unconfirmed_but_stored: unconfirmedButStored,
     events_missing: eventsMissing,
+    events_duplicated: eventsDuplicated,
     bill_changes: history.changes,
     updates_sent: updates?.statuses.length ?? 0,
     updates_acknowledged: updates?.acknowledged.length ?? 0,
@@ -315,36 +244,13 @@ export const HEALTHY = {
   duplicates: 0,
   gaps: 0,
   events_missing: 0,
+  events_duplicated: 0,
   history_missing: 0,
   history_without_change: 0,
   updates_lost: 0,
   ...MONEY_HEALTHY,
   failures_in_envelope: true,
 };
-
-/** The services' error lines grouped by log file and cause, so a failure in CI explains itself in the output. */
-function errorSummary(logDir: string): string {
-  const counts = new Map<string, number>();
-  for (const file of readdirSync(logDir).filter((f) => /^(billing|catalogue|sessions|gateway)/.test(f))) {
-    for (const line of readFileSync(join(logDir, file), 'utf8').split('\n')) {
-      if (!line.includes('"level":"error"') && !line.includes('"level":"warn"')) continue;
-      try {
-        const entry = JSON.parse(line) as {
-          pid?: number;
-          msg?: string;
-          err?: { type?: string; message?: string } | string;
-        };
-        const cause =
-          typeof entry.err === 'string' ? entry.err : entry.err ? `${entry.err.type}: ${entry.err.message}` : '';
-        const key = `${file} pid ${entry.pid} ${entry.msg} ${cause}`.slice(0, 300);
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      } catch {
-        // not a JSON line
-      }
-    }
-  }
-  return [...counts].map(([key, n]) => `  ${n} x ${key}\n`).join('');
-}
 
 export function expectHealthy(t: TestStack, report: Record<string, any>): void {
   if (Object.entries(HEALTHY).some(([key, value]) => report[key] !== value)) {

@@ -6,12 +6,14 @@
  * no logical request created two bills, every bill has its created event,
  * and every change of a bill (its creation, and updates sent alongside the
  * load) has exactly one history entry: none missing, none without its change.
+ * Right after each fault the money's day is closed: it must count exactly the
+ * cash of the payments and refunds acknowledged that day.
  * The figures are printed and written to bench-results/faults-latest.json.
  */
 import { refSubject, SessionsSubjects } from '@clinic/contracts';
 import { eventually, sleep, startTestStack, type TestStack } from '../e2e/harness';
-import { billLoad, expectHealthy, verify, writeReports } from './checks';
-import type { BillLoad } from './load';
+import { billLoad, expectHealthy, MONEY_SUB, verify, writeReports } from './checks';
+import { closeTheDay, type CloseFigures } from './day-close-check';
 
 let t: TestStack;
 let chargeId: number;
@@ -30,7 +32,14 @@ afterAll(async () => {
   writeReports('faults-latest.json', reports);
 });
 
-const load = (billDate: string): BillLoad => billLoad(t, chargeId, billDate);
+const load = (billDate: string) => billLoad(t, chargeId, billDate);
+
+/** The close's figures join the fault's report: what it counted must be what was acknowledged. */
+function expectCounted(report: Record<string, unknown>, close: CloseFigures): void {
+  Object.assign(report, close);
+  expect(close).toMatchObject({ close_difference_cents: 0 });
+  expect(close.close_acknowledged_cents).not.toBe(0);
+}
 
 it('kill -9 one billing replica of two: the other keeps answering', async () => {
   const date = '2032-01-01';
@@ -41,7 +50,10 @@ it('kill -9 one billing replica of two: the other keeps answering', async () => 
   t.stack.replica('billing', 0).signal('SIGKILL');
   await sleep(5_000);
   await run.stop();
+  // Closed before the survivor's sweeper has settled what the killed replica left.
+  const close = await closeTheDay(t, run.money.ops, MONEY_SUB);
   const report = await verify(t, reports, 'kill -9 billing replica 1 of 2', run, date, faultAt);
+  expectCounted(report, close);
   expectHealthy(t, report);
   // Requests in flight to the killed replica end in 503/504, never in a hang.
   for (const status of Object.keys(report.failed_by_status)) expect(['503', '504']).toContain(status);
@@ -60,7 +72,9 @@ it('restart NATS: everything reconnects by itself and no recorded event is lost'
   const restartedAt = run.now();
   await sleep(6_000);
   await run.stop();
+  const close = await closeTheDay(t, run.money.ops, MONEY_SUB);
   const report = await verify(t, reports, 'restart NATS (down 1.5 s)', run, date, restartedAt);
+  expectCounted(report, close);
   expectHealthy(t, report);
   for (const status of Object.keys(report.failed_by_status)) expect(['503', '504', 'network']).toContain(status);
   expect(report.recovery_ms).toBeLessThan(10_000);
@@ -77,7 +91,9 @@ it('stop the database for a few seconds: 500s in the envelope, then recovery by 
   const restartedAt = run.now();
   await sleep(8_000);
   await run.stop();
+  const close = await closeTheDay(t, run.money.ops, MONEY_SUB);
   const report = await verify(t, reports, 'stop the database (down 3 s)', run, date, restartedAt);
+  expectCounted(report, close);
   expectHealthy(t, report);
   expect(report.failed_by_status['500']).toBeGreaterThan(0);
   expect(report.recovery_ms).toBeLessThan(10_000);

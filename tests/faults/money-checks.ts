@@ -27,6 +27,8 @@ export interface MoneyFigures {
   ledger_records_missing: number;
   ledger_records_without_entry: number;
   money_events_missing: number;
+  /** Entries whose event the stream holds more than once (a redelivery to the reader counts once). */
+  money_events_duplicated: number;
 }
 
 /** The ledgers of the bills of a date, and bill_ledger's records of those bills. */
@@ -53,7 +55,7 @@ export async function moneyFigures(
   t: TestStack,
   ops: MoneyOp[],
   billDate: string,
-  moneyEvents: Set<string>,
+  moneyEvents: ReadonlyMap<string, ReadonlySet<number>>,
   sub: number,
 ): Promise<MoneyFigures> {
   const { bills, records } = await storedMoney(t, billDate);
@@ -76,6 +78,7 @@ export async function moneyFigures(
     ledger_records_missing: entries.filter((e) => !recorded.has(e.id)).length,
     ledger_records_without_entry: records.filter((r) => !ids.has(r._id)).length,
     money_events_missing: entries.filter((e) => !moneyEvents.has(e.id)).length,
+    money_events_duplicated: entries.filter((e) => (moneyEvents.get(e.id)?.size ?? 0) > 1).length,
   };
 }
 
@@ -88,6 +91,7 @@ export const MONEY_HEALTHY = {
   ledger_records_missing: 0,
   ledger_records_without_entry: 0,
   money_events_missing: 0,
+  money_events_duplicated: 0,
 };
 
 export const moneySettled = (figures: MoneyFigures) =>

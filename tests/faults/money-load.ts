@@ -15,6 +15,8 @@ export interface MoneyOp {
   attempts: Attempt[];
   /** The ledger entry the API confirmed with a 201. */
   entryId?: string;
+  /** What it moved, as that 201 said: the day, the method and the amount. */
+  moved?: { day: string; method: string; amount: number };
 }
 
 const RETRIABLE = new Set<number | string>([500, 503, 504, 409, 'network']);
@@ -74,7 +76,9 @@ export class MoneyLoad {
       const attempt = await this.attempt(op, body);
       op.attempts.push(attempt);
       if (attempt.status === 201) {
-        op.entryId = attempt.body[op.kind].id;
+        const { id, day, method, amount } = attempt.body[op.kind];
+        op.entryId = id;
+        op.moved = { day, method, amount };
         return;
       }
       if (!RETRIABLE.has(attempt.status)) return;
