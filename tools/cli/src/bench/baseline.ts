@@ -56,7 +56,7 @@ function writeDate(c: number, via: 'http' | 'nats'): string {
 }
 
 /** Demo data (npm start's, already there with GATEWAY_URL) and six more doctors, so that branch 1 has a month of sessions. */
-async function prepare(target: Target): Promise<Record<string, unknown>> {
+export async function prepareDemo(target: Target): Promise<Record<string, unknown>> {
   if (target.stack) await loadDemoDataOnFirstStart(target.stack, target.token);
   const month = nextMonth(2);
   if (target.nats) {
@@ -81,7 +81,7 @@ async function prepare(target: Target): Promise<Record<string, unknown>> {
 export async function measureBaseline(
   target: Target,
 ): Promise<{ setup: Record<string, unknown>; scenarios: ScenarioFigures[] }> {
-  const setup = await prepare(target);
+  const setup = await prepareDemo(target);
   const bill = (c: number, via: 'http' | 'nats') => ({
     patient_name: 'Bench Patient',
     patient_contact: '0771234567',

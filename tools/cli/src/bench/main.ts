@@ -4,7 +4,8 @@
 // writes with the data stored and empty; last, what metrics and tracing cost, one stack
 // per setting (observability.ts). BENCH_PARTS (baseline,scale,observability) picks the parts; `money`
 // alone runs issue 25's payments and day-end at the largest of BENCH_SIZES (the scale part includes them);
-// `export` (not in the default set: run it alone on a stack of its own) issue 28's export of BENCH_EXPORT_BILLS bills.
+// `export` (not in the default set: run it alone on a stack of its own) issue 28's export of BENCH_EXPORT_BILLS bills;
+// `hot` (in the default set) issue 31's hot reads next to the raw NATS echo of the same run.
 // Starts its own stack on the embedded default, or uses GATEWAY_URL (with NATS_URL
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { cpus, totalmem } from 'node:os';
 import { fail } from '../args';
 import { measureBaseline } from './baseline';
 import { measureExport } from './export';
+import { measureHot } from './hot';
 import { measureObservability } from './observability';
 import { BillLoader, seedScaleReferences, yearBefore } from './dataset';
 import { measureMoney } from './money';
@@ -22,7 +24,9 @@ import { startTarget, type Target } from './target';
 
 async function main(): Promise<void> {
   say(`machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${DURATION_S} s per autocannon run`);
-  const parts = new Set((process.env.BENCH_PARTS ?? 'baseline,scale,observability').split(',').map((p) => p.trim()));
+  const parts = new Set(
+    (process.env.BENCH_PARTS ?? 'baseline,hot,scale,observability').split(',').map((p) => p.trim()),
+  );
   const scale = parts.has('scale');
   const moneyAlone = parts.has('money') && !scale;
   const exportPart = parts.has('export');
@@ -38,7 +42,7 @@ async function main(): Promise<void> {
       target: process.env.GATEWAY_URL ?? 'embedded default',
     },
   };
-  if (parts.has('baseline') || scale || moneyAlone || exportPart) {
+  if (parts.has('baseline') || parts.has('hot') || scale || moneyAlone || exportPart) {
     const target = await startTarget();
     // Ctrl-C or a timeout's SIGTERM stops the stack this run started, instead of leaving it running.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -53,6 +57,7 @@ async function main(): Promise<void> {
         say('raw NATS echo between two Node processes');
         results.echo = await echoBaseline();
       }
+      if (parts.has('hot')) results.hot = await measureHot(target);
       if (scale || moneyAlone || exportPart) {
         say('reference data at scale: 100,000 patients, 50 doctors (through the reference stream)');
         results.references = await seedScaleReferences(target);

@@ -178,31 +178,62 @@ export async function direct(
   });
 }
 
-/** A raw request-reply echo between two Node processes, on a bare nats-server of its own. */
-export async function echoBaseline(): Promise<Record<number, LatencyStats>> {
-  const port = await freePort();
-  const server = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const url = `nats://127.0.0.1:${port}`;
-  try {
-    await waitFor('the echo nats-server', () => canConnect(port), 10_000, 50);
-    const responder = spawn(process.execPath, [join(HERE, 'nats-load.js'), 'echo-server', url], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve) => responder.stdout?.once('data', () => resolve()));
-    const results: Record<number, LatencyStats> = {};
-    for (const c of CONCURRENCY) {
-      await settle();
-      results[c] = await natsClient({
-        url,
-        subject: 'bench.echo',
-        payload: '{"query":{"store_id":"1"}}',
-        concurrency: c,
-        durationMs: 5_000,
+/**
+ * A raw request-reply echo between two Node processes, on a bare nats-server of
+ * its own: what a NATS round trip costs on this machine, the yardstick of the
+ * reads that go through the gateway and a service.
+ */
+export class EchoBaseline {
+  private constructor(
+    private readonly url: string,
+    private readonly stopAll: () => void,
+  ) {}
+
+  static async start(): Promise<EchoBaseline> {
+    const port = await freePort();
+    const server = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+    const url = `nats://127.0.0.1:${port}`;
+    try {
+      await waitFor('the echo nats-server', () => canConnect(port), 10_000, 50);
+      const responder = spawn(process.execPath, [join(HERE, 'nats-load.js'), 'echo-server', url], {
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
+      await new Promise<void>((resolve) => responder.stdout?.once('data', () => resolve()));
+      return new EchoBaseline(url, () => {
+        responder.kill('SIGTERM');
+        server.kill('SIGTERM');
+      });
+    } catch (err) {
+      server.kill('SIGTERM');
+      throw err;
     }
-    responder.kill('SIGTERM');
+  }
+
+  /** `concurrency` requests in flight for 5 s, once the machine is quiet. */
+  async measure(concurrency: number): Promise<LatencyStats> {
+    await settle();
+    return natsClient({
+      url: this.url,
+      subject: 'bench.echo',
+      payload: '{"query":{"store_id":"1"}}',
+      concurrency,
+      durationMs: 5_000,
+    });
+  }
+
+  stop(): void {
+    this.stopAll();
+  }
+}
+
+/** The echo at each of CONCURRENCY. */
+export async function echoBaseline(): Promise<Record<number, LatencyStats>> {
+  const echo = await EchoBaseline.start();
+  try {
+    const results: Record<number, LatencyStats> = {};
+    for (const c of CONCURRENCY) results[c] = await echo.measure(c);
     return results;
   } finally {
-    server.kill('SIGTERM');
+    echo.stop();
   }
 }

@@ -36,7 +36,12 @@ export async function startTarget(): Promise<Target> {
     dataDir,
     infra: 'local',
     serviceOutput: 'file',
-    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', REQUEST_TIMEOUT_MS: '30000' },
+    env: {
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      REQUEST_TIMEOUT_MS: '30000',
+      // BENCH_PROFILE_DIR: every Node process of the stack can be profiled on a signal (cpu-profiler.ts).
+      ...(process.env.BENCH_PROFILE_DIR ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profiler.js')}` } : {}),
+    },
   });
   return {
     gatewayUrl: stack.gatewayUrl,
