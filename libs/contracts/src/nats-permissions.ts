@@ -22,6 +22,8 @@ import { accessOf } from './access';
 import { Limits } from './limits';
 import { HTTP_ROUTES } from './routes';
 import {
+  cacheStreamOf,
+  cacheSubjectsOf,
   DEFAULT_EVENT_READERS,
   eventStreamOf,
   REF_KINDS_BY_SERVICE,
@@ -70,6 +72,7 @@ const JS = {
   /** `$JS.API.CONSUMER.CREATE.<stream>.<consumer>[.<filter subject>]`, for create and update alike. */
   consumerCreate: (stream: string, consumer: string) => `$JS.API.CONSUMER.CREATE.${stream}.${consumer}`,
   next: (stream: string, consumer: string) => `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
+  consumerDelete: (stream: string, consumer: string) => `$JS.API.CONSUMER.DELETE.${stream}.${consumer}`,
   ack: (stream: string, consumer: string) => `$JS.ACK.${stream}.${consumer}.>`,
 };
 
@@ -123,6 +126,36 @@ function referenceGrant(service: ServiceName): NatsGrant {
 }
 
 /**
+ * What keeps a service's replicas' read caches exact (service-kit's
+ * cache-coherence.ts). Each replica follows the cache stream with an ordered
+ * consumer nats.js names at random, so the consumer rights are on the stream
+ * by any name; the stream holds only leases and invalidations, and a delivery
+ * pushed to a service's subject is ignored there (isStreamDelivery).
+ */
+function cacheGrant(service: ServiceName): NatsGrant {
+  const { name } = cacheStreamOf(service);
+  const subjects = cacheSubjectsOf(service);
+  return {
+    purpose: `Keep its replicas' read caches exact: create ${name}, renew its leases and publish invalidations to it, follow it with ordered consumers of its own, confirm invalidations to their writers`,
+    publish: [
+      JS.streamInfo(name),
+      JS.streamCreate(name),
+      JS.streamUpdate(name),
+      JS.consumerInfo(name, '*'),
+      // With several filter subjects, nats.js creates it on the stream's subject without the consumer's name.
+      `$JS.API.CONSUMER.CREATE.${name}`,
+      JS.consumerCreate(name, '*'),
+      JS.consumerDelete(name, '*'),
+      JS.next(name, '*'),
+      subjects.leases,
+      subjects.invalidations,
+      subjects.allApplied,
+    ],
+    subscribe: [subjects.allApplied],
+  };
+}
+
+/**
  * A subscription nats-server allows only in one queue group (`"<subject> <queue>"`): a service holds its
  * request subjects in its own queue group, so that its password cannot read every request (and the token
  * it carries) beside the replicas that answer them.
@@ -162,6 +195,7 @@ function serviceUser(service: ServiceName): NatsUserSpec {
         ],
       },
       referenceGrant(service),
+      cacheGrant(service),
       jetStreamCheck,
       ownReplies(service),
     ],

@@ -10,6 +10,8 @@ export const refSubject = (kind: RefKind): string => `${REF_SUBJECT_PREFIX}.${ki
 export interface StreamSpec {
   name: string;
   subjects: string[];
+  /** How long a message is kept (JetStream max_age); absent: until the stream's other limits. */
+  maxAgeMs?: number;
 }
 
 export const REF_STREAM: StreamSpec = {
@@ -26,6 +28,38 @@ export function eventStreamOf(service: ServiceName): StreamSpec {
   return {
     name: `${service.toUpperCase()}_EVENTS`,
     subjects: eventSubjectsOf(service),
+  };
+}
+
+/**
+ * The subjects by which the replicas of a service keep their read caches
+ * exact (service-kit's cache-coherence.ts): each replica's lease renewals on
+ * `lease.<replica>`, the invalidations writers publish on `inval` (both kept
+ * in the service's cache stream, in one order), and the confirmations a
+ * replica sends a writer on `applied.<writer>` (core NATS, not stored).
+ */
+export function cacheSubjectsOf(service: ServiceName) {
+  const prefix = `cache.${service}`;
+  return {
+    lease: (replica: string) => `${prefix}.lease.${replica}`,
+    leases: `${prefix}.lease.*`,
+    invalidations: `${prefix}.inval`,
+    applied: (writer: string) => `${prefix}.applied.${writer}`,
+    allApplied: `${prefix}.applied.*`,
+  };
+}
+
+/**
+ * A service's cache stream: leases and invalidations in one order. A minute of
+ * them is kept, far beyond a lease, so that a replica that follows the stream
+ * never finds one gone before it read it (cache-coherence.ts).
+ */
+export function cacheStreamOf(service: ServiceName): StreamSpec {
+  const subjects = cacheSubjectsOf(service);
+  return {
+    name: `${service.toUpperCase()}_CACHE`,
+    subjects: [subjects.leases, subjects.invalidations],
+    maxAgeMs: 60_000,
   };
 }
 

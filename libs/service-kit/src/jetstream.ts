@@ -90,7 +90,8 @@ async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Lo
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
-    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, spec.maxAgeMs ?? Infinity)),
+    ...(spec.maxAgeMs ? { max_age: nanos(spec.maxAgeMs) } : {}),
     num_replicas: replicas,
   });
   log.info({ stream: spec.name, subjects: spec.subjects, replicas }, 'stream created');
