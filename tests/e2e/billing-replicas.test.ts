@@ -5,7 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
-import { ClinicClock, createLogger, IdAllocator, Outbox, VersionedCache } from '@clinic/service-kit/internal';
+import {
+  CacheCoherence,
+  ClinicClock,
+  createLogger,
+  IdAllocator,
+  Outbox,
+  VersionedCache,
+} from '@clinic/service-kit/internal';
 import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
 import { BillStore } from '../../services/billing/src/storage';
 import { startTestStack, TEST_TZ, type TestStack } from './harness';
@@ -150,11 +157,13 @@ async function importer(): Promise<{ store: BillStore; mongo: MongoClient }> {
   const nc = await t.nats('billing');
   const log = createLogger('import', 'silent');
   const db = mongo.db('clinic_billing');
+  // A writer only: its imports are acknowledged once the billing replicas dropped what they changed.
+  const coherence = await CacheCoherence.start({ nc, service: 'billing', log, member: false });
   const deps = {
     db,
     ids: new IdAllocator(db),
     outbox: new Outbox(db, nc.jetstream(), log),
-    cache: new VersionedCache(db, log),
+    cache: new VersionedCache(coherence, log),
     clock: new ClinicClock(TEST_TZ),
   };
   return { store: new BillStore(deps, log), mongo };

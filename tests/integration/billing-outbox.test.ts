@@ -27,6 +27,7 @@ import {
   WRITE_TOO_LATE_MESSAGE,
   type HandlerContext,
   type OutboxOptions,
+  CacheCoherence,
 } from '@clinic/service-kit/internal';
 import { entriesOnCreate } from '../../services/billing/src/money-rules';
 import { PaymentOperations } from '../../services/billing/src/payments';
@@ -41,6 +42,7 @@ let dir: string;
 let infra: Infrastructure;
 let nc: NatsConnection;
 let mongo: MongoClient;
+let coherence: CacheCoherence;
 let db: Db;
 const started: Outbox[] = [];
 
@@ -52,6 +54,7 @@ beforeAll(async () => {
     { name: 'billing-outbox-test', log },
   );
   await ensureStream(await nc.jetstreamManager(), eventStreamOf('billing'), log);
+  coherence = await CacheCoherence.start({ nc, service: 'billing', log, member: true });
   mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
   db = mongo.db('clinic_billing');
   await new BillStore(replicaDeps(), log).prepare();
@@ -61,6 +64,7 @@ afterEach(async () => {
   for (const outbox of started.splice(0)) await outbox.stop(100);
 });
 afterAll(async () => {
+  await coherence?.stop();
   await nc?.close();
   await mongo?.close();
   await infra?.stop();
@@ -74,7 +78,7 @@ function replicaDeps(options: OutboxOptions & { sweeping?: boolean } = {}) {
     outbox.start();
     started.push(outbox);
   }
-  return { db, ids: new IdAllocator(db), outbox, cache: new VersionedCache(db, log), clock };
+  return { db, ids: new IdAllocator(db), outbox, cache: new VersionedCache(coherence, log), clock };
 }
 
 function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {

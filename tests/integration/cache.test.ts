@@ -1,92 +1,138 @@
 /**
- * The versioned read cache against the real database: read-your-writes across
- * two replicas, and coalescing of concurrent reads.
+ * The read cache kept coherent over the real NATS server: a write through one
+ * replica is never followed by a stale read through another, a replica that
+ * cannot renew its lease is waited out, and concurrent reads share one load.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import type { NatsConnection } from 'nats';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { createLogger, VersionedCache } from '@clinic/service-kit';
+import { CacheCoherence, connectNats, createLogger, VersionedCache } from '@clinic/service-kit/internal';
 
 const log = createLogger('cache-test', 'silent');
 let dir: string;
 let infra: Infrastructure;
-let mongo: MongoClient;
-let db: Db;
-const versionReads: CommandStartedEvent[] = [];
+const opened: Array<{ nc: NatsConnection; coherence: CacheCoherence }> = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-cache-'));
   infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
-  mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000, monitorCommands: true });
-  mongo.on('commandStarted', (event) => {
-    if (event.commandName === 'find' && event.command.find === 'cache_versions') versionReads.push(event);
-  });
-  db = mongo.db('cache_test');
-});
+}, 120_000);
 afterAll(async () => {
-  await mongo?.close();
+  for (const { nc, coherence } of opened) {
+    await coherence.stop();
+    if (!nc.isClosed()) await nc.close();
+  }
   await infra?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A load that counts its calls and answers with the current value of `source`. */
-function counter(source: { value: number }) {
-  const load = jest.fn(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    return source.value;
-  });
-  return load;
+/** One catalogue replica's cache, on a NATS connection of its own; hot once its first lease is renewed. */
+async function replica(options: { maxAgeMs?: number; member?: boolean } = {}) {
+  const nc = await connectNats(
+    { url: infra.natsUrl, user: 'catalogue', password: infra.natsPasswords.catalogue },
+    { name: 'cache-test', log },
+  );
+  const coherence = await CacheCoherence.start({ nc, service: 'catalogue', log, member: options.member ?? true });
+  opened.push({ nc, coherence });
+  const giveUpAt = Date.now() + 10_000;
+  while (options.member !== false && !coherence.hot() && Date.now() < giveUpAt)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  return { nc, coherence, cache: new VersionedCache(coherence, log, { maxAgeMs: options.maxAgeMs }) };
 }
 
-it('answers every replica with what the database holds after a write', async () => {
-  const replicaA = new VersionedCache(db, log);
-  const replicaB = new VersionedCache(db, log);
+/** A load that counts its calls and answers with the current value of `source`. */
+function counter(source: { value: number }) {
+  return jest.fn(async () => {
+    // What the query saw when it ran; it answers a little later.
+    const { value } = source;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    return value;
+  });
+}
+
+it('answers from memory while the lease holds, and every replica with the new value after a write', async () => {
+  const [a, b] = [await replica(), await replica()];
+  expect(a.coherence.hot() && b.coherence.hot()).toBe(true);
   const source = { value: 1 };
   const load = counter(source);
-  expect(await replicaA.get('store:1', 'list', load)).toBe(1);
-  expect(await replicaB.get('store:1', 'list', load)).toBe(1);
-  expect(await replicaB.get('store:1', 'list', load)).toBe(1);
+  expect(await a.cache.get('store:1', 'list', load)).toBe(1);
+  expect(await b.cache.get('store:1', 'list', load)).toBe(1);
+  expect(await b.cache.get('store:1', 'list', load)).toBe(1);
   expect(load).toHaveBeenCalledTimes(2);
 
   source.value = 2;
-  await replicaA.bump('store:1');
-  expect(await replicaB.get('store:1', 'list', load)).toBe(2);
-  expect(await replicaA.get('store:1', 'list', load)).toBe(2);
-  // Another scope is untouched by the bump.
-  expect(await replicaA.get('store:2', 'list', async () => 'other')).toBe('other');
+  await a.cache.bump('store:1');
+  expect(await b.cache.get('store:1', 'list', load)).toBe(2);
+  expect(await a.cache.get('store:1', 'list', load)).toBe(2);
+  // Another scope is untouched by the invalidation.
+  const other = jest.fn(async () => 'other');
+  expect(await b.cache.get('store:2', 'list', other)).toBe('other');
+  await a.cache.bump('store:1');
+  expect(await b.cache.get('store:2', 'list', other)).toBe('other');
+  expect(other).toHaveBeenCalledTimes(1);
 });
 
-it('coalesces concurrent reads: few token reads and one load for fifty callers', async () => {
-  const cache = new VersionedCache(db, log);
+it('never answers a read that began after an acknowledged write with what was there before it', async () => {
+  const replicas = [await replica(), await replica(), await replica()];
+  const source = { value: 0 };
+  const load = counter(source);
+  let stale = 0;
+  for (let round = 1; round <= 300; round++) {
+    const writer = replicas[round % 3]!;
+    const reader = replicas[(round + 1) % 3]!;
+    // Every replica holds the value before the write, and reads keep loads running while it lands.
+    await Promise.all(replicas.map((r) => r.cache.get('store:4', 'list', load)));
+    const background = Array.from({ length: 3 }, () => reader.cache.get('store:4', 'list', load));
+    source.value = round;
+    await writer.cache.bump('store:4');
+    if ((await reader.cache.get('store:4', 'list', load)) !== round) stale++;
+    await Promise.all(background);
+  }
+  expect(stale).toBe(0);
+});
+
+it('acknowledges a write only once a replica that cannot renew its lease stopped answering from memory', async () => {
+  const writer = await replica();
+  const cut = await replica();
+  expect(await cut.cache.get('store:6', 'list', async () => 'before')).toBe('before');
+  // Cut off without a word: it neither confirms the invalidation nor gives its lease up.
+  await cut.nc.close();
+  expect(cut.coherence.hot()).toBe(true);
+  await writer.cache.bump('store:6');
+  expect(cut.coherence.hot()).toBe(false);
+  expect(await cut.cache.get('store:6', 'list', async () => 'from the database')).toBe('from the database');
+});
+
+it('answers a process without a lease from the database every time', async () => {
+  const writerOnly = await replica({ member: false });
+  const load = counter({ value: 3 });
+  expect(await writerOnly.cache.get('store:7', 'list', load)).toBe(3);
+  expect(await writerOnly.cache.get('store:7', 'list', load)).toBe(3);
+  expect(load).toHaveBeenCalledTimes(2);
+});
+
+it('coalesces concurrent reads into one load, and keeps no load an invalidation overtook', async () => {
+  const { cache } = await replica();
   const source = { value: 7 };
   const load = counter(source);
-  versionReads.length = 0;
   const values = await Promise.all(Array.from({ length: 50 }, () => cache.get('store:3', 'list', load)));
   expect(values).toEqual(Array(50).fill(7));
   expect(load).toHaveBeenCalledTimes(1);
-  expect(versionReads.length).toBeGreaterThanOrEqual(1);
-  expect(versionReads.length).toBeLessThanOrEqual(3);
-});
 
-it('never answers a read that began after a write with what was there before it', async () => {
-  const writer = new VersionedCache(db, log);
-  const reader = new VersionedCache(db, log);
-  const source = { value: 0 };
-  const load = counter(source);
-  for (let round = 1; round <= 20; round++) {
-    // Reads keep the reader's token round busy while the write lands.
-    const background = Array.from({ length: 5 }, () => reader.get('store:4', 'list', load));
-    source.value = round;
-    await writer.bump('store:4');
-    expect(await reader.get('store:4', 'list', load)).toBe(round);
-    await Promise.all(background);
-  }
+  const overtaken = cache.get('store:3b', 'list', load);
+  source.value = 8;
+  await cache.bump('store:3b');
+  // A read after the invalidation does not join the load that began before it.
+  expect(await cache.get('store:3b', 'list', load)).toBe(8);
+  expect(await overtaken).toBe(7);
+  expect(await cache.get('store:3b', 'list', load)).toBe(8);
+  expect(load).toHaveBeenCalledTimes(3);
 });
 
 it('shares a failed load’s error with its callers and loads again on the next read', async () => {
-  const cache = new VersionedCache(db, log);
+  const { cache } = await replica();
   const failing = jest.fn(async () => {
     throw new Error('scan failed');
   });
@@ -95,36 +141,32 @@ it('shares a failed load’s error with its callers and loads again on the next 
     cache.get('store:5', 'list', failing),
   ]);
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  expect(failing).toHaveBeenCalledTimes(1);
   expect(await cache.get('store:5', 'list', async () => 'recovered')).toBe('recovered');
 });
 
-it('answers an aged entry at once and refreshes it behind the answer', async () => {
-  const cache = new VersionedCache(db, log, { maxAgeMs: 50 });
+it('answers an aged entry at once and refreshes it behind the answer, keeping it when the refresh fails', async () => {
+  const { cache } = await replica({ maxAgeMs: 50 });
   const source = { value: 1 };
-  const load = counter(source);
-  expect(await cache.get('store:aged', 'summary', load)).toBe(1);
-  // A lost bump: the data changed but the token did not.
-  source.value = 2;
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  expect(await cache.get('store:aged', 'summary', load)).toBe(1);
-  expect(load).toHaveBeenCalledTimes(2);
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(await cache.get('store:aged', 'summary', load)).toBe(2);
-  expect(load).toHaveBeenCalledTimes(2);
-});
-
-it('keeps an aged entry when its background refresh fails', async () => {
-  const cache = new VersionedCache(db, log, { maxAgeMs: 50 });
   let fail = false;
   const load = jest.fn(async () => {
     if (fail) throw new Error('database away');
-    return 'kept';
+    return source.value;
   });
-  expect(await cache.get('store:refresh-fails', 'summary', load)).toBe('kept');
+  expect(await cache.get('store:aged', 'summary', load)).toBe(1);
+  // A lost invalidation: the data changed and no replica was told.
+  source.value = 2;
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  expect(await cache.get('store:aged', 'summary', load)).toBe(1);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(await cache.get('store:aged', 'summary', load)).toBe(2);
+  expect(load).toHaveBeenCalledTimes(2);
+
   fail = true;
   await new Promise((resolve) => setTimeout(resolve, 60));
-  expect(await cache.get('store:refresh-fails', 'summary', load)).toBe('kept');
+  expect(await cache.get('store:aged', 'summary', load)).toBe(2);
   await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(await cache.get('store:refresh-fails', 'summary', load)).toBe('kept');
-  expect(load).toHaveBeenCalledTimes(3);
+  expect(await cache.get('store:aged', 'summary', load)).toBe(2);
+  // Each read of the aged entry tried a refresh; neither replaced it.
+  expect(load).toHaveBeenCalledTimes(4);
 });

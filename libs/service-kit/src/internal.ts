@@ -26,6 +26,7 @@ export * from './outbox-entries';
 export * from './commit-records';
 export * from './group-commit';
 export * from './versioned-cache';
+export * from './cache-coherence';
 export * from './reference-data';
 export * from './clock';
 export * from './money';

@@ -13,6 +13,7 @@ import {
 } from '@clinic/contracts';
 import { DatabaseBreaker } from './database-breaker';
 import { VersionedCache } from './versioned-cache';
+import { CacheCoherence } from './cache-coherence';
 import { ClinicClock } from './clock';
 import { serviceSettings, type ServiceSettings } from './config';
 import type { EnvProperties } from './env';
@@ -89,7 +90,15 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       log: log.child({ component: 'reference' }),
       streamReplicas: settings.streamReplicas,
     });
-    const cache = new VersionedCache(mongo.db, log.child({ component: 'cache' }));
+    const cacheLog = log.child({ component: 'cache' });
+    const coherence = await CacheCoherence.start({
+      nc,
+      service: name,
+      log: cacheLog,
+      member: true,
+      streamReplicas: settings.streamReplicas,
+    });
+    const cache = new VersionedCache(coherence, cacheLog);
     const infra: ServiceInfra<Own> = {
       name,
       settings,
@@ -150,6 +159,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
 
     return async () => {
       await responder.stop();
+      await coherence.stop();
       breaker.stop();
       await consumer.stop();
       await outbox.stop();

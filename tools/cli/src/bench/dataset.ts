@@ -9,6 +9,7 @@ import { MongoClient } from 'mongodb';
 import type { NatsConnection } from 'nats';
 import { parseSeedFile, seedReferenceData } from '@clinic/devstack';
 import {
+  CacheCoherence,
   ClinicClock,
   connectNats,
   createLogger,
@@ -99,6 +100,7 @@ export class BillLoader {
   private charges = new Map<number, Array<{ id: number; name: string; amount: number }>>();
   private mongo?: MongoClient;
   private nc?: NatsConnection;
+  private coherence?: CacheCoherence;
   private store?: BillStore;
 
   constructor(
@@ -133,11 +135,13 @@ export class BillLoader {
       { name: 'bench-load', log, waitForServer: false },
     );
     const db = this.mongo.db(process.env.BILLING_MONGO_DB ?? 'clinic_billing');
+    // A writer only: each import is acknowledged once the billing replicas dropped what it changed.
+    this.coherence = await CacheCoherence.start({ nc: this.nc, service: 'billing', log, member: false });
     const deps = {
       db,
       ids: new IdAllocator(db),
       outbox: new Outbox(db, this.nc.jetstream(), log),
-      cache: new VersionedCache(db, log),
+      cache: new VersionedCache(this.coherence, log),
       clock: new ClinicClock(machineTimeZone()),
     };
     this.store = new BillStore(deps, log);
@@ -220,6 +224,7 @@ export class BillLoader {
   }
 
   async close(): Promise<void> {
+    await this.coherence?.stop();
     await this.nc?.close();
     await this.mongo?.close();
   }
