@@ -155,7 +155,8 @@ export class CacheCoherence {
       deliver_policy: DeliverPolicy.LastPerSubject,
       filterSubjects: stream.subjects,
     });
-    this.messages = await consumer.consume({ callback: (m) => this.delivered(m) });
+    // Short pulls: heartbeats every second, so that a consumer lost with its node is made again in seconds, not 30.
+    this.messages = await consumer.consume({ callback: (m) => this.delivered(m), expires: 2_000 });
     if (!member) return;
     this.renew();
     this.renewing = setInterval(() => this.renew(), this.leaseMs / RENEWALS_PER_LEASE);
