@@ -16,7 +16,7 @@ import type { NatsNode } from '@clinic/devstack';
 import { eventually, sleep, startTestStack, type TestStack } from '../e2e/harness';
 import { billLoad, expectHealthy, verify, writeReports } from './checks';
 import type { BillLoad } from './load';
-import { NetnsNode } from './netns';
+import { NetnsNode, thirdNodeIn } from './netns';
 import { RefLoad } from './ref-load';
 
 const STREAMS = [
@@ -39,11 +39,7 @@ beforeAll(async () => {
       replicas: { billing: 2 },
       env: { REQUEST_TIMEOUT_MS: '3000' },
       natsCluster: 3,
-      // n3 lives in the namespace; n1 and n2 take routes on the host end of its route veth.
-      natsNetwork: (i) =>
-        i === 2
-          ? { netns: ns.name, clientHost: ns.clientHost, clusterHost: ns.insideRouteHost }
-          : { clientHost: '127.0.0.1', clusterHost: ns.outsideRouteHost },
+      natsNetwork: thirdNodeIn(ns),
     });
     await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
     chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))

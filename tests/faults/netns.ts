@@ -112,3 +112,11 @@ export class NetnsNode {
     quietly(() => ip('route', 'del', 'blackhole', `10.251.${this.subnet}.0/24`, 'metric', '4000'));
   }
 }
+
+/** Where each of a three-node cluster's nodes listens: n3 in the namespace, n1 and n2 on the host end of its route veth. */
+export function thirdNodeIn(ns: NetnsNode): (i: number) => { netns?: string; clientHost: string; clusterHost: string } {
+  return (i) =>
+    i === 2
+      ? { netns: ns.name, clientHost: ns.clientHost, clusterHost: ns.insideRouteHost }
+      : { clientHost: '127.0.0.1', clusterHost: ns.outsideRouteHost };
+}

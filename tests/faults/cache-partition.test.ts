@@ -1,0 +1,139 @@
+/**
+ * Issue 31's partition proof: hot reads stay exact while one catalogue
+ * replica is cut off from the cluster's majority. A three-node NATS cluster,
+ * n3 in a network namespace; one catalogue replica on n1 only, another on n3
+ * only, both holding the charge list in memory. n3 is partitioned away; a
+ * client on n1 changes the price (the replica on n1 answers, through the
+ * majority) and, once the change is acknowledged, a client on n3 reads the
+ * list, which only the replica on n3 can answer (NATS keeps a request on its
+ * node's queue subscribers, and routes are cut). That replica must answer
+ * the new price (from the database) or refuse; never the price it held.
+ */
+import type { NatsConnection } from 'nats';
+import { HTTP_ROUTES, type ServiceReply } from '@clinic/contracts';
+import { callService, connectNats, createLogger } from '@clinic/service-kit';
+import type { NatsNode } from '@clinic/devstack';
+import { eventually, startTestStack, type TestStack } from '../e2e/harness';
+import { NetnsNode, thirdNodeIn } from './netns';
+
+let ns: NetnsNode;
+let t: TestStack;
+const clients: NatsConnection[] = [];
+
+beforeAll(async () => {
+  ns = NetnsNode.create();
+  try {
+    t = await startTestStack({
+      natsCluster: 3,
+      natsNetwork: thirdNodeIn(ns),
+    });
+    await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
+  } catch (err) {
+    ns.remove();
+    throw err;
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((nc) => nc.close().catch(() => undefined)));
+  ns?.heal();
+  await t?.stop();
+  ns?.remove();
+}, 60_000);
+
+const node = (name: string): NatsNode => t.stack.infra.natsNodes.find((n) => n.name === name)!;
+const route = (method: string, url: string) => HTTP_ROUTES.find((r) => r.method === method && r.url === url)!;
+const LIST = route('GET', '/hospital_charges');
+const UPDATE = route('PUT', '/hospital_charges/:charge_id');
+
+/** Another hospital system's connection to this node only (it never moves to another). */
+async function clientOn(n: NatsNode): Promise<NatsConnection> {
+  const nc = await connectNats(
+    { url: n.url, user: 'hospital', password: t.stack.infra.natsPasswords.hospital },
+    { name: `cache-partition-${n.name}`, log: createLogger('faults', 'silent'), waitForServer: false },
+  );
+  clients.push(nc);
+  return nc;
+}
+
+let calls = 0;
+/**
+ * One request; 'refused' for no answer in time. A write may wait for a stream's new leader and for the lease
+ * of the replica cut off (2 s): it gets longer than a read.
+ */
+async function call(
+  nc: NatsConnection,
+  subject: string,
+  request: object,
+  timeoutMs = 3_000,
+): Promise<ServiceReply | 'refused'> {
+  try {
+    return await callService(nc, subject, request, {
+      token: t.token(),
+      correlationId: `cache-partition-${++calls}`,
+      timeoutMs,
+    });
+  } catch {
+    return 'refused';
+  }
+}
+
+it('a replica cut off with a minority node answers the price acknowledged on the majority side, or refuses', async () => {
+  const created = await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 1 });
+  const id = created.body.charge_id as number;
+  // The stack's replica is on any node: one on n1 and one on n3 take its place.
+  await t.stack.replica('catalogue', 0).stop();
+  await t.stack.addReplica('catalogue', { NATS_URL: node('n1').url });
+  await t.stack.addReplica('catalogue', { NATS_URL: node('n3').url });
+  const [majority, minority] = [await clientOn(node('n1')), await clientOn(node('n3'))];
+  const price = async (nc: NatsConnection) => {
+    const reply = await call(nc, LIST.subject, { query: { store_id: '1' } });
+    if (reply === 'refused' || reply.status !== 200) return 'refused';
+    return (reply.body as unknown as { charges: Array<{ id: number; amount: number }> }).charges.find(
+      (c) => c.id === id,
+    )?.amount;
+  };
+  await eventually(async () => ((await price(minority)) === 1 && (await price(majority)) === 1 ? true : undefined));
+
+  const counts = { acknowledged: 0, exact: 0, refused: 0, stale: 0, writesRefused: 0 };
+  let amount = 1;
+  const round = async () => {
+    // The replica on n3 holds the list in memory (while its lease lets it), then the price changes on n1.
+    await price(minority);
+    const reply = await call(
+      majority,
+      UPDATE.subject,
+      {
+        params: { charge_id: String(id) },
+        body: { charge_name: 'CBC', charge_type: 'Lab', amount: amount + 1 },
+      },
+      20_000,
+    );
+    if (reply === 'refused' || reply.status !== 200) {
+      counts.writesRefused++;
+      return;
+    }
+    amount++;
+    counts.acknowledged++;
+    const seen = await price(minority);
+    if (seen === 'refused') counts.refused++;
+    else if (seen === amount) counts.exact++;
+    else counts.stale++;
+    expect(await price(majority)).toBe(amount);
+  };
+
+  // Bounded: cut off for 20 writes acknowledged or 30 s (and the round under way), then 4 s after healing.
+  ns.partition();
+  const partitionedUntil = Date.now() + 30_000;
+  while (Date.now() < partitionedUntil && counts.acknowledged < 20) await round();
+  const whilePartitioned = { ...counts };
+  ns.heal();
+  const healedUntil = Date.now() + 4_000;
+  while (Date.now() < healedUntil) await round();
+  console.log(JSON.stringify({ test: 'cache partition', whilePartitioned, overall: counts }));
+
+  expect(counts.stale).toBe(0);
+  expect(whilePartitioned.acknowledged).toBeGreaterThan(0);
+  // The replica cut off kept answering, from the database.
+  expect(whilePartitioned.exact).toBeGreaterThan(0);
+}, 120_000);
