@@ -191,8 +191,9 @@ export class NewBills {
         // Lost connection or the like: which bills were stored is unknown, so the sweeper decides on the events.
         prepared.forget();
         for (const bill of batch) bill.reject(err);
-        // Some may be stored: cached reads must not miss them (best effort, after the answers).
-        void this.written(docs.map((doc) => ({ doc })));
+        // Some may be stored: cached reads must not miss them (best effort, after the answers; none of these
+        // writes was acknowledged, so an invalidation that fails leaves no acknowledged write unseen).
+        this.written(docs.map((doc) => ({ doc }))).catch(() => undefined);
         return [];
       }
       inserted = firstError.index;
