@@ -1,7 +1,8 @@
 /**
  * Issue 31's proof that hot reads are never stale: two catalogue replicas and
  * one of sessions and of billing, each answering repeated reads from memory.
- * Every write is followed, once acknowledged, by a read that must show it;
+ * Every write is followed, once acknowledged, by reads of the list and of the
+ * record that must show it;
  * the services' request log lines (one per request, with the correlation id
  * the test sent) tell which replica answered each, so that the test counts
  * the rounds whose write and read went through different replicas.
@@ -88,7 +89,7 @@ async function rounds(
   return { stale, across: across.length };
 }
 
-it('catalogue: 1,000 price changes, each read right after through either replica, never stale', async () => {
+it('catalogue: 1,000 price changes, each read right after (the list and the charge) through either replica, never stale', async () => {
   const created = await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 1 });
   const id = created.body.charge_id;
   const result = await rounds('catalogue', 2, 1000, {
@@ -101,17 +102,18 @@ it('catalogue: 1,000 price changes, each read right after through either replica
         )
       ).status,
     read: async (cid) => {
-      const res = await t.get('/hospital_charges?store_id=1', tagged(cid));
-      return res.body.charges?.find((c: { id: number }) => c.id === id)?.amount;
+      const list = await t.get('/hospital_charges?store_id=1', tagged(cid));
+      const one = await t.get(`/hospital_charges/${id}`, tagged(`${cid}-one`));
+      return [list.body.charges?.find((c: { id: number }) => c.id === id)?.amount, one.body.charge?.amount];
     },
-    expected: (i) => 1000 + i,
+    expected: (i) => [1000 + i, 1000 + i],
   });
   expect(result.stale).toBe(0);
   // About half the rounds read through the other replica (the queue group picks at random).
   expect(result.across).toBeGreaterThan(250);
 }, 600_000);
 
-it('sessions: 300 changes, each read right after through the replica that wrote it, never stale', async () => {
+it('sessions: 300 changes, each read right after (the day and the session) through the replica that wrote it, never stale', async () => {
   const created = await t.post('/add_session', {
     doctor_id: 1,
     session_date: '2091-03-01',
@@ -125,15 +127,19 @@ it('sessions: 300 changes, each read right after through the replica that wrote 
   const result = await rounds('sessions', 1, 300, {
     write: async (i, cid) => (await t.put(`/update_session/${id}`, { max_patients: 10 + i }, tagged(cid))).status,
     read: async (cid) => {
-      const res = await t.get('/all_sessions?doctor_id=1&date=2091-03-01', tagged(cid));
-      return res.body.sessions?.find((s: { id: number }) => s.id === id)?.max_patients;
+      const list = await t.get('/all_sessions?doctor_id=1&date=2091-03-01', tagged(cid));
+      const one = await t.get(`/get_session/${id}`, tagged(`${cid}-one`));
+      return [
+        list.body.sessions?.find((s: { id: number }) => s.id === id)?.max_patients,
+        one.body.session?.max_patients,
+      ];
     },
-    expected: (i) => 10 + i,
+    expected: (i) => [10 + i, 10 + i],
   });
   expect(result.stale).toBe(0);
 }, 600_000);
 
-it('billing: 300 changes of a bill, each read right after in its page of the list, never stale', async () => {
+it('billing: 300 changes of a bill, each read right after (its page of the list and the bill), never stale', async () => {
   const charge = await t.post('/hospital_charges', {
     store_id: 1,
     charge_name: 'FBS',
@@ -153,10 +159,11 @@ it('billing: 300 changes of a bill, each read right after in its page of the lis
   const result = await rounds('billing', 1, 300, {
     write: async (i, cid) => (await t.put(`/lab_bills/${id}`, { notes: `change ${i}` }, tagged(cid))).status,
     read: async (cid) => {
-      const res = await t.get('/lab_bills?store_id=1&date=2091-03-02', tagged(cid));
-      return res.body.bills?.find((b: { id: number }) => b.id === id)?.notes;
+      const list = await t.get('/lab_bills?store_id=1&date=2091-03-02', tagged(cid));
+      const one = await t.get(`/lab_bills/${id}`, tagged(`${cid}-one`));
+      return [list.body.bills?.find((b: { id: number }) => b.id === id)?.notes, one.body.bill?.notes];
     },
-    expected: (i) => `change ${i}`,
+    expected: (i) => [`change ${i}`, `change ${i}`],
   });
   expect(result.stale).toBe(0);
 }, 600_000);

@@ -16,17 +16,13 @@ import {
   parsePage,
   pathId,
   requireBranch,
-  type ClinicClock,
   type HandlerContext,
 } from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
-import { chargeView, type ChargeDoc, type ChargeStore } from './storage';
+import type { ChargeDoc, ChargeStore } from './storage';
 
 export class ChargeOperations {
-  constructor(
-    private readonly store: ChargeStore,
-    private readonly clock: ClinicClock,
-  ) {}
+  constructor(private readonly store: ChargeStore) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
@@ -44,10 +40,10 @@ export class ChargeOperations {
     );
   }
 
-  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), CATALOGUE_MESSAGES.notFound);
-    return success(200, { charge: chargeView(doc, this.clock) });
+    const found = await this.store.queries.one(id, (charge) => new EncodedReply(success(200, { charge })));
+    return foundInBranch(ctx, found, CATALOGUE_MESSAGES.notFound).value;
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {

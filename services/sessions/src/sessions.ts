@@ -44,11 +44,10 @@ export class SessionOperations {
     });
   }
 
-  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
-    const doc = foundInBranch(ctx, await this.store.queries.findVisible(id), SESSIONS_MESSAGES.notFound);
-    const [session] = await this.store.queries.views([doc]);
-    return success(200, { session });
+    const found = await this.store.queries.one(id, (session) => new EncodedReply(success(200, { session })));
+    return foundInBranch(ctx, found, SESSIONS_MESSAGES.notFound).value;
   }
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {

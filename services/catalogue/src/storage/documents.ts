@@ -47,6 +47,8 @@ export const AUDITED_FIELDS = ['charge_name', 'charge_type', 'amount', 'status',
 
 /** The cache scope of one branch's charges: every write to the branch changes it. */
 export const storeScope = (storeId: number) => `charges:store:${storeId}`;
+/** What a read of one charge depends on. */
+export const chargeScope = (id: number) => `charges:one:${id}`;
 
 /** The charge as the API and its events show it. */
 export function chargeView(doc: ChargeDoc, clock: ClinicClock): ChargeView {

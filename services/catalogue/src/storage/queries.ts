@@ -2,7 +2,7 @@
 import type { Collection } from 'mongodb';
 import { docKey, escapeRegExp, type StorageDeps } from '@clinic/service-kit';
 import type { ChargeListFilter } from '../rules';
-import { chargeView, storeScope, type ChargeDoc, type ChargeView } from './documents';
+import { chargeScope, chargeView, storeScope, type ChargeDoc, type ChargeView } from './documents';
 
 export class ChargeQueries {
   constructor(
@@ -13,6 +13,17 @@ export class ChargeQueries {
   /** A charge that exists and is not deleted. */
   findLive(id: number): Promise<ChargeDoc | null> {
     return this.charges.findOne({ _id: docKey(id), is_deleted: false });
+  }
+
+  /**
+   * A live charge's branch and the charge as the API shows it, passed through `present` once per version of
+   * the charge and kept; null when there is none.
+   */
+  one<T>(id: number, present: (charge: ChargeView) => T): Promise<{ store_id: number; value: T } | null> {
+    return this.deps.cache.get(chargeScope(id), 'one', async () => {
+      const doc = await this.findLive(id);
+      return doc && { store_id: doc.store_id, value: present(chargeView(doc, this.deps.clock)) };
+    });
   }
 
   /** The branch of a charge that was ever created (deleted ones included), or null. */

@@ -19,7 +19,7 @@ import {
   type StorageDeps,
 } from '@clinic/service-kit';
 import { nameKey, type ChargeFields, type NewCharge } from '../rules';
-import { AUDITED_FIELDS, CHARGE_COUNTER, chargeView, storeScope, type ChargeDoc } from './documents';
+import { AUDITED_FIELDS, CHARGE_COUNTER, chargeScope, chargeView, storeScope, type ChargeDoc } from './documents';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
@@ -46,7 +46,9 @@ export class ChargeWrites {
       notFoundMessage: CATALOGUE_MESSAGES.notFound,
       // Another live charge of the branch holds the name.
       duplicateMessage: CATALOGUE_MESSAGES.duplicate,
-      written: (doc) => deps.cache.bump(storeScope(doc.store_id)),
+      // The charge, and the lists of its branch (and of the branch it left, were it moved).
+      written: (doc, before) =>
+        deps.cache.bump(chargeScope(doc.id), storeScope(doc.store_id), storeScope(before?.store_id ?? doc.store_id)),
     });
   }
 

@@ -36,6 +36,16 @@ export class SessionQueries {
     return this.sessions.findOne(await this.visible({ _id: docKey(id) }));
   }
 
+  /** A visible session's branch and the session as the API shows it, through `present`; kept like the lists. */
+  one<T>(id: number, present: (session: Record<string, unknown>) => T): Promise<{ store_id: number; value: T } | null> {
+    return this.cache.get(SESSIONS_SCOPE, `one:${id}`, async () => {
+      const doc = await this.findVisible(id);
+      if (!doc) return null;
+      const [session] = await this.views([doc]);
+      return { store_id: doc.store_id, value: present(session!) };
+    });
+  }
+
   /**
    * Visible sessions as the API shows them, passed through `present` once per
    * version of the data and kept (so a list is not re-sorted and re-serialized per read).
