@@ -72,7 +72,6 @@ const JS = {
   /** `$JS.API.CONSUMER.CREATE.<stream>.<consumer>[.<filter subject>]`, for create and update alike. */
   consumerCreate: (stream: string, consumer: string) => `$JS.API.CONSUMER.CREATE.${stream}.${consumer}`,
   next: (stream: string, consumer: string) => `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
-  consumerDelete: (stream: string, consumer: string) => `$JS.API.CONSUMER.DELETE.${stream}.${consumer}`,
   ack: (stream: string, consumer: string) => `$JS.ACK.${stream}.${consumer}.>`,
 };
 
@@ -145,7 +144,8 @@ function cacheGrant(service: ServiceName): NatsGrant {
       // With several filter subjects, nats.js creates it on the stream's subject without the consumer's name.
       `$JS.API.CONSUMER.CREATE.${name}`,
       JS.consumerCreate(name, '*'),
-      JS.consumerDelete(name, '*'),
+      // nats.js deletes the ordered consumer it replaces; without the right, its follow stops after a partition.
+      `$JS.API.CONSUMER.DELETE.${name}.*`,
       JS.next(name, '*'),
       subjects.leases,
       subjects.invalidations,
