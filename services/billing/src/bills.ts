@@ -144,19 +144,13 @@ export class BillOperations {
     return success(200, { summary: await this.store.queries.summary(query) });
   }
 
-  /** Kept, serialized, until the bill or the users' names change. */
-  async get(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
-    const found = await this.store.queries.one(
-      id,
-      async (doc) => {
-        const names = await this.userNames([doc]);
-        const bill = { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) };
-        return new EncodedReply(success(200, { bill }));
-      },
-      [USER_NAMES_SCOPE],
-    );
-    return foundInBranch(ctx, found, BILLING_MESSAGES.notFound).value;
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
+    const names = await this.userNames([doc]);
+    return success(200, {
+      bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
+    });
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {

@@ -34,8 +34,6 @@ export type CancelledBill = Pick<BillDoc, 'id' | 'bill_number' | 'grand_total_ce
 
 /** The cache scope of one branch's bills: every write to the branch changes it. */
 export const storeScope = (storeId: number) => `bills:store:${storeId}`;
-/** What a read of one bill depends on (with what its `present` shows besides). */
-export const billScope = (id: number) => `bills:one:${id}`;
 
 const NEWEST_FIRST = { created_at: -1, id: -1 } as const;
 
@@ -49,21 +47,6 @@ export class BillQueries {
   /** A bill that exists and is not cancelled. */
   findLive(id: number): Promise<BillDoc | null> {
     return this.bills.findOne({ _id: docKey(id), is_deleted: false });
-  }
-
-  /**
-   * A live bill's branch and the bill passed through `present`, kept until the bill (or what `dependsOn`
-   * names) changes; null when there is none.
-   */
-  one<T>(
-    id: number,
-    present: (doc: BillDoc) => Promise<T>,
-    dependsOn: string[] = [],
-  ): Promise<{ store_id: number; value: T } | null> {
-    return this.cache.get([billScope(id), ...dependsOn], 'one', async () => {
-      const doc = await this.findLive(id);
-      return doc && { store_id: doc.store_id, value: await present(doc) };
-    });
   }
 
   findById(id: number): Promise<BillDoc | null> {

@@ -7,7 +7,7 @@ import type { Collection, Db } from 'mongodb';
 import { AuditTrail, ensureIndexes, type Logger, type StorageDeps } from '@clinic/service-kit';
 import { BillExport } from './bill-export';
 import { BillNumbers } from './bill-numbers';
-import { BillQueries, billScope, storeScope } from './bill-queries';
+import { BillQueries, storeScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
 import { DayClosings } from './day-closings';
 import { DayTotals } from './day-totals';
@@ -64,7 +64,7 @@ export class BillStore {
     const written = async (bills: WrittenBill[]) => {
       await Promise.all([
         this.dayTotals.bumpVersions(bills.filter(movesDayTotals).map(({ doc }) => doc)),
-        deps.cache.bump(...bills.flatMap(({ doc }) => [storeScope(doc.store_id), billScope(doc.id)])),
+        deps.cache.bump(...bills.map(({ doc }) => storeScope(doc.store_id))),
       ]);
     };
     this.newBills = new NewBills(
