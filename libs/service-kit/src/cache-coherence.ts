@@ -39,14 +39,13 @@ import {
 } from 'nats';
 import { cacheStreamOf, cacheSubjectsOf, type ServiceName } from '@clinic/contracts';
 import { GroupCommit } from './group-commit';
-import { ensureStream, jetStreamManager, streamReplicas } from './jetstream';
+import { ensureStream, jetStreamManager, streamReplicas, whileStarting } from './jetstream';
 import type { Logger } from './logger';
 
 /** How long a lease renewal lets a replica answer from memory, as writers count it. */
 export const LEASE_MS = 2_000;
 /** What a replica counts of a lease: less than writers do, for clocks that run at slightly different rates. */
-const OWN_LEASE_SHARE = 0.9;
-const RENEWALS_PER_LEASE = 4;
+const [OWN_LEASE_SHARE, RENEWALS_PER_LEASE] = [0.9, 4];
 /** How long a writer waits for the stream to take an invalidation before it publishes it again. */
 const PUBLISH_TIMEOUT_MS = 1_000;
 /** How long a writer keeps trying to have its invalidation confirmed before the write fails. */
@@ -150,13 +149,15 @@ export class CacheCoherence {
     this.confirmations = nc.subscribe(this.subjects.applied(this.id), {
       callback: (_err, msg) => this.confirmed(msg.json<{ r: string; seq: number }>()),
     });
-    // The latest message of each subject first (every replica's latest renewal), then each new one in order.
-    const consumer = await this.js.consumers.get(stream.name, {
-      deliver_policy: DeliverPolicy.LastPerSubject,
-      filterSubjects: stream.subjects,
-    });
-    // Short pulls: heartbeats every second, so that a consumer lost with its node is made again in seconds, not 30.
-    this.messages = await consumer.consume({ callback: (m) => this.delivered(m), expires: 2_000 });
+    // The latest message of each subject (every replica's latest renewal), then each new one in order; retried
+    // while a new cluster elects the stream's leader. Short pulls: heartbeats every second, so that a consumer
+    // lost with its node is made again in seconds, not 30.
+    const follow = async () => {
+      const opts = { deliver_policy: DeliverPolicy.LastPerSubject, filterSubjects: stream.subjects };
+      const consumer = await this.js.consumers.get(stream.name, opts);
+      return consumer.consume({ callback: (m) => this.delivered(m), expires: 2_000 });
+    };
+    this.messages = await whileStarting(log, { stream: stream.name }, 'cache stream not followed; retrying', follow);
     if (!member) return;
     this.renew();
     this.renewing = setInterval(() => this.renew(), this.leaseMs / RENEWALS_PER_LEASE);

@@ -56,7 +56,7 @@ export async function jetStreamManager(nc: NatsConnection, log: Logger): Promise
 }
 
 /** Tries `fn` again every 500 ms for 30 s: what start-up waits out (a server restarting, leaders being elected). */
-function whileStarting<T>(log: Logger, fields: object, message: string, fn: () => Promise<T>): Promise<T> {
+export function whileStarting<T>(log: Logger, fields: object, message: string, fn: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + 30_000;
   return retryPolicy({
     retryOn: () => Date.now() <= deadline,
