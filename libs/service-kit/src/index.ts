@@ -35,6 +35,7 @@ export { requireField, requireShape, validField } from './internal';
 
 // Storage: the database's quirks, ids, the outbox, the audit trail, caches, locks, reference data.
 export { deleteByKeys, docKey, ensureIndexes, inChunks, isDuplicateKeyError, writeErrorsOf } from './internal';
+export { isFerretDB, type IndexSpec } from './internal';
 export { RecordWriter, type StorageDeps } from './internal';
 export { IdAllocator, movePastIfTaken, withFreshId } from './internal';
 export {

@@ -4,14 +4,17 @@
  * intended here (the embedded server answers a query from an index only when
  * the query is written on the index's fields; see tools/ferretdb/patches).
  */
-import type { IndexDescription } from 'mongodb';
+import type { IndexSpec } from '@clinic/service-kit';
 import type { DateRange } from '../filters';
 
 export const BILL_INDEXES = {
   number: 'bill_number_unique',
   idempotencyKey: 'idempotency_key_unique',
   dateSeq: 'bills_by_date_seq',
-  /** The list without a date: live bills of a branch, newest first; searches too (its last field). */
+  /**
+   * The list without a date: live bills of a branch, newest first; searches too (its last field, with
+   * substringSearch). The name is older than the option and kept: databases and running replicas' hints have it.
+   */
   list: 'bills_list_substring',
   /** The list of a date or a short range, the per-day totals, and the day-end report (live and cancelled bills of a date). */
   byDay: 'bills_by_day',
@@ -23,7 +26,7 @@ export const BILL_INDEXES = {
   ledgerByDay: 'bill_ledger_by_day',
 } as const;
 
-export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
+export const BILL_INDEX_DESCRIPTIONS: IndexSpec[] = [
   { key: { bill_number: 1 }, name: BILL_INDEXES.number, unique: true },
   { key: { idempotency_key: 1 }, name: BILL_INDEXES.idempotencyKey, unique: true, sparse: true },
   { key: { bill_date: 1, bill_seq: -1 }, name: BILL_INDEXES.dateSeq },
@@ -39,6 +42,7 @@ export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
       search_text: 1,
     },
     name: BILL_INDEXES.list,
+    substringSearch: true,
   },
   {
     key: {
