@@ -4,7 +4,8 @@
 #   bootstrap.sh start   what the running system needs (npm start, npm run fuzz): npm packages, nats-server,
 #                        the embedded database server, the TypeScript build
 #   bootstrap.sh [test]  that, and what only the tests and benchmarks use (npm test, CI): pdftotext and
-#                        Prometheus from Debian, the OpenTelemetry Collector, the database patches' Go tests
+#                        Prometheus from Debian, the OpenTelemetry Collector, the Go unit tests of every
+#                        package the database patches touch (tools/ferretdb/README.md)
 #
 # Independent jobs run at once (npm's downloads beside Go's compiling); the TypeScript build waits for
 # the npm packages. Progress goes to stderr, so that stdout stays clean: each job as it starts and ends,
@@ -115,7 +116,7 @@ if [ "$mode" = test ]; then
   fi
   if ! bash tools/ferretdb/build.sh tests --check; then
     need_go "the database patches' tests"
-    job ferretdb-tests "FerretDB patches' Go tests" bash tools/ferretdb/build.sh tests
+    job ferretdb-tests "Go unit tests of the patched database packages" bash tools/ferretdb/build.sh tests
   fi
 fi
 
