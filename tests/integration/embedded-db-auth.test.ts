@@ -5,7 +5,7 @@
  * first start into the data folder, readable by its owner only.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -72,6 +72,36 @@ it('refuses every read and write of an anonymous connection, and changes nothing
   expect(await owner.db('clinic_billing').collection('bills').find().toArray()).toEqual([
     { _id: 'b1', grand_total_cents: 85000 },
   ]);
+});
+
+/** The permission bits of each file and folder that holds the data: DATA_DIR, its database folder, the SQLite files. */
+function dataModes(): Record<string, string> {
+  const dbDir = join(dir, 'ferretdb');
+  const files = readdirSync(dbDir).filter((name) => name.includes('.sqlite'));
+  expect(files).toEqual(expect.arrayContaining(['clinic_billing.sqlite']));
+  const paths = ['.', 'ferretdb', 'nats', ...files.map((name) => join('ferretdb', name))];
+  return Object.fromEntries(paths.map((path) => [path, (statSync(join(dir, path)).mode & 0o777).toString(8)]));
+}
+const ownerOnly = (modes: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(modes).map(([path]) => [
+      path,
+      path.endsWith('.sqlite') || path.includes('.sqlite-') ? '600' : '700',
+    ]),
+  );
+
+it('keeps the data folder, the database folder and its SQLite files to their owner alone', () => {
+  const modes = dataModes();
+  expect(modes).toEqual(ownerOnly(modes));
+});
+
+it('takes back the files and folders of a data folder made before that rule, when the database starts', async () => {
+  await infra.db!.stop();
+  chmodSync(join(dir, 'ferretdb'), 0o755);
+  for (const name of readdirSync(join(dir, 'ferretdb'))) chmodSync(join(dir, 'ferretdb', name), 0o644);
+  await infra.startDb();
+  const modes = dataModes();
+  expect(modes).toEqual(ownerOnly(modes));
 });
 
 it('refuses a wrong password', async () => {

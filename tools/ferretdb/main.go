@@ -22,6 +22,10 @@ import (
 )
 
 func main() {
+	// The databases hold patient data: every file and folder this process makes is its owner's alone
+	// (SQLite's files, their -wal and -shm, a backup's copies), whatever the caller's umask.
+	syscall.Umask(0o077)
+
 	// `clinic-ferretdb backup <data-dir> <out-dir>`: an online copy of every database (backup.go).
 	if len(os.Args) > 1 && os.Args[1] == "backup" {
 		os.Exit(runBackup(os.Args[2:]))
@@ -48,7 +52,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := ownersOnly(abs); err != nil {
 		log.Fatal(err)
 	}
 
@@ -99,6 +103,33 @@ func main() {
 	// the parent process the server is ready.
 	fmt.Println(f.MongoDBURI())
 	<-done
+}
+
+// ownersOnly makes dir (0700) or takes it back from other users, with the database files already in it
+// (made 0644 before this rule): anyone who reads them reads every patient's record.
+func ownersOnly(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, entry := range entries {
+		info, err := entry.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode().IsRegular() && info.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(filepath.Join(dir, entry.Name()), info.Mode().Perm()&0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ferretDbBinary, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
 import { natsPasswords, passwordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
-import { DB_PASSWORD_FILE, ownSecret } from './secrets';
+import { DB_PASSWORD_FILE, ownSecret, privateDir } from './secrets';
 
 /** The embedded database's one user (FerretDB v1 has no roles: it reaches every database). */
 export const DB_USER = 'clinic';
@@ -208,8 +208,10 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   const dbPort = options.mongoUrl ? 0 : await portFor(options.dbPort, 'the database');
   const natsDir = join(options.dataDir, 'nats');
   const dbDir = join(options.dataDir, 'ferretdb');
-  mkdirSync(natsDir, { recursive: true });
-  mkdirSync(dbDir, { recursive: true });
+  // Every folder its owner's alone (0700; one made before this rule is taken back): they hold patient data.
+  privateDir(options.dataDir);
+  privateDir(natsDir);
+  privateDir(dbDir);
   const passwords = natsPasswords();
   const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
 

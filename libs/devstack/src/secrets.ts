@@ -4,7 +4,7 @@
  * trusts a value written in the repository.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { REPO_ROOT } from './paths';
 
@@ -21,12 +21,37 @@ export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.DATA_DIR || join(REPO_ROOT, '.data'));
 }
 
-/** The secret kept in `dataDir/name`, or undefined when there is none yet. */
+/**
+ * Makes `dir` (0700) or checks the one there: it must belong to this user and be writable by no other (anyone who
+ * could write in it could plant a secret of theirs, or a link that catches ours); a folder others may read
+ * (made before this rule) is taken back. DATA_DIR holds the database's files, the secrets and the logs.
+ */
+export function privateDir(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const found = statSync(dir);
+  const uid = process.getuid?.();
+  if (!found.isDirectory()) throw new Error(`${dir} is not a folder`);
+  if (uid !== undefined && found.uid !== uid) {
+    throw new Error(`${dir} belongs to another user (uid ${found.uid}): use a data folder of this user's own`);
+  }
+  if ((found.mode & 0o002) !== 0) {
+    throw new Error(`${dir} may be written by any user: make it the owner's alone (chmod 700) and check what is in it`);
+  }
+  if ((found.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  return dir;
+}
+
+/** The secret kept in `dataDir/name`, or undefined when there is none yet; refuses one this user does not own. */
 export function readOwnSecret(dataDir: string, name: string): string | undefined {
   const path = join(dataDir, name);
   try {
+    const found = lstatSync(path);
+    const uid = process.getuid?.();
+    if (!found.isFile() || (uid !== undefined && found.uid !== uid)) {
+      throw new Error(`${path} is not a file of this user's own (a link, or another user's): remove it`);
+    }
     // Made before this rule, or copied without its mode: only its owner may read it.
-    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    if ((found.mode & 0o077) !== 0) chmodSync(path, 0o600);
     return readFileSync(path, 'utf8').trim() || undefined;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -36,24 +61,24 @@ export function readOwnSecret(dataDir: string, name: string): string | undefined
 
 /** The secret kept in `dataDir/name`, made (32 random bytes, base64url, mode 0600) on first use. */
 export function ownSecret(dataDir: string, name: string): string {
-  const existing = readOwnSecret(dataDir, name);
+  const existing = readOwnSecret(privateDir(dataDir), name);
   if (existing) return existing;
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
   const path = join(dataDir, name);
-  // Written aside, then linked into place: nobody reads it half-written, and a second process starting at the
-  // same time finds the first one's (the link fails) and uses it.
-  const aside = `${path}.${process.pid}.tmp`;
-  writeFileSync(aside, `${secret}\n`, { mode: 0o600 });
+  // Written aside under a name nobody can guess, as a new file (never through a link or into another's file), then
+  // linked into place: nobody reads it half-written, and a second process starting at the same time finds the
+  // first one's (the link fails) and uses it. Either way it is read back as the file now in place, checked.
+  const aside = `${path}.${randomBytes(9).toString('base64url')}.tmp`;
+  writeFileSync(aside, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
   try {
     linkSync(aside, path);
-    return secret;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readOwnSecret(dataDir, name) as string;
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   } finally {
     rmSync(aside, { force: true });
   }
+  const secret = readOwnSecret(dataDir, name);
+  if (!secret) throw new Error(`${path} is empty: remove it`);
+  return secret;
 }
 
 /** Whether the environment names a token key, so that no secret of the stack's own is needed. */
