@@ -132,3 +132,23 @@ it('will not listen on an address other machines reach', async () => {
   expect(run.status).not.toBe(0);
   expect(run.stderr).toContain('the embedded database listens on a loopback address only');
 });
+
+it('will not start without its user: no anonymous database, whatever the command line', () => {
+  const run = spawnSync(ferretDbBinary(), ['--listen', '127.0.0.1:0', '--data-dir', join(dir, 'elsewhere')], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('--auth-user and --auth-password-file are required');
+});
+
+it('serves Go profiling on loopback only', () => {
+  const args = ['--listen', '127.0.0.1:0', '--data-dir', join(dir, 'elsewhere'), '--auth-user', 'clinic'];
+  const run = spawnSync(
+    ferretDbBinary(),
+    [...args, '--auth-password-file', join(dir, DB_PASSWORD_FILE), '--debug-addr', '0.0.0.0:0'],
+    { encoding: 'utf8', timeout: 10_000 },
+  );
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('profiling listens on a loopback address only');
+});

@@ -34,14 +34,22 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
 	dataDir := flag.String("data-dir", ".data/ferretdb", "directory for SQLite database files")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")
-	debugAddr := flag.String("debug-addr", "", "if set, serve Go profiling (/debug/pprof) on this address")
-	authUser := flag.String("auth-user", "", "if set, every connection must authenticate (SCRAM); this user is created on the first start")
+	debugAddr := flag.String("debug-addr", "", "if set, serve Go profiling (/debug/pprof) on this loopback address")
+	authUser := flag.String("auth-user", "", "every connection must authenticate (SCRAM) as this user, created on the first start")
 	authPasswordFile := flag.String("auth-password-file", "", "file holding the password of --auth-user (kept out of the command line)")
 	flag.Parse()
 
 	// The embedded server is this machine's own: it never listens on a network another machine reaches.
 	if host, _, err := net.SplitHostPort(*listen); err != nil || !isLoopback(host) {
 		log.Fatalf("--listen %q: the embedded database listens on a loopback address only (127.0.0.1, ::1, localhost)", *listen)
+	}
+	// Anonymous connections could read and change every bill: there is no way to start without a user.
+	if *authUser == "" {
+		log.Fatal("--auth-user and --auth-password-file are required: every connection authenticates")
+	}
+	// Profiles show what the server holds in memory (and pprof's handlers cost CPU on demand): loopback only too.
+	if host, _, err := net.SplitHostPort(*debugAddr); *debugAddr != "" && (err != nil || !isLoopback(host)) {
+		log.Fatalf("--debug-addr %q: profiling listens on a loopback address only (127.0.0.1, ::1, localhost)", *debugAddr)
 	}
 
 	if *debugAddr != "" {
@@ -62,19 +70,16 @@ func main() {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	var auth *ferretdb.AuthConfig
-	if *authUser != "" {
-		secret, err := os.ReadFile(*authPasswordFile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		password := strings.TrimSpace(string(secret))
-		if password == "" {
-			log.Fatal("--auth-password-file is empty")
-		}
-		// Users live in admin.system.users; clients authenticate against admin (the driver's default).
-		auth = &ferretdb.AuthConfig{SetupDatabase: "admin", SetupUsername: *authUser, SetupPassword: password}
+	secret, err := os.ReadFile(*authPasswordFile)
+	if err != nil {
+		log.Fatal(err)
 	}
+	password := strings.TrimSpace(string(secret))
+	if password == "" {
+		log.Fatal("--auth-password-file is empty")
+	}
+	// Users live in admin.system.users; clients authenticate against admin (the driver's default).
+	auth := &ferretdb.AuthConfig{SetupDatabase: "admin", SetupUsername: *authUser, SetupPassword: password}
 
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener: ferretdb.ListenerConfig{TCP: *listen},
