@@ -5,8 +5,8 @@ import { ferretDbBinary, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
-import { natsPasswords, passwordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
-import { DB_PASSWORD_FILE, ownSecret, privateDir } from './secrets';
+import { passwordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
+import { DB_PASSWORD_FILE, natsPasswords, ownSecret, privateDir } from './secrets';
 
 /** The embedded database's one user (FerretDB v1 has no roles: it reaches every database). */
 export const DB_USER = 'clinic';
@@ -212,7 +212,8 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   privateDir(options.dataDir);
   privateDir(natsDir);
   privateDir(dbDir);
-  const passwords = natsPasswords();
+  // The local server's users get passwords of this stack's own; an external server's are given (or in DATA_DIR).
+  const passwords = natsPasswords(options.dataDir, { make: !options.natsUrl });
   const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
 
   // Every connection authenticates as the stack's user, whose password is made on the first start.
@@ -282,7 +283,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   return infra;
 }
 
-export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infrastructure {
+export function externalInfrastructure(natsUrl: string, mongoUrl: string, dataDir: string): Infrastructure {
   const unsupported = async () => {
     throw new Error('External servers are not managed by this stack');
   };
@@ -290,7 +291,7 @@ export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infra
     kind: 'external',
     natsUrl,
     mongoUrl,
-    natsPasswords: natsPasswords(),
+    natsPasswords: natsPasswords(dataDir),
     natsNodes: [],
     startNats: unsupported,
     startDb: unsupported,

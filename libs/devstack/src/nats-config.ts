@@ -3,23 +3,8 @@ import { NATS_PERMISSIONS, NATS_USER_SPECS, NATS_USERS, type NatsUser } from '@c
 /** The environment variable that holds a NATS user's password (for nats-server and for the user's process). */
 export const passwordVariable = (user: NatsUser): string => `NATS_${user.toUpperCase()}_PASSWORD`;
 
-/**
- * DEVELOPMENT DEFAULTS ONLY, used by `npm start` and the tests when no password
- * is set. Docker compose has none: it refuses to start without NATS_<USER>_PASSWORD.
- */
-export const DEV_NATS_PASSWORDS: Record<NatsUser, string> = Object.fromEntries(
-  NATS_USERS.map((user) => [user, `dev-${user}-password`]),
-) as Record<NatsUser, string>;
-
-/** Every user's password from the environment, or its development default. */
-export function natsPasswords(env: NodeJS.ProcessEnv = process.env): Record<NatsUser, string> {
-  return Object.fromEntries(
-    NATS_USERS.map((user) => [user, env[passwordVariable(user)] || DEV_NATS_PASSWORDS[user]]),
-  ) as Record<NatsUser, string>;
-}
-
 /** The environment a process needs to connect as `user`. */
-export function natsCredentialsEnv(user: NatsUser, passwords = natsPasswords()): Record<string, string> {
+export function natsCredentialsEnv(user: NatsUser, passwords: Record<NatsUser, string>): Record<string, string> {
   return { NATS_USER: user, NATS_PASSWORD: passwords[user] };
 }
 

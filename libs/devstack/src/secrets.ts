@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { NATS_USERS, type NatsUser } from '@clinic/contracts';
+import { passwordVariable } from './nats-config';
 import { REPO_ROOT } from './paths';
 
 /** The HS256 secret of a stack without JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL. */
@@ -13,8 +15,18 @@ export const JWT_SECRET_FILE = 'jwt-secret';
 /** The password of the embedded database's user. */
 export const DB_PASSWORD_FILE = 'ferretdb-password';
 
-/** Every secret a stack may have made for itself: a backup carries them, so that its restore opens its database. */
-export const OWN_SECRET_FILES = [JWT_SECRET_FILE, DB_PASSWORD_FILE] as const;
+/** The password of a NATS user (nats-server's and the user's processes'), unless NATS_<USER>_PASSWORD is set. */
+export const natsPasswordFile = (user: NatsUser): string => `nats-${user}-password`;
+
+/**
+ * Every secret a stack may have made for itself: a backup carries them, so that its restore opens its database
+ * and the tools and systems given its NATS passwords still connect.
+ */
+export const OWN_SECRET_FILES: readonly string[] = [
+  JWT_SECRET_FILE,
+  DB_PASSWORD_FILE,
+  ...NATS_USERS.map(natsPasswordFile),
+];
 
 /** DATA_DIR, or `.data` in the repository: where npm start keeps its data, and npm run token finds its secret. */
 export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -79,6 +91,38 @@ export function ownSecret(dataDir: string, name: string): string {
   const secret = readOwnSecret(dataDir, name);
   if (!secret) throw new Error(`${path} is empty: remove it`);
   return secret;
+}
+
+/**
+ * Every NATS user's password: NATS_<USER>_PASSWORD, else the stack's own in `dataDir` (`nats-<user>-password`,
+ * made on the first start when `make`; a tool connecting to a running stack only reads them).
+ */
+export function natsPasswords(
+  dataDir: string,
+  options: { make?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Record<NatsUser, string> {
+  const env = options.env ?? process.env;
+  return Object.fromEntries(
+    NATS_USERS.map((user) => [
+      user,
+      options.make
+        ? env[passwordVariable(user)] || ownSecret(dataDir, natsPasswordFile(user))
+        : natsPasswordOf(user, dataDir, env),
+    ]),
+  ) as Record<NatsUser, string>;
+}
+
+/** A NATS user's password for connecting to a running stack: NATS_<USER>_PASSWORD, else the one in `dataDir`. */
+export function natsPasswordOf(user: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const known = (NATS_USERS as readonly string[]).includes(user) ? (user as NatsUser) : undefined;
+  if (!known) throw new Error(`${user} is not a NATS user of this stack: set NATS_PASSWORD with NATS_USER`);
+  const password = env[passwordVariable(known)] || readOwnSecret(dataDir, natsPasswordFile(known));
+  if (!password) {
+    throw new Error(
+      `No NATS password for ${user}: set ${passwordVariable(known)}, or DATA_DIR to the folder of the npm start that made it (${dataDir} has none)`,
+    );
+  }
+  return password;
 }
 
 /** Whether the environment names a token key, so that no secret of the stack's own is needed. */

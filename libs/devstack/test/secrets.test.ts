@@ -14,9 +14,21 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JWT_SECRET_FILE, ownSecret, privateDir, readOwnSecret } from '../src';
+import { NATS_USERS } from '@clinic/contracts';
+import {
+  JWT_SECRET_FILE,
+  natsPasswordFile,
+  natsPasswordOf,
+  natsPasswords,
+  OWN_SECRET_FILES,
+  ownSecret,
+  privateDir,
+  REPO_ROOT,
+  readOwnSecret,
+} from '../src';
 
 let root: string;
 beforeEach(() => {
@@ -87,4 +99,25 @@ it('writes the new secret aside under a name nobody can guess, as a new file, an
   const secret = ownSecret(dataDir, JWT_SECRET_FILE);
   expect(() => readFileSync(trap)).toThrow(/ENOENT/);
   expect(readFileSync(join(dataDir, JWT_SECRET_FILE), 'utf8')).toBe(`${secret}\n`);
+});
+
+it('leaves no NATS password in the repository: each stack makes its own', () => {
+  // The strings every npm start once used for every user (written in parts here, so that this file holds none).
+  const former = NATS_USERS.map((user) => ['dev', user, 'password'].join('-'));
+  const found = spawnSync('git', ['-C', REPO_ROOT, 'grep', '-l', '-F', ...former.flatMap((p) => ['-e', p])], {
+    encoding: 'utf8',
+  });
+  expect({ status: found.status, files: found.stdout }).toEqual({ status: 1, files: '' });
+  expect(OWN_SECRET_FILES).toEqual(expect.arrayContaining(NATS_USERS.map(natsPasswordFile)));
+});
+
+it('gives a tool the password npm start made, or says where it is missing: never one of its own', () => {
+  const dataDir = join(root, 'data');
+  const made = natsPasswords(dataDir, { make: true });
+  expect(natsPasswords(dataDir)).toEqual(made);
+  expect(natsPasswordOf('ops', dataDir, { NATS_OPS_PASSWORD: 'from-the-environment' })).toBe('from-the-environment');
+  expect(() => natsPasswordOf('ops', join(root, 'elsewhere'), {})).toThrow(
+    /No NATS password for ops: set NATS_OPS_PASSWORD, or DATA_DIR/,
+  );
+  expect(() => statSync(join(root, 'elsewhere'))).toThrow(/ENOENT/);
 });

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
       .join(', ')}`,
     `               scrape them all: prometheus --config.file=${relative(process.cwd(), scrapeConfig) || scrapeConfig}`,
     `Traces:        ${tracingConfigured() ? `OTLP to ${otlp}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them to an OTLP receiver)'}`,
-    `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}`,
+    `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}${stack.infra.kind === 'external' ? '' : ` (each user's password in ${join(dataDir, 'nats-<user>-password')})`}`,
     ...(stack.infra.natsTlsCaFile
       ? [`               TLS: clients verify the servers against NATS_TLS_CA_FILE=${stack.infra.natsTlsCaFile}`]
       : []),
