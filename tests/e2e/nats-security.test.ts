@@ -347,6 +347,31 @@ describe('least privilege on JetStream', () => {
   });
 });
 
+describe('replies go to inboxes only', () => {
+  const catalogueEvents = async () =>
+    (await (await t.nats('hospital')).jetstreamManager({ checkAPI: false })).streams.info('CATALOGUE_EVENTS');
+
+  it("answers no request whose reply subject is not a user's inbox: no answer is stored as another's event", async () => {
+    const hospital = await t.nats('hospital');
+    const before = (await catalogueEvents()).state;
+    // nats-server lets billing publish its answer to any reply subject (allow_responses ignores the deny lists).
+    const h = natsHeaders();
+    h.set('authorization', `Bearer ${t.token('cashier', 31)}`);
+    hospital.publish(BillingSubjects.list, JSON.stringify({ query: { store_id: '1' } }), {
+      reply: 'catalogue.charge.created',
+      headers: h,
+    });
+    // The same request with an inbox of its own is answered: the one before it has been handled by then.
+    expect(
+      await natsCall(hospital, BillingSubjects.list, { query: { store_id: '1' } }, bearer(t.token('cashier', 31))),
+    ).toMatchObject({ status: 200 });
+    await sleep(300);
+    expect((await catalogueEvents()).state).toMatchObject({ messages: before.messages, last_seq: before.last_seq });
+    const ignored = billingLog().filter((l) => /reply subject is no user's inbox/.test(l.msg));
+    expect(ignored.at(-1)).toMatchObject({ subject: BillingSubjects.list, reply: 'catalogue.charge.created' });
+  });
+});
+
 describe('queue groups', () => {
   it('lets a service take its requests in its own queue group only, never all of them beside its replicas', async () => {
     const billing = await t.nats('billing');

@@ -9,6 +9,7 @@ import {
   failure,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
+  isUserInbox,
   Limits,
   REPLY_TOO_LARGE_MESSAGE,
   SPEC_ACCESS,
@@ -182,6 +183,14 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       log.warn(
         { subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) },
         'JetStream delivery ignored: only requests are answered',
+      );
+      return;
+    }
+    if (!isUserInbox(msg.reply)) {
+      // An answer published there could land in a stream (another service's events) or reach another service.
+      log.warn(
+        { subject, reply: msg.reply.slice(0, 200) },
+        "request ignored: its reply subject is no user's inbox (_INBOX_<user>.)",
       );
       return;
     }
