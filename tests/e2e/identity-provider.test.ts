@@ -36,6 +36,16 @@ const clients = {
     secret: randomBytes(24).toString('base64url'),
     claims: { realm_access: { roles: ['admin', 'uma_authorization'] } },
   },
+  // A directory entry nobody gave branches: no store_ids claim at all.
+  'no-branch': {
+    secret: randomBytes(24).toString('base64url'),
+    claims: { realm_access: { roles: ['cashier'] } },
+  },
+  // A role claim of text, holding what the directory holds rather than one of this system's roles.
+  'odd-role': {
+    secret: randomBytes(24).toString('base64url'),
+    claims: { realm_access: { roles: 'superuser' }, store_ids: [1] },
+  },
 };
 
 function signingKey(kind: 'rsa' | 'ec', kid: string): { private: JsonWebKey; pem: string } {
@@ -162,6 +172,20 @@ it('refuses a token of another audience, of another issuer, or signed with the s
   }
   const shared = createSigner({ key: TEST_JWT_SECRET, expiresIn: 600_000 })({ sub: 1, role: 'admin' });
   expect(await viaHttp(t, charges, chargesOf(1), shared)).toEqual(refused);
+});
+
+it('refuses a staff token without branches (BRANCH_SCOPE is required by default), and a role it does not know', async () => {
+  const hospital = await t.nats('hospital');
+  const unscoped = { status: 403, body: { success: false, error: BRANCH_MESSAGES.noBranch } };
+  const noBranch = await provider.token('no-branch');
+  expect(await viaHttp(t, charges, chargesOf(1), noBranch)).toEqual(unscoped);
+  expect(await viaNats(hospital, charges, chargesOf(1), noBranch)).toEqual(unscoped);
+  const unknownRole = { status: 401, body: { success: false, error: TOKEN_MESSAGES.claims } };
+  const oddRole = await provider.token('odd-role');
+  expect(await viaHttp(t, charges, chargesOf(1), oddRole)).toEqual(unknownRole);
+  expect(await viaNats(hospital, charges, chargesOf(1), oddRole)).toEqual(unknownRole);
+  // An admin without branches keeps the chain-wide reach issue 26 gives it.
+  expect(await viaHttp(t, charges, chargesOf(2), await provider.token('manager'))).toMatchObject({ status: 200 });
 });
 
 it('picks up a key rotation (RS256 to ES256) and keeps taking the tokens of the key still published', async () => {
