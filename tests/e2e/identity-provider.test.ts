@@ -8,7 +8,7 @@
  * audience is refused, and unknown `kid`s do not hammer the provider.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { createHmac, createPublicKey, generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
 import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { BRANCH_MESSAGES, HTTP_ROUTES, TOKEN_MESSAGES } from '@clinic/contracts';
@@ -186,6 +186,23 @@ it('refuses a staff token without branches (BRANCH_SCOPE is required by default)
   expect(await viaNats(hospital, charges, chargesOf(1), oddRole)).toEqual(unknownRole);
   // An admin without branches keeps the chain-wide reach issue 26 gives it.
   expect(await viaHttp(t, charges, chargesOf(2), await provider.token('manager'))).toMatchObject({ status: 200 });
+});
+
+it("refuses an HS256 token whose secret is the provider's public key (an algorithm swap)", async () => {
+  const publicPem = createPublicKey(rsa.pem).export({ type: 'spki', format: 'pem' }).toString();
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const claims = {
+    sub: 'intruder',
+    iss: provider.issuer,
+    aud: AUDIENCE,
+    exp: Math.floor(Date.now() / 1000) + 600,
+    realm_access: { roles: ['admin'] },
+  };
+  const input = `${part({ alg: 'HS256', typ: 'JWT', kid: 'rsa-1' })}.${part(claims)}`;
+  const swapped = `${input}.${createHmac('sha256', publicPem).update(input).digest('base64url')}`;
+  const refused = { status: 401, body: { success: false, error: TOKEN_MESSAGES.invalid } };
+  expect(await viaHttp(t, charges, chargesOf(1), swapped)).toEqual(refused);
+  expect(await viaNats(await t.nats('hospital'), charges, chargesOf(1), swapped)).toEqual(refused);
 });
 
 it('picks up a key rotation (RS256 to ES256) and keeps taking the tokens of the key still published', async () => {

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -148,6 +148,19 @@ describe('RS256', () => {
         200,
       );
       expect((await call(sign(TEST_JWT_SECRET, 'HS256'))).status).toBe(401);
+      // An algorithm swap: HS256 with the public key (which anyone may hold) as its secret, at the gateway and in
+      // the service (sessions over NATS).
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const input = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: 3, role: 'admin', exp: Math.floor(Date.now() / 1000) + 60 })}`;
+      const swapped = `${input}.${createHmac('sha256', publicPem).update(input).digest('base64url')}`;
+      expect((await call(swapped)).status).toBe(401);
+      const h = natsHeaders();
+      h.set('authorization', `Bearer ${swapped}`);
+      const direct = await (await t.nats('hospital')).request('sessions.session.list', '{}', {
+        timeout: 3000,
+        headers: h,
+      });
+      expect(direct.json()).toMatchObject({ status: 401, body: { success: false, error: 'Invalid token.' } });
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
         .privateKey.export({ type: 'pkcs8', format: 'pem' })
         .toString();
