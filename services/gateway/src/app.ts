@@ -35,6 +35,7 @@ import {
 } from '@clinic/service-kit';
 import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate } from './auth';
+import { registerCors } from './cors';
 import { sendBinary } from './binary';
 import { sendExport } from './export';
 import { DRAIN_LIMIT_BYTES, parseJsonBodies } from './body';
@@ -99,6 +100,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   instrumentGateway(app);
+  await registerCors(app, config.corsOrigins);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
