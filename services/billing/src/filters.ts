@@ -23,6 +23,7 @@ import {
 import {
   badRequest,
   parsePage,
+  queryId,
   queryText,
   requiredQueryId,
   validField,
@@ -41,6 +42,8 @@ export interface BillFilter extends DateRange {
   payment_method?: PaymentMethod;
   payment_status?: PaymentStatus;
   status?: BillStatus;
+  patient_id?: number;
+  billed_by?: number;
   search?: string;
 }
 
@@ -68,6 +71,9 @@ export function parseListQuery(query: QueryParams): { filter: BillFilter; page: 
     payment_method: knownValue(query, 'payment_method', PAYMENT_METHODS),
     payment_status: knownValue(query, 'payment_status', PAYMENT_STATUSES),
     status: knownValue(query, 'status', BILL_STATUSES),
+    // Beyond the spec: ids, refused (400) when they are not positive integers, as store_id is.
+    patient_id: queryId(query, 'patient_id'),
+    billed_by: queryId(query, 'billed_by'),
   };
   const search = queryText(query, 'search', badRequest, Limits.searchMaxLength);
   // See storage/search.ts for why a control character is refused.
