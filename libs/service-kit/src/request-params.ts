@@ -73,18 +73,37 @@ export interface Page {
   per_page: number;
 }
 
-/** `page` and `per_page`: 400 when not integers; a page below 1 is 1, per_page is clamped to 1..perPageMax. */
-export function parsePage(query: QueryParams): Page {
+/**
+ * `page` and `per_page`: refused (`invalid`, 400 by default) when not integers; a page below 1 is 1, per_page is
+ * clamped to 1..perPageMax.
+ */
+export function parsePage(query: QueryParams, invalid: (message: string) => Error = badRequest): Page {
   const integer = (name: string, fallback: number) => {
-    const text = queryText(query, name);
+    const text = queryText(query, name, invalid);
     if (text === undefined) return fallback;
     const value = parseIntegerText(text);
-    if (value === undefined) throw badRequest(FIELD_MESSAGES.notInteger(name));
+    if (value === undefined) throw invalid(FIELD_MESSAGES.notInteger(name));
     return value;
   };
   const page = Math.max(1, integer('page', 1));
   const perPage = Math.min(Limits.perPageMax, Math.max(1, integer('per_page', Limits.perPageDefault)));
   return { page, per_page: perPage };
+}
+
+/**
+ * The page of a list the spec answers whole (the charges, the sessions): undefined when neither `page` nor
+ * `per_page` is given, else as parsePage reads them.
+ */
+export function optionalPage(query: QueryParams, invalid: (message: string) => Error = badRequest): Page | undefined {
+  const given = (name: string) => queryText(query, name, invalid) !== undefined;
+  return given('page') || given('per_page') ? parsePage(query, invalid) : undefined;
+}
+
+/** A whole list's items on one page, with the fields of a paged answer. */
+export function pageOfList<T>(items: readonly T[], page: Page): { items: T[]; fields: ReturnType<typeof pageFields> } {
+  const start = (page.page - 1) * page.per_page;
+  const slice = items.slice(start, start + page.per_page);
+  return { items: slice, fields: pageFields(slice.length, items.length, page) };
 }
 
 export function pageCount(total: number, perPage: number): number {

@@ -13,6 +13,7 @@ import {
   foundInBranch,
   fromCents,
   pageFields,
+  pageOfList,
   parsePage,
   pathId,
   requireBranch,
@@ -38,10 +39,11 @@ export class ChargeOperations {
   list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const filter = parseListQuery(request.query);
     requireBranch(ctx, filter.store_id);
-    return this.store.queries.list(
-      filter,
-      (charges) => new EncodedReply(success(200, { charges, count: charges.length })),
-    );
+    return this.store.queries.list(filter, (all) => {
+      if (!filter.page) return new EncodedReply(success(200, { charges: all, count: all.length }));
+      const { items: charges, fields } = pageOfList(all, filter.page);
+      return new EncodedReply(success(200, { charges, ...fields }));
+    });
   }
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {

@@ -19,6 +19,7 @@ import {
   badRequest,
   given,
   isPlainObject,
+  optionalPage,
   queryText,
   requiredQueryId,
   requireField,
@@ -27,6 +28,7 @@ import {
   trimmedOrNull,
   validField,
   type Cents,
+  type Page,
   type PlainObject,
   type QueryParams,
 } from '@clinic/service-kit';
@@ -105,6 +107,8 @@ export interface ChargeListFilter {
   status?: string;
   charge_type?: string;
   search?: string;
+  /** Beyond the spec: a page of the list; absent, the whole list. */
+  page?: Page;
 }
 
 export function parseListQuery(query: QueryParams): ChargeListFilter {
@@ -115,6 +119,8 @@ export function parseListQuery(query: QueryParams): ChargeListFilter {
   if (status !== undefined) filter.status = status;
   if (chargeType !== undefined) filter.charge_type = chargeType;
   if (search !== undefined && search.trim() !== '') filter.search = search.trim();
+  const page = optionalPage(query);
+  if (page) filter.page = page;
   return filter;
 }
 

@@ -21,12 +21,14 @@ import {
   given,
   has,
   isPlainObject,
+  optionalPage,
   queryId,
   queryText,
   requireField,
   requireShape,
   unprocessable,
   validField,
+  type Page,
   type PlainObject,
   type QueryParams,
 } from '@clinic/service-kit';
@@ -147,6 +149,8 @@ export interface SessionListFilter {
   status?: string;
   /** Only sessions on a leave or a holiday (beyond the spec). */
   conflicts?: true;
+  /** Beyond the spec: a page of the list; absent, the whole list. */
+  page?: Page;
 }
 
 export function parseListQuery(query: QueryParams): SessionListFilter {
@@ -160,6 +164,9 @@ export function parseListQuery(query: QueryParams): SessionListFilter {
   const conflicts = queryText(query, 'conflicts', unprocessable);
   if (conflicts !== undefined && validField(F.conflicts, conflicts, 'conflicts', unprocessable) === 'true')
     filter.conflicts = true;
+  // Refused as the list's other filters are (422).
+  const page = optionalPage(query, unprocessable);
+  if (page) filter.page = page;
   return filter;
 }
 

@@ -7,6 +7,7 @@ import {
   EncodedReply,
   foundInBranch,
   notFound,
+  pageOfList,
   pathId,
   reachesBranch,
   requireBranch,
@@ -40,7 +41,9 @@ export class SessionOperations {
             String(a.start_time).localeCompare(String(b.start_time)) ||
             Number(a.id) - Number(b.id),
         );
-      return new EncodedReply(success(200, { sessions }));
+      if (!filter.page) return new EncodedReply(success(200, { sessions }));
+      const { items, fields } = pageOfList(sessions, filter.page);
+      return new EncodedReply(success(200, { sessions: items, ...fields }));
     });
   }
 

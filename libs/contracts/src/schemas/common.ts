@@ -142,5 +142,30 @@ export const pageReplyProperties: Record<string, JsonSchema> = {
   pages: { type: 'integer' },
 };
 
+/**
+ * The page of a list the spec answers whole (the charges, the sessions): with `page` or `per_page` the answer
+ * is paged as the bill list's; without either, the whole list.
+ */
+export const optionalPageQueryProperties: Record<string, JsonSchema> = Object.fromEntries(
+  Object.entries(pageQueryProperties).map(([name, { default: _default, description, ...schema }]) => [
+    name,
+    { ...schema, description: `${description}; without page and per_page the whole list is answered` },
+  ]),
+);
+
+/**
+ * The answer of such a list: its items (and `count` when `counted`: the spec's charge list has it), and the
+ * page's fields when a page was asked for.
+ */
+export function optionallyPagedList(items: string, itemSchema: JsonSchema, counted: boolean): JsonSchema {
+  return {
+    ...successSchema(
+      { [items]: { type: 'array', items: itemSchema }, ...pageReplyProperties },
+      counted ? [items, 'count'] : [items],
+    ),
+    description: `${counted ? '' : 'count, '}total, page, per_page and pages are present when page or per_page was given`,
+  };
+}
+
 /** The query of an audit trail: a page of its entries, oldest first. */
 export const historyQuerySchema: JsonSchema = { type: 'object', properties: pageQueryProperties };

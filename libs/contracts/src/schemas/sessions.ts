@@ -7,6 +7,8 @@ import {
   IGNORED_FIELDS_NOTE,
   idSchema,
   MONTH_SHAPE,
+  optionallyPagedList,
+  optionalPageQueryProperties,
   optionalText,
   orList,
   successSchema,
@@ -85,6 +87,7 @@ export const listSessionsQuerySchema: JsonSchema = {
       description:
         '`true`: only the sessions that fall on a leave of their doctor or on a holiday of their branch, each with `on_leave` and `holiday`',
     },
+    ...optionalPageQueryProperties,
   },
 };
 
@@ -208,7 +211,7 @@ const sessionWithConflictSchema: JsonSchema = {
 };
 
 export const sessionsResponses = {
-  list: successSchema({ sessions: { type: 'array', items: sessionWithConflictSchema } }),
+  list: optionallyPagedList('sessions', sessionWithConflictSchema, false),
   one: successSchema({ session: sessionSchema }),
   created: successSchema({ message: { type: 'string' }, session_id: idSchema }),
   changed: successSchema({ message: { type: 'string' }, session_id: idSchema }),
