@@ -32,6 +32,11 @@ export type ResponseBody = SuccessBody | FailureBody;
 
 export interface ServiceReply<TBody extends ResponseBody = ResponseBody> {
   status: number;
+  /**
+   * On a single record's read (a bill, a charge, a session): the entity tag of `body`, the record's current
+   * representation (a strong ETag, `"..."`). Sent before `body`, so the gateway reads it without parsing the body.
+   */
+  etag?: string;
   body: TBody;
 }
 
@@ -47,6 +52,11 @@ export const HeaderNames = {
   /** Client-chosen key that makes a create safe to retry. */
   idempotencyKey: 'idempotency-key',
   /**
+   * On an update or a delete of a bill, a charge or a session: the ETag(s) the caller read (HTTP If-Match);
+   * the change is refused with 412 when the record's representation is no longer one of them.
+   */
+  ifMatch: 'if-match',
+  /**
    * On a reply larger than one NATS message: how many messages it comes in, and
    * which one this is (0-based). The caller joins them in order.
    */
@@ -55,6 +65,14 @@ export const HeaderNames = {
 } as const;
 
 export const GENERIC_ERROR_MESSAGE = 'Internal server error.';
+
+/** 412: If-Match named a representation the record no longer has. */
+export const PRECONDITION_FAILED_MESSAGE =
+  'The record has changed since it was read (If-Match). Read it again, then retry.';
+
+/** The longest If-Match header a service reads (a few ETags); a longer one is refused (400). */
+export const IF_MATCH_MAX_LENGTH = 1000;
+export const IF_MATCH_TOO_LONG_MESSAGE = `If-Match must be at most ${IF_MATCH_MAX_LENGTH} characters.`;
 
 export function success(status: number, fields: Record<string, unknown> = {}): ServiceReply<SuccessBody> {
   return { status, body: { success: true, ...fields } };

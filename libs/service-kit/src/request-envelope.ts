@@ -4,6 +4,8 @@ import {
   BAD_IDEMPOTENCY_KEY_MESSAGE,
   HeaderNames,
   IDEMPOTENCY_KEY_PATTERN,
+  IF_MATCH_MAX_LENGTH,
+  IF_MATCH_TOO_LONG_MESSAGE,
   Limits,
   TOO_DEEP_MESSAGE,
   type ServiceRequest,
@@ -39,6 +41,14 @@ export function readIdempotencyKey(h: MsgHdrs | undefined): string | null {
   if (!key) return null;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ServiceError(400, BAD_IDEMPOTENCY_KEY_MESSAGE);
   return key;
+}
+
+/** The If-Match header (HeaderNames.ifMatch): null when absent; 400 when longer than a few ETags. */
+export function readIfMatch(h: MsgHdrs | undefined): string | null {
+  const value = h?.get(HeaderNames.ifMatch);
+  if (!value) return null;
+  if (value.length > IF_MATCH_MAX_LENGTH) throw new ServiceError(400, IF_MATCH_TOO_LONG_MESSAGE);
+  return value;
 }
 
 /**

@@ -20,7 +20,13 @@ import {
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
 import { EncodedReply, respondInChunks } from './reply-chunks';
-import { decodeRequest, isStreamDelivery, readCorrelationId, readIdempotencyKey } from './request-envelope';
+import {
+  decodeRequest,
+  isStreamDelivery,
+  readCorrelationId,
+  readIdempotencyKey,
+  readIfMatch,
+} from './request-envelope';
 import { requestAnswered, traceLogFields, withHandlerSpan } from './responder-telemetry';
 import { TokenRefused } from './token-claims';
 import type { TokenVerifier } from './token-verifier';
@@ -34,6 +40,8 @@ export interface HandlerContext {
   token: string | null;
   correlationId: string;
   idempotencyKey: string | null;
+  /** The If-Match header: the ETag(s) an update or a delete requires the record to still have (conditional.ts). */
+  ifMatch: string | null;
   log: Logger;
 }
 
@@ -143,7 +151,8 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       }
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
-      const run = () => handler(request, { caller, token, correlationId, idempotencyKey, log: requestLog });
+      const ifMatch = readIfMatch(msg.headers);
+      const run = () => handler(request, { caller, token, correlationId, idempotencyKey, ifMatch, log: requestLog });
       reply = breaker && !unguarded.includes(subject) ? await breaker.run(run) : await run();
     } catch (err) {
       if (err instanceof ServiceError) {

@@ -14,6 +14,8 @@ import {
   pathId,
   requireBranch,
   toCents,
+  requireCurrent,
+  taggedReply,
   unprocessable,
   type ClinicClock,
   type HandlerContext,
@@ -147,10 +149,20 @@ export class BillOperations {
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
+    return taggedReply(await this.representation(doc));
+  }
+
+  /** A live bill as its read answers it: the body its ETag is the digest of. */
+  private async representation(doc: BillDoc): Promise<ServiceReply> {
     const names = await this.userNames([doc]);
     return success(200, {
       bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
     });
+  }
+
+  /** If-Match, checked on the bill a change found, once it is live (conditional.ts). */
+  private requireCurrent(ctx: HandlerContext, existing: BillDoc): Promise<void> {
+    return requireCurrent(ctx.ifMatch, async () => (await this.representation(existing)).body);
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -158,9 +170,10 @@ export class BillOperations {
     const changes = parseBillUpdate(request.body); // rules 1-4
     const actor = callerOf(ctx);
     // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
-    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor }, (existing) => {
+    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor }, async (existing) => {
       foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.cancelledBill); // rule 6
+      await this.requireCurrent(ctx, existing);
       return planUpdate(existing, changes, moverOf(actor, this.clock)); // rule 7, and the money it moves
     });
     return success(200, { message: BILLING_MESSAGES.updated });
@@ -170,9 +183,10 @@ export class BillOperations {
     const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
     const actor = callerOf(ctx);
-    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, (existing) => {
+    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, async (existing) => {
       foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
       if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
+      await this.requireCurrent(ctx, existing);
       return planCancel(existing, reason, moverOf(actor, this.clock)); // what it holds goes back
     });
     return success(200, { message: BILLING_MESSAGES.cancelled });

@@ -17,6 +17,8 @@ import {
   parsePage,
   pathId,
   requireBranch,
+  requireCurrent,
+  taggedReply,
   type ClinicClock,
   type HandlerContext,
 } from '@clinic/service-kit';
@@ -49,6 +51,11 @@ export class ChargeOperations {
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
     const doc = foundInBranch(ctx, await this.store.queries.findLive(id), CATALOGUE_MESSAGES.notFound);
+    return taggedReply(this.representation(doc));
+  }
+
+  /** A live charge as its read answers it: the body its ETag is the digest of. */
+  private representation(doc: ChargeDoc): ServiceReply {
     return success(200, { charge: chargeView(doc, this.clock) });
   }
 
@@ -57,8 +64,8 @@ export class ChargeOperations {
     const fields = parseChargeUpdate(request.body);
     // A charge that does not exist (or is deleted, or of another branch) is not found; one that would not change
     // is not written.
-    const outcome = await this.store.writes.update(id, this.changeContext(ctx), (existing) =>
-      sameFields(this.inBranch(ctx, existing), fields) ? null : fields,
+    const outcome = await this.store.writes.update(id, this.changeContext(ctx), async (existing) =>
+      sameFields(await this.changeable(ctx, existing), fields) ? null : fields,
     );
     if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges);
     return success(200, { message: CATALOGUE_MESSAGES.updated });
@@ -66,7 +73,9 @@ export class ChargeOperations {
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
-    await this.store.writes.softDelete(id, this.changeContext(ctx), (existing) => this.inBranch(ctx, existing));
+    await this.store.writes.softDelete(id, this.changeContext(ctx), async (existing) => {
+      await this.changeable(ctx, existing);
+    });
     return success(200, { message: CATALOGUE_MESSAGES.deleted });
   }
 
@@ -95,7 +104,10 @@ export class ChargeOperations {
     return { actor: callerOf(ctx), correlationId: ctx.correlationId };
   }
 
-  private inBranch(ctx: HandlerContext, existing: ChargeDoc): ChargeDoc {
-    return foundInBranch(ctx, existing, CATALOGUE_MESSAGES.notFound);
+  /** The charge a change found, when the caller reaches its branch (404) and, with If-Match, has read it as it is (412). */
+  private async changeable(ctx: HandlerContext, existing: ChargeDoc): Promise<ChargeDoc> {
+    foundInBranch(ctx, existing, CATALOGUE_MESSAGES.notFound);
+    await requireCurrent(ctx.ifMatch, () => this.representation(existing).body);
+    return existing;
   }
 }

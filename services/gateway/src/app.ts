@@ -27,6 +27,7 @@ import {
 import {
   callServiceRaw,
   createTokenVerifier,
+  ifNoneMatchHolds,
   readCorrelationId,
   splitReply,
   ServiceTimeoutError,
@@ -53,6 +54,12 @@ export interface GatewayDeps {
   config: GatewayConfig;
   nc: NatsConnection;
   log: Logger;
+}
+
+/** A request header given once (Node joins a repeated If-Match with commas, as the header's list syntax allows). */
+function singleHeader(request: FastifyRequest, name: 'if-match' | 'if-none-match'): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
@@ -232,9 +239,16 @@ async function forward(
       correlationId: request.id,
       timeoutMs: config.requestTimeoutMs,
       idempotencyKey: idempotencyKeyOf(request),
+      ifMatch: singleHeader(request, 'if-match'),
     });
     // The service's body goes out as it came: no parse and no second serialization.
-    const { status, body } = splitReply(raw);
+    const { status, etag, body } = splitReply(raw);
+    if (etag !== undefined) {
+      reply.header('etag', etag);
+      const ifNoneMatch = singleHeader(request, 'if-none-match');
+      if (ifNoneMatch !== undefined && status === 200 && ifNoneMatchHolds(ifNoneMatch, etag))
+        return reply.code(304).send();
+    }
     const binary = route.produces && status === 200 ? sendBinary(reply.code(status), route.produces, body) : null;
     if (binary) return binary;
     return reply

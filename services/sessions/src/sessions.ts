@@ -11,12 +11,14 @@ import {
   pathId,
   reachesBranch,
   requireBranch,
+  requireCurrent,
+  taggedReply,
   type ClinicClock,
   type HandlerContext,
   type ReferenceData,
 } from '@clinic/service-kit';
 import { parseListQuery, parseMaxPatients, parseNewSession, parseSessionChanges, requireSessionBody } from './rules';
-import type { SessionStore } from './storage';
+import type { SessionDoc, SessionStore } from './storage';
 
 export class SessionOperations {
   constructor(
@@ -50,8 +52,19 @@ export class SessionOperations {
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
     const doc = foundInBranch(ctx, await this.store.queries.findVisible(id), SESSIONS_MESSAGES.notFound);
+    return taggedReply(await this.representation(doc));
+  }
+
+  /** A session as its read answers it (with its doctor, branch and bookings): the body its ETag is the digest of. */
+  private async representation(doc: SessionDoc): Promise<ServiceReply> {
     const [session] = await this.store.queries.views([doc]);
     return success(200, { session });
+  }
+
+  /** The session a change found, when the caller reaches its branch (404) and, with If-Match, has read it as it is (412). */
+  private async changeable(ctx: HandlerContext, existing: SessionDoc): Promise<void> {
+    foundInBranch(ctx, existing, SESSIONS_MESSAGES.notFound);
+    await requireCurrent(ctx.ifMatch, async () => (await this.representation(existing)).body);
   }
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -82,8 +95,8 @@ export class SessionOperations {
     const body = requireSessionBody(request.body);
     const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
     // A session that does not exist (or is of another branch) is not found before its changes are checked.
-    await this.store.writes.update(id, ctx.correlationId, (existing) => {
-      foundInBranch(ctx, existing, SESSIONS_MESSAGES.notFound);
+    await this.store.writes.update(id, ctx.correlationId, async (existing) => {
+      await this.changeable(ctx, existing);
       return parseSessionChanges(body);
     });
     return success(200, { message: SESSIONS_MESSAGES.updated, session_id: id });
@@ -92,7 +105,7 @@ export class SessionOperations {
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
     await this.store.writes.remove(id, ctx.correlationId, async (existing) => {
-      foundInBranch(ctx, existing, SESSIONS_MESSAGES.notFound);
+      await this.changeable(ctx, existing);
       const active = (await this.store.queries.bookedCounts([id])).get(id) ?? 0;
       if (active > 0) throw conflict(SESSIONS_MESSAGES.deleteRefusal(active));
     });

@@ -76,10 +76,10 @@ export class ChargeWrites {
   async update(
     id: number,
     context: ChangeContext,
-    check: (existing: ChargeDoc) => ChargeFields | null,
+    check: (existing: ChargeDoc) => Promise<ChargeFields | null>,
   ): Promise<'updated' | 'unchanged'> {
-    const outcome = await this.records.change(id, (existing) => {
-      const fields = check(existing);
+    const outcome = await this.records.change(id, async (existing) => {
+      const fields = await check(existing);
       if (fields === null) return null;
       return {
         set: {
@@ -95,9 +95,9 @@ export class ChargeWrites {
   }
 
   /** Marks a live charge deleted (404 when there is none) once `check` has accepted it; it frees its name in the branch. */
-  async softDelete(id: number, context: ChangeContext, check: (existing: ChargeDoc) => void): Promise<void> {
-    await this.records.change(id, (existing) => {
-      check(existing);
+  async softDelete(id: number, context: ChangeContext, check: (existing: ChargeDoc) => Promise<void>): Promise<void> {
+    await this.records.change(id, async (existing) => {
+      await check(existing);
       return {
         set: { is_deleted: true, live_key: existing.id, updated_by: context.actor.sub, updated_at: new Date() },
         event: (after) => this.eventOf(existing, after, EventSubjects.chargeDeleted, 'deleted', context),

@@ -36,9 +36,13 @@ export class SessionWrites {
   }
 
   /** Changes a visible session (404 when there is none) as `check` says once it has seen it. */
-  async update(id: number, correlationId: string, check: (existing: SessionDoc) => SessionChanges): Promise<void> {
-    await this.records.change(id, (existing) => ({
-      set: check(existing),
+  async update(
+    id: number,
+    correlationId: string,
+    check: (existing: SessionDoc) => Promise<SessionChanges>,
+  ): Promise<void> {
+    await this.records.change(id, async (existing) => ({
+      set: await check(existing),
       event: async (after) => {
         const [session] = await this.queries.views([after]);
         return { subject: EventSubjects.sessionUpdated, data: { session }, correlationId };
