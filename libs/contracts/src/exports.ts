@@ -134,6 +134,7 @@ export const exportPageSchema = successSchema(
 );
 
 export const EXPORT_ROUTE: Omit<HttpRoute, 'access'> = {
+  operationId: 'exportLabBills',
   method: 'GET',
   url: '/lab_bills/export',
   branchScope: 'named',

@@ -15,6 +15,8 @@ import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from './subjects
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface HttpRoute {
+  /** The OpenAPI operationId: what generated clients name the call. */
+  operationId: string;
   method: HttpMethod;
   /** Fastify path syntax. */
   url: string;
@@ -45,6 +47,11 @@ export interface HttpRoute {
   exports?: Readonly<Record<string, string>>;
   /** Whether a retried request with the same Idempotency-Key answers the first result. */
   idempotent?: boolean;
+  /**
+   * Conditional requests on a single record: `read` answers with an ETag (and 304 to If-None-Match), `write`
+   * takes If-Match (412 when stale). See service-kit's conditional.ts.
+   */
+  conditional?: 'read' | 'write';
   responses: Record<string, JsonSchema>;
 }
 
@@ -54,6 +61,7 @@ function route(r: Omit<HttpRoute, 'access'>): HttpRoute {
 
 export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
+    operationId: 'createLabBill',
     method: 'POST',
     url: '/lab_bills',
     branchScope: 'named',
@@ -66,6 +74,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 201: billingReplies.billingResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
+    operationId: 'listLabBills',
     method: 'GET',
     url: '/lab_bills',
     branchScope: 'named',
@@ -76,6 +85,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingResponses.list, ...standardFailures(400) },
   }),
   route({
+    operationId: 'getLabBillSummary',
     method: 'GET',
     url: '/lab_bills/summary',
     branchScope: 'named',
@@ -86,6 +96,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingResponses.summary, ...standardFailures(400) },
   }),
   route({
+    operationId: 'getLabBillDayEnd',
     method: 'GET',
     url: '/lab_bills/day_end',
     branchScope: 'named',
@@ -101,8 +112,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   ...DAY_CLOSE_ROUTES.map(route),
   route(EXPORT_ROUTE),
   route({
+    operationId: 'getLabBill',
     method: 'GET',
     url: '/lab_bills/:bill_id',
+    conditional: 'read',
     branchScope: 'record',
     subject: BillingSubjects.get,
     tag: 'Lab bills',
@@ -111,8 +124,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingResponses.one, ...standardFailures(404) },
   }),
   route({
+    operationId: 'updateLabBill',
     method: 'PUT',
     url: '/lab_bills/:bill_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: BillingSubjects.update,
     tag: 'Lab bills',
@@ -122,8 +137,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: messageSchema, ...standardFailures(400, 404, 409, 413) },
   }),
   route({
+    operationId: 'cancelLabBill',
     method: 'DELETE',
     url: '/lab_bills/:bill_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: BillingSubjects.cancel,
     tag: 'Lab bills',
@@ -135,6 +152,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: messageSchema, ...standardFailures(404, 409, 413) },
   }),
   route({
+    operationId: 'getLabBillHistory',
     method: 'GET',
     url: '/lab_bills/:bill_id/history',
     branchScope: 'record',
@@ -146,6 +164,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingExtraResponses.history, ...standardFailures(404) },
   }),
   route({
+    operationId: 'getLabBillReceipt',
     method: 'GET',
     url: '/lab_bills/:bill_id/receipt',
     branchScope: 'record',
@@ -160,6 +179,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   ...BILL_MONEY_ROUTES.map(route),
 
   route({
+    operationId: 'listHospitalCharges',
     method: 'GET',
     url: '/hospital_charges',
     branchScope: 'named',
@@ -170,6 +190,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: catalogue.catalogueResponses.list, ...standardFailures(400) },
   }),
   route({
+    operationId: 'createHospitalCharge',
     method: 'POST',
     url: '/hospital_charges',
     branchScope: 'named',
@@ -180,8 +201,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 201: catalogue.catalogueResponses.created, ...standardFailures(400, 409, 413) },
   }),
   route({
+    operationId: 'getHospitalCharge',
     method: 'GET',
     url: '/hospital_charges/:charge_id',
+    conditional: 'read',
     branchScope: 'record',
     subject: CatalogueSubjects.get,
     tag: 'Hospital charges',
@@ -190,8 +213,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: catalogue.catalogueResponses.one, ...standardFailures(404) },
   }),
   route({
+    operationId: 'updateHospitalCharge',
     method: 'PUT',
     url: '/hospital_charges/:charge_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: CatalogueSubjects.update,
     tag: 'Hospital charges',
@@ -201,8 +226,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: catalogue.catalogueResponses.updated, ...standardFailures(400, 404, 409, 413) },
   }),
   route({
+    operationId: 'deleteHospitalCharge',
     method: 'DELETE',
     url: '/hospital_charges/:charge_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: CatalogueSubjects.delete,
     tag: 'Hospital charges',
@@ -211,6 +238,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: messageSchema, ...standardFailures(404, 409) },
   }),
   route({
+    operationId: 'getHospitalChargeHistory',
     method: 'GET',
     url: '/hospital_charges/:charge_id/history',
     branchScope: 'record',
@@ -224,6 +252,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   }),
 
   route({
+    operationId: 'listSessions',
     method: 'GET',
     url: '/all_sessions',
     branchScope: 'listed',
@@ -234,8 +263,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.list, ...standardFailures(422) },
   }),
   route({
+    operationId: 'getSession',
     method: 'GET',
     url: '/get_session/:session_id',
+    conditional: 'read',
     branchScope: 'record',
     subject: SessionsSubjects.get,
     tag: 'Channeling sessions',
@@ -244,6 +275,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.one, ...standardFailures(404) },
   }),
   route({
+    operationId: 'addSession',
     method: 'POST',
     url: '/add_session',
     branchScope: 'doctor',
@@ -254,8 +286,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 201: sessions.sessionsResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
+    operationId: 'updateSession',
     method: 'PUT',
     url: '/update_session/:session_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: SessionsSubjects.update,
     tag: 'Channeling sessions',
@@ -265,8 +299,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
+    operationId: 'deleteSession',
     method: 'DELETE',
     url: '/delete_session/:session_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: SessionsSubjects.delete,
     tag: 'Channeling sessions',
@@ -275,6 +311,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(404, 409) },
   }),
   route({
+    operationId: 'previewAutoSessions',
     method: 'GET',
     url: '/preview_auto_sessions',
     branchScope: 'listed',
@@ -285,6 +322,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.preview, ...standardFailures(422) },
   }),
   route({
+    operationId: 'autoCreateSessions',
     method: 'POST',
     url: '/auto_create_sessions',
     branchScope: 'listed',

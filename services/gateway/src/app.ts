@@ -45,7 +45,7 @@ import { requestEnvelope } from './envelope';
 import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 import { HealthChecker } from './health';
 import { allowedMethods, DOCS_PREFIX, PARAM_LENGTH_MAX } from './methods';
-import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
+import { buildOpenApiDocument } from './openapi';
 import { registerRateLimits } from './rate-limit';
 import { clientErrorHandler, frameworkErrors } from './refusals';
 import { instrumentGateway } from './telemetry';
@@ -153,10 +153,10 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
 
   await registerRateLimits(app, config.rateLimit);
+  // The document npm run openapi writes to docs/openapi.json, made the same way.
   await app.register(fastifySwagger, {
-    openapi: openApiDocument(),
-    transformObject: (document) =>
-      finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
+    mode: 'static',
+    specification: { document: (await buildOpenApiDocument()) as never },
   });
   await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX });
   registerAsyncApiDocs(app);
@@ -180,7 +180,6 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     app.route({
       method: route.method,
       url: route.url,
-      schema: routeSchema(route),
       onRequest: authorize(accessOf(route.subject, config.tokens.access)),
       handler: (request, reply) =>
         route.exports
