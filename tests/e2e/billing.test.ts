@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { EventReader } from './events';
-import { startTestStack, type TestStack } from './harness';
+import { startTestStack, failureOf, type TestStack } from './harness';
 
 let t: TestStack;
 /** Charge ids by store: `chargesOf(store).active` may be billed there. */
@@ -338,25 +338,29 @@ describe('POST /lab_bills', () => {
     const body = Array.isArray(overrides) ? overrides : { ...bill({}, store), ...overrides };
     const res = await t.post('/lab_bills', body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await countBills(store)).toBe(before);
   });
 
   it('answers 400 without a body', async () => {
     const res = await t.post('/lab_bills');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'Request body must be a JSON object.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Request body must be a JSON object.',
+      code: 'VALIDATION_FAILED',
+    });
   });
 
   it('answers 404 for a missing or inactive store and an unknown patient (rules 7 and 8)', async () => {
     for (const store_id of [999, 3]) {
       const res = await t.post('/lab_bills', { ...bill(), store_id });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, error: 'Store not found or inactive.' });
+      expect(res.body).toEqual({ success: false, error: 'Store not found or inactive.', code: 'STORE_NOT_FOUND' });
     }
     const res = await t.post('/lab_bills', bill({ patient_id: 4242 }));
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: 'Patient not found.' });
+    expect(res.body).toEqual({ success: false, error: 'Patient not found.', code: 'PATIENT_NOT_FOUND' });
     // A store problem is reported before a patient problem.
     const both = await t.post('/lab_bills', { ...bill({ patient_id: 4242 }), store_id: 3 });
     expect(both.body.error).toBe('Store not found or inactive.');
@@ -381,6 +385,8 @@ describe('POST /lab_bills', () => {
     expect(res.body).toEqual({
       success: false,
       error: `Invalid charge_id(s) for store 1: ${inactiveCharge}, ${deletedCharge}, ${chargesOf(2).active}, 987654. Each charge must be Active and belong to the bill's store.`,
+      code: 'BILL_CHARGES_INVALID',
+      field: 'items',
     });
     expect(await countBills(1)).toBe(before);
   });
@@ -429,7 +435,7 @@ describe('hostile input', () => {
     const before = await countBills(2);
     const res = await t.post('/lab_bills', { ...bill({}, 2), ...overrides });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await countBills(2)).toBe(before);
   });
 
@@ -514,7 +520,7 @@ describe('hostile input', () => {
       ),
     );
     expect(many.status).toBe(413);
-    expect(many.body).toEqual({ success: false, error: 'Request body is too large.' });
+    expect(many.body).toEqual({ success: false, error: 'Request body is too large.', code: 'BODY_TOO_LARGE' });
     const huge = await t.post('/lab_bills', bill({ notes: 'x'.repeat(3 * 1024 * 1024) }, 2));
     expect(huge.status).toBe(413);
     expect(await countBills(2)).toBe(before);
@@ -563,7 +569,11 @@ describe('bill numbers under concurrency', () => {
     }
     const res = await t.post('/lab_bills', bill({ bill_date: date }));
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ success: false, error: 'Bill number conflict. Please retry.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Bill number conflict. Please retry.',
+      code: 'BILL_NUMBER_CONFLICT',
+    });
     expect((await t.get(`/lab_bills?store_id=1&date=${date}`)).body.total).toBe(0);
   });
 });
@@ -600,6 +610,7 @@ describe('Idempotency-Key', () => {
     expect(different.body).toEqual({
       success: false,
       error: 'This Idempotency-Key was already used for a different request.',
+      code: 'IDEMPOTENCY_KEY_REUSED',
     });
     const otherCaller = await t.post('/lab_bills', bill({ bill_date: date }), { headers, sub: 99 });
     expect(otherCaller.status).toBe(201);
@@ -613,12 +624,27 @@ describe('GET /lab_bills', () => {
   it('requires store_id', async () => {
     const res = await t.get('/lab_bills');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'store_id is required.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'store_id is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
     const bad = await t.get('/lab_bills?store_id=x');
-    expect(bad.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
+    expect(bad.body).toEqual({
+      success: false,
+      error: 'store_id must be a positive integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
     const badDate = await t.get('/lab_bills?store_id=1&from_date=yesterday');
     expect(badDate.status).toBe(400);
-    expect(badDate.body).toEqual({ success: false, error: 'from_date must be a date in YYYY-MM-DD format.' });
+    expect(badDate.body).toEqual({
+      success: false,
+      error: 'from_date must be a date in YYYY-MM-DD format.',
+      code: 'VALIDATION_FAILED',
+      field: 'from_date',
+    });
   });
 
   it('filters by date, range, method, status and search; ignores unknown filter values', async () => {
@@ -671,7 +697,12 @@ describe('GET /lab_bills', () => {
     for (const control of ['\u001f', 'perera\u001f077', '\u0000', '\u007f']) {
       const refused = await t.get(`/lab_bills?store_id=${store}&search=${encodeURIComponent(control)}`);
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({ success: false, error: 'search must not contain control characters.' });
+      expect(refused.body).toEqual({
+        success: false,
+        error: 'search must not contain control characters.',
+        code: 'VALIDATION_FAILED',
+        field: 'search',
+      });
     }
   });
 
@@ -712,7 +743,12 @@ describe('GET /lab_bills', () => {
     expect(await page('&page=&per_page=')).toMatchObject({ per_page: 20, page: 1 });
     const notNumbers = await t.get(`/lab_bills?store_id=${store}&page=xyz`);
     expect(notNumbers.status).toBe(400);
-    expect(notNumbers.body).toEqual({ success: false, error: 'page must be an integer.' });
+    expect(notNumbers.body).toEqual({
+      success: false,
+      error: 'page must be an integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'page',
+    });
     expect((await t.get(`/lab_bills?store_id=${store}&per_page=1.5`)).body.error).toBe('per_page must be an integer.');
     expect((await page('&date=1999-01-01')).pages).toBe(1);
   });
@@ -786,7 +822,7 @@ describe('GET /lab_bills/{id}', () => {
     for (const id of [String(created.bill_id), '99999999', 'abc', '1.5']) {
       const res = await t.get(`/lab_bills/${id}`);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, error: 'Bill not found.' });
+      expect(res.body).toEqual({ success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' });
     }
   });
 });
@@ -876,7 +912,7 @@ describe('PUT /lab_bills/{id}', () => {
         ? await t.put(`/lab_bills/${created.bill_id}`)
         : await t.put(`/lab_bills/${created.bill_id}`, body);
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await readBill(created.bill_id)).toMatchObject({
       notes: 'original',
       updated_at: null,
@@ -888,7 +924,7 @@ describe('PUT /lab_bills/{id}', () => {
     expect((await t.put('/lab_bills/99999999', { payment_status: 'x' })).status).toBe(400);
     const missing = await t.put('/lab_bills/99999999', { payment_status: 'Paid' });
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, error: 'Bill not found.' });
+    expect(missing.body).toEqual({ success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' });
     const created = await createBill();
     await t.del(`/lab_bills/${created.bill_id}`);
     const cancelled = await t.put(`/lab_bills/${created.bill_id}`, { payment_status: 'Pending' });
@@ -902,7 +938,11 @@ describe('DELETE /lab_bills/{id}', () => {
     for (const role of ['cashier', 'receptionist']) {
       const res = await t.del(`/lab_bills/${created.bill_id}`, { role });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ success: false, error: 'You do not have permission to perform this action.' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'You do not have permission to perform this action.',
+        code: 'FORBIDDEN',
+      });
     }
     expect((await readBill(created.bill_id)).status).toBe('active');
   });
@@ -918,7 +958,7 @@ describe('DELETE /lab_bills/{id}', () => {
     expect((await t.get(`/lab_bills/summary?store_id=${store}`)).body.summary.total_bills).toBe(0);
     const again = await t.del(`/lab_bills/${created.bill_id}`);
     expect(again.status).toBe(404);
-    expect(again.body).toEqual({ success: false, error: 'Bill not found.' });
+    expect(again.body).toEqual({ success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' });
   });
 });
 
@@ -963,7 +1003,12 @@ describe('updates racing a cancel', () => {
 
 describe('GET /lab_bills/summary', () => {
   it('requires store_id and answers zeros when nothing matches', async () => {
-    expect((await t.get('/lab_bills/summary')).body).toEqual({ success: false, error: 'store_id is required.' });
+    expect((await t.get('/lab_bills/summary')).body).toEqual({
+      success: false,
+      error: 'store_id is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
     const res = await t.get('/lab_bills/summary?store_id=999');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({

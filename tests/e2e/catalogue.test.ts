@@ -4,7 +4,7 @@ import utc from 'dayjs/plugin/utc';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
 import { CatalogueSubjects, EventSubjects, HeaderNames } from '@clinic/contracts';
 import { EventReader } from './events';
-import { startTestStack, TEST_TZ, type TestStack } from './harness';
+import { startTestStack, TEST_TZ, failureOf, type TestStack } from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -132,7 +132,7 @@ describe('POST /hospital_charges', () => {
     const before = await listAll(1);
     const res = body === undefined ? await t.post('/hospital_charges') : await create(body as Record<string, unknown>);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await listAll(1)).toEqual(before);
   });
 
@@ -141,7 +141,11 @@ describe('POST /hospital_charges', () => {
     expect((await create(valid(store, { charge_name: 'Lipid Profile' }))).status).toBe(201);
     const again = await create(valid(store, { charge_name: '  lipid   PROFILE ' }));
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ success: false, error: 'A charge with this name already exists in this store.' });
+    expect(again.body).toEqual({
+      success: false,
+      error: 'A charge with this name already exists in this store.',
+      code: 'CHARGE_NAME_TAKEN',
+    });
     // Another store may use the name.
     expect((await create(valid(freshStore(), { charge_name: 'Lipid Profile' }))).status).toBe(201);
     expect(await listAll(store)).toHaveLength(1);
@@ -181,7 +185,7 @@ describe('hostile input', () => {
     const store = freshStore();
     const res = await create(valid(store, overrides));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await listAll(store)).toEqual([]);
   });
 
@@ -202,6 +206,7 @@ describe('hostile input', () => {
       expect(refused.body).toEqual({
         success: false,
         error: 'Request body must not contain __proto__ or constructor.prototype keys.',
+        code: 'BODY_FORBIDDEN_KEYS',
       });
     }
     expect(await listAll(store)).toHaveLength(1);
@@ -219,7 +224,12 @@ describe('hostile input', () => {
     expect(bracket.body.charges.map((c: any) => c.charge_name)).toEqual(['Visible']);
     const injected = await t.get(`/hospital_charges?store_id[$gt]=0`);
     expect(injected.status).toBe(400);
-    expect(injected.body).toEqual({ success: false, error: 'store_id is required.' });
+    expect(injected.body).toEqual({
+      success: false,
+      error: 'store_id is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
   });
 });
 
@@ -227,10 +237,20 @@ describe('GET /hospital_charges', () => {
   it('requires store_id', async () => {
     const res = await t.get('/hospital_charges');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'store_id is required.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'store_id is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
     const bad = await t.get('/hospital_charges?store_id=abc');
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
+    expect(bad.body).toEqual({
+      success: false,
+      error: 'store_id must be a positive integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
   });
 
   it('filters by status, type and search, orders by name and counts', async () => {
@@ -283,7 +303,7 @@ describe('GET /hospital_charges/{id}', () => {
     for (const id of ['999999', 'abc', '0', '-1']) {
       const res = await t.get(`/hospital_charges/${id}`);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, error: 'Charge not found.' });
+      expect(res.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
     }
   });
 });
@@ -322,7 +342,7 @@ describe('PUT /hospital_charges/{id}', () => {
       notes: 'n',
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: false, error: 'No changes were made.' });
+    expect(res.body).toEqual({ success: false, error: 'No changes were made.', code: 'CHARGE_UNCHANGED' });
     const { charge } = (await t.get(`/hospital_charges/${body.charge_id}`)).body;
     expect(charge.updated_at).toBeNull();
     expect(charge.updated_by).toBeNull();
@@ -337,14 +357,18 @@ describe('PUT /hospital_charges/{id}', () => {
     expect(invalid.body.error).toBe('amount must be a number greater than or equal to 0.');
     const missing = await t.put('/hospital_charges/999999', { charge_name: 'B', charge_type: 'Lab', amount: 5 });
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, error: 'Charge not found.' });
+    expect(missing.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
     const dup = await t.put(`/hospital_charges/${a.body.charge_id}`, {
       charge_name: 'b',
       charge_type: 'Lab',
       amount: 5,
     });
     expect(dup.status).toBe(409);
-    expect(dup.body).toEqual({ success: false, error: 'A charge with this name already exists in this store.' });
+    expect(dup.body).toEqual({
+      success: false,
+      error: 'A charge with this name already exists in this store.',
+      code: 'CHARGE_NAME_TAKEN',
+    });
     expect((await t.get(`/hospital_charges/${a.body.charge_id}`)).body.charge.charge_name).toBe('A');
   });
 
@@ -410,7 +434,7 @@ describe('PUT /hospital_charges/{id}', () => {
     const before = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
     const res = await t.put(`/hospital_charges/${body.charge_id}`, update);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge).toEqual(before);
   });
 
@@ -436,7 +460,11 @@ describe('PUT /hospital_charges/{id}', () => {
     const { body } = await create(valid(freshStore()));
     const res = await t.put(`/hospital_charges/${body.charge_id}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'Request body must be a JSON object.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Request body must be a JSON object.',
+      code: 'VALIDATION_FAILED',
+    });
   });
 });
 
@@ -457,7 +485,7 @@ describe('DELETE /hospital_charges/{id}', () => {
     expect(update.status).toBe(404);
     const again = await t.del(`/hospital_charges/${body.charge_id}`);
     expect(again.status).toBe(404);
-    expect(again.body).toEqual({ success: false, error: 'Charge not found.' });
+    expect(again.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
   });
 });
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
-import type { NatsUser, ServiceName } from '@clinic/contracts';
+import { ERROR_CODES, type ErrorCode, type NatsUser, type ServiceName } from '@clinic/contracts';
 import {
   httpRequest,
   localGatewayTls,
@@ -120,6 +120,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     } catch {
       parsed = text;
     }
+    checkFailureEnvelope(`${method} ${path}`, response.status, parsed);
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
 
@@ -153,6 +154,44 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       if (!process.env.KEEP_E2E_DATA && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every failure the API answers carries a code of libs/contracts' table, with one of the code's statuses and, for a
+ * code of fixed texts, one of them: any end-to-end test that meets a failure without one fails here.
+ */
+export function checkFailureEnvelope(request: string, status: number, body: unknown): void {
+  const failure = body as { success?: unknown; error?: unknown; code?: unknown } | null;
+  if (typeof failure !== 'object' || failure === null || failure.success !== false) return;
+  const entry = ERROR_CODES[failure.code as ErrorCode] as (typeof ERROR_CODES)[ErrorCode] | undefined;
+  const problem = !entry
+    ? 'no code of the table (libs/contracts/src/error-codes.ts)'
+    : !(entry.status as readonly number[]).includes(status)
+      ? `a code answered with ${entry.status.join(', ')}, not ${status}`
+      : entry.messages.every((text) => typeof text === 'string') && !entry.messages.includes(String(failure.error))
+        ? "a text that is not one of the code's"
+        : null;
+  if (problem) throw new Error(`${request} answered ${status} ${JSON.stringify(body)}: ${problem}`);
+}
+
+/** The codes of fixed texts (VALIDATION_FAILED's texts are made per field). */
+const CODE_OF_TEXT = new Map(
+  (Object.keys(ERROR_CODES) as ErrorCode[])
+    .filter((code) => code !== 'VALIDATION_FAILED')
+    .flatMap((code) => ERROR_CODES[code].messages.map((text) => [text, code] as const)),
+);
+
+/**
+ * The failure envelope of this text: the code of a fixed text, or VALIDATION_FAILED with `field`, the field the
+ * text begins with (`items[0].qty must be...`, `Unknown field: x.`; none for the body as a whole).
+ */
+export function failureOf(error: string) {
+  const code = CODE_OF_TEXT.get(error);
+  if (code) return { success: false, error, code };
+  const field =
+    /^Unknown field: (.+)\.$/.exec(error)?.[1] ??
+    /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+)*) (?:must|is|cannot)\b/.exec(error)?.[1];
+  return { success: false, error, code: 'VALIDATION_FAILED', ...(field === undefined ? {} : { field }) };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -162,7 +162,12 @@ describe('GET /hospital_charges: page and per_page', () => {
   it('refuses a page that is not an integer with 400, as the bill list does', async () => {
     const res = await t.get('/hospital_charges?store_id=1&page=two');
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, error: 'page must be an integer.' });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: 'page must be an integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'page',
+    });
   });
 });
 
@@ -204,6 +209,11 @@ describe('GET /all_sessions: page and per_page', () => {
   it("refuses a page that is not an integer with the list's own status for a bad filter (422)", async () => {
     const res = await t.get(`/all_sessions?doctor_id=${DOCTOR}&per_page=ten`);
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ success: false, error: 'per_page must be an integer.' });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: 'per_page must be an integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'per_page',
+    });
   });
 });

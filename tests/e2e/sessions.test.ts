@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { DAYS, datesOn } from './calendar';
 import { EventReader } from './events';
-import { eventually, startTestStack, TEST_TZ, type ApiResponse, type TestStack } from './harness';
+import { eventually, startTestStack, TEST_TZ, failureOf, type ApiResponse, type TestStack } from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -234,7 +234,7 @@ describe('POST /add_session', () => {
             : { ...base, ...resolved };
     const res = await t.post('/add_session', body);
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect((await t.get('/all_sessions')).body.sessions.length).toBe(before);
   });
 
@@ -277,6 +277,7 @@ describe('POST /add_session', () => {
     expect(again.body).toEqual({
       success: false,
       error: 'A session for this doctor, branch, date and session number already exists.',
+      code: 'SESSION_SLOT_TAKEN',
     });
     const race = await Promise.all(
       [1, 2, 3].map(() =>
@@ -358,7 +359,7 @@ describe('PUT /update_session/{id}', () => {
     const id = await addSession({ max_patients: 4 });
     const res = await t.put(`/update_session/${id}`, body);
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await getSession(id)).toMatchObject({
       start_time: '09:00',
       end_time: '12:00',
@@ -371,7 +372,7 @@ describe('PUT /update_session/{id}', () => {
     expect((await t.put('/update_session/999999')).status).toBe(400);
     const res = await t.put('/update_session/999999', { start_time: '09:00' });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: 'Session not found.' });
+    expect(res.body).toEqual({ success: false, error: 'Session not found.', code: 'SESSION_NOT_FOUND' });
   });
 
   it('answers 409 when a new date lands on an existing slot', async () => {
@@ -428,6 +429,7 @@ describe('DELETE /delete_session/{id}', () => {
       success: false,
       error:
         'Cannot delete this session: it has 2 active appointment(s). Cancel the appointment(s) first, or close the session instead.',
+      code: 'SESSION_HAS_APPOINTMENTS',
     });
     expect((await t.get(`/get_session/${id}`)).status).toBe(200);
     await t.seed({
@@ -441,7 +443,7 @@ describe('DELETE /delete_session/{id}', () => {
     expect(res.body).toEqual({ success: true, message: 'Session deleted successfully.', session_id: id });
     const gone = await t.get(`/get_session/${id}`);
     expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ success: false, error: 'Session not found.' });
+    expect(gone.body).toEqual({ success: false, error: 'Session not found.', code: 'SESSION_NOT_FOUND' });
     expect((await t.del(`/delete_session/${id}`)).status).toBe(404);
   });
 });
@@ -517,7 +519,12 @@ describe('GET /all_sessions', () => {
   it('answers 422 for malformed filters', async () => {
     const res = await t.get('/all_sessions?store_id=abc');
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'store_id must be a positive integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
     expect((await t.get('/all_sessions?date=2099-13-01')).status).toBe(422);
   });
 
@@ -606,7 +613,12 @@ describe('GET /preview_auto_sessions', () => {
     for (const month of [`${PREVIEW_YEAR}-13`, `${PREVIEW_YEAR}/01`, 'next']) {
       const res = await t.get(`/preview_auto_sessions?month=${month}`);
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ success: false, error: 'month must be in YYYY-MM format.' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'month must be in YYYY-MM format.',
+        code: 'VALIDATION_FAILED',
+        field: 'month',
+      });
     }
   });
 });
@@ -615,7 +627,11 @@ describe('POST /auto_create_sessions', () => {
   it('answers 404 when no schedule matches, and 422 for a malformed month', async () => {
     const res = await t.post('/auto_create_sessions', { doctor_id: 6, month: creationMonth(3) });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: `No doctor schedules found for March ${CREATION_YEAR}.` });
+    expect(res.body).toEqual({
+      success: false,
+      error: `No doctor schedules found for March ${CREATION_YEAR}.`,
+      code: 'NO_SCHEDULES',
+    });
     expect((await t.post('/auto_create_sessions', { month: `03-${CREATION_YEAR}` })).status).toBe(422);
   });
 
@@ -738,7 +754,7 @@ describe('POST /auto_create_sessions', () => {
       if (!db.running) await t.stack.infra.startDb();
     }
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ success: false, error: 'Internal server error.' });
+    expect(res.body).toEqual({ success: false, error: 'Internal server error.', code: 'INTERNAL_ERROR' });
     // Once the service sees its database again, nothing of the failed run is visible,
     // and once rolled back the month can be created whole.
     await t.stack.waitHealthy(20_000);

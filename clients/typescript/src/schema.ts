@@ -511,7 +511,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -524,7 +535,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -537,7 +559,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -550,7 +583,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -563,7 +607,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -576,7 +631,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -589,7 +655,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -613,7 +690,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -626,7 +714,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -639,7 +738,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -721,7 +831,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -734,7 +855,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -747,7 +879,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -760,7 +903,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -784,7 +938,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -797,7 +962,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -810,7 +986,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -865,7 +1052,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -878,7 +1076,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -891,7 +1100,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -904,7 +1124,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -917,7 +1148,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -930,7 +1172,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -954,7 +1207,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -967,7 +1231,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -980,7 +1255,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1023,7 +1309,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1036,7 +1333,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1049,7 +1357,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1062,7 +1381,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1075,7 +1405,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1088,7 +1429,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1112,7 +1464,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1125,7 +1488,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1138,7 +1512,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1215,7 +1600,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1228,7 +1624,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1241,7 +1648,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1254,7 +1672,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1278,7 +1707,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1291,7 +1731,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1304,7 +1755,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1382,7 +1844,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1395,7 +1868,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1408,7 +1892,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1432,7 +1927,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1445,7 +1951,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1458,7 +1975,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1515,7 +2043,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1528,7 +2067,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1541,7 +2091,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1554,7 +2115,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1567,7 +2139,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1591,7 +2174,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1604,7 +2198,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1617,7 +2222,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1694,7 +2310,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1707,7 +2334,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1720,7 +2358,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1733,7 +2382,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1757,7 +2417,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1770,7 +2441,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1783,7 +2465,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1835,6 +2528,8 @@ export interface operations {
                         success: true;
                     } | {
                         /** @enum {string} */
+                        code: "CHARGE_UNCHANGED";
+                        /** @enum {string} */
                         error: "No changes were made.";
                         /** @enum {boolean} */
                         success: false;
@@ -1848,7 +2543,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1861,7 +2567,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1874,7 +2591,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1887,7 +2615,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1900,7 +2639,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1913,7 +2663,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1926,7 +2687,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1950,7 +2722,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1963,7 +2746,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -1976,7 +2770,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2018,7 +2823,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2031,7 +2847,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2044,7 +2871,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2057,7 +2895,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2070,7 +2919,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2083,7 +2943,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2107,7 +2978,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2120,7 +3002,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2133,7 +3026,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2208,7 +3112,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2221,7 +3136,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2234,7 +3160,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2247,7 +3184,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2271,7 +3219,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2284,7 +3243,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2297,7 +3267,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2409,7 +3390,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2422,7 +3414,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2435,7 +3438,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2459,7 +3473,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2472,7 +3497,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2485,7 +3521,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2583,7 +3630,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2596,7 +3654,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2609,7 +3678,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2622,7 +3702,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2635,7 +3726,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2648,7 +3750,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2661,7 +3774,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2685,7 +3809,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2698,7 +3833,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2711,7 +3857,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2821,7 +3978,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2834,7 +4002,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2847,7 +4026,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2860,7 +4050,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2884,7 +4085,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2897,7 +4109,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2910,7 +4133,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2973,7 +4207,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2986,7 +4231,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -2999,7 +4255,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3012,7 +4279,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3025,7 +4303,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3038,7 +4327,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3051,7 +4351,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3075,7 +4386,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3088,7 +4410,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3101,7 +4434,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3153,7 +4497,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3166,7 +4521,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3179,7 +4545,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3192,7 +4569,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3205,7 +4593,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3218,7 +4617,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3231,7 +4641,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3255,7 +4676,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3268,7 +4700,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3281,7 +4724,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3397,7 +4851,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3410,7 +4875,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3423,7 +4899,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3436,7 +4923,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3460,7 +4958,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3473,7 +4982,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3486,7 +5006,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3567,7 +5098,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3580,7 +5122,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3593,7 +5146,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3606,7 +5170,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3630,7 +5205,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3643,7 +5229,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3656,7 +5253,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3805,7 +5413,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3818,7 +5437,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3831,7 +5461,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3844,7 +5485,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3857,7 +5509,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3870,7 +5533,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3883,7 +5557,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3907,7 +5592,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3920,7 +5616,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3933,7 +5640,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3971,7 +5689,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3984,7 +5713,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -3997,7 +5737,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4010,7 +5761,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4023,7 +5785,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4047,7 +5820,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4060,7 +5844,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4073,7 +5868,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4221,7 +6027,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4234,7 +6051,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4247,7 +6075,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4260,7 +6099,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4273,7 +6123,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4286,7 +6147,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4299,7 +6171,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4323,7 +6206,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4336,7 +6230,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4349,7 +6254,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4449,7 +6365,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4462,7 +6389,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4475,7 +6413,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4499,7 +6448,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4512,7 +6472,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4525,7 +6496,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4643,7 +6625,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4656,7 +6649,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4669,7 +6673,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4682,7 +6697,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4695,7 +6721,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4708,7 +6745,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4732,7 +6780,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4745,7 +6804,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4758,7 +6828,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4869,7 +6950,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4882,7 +6974,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4895,7 +6998,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4908,7 +7022,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4921,7 +7046,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4945,7 +7081,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4958,7 +7105,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -4971,7 +7129,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5115,7 +7284,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5128,7 +7308,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5141,7 +7332,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5165,7 +7367,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5178,7 +7391,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5191,7 +7415,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5251,7 +7486,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5264,7 +7510,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5277,7 +7534,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5301,7 +7569,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5314,7 +7593,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5327,7 +7617,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5383,7 +7684,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5396,7 +7708,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5409,7 +7732,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5433,7 +7767,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5446,7 +7791,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5459,7 +7815,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5526,7 +7893,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5539,7 +7917,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5552,7 +7941,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5565,7 +7965,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5589,7 +8000,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5602,7 +8024,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5615,7 +8048,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5687,7 +8131,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5700,7 +8155,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5713,7 +8179,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5726,7 +8203,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5739,7 +8227,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5752,7 +8251,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "PRECONDITION_FAILED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5765,7 +8275,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5778,7 +8299,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5802,7 +8334,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5815,7 +8358,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };
@@ -5828,7 +8382,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description what the failure is, for a program
+                         * @enum {string}
+                         */
+                        code: "SERVICE_TIMEOUT";
+                        /** @description the spec's text */
                         error: string;
+                        /**
+                         * @description the request field at fault, as `items[0].qty`
+                         * @example items[0].qty
+                         */
+                        field?: string;
                         /** @enum {boolean} */
                         success: false;
                     };

@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes';
+
 /**
  * The request/reply envelope carried over NATS. The gateway translates HTTP into
  * a ServiceRequest and a ServiceReply back into HTTP; other hospital services
@@ -25,7 +27,12 @@ export interface SuccessBody {
 
 export interface FailureBody {
   success: false;
+  /** The spec's text. */
   error: string;
+  /** What the failure is, for a program (error-codes.ts). */
+  code: ErrorCode;
+  /** The request field at fault, as `items[0].qty`: on validation failures (and a few others, error-codes.ts). */
+  field?: string;
 }
 
 export type ResponseBody = SuccessBody | FailureBody;
@@ -78,6 +85,9 @@ export function success(status: number, fields: Record<string, unknown> = {}): S
   return { status, body: { success: true, ...fields } };
 }
 
-export function failure(status: number, error: string): ServiceReply<FailureBody> {
-  return { status, body: { success: false, error } };
+export function failure(status: number, error: string, code: ErrorCode, field?: string): ServiceReply<FailureBody> {
+  return {
+    status,
+    body: field === undefined ? { success: false, error, code } : { success: false, error, code, field },
+  };
 }

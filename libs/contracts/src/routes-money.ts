@@ -14,7 +14,8 @@ import {
   reopenDayBodySchema,
 } from './schemas/billing-money';
 import { billWithItemsSchema } from './schemas/billing-replies';
-import { idSchema, standardFailures, successSchema } from './schemas/common';
+import { idSchema, successSchema } from './schemas/common';
+import { standardFailures } from './schemas/failures';
 import { BillingSubjects } from './subjects';
 
 const changed = (entry: 'payment' | 'refund') =>

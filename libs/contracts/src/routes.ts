@@ -8,7 +8,8 @@ import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
-import { historyQuerySchema, messageSchema, pathParams, standardFailures, type JsonSchema } from './schemas/common';
+import { historyQuerySchema, messageSchema, pathParams, type JsonSchema } from './schemas/common';
+import { standardFailures } from './schemas/failures';
 import * as sessions from './schemas/sessions';
 import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from './subjects';
 

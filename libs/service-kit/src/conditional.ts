@@ -14,8 +14,8 @@
  * a stale tag is refused whichever replica changed the record first.
  */
 import { createHash } from 'node:crypto';
-import { PRECONDITION_FAILED_MESSAGE, type ServiceReply } from '@clinic/contracts';
-import { ServiceError } from './errors';
+import type { ServiceReply } from '@clinic/contracts';
+import { fail } from './errors';
 
 /** The strong ETag of a representation. */
 export function entityTag(representation: unknown): string {
@@ -54,6 +54,5 @@ export async function requireCurrent(
   representation: () => Promise<unknown> | unknown,
 ): Promise<void> {
   if (ifMatch === null) return;
-  if (!ifMatchAccepts(ifMatch, entityTag(await representation())))
-    throw new ServiceError(412, PRECONDITION_FAILED_MESSAGE);
+  if (!ifMatchAccepts(ifMatch, entityTag(await representation()))) throw fail('PRECONDITION_FAILED');
 }

@@ -9,7 +9,7 @@
 // A service: start-up, its handlers, the spec's envelope errors.
 export { startService, type ServiceDefinition, type ServiceInfra } from './internal';
 export { EncodedReply, type Handler, type HandlerContext } from './internal';
-export { ServiceError, badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from './internal';
+export { ServiceError, badRequest, fail, unprocessable, type Invalid } from './internal';
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './internal';
 export { optionalPage, pageFields, pageOfList, parsePage, type Page } from './internal';
 // Conditional requests: a single record's ETag, If-Match inside its write, If-None-Match at the gateway.

@@ -3,8 +3,6 @@ import { performance } from 'node:perf_hooks';
 import { Match, type Msg, type NatsConnection } from 'nats';
 import {
   accessOf,
-  AUTH_MESSAGES,
-  BRANCH_MESSAGES,
   decideAccess,
   failure,
   GENERIC_ERROR_MESSAGE,
@@ -12,12 +10,13 @@ import {
   Limits,
   REPLY_TOO_LARGE_MESSAGE,
   SPEC_ACCESS,
+  tokenRefusalCode,
   type AccessSettings,
   type Caller,
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { ServiceError } from './errors';
+import { fail, ServiceError } from './errors';
 import type { Logger } from './logger';
 import { EncodedReply, respondInChunks } from './reply-chunks';
 import {
@@ -142,12 +141,12 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
         try {
           ({ caller, token } = await verifyToken(msg.headers?.get(HeaderNames.authorization, Match.IgnoreCase)));
         } catch (err) {
-          if (err instanceof TokenRefused) throw new ServiceError(401, err.message);
+          if (err instanceof TokenRefused) throw new ServiceError(401, err.message, tokenRefusalCode(err.message));
           throw err;
         }
         const decision = decideAccess(access, caller, accessSettings);
-        if (decision === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
-        if (decision === 'unscoped') throw new ServiceError(403, BRANCH_MESSAGES.noBranch);
+        if (decision === 'forbidden') throw fail('FORBIDDEN');
+        if (decision === 'unscoped') throw fail('BRANCH_REQUIRED');
       }
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
@@ -156,16 +155,16 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       reply = breaker && !unguarded.includes(subject) ? await breaker.run(run) : await run();
     } catch (err) {
       if (err instanceof ServiceError) {
-        reply = failure(err.status, err.message);
+        reply = failure(err.status, err.message, err.code, err.field);
       } else {
         cause = err;
-        reply = failure(500, GENERIC_ERROR_MESSAGE);
+        reply = failure(500, GENERIC_ERROR_MESSAGE, 'INTERNAL_ERROR');
       }
     }
     if (msg.reply) {
       const encoded = reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply));
       const chunks = respondInChunks(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload);
-      if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE);
+      if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE, 'REPLY_TOO_LARGE');
     }
     const durationMs = performance.now() - started;
     requestAnswered(subject, reply.status, durationMs);

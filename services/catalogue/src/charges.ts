@@ -49,8 +49,8 @@ export class ChargeOperations {
   }
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), CATALOGUE_MESSAGES.notFound);
+    const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), 'CHARGE_NOT_FOUND');
     return taggedReply(this.representation(doc));
   }
 
@@ -60,19 +60,19 @@ export class ChargeOperations {
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
     const fields = parseChargeUpdate(request.body);
     // A charge that does not exist (or is deleted, or of another branch) is not found; one that would not change
     // is not written.
     const outcome = await this.store.writes.update(id, this.changeContext(ctx), async (existing) =>
       sameFields(await this.changeable(ctx, existing), fields) ? null : fields,
     );
-    if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges);
+    if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges, 'CHARGE_UNCHANGED');
     return success(200, { message: CATALOGUE_MESSAGES.updated });
   }
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
     await this.store.writes.softDelete(id, this.changeContext(ctx), async (existing) => {
       await this.changeable(ctx, existing);
     });
@@ -81,9 +81,9 @@ export class ChargeOperations {
 
   /** A page of the changes of a charge, oldest first; a deleted charge's too. */
   async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
     const page = parsePage(request.query);
-    foundInBranch(ctx, await this.store.queries.branchOf(id), CATALOGUE_MESSAGES.notFound);
+    foundInBranch(ctx, await this.store.queries.branchOf(id), 'CHARGE_NOT_FOUND');
     const { entries, total } = await this.store.history.page(id, page);
     return success(200, { charge_id: id, history: entries, ...pageFields(entries.length, total, page) });
   }
@@ -106,7 +106,7 @@ export class ChargeOperations {
 
   /** The charge a change found, when the caller reaches its branch (404) and, with If-Match, has read it as it is (412). */
   private async changeable(ctx: HandlerContext, existing: ChargeDoc): Promise<ChargeDoc> {
-    foundInBranch(ctx, existing, CATALOGUE_MESSAGES.notFound);
+    foundInBranch(ctx, existing, 'CHARGE_NOT_FOUND');
     await requireCurrent(ctx.ifMatch, () => this.representation(existing).body);
     return existing;
   }

@@ -57,14 +57,15 @@ function requireBody(body: unknown): PlainObject {
 
 function checkPresence(body: PlainObject, fields: string[]): void {
   for (const field of fields) requireField(body, field);
-  if (typeof body.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText('charge_name'));
+  if (typeof body.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText('charge_name'), 'charge_name');
 }
 
 function checkCommonFields(body: PlainObject): ChargeFields {
   const amount = validField(F.amount, body.amount, 'amount');
   const chargeType = validField(F.charge_type, body.charge_type, 'charge_type');
   const status = validField(F.status, given(body, 'status') ? body.status : F.status.default, 'status');
-  if (given(body, 'notes') && typeof body.notes !== 'string') throw badRequest(FIELD_MESSAGES.notText('notes'));
+  if (given(body, 'notes') && typeof body.notes !== 'string')
+    throw badRequest(FIELD_MESSAGES.notText('notes'), 'notes');
   return {
     charge_name: (body.charge_name as string).trim(),
     charge_type: chargeType,

@@ -4,7 +4,7 @@
  * If-None-Match and 304, If-Match and 412), 429 on every operation, and the
  * links from each create to the operations on what it created.
  */
-import { HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
+import { failureSchemaFor, HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, edited in place below
 export type OpenApiObject = { paths?: Record<string, Record<string, any>>; [key: string]: unknown };
@@ -85,7 +85,10 @@ function addConditional(route: HttpRoute, operation: Record<string, any>): void 
         "ETag(s) of the representation the caller read; the change is refused (412) when the record's is no longer one of them. `*`: any",
       schema: { type: 'string' },
     });
-    responses['412'] = { ...responses['404'], description: 'The record changed since it was read (If-Match)' };
+    responses['412'] = {
+      description: 'The record changed since it was read (If-Match)',
+      content: { 'application/json': { schema: failureSchemaFor(412) } },
+    };
   }
 }
 

@@ -6,8 +6,26 @@
  */
 import Fastify from 'fastify';
 import fastifySwagger from '@fastify/swagger';
-import { accessNote, HeaderNames, HTTP_ROUTES, Limits, pathParamsSchema, type HttpRoute } from '@clinic/contracts';
+import {
+  accessNote,
+  ERROR_CODE_NAMES,
+  ERROR_CODES,
+  errorCodeTable,
+  HeaderNames,
+  HTTP_ROUTES,
+  Limits,
+  pathParamsSchema,
+  type HttpRoute,
+} from '@clinic/contracts';
 import { finishOpenApiDocument, type OpenApiObject } from './openapi-finish';
+
+/** The table of codes, machine-readable: each code's statuses and meaning. */
+const ERROR_CODES_DOCUMENTED = Object.fromEntries(
+  ERROR_CODE_NAMES.map((name) => [
+    name,
+    { status: ERROR_CODES[name].status, description: ERROR_CODES[name].description },
+  ]),
+);
 
 function openApiBase() {
   return {
@@ -24,8 +42,12 @@ function openApiBase() {
         'with BRANCH_SCOPE=required: then only an admin token reaches every branch without it, others get 403.\n\n' +
         'Conditional requests: a bill, a charge and a session are read with an `ETag` (strong: the digest of the ' +
         "answer's body); `If-None-Match` answers 304, and `If-Match` on their PUT and DELETE refuses a change of a " +
-        'record that changed since (412).',
+        'record that changed since (412).\n\n' +
+        'Error codes: every failure is `{success: false, error, code, field?}`: `error` is the text, `code` one of ' +
+        'the table below (each answer lists the codes of its status), `field` the request field at fault (`items[0].qty`).' +
+        `\n\n${errorCodeTable()}`,
     },
+    'x-error-codes': ERROR_CODES_DOCUMENTED,
     components: {
       securitySchemes: {
         bearerAuth: {

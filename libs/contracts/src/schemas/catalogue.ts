@@ -116,10 +116,11 @@ export const catalogueResponses = {
       messageSchema,
       {
         type: 'object',
-        required: ['success', 'error'],
+        required: ['success', 'error', 'code'],
         properties: {
           success: { type: 'boolean', enum: [false] },
           error: { type: 'string', enum: [CATALOGUE_MESSAGES.noChanges] },
+          code: { type: 'string', enum: ['CHARGE_UNCHANGED'] },
         },
       },
     ],

@@ -51,12 +51,6 @@ export const orEmptyAsNull = (schema: JsonSchema, description: string): JsonSche
 
 export const optionalText = (maxLength: number): JsonSchema => ({ type: 'string', nullable: true, maxLength });
 
-export const failureSchema: JsonSchema = {
-  type: 'object',
-  required: ['success', 'error'],
-  properties: { success: { type: 'boolean', enum: [false] }, error: { type: 'string' } },
-};
-
 export const messageSchema: JsonSchema = {
   type: 'object',
   required: ['success', 'message'],
@@ -77,12 +71,6 @@ export function pathParams(name: string): JsonSchema {
     required: [name],
     properties: { [name]: idSchema },
   };
-}
-
-/** Responses every authenticated route can give besides its own (400: a malformed request, such as a body that is not JSON). */
-export function standardFailures(...extra: number[]): Record<string, JsonSchema> {
-  const codes = [...new Set([400, 401, 403, 500, 503, 504, ...extra])];
-  return Object.fromEntries(codes.map((code) => [String(code), failureSchema]));
 }
 
 /** Who made a change: the token's claims. */

@@ -7,7 +7,7 @@
  * when it moves any.
  */
 import type { Collection } from 'mongodb';
-import { BILLING_MESSAGES, EventSubjects, type BillHistoryAction, type Caller } from '@clinic/contracts';
+import { EventSubjects, type BillHistoryAction, type Caller } from '@clinic/contracts';
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
 import type { BillQueries } from './bill-queries';
 import type { WrittenBill } from './live-bill-sums';
@@ -57,7 +57,7 @@ export class BillWrites {
       counter: BILL_COUNTER,
       // A cancelled bill is never changed again.
       stillWritable: { is_deleted: false, status: 'active' },
-      notFoundMessage: BILLING_MESSAGES.notFound,
+      notFound: 'BILL_NOT_FOUND',
       written: (doc, before) => written([{ doc, before }]),
     });
   }

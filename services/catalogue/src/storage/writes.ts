@@ -3,13 +3,7 @@
  * write path (RecordWriter) with its event and its history entry.
  */
 import type { Collection } from 'mongodb';
-import {
-  CATALOGUE_MESSAGES,
-  EventSubjects,
-  type Caller,
-  type ChargeHistoryAction,
-  type EventSubject,
-} from '@clinic/contracts';
+import { EventSubjects, type Caller, type ChargeHistoryAction, type EventSubject } from '@clinic/contracts';
 import {
   docKey,
   fieldChanges,
@@ -43,9 +37,9 @@ export class ChargeWrites {
       counter: CHARGE_COUNTER,
       find: findLive,
       stillWritable: { is_deleted: false },
-      notFoundMessage: CATALOGUE_MESSAGES.notFound,
+      notFound: 'CHARGE_NOT_FOUND',
       // Another live charge of the branch holds the name.
-      duplicateMessage: CATALOGUE_MESSAGES.duplicate,
+      duplicate: 'CHARGE_NAME_TAKEN',
       written: (doc) => deps.cache.bump(storeScope(doc.store_id)),
     });
   }

@@ -1,6 +1,6 @@
 /** Writes of single sessions: create, update and delete, each through the one write path (RecordWriter) with its event. */
 import type { Collection } from 'mongodb';
-import { EventSubjects, SESSIONS_MESSAGES } from '@clinic/contracts';
+import { EventSubjects } from '@clinic/contracts';
 import { RecordWriter, type StorageDeps } from '@clinic/service-kit';
 import type { SessionChanges } from '../rules';
 import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
@@ -20,9 +20,9 @@ export class SessionWrites {
       recordKind: 'session',
       counter: SESSIONS,
       find: (id) => queries.findVisible(id),
-      notFoundMessage: SESSIONS_MESSAGES.notFound,
+      notFound: 'SESSION_NOT_FOUND',
       // The doctor already holds a session in that slot (session_slot_unique).
-      duplicateMessage: SESSIONS_MESSAGES.duplicate,
+      duplicate: 'SESSION_SLOT_TAKEN',
       written: () => deps.cache.bump(SESSIONS_SCOPE),
     });
   }
