@@ -190,7 +190,7 @@ export function failureOf(error: string) {
   if (code) return { success: false, error, code };
   const field =
     /^Unknown field: (.+)\.$/.exec(error)?.[1] ??
-    /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+)*) (?:must|is|cannot)\b/.exec(error)?.[1];
+    /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+)*) (?:must|is|cannot|lists)\b/.exec(error)?.[1];
   return { success: false, error, code: 'VALIDATION_FAILED', ...(field === undefined ? {} : { field }) };
 }
 

@@ -107,7 +107,7 @@ export function parseDayClose(raw: unknown): DayCloseInput {
       // "7" and 7 are one user (userKey): listed twice, whichever way, is a duplicate.
       const userId = userKey(validField(F.user_id, raw.user_id, at('user_id')));
       const amount = validField(F.counted_amount, raw.amount, at('amount'));
-      if (counted.has(userId)) throw badRequest(DAY_MESSAGES.duplicateUser(userId), at('user_id'));
+      if (counted.has(userId)) throw badRequest(DAY_MESSAGES.duplicateUser(userId), 'counted_cash');
       counted.set(userId, toCents(amount));
     });
   }
