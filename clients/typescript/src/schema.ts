@@ -463,7 +463,7 @@ export interface operations {
                     doctor_id: number;
                     /**
                      * @description later than start_time
-                     * @example 09:00
+                     * @example 12:00
                      */
                     end_time: string;
                     /** @description absent or null: no cap */
@@ -473,7 +473,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description today or later, in the clinic time zone
-                     * @example 2026-11-21
+                     * @example 2099-01-05
                      */
                     session_date: string;
                     session_no: number;
@@ -6534,7 +6534,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description the day the money moved; today or earlier
-                     * @example 2026-11-21
+                     * @example 2026-11-20
                      */
                     date: string;
                     store_id: number;

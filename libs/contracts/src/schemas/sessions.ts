@@ -22,13 +22,19 @@ export const addSessionBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description: IGNORED_FIELDS_NOTE,
+  // A session the API takes: a day ahead of any today, an end after its start (the properties' own examples too).
+  example: { doctor_id: 1, session_date: '2099-01-05', session_no: 1, start_time: '09:00', end_time: '12:00' },
   required: ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time'],
   properties: {
     doctor_id: F.doctor_id.schema,
-    session_date: { ...F.session_date.schema, description: 'today or later, in the clinic time zone' },
+    session_date: {
+      ...F.session_date.schema,
+      example: '2099-01-05',
+      description: 'today or later, in the clinic time zone',
+    },
     session_no: F.session_no.schema,
     start_time: F.time.schema,
-    end_time: { ...F.time.schema, description: 'later than start_time' },
+    end_time: { ...F.time.schema, example: '12:00', description: 'later than start_time' },
     max_patients: { ...F.max_patients.schema, nullable: true, description: 'absent or null: no cap' },
     status: {
       type: 'string',
