@@ -130,6 +130,31 @@ describe('bills', () => {
     expect(history.body.history.map((h: { action: string }) => h.action)).toEqual(['created', 'updated']);
   });
 
+  it('changes the tag when money moves on the bill: a stale tag cannot change it after a payment', async () => {
+    const res = await t.post('/lab_bills', {
+      patient_name: 'Nimal Fernando',
+      patient_contact: '0771234567',
+      bill_date: '2094-02-02',
+      payment_method: 'Cash',
+      payment_status: 'Pending',
+      store_id: 1,
+      billed_by: 7,
+      items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+    });
+    const id = res.body.bill_id;
+    const before = await t.get(`/lab_bills/${id}`);
+    const paid = await t.post(
+      `/lab_bills/${id}/payments`,
+      { amount: 300, method: 'Cash' },
+      { role: 'cashier', sub: 7 },
+    );
+    expect(paid.status).toBe(201);
+    const after = await t.get(`/lab_bills/${id}`);
+    expect(after.body.bill.paid_amount).toBe(300);
+    expect(etagOf(after)).not.toBe(etagOf(before));
+    expectStale(await t.put(`/lab_bills/${id}`, { notes: 'x' }, { headers: { 'if-match': etagOf(before) } }));
+  });
+
   it('cancels with the current tag only; the spec answers first for what is not there', async () => {
     const id = await newBill();
     const etag = etagOf(await t.get(`/lab_bills/${id}`));
