@@ -440,7 +440,14 @@ export type paths = {
 };
 export type webhooks = Record<string, never>;
 export type components = {
-    schemas: never;
+    schemas: {
+        /** @description A field the operation ignores: any JSON value but a poisoned one (refused, 400) */
+        IgnoredValue: unknown;
+        /** @description A value holding a `__proto__` key, or a `constructor` key holding a `prototype` one, at any depth */
+        Poisoned: Record<string, never> | {
+            constructor: Record<string, never>;
+        } | Record<string, never> | unknown[];
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -485,7 +492,7 @@ export interface operations {
                      */
                     status?: string;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -1024,7 +1031,7 @@ export interface operations {
                     month?: string | null;
                     store_id?: number | null;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -2017,7 +2024,7 @@ export interface operations {
                     status?: "Active" | "Inactive";
                     store_id: number;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -2511,7 +2518,7 @@ export interface operations {
                      */
                     status?: "Active" | "Inactive";
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -3580,7 +3587,7 @@ export interface operations {
                         qty: number;
                         unit_price: number;
                     } & {
-                        [key: string]: unknown;
+                        [key: string]: components["schemas"]["IgnoredValue"];
                     })[];
                     notes?: string | null;
                     /** @description absent, empty or 0 is stored as null */
@@ -3602,7 +3609,7 @@ export interface operations {
                     /** @description accepted but ignored: computed by the service */
                     subtotal?: number | null;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -4176,7 +4183,7 @@ export interface operations {
                     payment_status?: "Paid" | "Pending" | "" | null;
                     received_amount?: number | null;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 }) | {
                     /** @enum {string} */
                     payment_status: "Paid" | "Pending";
@@ -4472,7 +4479,7 @@ export interface operations {
                     /** @example Patient billed twice */
                     reason?: string | null;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -5297,7 +5304,7 @@ export interface operations {
                     /** @description a card slip or transfer number */
                     reference?: string | null;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -5911,7 +5918,7 @@ export interface operations {
                     method: "Cash" | "Card" | "Online";
                     reason: string;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -6539,7 +6546,7 @@ export interface operations {
                     date: string;
                     store_id: number;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -6864,7 +6871,7 @@ export interface operations {
                     /** @example Counted before the last patient paid */
                     reason: string;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 };
             };
         };
@@ -8105,7 +8112,7 @@ export interface operations {
                     /** @description cannot be changed: ignored */
                     store_id?: number;
                 } & {
-                    [key: string]: unknown;
+                    [key: string]: components["schemas"]["IgnoredValue"];
                 }) | Record<string, never> | Record<string, never> | Record<string, never> | Record<string, never> | Record<string, never>;
             };
         };
