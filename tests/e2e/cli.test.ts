@@ -134,6 +134,7 @@ it("makes a secret of its own on the first start: refuses the former development
   expect(await (await api('/hospital_charges?store_id=1', forged)).json()).toEqual({
     success: false,
     error: 'Invalid token.',
+    code: 'TOKEN_INVALID',
   });
   const { stdout: token } = await run(process.execPath, [cli('token'), '--sub', '1', '--role', 'admin'], {
     env: env(),
@@ -191,6 +192,7 @@ it('signs tokens for the running configuration with npm run token', async () => 
   expect(await (await api('/hospital_charges?store_id=2', branch1.stdout.trim())).json()).toEqual({
     success: false,
     error: 'Not allowed for this branch.',
+    code: 'BRANCH_NOT_ALLOWED',
   });
   const both = await run(process.execPath, [cli('token'), '--sub', '8', '--role', 'cashier', '--stores', '1,2'], {
     env: env(),

@@ -9,7 +9,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { headers as natsHeaders } from 'nats';
 import { EXPORT_BILL_COLUMNS, EXPORT_ITEM_COLUMNS, EXPORT_PAGE_BILLS } from '@clinic/contracts';
-import { startTestStack, type TestStack } from './harness';
+import { failureOf, startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
 const charges: number[] = [];
@@ -224,7 +224,7 @@ describe('GET /lab_bills/export', () => {
       expect({ query, status: res.status, body: await res.json() }).toEqual({
         query,
         status,
-        body: { success: false, error },
+        body: failureOf(error),
       });
     }
   });

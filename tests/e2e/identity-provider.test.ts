@@ -138,7 +138,10 @@ it("takes the provider's RS256 tokens, with the role and the branches where it p
   expect(await viaHttp(t, charges, chargesOf(1), desk)).toMatchObject({ status: 200, body: { success: true } });
   expect(await viaNats(hospital, charges, chargesOf(1), desk)).toMatchObject({ status: 200, body: { success: true } });
   // The branches of the provider's store_ids claim, and the role of its list of roles.
-  const outside = { status: 403, body: { success: false, error: BRANCH_MESSAGES.notAllowed } };
+  const outside = {
+    status: 403,
+    body: { success: false, error: BRANCH_MESSAGES.notAllowed, code: 'BRANCH_NOT_ALLOWED' },
+  };
   expect(await viaHttp(t, charges, chargesOf(2), desk)).toEqual(outside);
   expect(await viaNats(hospital, charges, chargesOf(2), desk)).toEqual(outside);
   const manager = await provider.token('manager');
@@ -158,7 +161,7 @@ it("takes the provider's RS256 tokens, with the role and the branches where it p
 });
 
 it('refuses a token of another audience, of another issuer, or signed with the shared secret', async () => {
-  const refused = { status: 401, body: { success: false, error: TOKEN_MESSAGES.invalid } };
+  const refused = { status: 401, body: { success: false, error: TOKEN_MESSAGES.invalid, code: 'TOKEN_INVALID' } };
   expect(await viaHttp(t, charges, chargesOf(1), await provider.token('desk', 'urn:other:api'))).toEqual(refused);
   // Another provider with the same key: the signature holds, the issuer does not.
   const otherPort = await freeListeningPort();

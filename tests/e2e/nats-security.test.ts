@@ -12,7 +12,7 @@ import { createSigner } from 'fast-jwt';
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, type NatsConnection } from 'nats';
 import { BillingSubjects, EventSubjects, NATS_USERS, requestSubjectsOf, SERVICE_NAMES } from '@clinic/contracts';
 import { ManagedProcess, natsCredentialsEnv, serviceEntry } from '@clinic/devstack';
-import { eventually, sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
+import { eventually, failureOf, sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
 let t: TestStack;
 let billId: number;
@@ -115,7 +115,7 @@ describe('verified callers', () => {
       await natsCall(gateway, BillingSubjects.cancel, { params: { bill_id: String(billId) } }, forgedHeaders),
     ).toEqual({
       status: 401,
-      body: { success: false, error: 'Authentication required.' },
+      body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
     });
     // A token the gateway never issued (another key) is no better.
     const forged = createSigner({ key: 'a-secret-the-attacker-chose-32-bytes!', expiresIn: 60_000 })({
@@ -131,7 +131,7 @@ describe('verified callers', () => {
       ),
     ).toEqual({
       status: 401,
-      body: { success: false, error: 'Invalid token.' },
+      body: { success: false, error: 'Invalid token.', code: 'TOKEN_INVALID' },
     });
     const bill = (await t.get(`/lab_bills/${billId}`)).body.bill;
     expect(bill).toMatchObject({ status: 'active', is_deleted: false });
@@ -154,11 +154,11 @@ describe('verified callers', () => {
     );
     expect(cancel).toEqual({
       status: 403,
-      body: { success: false, error: 'You do not have permission to perform this action.' },
+      body: { success: false, error: 'You do not have permission to perform this action.', code: 'FORBIDDEN' },
     });
     expect(await natsCall(hospital, BillingSubjects.get, { params: { bill_id: String(billId) } })).toEqual({
       status: 401,
-      body: { success: false, error: 'Authentication required.' },
+      body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
     });
     expect((await t.get(`/lab_bills/${billId}`)).body.bill.status).toBe('active');
   });
@@ -175,7 +175,11 @@ describe('verified callers', () => {
     );
     expect(longKey).toEqual({
       status: 400,
-      body: { success: false, error: 'Idempotency-Key must be 1 to 100 visible ASCII characters.' },
+      body: {
+        success: false,
+        error: 'Idempotency-Key must be 1 to 100 visible ASCII characters.',
+        code: 'IDEMPOTENCY_KEY_INVALID',
+      },
     });
     const hugeToken = await natsCall(
       gateway,
@@ -183,7 +187,10 @@ describe('verified callers', () => {
       { body: validBill() },
       bearer('a'.repeat(100 * 1024)),
     );
-    expect(hugeToken).toEqual({ status: 401, body: { success: false, error: 'Invalid token.' } });
+    expect(hugeToken).toEqual({
+      status: 401,
+      body: { success: false, error: 'Invalid token.', code: 'TOKEN_INVALID' },
+    });
     expect(await total()).toBe(before);
   });
 
@@ -219,10 +226,11 @@ describe('verified callers', () => {
       const http = await t.get(`/lab_bills/${billId}`, { token });
       const nats = await natsCall(gateway, BillingSubjects.get, { params: { bill_id: String(billId) } }, bearer(token));
       const expected = error
-        ? { status: 401, body: { success: false, error } }
+        ? { status: 401, body: failureOf(error) }
         : { status: 200, body: expect.objectContaining({ success: true }) };
       expect({ name, http: { status: http.status, body: http.body } }).toEqual({ name, http: expected });
-      expect({ name, nats }).toEqual({ name, nats: expected });
+      // A record's read carries its ETag over NATS.
+      expect({ name, nats }).toEqual({ name, nats: error ? expected : { ...expected, etag: expect.any(String) } });
     }
   });
 
@@ -426,7 +434,7 @@ describe('answers in the envelope', () => {
   it('answers a 200-character path id with 414 in the envelope', async () => {
     const res = await t.get(`/lab_bills/${'1'.repeat(200)}`);
     expect(res.status).toBe(414);
-    expect(res.body).toEqual({ success: false, error: 'Request path is too long.' });
+    expect(res.body).toEqual({ success: false, error: 'Request path is too long.', code: 'PATH_TOO_LONG' });
   });
 
   it('answers a 100 KB token with 431 in the envelope', async () => {
@@ -444,7 +452,11 @@ describe('answers in the envelope', () => {
       req.end();
     });
     expect(answer.status).toBe(431);
-    expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'Request headers are too large.' });
+    expect(JSON.parse(answer.body)).toEqual({
+      success: false,
+      error: 'Request headers are too large.',
+      code: 'HEADERS_TOO_LARGE',
+    });
     // One log line for the request, however much of the header the parser went on refusing.
     const logged = () =>
       readFileSync(join(t.stack.logDir, 'gateway.log'), 'utf8')
@@ -466,11 +478,11 @@ describe('health', () => {
     });
     expect(await t.get('/health/details', { token: null })).toMatchObject({
       status: 401,
-      body: { success: false, error: 'Authentication required.' },
+      body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
     });
     expect(await t.get('/health/details', { role: 'cashier' })).toMatchObject({
       status: 403,
-      body: { success: false, error: 'You do not have permission to perform this action.' },
+      body: { success: false, error: 'You do not have permission to perform this action.', code: 'FORBIDDEN' },
     });
     expect((await t.get('/health/details')).body.services.billing.instance).toMatch(/-\d+$/);
   });
@@ -485,6 +497,7 @@ describe('health', () => {
         success: false,
         status: 'degraded',
         error: 'Some parts of the system are unavailable.',
+        code: 'SERVICE_UNAVAILABLE',
       });
       const details = await t.get('/health/details');
       expect(details.status).toBe(503);
