@@ -183,7 +183,7 @@ it('refuses a staff token without branches (BRANCH_SCOPE is required by default)
   const noBranch = await provider.token('no-branch');
   expect(await viaHttp(t, charges, chargesOf(1), noBranch)).toEqual(unscoped);
   expect(await viaNats(hospital, charges, chargesOf(1), noBranch)).toEqual(unscoped);
-  const unknownRole = { status: 401, body: { success: false, error: TOKEN_MESSAGES.claims } };
+  const unknownRole = { status: 401, body: { success: false, error: TOKEN_MESSAGES.claims, code: 'TOKEN_INVALID' } };
   const oddRole = await provider.token('odd-role');
   expect(await viaHttp(t, charges, chargesOf(1), oddRole)).toEqual(unknownRole);
   expect(await viaNats(hospital, charges, chargesOf(1), oddRole)).toEqual(unknownRole);
@@ -203,7 +203,7 @@ it("refuses an HS256 token whose secret is the provider's public key (an algorit
   };
   const input = `${part({ alg: 'HS256', typ: 'JWT', kid: 'rsa-1' })}.${part(claims)}`;
   const swapped = `${input}.${createHmac('sha256', publicPem).update(input).digest('base64url')}`;
-  const refused = { status: 401, body: { success: false, error: TOKEN_MESSAGES.invalid } };
+  const refused = { status: 401, body: { success: false, error: TOKEN_MESSAGES.invalid, code: 'TOKEN_INVALID' } };
   expect(await viaHttp(t, charges, chargesOf(1), swapped)).toEqual(refused);
   expect(await viaNats(await t.nats('hospital'), charges, chargesOf(1), swapped)).toEqual(refused);
 });

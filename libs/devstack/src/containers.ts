@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Infrastructure } from './infra';
-import { passwordEnv, renderNatsConfig } from './nats-config';
+import { natsServerPasswordEnv, renderNatsConfig } from './nats-config';
 import { natsPasswords } from './secrets';
 import { NATS_IMAGE_TAG } from './paths';
 
@@ -45,7 +45,7 @@ export async function startContainerInfrastructure(dataDir: string): Promise<Inf
   const [natsContainer, mongoContainer] = await Promise.all([
     new GenericContainer(`nats:${NATS_IMAGE_TAG}`)
       .withCopyContentToContainer([{ content: config, target: '/etc/nats/clinic.conf' }])
-      .withEnvironment(passwordEnv(passwords))
+      .withEnvironment(natsServerPasswordEnv(passwords))
       .withCommand(['-c', '/etc/nats/clinic.conf'])
       .withExposedPorts(4222)
       .withWaitStrategy(Wait.forLogMessage(/Server is ready/))

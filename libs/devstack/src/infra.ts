@@ -5,7 +5,7 @@ import { ferretDbBinary, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
-import { passwordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
+import { natsServerPasswordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
 import { DB_PASSWORD_FILE, natsPasswords, ownSecret, privateDir } from './secrets';
 
 /** The embedded database's one user (FerretDB v1 has no roles: it reaches every database). */
@@ -178,7 +178,7 @@ async function natsNodes(
       name: single ? 'nats' : `nats-${node.name}`,
       command: node.network.netns ? 'ip' : bin,
       args: [...(node.network.netns ? ['netns', 'exec', node.network.netns, bin] : []), '-c', configPath],
-      env: { ...passwordEnv(passwords), ...routeCredentials },
+      env: { ...natsServerPasswordEnv(passwords), ...routeCredentials },
       output: { kind: 'file', path: join(options.logDir, single ? 'nats.log' : `nats-${node.name}.log`) },
     });
     const monitorUrl = single ? undefined : `http://${clientHost}:${node.monitor}`;

@@ -8,11 +8,25 @@ export function natsCredentialsEnv(user: NatsUser, passwords: Record<NatsUser, s
   return { NATS_USER: user, NATS_PASSWORD: passwords[user] };
 }
 
-/** The servers' environment: each user's password under $NATS_<USER>_PASSWORD. */
+/** Each user's password under NATS_<USER>_PASSWORD, as a process connecting as any of them takes it. */
 export function passwordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(passwords).map(([user, password]) => [passwordVariable(user as NatsUser), password]),
   );
+}
+
+/** passwordEnv for nats-server itself, each value a nats.conf string (natsString). */
+export function natsServerPasswordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(passwordEnv(passwords)).map(([name, value]) => [name, natsString(value)]));
+}
+
+/**
+ * A value for a `$VARIABLE` of nats.conf that stays a string: nats-server parses
+ * the variable's value as config, so an unquoted password such as `12-q…` or
+ * `1e5…` is read as a date or a number, and the server refuses to start.
+ */
+export function natsString(value: string): string {
+  return JSON.stringify(value);
 }
 
 const list = (subjects: string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(', ')}]`;
@@ -84,7 +98,7 @@ export const routeUrlWithCredentials = (url: string, password: string): string =
 /** A cluster node's environment: the route password it requires, and the routes it dials with it. */
 export function routeEnv(routes: string[], password: string): Record<string, string> {
   const urls = routes.map((url) => JSON.stringify(routeUrlWithCredentials(url, password)));
-  return { [ROUTE_PASSWORD_VARIABLE]: password, [ROUTES_VARIABLE]: `[${urls.join(', ')}]` };
+  return { [ROUTE_PASSWORD_VARIABLE]: natsString(password), [ROUTES_VARIABLE]: `[${urls.join(', ')}]` };
 }
 
 /**

@@ -111,7 +111,7 @@ it('renders a cluster node: its name, its routes, JetStream flushed before each 
   // Routes authenticate: the routes to dial and the password required come from the environment.
   expect(conf).toContain('  routes: $NATS_ROUTES\n  authorization { user: route, password: $NATS_ROUTE_PASSWORD');
   expect(routeEnv(['nats://127.0.0.1:6222', 'nats://h:6223'], 'p/w')).toEqual({
-    NATS_ROUTE_PASSWORD: 'p/w',
+    NATS_ROUTE_PASSWORD: '"p/w"',
     NATS_ROUTES: '["nats://route:p%2Fw@127.0.0.1:6222", "nats://route:p%2Fw@h:6223"]',
   });
   expect(conf).toMatch(/jetstream \{[^}]*sync_interval: always/);
