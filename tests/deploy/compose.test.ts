@@ -101,6 +101,8 @@ const GATEWAY_SETTINGS = [
 ];
 /** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
 const required = (variable: string) => new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
+/** The same for nats-server, which takes it quoted (a variable's value is read as config). */
+const requiredQuoted = (variable: string) => new RegExp(`^"\\$\\{${variable}:\\?[^}]+\\}"$`);
 const METRICS_PORT = '9464';
 
 function sourceFiles(dir: string): string[] {
@@ -256,7 +258,7 @@ it('runs MongoDB 7 as a single-node replica set and NATS with the generated conf
     expect(services[node].volumes).toContain('./deploy/nats/nats.conf:/etc/nats/nats.conf:ro');
     for (const user of NATS_USERS) {
       expect(natsConf).toContain(`password: $${passwordVariable(user)}`);
-      expect(services[node].environment[passwordVariable(user)]).toMatch(required(passwordVariable(user)));
+      expect(services[node].environment[passwordVariable(user)]).toMatch(requiredQuoted(passwordVariable(user)));
     }
   }
 });
@@ -274,7 +276,7 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
     expect(services[node].image).toBe(`nats:${NATS_IMAGE_TAG}`);
     expect(services[node].environment.NATS_SERVER_NAME).toBe(node);
     expect(services[node].environment.NATS_ROUTES).toBe(routes);
-    expect(services[node].environment.NATS_ROUTE_PASSWORD).toMatch(required('NATS_ROUTE_PASSWORD'));
+    expect(services[node].environment.NATS_ROUTE_PASSWORD).toMatch(requiredQuoted('NATS_ROUTE_PASSWORD'));
     expect(services[node].healthcheck.test.join(' ')).toContain('/healthz');
     stores.add(services[node].volumes.find((v: string) => v.endsWith(':/data')));
   }

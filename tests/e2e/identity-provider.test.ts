@@ -179,7 +179,7 @@ it('refuses a token of another audience, of another issuer, or signed with the s
 
 it('refuses a staff token without branches (BRANCH_SCOPE is required by default), and a role it does not know', async () => {
   const hospital = await t.nats('hospital');
-  const unscoped = { status: 403, body: { success: false, error: BRANCH_MESSAGES.noBranch } };
+  const unscoped = { status: 403, body: { success: false, error: BRANCH_MESSAGES.noBranch, code: 'BRANCH_REQUIRED' } };
   const noBranch = await provider.token('no-branch');
   expect(await viaHttp(t, charges, chargesOf(1), noBranch)).toEqual(unscoped);
   expect(await viaNats(hospital, charges, chargesOf(1), noBranch)).toEqual(unscoped);

@@ -30,7 +30,7 @@ it('starts nats-server with passwords that look like dates and numbers, and each
     const nc = await connect({ servers: infra!.natsUrl, user, pass: LOOKALIKES[i % LOOKALIKES.length] });
     await nc.close();
   }
-  await expect(connect({ servers: infra!.natsUrl, user: NATS_USERS[0], pass: 'wrong', reconnect: false })).rejects.toThrow(
-    /Authorization/i,
-  );
+  await expect(
+    connect({ servers: infra!.natsUrl, user: NATS_USERS[0], pass: 'wrong', reconnect: false }),
+  ).rejects.toThrow(/Authorization/i);
 });
