@@ -18,6 +18,7 @@ import {
   renderNatsConfig,
   REPO_ROOT,
   renderPermissionsTable,
+  routeEnv,
   withPermissionsTable,
 } from '../src';
 
@@ -106,9 +107,13 @@ it('renders a cluster node: its name, its routes, JetStream flushed before each 
     cluster: { name: 'clinic', listen: '127.0.0.1:6223', routes: ['nats://127.0.0.1:6222', 'nats://127.0.0.1:6223'] },
   });
   expect(conf).toContain('server_name: "n2"');
-  expect(conf).toMatch(
-    /cluster \{\n {2}name: "clinic"\n {2}listen: "127.0.0.1:6223"\n {2}routes: \["nats:\/\/127.0.0.1:6222", "nats:\/\/127.0.0.1:6223"\]/,
-  );
+  expect(conf).toMatch(/cluster \{\n {2}name: "clinic"\n {2}listen: "127.0.0.1:6223"\n/);
+  // Routes authenticate: the routes to dial and the password required come from the environment.
+  expect(conf).toContain('  routes: $NATS_ROUTES\n  authorization { user: route, password: $NATS_ROUTE_PASSWORD');
+  expect(routeEnv(['nats://127.0.0.1:6222', 'nats://h:6223'], 'p/w')).toEqual({
+    NATS_ROUTE_PASSWORD: '"p/w"',
+    NATS_ROUTES: '["nats://route:p%2Fw@127.0.0.1:6222", "nats://route:p%2Fw@h:6223"]',
+  });
   expect(conf).toMatch(/jetstream \{[^}]*sync_interval: always/);
   expect(renderNatsConfig({ listen: 'x:1', storeDir: '/s', syncInterval: 'default' })).not.toContain('sync_interval');
 });

@@ -46,3 +46,4 @@ export * from './tracing';
 export * from './retry';
 export * from './record-write';
 export * from './field-check';
+export * from './conditional';

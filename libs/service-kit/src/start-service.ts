@@ -7,6 +7,7 @@ import {
   eventStreamOf,
   failure,
   REF_KINDS_BY_SERVICE,
+  REQUEST_MESSAGES,
   ServiceSubjects,
   success,
   type ServiceName,
@@ -111,7 +112,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       try {
         await mongo.db.command({ ping: 1 });
       } catch {
-        return failure(503, `${name}: database unavailable.`);
+        return failure(503, REQUEST_MESSAGES.databaseUnavailable(name), 'SERVICE_UNAVAILABLE');
       }
       breaker.close();
       return success(200, { service: name, status: 'ok', instance, outbox_queue: outbox.pendingInProcess() });

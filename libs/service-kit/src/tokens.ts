@@ -47,7 +47,8 @@ export const TOKEN_ENV = {
   JWT_STORE_IDS_CLAIM: { type: 'string', default: 'store_ids' },
   ...TOKEN_LIFETIME_ENV,
   // `required`: staff tokens must name their branches (store_ids); admin keeps chain-wide reach without.
-  BRANCH_SCOPE: { type: 'string', enum: ['optional', 'required'], default: 'optional' },
+  // Unset: `required` with an identity provider (JWT_JWKS_URL), `optional` otherwise.
+  BRANCH_SCOPE: { type: 'string', enum: ['optional', 'required'] },
   // Comma-separated roles that may write sessions; unset: any authenticated caller, as the spec says.
   SESSION_WRITE_ROLES: { type: 'string' },
   NODE_ENV: { type: 'string' },
@@ -121,7 +122,13 @@ export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
     roleClaim: claimPath('JWT_ROLE_CLAIM', env.JWT_ROLE_CLAIM),
     storeIdsClaim: claimPath('JWT_STORE_IDS_CLAIM', env.JWT_STORE_IDS_CLAIM),
     appRoles: [...new Set([...STAFF_ROLES, ...(sessionWriteRoles ?? [])])],
-    access: { branchScopeRequired: env.BRANCH_SCOPE === 'required', sessionWriteRoles },
+    // An identity provider's tokens come from a directory this system does not control: a claim it lacks (the
+    // branches, or an object on the way to them) must not mean every branch, nor a role it does not know a role.
+    knownRolesOnly: Boolean(env.JWT_JWKS_URL),
+    access: {
+      branchScopeRequired: (env.BRANCH_SCOPE ?? (env.JWT_JWKS_URL ? 'required' : 'optional')) === 'required',
+      sessionWriteRoles,
+    },
   };
   if (env.JWT_JWKS_URL) return { ...policy, key: jwksKeyOf(env, env.JWT_JWKS_URL) };
   const publicKey = env.JWT_PUBLIC_KEY;

@@ -13,6 +13,7 @@ import {
   type NatsSettings,
   type TokenPolicy,
 } from '@clinic/service-kit';
+import { parseCorsOrigins } from './cors';
 
 export interface GatewayConfig {
   host: string;
@@ -27,6 +28,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   rateLimit: RateLimitConfig;
   metrics: MetricsSettings;
+  /** CORS_ORIGINS: the web origins that get CORS headers; empty, none does. */
+  corsOrigins: string[];
 }
 
 /** Requests allowed per window; `max` 0 turns rate limiting off. */
@@ -56,6 +59,7 @@ const GATEWAY_ENV = {
   REQUEST_TIMEOUT_MS: { type: 'integer', default: 5_000 },
   HEALTH_TIMEOUT_MS: { type: 'integer', default: 1_000 },
   BODY_LIMIT_BYTES: { type: 'integer', default: 512 * 1024 },
+  CORS_ORIGINS: { type: 'string' },
   ...RATE_LIMIT_ENV,
 } as const satisfies EnvProperties;
 
@@ -90,5 +94,6 @@ export function gatewayConfig(): GatewayConfig {
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     rateLimit: rateLimitConfig(env),
     metrics: metricsSettingsOf(env),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
   };
 }

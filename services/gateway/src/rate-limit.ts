@@ -10,10 +10,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
-import { HttpError } from './errors';
+import { GATEWAY_MESSAGES, HttpError } from './errors';
 import type { RateLimitConfig } from './config';
-
-export const RATE_LIMIT_MESSAGE = (after: string) => `Too many requests. Retry in ${after}.`;
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -33,6 +31,7 @@ export async function registerRateLimits(app: FastifyInstance, config: RateLimit
       if (isWrite(request)) return config.writeMax;
       return request.caller ? config.max : config.ipMax;
     },
-    errorResponseBuilder: (_request, context) => new HttpError(context.statusCode, RATE_LIMIT_MESSAGE(context.after)),
+    errorResponseBuilder: (_request, context) =>
+      new HttpError('RATE_LIMITED', GATEWAY_MESSAGES.rateLimited(context.after)),
   });
 }

@@ -33,6 +33,14 @@ const START_ENV = {
   ...TOKEN_LIFETIME_ENV,
 } as const;
 
+/**
+ * The origins of local front-end development servers (Vite 5173, Next.js and Create React App 3000 or 3001,
+ * Angular 4200, Vue CLI and webpack 8080), allowed by CORS when CORS_ORIGINS is not set.
+ */
+const LOCAL_DEV_ORIGINS = ['localhost', '127.0.0.1']
+  .flatMap((host) => [3000, 3001, 4200, 5173, 8080].map((port) => `http://${host}:${port}`))
+  .join(',');
+
 /** A database URL as printed: the password stays in its file. */
 function withoutPassword(url: string): string {
   const parsed = new URL(url);
@@ -67,6 +75,7 @@ async function main(): Promise<void> {
       env.TLS_CERT_FILE && env.TLS_KEY_FILE
         ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE, caFile: env.TLS_CA_FILE }
         : undefined,
+    env: { CORS_ORIGINS: process.env.CORS_ORIGINS || LOCAL_DEV_ORIGINS },
     // Every process that exits unexpectedly is restarted with backoff; a crash loop is given up.
     supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });
@@ -114,13 +123,14 @@ async function main(): Promise<void> {
     `Clinic API:    ${stack.gatewayUrl}`,
     `API docs:      ${stack.gatewayUrl}/docs (HTTP), ${stack.gatewayUrl}/docs/asyncapi (NATS; document: /docs/asyncapi.json)`,
     `Health:        ${stack.gatewayUrl}/health`,
+    `CORS:          ${process.env.CORS_ORIGINS ? 'CORS_ORIGINS' : 'local development servers'} (${(process.env.CORS_ORIGINS || LOCAL_DEV_ORIGINS).split(',').length} origins; set CORS_ORIGINS to change)`,
     `Metrics:       ${stack
       .metricsTargets()
       .map((t) => `${t.replica} http://${t.address}/metrics`)
       .join(', ')}`,
     `               scrape them all: prometheus --config.file=${relative(process.cwd(), scrapeConfig) || scrapeConfig}`,
     `Traces:        ${tracingConfigured() ? `OTLP to ${otlp}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them to an OTLP receiver)'}`,
-    `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}`,
+    `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}${stack.infra.kind === 'external' ? '' : ` (each user's password in ${join(dataDir, 'nats-<user>-password')})`}`,
     ...(stack.infra.natsTlsCaFile
       ? [`               TLS: clients verify the servers against NATS_TLS_CA_FILE=${stack.infra.natsTlsCaFile}`]
       : []),

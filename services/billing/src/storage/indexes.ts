@@ -18,6 +18,9 @@ export const BILL_INDEXES = {
   list: 'bills_list_substring',
   /** The list of a date or a short range, the per-day totals, and the day-end report (live and cancelled bills of a date). */
   byDay: 'bills_by_day',
+  /** The list of one patient's bills, or one cashier's, newest first (any other filter but search too). */
+  byPatient: 'bills_by_patient',
+  byBiller: 'bills_by_biller',
   days: 'bill_days_by_store',
   months: 'bill_months_by_store',
   /** The day-end report: a date's live bills per cashier, method and status, and what its Pending ones still owe. */
@@ -74,7 +77,30 @@ export const BILL_INDEX_DESCRIPTIONS: IndexSpec[] = [
     },
     name: BILL_INDEXES.dayEnd,
   },
+  personIndex('patient_id', BILL_INDEXES.byPatient),
+  personIndex('billed_by', BILL_INDEXES.byBiller),
 ];
+
+/**
+ * A branch's live bills of one person, newest first, then the list's other
+ * filters: the embedded server answers a filter from indexes only when every
+ * field it names is in one.
+ */
+function personIndex(field: 'patient_id' | 'billed_by', name: string): IndexDescription {
+  return {
+    key: {
+      store_id: 1,
+      is_deleted: 1,
+      [field]: 1,
+      created_at: -1,
+      id: -1,
+      bill_date: 1,
+      payment_method: 1,
+      payment_status: 1,
+    },
+    name,
+  };
+}
 
 /** Indexes of earlier versions, which no query uses any more. */
 export const OBSOLETE_BILL_INDEXES = ['bills_by_store_recent', 'bills_by_store_date'];
@@ -108,8 +134,10 @@ export function listDateCondition(range: DateRange): Record<string, unknown> {
 /** Ranges up to this many days are listed from the by-day index; longer ones in list order. */
 const SHORT_RANGE_DAYS = 62;
 
-/** The index a list query without a search reads. */
-export function listIndexFor(range: DateRange): string {
+/** The index a list query without a search reads: a patient's or a cashier's bills are read from their own. */
+export function listIndexFor(range: DateRange & { patient_id?: number; billed_by?: number }): string {
+  if (range.patient_id !== undefined) return BILL_INDEXES.byPatient;
+  if (range.billed_by !== undefined) return BILL_INDEXES.byBiller;
   if (range.date) return BILL_INDEXES.byDay;
   if (range.from_date && range.to_date) {
     const days = (Date.parse(range.to_date) - Date.parse(range.from_date)) / 86_400_000;
