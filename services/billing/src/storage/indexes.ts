@@ -86,7 +86,7 @@ export const BILL_INDEX_DESCRIPTIONS: IndexSpec[] = [
  * filters: the embedded server answers a filter from indexes only when every
  * field it names is in one.
  */
-function personIndex(field: 'patient_id' | 'billed_by', name: string): IndexDescription {
+function personIndex(field: 'patient_id' | 'billed_by', name: string): IndexSpec {
   return {
     key: {
       store_id: 1,
