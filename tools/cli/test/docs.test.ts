@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { REPO_ROOT } from '@clinic/devstack';
 import { generatedDocuments } from '../src/docs/documents';
 
@@ -15,25 +15,57 @@ const DOCUMENTS = [
     .map((name) => `docs/${name}`),
 ];
 
-/** The relative targets of a document's Markdown links, without their anchors (code spans left out). */
-function relativeLinks(text: string): string[] {
-  const prose = text.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((match) => match[1]!.split('#')[0]!)
-    .filter((target) => target !== '' && !/^[a-z]+:/.test(target));
+const withoutCode = (text: string) => text.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+
+/** The relative links of a document's Markdown (code left out): the file, from the repository's root, and the anchor. */
+function relativeLinks(document: string, text: string): { file: string; anchor: string }[] {
+  return [...withoutCode(text).matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1]!)
+    .filter((target) => !/^[a-z]+:/.test(target))
+    .map((target) => {
+      const [path = '', anchor = ''] = target.split('#');
+      return { file: path === '' ? document : normalize(join(dirname(document), path)), anchor };
+    });
 }
 
-it('finds the links it checks', () => {
-  expect(relativeLinks('[a](docs/api.md#x) [b](https://x.org) `[c](d.md)` [e](#here)')).toEqual(['docs/api.md']);
+/** The anchors GitHub gives a Markdown file's headings (lower case, punctuation dropped, spaces to dashes; -1 on a repeat). */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  for (const [, heading] of text.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = heading!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
+    let anchor = slug;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${slug}-${n}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+it('reads links and anchors as GitHub does', () => {
+  expect(
+    relativeLinks('docs/a.md', '[a](api.md#x) [b](https://x.org) `[c](d.md)` [e](#here) [f](../README.md)'),
+  ).toEqual([
+    { file: 'docs/api.md', anchor: 'x' },
+    { file: 'docs/a.md', anchor: 'here' },
+    { file: 'README.md', anchor: '' },
+  ]);
+  expect([...anchorsOf("## A hospital's identity provider\n## Who (in `npm test`)\n## Who (in `npm test`)")]).toEqual([
+    'a-hospitals-identity-provider',
+    'who-in-npm-test',
+    'who-in-npm-test-1',
+  ]);
 });
 
 // tools/ferretdb/README.md is written on another branch (issue 30, part 1); it is the one target allowed to be missing.
 const PENDING = new Set(['tools/ferretdb/README.md']);
 
-it.each(DOCUMENTS)('has every relative link of %s point to a file', (document) => {
-  const text = readFileSync(join(REPO_ROOT, document), 'utf8');
-  const missing = relativeLinks(text)
-    .map((target) => join(dirname(document), target))
-    .filter((path) => !PENDING.has(path) && !existsSync(join(REPO_ROOT, path)));
-  expect(missing).toEqual([]);
+it.each(DOCUMENTS)('has every relative link of %s point to a file and a heading there', (document) => {
+  const broken = relativeLinks(document, readFileSync(join(REPO_ROOT, document), 'utf8')).filter(({ file, anchor }) => {
+    if (PENDING.has(file)) return false;
+    if (!existsSync(join(REPO_ROOT, file))) return true;
+    return anchor !== '' && file.endsWith('.md') && !anchorsOf(readFileSync(join(REPO_ROOT, file), 'utf8')).has(anchor);
+  });
+  expect(broken).toEqual([]);
 });
