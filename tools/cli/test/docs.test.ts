@@ -1,10 +1,20 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { REPO_ROOT } from '@clinic/devstack';
+import { PROCESS_ENVS } from '../src/docs/configuration';
 import { generatedDocuments } from '../src/docs/documents';
 
 it.each(Object.keys(generatedDocuments()))('keeps %s in step with the code (run npm run docs)', (file) => {
   expect(readFileSync(join(REPO_ROOT, file), 'utf8')).toBe(generatedDocuments()[file]);
+});
+
+it('has a description for every variable a process reads, so docs/configuration.md says what each does', () => {
+  const undescribed = PROCESS_ENVS.flatMap(([process, schema]) =>
+    Object.entries(schema)
+      .filter(([, property]) => !property.description)
+      .map(([name]) => `${process}: ${name}`),
+  );
+  expect(undescribed).toEqual([]);
 });
 
 const DOCUMENTS = [

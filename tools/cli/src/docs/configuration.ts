@@ -9,7 +9,7 @@ import { serviceKitEnv, TOKEN_LIFETIME_ENV, type EnvProperties, type EnvProperty
 import { START_ENV } from '../start-env';
 
 /** Who reads which schema: every variable a process reads is in its schema. */
-const PROCESSES: [string, EnvProperties][] = [
+export const PROCESS_ENVS: [string, EnvProperties][] = [
   ['gateway', GATEWAY_PROCESS_ENV],
   ['billing', { ...serviceKitEnv('<service>'), ...BILLING_ENV }],
   ['catalogue', serviceKitEnv('<service>')],
@@ -34,7 +34,7 @@ function meaningOf(property: EnvProperty): string {
 /** One row per variable and meaning, naming every process that reads it so. */
 export function configurationTable(): string {
   const rows = new Map<string, { name: string; property: EnvProperty; readers: string[] }>();
-  for (const [process, schema] of PROCESSES) {
+  for (const [process, schema] of PROCESS_ENVS) {
     for (const [name, property] of Object.entries(schema)) {
       const key = `${name}\n${defaultOf(property)}\n${meaningOf(property)}`;
       const row = rows.get(key) ?? { name, property, readers: [] };
