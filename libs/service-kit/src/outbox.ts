@@ -6,7 +6,8 @@ import { GroupCommit } from './group-commit';
 import { ServiceError } from './errors';
 import { preparedEvents } from './prepared-events';
 import type { Logger } from './logger';
-import { deleteByKeys, inChunks, isDuplicateKeyError, type IndexedCollection } from './mongo';
+import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
+import { OUTBOX_COLLECTION } from './outbox-collection';
 import {
   entityProof,
   entryOf,
@@ -62,19 +63,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).u
  * (PreparedEvents.writeOptions); the wait for a pooled connection is bounded
  * too (connectMongo). Replicas' clocks must agree within the difference.
  */
-/** The outbox of every service's database, its index and what reads it (docs/indexes.md). */
-export const OUTBOX_COLLECTION: IndexedCollection = {
-  collection: 'outbox',
-  indexes: [{ key: { created_at: 1 }, name: 'outbox_by_age' }],
-  queries: [
-    { query: 'entries older than the grace period, oldest first, 500 at most', index: '`outbox_by_age`' },
-    {
-      query: 'an entry fencing a day being closed: `{fences}` (billing)',
-      index: 'none: the outbox holds only the entries in flight',
-    },
-  ],
-};
-
 export class Outbox {
   private readonly entries: Collection<StoredOutboxEntry | OutboxEntry>;
   private readonly queue: OutboxEntry[] = [];
