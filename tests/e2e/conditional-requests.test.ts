@@ -232,6 +232,13 @@ describe('sessions', () => {
       (await t.put(`/update_session/${id}`, { end_time: '11:00' }, { headers: { 'if-match': etag } })).status,
     ).toBe(200);
     expectStale(await t.put(`/update_session/${id}`, { end_time: '12:00' }, { headers: { 'if-match': etag } }));
+    // Bad input is refused as such, whatever the tag: only a valid change can be stale.
+    const bad = await t.put(`/update_session/${id}`, { session_date: '' }, { headers: { 'if-match': etag } });
+    expect({ status: bad.status, success: bad.body.success, code: bad.body.code }).toEqual({
+      status: 422,
+      success: false,
+      code: 'VALIDATION_FAILED',
+    });
     expectStale(await t.del(`/delete_session/${id}`, { headers: { 'if-match': etag } }));
     const current = await t.get(`/get_session/${id}`);
     expect(current.body.session.end_time).toBe('11:00');

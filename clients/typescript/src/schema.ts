@@ -7444,10 +7444,6 @@ export interface operations {
     exportLabBills: {
         parameters: {
             query: {
-                /** @description NATS only: `as_of` of the first page */
-                as_of?: string;
-                /** @description NATS only: `next` of the previous page */
-                cursor?: string;
                 /** @description one bill_date; else from and to, both required */
                 date?: string;
                 /** @description csv (RFC 4180, UTF-8 with a BOM) or xlsx (two sheets) */
@@ -7455,8 +7451,6 @@ export interface operations {
                 /** @description the first bill_date (the list calls it from_date, also taken) */
                 from?: string;
                 from_date?: string;
-                /** @description NATS only: rows of bills (the default) or of their items */
-                part?: "bills" | "items";
                 /** @description as the list: applied only when one of Cash, Card, Online */
                 payment_method?: string;
                 /** @description as the list: applied only when one of Paid, Pending */

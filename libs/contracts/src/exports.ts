@@ -142,6 +142,7 @@ export const EXPORT_ROUTE: Omit<HttpRoute, 'access'> = {
   summary:
     "A branch's live bills of a date or a range, with the list's filters, as CSV (one row per bill) or Excel (a sheet of bills and one of their items, dates and amounts typed); streamed as it is read",
   querystring: exportQuerySchema,
+  natsOnlyQuery: ['part', 'cursor', 'as_of'],
   exports: EXPORT_MEDIA_TYPES,
   responses: { 200: exportPageSchema, ...standardFailures(400) },
 };

@@ -30,6 +30,8 @@ export interface HttpRoute {
   /** Path parameter name, when the route has one. */
   param?: string;
   querystring?: JsonSchema;
+  /** Query parameters of the NATS subject only: the gateway sets them itself, and drops them from an HTTP request. */
+  natsOnlyQuery?: readonly string[];
   body?: JsonSchema;
   /** Whether the request body may be absent (documented as optional). */
   bodyOptional?: boolean;

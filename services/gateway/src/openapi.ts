@@ -16,6 +16,7 @@ import {
   Limits,
   pathParamsSchema,
   type HttpRoute,
+  type JsonSchema,
 } from '@clinic/contracts';
 import { finishOpenApiDocument, type OpenApiObject } from './openapi-finish';
 
@@ -74,6 +75,17 @@ const idempotencyKeyHeader = {
   },
 };
 
+/** A route's query as HTTP takes it: without the parameters of its NATS subject only. */
+function httpQuerySchema(route: HttpRoute): JsonSchema | undefined {
+  const { querystring, natsOnlyQuery = [] } = route;
+  if (!querystring || natsOnlyQuery.length === 0) return querystring;
+  const properties = Object.entries((querystring.properties ?? {}) as Record<string, JsonSchema>);
+  return {
+    ...querystring,
+    properties: Object.fromEntries(properties.filter(([name]) => !natsOnlyQuery.includes(name))),
+  };
+}
+
 /** The Fastify route schema the document is made from. */
 function routeSchema(route: HttpRoute): Record<string, unknown> {
   const schema: Record<string, unknown> = {
@@ -86,7 +98,7 @@ function routeSchema(route: HttpRoute): Record<string, unknown> {
   };
   const params = pathParamsSchema(route);
   if (params) schema.params = params;
-  if (route.querystring) schema.querystring = route.querystring;
+  if (route.querystring) schema.querystring = httpQuerySchema(route);
   if (route.body) schema.body = route.body;
   if (route.idempotent) schema.headers = { type: 'object', properties: idempotencyKeyHeader };
   return schema;

@@ -59,10 +59,9 @@ export class SessionOperations {
     return success(200, { session });
   }
 
-  /** The session a change found, when the caller reaches its branch (404) and, with If-Match, has read it as it is (412). */
-  private async changeable(ctx: HandlerContext, existing: SessionDoc): Promise<void> {
-    foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
-    await requireCurrent(ctx.ifMatch, async () => (await this.representation(existing)).body);
+  /** With If-Match, whether the caller has read the session as it is (412 when not). */
+  private requireCurrent(ctx: HandlerContext, existing: SessionDoc): Promise<void> {
+    return requireCurrent(ctx.ifMatch, async () => (await this.representation(existing)).body);
   }
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -93,8 +92,11 @@ export class SessionOperations {
     const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     // A session that does not exist (or is of another branch) is not found before its changes are checked.
     await this.store.writes.update(id, ctx.correlationId, async (existing) => {
-      await this.changeable(ctx, existing);
-      return parseSessionChanges(body);
+      foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
+      const changes = parseSessionChanges(body);
+      // Bad input is refused as such (400) whatever If-Match says; only a valid change can be stale (412).
+      await this.requireCurrent(ctx, existing);
+      return changes;
     });
     return success(200, { message: SESSIONS_MESSAGES.updated, session_id: id });
   }
@@ -102,7 +104,8 @@ export class SessionOperations {
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     await this.store.writes.remove(id, ctx.correlationId, async (existing) => {
-      await this.changeable(ctx, existing);
+      foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
+      await this.requireCurrent(ctx, existing);
       const active = (await this.store.queries.bookedCounts([id])).get(id) ?? 0;
       if (active > 0) throw fail('SESSION_HAS_APPOINTMENTS', SESSIONS_MESSAGES.deleteRefusal(active));
     });
