@@ -16,7 +16,7 @@ mode=${1:-test}
 case "$mode" in start | test) ;; *) echo "usage: $0 [start|test]" >&2; exit 2 ;; esac
 say() { echo "[bootstrap] $*" >&2; }
 
-# The nats-server release everything runs (libs/devstack/src/paths.ts NATS_SERVER_VERSION; README says why):
+# The nats-server release everything runs (libs/devstack/src/paths.ts NATS_SERVER_VERSION; docs/operations.md says why):
 # built from the Go module proxy into .tools/bin, since Debian's 2.9 predates the JetStream fixes the
 # three-node cluster relies on.
 NATS_VERSION=v2.12.15

@@ -213,13 +213,13 @@ it('signs tokens for the running configuration with npm run token', async () => 
   });
 });
 
-it('signs tokens another hospital system presents over NATS, as the README shows', async () => {
+it('signs tokens another hospital system presents over NATS, as docs/nats.md shows', async () => {
   const { stdout: token } = await run(
     process.execPath,
     [cli('token'), '--sub', 'his-lab', '--role', 'cashier', '--expires', '24h'],
     { env: env() },
   );
-  // The README's snippet: its own user, its own inbox prefix, the token in an `authorization` header.
+  // docs/nats.md's snippet: its own user, its own inbox prefix, the token in an `authorization` header.
   const nc = await connect({
     servers: `nats://127.0.0.1:${ports.nats}`,
     user: 'hospital',

@@ -3,7 +3,7 @@
  * or Excel. Billing answers `billing.bill.export` with one page of rows at a
  * time (bills, or their items) and a cursor to the next; the gateway asks
  * for the pages one after another and writes the file as they come, so that
- * neither holds the whole export (README, Design notes). These are the
+ * neither holds the whole export (docs/architecture.md, Design notes). These are the
  * columns both read, with the type a spreadsheet gives each.
  */
 import { BILL_FIELDS as F } from './fields/billing';

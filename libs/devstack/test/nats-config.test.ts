@@ -26,8 +26,8 @@ it('keeps deploy/nats/nats.conf in step with the contracts (run npm run gen:nats
   expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8')).toBe(composeNatsConfig());
 });
 
-it('keeps the "who may do what on NATS" table of docs/RELIABILITY.md in step with the contracts (run npm run gen:nats-config)', () => {
-  const doc = readFileSync(join(REPO_ROOT, 'docs', 'RELIABILITY.md'), 'utf8');
+it('keeps the "who may do what on NATS" table of docs/nats.md in step with the contracts (run npm run gen:nats-config)', () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'nats.md'), 'utf8');
   expect(doc).toContain(renderPermissionsTable());
   expect(withPermissionsTable(doc)).toBe(doc);
   // A drifted table is caught: the check is not vacuous.

@@ -36,7 +36,15 @@ export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cent
 export { requireField, requireShape, validField } from './internal';
 
 // Storage: the database's quirks, ids, the outbox, the audit trail, caches, locks, reference data.
-export { deleteByKeys, docKey, ensureIndexes, inChunks, isDuplicateKeyError, writeErrorsOf } from './internal';
+export {
+  deleteByKeys,
+  docKey,
+  ensureIndexes,
+  inChunks,
+  isDuplicateKeyError,
+  writeErrorsOf,
+  type IndexedCollection,
+} from './internal';
 export { isFerretDB, type IndexSpec } from './internal';
 export { RecordWriter, type StorageDeps } from './internal';
 export { IdAllocator, movePastIfTaken, withFreshId } from './internal';
@@ -52,9 +60,9 @@ export {
   type WriteOptions,
   type WriteProof,
 } from './internal';
-export { AuditTrail, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
+export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
 export { GroupCommit, VersionedCache } from './internal';
-export { ReferenceData, type StoredRef } from './internal';
+export { ReferenceData, refCollectionName, type StoredRef } from './internal';
 
 // Calling a service over NATS.
 export {

@@ -21,6 +21,7 @@ export * from './mongo-driver-fix';
 export * from './database-breaker';
 export * from './jetstream';
 export * from './outbox';
+export * from './outbox-collection';
 export * from './prepared-events';
 export * from './outbox-entries';
 export * from './commit-records';

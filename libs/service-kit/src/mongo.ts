@@ -169,6 +169,16 @@ export function isConnectivityError(err: unknown): boolean {
 export type IndexSpec = IndexDescription & { substringSearch?: boolean };
 
 /**
+ * A collection's indexes and the queries each answers, as a service declares them: its storage creates `indexes`,
+ * and `npm run docs` writes docs/indexes.md from them (`index` says which index a query reads, in words).
+ */
+export interface IndexedCollection {
+  collection: string;
+  indexes: IndexSpec[];
+  queries: { query: string; index: string }[];
+}
+
+/**
  * Creates indexes idempotently, one per command: FerretDB v1.24 crashes the
  * connection when a single createIndexes command names several indexes that
  * already exist, which is what every restart would send. An index asking for

@@ -2,7 +2,7 @@
  * Rate limits (@fastify/rate-limit): per caller (the token's `sub`) on routes
  * with a token, per IP address on the others (health, docs), and a separate,
  * stricter limit for writes (POST, PUT, DELETE). Counted in this gateway's
- * memory: with several gateway replicas each one counts on its own (README).
+ * memory: with several gateway replicas each one counts on its own (docs/operations.md).
  *
  * The limiter runs after the token check (route onRequest hooks come first)
  * and before the body is read, so a request refused for its token (401/403)

@@ -1,4 +1,4 @@
-// npm start: the whole system on its embedded default (see README).
+// npm start: the whole system on its embedded default (see docs/operations.md).
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
@@ -11,27 +11,11 @@ import {
   signToken,
   Stack,
 } from '@clinic/devstack';
-import { readEnv, TOKEN_LIFETIME_ENV, tracingConfigured } from '@clinic/service-kit/internal';
+import { readEnv, tracingConfigured } from '@clinic/service-kit/internal';
 import { loadDemoDataOnFirstStart } from './demo';
+import { START_ENV } from './start-env';
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
-
-const START_ENV = {
-  NATS_CLUSTER: { type: 'integer', default: 1 },
-  // 1: NATS with TLS, a local CA and certificates in DATA_DIR/tls.
-  NATS_TLS: { type: 'integer', default: 0 },
-  // Both set: the gateway serves HTTPS; TLS_CA_FILE, the CA that signed it, is what start's own checks trust.
-  TLS_CERT_FILE: { type: 'string' },
-  TLS_KEY_FILE: { type: 'string' },
-  TLS_CA_FILE: { type: 'string' },
-  // Set: external servers, none started here.
-  NATS_URL: { type: 'string' },
-  MONGO_URL: { type: 'string' },
-  NATS_PORT: { type: 'integer', default: 4222 },
-  DB_PORT: { type: 'integer', default: 27017 },
-  PORT: { type: 'integer', default: 3000 },
-  ...TOKEN_LIFETIME_ENV,
-} as const;
 
 /**
  * The origins of local front-end development servers (Vite 5173, Next.js and Create React App 3000 or 3001,

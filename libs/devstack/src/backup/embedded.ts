@@ -1,5 +1,5 @@
 /**
- * `npm run backup` and `npm run restore` for the embedded default (README:
+ * `npm run backup` and `npm run restore` for the embedded default (docs/operations.md:
  * Backups): the databases, copied while the services write (clinic-ferretdb
  * backup: SQLite's VACUUM INTO), and every JetStream stream, through the
  * server's snapshot API. The order is chosen so that the restored parts agree:

@@ -102,6 +102,16 @@ function personIndex(field: 'patient_id' | 'billed_by', name: string): IndexSpec
   };
 }
 
+/** bill_days: the days and the whole months of a branch, with their version tokens (day-totals.ts). */
+export const BILL_DAYS_INDEX_DESCRIPTIONS: IndexSpec[] = [
+  { key: { store_id: 1, bill_date: 1 }, name: BILL_INDEXES.days },
+  { key: { month_of_store: 1, month: 1 }, name: BILL_INDEXES.months },
+];
+
+export const LEDGER_INDEX_DESCRIPTIONS: IndexSpec[] = [
+  { key: { store_id: 1, day: 1, collector: 1, method: 1, kind: 1, amount_cents: 1 }, name: BILL_INDEXES.ledgerByDay },
+];
+
 /** Indexes of earlier versions, which no query uses any more. */
 export const OBSOLETE_BILL_INDEXES = ['bills_by_store_recent', 'bills_by_store_date'];
 
