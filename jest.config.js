@@ -36,6 +36,13 @@ module.exports = {
       testMatch: ['<rootDir>/tests/faults/**/*.test.ts'],
     },
     {
+      // Every query and write shape the services use, against MONGO_URL or the embedded server (tests/conformance/server.ts).
+      displayName: 'conformance',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/tests/conformance/**/*.test.ts'],
+    },
+    {
       displayName: 'e2e',
       testEnvironment: 'node',
       transform,

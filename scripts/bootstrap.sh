@@ -4,7 +4,8 @@
 #   bootstrap.sh start   what the running system needs (npm start, npm run fuzz): npm packages, nats-server,
 #                        the embedded database server, the TypeScript build
 #   bootstrap.sh [test]  that, and what only the tests and benchmarks use (npm test, CI): pdftotext and
-#                        Prometheus from Debian, the OpenTelemetry Collector, the database patches' Go tests
+#                        Prometheus from Debian, the OpenTelemetry Collector, the Go unit tests of every
+#                        package the database patches touch (tools/ferretdb/README.md)
 #
 # Independent jobs run at once (npm's downloads beside Go's compiling); the TypeScript build waits for
 # the npm packages. Progress goes to stderr, so that stdout stays clean: each job as it starts and ends,
@@ -15,7 +16,7 @@ mode=${1:-test}
 case "$mode" in start | test) ;; *) echo "usage: $0 [start|test]" >&2; exit 2 ;; esac
 say() { echo "[bootstrap] $*" >&2; }
 
-# The nats-server release everything runs (libs/devstack/src/paths.ts NATS_SERVER_VERSION; README says why):
+# The nats-server release everything runs (libs/devstack/src/paths.ts NATS_SERVER_VERSION; docs/operations.md says why):
 # built from the Go module proxy into .tools/bin, since Debian's 2.9 predates the JetStream fixes the
 # three-node cluster relies on.
 NATS_VERSION=v2.12.15
@@ -115,7 +116,7 @@ if [ "$mode" = test ]; then
   fi
   if ! bash tools/ferretdb/build.sh tests --check; then
     need_go "the database patches' tests"
-    job ferretdb-tests "FerretDB patches' Go tests" bash tools/ferretdb/build.sh tests
+    job ferretdb-tests "Go unit tests of the patched database packages" bash tools/ferretdb/build.sh tests
   fi
 fi
 

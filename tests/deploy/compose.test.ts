@@ -16,13 +16,13 @@ import {
   COMPOSE_NATS_NODES,
   COMPOSE_TLS_MOUNT,
   composeCertificates,
-  DEV_NATS_PASSWORDS,
   makeComposeSecrets,
   MONGO_KEYFILE,
   NATS_IMAGE_TAG,
   natsServerBinary,
   passwordVariable,
   REPO_ROOT,
+  routeEnv,
 } from '@clinic/devstack';
 
 const composeText = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
@@ -91,6 +91,7 @@ const GATEWAY_SETTINGS = [
   'REQUEST_TIMEOUT_MS',
   'HEALTH_TIMEOUT_MS',
   'BODY_LIMIT_BYTES',
+  'CORS_ORIGINS',
   'LOG_LEVEL',
   'RATE_LIMIT_MAX',
   'RATE_LIMIT_WRITE_MAX',
@@ -100,6 +101,8 @@ const GATEWAY_SETTINGS = [
 ];
 /** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
 const required = (variable: string) => new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
+/** The same for nats-server, which takes it quoted (a variable's value is read as config). */
+const requiredQuoted = (variable: string) => new RegExp(`^"\\$\\{${variable}:\\?[^}]+\\}"$`);
 const METRICS_PORT = '9464';
 
 function sourceFiles(dir: string): string[] {
@@ -255,7 +258,7 @@ it('runs MongoDB 7 as a single-node replica set and NATS with the generated conf
     expect(services[node].volumes).toContain('./deploy/nats/nats.conf:/etc/nats/nats.conf:ro');
     for (const user of NATS_USERS) {
       expect(natsConf).toContain(`password: $${passwordVariable(user)}`);
-      expect(services[node].environment[passwordVariable(user)]).toMatch(required(passwordVariable(user)));
+      expect(services[node].environment[passwordVariable(user)]).toMatch(requiredQuoted(passwordVariable(user)));
     }
   }
 });
@@ -265,11 +268,15 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
   expect(natsConf).toContain('server_name: $NATS_SERVER_NAME');
   expect(natsConf).toContain('sync_interval: always');
-  expect(natsConf).toContain(`routes: [${COMPOSE_NATS_NODES.map((n) => `"nats://${n}:6222"`).join(', ')}]`);
+  // Each node dials the others with the route password, and requires it of every route (with a certificate).
+  expect(natsConf).toContain('routes: $NATS_ROUTES\n  authorization { user: route, password: $NATS_ROUTE_PASSWORD');
+  const routes = `[${COMPOSE_NATS_NODES.map((n) => `"nats://route:\${NATS_ROUTE_PASSWORD:?set NATS_ROUTE_PASSWORD (no default outside development)}@${n}:6222"`).join(', ')}]`;
   const stores = new Set<string>();
   for (const node of COMPOSE_NATS_NODES) {
     expect(services[node].image).toBe(`nats:${NATS_IMAGE_TAG}`);
     expect(services[node].environment.NATS_SERVER_NAME).toBe(node);
+    expect(services[node].environment.NATS_ROUTES).toBe(routes);
+    expect(services[node].environment.NATS_ROUTE_PASSWORD).toMatch(requiredQuoted('NATS_ROUTE_PASSWORD'));
     expect(services[node].healthcheck.test.join(' ')).toContain('/healthz');
     stores.add(services[node].volumes.find((v: string) => v.endsWith(':/data')));
   }
@@ -307,6 +314,7 @@ it('writes a configuration the pinned nats-server accepts', () => {
     ...process.env,
     NATS_SERVER_NAME: 'nats-1',
     ...Object.fromEntries(NATS_USERS.map((u) => [passwordVariable(u), 'x'])),
+    ...routeEnv(['nats://nats-2:6222'], 'x'),
   };
   const check = spawnSync(natsServerBinary(), ['-t', '-c', checkedNatsConf], {
     env,
@@ -326,11 +334,11 @@ it('connects each process as its own NATS user with the matching password', () =
 });
 
 it('has no default password: compose refuses to start without each NATS and MongoDB password', () => {
-  for (const password of Object.values(DEV_NATS_PASSWORDS)) expect(composeText).not.toContain(password);
   // Every reference to a password variable, wherever it is, is a required one.
   const references = [...composeText.matchAll(/\$\{((?:NATS|MONGO)_[A-Z]+_PASSWORD)[^}]*\}/g)];
-  // NATS: each node's six, each service's and the gateway's own; MongoDB: root, and each service's twice.
-  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1 + 1 + 2 * SERVICE_NAMES.length);
+  // NATS: each node's six, each service's and the gateway's own, the routes' (the password, and in each of three
+  // routes); MongoDB: root, and each service's twice.
+  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1 + 4 + 1 + 2 * SERVICE_NAMES.length);
   for (const [reference, variable] of references) expect(reference).toMatch(required(variable!));
 });
 
@@ -346,8 +354,14 @@ it('gives the generated nats.conf no password either: the real nats-server refus
       return String((err as { stderr?: Buffer }).stderr);
     }
   };
-  const all = Object.fromEntries(NATS_USERS.map((user) => [passwordVariable(user), `real-${user}-password`]));
-  expect(check({})).toContain('NATS_GATEWAY_PASSWORD');
+  const all = {
+    ...Object.fromEntries(NATS_USERS.map((user) => [passwordVariable(user), `real-${user}-password`])),
+    ...routeEnv(['nats://nats-2:6222'], 'real-route-password'),
+  };
+  expect(check({})).toContain('NATS_ROUTES');
+  expect(check(routeEnv(['nats://nats-2:6222'], 'real-route-password'))).toContain('NATS_GATEWAY_PASSWORD');
+  const { NATS_ROUTE_PASSWORD: _route, ...allButRoute } = all;
+  expect(check(allButRoute)).toContain('NATS_ROUTE_PASSWORD');
   const { NATS_OPS_PASSWORD: _ops, ...allButOps } = all;
   expect(check(allButOps)).toContain('NATS_OPS_PASSWORD');
   // With every password set, the server takes the generated users and permissions.

@@ -7,7 +7,7 @@
  */
 import { EventSubjects } from '@clinic/contracts';
 import { EventReader } from './events';
-import { startTestStack, type TestStack } from './harness';
+import { failureOf, startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
 let charge: number;
@@ -152,14 +152,18 @@ describe('GET /lab_bills/{id}/history', () => {
       expect({ path, status: res.status, body: res.body }).toEqual({
         path,
         status: 404,
-        body: { success: false, error: 'Bill not found.' },
+        body: { success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' },
       });
     }
     const { bill_id } = await createBill();
     for (const role of ['cashier', 'receptionist', 'doctor']) {
       const res = await t.get(`/lab_bills/${bill_id}/history`, { role });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ success: false, error: 'You do not have permission to perform this action.' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'You do not have permission to perform this action.',
+        code: 'FORBIDDEN',
+      });
     }
   });
 
@@ -189,7 +193,7 @@ describe('DELETE /lab_bills/{id} with a reason', () => {
       expect({ body, status: res.status, answer: res.body }).toEqual({
         body,
         status: 400,
-        answer: { success: false, error },
+        answer: failureOf(error),
       });
     }
     expect((await t.get(`/lab_bills/${bill_id}`)).body.bill.status).toBe('active');
@@ -215,7 +219,11 @@ describe('DELETE /lab_bills/{id} with a reason', () => {
 
   it('checks the reason before the bill: 404 and 409 still come after it', async () => {
     expect((await cancel(987654, { reason: 7 })).status).toBe(400);
-    expect((await cancel(987654, { reason: 'gone' })).body).toEqual({ success: false, error: 'Bill not found.' });
+    expect((await cancel(987654, { reason: 'gone' })).body).toEqual({
+      success: false,
+      error: 'Bill not found.',
+      code: 'BILL_NOT_FOUND',
+    });
   });
 
   it('makes the reason mandatory with CANCEL_REASON_REQUIRED=true', async () => {
@@ -230,7 +238,12 @@ describe('DELETE /lab_bills/{id} with a reason', () => {
         expect({ body, status: res.status, answer: res.body }).toEqual({
           body,
           status: 400,
-          answer: { success: false, error: 'reason is required: give the reason for the cancellation.' },
+          answer: {
+            success: false,
+            error: 'reason is required: give the reason for the cancellation.',
+            code: 'VALIDATION_FAILED',
+            field: 'reason',
+          },
         });
       }
       expect((await t.get(`/lab_bills/${bill_id}`)).status).toBe(200);
@@ -263,6 +276,7 @@ describe('GET /hospital_charges/{id}/history', () => {
     expect((await t.put(`/hospital_charges/${id}`, { ...base, amount: 3750 })).body).toEqual({
       success: false,
       error: 'No changes were made.',
+      code: 'CHARGE_UNCHANGED',
     });
     expect(
       (
@@ -328,7 +342,7 @@ describe('GET /hospital_charges/{id}/history', () => {
   it('answers 404 for a charge that never existed, and 403 to roles without charge access', async () => {
     const res = await t.get('/hospital_charges/987654/history');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: 'Charge not found.' });
+    expect(res.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
     for (const role of ['admin', 'receptionist', 'cashier'])
       expect((await t.get(`/hospital_charges/${charge}/history`, { role })).status).toBe(200);
     expect((await t.get(`/hospital_charges/${charge}/history`, { role: 'doctor' })).status).toBe(403);
@@ -386,6 +400,8 @@ describe('paging the history', () => {
     expect((await t.get(`/lab_bills/${bill_id}/history?page=x`)).body).toEqual({
       success: false,
       error: 'page must be an integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'page',
     });
   });
 

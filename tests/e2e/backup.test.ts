@@ -7,7 +7,7 @@
  * not hold, and reference data published after the restore is applied.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -94,6 +94,13 @@ async function createdEvents(t: TestStack): Promise<number[]> {
   }
 }
 
+/** Every file and folder under `dir` that a user other than its owner may read (a backup holds patient data). */
+function readableByOthers(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((path) => join(dir, path))
+    .filter((path) => (statSync(path).mode & 0o077) !== 0);
+}
+
 it('backs up under load, restores into an empty folder, and the bills and their numbers go on', async () => {
   work = mkdtempSync(join(tmpdir(), 'clinic-backup-'));
   const liveDir = join(work, 'live');
@@ -111,6 +118,8 @@ it('backs up under load, restores into an empty folder, and the bills and their 
   const env = { ...process.env, DATA_DIR: liveDir, NATS_URL: before.stack.infra.natsUrl };
   const backup = await run(process.execPath, [cli('backup'), backupDir], { env });
   expect(backup.stdout).toContain(`into ${backupDir}`);
+  // Its databases' copies, the streams' snapshots and the secrets are the owner's alone (the manifest names them).
+  expect(readableByOthers(backupDir).filter((path) => !path.endsWith('manifest.json'))).toEqual([]);
   await sleep(500);
   for (const load of loads) await load.stop();
   const acknowledged = loads.flatMap((l) => l.acknowledged);
@@ -126,6 +135,8 @@ it('backs up under load, restores into an empty folder, and the bills and their 
     run(process.execPath, [cli('restore'), backupDir], { env: { ...process.env, DATA_DIR: liveDir } }),
   ).rejects.toMatchObject({ stderr: expect.stringContaining('restore into an empty DATA_DIR') });
   await run(process.execPath, [cli('restore'), backupDir], { env: { ...process.env, DATA_DIR: restoredDir } });
+  expect(readableByOthers(join(restoredDir, 'ferretdb'))).toEqual([]);
+  expect((statSync(restoredDir).mode & 0o777).toString(8)).toBe('700');
   after = await startTestStack({ dataDir: restoredDir });
 
   for (const bill of beforeBackup) {

@@ -1,7 +1,10 @@
 import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { EventReader } from './events';
-import { startTestStack, type TestStack } from './harness';
+import type { operations } from '@clinic/client';
+import { answerOf, failureOf, refused, startTestStack, type TestStack } from './harness';
+
+type NewBill = operations['createLabBill']['requestBody']['content']['application/json'];
 
 let t: TestStack;
 /** Charge ids by store: `chargesOf(store).active` may be billed there. */
@@ -35,33 +38,47 @@ beforeAll(async () => {
     ],
   });
   for (const store of [1, 2, ...LIST_STORES]) {
-    const active = await t.post('/hospital_charges', {
-      store_id: store,
-      charge_name: 'CBC',
-      charge_type: 'Lab',
-      amount: 850,
-    });
-    const second = await t.post('/hospital_charges', {
-      store_id: store,
-      charge_name: 'Lipid',
-      charge_type: 'Lab',
-      amount: 2400,
-    });
+    const active = await answerOf(
+      t.api().POST('/hospital_charges', {
+        body: {
+          store_id: store,
+          charge_name: 'CBC',
+          charge_type: 'Lab',
+          amount: 850,
+        },
+      }),
+    );
+    const second = await answerOf(
+      t.api().POST('/hospital_charges', {
+        body: {
+          store_id: store,
+          charge_name: 'Lipid',
+          charge_type: 'Lab',
+          amount: 2400,
+        },
+      }),
+    );
     charges[store] = { active: active.body.charge_id, second: second.body.charge_id };
   }
   inactiveCharge = (
-    await t.post('/hospital_charges', {
-      store_id: 1,
-      charge_name: 'Old',
-      charge_type: 'Lab',
-      amount: 1,
-      status: 'Inactive',
-    })
+    await answerOf(
+      t.api().POST('/hospital_charges', {
+        body: {
+          store_id: 1,
+          charge_name: 'Old',
+          charge_type: 'Lab',
+          amount: 1,
+          status: 'Inactive',
+        },
+      }),
+    )
   ).body.charge_id;
   deletedCharge = (
-    await t.post('/hospital_charges', { store_id: 1, charge_name: 'Gone', charge_type: 'Lab', amount: 1 })
+    await answerOf(
+      t.api().POST('/hospital_charges', { body: { store_id: 1, charge_name: 'Gone', charge_type: 'Lab', amount: 1 } }),
+    )
   ).body.charge_id;
-  await t.del(`/hospital_charges/${deletedCharge}`);
+  await answerOf(t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: deletedCharge } } }));
 });
 afterAll(async () => {
   await t?.stop();
@@ -75,7 +92,8 @@ function freshDate(): string {
   return d.toISOString().slice(0, 10);
 }
 
-function bill(overrides: Record<string, unknown> = {}, store = 1) {
+/** A valid new bill, as the typed client takes one; `overrides` may make it invalid (the tests of refusals). */
+function bill(overrides: Record<string, unknown> = {}, store = 1): NewBill {
   return {
     patient_name: 'Nimal Fernando',
     patient_contact: '0771234567',
@@ -92,46 +110,47 @@ async function createBill(
   options: Parameters<TestStack['post']>[2] = {},
   store = 1,
 ) {
-  const res = await t.post('/lab_bills', bill(overrides, store), options);
+  const res = await answerOf(t.api(options).POST('/lab_bills', { body: bill(overrides, store) }));
   expect(res.status).toBe(201);
   return res.body as { bill_id: number; bill_number: string; grand_total: number };
 }
 
 async function readBill(id: number) {
-  const res = await t.get(`/lab_bills/${id}`);
+  const res = await answerOf(t.api().GET('/lab_bills/{bill_id}', { params: { path: { bill_id: id } } }));
   expect(res.status).toBe(200);
   return res.body.bill;
 }
 
 async function countBills(store: number) {
-  return (await t.get(`/lab_bills?store_id=${store}&per_page=100`)).body.total as number;
+  return (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: store, per_page: 100 } } }))).body
+    .total as number;
 }
 
 describe('POST /lab_bills', () => {
   it('creates a bill with its items, computing totals and numbering it by date', async () => {
     const date = freshDate();
-    const res = await t.post(
-      '/lab_bills',
-      bill({
-        bill_date: date,
-        patient_id: 1,
-        patient_nic: '  901234567V ',
-        patient_age: 42,
-        payment_method: 'Cash',
-        discount_type: 'pct',
-        discount_value: 10,
-        received_amount: 10000,
-        balance_amount: 3535.5,
-        notes: '  urgent ',
-        subtotal: 1,
-        grand_total: 1,
-        discount_amount: 999,
-        items: [
-          { charge_id: chargesOf(1).active, charge_name: '  Full Blood Count ', unit_price: 850, qty: 2 },
-          { charge_id: chargesOf(1).second, charge_name: 'Lipid', unit_price: 1.005, qty: 3 },
-        ],
+    const res = await answerOf(
+      t.api({ sub: 7, role: 'cashier' }).POST('/lab_bills', {
+        body: bill({
+          bill_date: date,
+          patient_id: 1,
+          patient_nic: '  901234567V ',
+          patient_age: 42,
+          payment_method: 'Cash',
+          discount_type: 'pct',
+          discount_value: 10,
+          received_amount: 10000,
+          balance_amount: 3535.5,
+          notes: '  urgent ',
+          subtotal: 1,
+          grand_total: 1,
+          discount_amount: 999,
+          items: [
+            { charge_id: chargesOf(1).active, charge_name: '  Full Blood Count ', unit_price: 850, qty: 2 },
+            { charge_id: chargesOf(1).second, charge_name: 'Lipid', unit_price: 1.005, qty: 3 },
+          ],
+        }),
       }),
-      { sub: 7, role: 'cashier' },
     );
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -336,70 +355,85 @@ describe('POST /lab_bills', () => {
     const store = 2;
     const before = await countBills(store);
     const body = Array.isArray(overrides) ? overrides : { ...bill({}, store), ...overrides };
-    const res = await t.post('/lab_bills', body);
+    const res = await answerOf(t.api().POST('/lab_bills', { body: refused(body) }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await countBills(store)).toBe(before);
   });
 
   it('answers 400 without a body', async () => {
-    const res = await t.post('/lab_bills');
+    const res = await answerOf(t.api().POST('/lab_bills', { body: refused(undefined) }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'Request body must be a JSON object.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Request body must be a JSON object.',
+      code: 'VALIDATION_FAILED',
+    });
   });
 
   it('answers 404 for a missing or inactive store and an unknown patient (rules 7 and 8)', async () => {
     for (const store_id of [999, 3]) {
-      const res = await t.post('/lab_bills', { ...bill(), store_id });
+      const res = await answerOf(t.api().POST('/lab_bills', { body: { ...bill(), store_id } }));
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, error: 'Store not found or inactive.' });
+      expect(res.body).toEqual({ success: false, error: 'Store not found or inactive.', code: 'STORE_NOT_FOUND' });
     }
-    const res = await t.post('/lab_bills', bill({ patient_id: 4242 }));
+    const res = await answerOf(t.api().POST('/lab_bills', { body: bill({ patient_id: 4242 }) }));
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: 'Patient not found.' });
+    expect(res.body).toEqual({ success: false, error: 'Patient not found.', code: 'PATIENT_NOT_FOUND' });
     // A store problem is reported before a patient problem.
-    const both = await t.post('/lab_bills', { ...bill({ patient_id: 4242 }), store_id: 3 });
+    const both = await answerOf(t.api().POST('/lab_bills', { body: { ...bill({ patient_id: 4242 }), store_id: 3 } }));
     expect(both.body.error).toBe('Store not found or inactive.');
   });
 
   it('answers 400 listing every charge that cannot be billed in the store (rule 9)', async () => {
     const before = await countBills(1);
     const line = (charge_id: number) => ({ charge_id, charge_name: 'x', unit_price: 1, qty: 1 });
-    const res = await t.post(
-      '/lab_bills',
-      bill({
-        items: [
-          line(chargesOf(1).active),
-          line(inactiveCharge),
-          line(deletedCharge),
-          line(chargesOf(2).active),
-          line(987654),
-        ],
+    const res = await answerOf(
+      t.api().POST('/lab_bills', {
+        body: bill({
+          items: [
+            line(chargesOf(1).active),
+            line(inactiveCharge),
+            line(deletedCharge),
+            line(chargesOf(2).active),
+            line(987654),
+          ],
+        }),
       }),
     );
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       success: false,
       error: `Invalid charge_id(s) for store 1: ${inactiveCharge}, ${deletedCharge}, ${chargesOf(2).active}, 987654. Each charge must be Active and belong to the bill's store.`,
+      code: 'BILL_CHARGES_INVALID',
+      field: 'items',
     });
     expect(await countBills(1)).toBe(before);
   });
 
   it('sees reference data as soon as it is published: a store opened later can bill', async () => {
-    const res = await t.post('/lab_bills', { ...bill(), store_id: 3 });
+    const res = await answerOf(t.api().POST('/lab_bills', { body: { ...bill(), store_id: 3 } }));
     expect(res.status).toBe(404);
     await t.seed({ stores: [{ id: 3, name: 'Closed branch', status: 'active' }] });
-    const charge = await t.post('/hospital_charges', {
-      store_id: 3,
-      charge_name: 'CBC',
-      charge_type: 'Lab',
-      amount: 1,
-    });
-    const created = await t.post('/lab_bills', {
-      ...bill(),
-      store_id: 3,
-      items: [{ charge_id: charge.body.charge_id, charge_name: 'CBC', unit_price: 1, qty: 1 }],
-    });
+    const charge = await answerOf(
+      t.api().POST('/hospital_charges', {
+        body: {
+          store_id: 3,
+          charge_name: 'CBC',
+          charge_type: 'Lab',
+          amount: 1,
+        },
+      }),
+    );
+    const created = await answerOf(
+      t.api().POST('/lab_bills', {
+        body: {
+          ...bill(),
+          store_id: 3,
+          items: [{ charge_id: charge.body.charge_id, charge_name: 'CBC', unit_price: 1, qty: 1 }],
+        },
+      }),
+    );
     expect(created.status).toBe(201);
     await t.seed({ stores: [{ id: 3, name: 'Closed branch', status: 'inactive' }] });
   });
@@ -427,37 +461,41 @@ describe('hostile input', () => {
     ],
   ])('answers 400 for %s and stores nothing', async (_name, overrides, error) => {
     const before = await countBills(2);
-    const res = await t.post('/lab_bills', { ...bill({}, 2), ...overrides });
+    const res = await answerOf(t.api().POST('/lab_bills', { body: refused({ ...bill({}, 2), ...overrides }) }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await countBills(2)).toBe(before);
   });
 
   it('ignores fields it does not take, storing and echoing none of them, even fields a read shows', async () => {
-    const res = await t.post('/lab_bills', {
-      ...bill({}, 2),
-      patient_email: 'a@b.c',
-      id: 1,
-      bill_number: 'LB-FORGED-0001',
-      status: 'cancelled',
-      is_deleted: true,
-      billed_by_name: 'Someone',
-      created_at: '2000-01-01 00:00:00',
-      updated_at: '2000-01-01 00:00:00',
-      $where: 'sleep(1000)',
-      nested: { $gt: '' },
-      items: [
-        {
-          charge_id: chargesOf(2).active,
-          charge_name: 'CBC',
-          unit_price: 850,
-          qty: 2,
-          line_total: 1,
-          id: 9,
-          bill_id: 9,
+    const res = await answerOf(
+      t.api().POST('/lab_bills', {
+        body: {
+          ...bill({}, 2),
+          patient_email: 'a@b.c',
+          id: 1,
+          bill_number: 'LB-FORGED-0001',
+          status: 'cancelled',
+          is_deleted: true,
+          billed_by_name: 'Someone',
+          created_at: '2000-01-01 00:00:00',
+          updated_at: '2000-01-01 00:00:00',
+          $where: 'sleep(1000)',
+          nested: { $gt: '' },
+          items: [
+            {
+              charge_id: chargesOf(2).active,
+              charge_name: 'CBC',
+              unit_price: 850,
+              qty: 2,
+              line_total: 1,
+              id: 9,
+              bill_id: 9,
+            },
+          ],
         },
-      ],
-    });
+      }),
+    );
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       success: true,
@@ -488,7 +526,9 @@ describe('hostile input', () => {
         line_total: 1700,
       },
     ]);
-    const listed = (await t.get(`/lab_bills?store_id=2&search=${encodeURIComponent(res.body.bill_number)}`)).body.bills;
+    const listed = (
+      await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 2, search: res.body.bill_number } } }))
+    ).body.bills;
     expect(listed.map((b: any) => b.id)).toEqual([res.body.bill_id]);
     expect(listed[0]).not.toHaveProperty('patient_email');
     // Nor does the database hold them.
@@ -506,16 +546,24 @@ describe('hostile input', () => {
 
   it('answers 413 for 10,000 items or a multi-megabyte string', async () => {
     const before = await countBills(2);
-    const many = await t.post(
-      '/lab_bills',
-      bill(
-        { items: Array.from({ length: 10_000 }, () => ({ charge_id: 1, charge_name: 'CBC', unit_price: 1, qty: 1 })) },
-        2,
-      ),
+    const many = await answerOf(
+      t.api().POST('/lab_bills', {
+        body: bill(
+          {
+            items: Array.from({ length: 10_000 }, () => ({
+              charge_id: 1,
+              charge_name: 'CBC',
+              unit_price: 1,
+              qty: 1,
+            })),
+          },
+          2,
+        ),
+      }),
     );
     expect(many.status).toBe(413);
-    expect(many.body).toEqual({ success: false, error: 'Request body is too large.' });
-    const huge = await t.post('/lab_bills', bill({ notes: 'x'.repeat(3 * 1024 * 1024) }, 2));
+    expect(many.body).toEqual({ success: false, error: 'Request body is too large.', code: 'BODY_TOO_LARGE' });
+    const huge = await answerOf(t.api().POST('/lab_bills', { body: bill({ notes: 'x'.repeat(3 * 1024 * 1024) }, 2) }));
     expect(huge.status).toBe(413);
     expect(await countBills(2)).toBe(before);
   });
@@ -526,7 +574,7 @@ describe('bill numbers under concurrency', () => {
     for (let round = 0; round < 3; round++) {
       const date = freshDate();
       const results = await Promise.all(
-        Array.from({ length: 50 }, () => t.post('/lab_bills', bill({ bill_date: date }))),
+        Array.from({ length: 50 }, () => answerOf(t.api().POST('/lab_bills', { body: bill({ bill_date: date }) }))),
       );
       expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
       const numbers = results.map((r) => r.body.bill_number as string).sort();
@@ -536,7 +584,9 @@ describe('bill numbers under concurrency', () => {
       );
       expect(numbers).toEqual(expected);
       // Read back: the stored bills carry exactly these numbers.
-      const listed = await t.get(`/lab_bills?store_id=1&date=${date}&per_page=100`);
+      const listed = await answerOf(
+        t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date, per_page: 100 } } }),
+      );
       expect(listed.body.total).toBe(50);
       expect(listed.body.bills.map((b: any) => b.bill_number).sort()).toEqual(expected);
     }
@@ -561,10 +611,16 @@ describe('bill numbers under concurrency', () => {
     } finally {
       await mongo.close();
     }
-    const res = await t.post('/lab_bills', bill({ bill_date: date }));
+    const res = await answerOf(t.api().POST('/lab_bills', { body: bill({ bill_date: date }) }));
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ success: false, error: 'Bill number conflict. Please retry.' });
-    expect((await t.get(`/lab_bills?store_id=1&date=${date}`)).body.total).toBe(0);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Bill number conflict. Please retry.',
+      code: 'BILL_NUMBER_CONFLICT',
+    });
+    expect(
+      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
+    ).toBe(0);
   });
 });
 
@@ -572,53 +628,85 @@ describe('Idempotency-Key', () => {
   it('returns the first bill again for a repeated create, and creates nothing more', async () => {
     const date = freshDate();
     const headers = { 'idempotency-key': `retry-${date}` };
-    const first = await t.post('/lab_bills', bill({ bill_date: date }), { headers });
-    const again = await t.post('/lab_bills', bill({ bill_date: date }), { headers });
+    const first = await answerOf(t.api({ headers }).POST('/lab_bills', { body: bill({ bill_date: date }) }));
+    const again = await answerOf(t.api({ headers }).POST('/lab_bills', { body: bill({ bill_date: date }) }));
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
-    expect((await t.get(`/lab_bills?store_id=1&date=${date}`)).body.total).toBe(1);
+    expect(
+      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
+    ).toBe(1);
   });
 
   it('creates one bill when the same key races', async () => {
     const date = freshDate();
     const headers = { 'idempotency-key': `race-${date}` };
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => t.post('/lab_bills', bill({ bill_date: date }), { headers })),
+      Array.from({ length: 8 }, () =>
+        answerOf(t.api({ headers }).POST('/lab_bills', { body: bill({ bill_date: date }) })),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(new Set(results.map((r) => r.body.bill_id)).size).toBe(1);
-    expect((await t.get(`/lab_bills?store_id=1&date=${date}`)).body.total).toBe(1);
+    expect(
+      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
+    ).toBe(1);
   });
 
   it('refuses a key reused for a different bill, and keeps keys of different callers apart', async () => {
     const date = freshDate();
     const headers = { 'idempotency-key': `reuse-${date}` };
-    await t.post('/lab_bills', bill({ bill_date: date }), { headers });
-    const different = await t.post('/lab_bills', bill({ bill_date: date, patient_name: 'Someone Else' }), { headers });
+    await answerOf(t.api({ headers }).POST('/lab_bills', { body: bill({ bill_date: date }) }));
+    const different = await answerOf(
+      t.api({ headers }).POST('/lab_bills', { body: bill({ bill_date: date, patient_name: 'Someone Else' }) }),
+    );
     expect(different.status).toBe(422);
     expect(different.body).toEqual({
       success: false,
       error: 'This Idempotency-Key was already used for a different request.',
+      code: 'IDEMPOTENCY_KEY_REUSED',
     });
-    const otherCaller = await t.post('/lab_bills', bill({ bill_date: date }), { headers, sub: 99 });
+    const otherCaller = await answerOf(
+      t.api({ headers, sub: 99 }).POST('/lab_bills', { body: bill({ bill_date: date }) }),
+    );
     expect(otherCaller.status).toBe(201);
-    expect((await t.get(`/lab_bills?store_id=1&date=${date}`)).body.total).toBe(2);
-    const bad = await t.post('/lab_bills', bill(), { headers: { 'idempotency-key': 'x'.repeat(101) } });
+    expect(
+      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
+    ).toBe(2);
+    const bad = await answerOf(
+      t.api({ headers: { 'idempotency-key': 'x'.repeat(101) } }).POST('/lab_bills', { body: bill() }),
+    );
     expect(bad.status).toBe(400);
   });
 });
 
 describe('GET /lab_bills', () => {
   it('requires store_id', async () => {
-    const res = await t.get('/lab_bills');
+    const res = await answerOf(t.api().GET('/lab_bills', { params: { query: refused({}) } }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'store_id is required.' });
-    const bad = await t.get('/lab_bills?store_id=x');
-    expect(bad.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
-    const badDate = await t.get('/lab_bills?store_id=1&from_date=yesterday');
+    expect(res.body).toEqual({
+      success: false,
+      error: 'store_id is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
+    const bad = await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: refused('x') } } }));
+    expect(bad.body).toEqual({
+      success: false,
+      error: 'store_id must be a positive integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
+    const badDate = await answerOf(
+      t.api().GET('/lab_bills', { params: { query: { store_id: 1, from_date: 'yesterday' } } }),
+    );
     expect(badDate.status).toBe(400);
-    expect(badDate.body).toEqual({ success: false, error: 'from_date must be a date in YYYY-MM-DD format.' });
+    expect(badDate.body).toEqual({
+      success: false,
+      error: 'from_date must be a date in YYYY-MM-DD format.',
+      code: 'VALIDATION_FAILED',
+      field: 'from_date',
+    });
   });
 
   it('filters by date, range, method, status and search; ignores unknown filter values', async () => {
@@ -638,7 +726,7 @@ describe('GET /lab_bills', () => {
     });
     const c = await mk({ bill_date: '2090-03-03', payment_method: 'Online', patient_name: 'Gamma Silva' });
     const d = await mk({ bill_date: '2090-03-04', payment_method: 'Card' });
-    await t.del(`/lab_bills/${d.bill_id}`);
+    await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: d.bill_id } } }));
 
     const ids = async (query: string) =>
       (await t.get(`/lab_bills?store_id=${store}${query}`)).body.bills
@@ -669,9 +757,16 @@ describe('GET /lab_bills', () => {
     expect(await ids(`&search=${encodeURIComponent('perera0770')}`)).toEqual([]);
     expect(await ids(`&search=${encodeURIComponent('alpha\tperera')}`)).toEqual([]);
     for (const control of ['\u001f', 'perera\u001f077', '\u0000', '\u007f']) {
-      const refused = await t.get(`/lab_bills?store_id=${store}&search=${encodeURIComponent(control)}`);
+      const refused = await answerOf(
+        t.api().GET('/lab_bills', { params: { query: { store_id: store, search: control } } }),
+      );
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({ success: false, error: 'search must not contain control characters.' });
+      expect(refused.body).toEqual({
+        success: false,
+        error: 'search must not contain control characters.',
+        code: 'VALIDATION_FAILED',
+        field: 'search',
+      });
     }
   });
 
@@ -681,7 +776,10 @@ describe('GET /lab_bills', () => {
     const found = async (query: string) =>
       (await t.get(`/lab_bills?store_id=${store}&search=herath${query}`)).body.bills.map((b: any) => b.id);
     const change = async (body: Record<string, unknown>) =>
-      expect((await t.put(`/lab_bills/${bill_id}`, body)).status).toBe(200);
+      expect(
+        (await answerOf(t.api().PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } }, body: body })))
+          .status,
+      ).toBe(200);
     expect(await found('&payment_method=Cash&payment_status=Paid')).toEqual([bill_id]);
     await change({ notes: 'called back' });
     expect(await found('&payment_method=Cash&payment_status=Paid')).toEqual([bill_id]);
@@ -689,7 +787,9 @@ describe('GET /lab_bills', () => {
     expect(await found('&payment_method=Card&payment_status=Pending')).toEqual([bill_id]);
     expect(await found('&payment_method=Cash')).toEqual([]);
     expect(await found('&payment_status=Paid')).toEqual([]);
-    expect((await t.del(`/lab_bills/${bill_id}`)).status).toBe(200);
+    expect(
+      (await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } } }))).status,
+    ).toBe(200);
     expect(await found('')).toEqual([]);
   });
 
@@ -710,10 +810,20 @@ describe('GET /lab_bills', () => {
     expect(await page('&page=-3&per_page=0')).toMatchObject({ page: 1, per_page: 1, count: 1, pages: 7 });
     expect(await page('&per_page=500')).toMatchObject({ per_page: 100, count: 7 });
     expect(await page('&page=&per_page=')).toMatchObject({ per_page: 20, page: 1 });
-    const notNumbers = await t.get(`/lab_bills?store_id=${store}&page=xyz`);
+    const notNumbers = await answerOf(
+      t.api().GET('/lab_bills', { params: { query: { store_id: store, page: refused('xyz') } } }),
+    );
     expect(notNumbers.status).toBe(400);
-    expect(notNumbers.body).toEqual({ success: false, error: 'page must be an integer.' });
-    expect((await t.get(`/lab_bills?store_id=${store}&per_page=1.5`)).body.error).toBe('per_page must be an integer.');
+    expect(notNumbers.body).toEqual({
+      success: false,
+      error: 'page must be an integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'page',
+    });
+    expect(
+      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: store, per_page: refused('1.5') } } })))
+        .body.error,
+    ).toBe('per_page must be an integer.');
     expect((await page('&date=1999-01-01')).pages).toBe(1);
   });
 
@@ -746,14 +856,20 @@ describe('GET /lab_bills', () => {
         ids.push(...(await t.get(`/lab_bills?${query}&page=${page}`)).body.bills.map((b: any) => b.id));
       expect({ method, ids }).toEqual({ method, ids: newestFirst(method) });
     }
-    const reversed = (await t.get(`/lab_bills?store_id=${store}&from_date=${dates[3]}&to_date=${dates[0]}`)).body;
+    const reversed = (
+      await answerOf(
+        t.api().GET('/lab_bills', { params: { query: { store_id: store, from_date: dates[3], to_date: dates[0] } } }),
+      )
+    ).body;
     expect(reversed).toMatchObject({ success: true, total: 0, count: 0, bills: [] });
   });
 
   it('orders bills of the same second by id, newest id first', async () => {
     const store = LIST_STORES[6]!;
     await Promise.all(Array.from({ length: 8 }, () => createBill({}, {}, store)));
-    const rows: Array<{ id: number; created_at: string }> = (await t.get(`/lab_bills?store_id=${store}`)).body.bills;
+    const rows: Array<{ id: number; created_at: string }> = (
+      await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: store } } }))
+    ).body.bills;
     expect(rows).toHaveLength(8);
     for (let i = 1; i < rows.length; i++) {
       const [newer, older] = [rows[i - 1]!, rows[i]!]; // 1 <= i < rows.length
@@ -767,7 +883,7 @@ describe('GET /lab_bills', () => {
     const store = LIST_STORES[2]!;
     await createBill({}, { sub: 7, role: 'cashier' }, store);
     await createBill({ billed_by: 555 }, {}, store);
-    const { bills } = (await t.get(`/lab_bills?store_id=${store}`)).body;
+    const { bills } = (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: store } } }))).body;
     expect(bills.map((b: any) => [b.billed_by, b.billed_by_name])).toEqual([
       [555, null],
       [7, 'Kasun Silva'],
@@ -782,11 +898,11 @@ describe('GET /lab_bills', () => {
 describe('GET /lab_bills/{id}', () => {
   it('answers 404 for a missing, cancelled or malformed id', async () => {
     const created = await createBill();
-    await t.del(`/lab_bills/${created.bill_id}`);
+    await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }));
     for (const id of [String(created.bill_id), '99999999', 'abc', '1.5']) {
-      const res = await t.get(`/lab_bills/${id}`);
+      const res = await answerOf(t.api().GET('/lab_bills/{bill_id}', { params: { path: { bill_id: refused(id) } } }));
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, error: 'Bill not found.' });
+      expect(res.body).toEqual({ success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' });
     }
   });
 });
@@ -800,14 +916,19 @@ describe('PUT /lab_bills/{id}', () => {
       notes: 'before',
     });
     const read = await readBill(created.bill_id);
-    const res = await t.put(`/lab_bills/${created.bill_id}`, {
-      ...read,
-      notes: 'after',
-      grand_total: 0,
-      status: 'cancelled',
-      store_id: 2,
-      bill_number: 'X',
-    });
+    const res = await answerOf(
+      t.api().PUT('/lab_bills/{bill_id}', {
+        params: { path: { bill_id: created.bill_id } },
+        body: {
+          ...read,
+          notes: 'after',
+          grand_total: 0,
+          status: 'cancelled',
+          store_id: 2,
+          bill_number: 'X',
+        },
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Lab bill updated successfully.' });
     const after = await readBill(created.bill_id);
@@ -825,11 +946,16 @@ describe('PUT /lab_bills/{id}', () => {
       balance_amount: 150,
       notes: 'keep',
     });
-    const res = await t.put(`/lab_bills/${created.bill_id}`, {
-      payment_status: 'Pending',
-      received_amount: null,
-      notes: '   ',
-    });
+    const res = await answerOf(
+      t.api().PUT('/lab_bills/{bill_id}', {
+        params: { path: { bill_id: created.bill_id } },
+        body: {
+          payment_status: 'Pending',
+          received_amount: null,
+          notes: '   ',
+        },
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Lab bill updated successfully.' });
     const stored = await readBill(created.bill_id);
@@ -841,12 +967,17 @@ describe('PUT /lab_bills/{id}', () => {
       notes: null,
     });
     expect(stored.updated_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-    await t.put(`/lab_bills/${created.bill_id}`, {
-      payment_method: 'Online',
-      payment_status: '',
-      balance_amount: 10.005,
-      notes: ' paid online ',
-    });
+    await answerOf(
+      t.api().PUT('/lab_bills/{bill_id}', {
+        params: { path: { bill_id: created.bill_id } },
+        body: {
+          payment_method: 'Online',
+          payment_status: '',
+          balance_amount: 10.005,
+          notes: ' paid online ',
+        },
+      }),
+    );
     expect(await readBill(created.bill_id)).toMatchObject({
       payment_status: 'Pending',
       payment_method: 'Online',
@@ -855,7 +986,12 @@ describe('PUT /lab_bills/{id}', () => {
       grand_total: 850,
     });
     // A null enum counts as not supplied, like a blank one; null notes clear them.
-    const nulls = await t.put(`/lab_bills/${created.bill_id}`, { payment_status: null, notes: null });
+    const nulls = await answerOf(
+      t.api().PUT('/lab_bills/{bill_id}', {
+        params: { path: { bill_id: created.bill_id } },
+        body: { payment_status: null, notes: null },
+      }),
+    );
     expect(nulls.status).toBe(200);
     expect(await readBill(created.bill_id)).toMatchObject({ payment_status: 'Pending', notes: null });
   });
@@ -873,10 +1009,19 @@ describe('PUT /lab_bills/{id}', () => {
     const created = await createBill({ notes: 'original' });
     const res =
       body === undefined
-        ? await t.put(`/lab_bills/${created.bill_id}`)
-        : await t.put(`/lab_bills/${created.bill_id}`, body);
+        ? await answerOf(
+            t.api().PUT('/lab_bills/{bill_id}', {
+              params: { path: { bill_id: created.bill_id } },
+              body: refused(undefined),
+            }),
+          )
+        : await answerOf(
+            t
+              .api()
+              .PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } }, body: refused(body) }),
+          );
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await readBill(created.bill_id)).toMatchObject({
       notes: 'original',
       updated_at: null,
@@ -885,13 +1030,31 @@ describe('PUT /lab_bills/{id}', () => {
   });
 
   it('checks the body before the bill, and answers 404 for a missing or cancelled bill', async () => {
-    expect((await t.put('/lab_bills/99999999', { payment_status: 'x' })).status).toBe(400);
-    const missing = await t.put('/lab_bills/99999999', { payment_status: 'Paid' });
+    expect(
+      (
+        await answerOf(
+          t.api().PUT('/lab_bills/{bill_id}', {
+            params: { path: { bill_id: 99999999 } },
+            body: { payment_status: refused('x') },
+          }),
+        )
+      ).status,
+    ).toBe(400);
+    const missing = await answerOf(
+      t
+        .api()
+        .PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: 99999999 } }, body: { payment_status: 'Paid' } }),
+    );
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, error: 'Bill not found.' });
+    expect(missing.body).toEqual({ success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' });
     const created = await createBill();
-    await t.del(`/lab_bills/${created.bill_id}`);
-    const cancelled = await t.put(`/lab_bills/${created.bill_id}`, { payment_status: 'Pending' });
+    await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }));
+    const cancelled = await answerOf(
+      t.api().PUT('/lab_bills/{bill_id}', {
+        params: { path: { bill_id: created.bill_id } },
+        body: { payment_status: 'Pending' },
+      }),
+    );
     expect(cancelled.status).toBe(404);
   });
 });
@@ -900,9 +1063,15 @@ describe('DELETE /lab_bills/{id}', () => {
   it('is for admins only', async () => {
     const created = await createBill();
     for (const role of ['cashier', 'receptionist']) {
-      const res = await t.del(`/lab_bills/${created.bill_id}`, { role });
+      const res = await answerOf(
+        t.api({ role }).DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }),
+      );
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ success: false, error: 'You do not have permission to perform this action.' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'You do not have permission to perform this action.',
+        code: 'FORBIDDEN',
+      });
     }
     expect((await readBill(created.bill_id)).status).toBe('active');
   });
@@ -910,15 +1079,24 @@ describe('DELETE /lab_bills/{id}', () => {
   it('cancels: the bill disappears from every read', async () => {
     const store = LIST_STORES[3]!;
     const created = await createBill({}, {}, store);
-    const res = await t.del(`/lab_bills/${created.bill_id}`);
+    const res = await answerOf(
+      t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Lab bill cancelled successfully.' });
-    expect((await t.get(`/lab_bills/${created.bill_id}`)).status).toBe(404);
-    expect((await t.get(`/lab_bills?store_id=${store}`)).body.total).toBe(0);
-    expect((await t.get(`/lab_bills/summary?store_id=${store}`)).body.summary.total_bills).toBe(0);
-    const again = await t.del(`/lab_bills/${created.bill_id}`);
+    expect(
+      (await answerOf(t.api().GET('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }))).status,
+    ).toBe(404);
+    expect((await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: store } } }))).body.total).toBe(0);
+    expect(
+      (await answerOf(t.api().GET('/lab_bills/summary', { params: { query: { store_id: store } } }))).body.summary
+        .total_bills,
+    ).toBe(0);
+    const again = await answerOf(
+      t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }),
+    );
     expect(again.status).toBe(404);
-    expect(again.body).toEqual({ success: false, error: 'Bill not found.' });
+    expect(again.body).toEqual({ success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' });
   });
 });
 
@@ -931,9 +1109,16 @@ describe('updates racing a cancel', () => {
     const outcomes = await Promise.all(
       created.map(async ({ bill_id }) => {
         const [status, cancel, notes] = await Promise.all([
-          t.put(`/lab_bills/${bill_id}`, { payment_status: 'Pending' }),
-          t.del(`/lab_bills/${bill_id}`),
-          t.put(`/lab_bills/${bill_id}`, { notes: 'raced' }),
+          answerOf(
+            t.api().PUT('/lab_bills/{bill_id}', {
+              params: { path: { bill_id: bill_id } },
+              body: { payment_status: 'Pending' },
+            }),
+          ),
+          answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } } })),
+          answerOf(
+            t.api().PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } }, body: { notes: 'raced' } }),
+          ),
         ]);
         return { bill_id, statuses: [status.status, cancel.status, notes.status] };
       }),
@@ -942,18 +1127,30 @@ describe('updates racing a cancel', () => {
       expect(statuses[1]).toBe(200); // nothing else cancels these bills
       // Each update came either before the cancel (200) or after it (404).
       for (const status of [statuses[0], statuses[2]]) expect([200, 404]).toContain(status);
-      expect((await t.get(`/lab_bills/${bill_id}`)).status).toBe(404);
+      expect(
+        (await answerOf(t.api().GET('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } } }))).status,
+      ).toBe(404);
     }
     expect(await countBills(store)).toBe(0);
-    expect((await t.get(`/lab_bills/summary?store_id=${store}`)).body.summary.total_bills).toBe(0);
+    expect(
+      (await answerOf(t.api().GET('/lab_bills/summary', { params: { query: { store_id: store } } }))).body.summary
+        .total_bills,
+    ).toBe(0);
   });
 
   it('keep both of two concurrent updates to different fields', async () => {
     const created = await Promise.all(Array.from({ length: 8 }, () => createBill({ payment_method: 'Cash' })));
     await Promise.all(
       created.flatMap(({ bill_id }) => [
-        t.put(`/lab_bills/${bill_id}`, { payment_status: 'Pending' }),
-        t.put(`/lab_bills/${bill_id}`, { notes: 'both kept' }),
+        answerOf(
+          t.api().PUT('/lab_bills/{bill_id}', {
+            params: { path: { bill_id: bill_id } },
+            body: { payment_status: 'Pending' },
+          }),
+        ),
+        answerOf(
+          t.api().PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } }, body: { notes: 'both kept' } }),
+        ),
       ]),
     );
     for (const { bill_id } of created)
@@ -963,8 +1160,13 @@ describe('updates racing a cancel', () => {
 
 describe('GET /lab_bills/summary', () => {
   it('requires store_id and answers zeros when nothing matches', async () => {
-    expect((await t.get('/lab_bills/summary')).body).toEqual({ success: false, error: 'store_id is required.' });
-    const res = await t.get('/lab_bills/summary?store_id=999');
+    expect((await answerOf(t.api().GET('/lab_bills/summary', { params: { query: refused({}) } }))).body).toEqual({
+      success: false,
+      error: 'store_id is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
+    const res = await answerOf(t.api().GET('/lab_bills/summary', { params: { query: { store_id: 999 } } }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
@@ -1014,9 +1216,10 @@ describe('GET /lab_bills/summary', () => {
       {},
       store,
     );
-    await t.del(`/lab_bills/${cancelled.bill_id}`);
+    await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: cancelled.bill_id } } }));
 
-    const all = (await t.get(`/lab_bills/summary?store_id=${store}`)).body.summary;
+    const all = (await answerOf(t.api().GET('/lab_bills/summary', { params: { query: { store_id: store } } }))).body
+      .summary;
     // Card bill: 300.30 - round(300.30 x 33.333%, 2) = 300.30 - 100.10 = 200.20
     // Online bill: 39.98 - 0.99 = 38.99
     expect(all).toEqual({
@@ -1033,10 +1236,21 @@ describe('GET /lab_bills/summary', () => {
       card_revenue: 200.2,
       online_revenue: 38.99,
     });
-    const day = (await t.get(`/lab_bills/summary?store_id=${store}&date=2090-05-01&from_date=2090-05-02`)).body.summary;
+    const day = (
+      await answerOf(
+        t.api().GET('/lab_bills/summary', {
+          params: { query: { store_id: store, date: '2090-05-01', from_date: '2090-05-02' } },
+        }),
+      )
+    ).body.summary;
     expect(day).toMatchObject({ total_bills: 2, total_revenue: 0.3, cash_revenue: 0.3, card_count: 0 });
-    const range = (await t.get(`/lab_bills/summary?store_id=${store}&from_date=2090-05-02&to_date=2090-05-03`)).body
-      .summary;
+    const range = (
+      await answerOf(
+        t.api().GET('/lab_bills/summary', {
+          params: { query: { store_id: store, from_date: '2090-05-02', to_date: '2090-05-03' } },
+        }),
+      )
+    ).body.summary;
     expect(range).toMatchObject({ total_bills: 2, total_revenue: 239.19, pending_count: 1, online_revenue: 38.99 });
   });
 
@@ -1048,7 +1262,12 @@ describe('GET /lab_bills/summary', () => {
       {},
       store,
     );
-    const summary = async () => (await t.get(`/lab_bills/summary?store_id=${store}&date=2090-06-01`)).body.summary;
+    const summary = async () =>
+      (
+        await answerOf(
+          t.api().GET('/lab_bills/summary', { params: { query: { store_id: store, date: '2090-06-01' } } }),
+        )
+      ).body.summary;
     const pending = {
       total_bills: 1,
       paid_count: 0,
@@ -1074,12 +1293,27 @@ describe('GET /lab_bills/summary', () => {
     const registered = await tokens();
     expect(registered).toHaveLength(2);
 
-    expect((await t.put(`/lab_bills/${bill_id}`, { notes: 'fasting' })).status).toBe(200);
+    expect(
+      (
+        await answerOf(
+          t.api().PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } }, body: { notes: 'fasting' } }),
+        )
+      ).status,
+    ).toBe(200);
     expect(await summary()).toMatchObject(pending);
     expect((await readBill(bill_id)).notes).toBe('fasting');
     expect(await tokens()).toEqual(registered);
 
-    expect((await t.put(`/lab_bills/${bill_id}`, { payment_status: 'Paid', payment_method: 'Card' })).status).toBe(200);
+    expect(
+      (
+        await answerOf(
+          t.api().PUT('/lab_bills/{bill_id}', {
+            params: { path: { bill_id: bill_id } },
+            body: { payment_status: 'Paid', payment_method: 'Card' },
+          }),
+        )
+      ).status,
+    ).toBe(200);
     const [dayToken, monthToken] = await tokens();
     await mongo.close();
     expect(dayToken).not.toBe(registered[0]);
@@ -1093,11 +1327,19 @@ describe('GET /lab_bills/summary', () => {
       cash_revenue: 0,
       card_revenue: 241,
     });
-    const list = (await t.get(`/lab_bills?store_id=${store}&payment_method=Card&payment_status=Paid`)).body;
+    const list = (
+      await answerOf(
+        t.api().GET('/lab_bills', {
+          params: { query: { store_id: store, payment_method: 'Card', payment_status: 'Paid' } },
+        }),
+      )
+    ).body;
     expect(list.total).toBe(1);
     expect(list.bills[0].notes).toBe('fasting');
 
-    expect((await t.del(`/lab_bills/${bill_id}`)).status).toBe(200);
+    expect(
+      (await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } } }))).status,
+    ).toBe(200);
     expect(await summary()).toMatchObject({ total_bills: 0, total_revenue: 0 });
   });
 
@@ -1121,7 +1363,9 @@ describe('GET /lab_bills/summary', () => {
     expect(await revenue('&from_date=2090-06-01&to_date=2090-06-30')).toBe(10);
 
     // A write to the whole month, then to an edge day: each read answers it at once.
-    expect((await t.del(`/lab_bills/${june.bill_id}`)).status).toBe(200);
+    expect(
+      (await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: june.bill_id } } }))).status,
+    ).toBe(200);
     expect(await revenue(range)).toBe(101);
     expect(await revenue('')).toBe(3101);
     await dated('2090-07-01', 1000);
@@ -1136,8 +1380,13 @@ describe('events', () => {
     const reader = await EventReader.start(nc, 'BILLING_EVENTS');
     try {
       const created = await createBill({ payment_method: 'Cash', received_amount: 900 });
-      await t.put(`/lab_bills/${created.bill_id}`, { payment_status: 'Pending' });
-      await t.del(`/lab_bills/${created.bill_id}`);
+      await answerOf(
+        t.api().PUT('/lab_bills/{bill_id}', {
+          params: { path: { bill_id: created.bill_id } },
+          body: { payment_status: 'Pending' },
+        }),
+      );
+      await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }));
       const events = await reader.waitFor((e) => e.event.data.bill.id === created.bill_id, 3);
       expect(events.map((e) => e.subject)).toEqual([
         EventSubjects.billCreated,

@@ -259,17 +259,17 @@ export class BranchFixtures {
 
 /** What a token limited to OWN is answered when `route` acts on OTHER. */
 export function refusalOf(route: HttpRoute): Answer {
-  const notFound = (error: string) => ({ status: 404, body: { success: false, error } });
+  const notFound = (error: string, code: string) => ({ status: 404, body: { success: false, error, code } });
   switch (route.branchScope) {
     case 'named':
     case 'listed':
-      return { status: 403, body: { success: false, error: BRANCH_MESSAGES.notAllowed } };
+      return { status: 403, body: { success: false, error: BRANCH_MESSAGES.notAllowed, code: 'BRANCH_NOT_ALLOWED' } };
     case 'doctor':
-      return notFound(SESSIONS_MESSAGES.doctorNotFound);
+      return notFound(SESSIONS_MESSAGES.doctorNotFound, 'DOCTOR_NOT_FOUND');
     case 'record':
-      if (route.url.startsWith('/lab_bills')) return notFound(BILLING_MESSAGES.notFound);
-      if (route.url.startsWith('/hospital_charges')) return notFound(CATALOGUE_MESSAGES.notFound);
-      return notFound(SESSIONS_MESSAGES.notFound);
+      if (route.url.startsWith('/lab_bills')) return notFound(BILLING_MESSAGES.notFound, 'BILL_NOT_FOUND');
+      if (route.url.startsWith('/hospital_charges')) return notFound(CATALOGUE_MESSAGES.notFound, 'CHARGE_NOT_FOUND');
+      return notFound(SESSIONS_MESSAGES.notFound, 'SESSION_NOT_FOUND');
   }
 }
 

@@ -29,7 +29,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const noBranch = { status: 403, body: { success: false, error: BRANCH_MESSAGES.noBranch } };
+const noBranch = { status: 403, body: { success: false, error: BRANCH_MESSAGES.noBranch, code: 'BRANCH_REQUIRED' } };
 
 describe.each(TRANSPORTS)('over %s', (via) => {
   const send = (route: HttpRoute, call: Call, token: string) => fx.send(via, route, call, token);
@@ -46,7 +46,10 @@ describe.each(TRANSPORTS)('over %s', (via) => {
       } else {
         // An admin-only route: a staff role is refused for its role, as before.
         const res = await send(route, await fx.call(route, OWN), t.token('cashier', 51));
-        expect(res).toEqual({ status: 403, body: { success: false, error: AUTH_MESSAGES.forbidden } });
+        expect(res).toEqual({
+          status: 403,
+          body: { success: false, error: AUTH_MESSAGES.forbidden, code: 'FORBIDDEN' },
+        });
       }
       const admin = await send(route, await fx.call(route, OTHER), t.token('admin', 52));
       expect(outcome(admin)).toEqual({ status: successStatus(route), success: true });

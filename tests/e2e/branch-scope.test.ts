@@ -136,7 +136,12 @@ it("keeps a bill's charges to its branch: another branch's charge on a bill of t
   const res = await t.post('/lab_bills', bill, { token: t.token('cashier', 45, 3600, [OWN]) });
   expect({ status: res.status, body: res.body }).toEqual({
     status: 400,
-    body: { success: false, error: BILLING_MESSAGES.invalidCharges(OWN, [fx.charge[OTHER]]) },
+    body: {
+      success: false,
+      error: BILLING_MESSAGES.invalidCharges(OWN, [fx.charge[OTHER]]),
+      code: 'BILL_CHARGES_INVALID',
+      field: 'items',
+    },
   });
 });
 
@@ -151,7 +156,7 @@ it("has the catalogue refuse billing's charge check for a branch outside the cal
     );
   expect(await check(t.token('cashier', 46, 3600, [OWN]), OTHER)).toEqual({
     status: 403,
-    body: { success: false, error: BRANCH_MESSAGES.notAllowed },
+    body: { success: false, error: BRANCH_MESSAGES.notAllowed, code: 'BRANCH_NOT_ALLOWED' },
   });
   expect(await check(t.token('cashier', 46, 3600, [OWN, OTHER]), OTHER)).toEqual({
     status: 200,
@@ -168,7 +173,7 @@ it('refuses a store_ids claim that is not a list of branch ids, at the gateway a
       role: 'cashier',
       store_ids: storeIds,
     });
-    const expected = { status: 401, body: { success: false, error: TOKEN_MESSAGES.storeIds } };
+    const expected = { status: 401, body: { success: false, error: TOKEN_MESSAGES.storeIds, code: 'TOKEN_INVALID' } };
     expect({ storeIds, http: await fx.send('HTTP', route, call, token) }).toEqual({ storeIds, http: expected });
     expect({ storeIds, nats: await fx.send('NATS', route, call, token) }).toEqual({ storeIds, nats: expected });
   }

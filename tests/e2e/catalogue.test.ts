@@ -4,7 +4,8 @@ import utc from 'dayjs/plugin/utc';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
 import { CatalogueSubjects, EventSubjects, HeaderNames } from '@clinic/contracts';
 import { EventReader } from './events';
-import { startTestStack, TEST_TZ, type TestStack } from './harness';
+import type { operations } from '@clinic/client';
+import { answerOf, failureOf, refused, startTestStack, TEST_TZ, type TestStack } from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -23,7 +24,10 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const valid = (storeId: number, overrides: Record<string, unknown> = {}) => ({
+type NewCharge = operations['createHospitalCharge']['requestBody']['content']['application/json'];
+
+/** A valid new charge, as the typed client takes one; `overrides` may make it invalid (the tests of refusals). */
+const valid = (storeId: number, overrides: Record<string, unknown> = {}): NewCharge => ({
   charge_name: 'Full Blood Count',
   charge_type: 'Lab',
   amount: 850,
@@ -31,8 +35,8 @@ const valid = (storeId: number, overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-async function create(body: Record<string, unknown>, opts = {}) {
-  return t.post('/hospital_charges', body, opts);
+async function create(body: NewCharge, opts = {}) {
+  return answerOf(t.api(opts).POST('/hospital_charges', { body }));
 }
 
 async function listAll(storeId: number, query = '') {
@@ -49,7 +53,9 @@ describe('POST /hospital_charges', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ success: true, message: 'Charge created successfully.', charge_id: expect.any(Number) });
 
-    const got = await t.get(`/hospital_charges/${res.body.charge_id}`);
+    const got = await answerOf(
+      t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: res.body.charge_id } } }),
+    );
     expect(got.status).toBe(200);
     expect(got.body).toEqual({
       success: true,
@@ -79,7 +85,11 @@ describe('POST /hospital_charges', () => {
       role: 'cashier',
     });
     expect(res.status).toBe(201);
-    const { charge } = (await t.get(`/hospital_charges/${res.body.charge_id}`)).body;
+    const { charge } = (
+      await answerOf(
+        t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: res.body.charge_id } } }),
+      )
+    ).body;
     expect(charge).toMatchObject({ amount: 10.01, status: 'Inactive', notes: null, created_by: 'nurse-ann' });
   });
 
@@ -130,9 +140,12 @@ describe('POST /hospital_charges', () => {
     ],
   ])('answers 400 for %s and stores nothing', async (_name, body, error) => {
     const before = await listAll(1);
-    const res = body === undefined ? await t.post('/hospital_charges') : await create(body as Record<string, unknown>);
+    const res =
+      body === undefined
+        ? await answerOf(t.api().POST('/hospital_charges', { body: refused(undefined) }))
+        : await create(refused(body));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await listAll(1)).toEqual(before);
   });
 
@@ -141,7 +154,11 @@ describe('POST /hospital_charges', () => {
     expect((await create(valid(store, { charge_name: 'Lipid Profile' }))).status).toBe(201);
     const again = await create(valid(store, { charge_name: '  lipid   PROFILE ' }));
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ success: false, error: 'A charge with this name already exists in this store.' });
+    expect(again.body).toEqual({
+      success: false,
+      error: 'A charge with this name already exists in this store.',
+      code: 'CHARGE_NAME_TAKEN',
+    });
     // Another store may use the name.
     expect((await create(valid(freshStore(), { charge_name: 'Lipid Profile' }))).status).toBe(201);
     expect(await listAll(store)).toHaveLength(1);
@@ -150,7 +167,13 @@ describe('POST /hospital_charges', () => {
   it('lets a deleted charge name be used again', async () => {
     const store = freshStore();
     const first = await create(valid(store, { charge_name: 'ECG' }));
-    expect((await t.del(`/hospital_charges/${first.body.charge_id}`)).status).toBe(200);
+    expect(
+      (
+        await answerOf(
+          t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: first.body.charge_id } } }),
+        )
+      ).status,
+    ).toBe(200);
     const second = await create(valid(store, { charge_name: 'ECG' }));
     expect(second.status).toBe(201);
     expect((await listAll(store)).map((c) => c.id)).toEqual([second.body.charge_id]);
@@ -181,7 +204,7 @@ describe('hostile input', () => {
     const store = freshStore();
     const res = await create(valid(store, overrides));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await listAll(store)).toEqual([]);
   });
 
@@ -202,6 +225,7 @@ describe('hostile input', () => {
       expect(refused.body).toEqual({
         success: false,
         error: 'Request body must not contain __proto__ or constructor.prototype keys.',
+        code: 'BODY_FORBIDDEN_KEYS',
       });
     }
     expect(await listAll(store)).toHaveLength(1);
@@ -211,7 +235,11 @@ describe('hostile input', () => {
     const store = freshStore();
     await create(valid(store, { charge_name: 'Visible' }));
     // `charge_type={"$ne":1}` is a literal type name that no charge has.
-    const res = await t.get(`/hospital_charges?store_id=${store}&charge_type=%7B%22%24ne%22%3A1%7D`);
+    const res = await answerOf(
+      t
+        .api()
+        .GET('/hospital_charges', { params: { query: { store_id: store, charge_type: '%7B%22%24ne%22%3A1%7D' } } }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.charges).toEqual([]);
     // `status[$ne]=x` is a parameter named "status[$ne]": ignored.
@@ -219,18 +247,33 @@ describe('hostile input', () => {
     expect(bracket.body.charges.map((c: any) => c.charge_name)).toEqual(['Visible']);
     const injected = await t.get(`/hospital_charges?store_id[$gt]=0`);
     expect(injected.status).toBe(400);
-    expect(injected.body).toEqual({ success: false, error: 'store_id is required.' });
+    expect(injected.body).toEqual({
+      success: false,
+      error: 'store_id is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
   });
 });
 
 describe('GET /hospital_charges', () => {
   it('requires store_id', async () => {
-    const res = await t.get('/hospital_charges');
+    const res = await answerOf(t.api().GET('/hospital_charges', { params: { query: refused({}) } }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'store_id is required.' });
-    const bad = await t.get('/hospital_charges?store_id=abc');
+    expect(res.body).toEqual({
+      success: false,
+      error: 'store_id is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
+    const bad = await answerOf(t.api().GET('/hospital_charges', { params: { query: { store_id: refused('abc') } } }));
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
+    expect(bad.body).toEqual({
+      success: false,
+      error: 'store_id must be a positive integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
   });
 
   it('filters by status, type and search, orders by name and counts', async () => {
@@ -244,7 +287,7 @@ describe('GET /hospital_charges', () => {
     await create(valid(store, { charge_name: 'a.b*c', charge_type: 'General', amount: 1 }));
     await create(valid(other, { charge_name: 'ECG', charge_type: 'General', amount: 1 }));
 
-    const all = await t.get(`/hospital_charges?store_id=${store}`);
+    const all = await answerOf(t.api().GET('/hospital_charges', { params: { query: { store_id: store } } }));
     expect(all.body.count).toBe(4);
     expect(all.body.charges.map((c: any) => c.charge_name)).toEqual([
       'a.b*c',
@@ -271,7 +314,9 @@ describe('GET /hospital_charges', () => {
     const store = freshStore();
     await create(valid(store, { charge_name: 'a'.repeat(60) }));
     const started = Date.now();
-    const res = await t.get(`/hospital_charges?store_id=${store}&search=${encodeURIComponent('(a+)+$')}`);
+    const res = await answerOf(
+      t.api().GET('/hospital_charges', { params: { query: { store_id: store, search: '(a+)+$' } } }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.charges).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -281,9 +326,11 @@ describe('GET /hospital_charges', () => {
 describe('GET /hospital_charges/{id}', () => {
   it('answers 404 for a missing or malformed id', async () => {
     for (const id of ['999999', 'abc', '0', '-1']) {
-      const res = await t.get(`/hospital_charges/${id}`);
+      const res = await answerOf(
+        t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: refused(id) } } }),
+      );
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, error: 'Charge not found.' });
+      expect(res.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
     }
   });
 });
@@ -292,14 +339,17 @@ describe('PUT /hospital_charges/{id}', () => {
   it('replaces the fields, records who and when, and treats an omitted status as Active', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { status: 'Inactive', notes: 'old' }));
-    const res = await t.put(
-      `/hospital_charges/${body.charge_id}`,
-      { charge_name: 'FBC', charge_type: 'General', amount: 99.999 },
-      { sub: 42, role: 'cashier' },
+    const res = await answerOf(
+      t.api({ sub: 42, role: 'cashier' }).PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: { charge_name: 'FBC', charge_type: 'General', amount: 99.999 },
+      }),
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
-    const { charge } = (await t.get(`/hospital_charges/${body.charge_id}`)).body;
+    const { charge } = (
+      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
+    ).body;
     expect(charge).toMatchObject({
       charge_name: 'FBC',
       charge_type: 'General',
@@ -315,15 +365,22 @@ describe('PUT /hospital_charges/{id}', () => {
   it('answers 200 with success false when nothing changes, and leaves the charge untouched', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'n' }));
-    const res = await t.put(`/hospital_charges/${body.charge_id}`, {
-      charge_name: ' Full Blood Count ',
-      charge_type: 'Lab',
-      amount: 850.0,
-      notes: 'n',
-    });
+    const res = await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: {
+          charge_name: ' Full Blood Count ',
+          charge_type: 'Lab',
+          amount: 850.0,
+          notes: 'n',
+        },
+      }),
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: false, error: 'No changes were made.' });
-    const { charge } = (await t.get(`/hospital_charges/${body.charge_id}`)).body;
+    expect(res.body).toEqual({ success: false, error: 'No changes were made.', code: 'CHARGE_UNCHANGED' });
+    const { charge } = (
+      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
+    ).body;
     expect(charge.updated_at).toBeNull();
     expect(charge.updated_by).toBeNull();
   });
@@ -332,30 +389,64 @@ describe('PUT /hospital_charges/{id}', () => {
     const store = freshStore();
     const a = await create(valid(store, { charge_name: 'A' }));
     await create(valid(store, { charge_name: 'B' }));
-    const invalid = await t.put('/hospital_charges/999999', { charge_name: 'A', charge_type: 'Lab', amount: -5 });
+    const invalid = await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: 999999 } },
+        body: { charge_name: 'A', charge_type: 'Lab', amount: -5 },
+      }),
+    );
     expect(invalid.status).toBe(400);
     expect(invalid.body.error).toBe('amount must be a number greater than or equal to 0.');
-    const missing = await t.put('/hospital_charges/999999', { charge_name: 'B', charge_type: 'Lab', amount: 5 });
+    const missing = await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: 999999 } },
+        body: { charge_name: 'B', charge_type: 'Lab', amount: 5 },
+      }),
+    );
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, error: 'Charge not found.' });
-    const dup = await t.put(`/hospital_charges/${a.body.charge_id}`, {
-      charge_name: 'b',
-      charge_type: 'Lab',
-      amount: 5,
-    });
+    expect(missing.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
+    const dup = await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: a.body.charge_id } },
+        body: {
+          charge_name: 'b',
+          charge_type: 'Lab',
+          amount: 5,
+        },
+      }),
+    );
     expect(dup.status).toBe(409);
-    expect(dup.body).toEqual({ success: false, error: 'A charge with this name already exists in this store.' });
-    expect((await t.get(`/hospital_charges/${a.body.charge_id}`)).body.charge.charge_name).toBe('A');
+    expect(dup.body).toEqual({
+      success: false,
+      error: 'A charge with this name already exists in this store.',
+      code: 'CHARGE_NAME_TAKEN',
+    });
+    expect(
+      (
+        await answerOf(
+          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: a.body.charge_id } } }),
+        )
+      ).body.charge.charge_name,
+    ).toBe('A');
   });
 
   it('takes back the whole charge a read returned, one field changed, and changes only that field', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'fasting' }), { sub: 3 });
-    const read = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
-    const res = await t.put(`/hospital_charges/${body.charge_id}`, { ...read, amount: 900 }, { sub: 5 });
+    const read = (
+      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
+    ).body.charge;
+    const res = await answerOf(
+      t.api({ sub: 5 }).PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: { ...read, amount: 900 },
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
-    const after = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
+    const after = (
+      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
+    ).body.charge;
     expect(after).toEqual({
       ...read,
       amount: 900,
@@ -367,18 +458,25 @@ describe('PUT /hospital_charges/{id}', () => {
   it('ignores store_id and the other read-only fields: a charge stays in its store', async () => {
     const store = freshStore();
     const { body } = await create(valid(store));
-    const res = await t.put(`/hospital_charges/${body.charge_id}`, {
-      charge_name: 'X',
-      charge_type: 'Lab',
-      amount: 1,
-      store_id: store + 1000,
-      id: 1,
-      created_by: 99,
-      created_at: '2000-01-01 00:00:00',
-      is_deleted: true,
-    });
+    const res = await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: {
+          charge_name: 'X',
+          charge_type: 'Lab',
+          amount: 1,
+          store_id: store + 1000,
+          id: 1,
+          created_by: 99,
+          created_at: '2000-01-01 00:00:00',
+          is_deleted: true,
+        },
+      }),
+    );
     expect(res.status).toBe(200);
-    const after = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
+    const after = (
+      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
+    ).body.charge;
     expect(after).toMatchObject({ id: body.charge_id, charge_name: 'X', store_id: store, created_by: 1 });
     expect(after.created_at).not.toBe('2000-01-01 00:00:00');
     expect(await listAll(store + 1000)).toEqual([]);
@@ -407,36 +505,80 @@ describe('PUT /hospital_charges/{id}', () => {
   ])('answers 400 for %s and changes nothing', async (_name, update, error) => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'kept' }));
-    const before = (await t.get(`/hospital_charges/${body.charge_id}`)).body.charge;
-    const res = await t.put(`/hospital_charges/${body.charge_id}`, update);
+    const before = (
+      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
+    ).body.charge;
+    const res = await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: refused(update),
+      }),
+    );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error });
-    expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge).toEqual(before);
+    expect(res.body).toEqual(failureOf(error));
+    expect(
+      (
+        await answerOf(
+          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+        )
+      ).body.charge,
+    ).toEqual(before);
   });
 
   it('trims notes and stores blank notes as null', async () => {
     const { body } = await create(valid(freshStore(), { notes: 'old' }));
-    await t.put(`/hospital_charges/${body.charge_id}`, {
-      charge_name: 'X',
-      charge_type: 'Lab',
-      amount: 1,
-      notes: '  fasting  ',
-    });
-    expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge.notes).toBe('fasting');
-    await t.put(`/hospital_charges/${body.charge_id}`, {
-      charge_name: 'X',
-      charge_type: 'Lab',
-      amount: 1,
-      notes: '   ',
-    });
-    expect((await t.get(`/hospital_charges/${body.charge_id}`)).body.charge.notes).toBeNull();
+    await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: {
+          charge_name: 'X',
+          charge_type: 'Lab',
+          amount: 1,
+          notes: '  fasting  ',
+        },
+      }),
+    );
+    expect(
+      (
+        await answerOf(
+          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+        )
+      ).body.charge.notes,
+    ).toBe('fasting');
+    await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: {
+          charge_name: 'X',
+          charge_type: 'Lab',
+          amount: 1,
+          notes: '   ',
+        },
+      }),
+    );
+    expect(
+      (
+        await answerOf(
+          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+        )
+      ).body.charge.notes,
+    ).toBeNull();
   });
 
   it('answers 400 for a missing body', async () => {
     const { body } = await create(valid(freshStore()));
-    const res = await t.put(`/hospital_charges/${body.charge_id}`);
+    const res = await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: refused(undefined),
+      }),
+    );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'Request body must be a JSON object.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Request body must be a JSON object.',
+      code: 'VALIDATION_FAILED',
+    });
   });
 });
 
@@ -444,20 +586,35 @@ describe('DELETE /hospital_charges/{id}', () => {
   it('soft-deletes: the charge disappears from every read and cannot be changed or deleted again', async () => {
     const store = freshStore();
     const { body } = await create(valid(store));
-    const res = await t.del(`/hospital_charges/${body.charge_id}`, { sub: 9 });
+    const res = await answerOf(
+      t.api({ sub: 9 }).DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge deleted successfully.' });
-    expect((await t.get(`/hospital_charges/${body.charge_id}`)).status).toBe(404);
+    expect(
+      (
+        await answerOf(
+          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+        )
+      ).status,
+    ).toBe(404);
     expect(await listAll(store)).toEqual([]);
-    const update = await t.put(`/hospital_charges/${body.charge_id}`, {
-      charge_name: 'X',
-      charge_type: 'Lab',
-      amount: 1,
-    });
+    const update = await answerOf(
+      t.api().PUT('/hospital_charges/{charge_id}', {
+        params: { path: { charge_id: body.charge_id } },
+        body: {
+          charge_name: 'X',
+          charge_type: 'Lab',
+          amount: 1,
+        },
+      }),
+    );
     expect(update.status).toBe(404);
-    const again = await t.del(`/hospital_charges/${body.charge_id}`);
+    const again = await answerOf(
+      t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+    );
     expect(again.status).toBe(404);
-    expect(again.body).toEqual({ success: false, error: 'Charge not found.' });
+    expect(again.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
   });
 });
 
@@ -469,11 +626,22 @@ describe('updates racing a delete', () => {
     );
     const outcomes = await Promise.all(
       created.map(async ({ body }, i) => {
-        const update = { charge_name: `Raced ${i} renamed`, charge_type: 'General', amount: 5 };
+        const update = { charge_name: `Raced ${i} renamed`, charge_type: 'General' as const, amount: 5 };
         const [before, del, after] = await Promise.all([
-          t.put(`/hospital_charges/${body.charge_id}`, update),
-          t.del(`/hospital_charges/${body.charge_id}`),
-          t.put(`/hospital_charges/${body.charge_id}`, { ...update, amount: 6 }),
+          answerOf(
+            t
+              .api()
+              .PUT('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } }, body: update }),
+          ),
+          answerOf(
+            t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+          ),
+          answerOf(
+            t.api().PUT('/hospital_charges/{charge_id}', {
+              params: { path: { charge_id: body.charge_id } },
+              body: { ...update, amount: 6 },
+            }),
+          ),
         ]);
         return [before.status, del.status, after.status];
       }),
@@ -483,7 +651,14 @@ describe('updates racing a delete', () => {
       expect([200, 404]).toContain(update1);
       expect([200, 404]).toContain(update2);
     }
-    for (const { body } of created) expect((await t.get(`/hospital_charges/${body.charge_id}`)).status).toBe(404);
+    for (const { body } of created)
+      expect(
+        (
+          await answerOf(
+            t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+          )
+        ).status,
+      ).toBe(404);
     expect(await listAll(store)).toEqual([]);
   });
 });
@@ -494,7 +669,7 @@ describe('charge check for billing (NATS)', () => {
     const active = (await create(valid(store, { charge_name: 'Active one' }))).body.charge_id;
     const inactive = (await create(valid(store, { charge_name: 'Inactive one', status: 'Inactive' }))).body.charge_id;
     const deleted = (await create(valid(store, { charge_name: 'Deleted one' }))).body.charge_id;
-    await t.del(`/hospital_charges/${deleted}`);
+    await answerOf(t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: deleted } } }));
     const foreign = (await create(valid(freshStore(), { charge_name: 'Foreign' }))).body.charge_id;
     const h = natsHeaders();
     h.set(HeaderNames.authorization, `Bearer ${t.token('cashier')}`);
@@ -518,8 +693,15 @@ describe('events', () => {
     try {
       const store = freshStore();
       const { body } = await create(valid(store, { charge_name: 'Evented' }), { sub: 5 });
-      await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'Evented', charge_type: 'Lab', amount: 900 });
-      await t.del(`/hospital_charges/${body.charge_id}`);
+      await answerOf(
+        t.api().PUT('/hospital_charges/{charge_id}', {
+          params: { path: { charge_id: body.charge_id } },
+          body: { charge_name: 'Evented', charge_type: 'Lab', amount: 900 },
+        }),
+      );
+      await answerOf(
+        t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
+      );
       const events = await reader.waitFor((e) => e.event.data.charge.id === body.charge_id, 3);
       expect(events.map((e) => e.subject)).toEqual([
         EventSubjects.chargeCreated,
@@ -549,7 +731,12 @@ describe('events', () => {
       const store = freshStore();
       const { body } = await create(valid(store, { charge_name: 'Once' }));
       await create(valid(store, { charge_name: 'Once' })); // 409
-      await t.put(`/hospital_charges/${body.charge_id}`, { charge_name: 'Once', charge_type: 'Lab', amount: 850 }); // no change
+      await answerOf(
+        t.api().PUT('/hospital_charges/{charge_id}', {
+          params: { path: { charge_id: body.charge_id } },
+          body: { charge_name: 'Once', charge_type: 'Lab', amount: 850 },
+        }),
+      ); // no change
       await reader.waitFor((e) => e.event.data.charge.id === body.charge_id);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(reader.received.filter((e) => e.event.data.charge.store_id === store)).toHaveLength(1);

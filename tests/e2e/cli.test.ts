@@ -10,7 +10,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createSigner } from 'fast-jwt';
 import { connect, headers } from 'nats';
-import { canConnect, freePort, natsPasswords, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
+import { NATS_USERS } from '@clinic/contracts';
+import {
+  canConnect,
+  freePort,
+  natsPasswordFile,
+  natsPasswords,
+  passwordEnv,
+  REPO_ROOT,
+  startLocalInfrastructure,
+} from '@clinic/devstack';
 import { eventually } from './harness';
 
 const run = promisify(execFile);
@@ -125,6 +134,7 @@ it("makes a secret of its own on the first start: refuses the former development
   expect(await (await api('/hospital_charges?store_id=1', forged)).json()).toEqual({
     success: false,
     error: 'Invalid token.',
+    code: 'TOKEN_INVALID',
   });
   const { stdout: token } = await run(process.execPath, [cli('token'), '--sub', '1', '--role', 'admin'], {
     env: env(),
@@ -140,6 +150,22 @@ it("makes a secret of its own on the first start: refuses the former development
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }
+});
+
+it('makes each NATS user a password of its own on the first start: the former default is refused', async () => {
+  const passwords = NATS_USERS.map((user) => readFileSync(join(dataDir, natsPasswordFile(user)), 'utf8').trim());
+  expect(new Set(passwords).size).toBe(NATS_USERS.length);
+  for (const [i, user] of NATS_USERS.entries()) {
+    expect({ user, mode: statSync(join(dataDir, natsPasswordFile(user))).mode & 0o777 }).toEqual({ user, mode: 0o600 });
+    expect(passwords[i]).toMatch(/^[\w-]{43}$/);
+  }
+  const login = (user: string, pass: string) =>
+    connect({ servers: `nats://127.0.0.1:${ports.nats}`, user, pass, reconnect: false }).then((nc) => nc.close());
+  // The strings this repository once shipped as every user's password (written in parts: no longer in the code).
+  for (const user of ['hospital', 'billing', 'ops']) {
+    await expect(login(user, ['dev', user, 'password'].join('-'))).rejects.toThrow(/Authorization Violation/);
+  }
+  await expect(login('hospital', natsPasswords(dataDir).hospital)).resolves.toBeUndefined();
 });
 
 it('signs tokens for the running configuration with npm run token', async () => {
@@ -166,6 +192,7 @@ it('signs tokens for the running configuration with npm run token', async () => 
   expect(await (await api('/hospital_charges?store_id=2', branch1.stdout.trim())).json()).toEqual({
     success: false,
     error: 'Not allowed for this branch.',
+    code: 'BRANCH_NOT_ALLOWED',
   });
   const both = await run(process.execPath, [cli('token'), '--sub', '8', '--role', 'cashier', '--stores', '1,2'], {
     env: env(),
@@ -186,17 +213,17 @@ it('signs tokens for the running configuration with npm run token', async () => 
   });
 });
 
-it('signs tokens another hospital system presents over NATS, as the README shows', async () => {
+it('signs tokens another hospital system presents over NATS, as docs/nats.md shows', async () => {
   const { stdout: token } = await run(
     process.execPath,
     [cli('token'), '--sub', 'his-lab', '--role', 'cashier', '--expires', '24h'],
     { env: env() },
   );
-  // The README's snippet: its own user, its own inbox prefix, the token in an `authorization` header.
+  // docs/nats.md's snippet: its own user, its own inbox prefix, the token in an `authorization` header.
   const nc = await connect({
     servers: `nats://127.0.0.1:${ports.nats}`,
     user: 'hospital',
-    pass: natsPasswords().hospital,
+    pass: natsPasswords(dataDir).hospital,
     inboxPrefix: '_INBOX_hospital',
   });
   try {
@@ -288,6 +315,8 @@ describe('with external servers', () => {
         PORT: String(gatewayPort),
         NATS_URL: infra.natsUrl,
         MONGO_URL: infra.mongoUrl,
+        // An external server's passwords are given: nothing is made for a server npm start does not run.
+        ...passwordEnv(infra.natsPasswords),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -63,6 +63,7 @@ it('waits for a write of the day still in flight: answers "retry" and puts the d
       body: {
         success: false,
         error: `Payments of ${today} are still being recorded for store ${store}. Please retry.`,
+        code: 'DAY_STILL_RECORDING',
       },
     });
     // Not left `closing`: the branch takes money again.

@@ -16,6 +16,7 @@ import {
   moneyStackOfFile,
   type MoneyStack,
 } from './money';
+import { failureOf } from './harness';
 
 const file = moneyStackOfFile(12, {
   env: { REFUND_ROLES: 'admin', PRICE_OVERRIDE_ROLES: 'admin,cashier' },
@@ -36,6 +37,7 @@ const reopen = (store: number, date: string, body: unknown, options = {}) =>
 const closedError = (date: string, store: number) => ({
   success: false,
   error: `Day ${date} is closed for store ${store}.`,
+  code: 'DAY_CLOSED',
 });
 
 describe('POST /lab_bills/day_close', () => {
@@ -108,6 +110,7 @@ describe('POST /lab_bills/day_close', () => {
     expect((await close({ store_id: store, date: today })).body).toEqual({
       success: false,
       error: `Day ${today} is already closed for store ${store}.`,
+      code: 'DAY_ALREADY_CLOSED',
     });
     const reopened = await reopen(store, today, { reason: ' Counted before the last patient paid ' });
     expect(reopened.status).toBe(200);
@@ -207,7 +210,7 @@ describe('POST /lab_bills/day_close', () => {
       expect({ body, status: res.status, answer: res.body }).toEqual({
         body,
         status,
-        answer: { success: false, error },
+        answer: failureOf(error),
       });
     }
     expect((await closing(store, today)).body.closing).toEqual({
@@ -219,7 +222,11 @@ describe('POST /lab_bills/day_close', () => {
       cash: [],
       history: [],
     });
-    const forbidden = { success: false, error: 'You do not have permission to perform this action.' };
+    const forbidden = {
+      success: false,
+      error: 'You do not have permission to perform this action.',
+      code: 'FORBIDDEN',
+    };
     for (const role of ['cashier', 'receptionist', 'doctor']) {
       expect((await close({ store_id: store, date: today }, { role })).body).toEqual(forbidden);
       expect((await reopen(store, today, { reason: 'r' }, { role })).body).toEqual(forbidden);
@@ -230,14 +237,19 @@ describe('POST /lab_bills/day_close', () => {
     expect((await m.t.get('/lab_bills/day_close?store_id=1')).body).toEqual({
       success: false,
       error: 'date is required.',
+      code: 'VALIDATION_FAILED',
+      field: 'date',
     });
     expect((await reopen(store, '2001-01-01', { reason: 'r' })).body).toEqual({
       success: false,
       error: `Day 2001-01-01 is not closed for store ${store}.`,
+      code: 'DAY_NOT_CLOSED',
     });
     expect((await reopen(store, '2001-01-01', {})).body).toEqual({
       success: false,
       error: 'reason is required: give the reason for reopening the day.',
+      code: 'VALIDATION_FAILED',
+      field: 'reason',
     });
   });
 });
@@ -246,7 +258,11 @@ describe('REFUND_ROLES and PRICE_OVERRIDE_ROLES', () => {
   it('narrow who may give money back and who may bill at another price than the catalogue’s', async () => {
     const store = m.freshStore();
     const id = await createBill(m, store, { payment_status: 'Paid' });
-    const forbidden = { success: false, error: 'You do not have permission to perform this action.' };
+    const forbidden = {
+      success: false,
+      error: 'You do not have permission to perform this action.',
+      code: 'FORBIDDEN',
+    };
     expect((await refund(m, id, { amount: 1, method: 'Cash', reason: 'r' }, { role: 'cashier' })).body).toEqual(
       forbidden,
     );
@@ -265,6 +281,8 @@ describe('REFUND_ROLES and PRICE_OVERRIDE_ROLES', () => {
       body: {
         success: false,
         error: `You may not bill charge(s) ${m.charge(store)} at a price other than the catalogue's.`,
+        code: 'PRICE_OVERRIDE_FORBIDDEN',
+        field: 'items',
       },
     });
     expect((await m.t.post('/lab_bills', body(850), { role: 'receptionist' })).status).toBe(201);

@@ -93,7 +93,7 @@ describe('GET /lab_bills/day_end?format=pdf', () => {
     const bad = await m.t.get(`/lab_bills/day_end?store_id=${store}&date=2093-06-02&format=xml`);
     expect({ status: bad.status, body: bad.body }).toEqual({
       status: 400,
-      body: { success: false, error: 'format must be one of json, pdf.' },
+      body: { success: false, error: 'format must be one of json, pdf.', code: 'VALIDATION_FAILED', field: 'format' },
     });
   });
 });

@@ -6,7 +6,7 @@
  * with who cancelled them.
  */
 import fc from 'fast-check';
-import { startTestStack, type TestStack } from './harness';
+import { failureOf, startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
 const chargeIds: number[] = [];
@@ -230,7 +230,7 @@ describe('GET /lab_bills/day_end', () => {
       expect({ query, status: res.status, body: res.body }).toEqual({
         query,
         status: 400,
-        body: { success: false, error },
+        body: failureOf(error),
       });
     }
     for (const role of ['admin', 'receptionist', 'cashier'])

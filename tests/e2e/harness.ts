@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
-import type { NatsUser, ServiceName } from '@clinic/contracts';
+import { createClinicClient, type ClinicClient } from '@clinic/client';
+import { ERROR_CODES, type ErrorCode, type NatsUser, type ServiceName } from '@clinic/contracts';
 import {
   httpRequest,
   localGatewayTls,
@@ -53,6 +54,11 @@ export interface TestStack {
   post<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
   put<T = any>(path: string, body?: unknown, options?: RequestOptions): Promise<ApiResponse<T>>;
   del<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /**
+   * The typed client (@clinic/client) as a caller with these options (token, role, sub, headers): what a front end
+   * calls the API with. `answerOf` turns its answer into an ApiResponse.
+   */
+  api(options?: RequestOptions): ClinicClient;
   /** A NATS connection of its own, as the given user (by default another hospital system). */
   nats(user?: NatsUser): Promise<NatsConnection>;
   /** Seeds reference data exactly as `npm run seed` does. */
@@ -120,8 +126,21 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     } catch {
       parsed = text;
     }
+    checkFailureEnvelope(`${method} ${path}`, response.status, parsed);
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
+
+  const clients = new Map<string, ClinicClient>();
+  const api = (opts: RequestOptions = {}): ClinicClient => {
+    const key = JSON.stringify([opts.token, opts.role, opts.sub, opts.headers]);
+    let client = clients.get(key);
+    if (!client) {
+      const bearer = opts.token === undefined ? token(opts.role ?? 'admin', opts.sub ?? 1) : opts.token;
+      client = createClinicClient({ baseUrl: stack.gatewayUrl, token: bearer ?? undefined, headers: opts.headers });
+      clients.set(key, client);
+    }
+    return client;
+  };
 
   const nats = async (user: NatsUser = 'hospital') => {
     const nc = await connectNats(natsClientSettings(stack.infra, user), {
@@ -142,6 +161,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     post: (path, body, opts) => request('POST', path, body, opts),
     put: (path, body, opts) => request('PUT', path, body, opts),
     del: (path, opts) => request('DELETE', path, undefined, opts),
+    api,
     nats,
     async seed(file) {
       const nc = await nats('ops');
@@ -153,6 +173,63 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       if (!process.env.KEEP_E2E_DATA && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every failure the API answers carries a code of libs/contracts' table, with one of the code's statuses and, for a
+ * code of fixed texts, one of them: any end-to-end test that meets a failure without one fails here.
+ */
+export function checkFailureEnvelope(request: string, status: number, body: unknown): void {
+  const failure = body as { success?: unknown; error?: unknown; code?: unknown } | null;
+  if (typeof failure !== 'object' || failure === null || failure.success !== false) return;
+  const entry = ERROR_CODES[failure.code as ErrorCode] as (typeof ERROR_CODES)[ErrorCode] | undefined;
+  const problem = !entry
+    ? 'no code of the table (libs/contracts/src/error-codes.ts)'
+    : !(entry.status as readonly number[]).includes(status)
+      ? `a code answered with ${entry.status.join(', ')}, not ${status}`
+      : entry.messages.every((text) => typeof text === 'string') && !entry.messages.includes(String(failure.error))
+        ? "a text that is not one of the code's"
+        : null;
+  if (problem) throw new Error(`${request} answered ${status} ${JSON.stringify(body)}: ${problem}`);
+}
+
+/** The codes of fixed texts (VALIDATION_FAILED's texts are made per field). */
+const CODE_OF_TEXT = new Map(
+  (Object.keys(ERROR_CODES) as ErrorCode[])
+    .filter((code) => code !== 'VALIDATION_FAILED')
+    .flatMap((code) => ERROR_CODES[code].messages.map((text) => [text, code] as const)),
+);
+
+/**
+ * The failure envelope of this text: the code of a fixed text, or VALIDATION_FAILED with `field`, the field the
+ * text begins with (`items[0].qty must be...`, `Unknown field: x.`; none for the body as a whole).
+ */
+export function failureOf(error: string) {
+  const code = CODE_OF_TEXT.get(error);
+  if (code) return { success: false, error, code };
+  const field =
+    /^Unknown field: (.+)\.$/.exec(error)?.[1] ??
+    /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+)*) (?:must|is|cannot|lists)\b/.exec(error)?.[1];
+  return { success: false, error, code: 'VALIDATION_FAILED', ...(field === undefined ? {} : { field }) };
+}
+
+/**
+ * A request the typed client's types refuse (a body of the wrong shape, a path id that is not a number): the tests
+ * of refusals send it through the client as it is, to be refused by the API as the compiler refuses it.
+ */
+export const refused = (value: unknown): never => value as never;
+
+/**
+ * A typed client's answer (openapi-fetch's data, error and response) as the suites read answers: the status, the
+ * body (the success's data or the failure's envelope, checked as every failure is) and the headers.
+ */
+export async function answerOf<T = any>(
+  call: Promise<{ data?: unknown; error?: unknown; response: Response }>,
+): Promise<ApiResponse<T>> {
+  const { data, error, response } = await call;
+  const body = data ?? error ?? '';
+  checkFailureEnvelope(`${response.url}`, response.status, body);
+  return { status: response.status, body: body as T, headers: response.headers };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

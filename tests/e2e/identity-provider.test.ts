@@ -8,7 +8,7 @@
  * audience is refused, and unknown `kid`s do not hammer the provider.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { createHmac, createPublicKey, generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
 import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { BRANCH_MESSAGES, HTTP_ROUTES, TOKEN_MESSAGES } from '@clinic/contracts';
@@ -35,6 +35,16 @@ const clients = {
   manager: {
     secret: randomBytes(24).toString('base64url'),
     claims: { realm_access: { roles: ['admin', 'uma_authorization'] } },
+  },
+  // A directory entry nobody gave branches: no store_ids claim at all.
+  'no-branch': {
+    secret: randomBytes(24).toString('base64url'),
+    claims: { realm_access: { roles: ['cashier'] } },
+  },
+  // A role claim of text, holding what the directory holds rather than one of this system's roles.
+  'odd-role': {
+    secret: randomBytes(24).toString('base64url'),
+    claims: { realm_access: { roles: 'superuser' }, store_ids: [1] },
   },
 };
 
@@ -128,7 +138,10 @@ it("takes the provider's RS256 tokens, with the role and the branches where it p
   expect(await viaHttp(t, charges, chargesOf(1), desk)).toMatchObject({ status: 200, body: { success: true } });
   expect(await viaNats(hospital, charges, chargesOf(1), desk)).toMatchObject({ status: 200, body: { success: true } });
   // The branches of the provider's store_ids claim, and the role of its list of roles.
-  const outside = { status: 403, body: { success: false, error: BRANCH_MESSAGES.notAllowed } };
+  const outside = {
+    status: 403,
+    body: { success: false, error: BRANCH_MESSAGES.notAllowed, code: 'BRANCH_NOT_ALLOWED' },
+  };
   expect(await viaHttp(t, charges, chargesOf(2), desk)).toEqual(outside);
   expect(await viaNats(hospital, charges, chargesOf(2), desk)).toEqual(outside);
   const manager = await provider.token('manager');
@@ -148,7 +161,7 @@ it("takes the provider's RS256 tokens, with the role and the branches where it p
 });
 
 it('refuses a token of another audience, of another issuer, or signed with the shared secret', async () => {
-  const refused = { status: 401, body: { success: false, error: TOKEN_MESSAGES.invalid } };
+  const refused = { status: 401, body: { success: false, error: TOKEN_MESSAGES.invalid, code: 'TOKEN_INVALID' } };
   expect(await viaHttp(t, charges, chargesOf(1), await provider.token('desk', 'urn:other:api'))).toEqual(refused);
   // Another provider with the same key: the signature holds, the issuer does not.
   const otherPort = await freeListeningPort();
@@ -162,6 +175,37 @@ it('refuses a token of another audience, of another issuer, or signed with the s
   }
   const shared = createSigner({ key: TEST_JWT_SECRET, expiresIn: 600_000 })({ sub: 1, role: 'admin' });
   expect(await viaHttp(t, charges, chargesOf(1), shared)).toEqual(refused);
+});
+
+it('refuses a staff token without branches (BRANCH_SCOPE is required by default), and a role it does not know', async () => {
+  const hospital = await t.nats('hospital');
+  const unscoped = { status: 403, body: { success: false, error: BRANCH_MESSAGES.noBranch, code: 'BRANCH_REQUIRED' } };
+  const noBranch = await provider.token('no-branch');
+  expect(await viaHttp(t, charges, chargesOf(1), noBranch)).toEqual(unscoped);
+  expect(await viaNats(hospital, charges, chargesOf(1), noBranch)).toEqual(unscoped);
+  const unknownRole = { status: 401, body: { success: false, error: TOKEN_MESSAGES.claims, code: 'TOKEN_INVALID' } };
+  const oddRole = await provider.token('odd-role');
+  expect(await viaHttp(t, charges, chargesOf(1), oddRole)).toEqual(unknownRole);
+  expect(await viaNats(hospital, charges, chargesOf(1), oddRole)).toEqual(unknownRole);
+  // An admin without branches keeps the chain-wide reach issue 26 gives it.
+  expect(await viaHttp(t, charges, chargesOf(2), await provider.token('manager'))).toMatchObject({ status: 200 });
+});
+
+it("refuses an HS256 token whose secret is the provider's public key (an algorithm swap)", async () => {
+  const publicPem = createPublicKey(rsa.pem).export({ type: 'spki', format: 'pem' }).toString();
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const claims = {
+    sub: 'intruder',
+    iss: provider.issuer,
+    aud: AUDIENCE,
+    exp: Math.floor(Date.now() / 1000) + 600,
+    realm_access: { roles: ['admin'] },
+  };
+  const input = `${part({ alg: 'HS256', typ: 'JWT', kid: 'rsa-1' })}.${part(claims)}`;
+  const swapped = `${input}.${createHmac('sha256', publicPem).update(input).digest('base64url')}`;
+  const refused = { status: 401, body: { success: false, error: TOKEN_MESSAGES.invalid, code: 'TOKEN_INVALID' } };
+  expect(await viaHttp(t, charges, chargesOf(1), swapped)).toEqual(refused);
+  expect(await viaNats(await t.nats('hospital'), charges, chargesOf(1), swapped)).toEqual(refused);
 });
 
 it('picks up a key rotation (RS256 to ES256) and keeps taking the tokens of the key still published', async () => {

@@ -55,7 +55,11 @@ it('answers a retried creation with the bill its first attempt made, its claim m
   const other = await m.t.post('/lab_bills', billBody(store, date, { notes: 'another' }), { headers });
   expect({ status: other.status, body: other.body }).toEqual({
     status: 422,
-    body: { success: false, error: 'This Idempotency-Key was already used for a different request.' },
+    body: {
+      success: false,
+      error: 'This Idempotency-Key was already used for a different request.',
+      code: 'IDEMPOTENCY_KEY_REUSED',
+    },
   });
   expect((await m.t.get(`/lab_bills?store_id=${store}&date=${date}`)).body.total).toBe(1);
 });
@@ -64,7 +68,12 @@ it('refuses a payment or refund that rounds to no cent, and rounds the others ha
   const store = m.freshStore();
   const pending = await createBill(m, store);
   const paid = await createBill(m, store, { payment_status: 'Paid' });
-  const belowOneCent = { success: false, error: 'amount must be at least 0.01.' };
+  const belowOneCent = {
+    success: false,
+    error: 'amount must be at least 0.01.',
+    code: 'VALIDATION_FAILED',
+    field: 'amount',
+  };
   const refused = [
     await pay(m, pending, { amount: 0.004, method: 'Cash' }),
     await pay(m, paid, { amount: 0.004, method: 'Card' }),
@@ -92,7 +101,7 @@ it('takes the spec’s PUT of payment_status however often it is sent; the cap o
   const capped = await pay(m, id, { amount: 1, method: 'Cash' });
   expect({ status: capped.status, body: capped.body }).toEqual({
     status: 409,
-    body: { success: false, error: 'A bill holds at most 100 payments and refunds.' },
+    body: { success: false, error: 'A bill holds at most 100 payments and refunds.', code: 'LEDGER_FULL' },
   });
   expect((await m.t.put(`/lab_bills/${id}`, { payment_status: 'Paid', payment_method: 'Card' })).status).toBe(200);
   expect(await ledgerOf(m, id)).toMatchObject({ paid_amount: 850, due_amount: 0, payment_status: 'Paid' });

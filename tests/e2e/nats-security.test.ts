@@ -12,7 +12,7 @@ import { createSigner } from 'fast-jwt';
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, type NatsConnection } from 'nats';
 import { BillingSubjects, EventSubjects, NATS_USERS, requestSubjectsOf, SERVICE_NAMES } from '@clinic/contracts';
 import { ManagedProcess, natsCredentialsEnv, serviceEntry } from '@clinic/devstack';
-import { eventually, sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
+import { eventually, failureOf, sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
 let t: TestStack;
 let billId: number;
@@ -115,7 +115,7 @@ describe('verified callers', () => {
       await natsCall(gateway, BillingSubjects.cancel, { params: { bill_id: String(billId) } }, forgedHeaders),
     ).toEqual({
       status: 401,
-      body: { success: false, error: 'Authentication required.' },
+      body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
     });
     // A token the gateway never issued (another key) is no better.
     const forged = createSigner({ key: 'a-secret-the-attacker-chose-32-bytes!', expiresIn: 60_000 })({
@@ -131,7 +131,7 @@ describe('verified callers', () => {
       ),
     ).toEqual({
       status: 401,
-      body: { success: false, error: 'Invalid token.' },
+      body: { success: false, error: 'Invalid token.', code: 'TOKEN_INVALID' },
     });
     const bill = (await t.get(`/lab_bills/${billId}`)).body.bill;
     expect(bill).toMatchObject({ status: 'active', is_deleted: false });
@@ -154,11 +154,11 @@ describe('verified callers', () => {
     );
     expect(cancel).toEqual({
       status: 403,
-      body: { success: false, error: 'You do not have permission to perform this action.' },
+      body: { success: false, error: 'You do not have permission to perform this action.', code: 'FORBIDDEN' },
     });
     expect(await natsCall(hospital, BillingSubjects.get, { params: { bill_id: String(billId) } })).toEqual({
       status: 401,
-      body: { success: false, error: 'Authentication required.' },
+      body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
     });
     expect((await t.get(`/lab_bills/${billId}`)).body.bill.status).toBe('active');
   });
@@ -175,7 +175,11 @@ describe('verified callers', () => {
     );
     expect(longKey).toEqual({
       status: 400,
-      body: { success: false, error: 'Idempotency-Key must be 1 to 100 visible ASCII characters.' },
+      body: {
+        success: false,
+        error: 'Idempotency-Key must be 1 to 100 visible ASCII characters.',
+        code: 'IDEMPOTENCY_KEY_INVALID',
+      },
     });
     const hugeToken = await natsCall(
       gateway,
@@ -183,7 +187,10 @@ describe('verified callers', () => {
       { body: validBill() },
       bearer('a'.repeat(100 * 1024)),
     );
-    expect(hugeToken).toEqual({ status: 401, body: { success: false, error: 'Invalid token.' } });
+    expect(hugeToken).toEqual({
+      status: 401,
+      body: { success: false, error: 'Invalid token.', code: 'TOKEN_INVALID' },
+    });
     expect(await total()).toBe(before);
   });
 
@@ -219,10 +226,11 @@ describe('verified callers', () => {
       const http = await t.get(`/lab_bills/${billId}`, { token });
       const nats = await natsCall(gateway, BillingSubjects.get, { params: { bill_id: String(billId) } }, bearer(token));
       const expected = error
-        ? { status: 401, body: { success: false, error } }
+        ? { status: 401, body: failureOf(error) }
         : { status: 200, body: expect.objectContaining({ success: true }) };
       expect({ name, http: { status: http.status, body: http.body } }).toEqual({ name, http: expected });
-      expect({ name, nats }).toEqual({ name, nats: expected });
+      // A record's read carries its ETag over NATS.
+      expect({ name, nats }).toEqual({ name, nats: error ? expected : { ...expected, etag: expect.any(String) } });
     }
   });
 
@@ -347,6 +355,31 @@ describe('least privilege on JetStream', () => {
   });
 });
 
+describe('replies go to inboxes only', () => {
+  const catalogueEvents = async () =>
+    (await (await t.nats('hospital')).jetstreamManager({ checkAPI: false })).streams.info('CATALOGUE_EVENTS');
+
+  it("answers no request whose reply subject is not a user's inbox: no answer is stored as another's event", async () => {
+    const hospital = await t.nats('hospital');
+    const before = (await catalogueEvents()).state;
+    // nats-server lets billing publish its answer to any reply subject (allow_responses ignores the deny lists).
+    const h = natsHeaders();
+    h.set('authorization', `Bearer ${t.token('cashier', 31)}`);
+    hospital.publish(BillingSubjects.list, JSON.stringify({ query: { store_id: '1' } }), {
+      reply: 'catalogue.charge.created',
+      headers: h,
+    });
+    // The same request with an inbox of its own is answered: the one before it has been handled by then.
+    expect(
+      await natsCall(hospital, BillingSubjects.list, { query: { store_id: '1' } }, bearer(t.token('cashier', 31))),
+    ).toMatchObject({ status: 200 });
+    await sleep(300);
+    expect((await catalogueEvents()).state).toMatchObject({ messages: before.messages, last_seq: before.last_seq });
+    const ignored = billingLog().filter((l) => /reply subject is no user's inbox/.test(l.msg));
+    expect(ignored.at(-1)).toMatchObject({ subject: BillingSubjects.list, reply: 'catalogue.charge.created' });
+  });
+});
+
 describe('queue groups', () => {
   it('lets a service take its requests in its own queue group only, never all of them beside its replicas', async () => {
     const billing = await t.nats('billing');
@@ -401,7 +434,7 @@ describe('answers in the envelope', () => {
   it('answers a 200-character path id with 414 in the envelope', async () => {
     const res = await t.get(`/lab_bills/${'1'.repeat(200)}`);
     expect(res.status).toBe(414);
-    expect(res.body).toEqual({ success: false, error: 'Request path is too long.' });
+    expect(res.body).toEqual({ success: false, error: 'Request path is too long.', code: 'PATH_TOO_LONG' });
   });
 
   it('answers a 100 KB token with 431 in the envelope', async () => {
@@ -419,7 +452,11 @@ describe('answers in the envelope', () => {
       req.end();
     });
     expect(answer.status).toBe(431);
-    expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'Request headers are too large.' });
+    expect(JSON.parse(answer.body)).toEqual({
+      success: false,
+      error: 'Request headers are too large.',
+      code: 'HEADERS_TOO_LARGE',
+    });
     // One log line for the request, however much of the header the parser went on refusing.
     const logged = () =>
       readFileSync(join(t.stack.logDir, 'gateway.log'), 'utf8')
@@ -441,11 +478,11 @@ describe('health', () => {
     });
     expect(await t.get('/health/details', { token: null })).toMatchObject({
       status: 401,
-      body: { success: false, error: 'Authentication required.' },
+      body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
     });
     expect(await t.get('/health/details', { role: 'cashier' })).toMatchObject({
       status: 403,
-      body: { success: false, error: 'You do not have permission to perform this action.' },
+      body: { success: false, error: 'You do not have permission to perform this action.', code: 'FORBIDDEN' },
     });
     expect((await t.get('/health/details')).body.services.billing.instance).toMatch(/-\d+$/);
   });
@@ -460,6 +497,7 @@ describe('health', () => {
         success: false,
         status: 'degraded',
         error: 'Some parts of the system are unavailable.',
+        code: 'SERVICE_UNAVAILABLE',
       });
       const details = await t.get('/health/details');
       expect(details.status).toBe(503);

@@ -140,14 +140,19 @@ it('forwards a body as it came, so that it cannot outgrow the limit on the way',
     headers: { 'content-type': 'application/json' },
   });
   expect(refused.status).toBe(400);
-  expect(refused.body).toEqual({ success: false, error: 'notes must be at most 2000 characters.' });
+  expect(refused.body).toEqual({
+    success: false,
+    error: 'notes must be at most 2000 characters.',
+    code: 'VALIDATION_FAILED',
+    field: 'notes',
+  });
 });
 
 it('answers a body larger than one NATS message with 413 in the envelope', async () => {
   const body = JSON.stringify({ patient_name: 'P', padding: 'x'.repeat(1_500_000) });
   const res = await t.post('/lab_bills', undefined, { rawBody: body, headers: { 'content-type': 'application/json' } });
   expect(res.status).toBe(413);
-  expect(res.body).toEqual({ success: false, error: 'Request body is too large.' });
+  expect(res.body).toEqual({ success: false, error: 'Request body is too large.', code: 'BODY_TOO_LARGE' });
 });
 
 it('answers a reply beyond the messages a service allows with 413 in the envelope', async () => {
@@ -157,6 +162,7 @@ it('answers a reply beyond the messages a service allows with 413 in the envelop
   expect(res.body).toEqual({
     success: false,
     error: 'The answer is too large to send. Narrow the request with its filters.',
+    code: 'REPLY_TOO_LARGE',
   });
   const narrowed = await t.get('/hospital_charges?store_id=11&search=Charge%201');
   expect(narrowed.status).toBe(200);

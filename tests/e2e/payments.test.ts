@@ -22,6 +22,7 @@ import {
   moneyStackOfFile,
   type MoneyStack,
 } from './money';
+import { failureOf } from './harness';
 
 const file = moneyStackOfFile(12, { withEvents: true });
 let m: MoneyStack;
@@ -157,7 +158,7 @@ describe('POST /lab_bills/{id}/payments', () => {
       expect({ body, status: res.status, answer: res.body }).toEqual({
         body,
         status,
-        answer: { success: false, error },
+        answer: failureOf(error),
       });
     }
     // Another method's received_amount is not checked, like a bill's.
@@ -165,6 +166,8 @@ describe('POST /lab_bills/{id}/payments', () => {
     expect((await pay(m, id, { amount: 0.01, method: 'Card' })).body).toEqual({
       success: false,
       error: 'amount must be at most the amount due, 0.',
+      code: 'VALIDATION_FAILED',
+      field: 'amount',
     });
     expect((await ledgerOf(m, id)).ledger).toHaveLength(1);
 
@@ -174,7 +177,7 @@ describe('POST /lab_bills/{id}/payments', () => {
       expect({ path, status: res.status, body: res.body }).toEqual({
         path,
         status: 404,
-        body: { success: false, error: 'Bill not found.' },
+        body: { success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' },
       });
       expect((await m.t.get(path)).status).toBe(404);
     }
@@ -200,6 +203,7 @@ describe('POST /lab_bills/{id}/payments', () => {
     expect(other.body).toEqual({
       success: false,
       error: 'This Idempotency-Key was already used for a different request.',
+      code: 'IDEMPOTENCY_KEY_REUSED',
     });
     // Keys are the caller's own: another caller's same key is another payment.
     expect((await pay(m, id, body, { role: 'cashier', sub: 8, headers })).body.payment.id).not.toBe(
@@ -278,7 +282,7 @@ describe('POST /lab_bills/{id}/refunds', () => {
       expect({ body, status: res.status, answer: res.body }).toEqual({
         body,
         status,
-        answer: { success: false, error },
+        answer: failureOf(error),
       });
     }
     // Idempotency-Key on refunds too: the same refund, given once.
@@ -315,7 +319,7 @@ describe('POST /lab_bills/{id}/refunds', () => {
       expect({ role, status: res.status, body: res.body }).toEqual({
         role,
         status: 403,
-        body: { success: false, error: 'You do not have permission to perform this action.' },
+        body: { success: false, error: 'You do not have permission to perform this action.', code: 'FORBIDDEN' },
       });
     }
     expect((await refund(m, id, { amount: 1, method: 'Cash', reason: 'r' }, { role: 'admin' })).status).toBe(201);
@@ -396,13 +400,18 @@ describe('events, receipts, negative money and prices', () => {
       expect({ field, status: res.status, body: res.body }).toEqual({
         field,
         status: 400,
-        body: { success: false, error: `${field} must be greater than or equal to 0.` },
+        body: failureOf(`${field} must be greater than or equal to 0.`),
       });
     }
     expect((await m.t.get(`/lab_bills?store_id=${store}`)).body.total).toBe(0);
     const id = await createBill(m, store);
     const put = await m.t.put(`/lab_bills/${id}`, { received_amount: -1 });
-    expect(put.body).toEqual({ success: false, error: 'received_amount must be greater than or equal to 0.' });
+    expect(put.body).toEqual({
+      success: false,
+      error: 'received_amount must be greater than or equal to 0.',
+      code: 'VALIDATION_FAILED',
+      field: 'received_amount',
+    });
     expect((await readBill(m, id)).received_amount).toBeNull();
   });
 

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -56,14 +56,14 @@ describe('authentication', () => {
   it('rejects a request without a token with 401 in the envelope', async () => {
     const res = await t.get(protectedPath, { token: null });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: 'Authentication required.' });
+    expect(res.body).toEqual({ success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' });
   });
 
   it('rejects a token signed with another secret', async () => {
     const forged = createSigner({ key: 'not-the-secret', expiresIn: 60_000 })({ sub: 1, role: 'admin' });
     const res = await t.get(protectedPath, { token: forged });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: 'Invalid token.' });
+    expect(res.body).toEqual({ success: false, error: 'Invalid token.', code: 'TOKEN_INVALID' });
   });
 
   it('rejects an expired token', async () => {
@@ -73,7 +73,7 @@ describe('authentication', () => {
     });
     const res = await t.get(protectedPath, { token: expired });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: 'Token expired.' });
+    expect(res.body).toEqual({ success: false, error: 'Token expired.', code: 'TOKEN_EXPIRED' });
   });
 
   it('rejects an unsigned token (alg none)', async () => {
@@ -87,12 +87,16 @@ describe('authentication', () => {
   it('rejects a malformed token and a token without a role', async () => {
     const malformed = await t.get(protectedPath, { token: 'not.a.jwt' });
     expect(malformed.status).toBe(401);
-    expect(malformed.body).toEqual({ success: false, error: 'Invalid token.' });
+    expect(malformed.body).toEqual({ success: false, error: 'Invalid token.', code: 'TOKEN_INVALID' });
 
     const noRole = createSigner({ key: TEST_JWT_SECRET, expiresIn: 60_000 })({ sub: 1 });
     const res = await t.get(protectedPath, { token: noRole });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: 'Invalid token: the sub and role claims are required.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Invalid token: the sub and role claims are required.',
+      code: 'TOKEN_INVALID',
+    });
   });
 
   it('rejects a token without an expiry', async () => {
@@ -104,7 +108,11 @@ describe('authentication', () => {
   it('answers 403 in the envelope when the role may not use the route', async () => {
     const res = await t.del('/lab_bills/1', { role: 'cashier' });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, error: 'You do not have permission to perform this action.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'You do not have permission to perform this action.',
+      code: 'FORBIDDEN',
+    });
     const unknownRole = await t.get('/hospital_charges?store_id=1', { role: 'doctor' });
     expect(unknownRole.status).toBe(403);
   });
@@ -148,6 +156,19 @@ describe('RS256', () => {
         200,
       );
       expect((await call(sign(TEST_JWT_SECRET, 'HS256'))).status).toBe(401);
+      // An algorithm swap: HS256 with the public key (which anyone may hold) as its secret, at the gateway and in
+      // the service (sessions over NATS).
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const input = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: 3, role: 'admin', exp: Math.floor(Date.now() / 1000) + 60 })}`;
+      const swapped = `${input}.${createHmac('sha256', publicPem).update(input).digest('base64url')}`;
+      expect((await call(swapped)).status).toBe(401);
+      const h = natsHeaders();
+      h.set('authorization', `Bearer ${swapped}`);
+      const direct = await (await t.nats('hospital')).request('sessions.session.list', '{}', {
+        timeout: 3000,
+        headers: h,
+      });
+      expect(direct.json()).toMatchObject({ status: 401, body: { success: false, error: 'Invalid token.' } });
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
         .privateKey.export({ type: 'pkcs8', format: 'pem' })
         .toString();
@@ -159,7 +180,7 @@ describe('RS256', () => {
       });
       expect({ status: charges.status, body: await charges.json() }).toEqual({
         status: 401,
-        body: { success: false, error: 'Invalid token.' },
+        body: { success: false, error: 'Invalid token.', code: 'TOKEN_INVALID' },
       });
     } finally {
       await gateway.stop();
@@ -175,14 +196,18 @@ describe('gateway envelope', () => {
   it('answers an unknown route with 404 in the envelope', async () => {
     const res = await t.get('/no_such_route');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: 'Route not found.' });
+    expect(res.body).toEqual({ success: false, error: 'Route not found.', code: 'ROUTE_NOT_FOUND' });
   });
 
   it('answers a known path asked with another method with 405 and Allow', async () => {
     const res = await t.request('PATCH', '/lab_bills/1', { payment_status: 'Paid' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('DELETE, GET, HEAD, PUT');
-    expect(res.body).toEqual({ success: false, error: 'Method not allowed for this route.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Method not allowed for this route.',
+      code: 'METHOD_NOT_ALLOWED',
+    });
     // fetch refuses TRACE, so plain http.
     const trace = await new Promise<{ status?: number; allow?: string }>((resolve, reject) => {
       request(`${t.url}/hospital_charges`, { method: 'TRACE' }, (res) => {
@@ -216,7 +241,11 @@ describe('gateway envelope', () => {
   it('answers an HTTP/1.1 request without a Host header with 400 in the envelope', async () => {
     const answer = await rawRequest('GET /health HTTP/1.1\r\nconnection: close\r\n\r\n');
     expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
-    expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'A Host header is required (HTTP/1.1).' });
+    expect(JSON.parse(answer.body)).toEqual({
+      success: false,
+      error: 'A Host header is required (HTTP/1.1).',
+      code: 'MALFORMED_REQUEST',
+    });
     // HTTP/1.0 has no Host header to require.
     const old = await rawRequest('GET /health HTTP/1.0\r\n\r\n');
     expect(old.statusLine).toBe('HTTP/1.1 200 OK');
@@ -226,7 +255,7 @@ describe('gateway envelope', () => {
     for (const path of ['/docs/static/../..', '/docs/static/../../lab_bills', '/docs/static/%2e%2e/%2e%2e/x']) {
       const answer = await rawRequest(`GET ${path} HTTP/1.1\r\nhost: clinic\r\nconnection: close\r\n\r\n`);
       expect({ path, status: answer.statusLine }).toEqual({ path, status: 'HTTP/1.1 404 Not Found' });
-      expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'Route not found.' });
+      expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'Route not found.', code: 'ROUTE_NOT_FOUND' });
     }
   });
 
@@ -236,7 +265,7 @@ describe('gateway envelope', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'Request body must be valid JSON.' });
+    expect(res.body).toEqual({ success: false, error: 'Request body must be valid JSON.', code: 'INVALID_JSON' });
     const text = await t.post('/hospital_charges', undefined, {
       rawBody: 'hello',
       headers: { 'content-type': 'text/plain' },
@@ -254,13 +283,14 @@ describe('gateway envelope', () => {
     expect(res.body).toEqual({
       success: false,
       error: 'Request body must not contain __proto__ or constructor.prototype keys.',
+      code: 'BODY_FORBIDDEN_KEYS',
     });
   });
 
   it('answers an oversized body with 413 in the envelope', async () => {
     const res = await t.post('/hospital_charges', { charge_name: 'x'.repeat(10 * 1024 * 1024) });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ success: false, error: 'Request body is too large.' });
+    expect(res.body).toEqual({ success: false, error: 'Request body is too large.', code: 'BODY_TOO_LARGE' });
   });
 
   it('echoes the correlation id and carries it to the service log', async () => {
@@ -318,14 +348,14 @@ describe('NATS conventions', () => {
   it('answers a request without a token with 401 in the envelope', async () => {
     expect(await request(BillingSubjects.list, '{"query":{"store_id":"1"}}')).toEqual({
       status: 401,
-      body: { success: false, error: 'Authentication required.' },
+      body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
     });
   });
 
   it('checks the role itself, whoever calls', async () => {
     expect(await request(BillingSubjects.cancel, '{"params":{"bill_id":"1"}}', { sub: '5', role: 'cashier' })).toEqual({
       status: 403,
-      body: { success: false, error: 'You do not have permission to perform this action.' },
+      body: { success: false, error: 'You do not have permission to perform this action.', code: 'FORBIDDEN' },
     });
   });
 
@@ -334,14 +364,17 @@ describe('NATS conventions', () => {
     const deep = `{"body":{"charge_name":"Deep","charge_type":"Lab","amount":1,"store_id":1,"notes":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
     expect(await request(CatalogueSubjects.create, deep, { sub: '5', role: 'admin' })).toEqual({
       status: 400,
-      body: { success: false, error: 'Request body is nested more than 32 levels deep.' },
+      body: { success: false, error: 'Request body is nested more than 32 levels deep.', code: 'BODY_TOO_DEEP' },
     });
     expect((await t.get('/hospital_charges?store_id=1')).body.count).toBe(before);
   });
 
   it('answers a malformed envelope with 400', async () => {
     const reply = await request(SessionsSubjects.list, 'not json', { sub: '5', role: 'admin' });
-    expect(reply).toEqual({ status: 400, body: { success: false, error: 'Request is not valid JSON.' } });
+    expect(reply).toEqual({
+      status: 400,
+      body: { success: false, error: 'Request is not valid JSON.', code: 'INVALID_JSON' },
+    });
     const wrongShape = await request(SessionsSubjects.list, '{"query":{"store_id":{"$gt":""}}}', {
       sub: '5',
       role: 'admin',
@@ -376,7 +409,7 @@ describe('NATS permissions', () => {
     const reply = await asHospital.request(BillingSubjects.create, '{}', { timeout: 2000 });
     expect(JSON.parse(new TextDecoder().decode(reply.data))).toEqual({
       status: 401,
-      body: { success: false, error: 'Authentication required.' },
+      body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
     });
     await refused(asHospital.request(CatalogueSubjects.check, '{}', { timeout: 2000 }));
     await refused(asHospital.request(BillingSubjects.health, '{}', { timeout: 2000 }));
@@ -520,13 +553,18 @@ describe('service outages', () => {
     await sessions.stop();
     const res = await t.get('/all_sessions');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ success: false, error: 'Service unavailable. Please retry.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Service unavailable. Please retry.',
+      code: 'SERVICE_UNAVAILABLE',
+    });
     const health = await t.get('/health', { token: null });
     expect(health.status).toBe(503);
     expect(health.body).toEqual({
       success: false,
       status: 'degraded',
       error: 'Some parts of the system are unavailable.',
+      code: 'SERVICE_UNAVAILABLE',
     });
     const details = await t.get('/health/details');
     expect(details.status).toBe(503);
@@ -547,7 +585,11 @@ describe('service outages', () => {
       const started = Date.now();
       const res = await t.get('/all_sessions');
       expect(res.status).toBe(504);
-      expect(res.body).toEqual({ success: false, error: 'The service did not answer in time. Please retry.' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'The service did not answer in time. Please retry.',
+        code: 'SERVICE_TIMEOUT',
+      });
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       sessions.signal('SIGCONT');

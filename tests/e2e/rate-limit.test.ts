@@ -31,6 +31,7 @@ function expectLimited(res: ApiResponse, limit: number): void {
   expect(res.body).toEqual({
     success: false,
     error: expect.stringMatching(/^Too many requests\. Retry in \d+ (minute|minutes|seconds?)\.$/),
+    code: 'RATE_LIMITED',
   });
   const retryAfter = Number(res.headers.get('retry-after'));
   expect(retryAfter).toBeGreaterThan(0);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
-import { startTestStack, TEST_TZ, type TestStack } from './harness';
+import { failureOf, startTestStack, TEST_TZ, type TestStack } from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -220,7 +220,7 @@ describe('GET /lab_bills/{id}/receipt', () => {
         path,
         status,
         type: 'application/json; charset=utf-8',
-        body: { success: false, error },
+        body: failureOf(error),
       });
     }
   });

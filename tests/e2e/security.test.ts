@@ -191,6 +191,7 @@ describe('prototype-poisoning keys in every body', () => {
       expect(res.body).toEqual({
         success: false,
         error: 'Request body must not contain __proto__ or constructor.prototype keys.',
+        code: 'BODY_FORBIDDEN_KEYS',
       });
     }
     // Nested inside an item too.
@@ -257,7 +258,7 @@ describe('bodies', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ success: false, error: 'Request body is too large.' });
+      expect(res.body).toEqual({ success: false, error: 'Request body is too large.', code: 'BODY_TOO_LARGE' });
     }
     expect(await snapshot()).toBe(before);
   });
@@ -275,7 +276,7 @@ describe('deeply nested bodies', () => {
       expect({ route: route.url, status: res.status, body: res.body }).toEqual({
         route: route.url,
         status: 400,
-        body: { success: false, error: 'Request body is nested more than 32 levels deep.' },
+        body: { success: false, error: 'Request body is nested more than 32 levels deep.', code: 'BODY_TOO_DEEP' },
       });
     }
     expect(await snapshot()).toBe(before);
@@ -290,7 +291,11 @@ describe('roles', () => {
     expect(anonymous.body.success).toBe(false);
     const doctor = await t.request('POST', '/hospital_charges', undefined, { ...badJson, role: 'doctor' });
     expect(doctor.status).toBe(403);
-    expect(doctor.body).toEqual({ success: false, error: 'You do not have permission to perform this action.' });
+    expect(doctor.body).toEqual({
+      success: false,
+      error: 'You do not have permission to perform this action.',
+      code: 'FORBIDDEN',
+    });
   });
 
   it('refuses every charge write to a role without access, changing nothing', async () => {
@@ -305,7 +310,7 @@ describe('roles', () => {
       expect({ method, status: res.status, body: res.body }).toEqual({
         method,
         status: 403,
-        body: { success: false, error: 'You do not have permission to perform this action.' },
+        body: { success: false, error: 'You do not have permission to perform this action.', code: 'FORBIDDEN' },
       });
     }
     expect(await snapshot()).toBe(before);
@@ -338,14 +343,14 @@ describe('access rules of every route', () => {
       const anonymous = await t.request(route.method, pathOf(route), body, { token: null });
       expect({ status: anonymous.status, body: anonymous.body }).toEqual({
         status: 401,
-        body: { success: false, error: 'Authentication required.' },
+        body: { success: false, error: 'Authentication required.', code: 'AUTHENTICATION_REQUIRED' },
       });
       for (const role of outsiders(route)) {
         const res = await t.request(route.method, pathOf(route), body, { role });
         expect({ role, status: res.status, body: res.body }).toEqual({
           role,
           status: 403,
-          body: { success: false, error: 'You do not have permission to perform this action.' },
+          body: { success: false, error: 'You do not have permission to perform this action.', code: 'FORBIDDEN' },
         });
       }
       expect(await snapshot()).toBe(before);

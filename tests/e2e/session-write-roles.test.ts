@@ -38,7 +38,10 @@ describe.each(TRANSPORTS)('over %s', (via) => {
     const before = await fx.state(route, call, OWN);
     const cashier = await fx.send(via, route, call, t.token('cashier', 61));
     if (write) {
-      expect(cashier).toEqual({ status: 403, body: { success: false, error: AUTH_MESSAGES.forbidden } });
+      expect(cashier).toEqual({
+        status: 403,
+        body: { success: false, error: AUTH_MESSAGES.forbidden, code: 'FORBIDDEN' },
+      });
       expect(await fx.state(route, call, OWN)).toEqual(before);
     } else {
       expect(outcome(cashier)).toEqual({ status: 200, success: true });

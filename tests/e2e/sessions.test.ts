@@ -5,7 +5,16 @@ import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { DAYS, datesOn } from './calendar';
 import { EventReader } from './events';
-import { eventually, startTestStack, TEST_TZ, type ApiResponse, type TestStack } from './harness';
+import {
+  answerOf,
+  eventually,
+  failureOf,
+  refused,
+  startTestStack,
+  TEST_TZ,
+  type ApiResponse,
+  type TestStack,
+} from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -109,20 +118,24 @@ let nextSessionNo = 1;
 const freshNo = () => nextSessionNo++;
 
 async function addSession(overrides: Record<string, unknown> = {}) {
-  const res = await t.post('/add_session', {
-    doctor_id: 7,
-    session_date: inDays(30),
-    session_no: freshNo(),
-    start_time: '09:00',
-    end_time: '12:00',
-    ...overrides,
-  });
+  const res = await answerOf(
+    t.api().POST('/add_session', {
+      body: {
+        doctor_id: 7,
+        session_date: inDays(30),
+        session_no: freshNo(),
+        start_time: '09:00',
+        end_time: '12:00',
+        ...overrides,
+      },
+    }),
+  );
   expect(res.status).toBe(201);
   return res.body.session_id as number;
 }
 
 async function getSession(id: number) {
-  const res = await t.get(`/get_session/${id}`);
+  const res = await answerOf(t.api().GET('/get_session/{session_id}', { params: { path: { session_id: id } } }));
   expect(res.status).toBe(200);
   return res.body.session;
 }
@@ -130,18 +143,18 @@ async function getSession(id: number) {
 describe('POST /add_session', () => {
   it("creates a session on the doctor's branch and returns it joined and derived", async () => {
     const date = inDays(10);
-    const res = await t.post(
-      '/add_session',
-      {
-        doctor_id: 1,
-        session_date: date,
-        session_no: 90,
-        start_time: '18:00',
-        end_time: '20:00',
-        max_patients: 12,
-        notes: 'ignored',
-      },
-      { role: 'doctor' },
+    const res = await answerOf(
+      t.api({ role: 'doctor' }).POST('/add_session', {
+        body: {
+          doctor_id: 1,
+          session_date: date,
+          session_no: 90,
+          start_time: '18:00',
+          end_time: '20:00',
+          max_patients: 12,
+          notes: 'ignored',
+        },
+      }),
     );
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -218,7 +231,7 @@ describe('POST /add_session', () => {
     ['a huge status', { status: 'x'.repeat(10_000) }, 422, 'status must be at most 20 characters.'],
   ])('rejects %s and stores nothing', async (_name, overrides: any, status, error) => {
     // Every session, whatever its doctor: the rejected ones name doctors 3, 4 and 999 too.
-    const before = (await t.get('/all_sessions')).body.sessions.length;
+    const before = (await answerOf(t.api().GET('/all_sessions'))).body.sessions.length;
     const base = { doctor_id: 7, session_date: inDays(30), session_no: 500, start_time: '09:00', end_time: '12:00' };
     const resolved =
       overrides && !Array.isArray(overrides) && overrides.session_date === 'yesterday'
@@ -232,33 +245,42 @@ describe('POST /add_session', () => {
           : Array.isArray(resolved)
             ? resolved
             : { ...base, ...resolved };
-    const res = await t.post('/add_session', body);
+    const res = await answerOf(t.api().POST('/add_session', { body: body }));
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ success: false, error });
-    expect((await t.get('/all_sessions')).body.sessions.length).toBe(before);
+    expect(res.body).toEqual(failureOf(error));
+    expect((await answerOf(t.api().GET('/all_sessions'))).body.sessions.length).toBe(before);
   });
 
   it('ignores fields it does not take, notes included', async () => {
-    const res = await t.post('/add_session', {
-      doctor_id: 7,
-      session_date: inDays(31),
-      session_no: freshNo(),
-      start_time: '09:00',
-      end_time: '12:00',
-      room: 'A',
-      notes: 'x',
-      booked_count: 5,
-      store_id: 2,
-    });
+    const res = await answerOf(
+      t.api().POST('/add_session', {
+        body: {
+          doctor_id: 7,
+          session_date: inDays(31),
+          session_no: freshNo(),
+          start_time: '09:00',
+          end_time: '12:00',
+          room: 'A',
+          notes: 'x',
+          booked_count: 5,
+          store_id: 2,
+        },
+      }),
+    );
     expect(res.status).toBe(201);
     const session = await getSession(res.body.session_id);
     expect(session).toMatchObject({ store_id: 1, booked_count: 0 });
     for (const field of ['room', 'notes']) expect(session).not.toHaveProperty(field);
-    const updated = await t.put(`/update_session/${res.body.session_id}`, {
-      ...session,
-      start_time: '09:30',
-      room: 'B',
-    });
+    const updated = await answerOf(
+      t.api().PUT('/update_session/{session_id}', {
+        params: { path: { session_id: res.body.session_id } },
+        body: {
+          ...session,
+          start_time: '09:30',
+          room: 'B',
+        },
+      }),
+    );
     expect(updated.status).toBe(200);
     expect(await getSession(res.body.session_id)).toEqual({ ...session, start_time: '09:30' });
   });
@@ -266,45 +288,61 @@ describe('POST /add_session', () => {
   it('answers 409 for the same doctor, branch, date and session number, even when two race', async () => {
     const date = inDays(40);
     await addSession({ session_date: date, session_no: 1 });
-    const again = await t.post('/add_session', {
-      doctor_id: 7,
-      session_date: date,
-      session_no: 1,
-      start_time: '13:00',
-      end_time: '14:00',
-    });
+    const again = await answerOf(
+      t.api().POST('/add_session', {
+        body: {
+          doctor_id: 7,
+          session_date: date,
+          session_no: 1,
+          start_time: '13:00',
+          end_time: '14:00',
+        },
+      }),
+    );
     expect(again.status).toBe(409);
     expect(again.body).toEqual({
       success: false,
       error: 'A session for this doctor, branch, date and session number already exists.',
+      code: 'SESSION_SLOT_TAKEN',
     });
     const race = await Promise.all(
       [1, 2, 3].map(() =>
-        t.post('/add_session', {
-          doctor_id: 7,
-          session_date: date,
-          session_no: 2,
-          start_time: '13:00',
-          end_time: '14:00',
-        }),
+        answerOf(
+          t.api().POST('/add_session', {
+            body: {
+              doctor_id: 7,
+              session_date: date,
+              session_no: 2,
+              start_time: '13:00',
+              end_time: '14:00',
+            },
+          }),
+        ),
       ),
     );
     expect(race.map((r) => r.status).sort()).toEqual([201, 409, 409]);
-    expect((await t.get(`/all_sessions?doctor_id=7&date=${date}`)).body.sessions).toHaveLength(2);
+    expect(
+      (await answerOf(t.api().GET('/all_sessions', { params: { query: { doctor_id: 7, date: date } } }))).body.sessions,
+    ).toHaveLength(2);
   });
 });
 
 describe('PUT /update_session/{id}', () => {
   it('updates the given fields; null or "" removes the cap; status maps to stored values', async () => {
     const id = await addSession({ max_patients: 5 });
-    const res = await t.put(`/update_session/${id}`, {
-      start_time: '10:00',
-      end_time: '11:30',
-      max_patients: null,
-      doctor_id: 1,
-      session_no: 99,
-      store_id: 2,
-    });
+    const res = await answerOf(
+      t.api().PUT('/update_session/{session_id}', {
+        params: { path: { session_id: id } },
+        body: {
+          start_time: '10:00',
+          end_time: '11:30',
+          max_patients: null,
+          doctor_id: 1,
+          session_no: 99,
+          store_id: 2,
+        },
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Session updated successfully.', session_id: id });
     expect(await getSession(id)).toMatchObject({
@@ -314,26 +352,49 @@ describe('PUT /update_session/{id}', () => {
       doctor_id: 7,
       store_id: 1,
     });
-    await t.put(`/update_session/${id}`, { max_patients: 3 });
+    await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { max_patients: 3 } }),
+    );
     expect((await getSession(id)).max_patients).toBe(3);
-    await t.put(`/update_session/${id}`, { max_patients: '' });
+    await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { max_patients: '' } }),
+    );
     expect((await getSession(id)).max_patients).toBeNull();
-    await t.put(`/update_session/${id}`, { status: 'Closed' });
+    await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Closed' } }),
+    );
     expect((await getSession(id)).status).toBe('Closed');
-    await t.put(`/update_session/${id}`, { status: 'Full' });
+    await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Full' } }),
+    );
     expect((await getSession(id)).status).toBe('Open'); // Full is only ever derived
-    await t.put(`/update_session/${id}`, { status: 'Closed' });
-    await t.put(`/update_session/${id}`, { status: 'Open' });
+    await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Closed' } }),
+    );
+    await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Open' } }),
+    );
     expect((await getSession(id)).status).toBe('Open');
-    await t.put(`/update_session/${id}`, { status: 'Closed' });
-    const other = await t.put(`/update_session/${id}`, { status: 'anything else' });
+    await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Closed' } }),
+    );
+    const other = await answerOf(
+      t.api().PUT('/update_session/{session_id}', {
+        params: { path: { session_id: id } },
+        body: { status: 'anything else' },
+      }),
+    );
     expect({ status: other.status, success: other.body.success }).toEqual({ status: 200, success: true });
     expect((await getSession(id)).status).toBe('Open'); // any value other than Closed is stored active
   });
 
   it('compares the times only when both are given, as the spec says', async () => {
     const id = await addSession(); // 09:00-12:00
-    const res = await t.put(`/update_session/${id}`, { start_time: '13:00' });
+    const res = await answerOf(
+      t
+        .api()
+        .PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { start_time: '13:00' } }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Session updated successfully.', session_id: id });
     expect(await getSession(id)).toMatchObject({ start_time: '13:00', end_time: '12:00' });
@@ -342,7 +403,16 @@ describe('PUT /update_session/{id}', () => {
   it('applies a session date without checking it against today', async () => {
     const id = await addSession();
     const past = inDays(-3);
-    expect((await t.put(`/update_session/${id}`, { session_date: past })).status).toBe(200);
+    expect(
+      (
+        await answerOf(
+          t.api().PUT('/update_session/{session_id}', {
+            params: { path: { session_id: id } },
+            body: { session_date: past },
+          }),
+        )
+      ).status,
+    ).toBe(200);
     expect((await getSession(id)).session_date).toBe(past);
   });
 
@@ -356,9 +426,11 @@ describe('PUT /update_session/{id}', () => {
     ['only fields it does not take', { room: 'B', id: 4 }, 400, 'No valid fields to update.'],
   ])('rejects %s and changes nothing', async (_name, body: any, status, error) => {
     const id = await addSession({ max_patients: 4 });
-    const res = await t.put(`/update_session/${id}`, body);
+    const res = await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: body }),
+    );
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ success: false, error });
+    expect(res.body).toEqual(failureOf(error));
     expect(await getSession(id)).toMatchObject({
       start_time: '09:00',
       end_time: '12:00',
@@ -368,17 +440,35 @@ describe('PUT /update_session/{id}', () => {
   });
 
   it('answers 404 for a missing session, after checking the body', async () => {
-    expect((await t.put('/update_session/999999')).status).toBe(400);
-    const res = await t.put('/update_session/999999', { start_time: '09:00' });
+    expect(
+      (
+        await answerOf(
+          t.api().PUT('/update_session/{session_id}', {
+            params: { path: { session_id: 999999 } },
+            body: refused(undefined),
+          }),
+        )
+      ).status,
+    ).toBe(400);
+    const res = await answerOf(
+      t.api().PUT('/update_session/{session_id}', {
+        params: { path: { session_id: 999999 } },
+        body: { start_time: '09:00' },
+      }),
+    );
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: 'Session not found.' });
+    expect(res.body).toEqual({ success: false, error: 'Session not found.', code: 'SESSION_NOT_FOUND' });
   });
 
   it('answers 409 when a new date lands on an existing slot', async () => {
     const date = inDays(50);
     await addSession({ session_date: date, session_no: 7 });
     const other = await addSession({ session_date: inDays(51), session_no: 7 });
-    const res = await t.put(`/update_session/${other}`, { session_date: date });
+    const res = await answerOf(
+      t
+        .api()
+        .PUT('/update_session/{session_id}', { params: { path: { session_id: other } }, body: { session_date: date } }),
+    );
     expect(res.status).toBe(409);
     expect((await getSession(other)).session_date).toBe(inDays(51));
   });
@@ -396,7 +486,11 @@ describe('booked_count and the derived status', () => {
     expect(await getSession(id)).toMatchObject({ booked_count: 1, status: 'Open' });
     await t.seed({ appointments: [{ id: 1003, session_id: id, status: 'confirmed' }] });
     expect(await getSession(id)).toMatchObject({ booked_count: 2, status: 'Full' });
-    expect((await t.get(`/all_sessions?status=Full&doctor_id=7`)).body.sessions.map((s: any) => s.id)).toContain(id);
+    expect(
+      (
+        await answerOf(t.api().GET('/all_sessions', { params: { query: { status: 'Full', doctor_id: 7 } } }))
+      ).body.sessions.map((s: any) => s.id),
+    ).toContain(id);
     await t.seed({ appointments: [{ id: 1003, session_id: id, status: 'Cancelled' }] });
     expect(await getSession(id)).toMatchObject({ booked_count: 1, status: 'Open' });
     await t.seed({ appointments: [{ id: 1001, deleted: true }] });
@@ -407,7 +501,9 @@ describe('booked_count and the derived status', () => {
     const id = await addSession({ max_patients: 1 });
     await t.seed({ appointments: [{ id: 2001, session_id: id, status: 'booked' }] });
     expect((await getSession(id)).status).toBe('Full');
-    await t.put(`/update_session/${id}`, { status: 'Closed' });
+    await answerOf(
+      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Closed' } }),
+    );
     expect(await getSession(id)).toMatchObject({ status: 'Closed', booked_count: 1 });
   });
 });
@@ -422,62 +518,83 @@ describe('DELETE /delete_session/{id}', () => {
         { id: 3003, session_id: id, status: 'cancelled' },
       ],
     });
-    const refused = await t.del(`/delete_session/${id}`);
+    const refused = await answerOf(
+      t.api().DELETE('/delete_session/{session_id}', { params: { path: { session_id: id } } }),
+    );
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({
       success: false,
       error:
         'Cannot delete this session: it has 2 active appointment(s). Cancel the appointment(s) first, or close the session instead.',
+      code: 'SESSION_HAS_APPOINTMENTS',
     });
-    expect((await t.get(`/get_session/${id}`)).status).toBe(200);
+    expect(
+      (await answerOf(t.api().GET('/get_session/{session_id}', { params: { path: { session_id: id } } }))).status,
+    ).toBe(200);
     await t.seed({
       appointments: [
         { id: 3001, session_id: id, status: 'cancelled' },
         { id: 3002, session_id: id, status: 'cancelled' },
       ],
     });
-    const res = await t.del(`/delete_session/${id}`);
+    const res = await answerOf(
+      t.api().DELETE('/delete_session/{session_id}', { params: { path: { session_id: id } } }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Session deleted successfully.', session_id: id });
-    const gone = await t.get(`/get_session/${id}`);
+    const gone = await answerOf(t.api().GET('/get_session/{session_id}', { params: { path: { session_id: id } } }));
     expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ success: false, error: 'Session not found.' });
-    expect((await t.del(`/delete_session/${id}`)).status).toBe(404);
+    expect(gone.body).toEqual({ success: false, error: 'Session not found.', code: 'SESSION_NOT_FOUND' });
+    expect(
+      (await answerOf(t.api().DELETE('/delete_session/{session_id}', { params: { path: { session_id: id } } }))).status,
+    ).toBe(404);
   });
 });
 
 describe('GET /all_sessions', () => {
   it('filters by branch, doctor, date and derived status; orders by date descending then start time', async () => {
     const date = inDays(60);
-    const late = await t.post('/add_session', {
-      doctor_id: 2,
-      session_date: date,
-      session_no: 1,
-      start_time: '14:00',
-      end_time: '16:00',
-    });
-    const early = await t.post('/add_session', {
-      doctor_id: 2,
-      session_date: date,
-      session_no: 2,
-      start_time: '08:00',
-      end_time: '09:00',
-    });
-    const next = await t.post('/add_session', {
-      doctor_id: 2,
-      session_date: inDays(61),
-      session_no: 1,
-      start_time: '10:00',
-      end_time: '11:00',
-      status: 'Closed',
-    });
+    const late = await answerOf(
+      t.api().POST('/add_session', {
+        body: {
+          doctor_id: 2,
+          session_date: date,
+          session_no: 1,
+          start_time: '14:00',
+          end_time: '16:00',
+        },
+      }),
+    );
+    const early = await answerOf(
+      t.api().POST('/add_session', {
+        body: {
+          doctor_id: 2,
+          session_date: date,
+          session_no: 2,
+          start_time: '08:00',
+          end_time: '09:00',
+        },
+      }),
+    );
+    const next = await answerOf(
+      t.api().POST('/add_session', {
+        body: {
+          doctor_id: 2,
+          session_date: inDays(61),
+          session_no: 1,
+          start_time: '10:00',
+          end_time: '11:00',
+          status: 'Closed',
+        },
+      }),
+    );
     const ids = async (query: string) => (await t.get(`/all_sessions${query}`)).body.sessions.map((s: any) => s.id);
     expect(await ids('?store_id=2')).toEqual([next.body.session_id, early.body.session_id, late.body.session_id]);
     expect(await ids(`?doctor_id=2&date=${date}`)).toEqual([early.body.session_id, late.body.session_id]);
     expect(await ids('?store_id=2&status=Closed')).toEqual([next.body.session_id]);
     expect(await ids('?store_id=2&status=Open')).toEqual([early.body.session_id, late.body.session_id]);
     expect(await ids('?store_id=2&status=open')).toEqual([]);
-    const all = (await t.get('/all_sessions?store_id=2')).body.sessions;
+    const all = (await answerOf(t.api().GET('/all_sessions', { params: { query: { store_id: 2 } } }))).body.sessions;
     expect(all[0]).toMatchObject({ store_name: 'Kandy Branch', doctor_name: 'Dr. Malini', channeling_fee: 2000 });
   });
 
@@ -486,16 +603,22 @@ describe('GET /all_sessions', () => {
       stores: [{ id: 3, name: 'Galle Branch', status: 'active' }],
       doctors: [doctor(9, { name: 'Dr. Before', store_id: 3 })],
     });
-    const added = await t.post('/add_session', {
-      doctor_id: 9,
-      session_date: inDays(70),
-      session_no: 1,
-      start_time: '10:00',
-      end_time: '11:00',
-    });
+    const added = await answerOf(
+      t.api().POST('/add_session', {
+        body: {
+          doctor_id: 9,
+          session_date: inDays(70),
+          session_no: 1,
+          start_time: '10:00',
+          end_time: '11:00',
+        },
+      }),
+    );
     expect(added.status).toBe(201);
     const names = async () =>
-      (await t.get('/all_sessions?store_id=3')).body.sessions.map((s: any) => `${s.doctor_name} at ${s.store_name}`);
+      (await answerOf(t.api().GET('/all_sessions', { params: { query: { store_id: 3 } } }))).body.sessions.map(
+        (s: any) => `${s.doctor_name} at ${s.store_name}`,
+      );
     expect(await names()).toEqual(['Dr. Before at Galle Branch']);
 
     await t.seed({
@@ -503,33 +626,48 @@ describe('GET /all_sessions', () => {
       doctors: [doctor(9, { name: 'Dr. After', store_id: 3 })],
     });
     expect(await names()).toEqual(['Dr. After at Galle Town']);
-    const another = await t.post('/add_session', {
-      doctor_id: 9,
-      session_date: inDays(71),
-      session_no: 1,
-      start_time: '10:00',
-      end_time: '11:00',
-    });
+    const another = await answerOf(
+      t.api().POST('/add_session', {
+        body: {
+          doctor_id: 9,
+          session_date: inDays(71),
+          session_no: 1,
+          start_time: '10:00',
+          end_time: '11:00',
+        },
+      }),
+    );
     expect(another.status).toBe(201);
     expect(await names()).toEqual(['Dr. After at Galle Town', 'Dr. After at Galle Town']);
   });
 
   it('answers 422 for malformed filters', async () => {
-    const res = await t.get('/all_sessions?store_id=abc');
+    const res = await answerOf(t.api().GET('/all_sessions', { params: { query: { store_id: refused('abc') } } }));
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ success: false, error: 'store_id must be a positive integer.' });
-    expect((await t.get('/all_sessions?date=2099-13-01')).status).toBe(422);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'store_id must be a positive integer.',
+      code: 'VALIDATION_FAILED',
+      field: 'store_id',
+    });
+    expect((await answerOf(t.api().GET('/all_sessions', { params: { query: { date: '2099-13-01' } } }))).status).toBe(
+      422,
+    );
   });
 
   it('answers 404 for an unknown or malformed session id', async () => {
-    for (const id of ['999999', 'x']) expect((await t.get(`/get_session/${id}`)).status).toBe(404);
+    for (const id of ['999999', 'x'])
+      expect(
+        (await answerOf(t.api().GET('/get_session/{session_id}', { params: { path: { session_id: refused(id) } } })))
+          .status,
+      ).toBe(404);
   });
 });
 
 describe('GET /preview_auto_sessions', () => {
   it.each(DAYS)('lists every scheduled date of a month starting on %s', async (first) => {
     const month = monthStartingOn(first, PREVIEW_YEAR);
-    const res = await t.get(`/preview_auto_sessions?month=${month}`);
+    const res = await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month } } }));
     expect(res.status).toBe(200);
     const expected = [
       ...datesOn(month, 'Monday').map((d) => [1, d, 1]),
@@ -562,7 +700,9 @@ describe('GET /preview_auto_sessions', () => {
   it('covers a 29-day February', async () => {
     const year = leapYearWithFeb29On('Tuesday', CREATION_YEAR + 3);
     const month = `${year}-02`;
-    const res = await t.get(`/preview_auto_sessions?month=${month}&doctor_id=5`);
+    const res = await answerOf(
+      t.api().GET('/preview_auto_sessions', { params: { query: { month: month, doctor_id: 5 } } }),
+    );
     const thursdays = datesOn(month, 'Thursday');
     const tuesdays = datesOn(month, 'Tuesday');
     expect(tuesdays).toContain(`${year}-02-29`);
@@ -584,39 +724,57 @@ describe('GET /preview_auto_sessions', () => {
 
   it('marks a month in the past as all past', async () => {
     const month = today().subtract(2, 'month').format('YYYY-MM');
-    const res = await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`);
+    const res = await answerOf(
+      t.api().GET('/preview_auto_sessions', { params: { query: { month: month, doctor_id: 1 } } }),
+    );
     expect(res.body.preview.length).toBeGreaterThan(0);
     expect(res.body.preview.every((e: any) => e.is_past)).toBe(true);
     expect(res.body).toMatchObject({ new_count: 0, skip_count: res.body.preview.length });
   });
 
   it('defaults to the current month and filters by doctor and branch', async () => {
-    const res = await t.get('/preview_auto_sessions?store_id=2');
+    const res = await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { store_id: 2 } } }));
     expect(res.body.month).toBe(today().format('MMMM YYYY'));
     expect(new Set(res.body.preview.map((e: any) => e.doctor_id))).toEqual(new Set([2]));
     const past = res.body.preview.filter((e: any) => e.session_date < today().format('YYYY-MM-DD'));
     expect(past.every((e: any) => e.is_past)).toBe(true);
-    const none = await t.get('/preview_auto_sessions?doctor_id=6');
+    const none = await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { doctor_id: 6 } } }));
     expect(none.body).toMatchObject({ success: true, preview: [], new_count: 0, skip_count: 0 });
     for (const inactive of [3, 4])
-      expect((await t.get(`/preview_auto_sessions?doctor_id=${inactive}`)).body.preview).toEqual([]);
+      expect(
+        (await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { doctor_id: inactive } } }))).body
+          .preview,
+      ).toEqual([]);
   });
 
   it('answers 422 for a malformed month', async () => {
     for (const month of [`${PREVIEW_YEAR}-13`, `${PREVIEW_YEAR}/01`, 'next']) {
-      const res = await t.get(`/preview_auto_sessions?month=${month}`);
+      const res = await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month } } }));
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ success: false, error: 'month must be in YYYY-MM format.' });
+      expect(res.body).toEqual({
+        success: false,
+        error: 'month must be in YYYY-MM format.',
+        code: 'VALIDATION_FAILED',
+        field: 'month',
+      });
     }
   });
 });
 
 describe('POST /auto_create_sessions', () => {
   it('answers 404 when no schedule matches, and 422 for a malformed month', async () => {
-    const res = await t.post('/auto_create_sessions', { doctor_id: 6, month: creationMonth(3) });
+    const res = await answerOf(
+      t.api().POST('/auto_create_sessions', { body: { doctor_id: 6, month: creationMonth(3) } }),
+    );
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: `No doctor schedules found for March ${CREATION_YEAR}.` });
-    expect((await t.post('/auto_create_sessions', { month: `03-${CREATION_YEAR}` })).status).toBe(422);
+    expect(res.body).toEqual({
+      success: false,
+      error: `No doctor schedules found for March ${CREATION_YEAR}.`,
+      code: 'NO_SCHEDULES',
+    });
+    expect(
+      (await answerOf(t.api().POST('/auto_create_sessions', { body: { month: `03-${CREATION_YEAR}` } }))).status,
+    ).toBe(422);
   });
 
   it('creates what the preview announced, publishes one event per session, and nothing when run again', async () => {
@@ -624,8 +782,10 @@ describe('POST /auto_create_sessions', () => {
     const nc = await t.nats();
     const reader = await EventReader.start(nc, 'SESSIONS_EVENTS');
     try {
-      const preview = (await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body;
-      const res = await t.post('/auto_create_sessions', { month, doctor_id: 1 });
+      const preview = (
+        await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month, doctor_id: 1 } } }))
+      ).body;
+      const res = await answerOf(t.api().POST('/auto_create_sessions', { body: { month, doctor_id: 1 } }));
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         success: true,
@@ -634,9 +794,9 @@ describe('POST /auto_create_sessions', () => {
         skipped: preview.skip_count,
         errors: [],
       });
-      const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((s: any) =>
-        s.session_date.startsWith(month),
-      );
+      const sessions = (
+        await answerOf(t.api().GET('/all_sessions', { params: { query: { doctor_id: 1 } } }))
+      ).body.sessions.filter((s: any) => s.session_date.startsWith(month));
       expect(sessions).toHaveLength(preview.new_count);
       expect(sessions.find((s: any) => s.session_date === datesOn(month, 'Monday')[0])).toMatchObject({
         start_time: '08:00',
@@ -650,12 +810,15 @@ describe('POST /auto_create_sessions', () => {
         preview.new_count,
       );
       expect(new Set(events.map((e) => e.event.data.session.id))).toEqual(new Set(sessions.map((s: any) => s.id)));
-      expect((await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body).toMatchObject({
+      expect(
+        (await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month, doctor_id: 1 } } })))
+          .body,
+      ).toMatchObject({
         new_count: 0,
         skip_count: preview.new_count,
       });
 
-      const again = await t.post('/auto_create_sessions', { month, doctor_id: 1 });
+      const again = await answerOf(t.api().POST('/auto_create_sessions', { body: { month, doctor_id: 1 } }));
       expect(again.body).toMatchObject({ created: 0, skipped: preview.new_count, errors: [] });
     } finally {
       reader.stop();
@@ -663,8 +826,9 @@ describe('POST /auto_create_sessions', () => {
   });
 
   it('skips past dates and entries without times, reporting the latter, as the preview announced', async () => {
-    const preview = (await t.get('/preview_auto_sessions?doctor_id=5')).body;
-    const res = await t.post('/auto_create_sessions', { doctor_id: 5 });
+    const preview = (await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { doctor_id: 5 } } })))
+      .body;
+    const res = await answerOf(t.api().POST('/auto_create_sessions', { body: { doctor_id: 5 } }));
     expect(res.status).toBe(201);
     expect(res.body.created).toBe(preview.new_count);
     expect(res.body.skipped).toBe(preview.skip_count);
@@ -687,7 +851,9 @@ describe('POST /auto_create_sessions', () => {
     await t.seed({
       doctors: [doctor(8, { name: 'Dr. Broken', schedule: DAYS.map((day) => slot(day, 1, null, null)) })],
     });
-    const res = await t.post('/auto_create_sessions', { doctor_id: 8, month: creationMonth(10) }); // 31 days
+    const res = await answerOf(
+      t.api().POST('/auto_create_sessions', { body: { doctor_id: 8, month: creationMonth(10) } }),
+    ); // 31 days
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ created: 0, skipped: 31 });
     expect(res.body.errors).toHaveLength(10);
@@ -695,14 +861,19 @@ describe('POST /auto_create_sessions', () => {
 
   it.each([7, 8, 12])('creates each session exactly once when three runs for month %s race', async (monthNumber) => {
     const month = creationMonth(monthNumber);
-    const preview = (await t.get(`/preview_auto_sessions?month=${month}`)).body;
-    const runs = await Promise.all([1, 2, 3].map(() => t.post('/auto_create_sessions', { month })));
+    const preview = (await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month } } })))
+      .body;
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => answerOf(t.api().POST('/auto_create_sessions', { body: { month } }))),
+    );
     expect(runs.map((r) => r.status)).toEqual([201, 201, 201]);
     const expectedCreated = preview.preview.filter(
       (e: any) => !e.exists && !e.is_past && e.start_time && e.end_time,
     ).length;
     expect(runs.reduce((sum, r) => sum + r.body.created, 0)).toBe(expectedCreated);
-    const all = (await t.get('/all_sessions')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
+    const all = (await answerOf(t.api().GET('/all_sessions'))).body.sessions.filter((s: any) =>
+      s.session_date.startsWith(month),
+    );
     expect(all).toHaveLength(expectedCreated);
     expect(new Set(all.map((s: any) => `${s.doctor_id}/${s.session_date}/${s.session_no}`)).size).toBe(expectedCreated);
   });
@@ -719,13 +890,15 @@ describe('POST /auto_create_sessions', () => {
         }),
       ),
     });
-    const preview = (await t.get(`/preview_auto_sessions?month=${month}&store_id=2`)).body;
+    const preview = (
+      await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month, store_id: 2 } } }))
+    ).body;
     const db = t.stack.infra.db!;
     const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
     let res: ApiResponse;
     try {
       const runs = mongo.db('clinic_sessions').collection('auto_create_runs');
-      const pending = t.post('/auto_create_sessions', { month, store_id: 2 });
+      const pending = answerOf(t.api().POST('/auto_create_sessions', { body: { month, store_id: 2 } }));
       // The database dies once the run has begun and before it completes, however fast the machine
       // (a fixed delay let a quick run finish first). Killed rather than paused: a paused server
       // can let an operation sent before the pause wait it out and succeed.
@@ -738,16 +911,18 @@ describe('POST /auto_create_sessions', () => {
       if (!db.running) await t.stack.infra.startDb();
     }
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ success: false, error: 'Internal server error.' });
+    expect(res.body).toEqual({ success: false, error: 'Internal server error.', code: 'INTERNAL_ERROR' });
     // Once the service sees its database again, nothing of the failed run is visible,
     // and once rolled back the month can be created whole.
     await t.stack.waitHealthy(20_000);
     const inMonth = async () =>
-      (await t.get('/all_sessions?store_id=2')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
+      (await answerOf(t.api().GET('/all_sessions', { params: { query: { store_id: 2 } } }))).body.sessions.filter(
+        (s: any) => s.session_date.startsWith(month),
+      );
     expect(await inMonth()).toEqual([]);
     const retry = await eventually(
       async () => {
-        const r = await t.post('/auto_create_sessions', { month, store_id: 2 });
+        const r = await answerOf(t.api().POST('/auto_create_sessions', { body: { month, store_id: 2 } }));
         return r.status === 201 ? r : undefined;
       },
       20_000,
@@ -761,7 +936,9 @@ describe('POST /auto_create_sessions', () => {
 describe('late inserts of a rolled-back run', () => {
   it('keeps them hidden, and a new run of the month fills their slots anew', async () => {
     const month = creationMonth(5);
-    const preview = (await t.get(`/preview_auto_sessions?month=${month}&doctor_id=1`)).body;
+    const preview = (
+      await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month, doctor_id: 1 } } }))
+    ).body;
     const slot = preview.preview[0];
     // What a paused database executes after the run that sent it was rolled back.
     const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
@@ -788,20 +965,27 @@ describe('late inserts of a rolled-back run', () => {
     } finally {
       await mongo.close();
     }
-    expect((await t.get(`/get_session/990001`)).status).toBe(404);
-    expect((await t.get(`/all_sessions?doctor_id=1&date=${slot.session_date}`)).body.sessions).toEqual([]);
-    const res = await t.post('/auto_create_sessions', { month, doctor_id: 1 });
+    expect(
+      (await answerOf(t.api().GET('/get_session/{session_id}', { params: { path: { session_id: 990001 } } }))).status,
+    ).toBe(404);
+    expect(
+      (await answerOf(t.api().GET('/all_sessions', { params: { query: { doctor_id: 1, date: slot.session_date } } })))
+        .body.sessions,
+    ).toEqual([]);
+    const res = await answerOf(t.api().POST('/auto_create_sessions', { body: { month, doctor_id: 1 } }));
     expect(res.body).toMatchObject({ created: preview.new_count, skipped: preview.skip_count });
-    const sessions = (await t.get('/all_sessions?doctor_id=1')).body.sessions.filter((x: any) =>
-      x.session_date.startsWith(month),
-    );
+    const sessions = (
+      await answerOf(t.api().GET('/all_sessions', { params: { query: { doctor_id: 1 } } }))
+    ).body.sessions.filter((x: any) => x.session_date.startsWith(month));
     expect(sessions).toHaveLength(preview.new_count);
     // The late insert's slot is filled anew (a session never changes runs), and the late insert is gone.
     expect(
       sessions.find((x: any) => x.session_date === slot.session_date && x.session_no === slot.session_no),
     ).toBeDefined();
     expect(sessions.map((x: any) => x.id)).not.toContain(990001);
-    expect((await t.get('/get_session/990001')).status).toBe(404);
+    expect(
+      (await answerOf(t.api().GET('/get_session/{session_id}', { params: { path: { session_id: 990001 } } }))).status,
+    ).toBe(404);
   });
 });
 
@@ -811,8 +995,12 @@ describe('events', () => {
     const reader = await EventReader.start(nc, 'SESSIONS_EVENTS');
     try {
       const id = await addSession();
-      await t.put(`/update_session/${id}`, { max_patients: 9 });
-      await t.del(`/delete_session/${id}`);
+      await answerOf(
+        t
+          .api()
+          .PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { max_patients: 9 } }),
+      );
+      await answerOf(t.api().DELETE('/delete_session/{session_id}', { params: { path: { session_id: id } } }));
       const events = await reader.waitFor((e) => e.event.data.session.id === id, 3);
       expect(events.map((e) => e.subject)).toEqual([
         EventSubjects.sessionCreated,

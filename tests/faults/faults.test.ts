@@ -102,7 +102,8 @@ it('stop the database for a few seconds: 500s in the envelope, then recovery by 
     .flatMap((b) => b.attempts)
     .filter((a) => a.status === 500)
     .map((a) => a.body);
-  for (const body of bodies) expect(body).toEqual({ success: false, error: 'Internal server error.' });
+  for (const body of bodies)
+    expect(body).toEqual({ success: false, error: 'Internal server error.', code: 'INTERNAL_ERROR' });
 });
 
 it('stop a service while reference records are published: it catches up after its restart', async () => {

@@ -95,6 +95,7 @@ const ctx = (idempotencyKey: string | null = null): HandlerContext => ({
   token: null,
   correlationId: 'billing-outbox-test',
   idempotencyKey,
+  ifMatch: null,
   log,
 });
 const today = () => (clock.timestamp(new Date()) as string).slice(0, 10);

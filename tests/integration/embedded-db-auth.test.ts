@@ -5,7 +5,7 @@
  * first start into the data folder, readable by its owner only.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -74,6 +74,36 @@ it('refuses every read and write of an anonymous connection, and changes nothing
   ]);
 });
 
+/** The permission bits of each file and folder that holds the data: DATA_DIR, its database folder, the SQLite files. */
+function dataModes(): Record<string, string> {
+  const dbDir = join(dir, 'ferretdb');
+  const files = readdirSync(dbDir).filter((name) => name.includes('.sqlite'));
+  expect(files).toEqual(expect.arrayContaining(['clinic_billing.sqlite']));
+  const paths = ['.', 'ferretdb', 'nats', ...files.map((name) => join('ferretdb', name))];
+  return Object.fromEntries(paths.map((path) => [path, (statSync(join(dir, path)).mode & 0o777).toString(8)]));
+}
+const ownerOnly = (modes: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(modes).map(([path]) => [
+      path,
+      path.endsWith('.sqlite') || path.includes('.sqlite-') ? '600' : '700',
+    ]),
+  );
+
+it('keeps the data folder, the database folder and its SQLite files to their owner alone', () => {
+  const modes = dataModes();
+  expect(modes).toEqual(ownerOnly(modes));
+});
+
+it('takes back the files and folders of a data folder made before that rule, when the database starts', async () => {
+  await infra.db!.stop();
+  chmodSync(join(dir, 'ferretdb'), 0o755);
+  for (const name of readdirSync(join(dir, 'ferretdb'))) chmodSync(join(dir, 'ferretdb', name), 0o644);
+  await infra.startDb();
+  const modes = dataModes();
+  expect(modes).toEqual(ownerOnly(modes));
+});
+
 it('refuses a wrong password', async () => {
   const url = new URL(infra.mongoUrl);
   url.password = 'not-the-password';
@@ -101,4 +131,24 @@ it('will not listen on an address other machines reach', async () => {
   });
   expect(run.status).not.toBe(0);
   expect(run.stderr).toContain('the embedded database listens on a loopback address only');
+});
+
+it('will not start without its user: no anonymous database, whatever the command line', () => {
+  const run = spawnSync(ferretDbBinary(), ['--listen', '127.0.0.1:0', '--data-dir', join(dir, 'elsewhere')], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('--auth-user and --auth-password-file are required');
+});
+
+it('serves Go profiling on loopback only', () => {
+  const args = ['--listen', '127.0.0.1:0', '--data-dir', join(dir, 'elsewhere'), '--auth-user', 'clinic'];
+  const run = spawnSync(
+    ferretDbBinary(),
+    [...args, '--auth-password-file', join(dir, DB_PASSWORD_FILE), '--debug-addr', '0.0.0.0:0'],
+    { encoding: 'utf8', timeout: 10_000 },
+  );
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('profiling listens on a loopback address only');
 });

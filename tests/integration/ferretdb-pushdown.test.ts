@@ -4,13 +4,15 @@
  * not do, and every answer is the one MongoDB's rules give, checked against a
  * reference evaluation of the same documents here. Also 0005 (a $group's
  * accumulators each read every document) and 0015 (a sorted page of an $in
- * merged from each value's rows in index order).
+ * merged from each value's rows in index order), 0018 (substring search asked for by an
+ * index option, through libs/service-kit's ensureIndexes).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
+import { ensureIndexes } from '@clinic/service-kit/internal';
 
 interface Row {
   _id: string;
@@ -65,7 +67,11 @@ beforeAll(async () => {
   // Half before the indexes (built over existing rows), half after (kept by the writes).
   await rows.insertMany(docs.slice(0, 300));
   await rows.createIndexes([{ key: { store: 1, state: 1, at: -1, n: -1 }, name: 'by_store' }]);
-  await rows.createIndexes([{ key: { store: 1, state: 1, at: -1, n: -1, text: 1 }, name: 'by_text_substring' }]);
+  await ensureIndexes(
+    rows,
+    [{ key: { store: 1, state: 1, at: -1, n: -1, text: 1 }, name: 'by_text', substringSearch: true }],
+    db,
+  );
   await rows.createIndexes([{ key: { amount: 1, flag: 1 }, name: 'by_amount' }]);
   await rows.insertMany(docs.slice(300));
 });
@@ -240,8 +246,8 @@ describe('typed index keys', () => {
   });
 
   it('uses the index a hint names', async () => {
-    const plan = await explain({ find: 'rows', filter: { store: 1, state: 'active' }, hint: 'by_text_substring' });
-    expect(JSON.stringify(plan.queryPlanner)).toContain('by_text_substring');
+    const plan = await explain({ find: 'rows', filter: { store: 1, state: 'active' }, hint: 'by_text' });
+    expect(JSON.stringify(plan.queryPlanner)).toContain('by_text');
   });
 
   it('refuses an array or a document in an indexed field, as multikey indexes are not supported', async () => {
@@ -336,5 +342,20 @@ describe('substring indexes', () => {
         d.text.includes(gone.text),
     );
     expect(ids(holding).sort()).toEqual(ids(expected).sort());
+  });
+
+  it('are asked for by the substringSearch option, not by a name', async () => {
+    await rows.createIndexes([{ key: { store: 1, text: 1 }, name: 'store_text_substring' }]);
+    const listed = await rows.listIndexes().toArray();
+    expect(listed.find((i) => i.name === 'by_text')).toMatchObject({ substringSearch: true });
+    expect(listed.find((i) => i.name === 'store_text_substring')).not.toHaveProperty('substringSearch');
+    // The same index with the other choice is refused, as MongoDB refuses a change of its own options.
+    await expect(
+      db.command({
+        createIndexes: 'rows',
+        indexes: [{ key: { store: 1, text: 1 }, name: 'store_text_substring', substringSearch: true }],
+      }),
+    ).rejects.toMatchObject({ codeName: 'IndexOptionsConflict' });
+    await rows.dropIndex('store_text_substring');
   });
 });

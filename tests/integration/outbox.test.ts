@@ -240,7 +240,7 @@ describe('commit records (the audit trail)', () => {
       // A write refused for certain (a ServiceError): its entry is discarded, its record never stored.
       await expect(
         outbox.record({ ...spec('rec-failed', 2), collection: 'entities', key: 'rec-failed' }, async () => {
-          throw new ServiceError(409, 'refused');
+          throw new ServiceError(409, 'refused', 'RECORD_BUSY');
         }),
       ).rejects.toThrow('refused');
       await waitUntil(async () => (await entries().countDocuments({})) === 0);
@@ -371,7 +371,7 @@ describe('events alongside a write, and fences', () => {
             alongside: [alongside('along-refused', 'along-refused-1', 30)],
           },
           async () => {
-            throw new ServiceError(409, 'Day 2090-01-03 is closed for store 1.');
+            throw new ServiceError(409, 'Day 2090-01-03 is closed for store 1.', 'DAY_CLOSED');
           },
         ),
       ).rejects.toThrow('closed');

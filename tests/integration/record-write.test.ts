@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { MongoClient, type Collection, type Db } from 'mongodb';
-import { eventStreamOf, EventSubjects } from '@clinic/contracts';
+import { eventStreamOf, EventSubjects, REQUEST_MESSAGES } from '@clinic/contracts';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
 import {
   connectNats,
@@ -17,7 +17,6 @@ import {
   ensureStream,
   IdAllocator,
   Outbox,
-  RECORD_BUSY_MESSAGE,
   RecordWriter,
   ServiceError,
   type RecordWrite,
@@ -72,7 +71,7 @@ function replica(landed: Array<{ before?: Counter; after: Counter }>): RecordWri
     outbox,
     find: (id) => counters.findOne({ id, live: true }),
     stillWritable: { live: true },
-    notFoundMessage: 'No such counter.',
+    notFound: 'BILL_NOT_FOUND',
     written: async (after, before) => {
       landed.push({ after, before });
     },
@@ -132,7 +131,7 @@ it('never writes back a record another replica cancelled meanwhile: 404', async 
       return increment(existing);
     })
     .catch((err: unknown) => err);
-  expect(outcome).toMatchObject({ status: 404, message: 'No such counter.' });
+  expect(outcome).toMatchObject({ status: 404, message: 'Bill not found.', code: 'BILL_NOT_FOUND' });
   expect(await counters.findOne({ id: 3 })).toMatchObject({ n: 0, live: false });
 });
 
@@ -164,7 +163,7 @@ it('answers 409 when the record keeps changing under every attempt for 3 s', asy
       return increment(existing);
     })
     .catch((err: unknown) => err);
-  expect(outcome).toMatchObject({ status: 409, message: RECORD_BUSY_MESSAGE });
+  expect(outcome).toMatchObject({ status: 409, message: REQUEST_MESSAGES.recordBusy, code: 'RECORD_BUSY' });
   expect(attempts).toBeGreaterThan(1);
   // The other replica's changes, one per attempt, none of this one.
   expect((await counters.findOne({ id: 4 }))!.n).toBe(attempts);
@@ -197,7 +196,7 @@ it('runs the guard once the event is recorded, right before the write; a refusal
       ...increment(existing),
       guard: async () => {
         outboxHeldEvent = (await db.collection('outbox').countDocuments({ fences: 'counter-6' })) > 0;
-        if (refuse) throw new ServiceError(409, 'Closed.');
+        if (refuse) throw new ServiceError(409, 'Closed.', 'DAY_CLOSED');
       },
     });
   const fenced = (write: RecordWrite<Counter>): RecordWrite<Counter> =>

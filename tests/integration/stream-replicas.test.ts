@@ -2,20 +2,33 @@
  * Stream replicas against a real three-node cluster: a service's stream set-up
  * sees three nodes, creates its streams with three replicas, and raises a
  * stream it finds with one replica (made on a single server, or before the
- * cluster grew) to three, its durable consumer with it, messages kept.
+ * cluster grew) to three, its durable consumer with it, messages kept. And its
+ * routes ask who is there: a nats-server of someone else's, routing in to a
+ * node's route port without the route password, joins nothing and sees none of
+ * the requests (and their bearer tokens) the cluster carries.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AckPolicy, type NatsConnection } from 'nats';
+import { AckPolicy, connect, headers, type Msg, type NatsConnection } from 'nats';
 import { DEFAULT_EVENT_READERS, eventStreamOf, REF_STREAM } from '@clinic/contracts';
-import { startLocalInfrastructure, waitFor, type Infrastructure } from '@clinic/devstack';
+import {
+  freeListeningPort,
+  ManagedProcess,
+  natsServerBinary,
+  startLocalInfrastructure,
+  waitFor,
+  type Infrastructure,
+} from '@clinic/devstack';
 import { connectNats, createLogger, ensureStream, streamReplicas } from '@clinic/service-kit/internal';
 
 const log = createLogger('replicas-test', 'silent');
 let dir: string;
 let infra: Infrastructure;
 let nc: NatsConnection;
+let rogue: ManagedProcess | undefined;
+let rogueMonitor: number;
+const connections: NatsConnection[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-replicas-'));
@@ -31,6 +44,8 @@ beforeAll(async () => {
   );
 }, 60_000);
 afterAll(async () => {
+  await Promise.all(connections.map((c) => c.close()));
+  await rogue?.stop();
   await nc?.close();
   await infra?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -97,4 +112,68 @@ it('refuses to start a cluster on the data of a single server, which nats-server
   } finally {
     rmSync(single, { recursive: true, force: true });
   }
+});
+
+/** Routes the rogue server holds (its monitoring endpoint). */
+async function rogueRoutes(): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${rogueMonitor}/routez`);
+  return ((await response.json()) as { num_routes: number }).num_routes;
+}
+
+it("refuses a server that routes in without the route password: it sees none of the cluster's requests", async () => {
+  const [first, second] = infra.natsNodes;
+  const clientPort = await freeListeningPort();
+  rogueMonitor = await freeListeningPort();
+  const routePort = await freeListeningPort();
+  const server = new ManagedProcess({
+    name: 'rogue-nats',
+    command: natsServerBinary(),
+    args: [
+      ...['-a', '127.0.0.1', '-p', String(clientPort), '-m', String(rogueMonitor)],
+      ...['--cluster_name', 'clinic', '--cluster', `nats://127.0.0.1:${routePort}`],
+      ...['--routes', first!.routeUrl!],
+    ],
+    output: { kind: 'file', path: join(dir, 'logs', 'rogue.log') },
+  });
+  server.start();
+  rogue = server;
+  await waitFor('the rogue server', async () => (await fetch(`http://127.0.0.1:${rogueMonitor}/healthz`)).ok, 10_000);
+  // Its own client, with no password (its server asks none), listening to everything.
+  const eavesdropper = await connect({ servers: `nats://127.0.0.1:${clientPort}` });
+  connections.push(eavesdropper);
+  const seen: Msg[] = [];
+  eavesdropper.subscribe('>', { callback: (_err, msg) => seen.push(msg) });
+
+  // A real route would be up within a second or two: give it several tries to form one.
+  await waitFor('the rogue server to route in', async () => (await rogueRoutes()) > 0, 6_000, 200).catch(
+    () => undefined,
+  );
+
+  // The cluster still works: a request through node 2 reaches billing's queue on node 1.
+  const billing = await connectNats(
+    { url: first!.url, user: 'billing', password: infra.natsPasswords.billing },
+    { name: 'routes-billing', log },
+  );
+  const gateway = await connectNats(
+    { url: second!.url, user: 'gateway', password: infra.natsPasswords.gateway },
+    { name: 'routes-gateway', log },
+  );
+  connections.push(billing, gateway);
+  billing.subscribe('billing.bill.list', { queue: 'billing', callback: (_err, msg) => msg.respond('{"status":200}') });
+  await billing.flush();
+  const h = headers();
+  h.set('authorization', 'Bearer a-staff-token');
+  await waitFor(
+    'the request to cross the cluster',
+    async () => {
+      const reply = await gateway.request('billing.bill.list', '{}', { headers: h, timeout: 1_000 });
+      return reply.string() === '{"status":200}';
+    },
+    15_000,
+    200,
+  );
+  await eavesdropper.flush();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(seen.map((msg) => msg.subject)).toEqual([]);
+  expect(await rogueRoutes()).toBe(0);
 });

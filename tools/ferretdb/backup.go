@@ -68,6 +68,14 @@ func vacuumInto(source, target string) error {
 		return err
 	}
 	defer db.Close()
+	// The copy is made empty, the owner's alone, before SQLite fills it: VACUUM INTO creates its file 0644.
+	empty, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := empty.Close(); err != nil {
+		return err
+	}
 	if _, err := db.Exec("VACUUM INTO '" + strings.ReplaceAll(target, "'", "''") + "'"); err != nil {
 		return fmt.Errorf("VACUUM INTO: %w", err)
 	}

@@ -5,7 +5,8 @@
 # in patches/sqlite/ to a copy of its SQLite driver (modernc.org/sqlite).
 #
 #   build.sh [binary]   builds .tools/bin/clinic-ferretdb (what npm start needs)
-#   build.sh tests      runs the patches' own Go tests (TestClinic*, TestFastUnmarshal): npm test's path
+#   build.sh tests      runs the unit tests (go test -short) of every package a patch touches, the
+#                       patches' own TestClinic* among them: npm test's path
 #   build.sh ... --check  exits 0 when that is already done for these sources, 1 otherwise; does nothing
 #
 # Each does nothing when it was already done for the same sources (a stamp per job in .tools).
@@ -53,6 +54,16 @@ patched_copy() {
   done
   echo "replace $module => $work/$name" >> "$work/build.mod"
 }
+# unit_tests <copy> <patch>...: go test -short on each package directory the patches touch.
+unit_tests() {
+  local dir=$1 pkgs
+  shift
+  pkgs=$(sed -n 's|^+++ [^/[:space:]]*/\([^[:space:]]*\).*|\1|p' "$@" | xargs -n1 dirname | sort -u | sed 's|^|./|;s|^\./\.$|.|')
+  echo "go test -short in $dir: $(echo $pkgs)"
+  # shellcheck disable=SC2086
+  (cd "$dir" && go test -short -count=1 -tags ferretdb_debug $pkgs)
+}
+
 patched_copy github.com/FerretDB/FerretDB FerretDB "$here"/patches/*.patch
 patched_copy github.com/FerretDB/wire wire "$here"/patches/wire/*.patch
 patched_copy modernc.org/sqlite sqlite "$here"/patches/sqlite/*.patch
@@ -62,9 +73,11 @@ if [ "$job" = tests ]; then
   # whose main module is FerretDB for its version file.
   mkdir -p "$work/FerretDB/.git"
   go list -m -f '{{.Version}}' github.com/FerretDB/FerretDB > "$work/FerretDB/build/version/version.txt"
-  (cd "$work/FerretDB" && go test -count=1 -run '^(TestClinic|TestFastUnmarshal)' ./internal/handler/common/ ./internal/handler/sjson/ ./internal/util/fsql/ ./internal/backends/sqlite/)
-  (cd "$work/wire" && go test -count=1 -run '^TestClinic' .)
-  (cd "$work/sqlite" && go test -count=1 -run '^TestClinic' .)
+  # -short is upstream's unit-test mode (tests that need a live PostgreSQL or server skip themselves);
+  # ferretdb_debug its debug build, which its tests expect (TestCheckError checks that it is one).
+  unit_tests "$work/FerretDB" "$here"/patches/*.patch
+  unit_tests "$work/wire" "$here"/patches/wire/*.patch
+  unit_tests "$work/sqlite" "$here"/patches/sqlite/*.patch
 else
   mkdir -p "$tools/bin"
   # ferretdb_no_postgresql: the SQLite backend is the only one the stack runs; leaving the PostgreSQL

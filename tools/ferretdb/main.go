@@ -22,6 +22,10 @@ import (
 )
 
 func main() {
+	// The databases hold patient data: every file and folder this process makes is its owner's alone
+	// (SQLite's files, their -wal and -shm, a backup's copies), whatever the caller's umask.
+	syscall.Umask(0o077)
+
 	// `clinic-ferretdb backup <data-dir> <out-dir>`: an online copy of every database (backup.go).
 	if len(os.Args) > 1 && os.Args[1] == "backup" {
 		os.Exit(runBackup(os.Args[2:]))
@@ -30,14 +34,22 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
 	dataDir := flag.String("data-dir", ".data/ferretdb", "directory for SQLite database files")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")
-	debugAddr := flag.String("debug-addr", "", "if set, serve Go profiling (/debug/pprof) on this address")
-	authUser := flag.String("auth-user", "", "if set, every connection must authenticate (SCRAM); this user is created on the first start")
+	debugAddr := flag.String("debug-addr", "", "if set, serve Go profiling (/debug/pprof) on this loopback address")
+	authUser := flag.String("auth-user", "", "every connection must authenticate (SCRAM) as this user, created on the first start")
 	authPasswordFile := flag.String("auth-password-file", "", "file holding the password of --auth-user (kept out of the command line)")
 	flag.Parse()
 
 	// The embedded server is this machine's own: it never listens on a network another machine reaches.
 	if host, _, err := net.SplitHostPort(*listen); err != nil || !isLoopback(host) {
 		log.Fatalf("--listen %q: the embedded database listens on a loopback address only (127.0.0.1, ::1, localhost)", *listen)
+	}
+	// Anonymous connections could read and change every bill: there is no way to start without a user.
+	if *authUser == "" {
+		log.Fatal("--auth-user and --auth-password-file are required: every connection authenticates")
+	}
+	// Profiles show what the server holds in memory (and pprof's handlers cost CPU on demand): loopback only too.
+	if host, _, err := net.SplitHostPort(*debugAddr); *debugAddr != "" && (err != nil || !isLoopback(host)) {
+		log.Fatalf("--debug-addr %q: profiling listens on a loopback address only (127.0.0.1, ::1, localhost)", *debugAddr)
 	}
 
 	if *debugAddr != "" {
@@ -48,7 +60,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := ownersOnly(abs); err != nil {
 		log.Fatal(err)
 	}
 
@@ -58,19 +70,16 @@ func main() {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	var auth *ferretdb.AuthConfig
-	if *authUser != "" {
-		secret, err := os.ReadFile(*authPasswordFile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		password := strings.TrimSpace(string(secret))
-		if password == "" {
-			log.Fatal("--auth-password-file is empty")
-		}
-		// Users live in admin.system.users; clients authenticate against admin (the driver's default).
-		auth = &ferretdb.AuthConfig{SetupDatabase: "admin", SetupUsername: *authUser, SetupPassword: password}
+	secret, err := os.ReadFile(*authPasswordFile)
+	if err != nil {
+		log.Fatal(err)
 	}
+	password := strings.TrimSpace(string(secret))
+	if password == "" {
+		log.Fatal("--auth-password-file is empty")
+	}
+	// Users live in admin.system.users; clients authenticate against admin (the driver's default).
+	auth := &ferretdb.AuthConfig{SetupDatabase: "admin", SetupUsername: *authUser, SetupPassword: password}
 
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener: ferretdb.ListenerConfig{TCP: *listen},
@@ -99,6 +108,33 @@ func main() {
 	// the parent process the server is ready.
 	fmt.Println(f.MongoDBURI())
 	<-done
+}
+
+// ownersOnly makes dir (0700) or takes it back from other users, with the database files already in it
+// (made 0644 before this rule): anyone who reads them reads every patient's record.
+func ownersOnly(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, entry := range entries {
+		info, err := entry.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode().IsRegular() && info.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(filepath.Join(dir, entry.Name()), info.Mode().Perm()&0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {

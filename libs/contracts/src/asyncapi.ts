@@ -8,6 +8,7 @@
 import { Limits } from './limits';
 import { EVENT_DATA_SCHEMAS, eventSchema } from './events';
 import { HeaderNames } from './envelope';
+import { errorCodeTable } from './error-codes';
 import { DELETION_MARKER_SCHEMA, REF_RECORD_SCHEMAS } from './reference';
 import { accessNote, replyEnvelopeSchema, requestEnvelopeSchema, requestReplySpecs } from './request-reply';
 import type { JsonSchema } from './schemas/common';
@@ -52,6 +53,9 @@ const requestHeaders: JsonSchema = {
     ),
     [HeaderNames.idempotencyKey]: text(
       `billing.bill.create, billing.bill.pay, billing.bill.refund: a retried request returns the first result instead of making a second (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
+    ),
+    [HeaderNames.ifMatch]: text(
+      "the update or delete of a bill, a charge or a session: the etag(s) of the record's read; 412 PRECONDITION_FAILED when it changed since",
     ),
     traceparent: text('W3C trace context: the service continues this trace'),
     tracestate: text('W3C trace context'),
@@ -201,7 +205,10 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
       description:
         'Every NATS subject of the clinic back end. Requests are request-reply in the envelope `{ params?, query?, body? }`, ' +
         'answered `{ status, body }` by one replica of the service (its queue group). Reference data from other hospital ' +
-        `systems arrives on \`${REF_STREAM.name}\`; each service's events are stored on its own JetStream stream.`,
+        `systems arrives on \`${REF_STREAM.name}\`; each service's events are stored on its own JetStream stream.\n\n` +
+        "A failure's body is `{success: false, error, code, field?}`: `error` the text, `code` one of this table " +
+        '(each reply lists the codes of its status), `field` the request field at fault (`items[0].qty`).\n\n' +
+        errorCodeTable(),
       contact: { name: 'Clinic back end maintainers' },
       license: { name: 'UNLICENSED' },
       tags: SERVICE_NAMES.map((s) => ({ name: s, description: `the ${s} service` })),

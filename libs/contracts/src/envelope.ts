@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes';
+
 /**
  * The request/reply envelope carried over NATS. The gateway translates HTTP into
  * a ServiceRequest and a ServiceReply back into HTTP; other hospital services
@@ -25,13 +27,23 @@ export interface SuccessBody {
 
 export interface FailureBody {
   success: false;
+  /** The spec's text. */
   error: string;
+  /** What the failure is, for a program (error-codes.ts). */
+  code: ErrorCode;
+  /** The request field at fault, as `items[0].qty`: on validation failures (and a few others, error-codes.ts). */
+  field?: string;
 }
 
 export type ResponseBody = SuccessBody | FailureBody;
 
 export interface ServiceReply<TBody extends ResponseBody = ResponseBody> {
   status: number;
+  /**
+   * On a single record's read (a bill, a charge, a session): the entity tag of `body`, the record's current
+   * representation (a strong ETag, `"..."`). Sent before `body`, so the gateway reads it without parsing the body.
+   */
+  etag?: string;
   body: TBody;
 }
 
@@ -47,6 +59,11 @@ export const HeaderNames = {
   /** Client-chosen key that makes a create safe to retry. */
   idempotencyKey: 'idempotency-key',
   /**
+   * On an update or a delete of a bill, a charge or a session: the ETag(s) the caller read (HTTP If-Match);
+   * the change is refused with 412 when the record's representation is no longer one of them.
+   */
+  ifMatch: 'if-match',
+  /**
    * On a reply larger than one NATS message: how many messages it comes in, and
    * which one this is (0-based). The caller joins them in order.
    */
@@ -56,10 +73,21 @@ export const HeaderNames = {
 
 export const GENERIC_ERROR_MESSAGE = 'Internal server error.';
 
+/** 412: If-Match named a representation the record no longer has. */
+export const PRECONDITION_FAILED_MESSAGE =
+  'The record has changed since it was read (If-Match). Read it again, then retry.';
+
+/** The longest If-Match header a service reads (a few ETags); a longer one is refused (400). */
+export const IF_MATCH_MAX_LENGTH = 1000;
+export const IF_MATCH_TOO_LONG_MESSAGE = `If-Match must be at most ${IF_MATCH_MAX_LENGTH} characters.`;
+
 export function success(status: number, fields: Record<string, unknown> = {}): ServiceReply<SuccessBody> {
   return { status, body: { success: true, ...fields } };
 }
 
-export function failure(status: number, error: string): ServiceReply<FailureBody> {
-  return { status, body: { success: false, error } };
+export function failure(status: number, error: string, code: ErrorCode, field?: string): ServiceReply<FailureBody> {
+  return {
+    status,
+    body: field === undefined ? { success: false, error, code } : { success: false, error, code, field },
+  };
 }

@@ -3,7 +3,7 @@
  * or Excel. Billing answers `billing.bill.export` with one page of rows at a
  * time (bills, or their items) and a cursor to the next; the gateway asks
  * for the pages one after another and writes the file as they come, so that
- * neither holds the whole export (README, Design notes). These are the
+ * neither holds the whole export (docs/architecture.md, Design notes). These are the
  * columns both read, with the type a spreadsheet gives each.
  */
 import { BILL_FIELDS as F } from './fields/billing';
@@ -11,7 +11,8 @@ import { Limits } from './limits';
 import type { HttpRoute } from './routes';
 import { BILL_STATUSES, PAYMENT_METHODS, PAYMENT_STATUSES } from './fields/billing';
 import { billItemSchema, billSchema } from './schemas/billing-replies';
-import { dateSchema, idSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
+import { dateSchema, idSchema, successSchema, type JsonSchema } from './schemas/common';
+import { standardFailures } from './schemas/failures';
 import { BillingSubjects } from './subjects';
 
 /** How a column's value is written: text is neutralised in CSV, the others are typed in Excel. */
@@ -80,10 +81,8 @@ export const EXPORT_PAGE_DAYS = 370;
 export const EXPORT_PARTS = ['bills', 'items'] as const;
 export type ExportPart = (typeof EXPORT_PARTS)[number];
 
-export const EXPORT_MESSAGES = {
-  badCursor: 'cursor must be the next of an earlier page.',
-  badAsOf: 'as_of must be the as_of of an earlier page.',
-} as const;
+// In a module of their own: the table of error codes names them, and this module's route names failure schemas.
+export { EXPORT_MESSAGES } from './export-messages';
 
 const text = (description: string): JsonSchema => ({ type: 'string', maxLength: Limits.searchMaxLength, description });
 
@@ -134,6 +133,7 @@ export const exportPageSchema = successSchema(
 );
 
 export const EXPORT_ROUTE: Omit<HttpRoute, 'access'> = {
+  operationId: 'exportLabBills',
   method: 'GET',
   url: '/lab_bills/export',
   branchScope: 'named',
@@ -142,6 +142,7 @@ export const EXPORT_ROUTE: Omit<HttpRoute, 'access'> = {
   summary:
     "A branch's live bills of a date or a range, with the list's filters, as CSV (one row per bill) or Excel (a sheet of bills and one of their items, dates and amounts typed); streamed as it is read",
   querystring: exportQuerySchema,
+  natsOnlyQuery: ['part', 'cursor', 'as_of'],
   exports: EXPORT_MEDIA_TYPES,
   responses: { 200: exportPageSchema, ...standardFailures(400) },
 };

@@ -21,3 +21,6 @@ export * from './schemas/catalogue';
 export * from './schemas/sessions';
 export * from './request-reply';
 export * from './asyncapi';
+export * from './error-codes';
+export * from './http-messages';
+export * from './schemas/failures';

@@ -39,6 +39,15 @@ export type NatsUser = (typeof NATS_USERS)[number];
 /** The prefix of a user's reply subjects (nats.js `inboxPrefix`); only that user may subscribe to it. */
 export const inboxPrefixOf = (user: string): string => `_INBOX_${user}`;
 
+/**
+ * Whether a request's reply subject is a user's inbox (`_INBOX_<user>.…` of a user above): the only place a
+ * responder answers. nats-server lets a responder publish to any reply subject (allow_responses ignores the deny
+ * and allow lists), so a request naming `catalogue.charge.created` as its reply would have the answer stored as an
+ * event.
+ */
+export const isUserInbox = (subject: string): boolean =>
+  NATS_USERS.some((user) => subject.startsWith(`${inboxPrefixOf(user)}.`));
+
 /** Subjects one user may use for one purpose of its job. */
 export interface NatsGrant {
   purpose: string;

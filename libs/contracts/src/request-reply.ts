@@ -7,7 +7,8 @@
 import { BRANCH_SCOPE_RULES, SESSION_WRITE_SUBJECTS, type BranchScopeRule } from './access';
 import { HTTP_ROUTES, type HttpRoute } from './routes';
 import { chargeCheckBodySchema, chargeCheckReplySchema } from './schemas/catalogue';
-import { failureSchema, standardFailures, successSchema, type JsonSchema } from './schemas/common';
+import { successSchema, type JsonSchema } from './schemas/common';
+import { failureSchemaFor, standardFailures } from './schemas/failures';
 import { REF_STREAM } from './streams';
 import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
 
@@ -121,13 +122,13 @@ function internalSpecs(): RequestReplySpec[] {
       subject: ServiceSubjects[service].health,
       service,
       summary: `Whether a ${service} replica and its database answer (no caller needed)`,
-      replies: { 200: healthReply, 503: failureSchema },
+      replies: { 200: healthReply, 503: failureSchemaFor(503) },
     },
     {
       subject: ServiceSubjects[service].refStatus,
       service,
       summary: `How far ${service} has applied the reference stream ${REF_STREAM.name} (no caller needed)`,
-      replies: { 200: refStatusReply, 500: failureSchema },
+      replies: { 200: refStatusReply, 500: failureSchemaFor(500) },
     },
   ]);
   const check: RequestReplySpec = {
@@ -185,6 +186,14 @@ export function replyEnvelopeSchema(spec: RequestReplySpec): JsonSchema {
     anyOf: Object.entries(spec.replies).map(([status, body]) => ({
       properties: { status: { type: 'integer', enum: [Number(status)] }, body },
     })),
-    properties: { status: { type: 'integer', enum: Object.keys(spec.replies).map(Number) }, body: { type: 'object' } },
+    properties: {
+      status: { type: 'integer', enum: Object.keys(spec.replies).map(Number) },
+      etag: {
+        type: 'string',
+        description:
+          "on the read of one bill, charge or session: the strong entity tag of `body`; send it as the `if-match` header of the record's update or delete",
+      },
+      body: { type: 'object' },
+    },
   };
 }

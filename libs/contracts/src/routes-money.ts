@@ -14,7 +14,8 @@ import {
   reopenDayBodySchema,
 } from './schemas/billing-money';
 import { billWithItemsSchema } from './schemas/billing-replies';
-import { idSchema, standardFailures, successSchema } from './schemas/common';
+import { idSchema, successSchema } from './schemas/common';
+import { standardFailures } from './schemas/failures';
 import { BillingSubjects } from './subjects';
 
 const changed = (entry: 'payment' | 'refund') =>
@@ -23,6 +24,7 @@ const changed = (entry: 'payment' | 'refund') =>
 /** Routes without their access, which routes.ts adds from the subject (access.ts). A bill's money: */
 export const BILL_MONEY_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
   {
+    operationId: 'recordLabBillPayment',
     method: 'POST',
     url: '/lab_bills/:bill_id/payments',
     subject: BillingSubjects.pay,
@@ -36,6 +38,7 @@ export const BILL_MONEY_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     responses: { 201: changed('payment'), ...standardFailures(404, 409, 413, 422) },
   },
   {
+    operationId: 'listLabBillPayments',
     method: 'GET',
     url: '/lab_bills/:bill_id/payments',
     subject: BillingSubjects.payments,
@@ -54,6 +57,7 @@ export const BILL_MONEY_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     },
   },
   {
+    operationId: 'refundLabBill',
     method: 'POST',
     url: '/lab_bills/:bill_id/refunds',
     subject: BillingSubjects.refund,
@@ -71,6 +75,7 @@ export const BILL_MONEY_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
 /** A branch's closed day: static paths, listed before `/lab_bills/:bill_id` (the router prefers them anyway). */
 export const DAY_CLOSE_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
   {
+    operationId: 'closeDay',
     method: 'POST',
     url: '/lab_bills/day_close',
     subject: BillingSubjects.closeDay,
@@ -85,6 +90,7 @@ export const DAY_CLOSE_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     },
   },
   {
+    operationId: 'getDayClose',
     method: 'GET',
     url: '/lab_bills/day_close',
     subject: BillingSubjects.dayClosing,
@@ -95,6 +101,7 @@ export const DAY_CLOSE_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     responses: { 200: successSchema({ closing: closingSchema }), ...standardFailures() },
   },
   {
+    operationId: 'reopenDay',
     method: 'DELETE',
     url: '/lab_bills/day_close',
     subject: BillingSubjects.reopenDay,

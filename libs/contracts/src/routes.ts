@@ -8,13 +8,16 @@ import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
-import { historyQuerySchema, messageSchema, pathParams, standardFailures, type JsonSchema } from './schemas/common';
+import { historyQuerySchema, messageSchema, pathParams, type JsonSchema } from './schemas/common';
+import { standardFailures } from './schemas/failures';
 import * as sessions from './schemas/sessions';
 import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from './subjects';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface HttpRoute {
+  /** The OpenAPI operationId: what generated clients name the call. */
+  operationId: string;
   method: HttpMethod;
   /** Fastify path syntax. */
   url: string;
@@ -27,6 +30,8 @@ export interface HttpRoute {
   /** Path parameter name, when the route has one. */
   param?: string;
   querystring?: JsonSchema;
+  /** Query parameters of the NATS subject only: the gateway sets them itself, and drops them from an HTTP request. */
+  natsOnlyQuery?: readonly string[];
   body?: JsonSchema;
   /** Whether the request body may be absent (documented as optional). */
   bodyOptional?: boolean;
@@ -45,6 +50,11 @@ export interface HttpRoute {
   exports?: Readonly<Record<string, string>>;
   /** Whether a retried request with the same Idempotency-Key answers the first result. */
   idempotent?: boolean;
+  /**
+   * Conditional requests on a single record: `read` answers with an ETag (and 304 to If-None-Match), `write`
+   * takes If-Match (412 when stale). See service-kit's conditional.ts.
+   */
+  conditional?: 'read' | 'write';
   responses: Record<string, JsonSchema>;
 }
 
@@ -54,6 +64,7 @@ function route(r: Omit<HttpRoute, 'access'>): HttpRoute {
 
 export const HTTP_ROUTES: readonly HttpRoute[] = [
   route({
+    operationId: 'createLabBill',
     method: 'POST',
     url: '/lab_bills',
     branchScope: 'named',
@@ -66,6 +77,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 201: billingReplies.billingResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
+    operationId: 'listLabBills',
     method: 'GET',
     url: '/lab_bills',
     branchScope: 'named',
@@ -76,6 +88,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingResponses.list, ...standardFailures(400) },
   }),
   route({
+    operationId: 'getLabBillSummary',
     method: 'GET',
     url: '/lab_bills/summary',
     branchScope: 'named',
@@ -86,6 +99,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingResponses.summary, ...standardFailures(400) },
   }),
   route({
+    operationId: 'getLabBillDayEnd',
     method: 'GET',
     url: '/lab_bills/day_end',
     branchScope: 'named',
@@ -101,8 +115,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   ...DAY_CLOSE_ROUTES.map(route),
   route(EXPORT_ROUTE),
   route({
+    operationId: 'getLabBill',
     method: 'GET',
     url: '/lab_bills/:bill_id',
+    conditional: 'read',
     branchScope: 'record',
     subject: BillingSubjects.get,
     tag: 'Lab bills',
@@ -111,8 +127,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingResponses.one, ...standardFailures(404) },
   }),
   route({
+    operationId: 'updateLabBill',
     method: 'PUT',
     url: '/lab_bills/:bill_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: BillingSubjects.update,
     tag: 'Lab bills',
@@ -122,8 +140,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: messageSchema, ...standardFailures(400, 404, 409, 413) },
   }),
   route({
+    operationId: 'cancelLabBill',
     method: 'DELETE',
     url: '/lab_bills/:bill_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: BillingSubjects.cancel,
     tag: 'Lab bills',
@@ -135,6 +155,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: messageSchema, ...standardFailures(404, 409, 413) },
   }),
   route({
+    operationId: 'getLabBillHistory',
     method: 'GET',
     url: '/lab_bills/:bill_id/history',
     branchScope: 'record',
@@ -146,6 +167,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: billingReplies.billingExtraResponses.history, ...standardFailures(404) },
   }),
   route({
+    operationId: 'getLabBillReceipt',
     method: 'GET',
     url: '/lab_bills/:bill_id/receipt',
     branchScope: 'record',
@@ -160,6 +182,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   ...BILL_MONEY_ROUTES.map(route),
 
   route({
+    operationId: 'listHospitalCharges',
     method: 'GET',
     url: '/hospital_charges',
     branchScope: 'named',
@@ -170,6 +193,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: catalogue.catalogueResponses.list, ...standardFailures(400) },
   }),
   route({
+    operationId: 'createHospitalCharge',
     method: 'POST',
     url: '/hospital_charges',
     branchScope: 'named',
@@ -180,8 +204,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 201: catalogue.catalogueResponses.created, ...standardFailures(400, 409, 413) },
   }),
   route({
+    operationId: 'getHospitalCharge',
     method: 'GET',
     url: '/hospital_charges/:charge_id',
+    conditional: 'read',
     branchScope: 'record',
     subject: CatalogueSubjects.get,
     tag: 'Hospital charges',
@@ -190,8 +216,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: catalogue.catalogueResponses.one, ...standardFailures(404) },
   }),
   route({
+    operationId: 'updateHospitalCharge',
     method: 'PUT',
     url: '/hospital_charges/:charge_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: CatalogueSubjects.update,
     tag: 'Hospital charges',
@@ -201,8 +229,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: catalogue.catalogueResponses.updated, ...standardFailures(400, 404, 409, 413) },
   }),
   route({
+    operationId: 'deleteHospitalCharge',
     method: 'DELETE',
     url: '/hospital_charges/:charge_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: CatalogueSubjects.delete,
     tag: 'Hospital charges',
@@ -211,6 +241,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: messageSchema, ...standardFailures(404, 409) },
   }),
   route({
+    operationId: 'getHospitalChargeHistory',
     method: 'GET',
     url: '/hospital_charges/:charge_id/history',
     branchScope: 'record',
@@ -224,6 +255,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   }),
 
   route({
+    operationId: 'listSessions',
     method: 'GET',
     url: '/all_sessions',
     branchScope: 'listed',
@@ -234,8 +266,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.list, ...standardFailures(422) },
   }),
   route({
+    operationId: 'getSession',
     method: 'GET',
     url: '/get_session/:session_id',
+    conditional: 'read',
     branchScope: 'record',
     subject: SessionsSubjects.get,
     tag: 'Channeling sessions',
@@ -244,6 +278,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.one, ...standardFailures(404) },
   }),
   route({
+    operationId: 'addSession',
     method: 'POST',
     url: '/add_session',
     branchScope: 'doctor',
@@ -254,8 +289,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 201: sessions.sessionsResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
+    operationId: 'updateSession',
     method: 'PUT',
     url: '/update_session/:session_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: SessionsSubjects.update,
     tag: 'Channeling sessions',
@@ -265,8 +302,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(400, 404, 409, 413, 422) },
   }),
   route({
+    operationId: 'deleteSession',
     method: 'DELETE',
     url: '/delete_session/:session_id',
+    conditional: 'write',
     branchScope: 'record',
     subject: SessionsSubjects.delete,
     tag: 'Channeling sessions',
@@ -275,6 +314,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(404, 409) },
   }),
   route({
+    operationId: 'previewAutoSessions',
     method: 'GET',
     url: '/preview_auto_sessions',
     branchScope: 'listed',
@@ -285,6 +325,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: sessions.sessionsResponses.preview, ...standardFailures(422) },
   }),
   route({
+    operationId: 'autoCreateSessions',
     method: 'POST',
     url: '/auto_create_sessions',
     branchScope: 'listed',

@@ -73,8 +73,9 @@ describe('field rules and schemas', () => {
   ] as Array<[string, JsonSchema, FieldRule, string[]?]>)(
     '%s is its field rule',
     (_where, schema, rule, widened = []) => {
-      // A schema may add to the rule (nullable, a description, blank as "not supplied"), never restate it.
-      const { [widened[0] ?? '']: _ignored, ...stated } = rule.schema;
+      // A schema may add to the rule (nullable, a description, blank as "not supplied", an example of its own:
+      // a session's date the API takes whatever today is), never restate it.
+      const { [widened[0] ?? '']: _ignored, example: _example, ...stated } = rule.schema;
       expect(schema).toMatchObject(stated);
       if (rule.default !== undefined) expect(schema.default).toBe(rule.default);
     },

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Infrastructure } from './infra';
-import { natsPasswords, passwordEnv, renderNatsConfig } from './nats-config';
+import { natsServerPasswordEnv, renderNatsConfig } from './nats-config';
+import { natsPasswords } from './secrets';
 import { NATS_IMAGE_TAG } from './paths';
 
 /** Whether a Docker engine answers, so that testcontainers can be used. */
@@ -37,14 +38,14 @@ function dockerEnginePlausible(): boolean {
 }
 
 /** NATS with JetStream and MongoDB 7 in containers, for machines with a Docker engine. */
-export async function startContainerInfrastructure(): Promise<Infrastructure> {
+export async function startContainerInfrastructure(dataDir: string): Promise<Infrastructure> {
   const { GenericContainer, Wait } = await import('testcontainers');
-  const passwords = natsPasswords();
+  const passwords = natsPasswords(dataDir, { make: true });
   const config = renderNatsConfig({ listen: '0.0.0.0:4222', storeDir: '/data/jetstream' });
   const [natsContainer, mongoContainer] = await Promise.all([
     new GenericContainer(`nats:${NATS_IMAGE_TAG}`)
       .withCopyContentToContainer([{ content: config, target: '/etc/nats/clinic.conf' }])
-      .withEnvironment(passwordEnv(passwords))
+      .withEnvironment(natsServerPasswordEnv(passwords))
       .withCommand(['-c', '/etc/nats/clinic.conf'])
       .withExposedPorts(4222)
       .withWaitStrategy(Wait.forLogMessage(/Server is ready/))

@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ferretDbBinary, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
-import { natsPasswords, passwordEnv, renderNatsConfig, type NatsTlsFiles } from './nats-config';
-import { DB_PASSWORD_FILE, ownSecret } from './secrets';
+import { natsServerPasswordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
+import { DB_PASSWORD_FILE, natsPasswords, ownSecret, privateDir } from './secrets';
 
 /** The embedded database's one user (FerretDB v1 has no roles: it reaches every database). */
 export const DB_USER = 'clinic';
@@ -17,6 +18,8 @@ export interface NatsNode {
   process: ManagedProcess;
   /** nats://host:port clients connect to. */
   url: string;
+  /** nats://host:port other nodes route to (a cluster's node). */
+  routeUrl?: string;
   /** The monitoring endpoint (http://host:port), for cluster nodes: /healthz, /jsz. */
   monitorUrl?: string;
   /** Starts it (again, on the same ports and store) and waits until it serves. */
@@ -147,6 +150,8 @@ async function natsNodes(
     );
   }
   const routes = nodes.map((n) => `nats://${n.network.clusterHost}:${n.route}`);
+  // The nodes' own: made for this start, given to each node in its environment, never written down.
+  const routeCredentials = count > 1 ? routeEnv(routes, randomBytes(24).toString('hex')) : {};
   return nodes.map((node) => {
     const single = count === 1;
     const storeDir = single ? join(natsDir, 'jetstream') : join(natsDir, node.name, 'jetstream');
@@ -173,7 +178,7 @@ async function natsNodes(
       name: single ? 'nats' : `nats-${node.name}`,
       command: node.network.netns ? 'ip' : bin,
       args: [...(node.network.netns ? ['netns', 'exec', node.network.netns, bin] : []), '-c', configPath],
-      env: passwordEnv(passwords),
+      env: { ...natsServerPasswordEnv(passwords), ...routeCredentials },
       output: { kind: 'file', path: join(options.logDir, single ? 'nats.log' : `nats-${node.name}.log`) },
     });
     const monitorUrl = single ? undefined : `http://${clientHost}:${node.monitor}`;
@@ -181,6 +186,7 @@ async function natsNodes(
       name: node.name,
       process: proc,
       url: `${options.natsTls ? 'tls' : 'nats'}://${clientHost}:${node.client}`,
+      routeUrl: single ? undefined : routes[nodes.indexOf(node)],
       monitorUrl,
       async start() {
         if (!proc.running) proc.start();
@@ -202,9 +208,12 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   const dbPort = options.mongoUrl ? 0 : await portFor(options.dbPort, 'the database');
   const natsDir = join(options.dataDir, 'nats');
   const dbDir = join(options.dataDir, 'ferretdb');
-  mkdirSync(natsDir, { recursive: true });
-  mkdirSync(dbDir, { recursive: true });
-  const passwords = natsPasswords();
+  // Every folder its owner's alone (0700; one made before this rule is taken back): they hold patient data.
+  privateDir(options.dataDir);
+  privateDir(natsDir);
+  privateDir(dbDir);
+  // The local server's users get passwords of this stack's own; an external server's are given (or in DATA_DIR).
+  const passwords = natsPasswords(options.dataDir, { make: !options.natsUrl });
   const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
 
   // Every connection authenticates as the stack's user, whose password is made on the first start.
@@ -274,7 +283,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   return infra;
 }
 
-export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infrastructure {
+export function externalInfrastructure(natsUrl: string, mongoUrl: string, dataDir: string): Infrastructure {
   const unsupported = async () => {
     throw new Error('External servers are not managed by this stack');
   };
@@ -282,7 +291,7 @@ export function externalInfrastructure(natsUrl: string, mongoUrl: string): Infra
     kind: 'external',
     natsUrl,
     mongoUrl,
-    natsPasswords: natsPasswords(),
+    natsPasswords: natsPasswords(dataDir),
     natsNodes: [],
     startNats: unsupported,
     startDb: unsupported,

@@ -3,31 +3,30 @@ import { NATS_PERMISSIONS, NATS_USER_SPECS, NATS_USERS, type NatsUser } from '@c
 /** The environment variable that holds a NATS user's password (for nats-server and for the user's process). */
 export const passwordVariable = (user: NatsUser): string => `NATS_${user.toUpperCase()}_PASSWORD`;
 
-/**
- * DEVELOPMENT DEFAULTS ONLY, used by `npm start` and the tests when no password
- * is set. Docker compose has none: it refuses to start without NATS_<USER>_PASSWORD.
- */
-export const DEV_NATS_PASSWORDS: Record<NatsUser, string> = Object.fromEntries(
-  NATS_USERS.map((user) => [user, `dev-${user}-password`]),
-) as Record<NatsUser, string>;
-
-/** Every user's password from the environment, or its development default. */
-export function natsPasswords(env: NodeJS.ProcessEnv = process.env): Record<NatsUser, string> {
-  return Object.fromEntries(
-    NATS_USERS.map((user) => [user, env[passwordVariable(user)] || DEV_NATS_PASSWORDS[user]]),
-  ) as Record<NatsUser, string>;
-}
-
 /** The environment a process needs to connect as `user`. */
-export function natsCredentialsEnv(user: NatsUser, passwords = natsPasswords()): Record<string, string> {
+export function natsCredentialsEnv(user: NatsUser, passwords: Record<NatsUser, string>): Record<string, string> {
   return { NATS_USER: user, NATS_PASSWORD: passwords[user] };
 }
 
-/** The servers' environment: each user's password under $NATS_<USER>_PASSWORD. */
+/** Each user's password under NATS_<USER>_PASSWORD, as a process connecting as any of them takes it. */
 export function passwordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(passwords).map(([user, password]) => [passwordVariable(user as NatsUser), password]),
   );
+}
+
+/** passwordEnv for nats-server itself, each value a nats.conf string (natsString). */
+export function natsServerPasswordEnv(passwords: Record<NatsUser, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(passwordEnv(passwords)).map(([name, value]) => [name, natsString(value)]));
+}
+
+/**
+ * A value for a `$VARIABLE` of nats.conf that stays a string: nats-server parses
+ * the variable's value as config, so an unquoted password such as `12-q…` or
+ * `1e5…` is read as a date or a number, and the server refuses to start.
+ */
+export function natsString(value: string): string {
+  return JSON.stringify(value);
 }
 
 const list = (subjects: string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(', ')}]`;
@@ -81,8 +80,25 @@ export interface NatsClusterConfig {
   name: string;
   /** host:port the node accepts routes on. */
   listen: string;
-  /** Every node's route URL (a node skips its own). */
+  /** Every node's route URL (a node skips its own), without credentials: see routeEnv. */
   routes: string[];
+}
+
+/** The user every node presents on its routes, and requires of every route that connects in. */
+export const ROUTE_USER = 'route';
+/** The route user's password, in the server's environment (compose requires it; a local cluster makes one). */
+export const ROUTE_PASSWORD_VARIABLE = 'NATS_ROUTE_PASSWORD';
+/** The routes with the route user's credentials, in the server's environment (nats.conf reads no URL templates). */
+export const ROUTES_VARIABLE = 'NATS_ROUTES';
+
+/** A route URL carrying the route user's credentials (nats-server takes them from the URL it dials). */
+export const routeUrlWithCredentials = (url: string, password: string): string =>
+  url.replace('://', `://${ROUTE_USER}:${encodeURIComponent(password)}@`);
+
+/** A cluster node's environment: the route password it requires, and the routes it dials with it. */
+export function routeEnv(routes: string[], password: string): Record<string, string> {
+  const urls = routes.map((url) => JSON.stringify(routeUrlWithCredentials(url, password)));
+  return { [ROUTE_PASSWORD_VARIABLE]: natsString(password), [ROUTES_VARIABLE]: `[${urls.join(', ')}]` };
 }
 
 /**
@@ -107,12 +123,18 @@ function renderTls(tls: NatsTlsFiles, indent: string, verify: boolean): string[]
   ].map((line) => indent + line);
 }
 
+/**
+ * Routes authenticate: a node accepts a route only with the route user's password (and, with TLS, a certificate
+ * the CA signed), so a server of someone else's cannot join the cluster and see every request and its token.
+ */
 function renderCluster(cluster: NatsClusterConfig, tls?: NatsTlsFiles): string[] {
   return [
     'cluster {',
     `  name: ${JSON.stringify(cluster.name)}`,
     `  listen: ${JSON.stringify(cluster.listen)}`,
-    `  routes: [${cluster.routes.map((r) => JSON.stringify(r)).join(', ')}]`,
+    `  # ${cluster.routes.join(', ')}, with the route user's credentials`,
+    `  routes: $${ROUTES_VARIABLE}`,
+    `  authorization { user: ${ROUTE_USER}, password: $${ROUTE_PASSWORD_VARIABLE}, timeout: 2 }`,
     ...ROUTE_PING,
     ...(tls ? renderTls(tls, '  ', true) : []),
     '}',
@@ -158,6 +180,7 @@ export function composeNatsConfig(): string {
     '# nats-server refuses to start when one is not set. There are no defaults here.',
     '# NATS_SERVER_NAME names the node of the three-node cluster. TLS on the client port (required of every',
     '# client) and on the routes (each node verifies the others): the files of `npm run certs`, mounted by compose.',
+    '# Routes also authenticate: NATS_ROUTE_PASSWORD, and NATS_ROUTES, the routes with it (docker-compose.yml).',
     '# Monitoring listens inside the container only, for its healthcheck.',
     renderNatsConfig({
       serverName: '$NATS_SERVER_NAME',
@@ -198,10 +221,15 @@ export const PERMISSIONS_TABLE_BEGIN =
   '<!-- BEGIN nats-permissions: generated by `npm run gen:nats-config` from libs/contracts/src/nats-permissions.ts; do not edit -->';
 export const PERMISSIONS_TABLE_END = '<!-- END nats-permissions -->';
 
+/** `doc` with the text between `begin` and `end` (marker lines of a generated part) replaced by `content`. */
+export function replaceBetween(doc: string, begin: string, end: string, content: string): string {
+  const from = doc.indexOf(begin);
+  const to = doc.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`The document has no ${begin} ... ${end} markers`);
+  return `${doc.slice(0, from + begin.length)}\n${content}\n${doc.slice(to)}`;
+}
+
 /** `doc` with the text between the table's markers replaced by the table rendered from the contracts. */
 export function withPermissionsTable(doc: string): string {
-  const begin = doc.indexOf(PERMISSIONS_TABLE_BEGIN);
-  const end = doc.indexOf(PERMISSIONS_TABLE_END);
-  if (begin < 0 || end < begin) throw new Error('The document has no nats-permissions markers');
-  return `${doc.slice(0, begin + PERMISSIONS_TABLE_BEGIN.length)}\n${renderPermissionsTable()}\n${doc.slice(end)}`;
+  return replaceBetween(doc, PERMISSIONS_TABLE_BEGIN, PERMISSIONS_TABLE_END, renderPermissionsTable());
 }

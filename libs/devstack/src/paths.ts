@@ -21,7 +21,7 @@ function findOnPath(name: string, extraDirs: string[] = []): string | undefined 
 
 /**
  * The nats-server release the stack runs everywhere (npm start, tests, CI),
- * built by scripts/bootstrap.sh into .tools/bin; README says why this one.
+ * built by scripts/bootstrap.sh into .tools/bin; docs/operations.md says why this one.
  */
 export const NATS_SERVER_VERSION = 'v2.12.15';
 /** The container image of the same release line (docker compose, testcontainers). */

@@ -58,10 +58,11 @@ export class ManagedProcess {
     let stdio: 'inherit' | ['ignore', number, number] = 'inherit';
     let logFd: number | null = null;
     if (output.kind === 'file') {
-      mkdirSync(dirname(output.path), { recursive: true });
+      // Logs may name patients: their folder and files are their owner's alone.
+      mkdirSync(dirname(output.path), { recursive: true, mode: 0o700 });
       // The child writes its log file itself: through a pipe, a busy supervisor
       // (a load generator, say) would stall every log line of the child.
-      logFd = openSync(output.path, 'a');
+      logFd = openSync(output.path, 'a', 0o600);
       stdio = ['ignore', logFd, logFd];
     }
     this.expectedExit = false;

@@ -108,7 +108,9 @@ export class Stack {
   }
 
   private static async infrastructure(options: StackOptions): Promise<Infrastructure> {
-    if (options.natsUrl && options.mongoUrl) return externalInfrastructure(options.natsUrl, options.mongoUrl);
+    if (options.natsUrl && options.mongoUrl) {
+      return externalInfrastructure(options.natsUrl, options.mongoUrl, options.dataDir);
+    }
     const choice = options.infra ?? 'auto';
     const noneGiven =
       !options.natsUrl &&
@@ -117,7 +119,7 @@ export class Stack {
       !options.natsNetwork &&
       !options.natsTls;
     if (noneGiven && (choice === 'containers' || (choice === 'auto' && (await dockerAvailable())))) {
-      return startContainerInfrastructure();
+      return startContainerInfrastructure(options.dataDir);
     }
     return startLocalInfrastructure({
       dataDir: options.dataDir,

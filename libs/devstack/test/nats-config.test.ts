@@ -20,6 +20,7 @@ import {
   renderNatsConfig,
   REPO_ROOT,
   renderPermissionsTable,
+  routeEnv,
   withPermissionsTable,
 } from '../src';
 
@@ -27,8 +28,8 @@ it('keeps deploy/nats/nats.conf in step with the contracts (run npm run gen:nats
   expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8')).toBe(composeNatsConfig());
 });
 
-it('keeps the "who may do what on NATS" table of docs/RELIABILITY.md in step with the contracts (run npm run gen:nats-config)', () => {
-  const doc = readFileSync(join(REPO_ROOT, 'docs', 'RELIABILITY.md'), 'utf8');
+it('keeps the "who may do what on NATS" table of docs/nats.md in step with the contracts (run npm run gen:nats-config)', () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'nats.md'), 'utf8');
   expect(doc).toContain(renderPermissionsTable());
   expect(withPermissionsTable(doc)).toBe(doc);
   // A drifted table is caught: the check is not vacuous.
@@ -119,9 +120,13 @@ it('renders a cluster node: its name, its routes, JetStream flushed before each 
     cluster: { name: 'clinic', listen: '127.0.0.1:6223', routes: ['nats://127.0.0.1:6222', 'nats://127.0.0.1:6223'] },
   });
   expect(conf).toContain('server_name: "n2"');
-  expect(conf).toMatch(
-    /cluster \{\n {2}name: "clinic"\n {2}listen: "127.0.0.1:6223"\n {2}routes: \["nats:\/\/127.0.0.1:6222", "nats:\/\/127.0.0.1:6223"\]/,
-  );
+  expect(conf).toMatch(/cluster \{\n {2}name: "clinic"\n {2}listen: "127.0.0.1:6223"\n/);
+  // Routes authenticate: the routes to dial and the password required come from the environment.
+  expect(conf).toContain('  routes: $NATS_ROUTES\n  authorization { user: route, password: $NATS_ROUTE_PASSWORD');
+  expect(routeEnv(['nats://127.0.0.1:6222', 'nats://h:6223'], 'p/w')).toEqual({
+    NATS_ROUTE_PASSWORD: '"p/w"',
+    NATS_ROUTES: '["nats://route:p%2Fw@127.0.0.1:6222", "nats://route:p%2Fw@h:6223"]',
+  });
   expect(conf).toMatch(/jetstream \{[^}]*sync_interval: always/);
   expect(renderNatsConfig({ listen: 'x:1', storeDir: '/s', syncInterval: 'default' })).not.toContain('sync_interval');
 });

@@ -3,7 +3,7 @@
  * the outbox as a CommitRecord of the change's event, so that an entry exists
  * exactly when its change does. An entry's id is its event's id.
  */
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from './clock';
 import { ensureIndexes } from './mongo';
@@ -65,6 +65,11 @@ export interface AuditedChange {
   details?: Record<string, unknown>;
 }
 
+/** The one index of an audit trail's collection: an entity's entries in order, and its entries of a kind. */
+export function auditTrailIndex(collectionName: string): IndexDescription & { name: string } {
+  return { key: { entity_id: 1, at: 1 }, name: `${collectionName}_by_entity` };
+}
+
 export class AuditTrail {
   private readonly entries: Collection<AuditEntryDoc>;
   /** Serves an entity's entries in order, and its entries of a kind (filtered on the rest). */
@@ -76,11 +81,11 @@ export class AuditTrail {
     private readonly clock: ClinicClock,
   ) {
     this.entries = db.collection<AuditEntryDoc>(collectionName);
-    this.indexName = `${collectionName}_by_entity`;
+    this.indexName = auditTrailIndex(collectionName).name;
   }
 
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.entries, [{ key: { entity_id: 1, at: 1 }, name: this.indexName }]);
+    await ensureIndexes(this.entries, [auditTrailIndex(this.collectionName)]);
   }
 
   /** The entry of a change, to record with the change's event (Outbox EventSpec.records). */

@@ -4,8 +4,8 @@
  * HandlerContext: refuse a branch the request names (403), hide a record of
  * another branch (404, as if it did not exist), keep a list to the caller's.
  */
-import { BRANCH_MESSAGES, type Caller } from '@clinic/contracts';
-import { ServiceError } from './errors';
+import type { Caller } from '@clinic/contracts';
+import { fail, type NotFoundCode } from './errors';
 
 /** What a request acts for (a HandlerContext is one). */
 export interface ActingFor {
@@ -25,16 +25,16 @@ export function reachesBranch(ctx: ActingFor, storeId: number | null): boolean {
 
 /** For a branch the request names (a list's, a report's, a create's `store_id`): 403 `Not allowed for this branch.` outside the caller's. */
 export function requireBranch(ctx: ActingFor, storeId: number): void {
-  if (!reachesBranch(ctx, storeId)) throw new ServiceError(403, BRANCH_MESSAGES.notAllowed);
+  if (!reachesBranch(ctx, storeId)) throw fail('BRANCH_NOT_ALLOWED');
 }
 
-/** For a record found by its id: the record, or 404 with `notFoundMessage` when it is absent or of another branch. */
+/** For a record found by its id: the record, or 404 with the record's `notFound` code when it is absent or of another branch. */
 export function foundInBranch<T extends { store_id: number | null }>(
   ctx: ActingFor,
   record: T | null | undefined,
-  notFoundMessage: string,
+  notFound: NotFoundCode,
 ): T {
-  if (!record || !reachesBranch(ctx, record.store_id)) throw new ServiceError(404, notFoundMessage);
+  if (!record || !reachesBranch(ctx, record.store_id)) throw fail(notFound);
   return record;
 }
 

@@ -37,18 +37,42 @@ export function natsSettings(env: EnvValues<typeof NATS_ENV> = readEnv(NATS_ENV)
   return { url: env.NATS_URL, user: env.NATS_USER, password: env.NATS_PASSWORD, tlsCaFile: env.NATS_TLS_CA_FILE };
 }
 
-const serviceEnv = (service: string) =>
+/** The variables every service reads besides NATS_ENV, TOKEN_ENV and METRICS_ENV. */
+export const serviceEnv = (service: string) =>
   ({
-    MONGO_URL: { type: 'string', default: 'mongodb://127.0.0.1:27017/' },
-    MONGO_DB: { type: 'string', default: `clinic_${service}` },
-    CLINIC_TZ: { type: 'string', default: machineTimeZone() },
-    REPLY_CHUNKS_MAX: { type: 'integer', default: Limits.replyChunksMax },
-    EVENT_READERS: { type: 'string', default: DEFAULT_EVENT_READERS.join(',') },
-    NATS_STREAM_REPLICAS: { type: 'integer', default: 0 },
+    MONGO_URL: { type: 'string', default: 'mongodb://127.0.0.1:27017/', description: 'The database.' },
+    MONGO_DB: { type: 'string', default: `clinic_${service}`, description: "The service's database name." },
+    CLINIC_TZ: {
+      type: 'string',
+      default: machineTimeZone(),
+      shownDefault: "the machine's time zone",
+      description: 'The clinic\'s time zone: "today", a day\'s bounds, timestamps.',
+    },
+    REPLY_CHUNKS_MAX: {
+      type: 'integer',
+      default: Limits.replyChunksMax,
+      description: 'NATS messages one reply may take (at most what the NATS permissions allow); beyond, 413.',
+    },
+    EVENT_READERS: {
+      type: 'string',
+      default: DEFAULT_EVENT_READERS.join(','),
+      description:
+        'Names of the durable pull consumers the service provisions on its events stream for other systems (another name needs its consumer-create right: `DEFAULT_EVENT_READERS` in libs/contracts, then `npm run gen:nats-config`).',
+    },
+    NATS_STREAM_REPLICAS: {
+      type: 'integer',
+      default: 0,
+      description:
+        'Replicas of the streams the service creates or raises; 0: as many as the cluster has nodes, at most 3.',
+    },
   }) as const satisfies EnvProperties;
 
+/** Every variable the kit reads in a service (a service adds its own). */
+export const serviceKitEnv = (service: string) =>
+  ({ ...NATS_ENV, ...TOKEN_ENV, ...METRICS_ENV, ...serviceEnv(service) }) as const;
+
 export function serviceSettings<Own extends EnvProperties>(service: string, own?: Own): ServiceSettings<Own> {
-  const env = readEnv({ ...NATS_ENV, ...TOKEN_ENV, ...METRICS_ENV, ...serviceEnv(service), ...own });
+  const env = readEnv({ ...serviceKitEnv(service), ...own });
   return {
     nats: natsSettings(env),
     mongoUrl: env.MONGO_URL,

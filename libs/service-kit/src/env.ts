@@ -8,10 +8,14 @@
 import envSchema from 'env-schema';
 import type { ErrorObject } from 'ajv';
 
-/** The schema of one variable. */
+/**
+ * The schema of one variable. `description` is what docs/configuration.md says of it (`npm run docs` renders every
+ * process's schema there); `shownDefault`, the default as the docs put it when the value depends on the machine.
+ */
+type Documented = { description?: string; shownDefault?: string };
 export type EnvProperty =
-  | { type: 'string'; default?: string; enum?: readonly string[] }
-  | { type: 'integer'; default?: number };
+  | ({ type: 'string'; default?: string; enum?: readonly string[] } & Documented)
+  | ({ type: 'integer'; default?: number } & Documented);
 
 export type EnvProperties = Record<string, EnvProperty>;
 
@@ -27,11 +31,18 @@ export type EnvValues<P extends EnvProperties> = {
 };
 
 export const NATS_ENV = {
-  NATS_URL: { type: 'string', default: 'nats://127.0.0.1:4222' },
-  NATS_USER: { type: 'string' },
-  NATS_PASSWORD: { type: 'string' },
-  // The CA that signed the NATS servers' certificates: set, the connection is TLS and the server is verified against it.
-  NATS_TLS_CA_FILE: { type: 'string' },
+  NATS_URL: {
+    type: 'string',
+    default: 'nats://127.0.0.1:4222',
+    description: "The NATS servers; a cluster's nodes comma-separated.",
+  },
+  NATS_USER: { type: 'string', description: "This process's NATS user (npm start sets it per process)." },
+  NATS_PASSWORD: { type: 'string', description: "This process's NATS password (npm start sets it per process)." },
+  NATS_TLS_CA_FILE: {
+    type: 'string',
+    description:
+      'Set: NATS over TLS only, the servers verified against this CA (npm start sets it under `NATS_TLS=1`).',
+  },
 } as const satisfies EnvProperties;
 
 export function readEnv<P extends EnvProperties>(properties: P, env: NodeJS.ProcessEnv = process.env): EnvValues<P> {
@@ -43,7 +54,7 @@ export function readEnv<P extends EnvProperties>(properties: P, env: NodeJS.Proc
   const schema = {
     type: 'object',
     properties: Object.fromEntries(
-      Object.entries(properties).map(([name, property]) => [
+      Object.entries(properties).map(([name, { shownDefault: _shown, ...property }]) => [
         name,
         property.type === 'integer'
           ? { ...property, minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }

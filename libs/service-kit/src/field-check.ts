@@ -6,25 +6,23 @@
  * the whole body against its route's schema.
  */
 import { FIELD_MESSAGES, type FieldRule, type JsonSchema } from '@clinic/contracts';
-import { badRequest } from './errors';
-import { compileSchema, schemaProblem } from './schema';
+import { badRequest, type Invalid } from './errors';
+import { compileSchema, schemaFailure } from './schema';
 import { given, isBlankString, type PlainObject } from './validation';
-
-type Invalid = (message: string) => Error;
 
 /** The value, when it keeps `rule`; otherwise throws `invalid` (400 by default) with the rule's message for `field`. */
 export function validField<T>(rule: FieldRule<T>, value: unknown, field: string, invalid: Invalid = badRequest): T {
-  if (!compileSchema(rule.schema)(value)) throw invalid(rule.message(field, value));
+  if (!compileSchema(rule.schema)(value)) throw invalid(rule.message(field, value), field);
   return value as T;
 }
 
 /** Absent, null or blank text: "`name` is required." */
 export function requireField(body: PlainObject, field: string, invalid: Invalid = badRequest, name = field): void {
-  if (!given(body, field) || isBlankString(body[field])) throw invalid(FIELD_MESSAGES.required(name));
+  if (!given(body, field) || isBlankString(body[field])) throw invalid(FIELD_MESSAGES.required(name), name);
 }
 
 /** The whole body against its route's schema (sizes, unknown or nested fields), once the spec's own rules have passed. */
 export function requireShape(schema: JsonSchema, body: unknown, invalid: Invalid = badRequest): void {
-  const problem = schemaProblem(schema, body);
-  if (problem) throw invalid(problem);
+  const problem = schemaFailure(schema, body);
+  if (problem) throw invalid(problem.message, problem.field);
 }

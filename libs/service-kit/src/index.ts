@@ -9,9 +9,11 @@
 // A service: start-up, its handlers, the spec's envelope errors.
 export { startService, type ServiceDefinition, type ServiceInfra } from './internal';
 export { EncodedReply, type Handler, type HandlerContext } from './internal';
-export { ServiceError, badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from './internal';
+export { ServiceError, badRequest, fail, unprocessable, type Invalid } from './internal';
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './internal';
-export { pageFields, parsePage, type Page } from './internal';
+export { optionalPage, pageFields, pageOfList, parsePage, type Page } from './internal';
+// Conditional requests: a single record's ETag, If-Match inside its write, If-None-Match at the gateway.
+export { entityTag, ifNoneMatchHolds, requireCurrent, taggedReply } from './internal';
 // Branch scope (a token's store_ids): refuse a named branch, hide another branch's record, keep a list to the caller's.
 export { branchesOf, foundInBranch, reachesBranch, requireBranch, withinBranches, type ActingFor } from './internal';
 export { parseStrictJson, type StrictJson, type StrictJsonProblem } from './internal';
@@ -34,7 +36,16 @@ export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cent
 export { requireField, requireShape, validField } from './internal';
 
 // Storage: the database's quirks, ids, the outbox, the audit trail, caches, locks, reference data.
-export { deleteByKeys, docKey, ensureIndexes, inChunks, isDuplicateKeyError, writeErrorsOf } from './internal';
+export {
+  deleteByKeys,
+  docKey,
+  ensureIndexes,
+  inChunks,
+  isDuplicateKeyError,
+  writeErrorsOf,
+  type IndexedCollection,
+} from './internal';
+export { isFerretDB, type IndexSpec } from './internal';
 export { RecordWriter, type StorageDeps } from './internal';
 export { IdAllocator, movePastIfTaken, withFreshId } from './internal';
 export {
@@ -49,9 +60,9 @@ export {
   type WriteOptions,
   type WriteProof,
 } from './internal';
-export { AuditTrail, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
+export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
 export { GroupCommit, VersionedCache } from './internal';
-export { ReferenceData, type StoredRef } from './internal';
+export { ReferenceData, refCollectionName, type StoredRef } from './internal';
 
 // Calling a service over NATS.
 export {

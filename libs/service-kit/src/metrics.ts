@@ -32,8 +32,17 @@ export interface MetricsSettings {
 }
 
 export const METRICS_ENV = {
-  METRICS_PORT: { type: 'integer', default: 0 },
-  METRICS_HOST: { type: 'string', default: '0.0.0.0' },
+  METRICS_PORT: {
+    type: 'integer',
+    default: 0,
+    description:
+      'The port of `/metrics` (Prometheus) and of the readiness `/health`; 0: none (npm start and tests give each process a free one).',
+  },
+  METRICS_HOST: {
+    type: 'string',
+    default: '0.0.0.0',
+    description: 'The address metrics listen on (npm start: `127.0.0.1`).',
+  },
 } as const satisfies EnvProperties;
 
 export function metricsSettingsOf(env: EnvValues<typeof METRICS_ENV>): MetricsSettings {

@@ -161,13 +161,51 @@ export function isConnectivityError(err: unknown): boolean {
 }
 
 /**
+ * An index, and whether the embedded server should also search its last field for literal
+ * substrings: FerretDB keeps a search table for that when createIndexes asks for it with the
+ * non-standard option `substringSearch` (tools/ferretdb patch 0018). MongoDB rejects unknown
+ * index options and answers such a search by scanning the index, so it gets the plain index.
+ */
+export type IndexSpec = IndexDescription & { substringSearch?: boolean };
+
+/**
+ * A collection's indexes and the queries each answers, as a service declares them: its storage creates `indexes`,
+ * and `npm run docs` writes docs/indexes.md from them (`index` says which index a query reads, in words).
+ */
+export interface IndexedCollection {
+  collection: string;
+  indexes: IndexSpec[];
+  queries: { query: string; index: string }[];
+}
+
+/**
  * Creates indexes idempotently, one per command: FerretDB v1.24 crashes the
  * connection when a single createIndexes command names several indexes that
- * already exist, which is what every restart would send.
+ * already exist, which is what every restart would send. An index asking for
+ * substring search needs `db`, to ask which server it is.
  */
 export async function ensureIndexes<T extends Document>(
   collection: Collection<T>,
-  indexes: IndexDescription[],
+  indexes: IndexSpec[],
+  db?: Db,
 ): Promise<void> {
-  for (const index of indexes) await collection.createIndexes([index]);
+  for (const { substringSearch, ...index } of indexes) {
+    if (!substringSearch) {
+      await collection.createIndexes([index]);
+      continue;
+    }
+    if (!db) throw new Error(`index ${index.name}: substringSearch needs the database, to ask which server it is`);
+    // The driver drops index options it does not know, so the command is sent as it is.
+    if (await isFerretDB(db)) {
+      await db.command({ createIndexes: collection.collectionName, indexes: [{ ...index, substringSearch: true }] });
+    } else {
+      await collection.createIndexes([index]);
+    }
+  }
+}
+
+/** Whether the server is FerretDB, whose buildInfo names its version besides MongoDB's. */
+export async function isFerretDB(db: Db): Promise<boolean> {
+  const info = await db.admin().command({ buildInfo: 1 });
+  return typeof info.ferretdbVersion === 'string';
 }

@@ -100,6 +100,8 @@ export interface CallOptions {
   correlationId: string;
   timeoutMs: number;
   idempotencyKey?: string;
+  /** The caller's If-Match header, for an update or a delete (conditional.ts). */
+  ifMatch?: string;
 }
 
 /** Sends one request in the envelope and returns the service's reply. */
@@ -113,21 +115,30 @@ export async function callService(
   return JSON.parse(new TextDecoder().decode(raw)) as ServiceReply<ResponseBody>;
 }
 
-const REPLY_PREFIX = /^\{"status":(\d{3}),"body":/;
+/** `{"status":NNN,` then, on a single record's read, `"etag":"\"...\"",`, then `"body":`. */
+const REPLY_PREFIX = /^\{"status":(\d{3}),(?:"etag":("(?:[^"\\]|\\.){1,200}"),)?"body":/;
 const encoder = new TextEncoder();
 
 /**
- * The status and the body's JSON bytes of a reply, without parsing the body:
- * services write `{"status":NNN,"body":...}`, so the body is everything between
- * that prefix and the closing brace. Anything else is parsed in full.
+ * The status, the ETag and the body's JSON bytes of a reply, without parsing
+ * the body: services write `{"status":NNN,["etag":"...",]"body":...}`, so the
+ * body is everything between that prefix and the closing brace. Anything else
+ * is parsed in full.
  */
-export function splitReply(raw: Uint8Array): { status: number; body: Uint8Array } {
-  const head = new TextDecoder().decode(raw.subarray(0, 32));
+export function splitReply(raw: Uint8Array): { status: number; etag?: string; body: Uint8Array } {
+  const head = new TextDecoder().decode(raw.subarray(0, 300));
   const match = REPLY_PREFIX.exec(head);
-  if (match && raw[raw.length - 1] === 0x7d)
-    return { status: Number(match[1]), body: raw.subarray(match[0].length, raw.length - 1) };
+  if (match && raw[raw.length - 1] === 0x7d) {
+    const body = raw.subarray(Buffer.byteLength(match[0]), raw.length - 1);
+    return match[2]
+      ? { status: Number(match[1]), etag: JSON.parse(match[2]) as string, body }
+      : { status: Number(match[1]), body };
+  }
   const reply = JSON.parse(new TextDecoder().decode(raw)) as ServiceReply<ResponseBody>;
-  return { status: reply.status, body: encoder.encode(JSON.stringify(reply.body)) };
+  const body = encoder.encode(JSON.stringify(reply.body));
+  return typeof reply.etag === 'string'
+    ? { status: reply.status, etag: reply.etag, body }
+    : { status: reply.status, body };
 }
 
 /** Like callService, but returns the reply's bytes as they came. */
@@ -142,6 +153,7 @@ export async function callServiceRaw(
   h.set(HeaderNames.deadline, String(Date.now() + options.timeoutMs));
   if (options.token) h.set(HeaderNames.authorization, `Bearer ${options.token}`);
   if (options.idempotencyKey) h.set(HeaderNames.idempotencyKey, options.idempotencyKey);
+  if (options.ifMatch) h.set(HeaderNames.ifMatch, options.ifMatch);
   const payload = request instanceof Uint8Array ? request : encoder.encode(JSON.stringify(request));
   try {
     const reply = await withRequestSpan(subject, h, () => receiveReply(nc, subject, payload, h, options.timeoutMs));

@@ -7,6 +7,7 @@ import { ServiceError } from './errors';
 import { preparedEvents } from './prepared-events';
 import type { Logger } from './logger';
 import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
+import { OUTBOX_COLLECTION } from './outbox-collection';
 import {
   entityProof,
   entryOf,
@@ -92,7 +93,7 @@ export class Outbox {
     private readonly log: Logger,
     options: OutboxOptions = {},
   ) {
-    this.entries = db.collection<StoredOutboxEntry | OutboxEntry>('outbox');
+    this.entries = db.collection<StoredOutboxEntry | OutboxEntry>(OUTBOX_COLLECTION.collection);
     this.records = new CommitRecords(db);
     this.graceMs = options.graceMs ?? 10_000;
     this.writeWindowMs = options.writeWindowMs ?? Math.floor(this.graceMs * 0.4);

@@ -4,6 +4,7 @@
  * of the write they describe.
  */
 import type { Collection } from 'mongodb';
+import { REQUEST_MESSAGES } from '@clinic/contracts';
 import type { CommitRecords } from './commit-records';
 import { ServiceError } from './errors';
 import type { Logger } from './logger';
@@ -11,7 +12,7 @@ import { deleteByKeys } from './mongo';
 import type { OutboxEntry, PreparedEvents, StoredOutboxEntry } from './outbox-entries';
 
 /** A write whose write window passed before it was sent is refused with this (503): nothing was written. */
-export const WRITE_TOO_LATE_MESSAGE = 'The service is too busy to record this now. Please retry.';
+export const WRITE_TOO_LATE_MESSAGE = REQUEST_MESSAGES.writeTooLate;
 
 /** Less than this left of a write window is too little for the write: it is refused. */
 const WRITE_MIN_MS = 50;
@@ -72,7 +73,7 @@ export function preparedEvents(entries: OutboxEntry[], storedAt: Date, host: Pre
     },
     writeOptions: () => {
       const left = storedAt.getTime() + host.writeWindowMs - Date.now();
-      if (left < WRITE_MIN_MS) throw new ServiceError(503, WRITE_TOO_LATE_MESSAGE);
+      if (left < WRITE_MIN_MS) throw new ServiceError(503, WRITE_TOO_LATE_MESSAGE, 'SERVICE_BUSY');
       return { maxTimeMS: left };
     },
   };

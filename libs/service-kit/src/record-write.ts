@@ -23,15 +23,14 @@
 import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import type { VersionedCache } from './versioned-cache';
 import type { ClinicClock } from './clock';
-import { conflict, notFound, ServiceError } from './errors';
+import { REQUEST_MESSAGES, type ErrorCode } from '@clinic/contracts';
+import { fail, ServiceError, type NotFoundCode } from './errors';
 import { withFreshId, type IdAllocator } from './id-allocator';
 import { isDuplicateKeyError } from './mongo';
 import { KeyedMutex } from './mutex';
 import type { Outbox } from './outbox';
 import { pauses, retryPolicy } from './retry';
 import { withEventId, type EventSpec, type WriteProof } from './outbox-entries';
-
-export const RECORD_BUSY_MESSAGE = 'The record is being changed by another request. Please retry.';
 
 /** How long a change keeps starting again while other replicas change its record first (then 409). */
 const CHANGE_WAIT_MS = 3_000;
@@ -88,10 +87,10 @@ export interface RecordWriterOptions<Doc extends StoredRecord> {
   find(id: number): Promise<Doc | null>;
   /** What the record must still match when it is written (besides its `_id`): it is still live, say. */
   stillWritable?: Filter<Doc>;
-  /** Answered with 404 when the record is missing. */
-  notFoundMessage: string;
-  /** Answered with 409 when a unique index (other than `_id`) refuses a write; without it the error is thrown as is. */
-  duplicateMessage?: string;
+  /** Answered (404) when the record is missing: the record's *_NOT_FOUND code. */
+  notFound: NotFoundCode;
+  /** Answered (409) when a unique index (other than `_id`) refuses a write; without it the error is thrown as is. */
+  duplicate?: Exclude<ErrorCode, 'VALIDATION_FAILED'>;
   /**
    * After a write: marks the cached reads that show this record as stale.
    * `before` is the record as the write found it, for a change (absent for a
@@ -103,7 +102,7 @@ export interface RecordWriterOptions<Doc extends StoredRecord> {
 /** A change's write matched nothing: its record changed (or went) after it was read. */
 class ChangedMeanwhile extends ServiceError {
   constructor() {
-    super(409, RECORD_BUSY_MESSAGE);
+    super(409, REQUEST_MESSAGES.recordBusy, 'RECORD_BUSY');
   }
 }
 
@@ -158,7 +157,7 @@ export class RecordWriter<Doc extends StoredRecord> {
     id: number,
     decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
   ): Promise<Doc | null | 'unchanged'> {
-    const { collection, outbox, notFoundMessage } = this.options;
+    const { collection, outbox } = this.options;
     let marking: Promise<{ failure?: unknown }> = Promise.resolve({});
     // Once the write has landed: the stale marking runs alongside the history's insert.
     const landed = (doc: Doc, before?: Doc) => {
@@ -168,7 +167,7 @@ export class RecordWriter<Doc extends StoredRecord> {
       );
     };
     const existing = await this.options.find(id);
-    if (!existing) throw notFound(notFoundMessage);
+    if (!existing) throw fail(this.options.notFound);
     const write = await decide(existing);
     if (write === null) return 'unchanged';
     const after: Doc | null = 'remove' in write ? null : { ...existing, ...write.set };
@@ -211,8 +210,7 @@ export class RecordWriter<Doc extends StoredRecord> {
     try {
       return await write();
     } catch (err) {
-      if (this.options.duplicateMessage !== undefined && isDuplicateKeyError(err))
-        throw conflict(this.options.duplicateMessage);
+      if (this.options.duplicate !== undefined && isDuplicateKeyError(err)) throw fail(this.options.duplicate);
       throw err;
     }
   }

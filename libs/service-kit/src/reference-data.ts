@@ -33,6 +33,9 @@ export interface RefStatus {
  * newer one, so replicas applying in parallel and redeliveries are both safe.
  * Deletions leave a tombstone for the same reason.
  */
+/** The collection holding a service's read model of one kind of reference record. */
+export const refCollectionName = (kind: RefKind): string => `ref_${kind}s`;
+
 export class ReferenceData {
   private readonly appliedListeners: Array<(kind: RefKind) => Promise<void>> = [];
 
@@ -47,7 +50,7 @@ export class ReferenceData {
   }
 
   collection<K extends RefKind>(kind: K): Collection<StoredRef<K>> {
-    return this.db.collection<StoredRef<K>>(`ref_${kind}s`);
+    return this.db.collection<StoredRef<K>>(refCollectionName(kind));
   }
 
   /** The live record, or null when unknown or deleted. */

@@ -36,7 +36,9 @@ export function respondInChunks(
   if (count > maxChunks) {
     const h = natsHeaders();
     h.set(HeaderNames.correlationId, correlationId);
-    msg.respond(new TextEncoder().encode(JSON.stringify(failure(413, REPLY_TOO_LARGE_MESSAGE))), { headers: h });
+    msg.respond(new TextEncoder().encode(JSON.stringify(failure(413, REPLY_TOO_LARGE_MESSAGE, 'REPLY_TOO_LARGE'))), {
+      headers: h,
+    });
     return 0;
   }
   for (let i = 0; i < count; i++) {

@@ -1,14 +1,16 @@
 /** What the responder reads from a request message: the envelope, its headers, and whether it is a request at all. */
 import type { Msg, MsgHdrs } from 'nats';
 import {
-  BAD_IDEMPOTENCY_KEY_MESSAGE,
   HeaderNames,
   IDEMPOTENCY_KEY_PATTERN,
+  IF_MATCH_MAX_LENGTH,
   Limits,
+  REQUEST_MESSAGES,
+  type ErrorCode,
   TOO_DEEP_MESSAGE,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { ServiceError } from './errors';
+import { fail } from './errors';
 import { compileSchema } from './schema';
 import { parseStrictJson, type StrictJsonProblem } from './strict-json';
 
@@ -37,8 +39,16 @@ export function readCorrelationId(value: string | undefined): string | undefined
 export function readIdempotencyKey(h: MsgHdrs | undefined): string | null {
   const key = h?.get(HeaderNames.idempotencyKey);
   if (!key) return null;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ServiceError(400, BAD_IDEMPOTENCY_KEY_MESSAGE);
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw fail('IDEMPOTENCY_KEY_INVALID');
   return key;
+}
+
+/** The If-Match header (HeaderNames.ifMatch): null when absent; 400 when longer than a few ETags. */
+export function readIfMatch(h: MsgHdrs | undefined): string | null {
+  const value = h?.get(HeaderNames.ifMatch);
+  if (!value) return null;
+  if (value.length > IF_MATCH_MAX_LENGTH) throw fail('IF_MATCH_INVALID');
+  return value;
 }
 
 /**
@@ -51,18 +61,16 @@ export function isStreamDelivery(msg: Msg, subject: string): boolean {
   return msg.subject !== subject || Boolean(msg.reply?.startsWith('$JS.'));
 }
 
-const UNREADABLE_REQUEST: Record<StrictJsonProblem, string> = {
-  invalid: 'Request is not valid JSON.',
-  poisoned: 'Request must not contain __proto__ or constructor.prototype keys.',
-  'too deep': TOO_DEEP_MESSAGE,
+const UNREADABLE_REQUEST: Record<StrictJsonProblem, [Exclude<ErrorCode, 'VALIDATION_FAILED'>, string]> = {
+  invalid: ['INVALID_JSON', REQUEST_MESSAGES.invalidJson],
+  poisoned: ['BODY_FORBIDDEN_KEYS', REQUEST_MESSAGES.poisoned],
+  'too deep': ['BODY_TOO_DEEP', TOO_DEEP_MESSAGE],
 };
 
 export function decodeRequest(data: Uint8Array): ServiceRequest {
   // The envelope adds one level around the body.
   const parsed = parseStrictJson(Buffer.from(data), Limits.jsonDepthMax + 1);
-  if (!parsed.ok) throw new ServiceError(400, UNREADABLE_REQUEST[parsed.problem]);
-  if (!compileSchema(requestEnvelopeSchema)(parsed.value)) {
-    throw new ServiceError(400, 'Request does not follow the service envelope {params, query, body}.');
-  }
+  if (!parsed.ok) throw fail(...UNREADABLE_REQUEST[parsed.problem]);
+  if (!compileSchema(requestEnvelopeSchema)(parsed.value)) throw fail('BAD_ENVELOPE');
   return parsed.value as ServiceRequest;
 }

@@ -3,24 +3,30 @@ import { performance } from 'node:perf_hooks';
 import { Match, type Msg, type NatsConnection } from 'nats';
 import {
   accessOf,
-  AUTH_MESSAGES,
-  BRANCH_MESSAGES,
   decideAccess,
   failure,
   GENERIC_ERROR_MESSAGE,
   HeaderNames,
+  isUserInbox,
   Limits,
   REPLY_TOO_LARGE_MESSAGE,
   SPEC_ACCESS,
+  tokenRefusalCode,
   type AccessSettings,
   type Caller,
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { ServiceError } from './errors';
+import { fail, ServiceError } from './errors';
 import type { Logger } from './logger';
 import { EncodedReply, respondInChunks } from './reply-chunks';
-import { decodeRequest, isStreamDelivery, readCorrelationId, readIdempotencyKey } from './request-envelope';
+import {
+  decodeRequest,
+  isStreamDelivery,
+  readCorrelationId,
+  readIdempotencyKey,
+  readIfMatch,
+} from './request-envelope';
 import { requestAnswered, traceLogFields, withHandlerSpan } from './responder-telemetry';
 import { TokenRefused } from './token-claims';
 import type { TokenVerifier } from './token-verifier';
@@ -34,6 +40,8 @@ export interface HandlerContext {
   token: string | null;
   correlationId: string;
   idempotencyKey: string | null;
+  /** The If-Match header: the ETag(s) an update or a delete requires the record to still have (conditional.ts). */
+  ifMatch: string | null;
   log: Logger;
 }
 
@@ -134,29 +142,30 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
         try {
           ({ caller, token } = await verifyToken(msg.headers?.get(HeaderNames.authorization, Match.IgnoreCase)));
         } catch (err) {
-          if (err instanceof TokenRefused) throw new ServiceError(401, err.message);
+          if (err instanceof TokenRefused) throw new ServiceError(401, err.message, tokenRefusalCode(err.message));
           throw err;
         }
         const decision = decideAccess(access, caller, accessSettings);
-        if (decision === 'forbidden') throw new ServiceError(403, AUTH_MESSAGES.forbidden);
-        if (decision === 'unscoped') throw new ServiceError(403, BRANCH_MESSAGES.noBranch);
+        if (decision === 'forbidden') throw fail('FORBIDDEN');
+        if (decision === 'unscoped') throw fail('BRANCH_REQUIRED');
       }
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
-      const run = () => handler(request, { caller, token, correlationId, idempotencyKey, log: requestLog });
+      const ifMatch = readIfMatch(msg.headers);
+      const run = () => handler(request, { caller, token, correlationId, idempotencyKey, ifMatch, log: requestLog });
       reply = breaker && !unguarded.includes(subject) ? await breaker.run(run) : await run();
     } catch (err) {
       if (err instanceof ServiceError) {
-        reply = failure(err.status, err.message);
+        reply = failure(err.status, err.message, err.code, err.field);
       } else {
         cause = err;
-        reply = failure(500, GENERIC_ERROR_MESSAGE);
+        reply = failure(500, GENERIC_ERROR_MESSAGE, 'INTERNAL_ERROR');
       }
     }
     if (msg.reply) {
       const encoded = reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply));
       const chunks = respondInChunks(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload);
-      if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE);
+      if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE, 'REPLY_TOO_LARGE');
     }
     const durationMs = performance.now() - started;
     requestAnswered(subject, reply.status, durationMs);
@@ -182,6 +191,14 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       log.warn(
         { subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) },
         'JetStream delivery ignored: only requests are answered',
+      );
+      return;
+    }
+    if (!isUserInbox(msg.reply)) {
+      // An answer published there could land in a stream (another service's events) or reach another service.
+      log.warn(
+        { subject, reply: msg.reply.slice(0, 200) },
+        "request ignored: its reply subject is no user's inbox (_INBOX_<user>.)",
       );
       return;
     }

@@ -59,13 +59,31 @@ export function describeSchemaError(error: ErrorObject): string {
   }
 }
 
+/** The field a schema error is about (`items[0].qty`); undefined for the body as a whole. */
+function fieldOf(error: ErrorObject): string | undefined {
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? String(error.params.additionalProperty)
+      : error.keyword === 'required'
+        ? String(error.params.missingProperty)
+        : undefined;
+  return fieldPath(error.instancePath, extra) || undefined;
+}
+
 /**
- * Checks a value against a schema and returns the first problem as a message,
- * or null when it conforms.
+ * Checks a value against a schema and returns the first problem, its message
+ * and the field it is about, or null when it conforms.
  */
-export function schemaProblem(schema: JsonSchema, value: unknown): string | null {
+export function schemaFailure(schema: JsonSchema, value: unknown): { message: string; field?: string } | null {
   const validate = compileSchema(schema);
   if (validate(value)) return null;
   const [first] = validate.errors ?? [];
-  return first ? describeSchemaError(first) : 'Request body is invalid.';
+  if (!first) return { message: 'Request body is invalid.' };
+  const field = fieldOf(first);
+  return field === undefined ? { message: describeSchemaError(first) } : { message: describeSchemaError(first), field };
+}
+
+/** The first problem's message, or null when the value conforms. */
+export function schemaProblem(schema: JsonSchema, value: unknown): string | null {
+  return schemaFailure(schema, value)?.message ?? null;
 }

@@ -7,6 +7,7 @@ import {
   eventStreamOf,
   failure,
   REF_KINDS_BY_SERVICE,
+  REQUEST_MESSAGES,
   ServiceSubjects,
   success,
   type ServiceName,
@@ -26,6 +27,7 @@ import { IdAllocator } from './id-allocator';
 import { connectMongo, ensureIndexes } from './mongo';
 import { connectNats } from './nats-client';
 import { Outbox } from './outbox';
+import { OUTBOX_COLLECTION } from './outbox-collection';
 import { ReferenceData, startReferenceConsumer } from './reference-data';
 import { startResponder, type Handler } from './responder';
 import { createTokenVerifier } from './token-verifier';
@@ -81,7 +83,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     await ensureEventReaders(jsm, events.name, settings.eventReaders, log);
     const js = nc.jetstream();
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
-    await ensureIndexes(mongo.db.collection('outbox'), [{ key: { created_at: 1 }, name: 'outbox_by_age' }]);
+    await ensureIndexes(mongo.db.collection(OUTBOX_COLLECTION.collection), OUTBOX_COLLECTION.indexes);
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
     const consumer = await startReferenceConsumer({
       nc,
@@ -120,7 +122,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       try {
         await mongo.db.command({ ping: 1 });
       } catch {
-        return failure(503, `${name}: database unavailable.`);
+        return failure(503, REQUEST_MESSAGES.databaseUnavailable(name), 'SERVICE_UNAVAILABLE');
       }
       breaker.close();
       return success(200, { service: name, status: 'ok', instance, outbox_queue: outbox.pendingInProcess() });
@@ -130,7 +132,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     registerServiceGauges(
       {
         outboxQueued: () => outbox.pendingInProcess(),
-        outboxStored: () => mongo.db.collection('outbox').estimatedDocumentCount(),
+        outboxStored: () => mongo.db.collection(OUTBOX_COLLECTION.collection).estimatedDocumentCount(),
         referencePending: async () => (await consumer.status()).pending,
         breakerOpen: () => breaker.isOpen,
       },

@@ -19,6 +19,11 @@ export interface ClaimRules {
   storeIdsClaim: readonly string[];
   /** The roles this system knows, in order: the one a list of roles gives is the first of these it holds. */
   appRoles: readonly string[];
+  /**
+   * A role given as text must be one of appRoles (with an identity provider, whose role claim may hold anything a
+   * directory holds); otherwise any text is a role, which the routes' access rules then judge.
+   */
+  knownRolesOnly: boolean;
 }
 
 type Claims = Record<string, unknown>;
@@ -38,8 +43,8 @@ function claimAt(claims: Claims, path: readonly string[]): unknown {
 }
 
 /** The role: the claim's text, or, when it is a list (an identity provider's roles), the first app role it holds. */
-function roleOf(value: unknown, appRoles: readonly string[]): string | null {
-  if (typeof value === 'string') return value === '' ? null : value;
+function roleOf(value: unknown, { appRoles, knownRolesOnly }: ClaimRules): string | null {
+  if (typeof value === 'string') return value === '' || (knownRolesOnly && !appRoles.includes(value)) ? null : value;
   if (Array.isArray(value)) return appRoles.find((role) => value.includes(role)) ?? null;
   return null;
 }
@@ -68,7 +73,7 @@ export function callerOfClaims(value: unknown, rules: ClaimRules): Caller {
   if (typeof value !== 'object' || value === null) throw new TokenRefused(TOKEN_MESSAGES.claims);
   const claims = value as Claims;
   const { sub } = claims;
-  const role = roleOf(claimAt(claims, rules.roleClaim), rules.appRoles);
+  const role = roleOf(claimAt(claims, rules.roleClaim), rules);
   const validSub = (typeof sub === 'string' && sub !== '') || (typeof sub === 'number' && Number.isSafeInteger(sub));
   if (!validSub || role === null) throw new TokenRefused(TOKEN_MESSAGES.claims);
   checkTimes(claims, rules);

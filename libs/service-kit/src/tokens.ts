@@ -31,26 +31,64 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 60;
 export const HS256_MIN_SECRET_BYTES = 32;
 
 export const TOKEN_LIFETIME_ENV = {
-  JWT_MAX_LIFETIME_S: { type: 'integer', default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS },
+  JWT_MAX_LIFETIME_S: {
+    type: 'integer',
+    default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS,
+    description:
+      'Tokens whose `exp` is further ahead (from now or from `iat`) are refused; `npm run token` signs no longer.',
+  },
 } as const satisfies EnvProperties;
 
 export const TOKEN_ENV = {
-  JWT_SECRET: { type: 'string' },
-  JWT_PUBLIC_KEY: { type: 'string' },
-  // A hospital's identity provider: its JSON Web Key Set, with the issuer and audience its tokens must carry.
-  JWT_JWKS_URL: { type: 'string' },
-  JWT_ISSUER: { type: 'string' },
-  JWT_AUDIENCE: { type: 'string' },
-  JWT_JWKS_REFRESH_MIN_S: { type: 'integer', default: 30 },
-  // Where the role and the branches are in the token (Keycloak: realm_access.roles).
-  JWT_ROLE_CLAIM: { type: 'string', default: 'role' },
-  JWT_STORE_IDS_CLAIM: { type: 'string', default: 'store_ids' },
+  JWT_SECRET: {
+    type: 'string',
+    description:
+      'The HS256 key. Required unless `JWT_PUBLIC_KEY` or `JWT_JWKS_URL` is set (npm start passes its own, `DATA_DIR/jwt-secret`); with `NODE_ENV=production` refused when shorter than 32 bytes, guessable (an entropy estimate under 96 bits) or published (a secret this repository ever shipped, or one found in a tracked file when the process runs from a git checkout).',
+  },
+  JWT_PUBLIC_KEY: {
+    type: 'string',
+    description:
+      'A PEM, or a path to one: tokens are RS256, checked with this key (it takes precedence over `JWT_SECRET`).',
+  },
+  JWT_JWKS_URL: {
+    type: 'string',
+    description:
+      "A hospital identity provider's key set (https with `NODE_ENV=production`); with `JWT_ISSUER` and `JWT_AUDIENCE`, all three together. Takes precedence over `JWT_PUBLIC_KEY`.",
+  },
+  JWT_ISSUER: { type: 'string', description: "The `iss` the identity provider's tokens must carry." },
+  JWT_AUDIENCE: { type: 'string', description: "The `aud` the identity provider's tokens must carry for this API." },
+  JWT_JWKS_REFRESH_MIN_S: {
+    type: 'integer',
+    default: 30,
+    description: 'The least time between two fetches of the key set that an unknown `kid` causes.',
+  },
+  JWT_ROLE_CLAIM: {
+    type: 'string',
+    default: 'role',
+    description: 'Where a token holds the role, as a dotted path (Keycloak: `realm_access.roles`).',
+  },
+  JWT_STORE_IDS_CLAIM: {
+    type: 'string',
+    default: 'store_ids',
+    description: 'Where a token holds its branches, as a dotted path.',
+  },
   ...TOKEN_LIFETIME_ENV,
-  // `required`: staff tokens must name their branches (store_ids); admin keeps chain-wide reach without.
-  BRANCH_SCOPE: { type: 'string', enum: ['optional', 'required'], default: 'optional' },
-  // Comma-separated roles that may write sessions; unset: any authenticated caller, as the spec says.
-  SESSION_WRITE_ROLES: { type: 'string' },
-  NODE_ENV: { type: 'string' },
+  BRANCH_SCOPE: {
+    type: 'string',
+    enum: ['optional', 'required'],
+    shownDefault: '`optional` (`required` when `JWT_JWKS_URL` is set)',
+    description:
+      "`optional`: a token without `store_ids` reaches every branch; `required`: only an admin's does, other roles get 403.",
+  },
+  SESSION_WRITE_ROLES: {
+    type: 'string',
+    description:
+      'Comma-separated roles that may create, update, delete and auto-create sessions; unset: any authenticated caller (the spec).',
+  },
+  NODE_ENV: {
+    type: 'string',
+    description: '`production` refuses a weak or published `JWT_SECRET` and a plain-http `JWT_JWKS_URL`.',
+  },
 } as const satisfies EnvProperties;
 
 /** A PEM given inline (`\n` escapes allowed) or as a path to a file. */
@@ -121,7 +159,13 @@ export function tokenPolicyOf(env: EnvValues<typeof TOKEN_ENV>): TokenPolicy {
     roleClaim: claimPath('JWT_ROLE_CLAIM', env.JWT_ROLE_CLAIM),
     storeIdsClaim: claimPath('JWT_STORE_IDS_CLAIM', env.JWT_STORE_IDS_CLAIM),
     appRoles: [...new Set([...STAFF_ROLES, ...(sessionWriteRoles ?? [])])],
-    access: { branchScopeRequired: env.BRANCH_SCOPE === 'required', sessionWriteRoles },
+    // An identity provider's tokens come from a directory this system does not control: a claim it lacks (the
+    // branches, or an object on the way to them) must not mean every branch, nor a role it does not know a role.
+    knownRolesOnly: Boolean(env.JWT_JWKS_URL),
+    access: {
+      branchScopeRequired: (env.BRANCH_SCOPE ?? (env.JWT_JWKS_URL ? 'required' : 'optional')) === 'required',
+      sessionWriteRoles,
+    },
   };
   if (env.JWT_JWKS_URL) return { ...policy, key: jwksKeyOf(env, env.JWT_JWKS_URL) };
   const publicKey = env.JWT_PUBLIC_KEY;

@@ -51,6 +51,14 @@ export type QueryParams = Record<string, string | string[]> | undefined;
 
 const INTEGER_TEXT = /^[+-]?\d{1,16}$/;
 
+/**
+ * An integer query parameter: a decimal integer, also written with a zero fraction (`2.0`), which JSON Schema (the
+ * OpenAPI 3.1 document's) counts as the integer 2, so generated clients may write it so; anything else is undefined.
+ */
+export function parseQueryInteger(text: string | undefined): number | undefined {
+  return parseIntegerText(text?.trim().replace(/^([+-]?\d{1,16})\.0+$/, '$1'));
+}
+
 /** Parses a decimal integer written in a query string or path; anything else is undefined. */
 export function parseIntegerText(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;

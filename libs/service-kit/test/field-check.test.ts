@@ -106,8 +106,13 @@ describe('validField', () => {
   });
 
   it('answers with the status it is given', () => {
-    expect(() => validField(SESSION_FIELDS.session_no, 0, 'session_no', (m) => new ServiceError(422, m))).toThrow(
-      expect.objectContaining({ status: 422, message: 'session_no must be an integer from 1 to 1000.' }),
-    );
+    expect(() =>
+      validField(
+        SESSION_FIELDS.session_no,
+        0,
+        'session_no',
+        (m, field) => new ServiceError(422, m, 'VALIDATION_FAILED', field),
+      ),
+    ).toThrow(expect.objectContaining({ status: 422, message: 'session_no must be an integer from 1 to 1000.' }));
   });
 });

@@ -11,6 +11,20 @@ describe('splitReply', () => {
     expect(JSON.parse(text(reply.body))).toEqual(body);
   });
 
+  it("takes a single record's ETag from before the body", () => {
+    const body = { success: true, bill: { id: 3, notes: '"etag":"x"' } };
+    const etag = '"b5Qw-_x"';
+    const reply = splitReply(bytes(JSON.stringify({ status: 200, etag, body })));
+    expect(reply.status).toBe(200);
+    expect(reply.etag).toBe(etag);
+    expect(JSON.parse(text(reply.body))).toEqual(body);
+    expect(splitReply(bytes(`{"body":${JSON.stringify(body)},"etag":${JSON.stringify(etag)},"status":200}`))).toEqual({
+      status: 200,
+      etag,
+      body: bytes(JSON.stringify(body)),
+    });
+  });
+
   it('parses anything written another way', () => {
     const reply = splitReply(bytes('{ "body": {"success":false,"error":"x"}, "status": 404 }'));
     expect(reply).toEqual({ status: 404, body: bytes('{"success":false,"error":"x"}') });

@@ -13,6 +13,7 @@ const policy: TokenPolicy = {
   roleClaim: ['role'],
   storeIdsClaim: ['store_ids'],
   appRoles: ['admin', 'receptionist', 'cashier'],
+  knownRolesOnly: false,
   access: { branchScopeRequired: false, sessionWriteRoles: null },
 };
 const verify = createTokenVerifier(policy);
@@ -124,6 +125,18 @@ it('reads the role and the branches where an identity provider puts them, and ch
   expect(await refused(token({ ...roles(['cashier']), iss: 'https://evil.example' }))).toBe(TOKEN_MESSAGES.invalid);
   expect(await refused(token({ ...roles(['cashier']), aud: 'another-api' }))).toBe(TOKEN_MESSAGES.invalid);
   expect(await refused(token({ ...roles(['cashier']), aud: undefined }))).toBe(TOKEN_MESSAGES.invalid);
+  // A role claim of text from a directory: taken only when it is a role this system knows.
+  const strict = createTokenVerifier({ ...policy, roleClaim: ['realm_access', 'roles'], knownRolesOnly: true });
+  const plain = (claims: Record<string, unknown>) =>
+    `Bearer ${signedAsGiven({ sub: 'f3a9', exp: now() + 60, ...claims })}`;
+  expect((await strict(plain(roles('cashier')))).caller).toEqual({ sub: 'f3a9', role: 'cashier' });
+  for (const unknown of ['superuser', 'Admin', 'cashier ']) {
+    await expect(strict(plain(roles(unknown)))).rejects.toThrow(TOKEN_MESSAGES.claims);
+  }
+  expect(
+    (await createTokenVerifier({ ...policy, roleClaim: ['realm_access', 'roles'] })(plain(roles('superuser')))).caller
+      .role,
+  ).toBe('superuser');
 });
 
 describe('tokenPolicyFromEnv', () => {
@@ -190,6 +203,10 @@ describe('tokenPolicyFromEnv', () => {
     expect(withEnv({ ...idp, NODE_ENV: 'production' })).toThrow(/must be https/);
     expect(withEnv({ ...idp, JWT_ROLE_CLAIM: 'realm_access.roles' })().roleClaim).toEqual(['realm_access', 'roles']);
     expect(withEnv({ ...idp, JWT_ROLE_CLAIM: 'realm_access..roles' })).toThrow(/JWT_ROLE_CLAIM/);
+    // A directory's tokens: branches required unless said otherwise, and only known roles taken from a text claim.
+    expect(withEnv(idp)()).toMatchObject({ knownRolesOnly: true, access: { branchScopeRequired: true } });
+    expect(withEnv({ ...idp, BRANCH_SCOPE: 'optional' })().access.branchScopeRequired).toBe(false);
+    expect(withEnv({ JWT_SECRET: 'a' })().knownRolesOnly).toBe(false);
     expect(withEnv({ ...idp, SESSION_WRITE_ROLES: 'doctor' })().appRoles).toEqual([
       'admin',
       'receptionist',

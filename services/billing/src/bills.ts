@@ -1,20 +1,18 @@
 /** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
 import { BILLING_MESSAGES, LEDGER_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
-  badRequest,
   callerOf,
   EncodedReply,
-  conflict,
-  forbidden,
+  fail,
   foundInBranch,
   fromCents,
-  notFound,
   pageFields,
   parsePage,
   pathId,
   requireBranch,
   toCents,
-  unprocessable,
+  requireCurrent,
+  taggedReply,
   type ClinicClock,
   type HandlerContext,
   type ReferenceData,
@@ -66,14 +64,14 @@ export class BillOperations {
     const input = parseNewBill(request.body, caller); // rules 1-6
     requireBranch(ctx, input.store_id);
     const store = await this.refs.get('store', input.store_id); // rule 7
-    if (store?.status !== 'active') throw notFound(BILLING_MESSAGES.storeNotFound);
+    if (store?.status !== 'active') throw fail('STORE_NOT_FOUND');
     if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
-      throw notFound(BILLING_MESSAGES.patientNotFound); // rule 8
+      throw fail('PATIENT_NOT_FOUND'); // rule 8
     }
     const chargeIds = input.items.map((item) => item.charge_id);
     const { invalid, amounts } = await this.catalogue.check(input.store_id, chargeIds, ctx); // rule 9
     if (invalid.length > 0) {
-      throw badRequest(BILLING_MESSAGES.invalidCharges(input.store_id, invalid));
+      throw fail('BILL_CHARGES_INVALID', BILLING_MESSAGES.invalidCharges(input.store_id, invalid), 'items');
     }
     const overrides = input.items
       .filter((item) => item.unit_price_cents !== toCents(amounts.get(item.charge_id) ?? 0))
@@ -83,7 +81,11 @@ export class BillOperations {
         unit_price: fromCents(item.unit_price_cents),
       }));
     if (overrides.length > 0 && !this.options.priceOverrideRoles.includes(caller.role))
-      throw forbidden(LEDGER_MESSAGES.priceOverride([...new Set(overrides.map((o) => o.charge_id))]));
+      throw fail(
+        'PRICE_OVERRIDE_FORBIDDEN',
+        LEDGER_MESSAGES.priceOverride([...new Set(overrides.map((o) => o.charge_id))]),
+        'items',
+      );
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
     // A bill created Paid records the payment of its total by the caller, today.
     const entries = entriesOnCreate({ ...input, grand_total_cents: totals.grand_total }, moverOf(caller, this.clock));
@@ -95,8 +97,7 @@ export class BillOperations {
       details: overrides.length > 0 ? { price_overrides: overrides } : {},
     }); // rules 11-12, and 409 when the bill's day, or the day its payment moves on, is closed
     if (idempotency) {
-      if (replayed && doc.request_hash !== idempotency.requestHash)
-        throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
+      if (replayed && doc.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
       if (!replayed) await this.store.claims.save(idempotency, doc.id);
     }
     if (!replayed) countBillCreated();
@@ -113,12 +114,11 @@ export class BillOperations {
    */
   private async replay(idempotency: IdempotencyClaim, ctx: HandlerContext): Promise<ServiceReply | null> {
     const claim = await this.store.claims.find(idempotency.key);
-    if (claim && claim.request_hash !== idempotency.requestHash)
-      throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
+    if (claim && claim.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
     const doc = claim ? await this.store.queries.findById(claim.bill_id) : await this.store.claims.billOf(idempotency);
     if (!doc) return null;
     requireBranch(ctx, doc.store_id);
-    if (doc.request_hash !== idempotency.requestHash) throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
+    if (doc.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
     return createdReply(doc);
   }
 
@@ -145,34 +145,46 @@ export class BillOperations {
   }
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), 'BILL_NOT_FOUND');
+    return taggedReply(await this.representation(doc));
+  }
+
+  /** A live bill as its read answers it: the body its ETag is the digest of. */
+  private async representation(doc: BillDoc): Promise<ServiceReply> {
     const names = await this.userNames([doc]);
     return success(200, {
       bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
     });
   }
 
+  /** If-Match, checked on the bill a change found, once it is live (conditional.ts). */
+  private requireCurrent(ctx: HandlerContext, existing: BillDoc): Promise<void> {
+    return requireCurrent(ctx.ifMatch, async () => (await this.representation(existing)).body);
+  }
+
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const changes = parseBillUpdate(request.body); // rules 1-4
     const actor = callerOf(ctx);
     // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
-    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor }, (existing) => {
-      foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
-      if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.cancelledBill); // rule 6
+    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor }, async (existing) => {
+      foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
+      if (existing.status === 'cancelled') throw fail('BILL_CANCELLED'); // rule 6
+      await this.requireCurrent(ctx, existing);
       return planUpdate(existing, changes, moverOf(actor, this.clock)); // rule 7, and the money it moves
     });
     return success(200, { message: BILLING_MESSAGES.updated });
   }
 
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
     const actor = callerOf(ctx);
-    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, (existing) => {
-      foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
-      if (existing.status === 'cancelled') throw conflict(BILLING_MESSAGES.alreadyCancelled);
+    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, async (existing) => {
+      foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
+      if (existing.status === 'cancelled') throw fail('BILL_ALREADY_CANCELLED');
+      await this.requireCurrent(ctx, existing);
       return planCancel(existing, reason, moverOf(actor, this.clock)); // what it holds goes back
     });
     return success(200, { message: BILLING_MESSAGES.cancelled });
@@ -180,9 +192,9 @@ export class BillOperations {
 
   /** A page of the changes of a bill, oldest first; a cancelled bill's too. */
   async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const page = parsePage(request.query);
-    const doc = foundInBranch(ctx, await this.store.queries.findById(id), BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findById(id), 'BILL_NOT_FOUND');
     const { entries, total } = await this.store.history.page(id, page);
     return success(200, {
       bill_id: doc.id,

@@ -1,7 +1,8 @@
 import type { NatsConnection } from 'nats';
-import { BILLING_MESSAGES, CatalogueSubjects, type ChargeCheckReply, type ServiceReply } from '@clinic/contracts';
+import { CatalogueSubjects, type ChargeCheckReply, type ServiceReply } from '@clinic/contracts';
 import {
   callService,
+  fail,
   ServiceError,
   ServiceTimeoutError,
   ServiceUnavailableError,
@@ -33,14 +34,14 @@ export class CatalogueClient {
     } catch (err) {
       if (err instanceof ServiceUnavailableError || err instanceof ServiceTimeoutError) {
         ctx.log.warn({ err: err.message }, 'charge catalogue unavailable');
-        throw new ServiceError(503, BILLING_MESSAGES.catalogueUnavailable);
+        throw fail('CATALOGUE_UNAVAILABLE');
       }
       throw err;
     }
     // The caller's token expired between billing's check and the catalogue's, or does not reach the branch
     // (billing refuses that first; the catalogue enforces it too, for whoever asks).
     if ((reply.status === 401 || reply.status === 403) && !reply.body.success)
-      throw new ServiceError(reply.status, reply.body.error);
+      throw new ServiceError(reply.status, reply.body.error, reply.body.code, reply.body.field);
     const body = reply.body as Partial<ChargeCheckReply> & { success: boolean };
     if (reply.status !== 200 || !body.success || !Array.isArray(body.invalid_ids) || typeof body.amounts !== 'object') {
       throw new Error(`Unexpected charge check reply: ${JSON.stringify(reply)}`);

@@ -4,12 +4,11 @@
  * that read it open before the mark (storage/day-closings.ts), then counts
  * the day's ledger: expected against counted cash per user.
  */
-import { BILLING_MESSAGES, DAY_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import { DAY_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
   badRequest,
   callerOf,
-  conflict,
-  notFound,
+  fail,
   requireBranch,
   type ClinicClock,
   type HandlerContext,
@@ -37,13 +36,13 @@ export class DayCloseOperations {
     const { store_id, date, counted } = parseDayClose(request.body);
     requireBranch(ctx, store_id);
     const today = this.clock.today();
-    if (date > today) throw badRequest(DAY_MESSAGES.inFuture(today));
-    if (!(await this.refs.get('store', store_id))) throw notFound(BILLING_MESSAGES.storeNotFound);
+    if (date > today) throw badRequest(DAY_MESSAGES.inFuture(today), 'date');
+    if (!(await this.refs.get('store', store_id))) throw fail('STORE_NOT_FOUND');
     const { closings } = this.store;
     const marked = await closings.markClosing(store_id, date);
     try {
       if (!(await closings.settled(store_id, date, SETTLE_WAIT_MS)))
-        throw conflict(DAY_MESSAGES.stillRecording(date, store_id));
+        throw fail('DAY_STILL_RECORDING', DAY_MESSAGES.stillRecording(date, store_id));
       const cash = cashCounts(await this.store.ledger.drawer(store_id, date), counted);
       const names = await namesIfReadable(
         this.refs,

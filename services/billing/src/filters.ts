@@ -23,6 +23,7 @@ import {
 import {
   badRequest,
   parsePage,
+  queryId,
   queryText,
   requiredQueryId,
   validField,
@@ -41,6 +42,8 @@ export interface BillFilter extends DateRange {
   payment_method?: PaymentMethod;
   payment_status?: PaymentStatus;
   status?: BillStatus;
+  patient_id?: number;
+  billed_by?: number;
   search?: string;
 }
 
@@ -68,6 +71,9 @@ export function parseListQuery(query: QueryParams): { filter: BillFilter; page: 
     payment_method: knownValue(query, 'payment_method', PAYMENT_METHODS),
     payment_status: knownValue(query, 'payment_status', PAYMENT_STATUSES),
     status: knownValue(query, 'status', BILL_STATUSES),
+    // Beyond the spec: ids, refused (400) when they are not positive integers, as store_id is.
+    patient_id: queryId(query, 'patient_id'),
+    billed_by: queryId(query, 'billed_by'),
   };
   const search = queryText(query, 'search', badRequest, Limits.searchMaxLength);
   // See storage/search.ts for why a control character is refused.
@@ -84,7 +90,7 @@ export function parseSummaryQuery(query: QueryParams): { store_id: number } & Da
 export function parseDayEndQuery(query: QueryParams): { store_id: number; date: string; format: DayEndFormat } {
   const storeId = requiredQueryId(query, 'store_id');
   const date = queryText(query, 'date');
-  if (date === undefined) throw badRequest(FIELD_MESSAGES.required('date'));
+  if (date === undefined) throw badRequest(FIELD_MESSAGES.required('date'), 'date');
   const format = queryText(query, 'format');
   return {
     store_id: storeId,
@@ -124,7 +130,7 @@ const CURSOR = /^(\d{4}-\d{2}-\d{2})\.(\d{1,15})$/;
 export function parseExportQuery(query: QueryParams): ExportQuery {
   const { filter } = parseListQuery(query);
   const format = queryText(query, 'format');
-  if (format === undefined) throw badRequest(FIELD_MESSAGES.required('format'));
+  if (format === undefined) throw badRequest(FIELD_MESSAGES.required('format'), 'format');
   const range = { ...filter };
   if (!range.date) {
     for (const [alias, field] of [
@@ -133,17 +139,17 @@ export function parseExportQuery(query: QueryParams): ExportQuery {
     ] as const) {
       const value = queryText(query, alias);
       if (value !== undefined) range[field] = validField(F.bill_date, value, alias);
-      if (range[field] === undefined) throw badRequest(FIELD_MESSAGES.required(alias));
+      if (range[field] === undefined) throw badRequest(FIELD_MESSAGES.required(alias), alias);
     }
   }
   const cursor = queryText(query, 'cursor');
   const match = cursor === undefined ? null : CURSOR.exec(cursor);
-  if (cursor !== undefined && !match) throw badRequest(EXPORT_MESSAGES.badCursor);
+  if (cursor !== undefined && !match) throw badRequest(EXPORT_MESSAGES.badCursor, 'cursor');
   const asOf = queryText(query, 'as_of');
-  if (asOf !== undefined && Number.isNaN(Date.parse(asOf))) throw badRequest(EXPORT_MESSAGES.badAsOf);
+  if (asOf !== undefined && Number.isNaN(Date.parse(asOf))) throw badRequest(EXPORT_MESSAGES.badAsOf, 'as_of');
   const part = queryText(query, 'part') ?? 'bills';
   if (!(EXPORT_PARTS as readonly string[]).includes(part))
-    throw badRequest(FIELD_MESSAGES.notOneOf('part', EXPORT_PARTS));
+    throw badRequest(FIELD_MESSAGES.notOneOf('part', EXPORT_PARTS), 'part');
   return {
     filter: { ...range, from_date: range.date ?? range.from_date!, to_date: range.date ?? range.to_date! },
     format: validField(F.export_format, format, 'format'),

@@ -6,6 +6,7 @@ import { BillOperations, USER_NAMES_SCOPE } from './bills';
 import { CatalogueClient } from './catalogue-client';
 import { DayCloseOperations } from './day-close';
 import { DayEndOperations } from './day-end';
+import { BILLING_ENV } from './env';
 import { ExportOperations } from './exports';
 import { loadPaperFonts } from './paper/fonts';
 import { PaymentOperations } from './payments';
@@ -14,13 +15,7 @@ import { BillStore } from './storage';
 
 void startService({
   name: 'billing',
-  env: {
-    // `true` makes a cancellation without a reason a 400; unset or `false`, a reason is optional.
-    CANCEL_REASON_REQUIRED: { type: 'string', enum: ['true', 'false'], default: 'false' },
-    // Who may bill a charge at another price than the catalogue's, and who may give money back (comma-separated).
-    PRICE_OVERRIDE_ROLES: { type: 'string', default: STAFF_ROLES.join(',') },
-    REFUND_ROLES: { type: 'string', default: REFUND_ROLES.join(',') },
-  },
+  env: BILLING_ENV,
   async setup({ db, ids, outbox, clock, refs, nc, cache, log, settings }) {
     const store = new BillStore({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
     const [fonts] = await Promise.all([loadPaperFonts(), store.prepare()]);

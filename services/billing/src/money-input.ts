@@ -36,9 +36,9 @@ function objectBody(raw: unknown): PlainObject {
 
 /** A required text that must not be blank, stored trimmed. */
 function requiredText(body: PlainObject, field: string, rule: typeof F.reason, message: string): string {
-  if (!given(body, field)) throw badRequest(message);
+  if (!given(body, field)) throw badRequest(message, field);
   const text = trimmedOrNull(validField(rule, body[field], field));
-  if (text === null) throw badRequest(message);
+  if (text === null) throw badRequest(message, field);
   return text;
 }
 
@@ -51,7 +51,7 @@ function amountAndMethod(body: PlainObject): { amount_cents: Cents; method: Paym
   requireField(body, 'amount');
   requireField(body, 'method');
   const amount_cents = toCents(validField(F.amount, body.amount, 'amount'));
-  if (amount_cents === 0) throw badRequest(LEDGER_MESSAGES.belowOneCent);
+  if (amount_cents === 0) throw badRequest(LEDGER_MESSAGES.belowOneCent, 'amount');
   const method = validField(F.method, body.method, 'method');
   return { amount_cents, method };
 }
@@ -63,7 +63,7 @@ export function parsePayment(raw: unknown): PaymentInput {
   let received_cents: Cents | null = null;
   if (method === 'Cash' && given(body, 'received_amount')) {
     received_cents = toCents(validField(F.received_amount, body.received_amount, 'received_amount'));
-    if (received_cents < amount_cents) throw badRequest(LEDGER_MESSAGES.receivedBelowAmount);
+    if (received_cents < amount_cents) throw badRequest(LEDGER_MESSAGES.receivedBelowAmount, 'received_amount');
   }
   const reference = given(body, 'reference')
     ? trimmedOrNull(validField(F.reference, body.reference, 'reference'))
@@ -101,13 +101,13 @@ export function parseDayClose(raw: unknown): DayCloseInput {
     const list = validField(F.counted_cash, body.counted_cash, 'counted_cash');
     list.forEach((raw, i) => {
       const at = (field: string) => `counted_cash[${i}].${field}`;
-      if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`counted_cash[${i}]`));
+      if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`counted_cash[${i}]`), `counted_cash[${i}]`);
       requireField(raw, 'user_id', badRequest, at('user_id'));
       requireField(raw, 'amount', badRequest, at('amount'));
       // "7" and 7 are one user (userKey): listed twice, whichever way, is a duplicate.
       const userId = userKey(validField(F.user_id, raw.user_id, at('user_id')));
       const amount = validField(F.counted_amount, raw.amount, at('amount'));
-      if (counted.has(userId)) throw badRequest(DAY_MESSAGES.duplicateUser(userId));
+      if (counted.has(userId)) throw badRequest(DAY_MESSAGES.duplicateUser(userId), 'counted_cash');
       counted.set(userId, toCents(amount));
     });
   }

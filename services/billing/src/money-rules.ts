@@ -14,7 +14,7 @@ import {
   type PaymentMethod,
   type PaymentStatus,
 } from '@clinic/contracts';
-import { badRequest, conflict, type Cents } from '@clinic/service-kit';
+import { badRequest, fail, type Cents } from '@clinic/service-kit';
 import type { BillChanges } from './rules';
 import { moneyOf, type BillChange, type BillDoc, type LedgerEntryDoc } from './storage';
 
@@ -70,14 +70,14 @@ function cashOf(method: PaymentMethod, amount: Cents, received: Cents | null): P
  * at any time while it is active.
  */
 function roomFor(doc: BillDoc, entries: number): void {
-  if (moneyOf(doc).ledger.length + entries > Limits.ledgerEntriesMax) throw conflict(LEDGER_MESSAGES.ledgerFull);
+  if (moneyOf(doc).ledger.length + entries > Limits.ledgerEntriesMax) throw fail('LEDGER_FULL');
 }
 
 /** POST /lab_bills/{id}/payments: at most what is due. */
 export function planPayment(doc: BillDoc, input: PaymentInput, mover: Mover): LedgerEntryDoc {
   roomFor(doc, 1);
   const { due } = moneyOf(doc);
-  if (input.amount_cents > due) throw badRequest(LEDGER_MESSAGES.overDue(due));
+  if (input.amount_cents > due) throw badRequest(LEDGER_MESSAGES.overDue(due), 'amount');
   return entry(mover, {
     kind: 'payment',
     amount_cents: input.amount_cents,
@@ -94,14 +94,14 @@ export function planRefund(doc: BillDoc, input: RefundInput, mover: Mover): Ledg
   let itemLeft = Infinity;
   if (input.item_id !== null) {
     const item = doc.items.find((i) => i.id === input.item_id);
-    if (!item) throw badRequest(LEDGER_MESSAGES.notAnItem);
+    if (!item) throw badRequest(LEDGER_MESSAGES.notAnItem, 'item_id');
     const refunded = money.ledger
       .filter((e) => e.kind === 'refund' && e.item_id === item.id)
       .reduce((sum, e) => sum + e.amount_cents, 0);
     itemLeft = item.line_total_cents - refunded;
   }
-  if (input.amount_cents > money.held) throw badRequest(LEDGER_MESSAGES.overHeld(money.held));
-  if (input.amount_cents > itemLeft) throw badRequest(LEDGER_MESSAGES.overItem(itemLeft));
+  if (input.amount_cents > money.held) throw badRequest(LEDGER_MESSAGES.overHeld(money.held), 'amount');
+  if (input.amount_cents > itemLeft) throw badRequest(LEDGER_MESSAGES.overItem(itemLeft), 'amount');
   return entry(mover, { kind: 'refund', ...input });
 }
 

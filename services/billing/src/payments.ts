@@ -5,22 +5,14 @@
  * each other: a bill is never paid more than it is due, nor refunded more
  * than it holds.
  */
-import {
-  AUTH_MESSAGES,
-  BILLING_MESSAGES,
-  LEDGER_MESSAGES,
-  success,
-  type ServiceReply,
-  type ServiceRequest,
-} from '@clinic/contracts';
+import { LEDGER_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
   callerOf,
-  forbidden,
+  fail,
   foundInBranch,
   pathId,
   reachesBranch,
   ServiceError,
-  unprocessable,
   type ClinicClock,
   type HandlerContext,
   type ReferenceData,
@@ -50,8 +42,7 @@ export interface PaymentOptions {
 function earlierEntry(doc: BillDoc, idempotency: IdempotencyClaim | null): LedgerEntryDoc | null {
   if (!idempotency) return null;
   const earlier = moneyOf(doc).ledger.find((e) => e.idempotency_key === idempotency.key);
-  if (earlier && earlier.request_hash !== idempotency.requestHash)
-    throw unprocessable(BILLING_MESSAGES.idempotencyMismatch);
+  if (earlier && earlier.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
   return earlier ?? null;
 }
 
@@ -71,15 +62,15 @@ export class PaymentOperations {
 
   /** POST /lab_bills/{id}/refunds (REFUND_ROLES). */
   refund(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    if (!this.options.refundRoles.includes(callerOf(ctx).role)) throw forbidden(AUTH_MESSAGES.forbidden);
+    if (!this.options.refundRoles.includes(callerOf(ctx).role)) throw fail('FORBIDDEN');
     const input = parseRefund(request.body);
     return this.record(request, ctx, 'refund', (existing, mover) => planRefund(existing, input, mover));
   }
 
   /** GET /lab_bills/{id}/payments: a live bill's ledger, oldest first. */
   async ledger(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), 'BILL_NOT_FOUND');
     return success(200, {
       bill_id: doc.id,
       bill_number: doc.bill_number,
@@ -99,14 +90,14 @@ export class PaymentOperations {
     kind: 'payment' | 'refund',
     plan: (existing: BillDoc, mover: Mover) => LedgerEntryDoc,
   ): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const caller = callerOf(ctx);
     const idempotency = idempotencyOf(ctx, caller, { bill_id: id, kind, body: request.body });
     const keyed = idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {};
     let outcome: { doc: BillDoc; entry: LedgerEntryDoc };
     try {
       outcome = await this.store.writes.record(id, { correlationId: ctx.correlationId, actor: caller }, (existing) => {
-        foundInBranch(ctx, existing, BILLING_MESSAGES.notFound);
+        foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
         const earlier = earlierEntry(existing, idempotency);
         if (earlier) return { replay: earlier };
         const entry = { ...plan(existing, moverOf(caller, this.clock)), ...keyed };

@@ -1,5 +1,5 @@
 /** GET /lab_bills/{id}/receipt: the printable receipt of an active bill, as a PDF. */
-import { BILLING_MESSAGES, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
 import { foundInBranch, pathId, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
 import { parseReceiptSize } from './filters';
 import type { PaperFonts } from './paper/fonts';
@@ -17,9 +17,9 @@ export class ReceiptOperations {
   ) {}
 
   async receipt(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'bill_id', BILLING_MESSAGES.notFound);
+    const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const size = parseReceiptSize(request.query);
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), BILLING_MESSAGES.notFound);
+    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), 'BILL_NOT_FOUND');
     const [store, names] = await Promise.all([
       this.refs.get('store', doc.store_id),
       userNames(this.refs, [doc.billed_by]),

@@ -63,7 +63,7 @@ export interface BillInput {
 
 function requireText(body: PlainObject, field: string): string {
   requireField(body, field);
-  if (!isNonBlankString(body[field])) throw badRequest(FIELD_MESSAGES.notText(field));
+  if (!isNonBlankString(body[field])) throw badRequest(FIELD_MESSAGES.notText(field), field);
   return (body[field] as string).trim();
 }
 
@@ -75,14 +75,15 @@ function optional<T>(body: PlainObject, field: string, rule: FieldRule<T>): T | 
 
 function parseItem(raw: unknown, index: number): ItemInput {
   const at = (field: string) => `items[${index}].${field}`;
-  if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`items[${index}]`));
-  if (!given(raw, 'charge_id')) throw badRequest(FIELD_MESSAGES.required(at('charge_id')));
+  if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`items[${index}]`), `items[${index}]`);
+  if (!given(raw, 'charge_id')) throw badRequest(FIELD_MESSAGES.required(at('charge_id')), at('charge_id'));
   const chargeId = validField(F.charge_id, raw.charge_id, at('charge_id'));
   requireField(raw, 'charge_name', badRequest, at('charge_name'));
-  if (typeof raw.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText(at('charge_name')));
-  if (!given(raw, 'unit_price')) throw badRequest(FIELD_MESSAGES.required(at('unit_price')));
+  if (typeof raw.charge_name !== 'string')
+    throw badRequest(FIELD_MESSAGES.notText(at('charge_name')), at('charge_name'));
+  if (!given(raw, 'unit_price')) throw badRequest(FIELD_MESSAGES.required(at('unit_price')), at('unit_price'));
   const unitPrice = validField(F.unit_price, raw.unit_price, at('unit_price'));
-  if (!given(raw, 'qty')) throw badRequest(FIELD_MESSAGES.required(at('qty')));
+  if (!given(raw, 'qty')) throw badRequest(FIELD_MESSAGES.required(at('qty')), at('qty'));
   const qty = validField(F.qty, raw.qty, at('qty'));
   return { charge_id: chargeId, charge_name: raw.charge_name.trim(), unit_price_cents: toCents(unitPrice), qty };
 }
@@ -113,7 +114,8 @@ export function parseNewBill(raw: unknown, caller: Caller): BillInput {
   const patient_id = optional(body, 'patient_id', F.patient_id);
   const discount_value = optional(body, 'discount_value', F.discount_value) ?? 0;
   for (const ignored of ['discount_amount', 'subtotal', 'grand_total']) {
-    if (given(body, ignored) && !isFiniteNumber(body[ignored])) throw badRequest(FIELD_MESSAGES.notNumber(ignored));
+    if (given(body, ignored) && !isFiniteNumber(body[ignored]))
+      throw badRequest(FIELD_MESSAGES.notNumber(ignored), ignored);
   }
   // Rule 5: cash amounts, only meaningful (and only checked) on Cash bills
   let received_cents: Cents | null = null;
@@ -128,7 +130,7 @@ export function parseNewBill(raw: unknown, caller: Caller): BillInput {
   // Rule 6: date
   const bill_date = validField(F.bill_date, body.bill_date, 'bill_date');
   for (const field of ['patient_nic', 'notes']) {
-    if (given(body, field) && typeof body[field] !== 'string') throw badRequest(FIELD_MESSAGES.notText(field));
+    if (given(body, field) && typeof body[field] !== 'string') throw badRequest(FIELD_MESSAGES.notText(field), field);
   }
   // Sizes and unknown fields. Cash amounts of other bills are ignored, whatever they hold.
   const shaped = payment_method === 'Cash' ? body : { ...body, received_amount: null, balance_amount: null };
@@ -202,7 +204,8 @@ export function parseBillUpdate(raw: unknown): BillChanges {
     changes[key] = nullableCents(body[field] as number | null);
   }
   if (has(body, 'notes')) {
-    if (body.notes !== null && typeof body.notes !== 'string') throw badRequest(FIELD_MESSAGES.notText('notes'));
+    if (body.notes !== null && typeof body.notes !== 'string')
+      throw badRequest(FIELD_MESSAGES.notText('notes'), 'notes');
     changes.notes = trimmedOrNull(body.notes);
   }
   if (Object.keys(changes).length === 0) throw badRequest(BILLING_MESSAGES.noUpdatableFields);
@@ -222,6 +225,6 @@ export function parseCancelReason(raw: unknown, required: boolean): string | nul
       reason = trimmedOrNull(validField(F.cancel_reason, raw.reason, 'reason'));
     }
   }
-  if (required && reason === null) throw badRequest(BILLING_MESSAGES.reasonRequired);
+  if (required && reason === null) throw badRequest(BILLING_MESSAGES.reasonRequired, 'reason');
   return reason;
 }

@@ -13,16 +13,23 @@ import {
   foundInBranch,
   fromCents,
   pageFields,
+  pageOfList,
   parsePage,
   pathId,
   requireBranch,
+  requireCurrent,
+  taggedReply,
+  type ClinicClock,
   type HandlerContext,
 } from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
-import type { ChargeDoc, ChargeStore } from './storage';
+import { chargeView, type ChargeDoc, type ChargeStore } from './storage';
 
 export class ChargeOperations {
-  constructor(private readonly store: ChargeStore) {}
+  constructor(
+    private readonly store: ChargeStore,
+    private readonly clock: ClinicClock,
+  ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
@@ -34,41 +41,50 @@ export class ChargeOperations {
   list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const filter = parseListQuery(request.query);
     requireBranch(ctx, filter.store_id);
-    return this.store.queries.list(
-      filter,
-      (charges) => new EncodedReply(success(200, { charges, count: charges.length })),
-    );
+    return this.store.queries.list(filter, (all) => {
+      if (!filter.page) return new EncodedReply(success(200, { charges: all, count: all.length }));
+      const { items: charges, fields } = pageOfList(all, filter.page);
+      return new EncodedReply(success(200, { charges, ...fields }));
+    });
   }
 
-  async get(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
-    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
-    const found = await this.store.queries.one(id, (charge) => new EncodedReply(success(200, { charge })));
-    return foundInBranch(ctx, found, CATALOGUE_MESSAGES.notFound).value;
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
+    // Kept per version with its tag: a hot read neither reads the database nor digests the body again.
+    const found = await this.store.queries.one(id, (charge) => taggedReply(success(200, { charge })));
+    return foundInBranch(ctx, found, 'CHARGE_NOT_FOUND').value;
+  }
+
+  /** A live charge as its read answers it: the body its ETag is the digest of. */
+  private representation(doc: ChargeDoc): ServiceReply {
+    return success(200, { charge: chargeView(doc, this.clock) });
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
     const fields = parseChargeUpdate(request.body);
     // A charge that does not exist (or is deleted, or of another branch) is not found; one that would not change
     // is not written.
-    const outcome = await this.store.writes.update(id, this.changeContext(ctx), (existing) =>
-      sameFields(this.inBranch(ctx, existing), fields) ? null : fields,
+    const outcome = await this.store.writes.update(id, this.changeContext(ctx), async (existing) =>
+      sameFields(await this.changeable(ctx, existing), fields) ? null : fields,
     );
-    if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges);
+    if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges, 'CHARGE_UNCHANGED');
     return success(200, { message: CATALOGUE_MESSAGES.updated });
   }
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
-    await this.store.writes.softDelete(id, this.changeContext(ctx), (existing) => this.inBranch(ctx, existing));
+    const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
+    await this.store.writes.softDelete(id, this.changeContext(ctx), async (existing) => {
+      await this.changeable(ctx, existing);
+    });
     return success(200, { message: CATALOGUE_MESSAGES.deleted });
   }
 
   /** A page of the changes of a charge, oldest first; a deleted charge's too. */
   async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'charge_id', CATALOGUE_MESSAGES.notFound);
+    const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
     const page = parsePage(request.query);
-    foundInBranch(ctx, await this.store.queries.branchOf(id), CATALOGUE_MESSAGES.notFound);
+    foundInBranch(ctx, await this.store.queries.branchOf(id), 'CHARGE_NOT_FOUND');
     const { entries, total } = await this.store.history.page(id, page);
     return success(200, { charge_id: id, history: entries, ...pageFields(entries.length, total, page) });
   }
@@ -89,7 +105,10 @@ export class ChargeOperations {
     return { actor: callerOf(ctx), correlationId: ctx.correlationId };
   }
 
-  private inBranch(ctx: HandlerContext, existing: ChargeDoc): ChargeDoc {
-    return foundInBranch(ctx, existing, CATALOGUE_MESSAGES.notFound);
+  /** The charge a change found, when the caller reaches its branch (404) and, with If-Match, has read it as it is (412). */
+  private async changeable(ctx: HandlerContext, existing: ChargeDoc): Promise<ChargeDoc> {
+    foundInBranch(ctx, existing, 'CHARGE_NOT_FOUND');
+    await requireCurrent(ctx.ifMatch, () => this.representation(existing).body);
+    return existing;
   }
 }

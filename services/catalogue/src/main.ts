@@ -9,6 +9,6 @@ void startService({
   async setup({ db, ids, outbox, clock, cache }) {
     const store = new ChargeStore({ db, ids, outbox, cache, clock });
     await store.prepare();
-    return catalogueHandlers(new ChargeOperations(store));
+    return catalogueHandlers(new ChargeOperations(store, clock));
   },
 });

@@ -19,6 +19,7 @@ import {
   badRequest,
   given,
   isPlainObject,
+  optionalPage,
   queryText,
   requiredQueryId,
   requireField,
@@ -27,6 +28,7 @@ import {
   trimmedOrNull,
   validField,
   type Cents,
+  type Page,
   type PlainObject,
   type QueryParams,
 } from '@clinic/service-kit';
@@ -55,14 +57,15 @@ function requireBody(body: unknown): PlainObject {
 
 function checkPresence(body: PlainObject, fields: string[]): void {
   for (const field of fields) requireField(body, field);
-  if (typeof body.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText('charge_name'));
+  if (typeof body.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText('charge_name'), 'charge_name');
 }
 
 function checkCommonFields(body: PlainObject): ChargeFields {
   const amount = validField(F.amount, body.amount, 'amount');
   const chargeType = validField(F.charge_type, body.charge_type, 'charge_type');
   const status = validField(F.status, given(body, 'status') ? body.status : F.status.default, 'status');
-  if (given(body, 'notes') && typeof body.notes !== 'string') throw badRequest(FIELD_MESSAGES.notText('notes'));
+  if (given(body, 'notes') && typeof body.notes !== 'string')
+    throw badRequest(FIELD_MESSAGES.notText('notes'), 'notes');
   return {
     charge_name: (body.charge_name as string).trim(),
     charge_type: chargeType,
@@ -105,6 +108,8 @@ export interface ChargeListFilter {
   status?: string;
   charge_type?: string;
   search?: string;
+  /** Beyond the spec: a page of the list; absent, the whole list. */
+  page?: Page;
 }
 
 export function parseListQuery(query: QueryParams): ChargeListFilter {
@@ -115,6 +120,8 @@ export function parseListQuery(query: QueryParams): ChargeListFilter {
   if (status !== undefined) filter.status = status;
   if (chargeType !== undefined) filter.charge_type = chargeType;
   if (search !== undefined && search.trim() !== '') filter.search = search.trim();
+  const page = optionalPage(query);
+  if (page) filter.page = page;
   return filter;
 }
 

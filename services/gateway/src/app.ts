@@ -13,10 +13,7 @@ import type { NatsConnection } from 'nats';
 import {
   accessOf,
   ADMIN_ONLY,
-  AUTH_MESSAGES,
-  BRANCH_MESSAGES,
   decideAccess,
-  GENERIC_ERROR_MESSAGE,
   HeaderNames,
   HTTP_ROUTES,
   IDEMPOTENCY_KEY_PATTERN,
@@ -27,6 +24,7 @@ import {
 import {
   callServiceRaw,
   createTokenVerifier,
+  ifNoneMatchHolds,
   readCorrelationId,
   splitReply,
   ServiceTimeoutError,
@@ -35,6 +33,7 @@ import {
 } from '@clinic/service-kit';
 import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate } from './auth';
+import { registerCors } from './cors';
 import { sendBinary } from './binary';
 import { sendExport } from './export';
 import { DRAIN_LIMIT_BYTES, parseJsonBodies } from './body';
@@ -43,7 +42,7 @@ import { requestEnvelope } from './envelope';
 import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 import { HealthChecker } from './health';
 import { allowedMethods, DOCS_PREFIX, PARAM_LENGTH_MAX } from './methods';
-import { finishOpenApiDocument, openApiDocument, routeSchema } from './openapi';
+import { buildOpenApiDocument } from './openapi';
 import { registerRateLimits } from './rate-limit';
 import { clientErrorHandler, frameworkErrors } from './refusals';
 import { instrumentGateway } from './telemetry';
@@ -54,11 +53,16 @@ export interface GatewayDeps {
   log: Logger;
 }
 
+/** A request header given once (Node joins a repeated If-Match with commas, as the header's list syntax allows). */
+function singleHeader(request: FastifyRequest, name: 'if-match' | 'if-none-match'): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const raw = request.headers[HeaderNames.idempotencyKey];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw))
-    throw new HttpError(400, GATEWAY_MESSAGES.badIdempotencyKey);
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) throw new HttpError('IDEMPOTENCY_KEY_INVALID');
   return raw;
 }
 
@@ -87,8 +91,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     request.caller = caller;
     request.token = token;
     const decision = decideAccess(access, caller, config.tokens.access);
-    if (decision === 'forbidden') throw new HttpError(403, AUTH_MESSAGES.forbidden);
-    if (decision === 'unscoped') throw new HttpError(403, BRANCH_MESSAGES.noBranch);
+    if (decision === 'forbidden') throw new HttpError('FORBIDDEN');
+    if (decision === 'unscoped') throw new HttpError('BRANCH_REQUIRED');
   };
   const health = new HealthChecker(nc, config.healthTimeoutMs);
 
@@ -99,10 +103,11 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   instrumentGateway(app);
+  await registerCors(app, config.corsOrigins);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(HeaderNames.correlationId, request.id);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
-      return sendFailure(reply, 400, GATEWAY_MESSAGES.hostRequired);
+      return sendFailure(reply, 'MALFORMED_REQUEST', GATEWAY_MESSAGES.hostRequired);
     // A known path asked with a method it does not have: 405, before any body is read.
     // Only a path no route matched can be one, or one a parameter matched (it may be a static path of other
     // methods: PUT /lab_bills/summary); requests a static route matched skip the router lookups.
@@ -110,7 +115,7 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     const allowed = allowedMethods(app, request.url);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
-      return sendFailure(reply, 405, GATEWAY_MESSAGES.methodNotAllowed);
+      return sendFailure(reply, 'METHOD_NOT_ALLOWED');
     }
   });
   app.addHook('onResponse', async (request, reply) => {
@@ -130,24 +135,25 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     const status = error.statusCode ?? 500;
-    if (status === 413) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
-    if (error instanceof HttpError) return sendFailure(reply, status, error.message);
+    if (status === 413) return sendFailure(reply, 'BODY_TOO_LARGE');
+    if (error instanceof HttpError) return sendFailure(reply, error.code, error.message);
     // Fastify's refusals of a body (unsupported media type, empty or malformed body).
     if ('code' in error && error.code?.startsWith('FST_ERR_CTP_'))
-      return sendFailure(reply, 400, GATEWAY_MESSAGES.invalidJson);
+      return sendFailure(reply, 'INVALID_JSON', GATEWAY_MESSAGES.invalidJson);
     // The documentation's static files refuse a path that climbs out of their folder (403) or names nothing there.
-    if (status === 403 || status === 404) return sendFailure(reply, 404, GATEWAY_MESSAGES.notFound);
-    if (status >= 400 && status < 500) return sendFailure(reply, status, GATEWAY_MESSAGES.badRequest);
+    if (status === 403 || status === 404) return sendFailure(reply, 'ROUTE_NOT_FOUND');
+    if (status >= 400 && status < 500)
+      return sendFailure(reply, 'MALFORMED_REQUEST', GATEWAY_MESSAGES.badRequest, status);
     request.outcome = { err: error };
-    return sendFailure(reply, 500, GENERIC_ERROR_MESSAGE);
+    return sendFailure(reply, 'INTERNAL_ERROR');
   });
-  app.setNotFoundHandler((_request, reply) => sendFailure(reply, 404, GATEWAY_MESSAGES.notFound));
+  app.setNotFoundHandler((_request, reply) => sendFailure(reply, 'ROUTE_NOT_FOUND'));
 
   await registerRateLimits(app, config.rateLimit);
+  // The document npm run openapi writes to docs/openapi.json, made the same way.
   await app.register(fastifySwagger, {
-    openapi: openApiDocument(),
-    transformObject: (document) =>
-      finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
+    mode: 'static',
+    specification: { document: (await buildOpenApiDocument()) as never },
   });
   await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX });
   registerAsyncApiDocs(app);
@@ -171,7 +177,6 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
     app.route({
       method: route.method,
       url: route.url,
-      schema: routeSchema(route),
       onRequest: authorize(accessOf(route.subject, config.tokens.access)),
       handler: (request, reply) =>
         route.exports
@@ -222,7 +227,7 @@ async function forward(
     request.query as Record<string, string | string[]>,
     request.rawBody,
   );
-  if (envelope.length > (nc.info?.max_payload ?? Infinity)) return sendFailure(reply, 413, GATEWAY_MESSAGES.tooLarge);
+  if (envelope.length > (nc.info?.max_payload ?? Infinity)) return sendFailure(reply, 'BODY_TOO_LARGE');
 
   try {
     const raw = await callServiceRaw(nc, route.subject, envelope, {
@@ -230,9 +235,16 @@ async function forward(
       correlationId: request.id,
       timeoutMs: config.requestTimeoutMs,
       idempotencyKey: idempotencyKeyOf(request),
+      ifMatch: singleHeader(request, 'if-match'),
     });
     // The service's body goes out as it came: no parse and no second serialization.
-    const { status, body } = splitReply(raw);
+    const { status, etag, body } = splitReply(raw);
+    if (etag !== undefined) {
+      reply.header('etag', etag);
+      const ifNoneMatch = singleHeader(request, 'if-none-match');
+      if (ifNoneMatch !== undefined && status === 200 && ifNoneMatchHolds(ifNoneMatch, etag))
+        return reply.code(304).send();
+    }
     const binary = route.produces && status === 200 ? sendBinary(reply.code(status), route.produces, body) : null;
     if (binary) return binary;
     return reply
@@ -254,11 +266,11 @@ function unanswered(
 ): FastifyReply {
   if (err instanceof ServiceUnavailableError) {
     request.outcome = { subject: route.subject, cause: 'no responder' };
-    return sendFailure(reply, 503, GATEWAY_MESSAGES.unavailable);
+    return sendFailure(reply, 'SERVICE_UNAVAILABLE', GATEWAY_MESSAGES.unavailable);
   }
   if (err instanceof ServiceTimeoutError) {
     request.outcome = { subject: route.subject, cause: `no reply within ${config.requestTimeoutMs} ms` };
-    return sendFailure(reply, 504, GATEWAY_MESSAGES.timeout);
+    return sendFailure(reply, 'SERVICE_TIMEOUT');
   }
   throw err;
 }

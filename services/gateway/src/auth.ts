@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { tokenRefusalCode } from '@clinic/contracts';
 import { TokenRefused, type TokenVerifier, type VerifiedCaller } from '@clinic/service-kit';
 import { HttpError } from './errors';
 
@@ -7,7 +8,7 @@ export async function authenticate(request: FastifyRequest, verifyToken: TokenVe
   try {
     return await verifyToken(request.headers.authorization);
   } catch (err) {
-    if (err instanceof TokenRefused) throw new HttpError(401, err.message);
+    if (err instanceof TokenRefused) throw new HttpError(tokenRefusalCode(err.message), err.message);
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 /** Request bodies: read up to the limit, parsed as JSON whatever their declared type, kept as their bytes to forward. */
 import type { FastifyInstance } from 'fastify';
-import { Limits, TOO_DEEP_MESSAGE } from '@clinic/contracts';
+import { Limits, TOO_DEEP_MESSAGE, type ErrorCode } from '@clinic/contracts';
 import { parseStrictJson, type StrictJsonProblem } from '@clinic/service-kit';
 import { GATEWAY_MESSAGES, HttpError } from './errors';
 
@@ -28,23 +28,21 @@ function readLimitedBody(
     size += chunk.length;
     if (size > DRAIN_LIMIT_BYTES) {
       payload.destroy();
-      finish(new HttpError(413, GATEWAY_MESSAGES.tooLarge));
+      finish(new HttpError('BODY_TOO_LARGE'));
     } else if (size <= limit) {
       chunks.push(chunk);
     } else {
       chunks.length = 0;
     }
   });
-  payload.on('end', () =>
-    finish(size > limit ? new HttpError(413, GATEWAY_MESSAGES.tooLarge) : null, Buffer.concat(chunks)),
-  );
+  payload.on('end', () => finish(size > limit ? new HttpError('BODY_TOO_LARGE') : null, Buffer.concat(chunks)));
   payload.on('error', (err: Error) => finish(err));
 }
 
-const UNREADABLE_BODY: Record<StrictJsonProblem, string> = {
-  invalid: GATEWAY_MESSAGES.invalidJson,
-  poisoned: GATEWAY_MESSAGES.poisoned,
-  'too deep': TOO_DEEP_MESSAGE,
+const UNREADABLE_BODY: Record<StrictJsonProblem, [ErrorCode, string]> = {
+  invalid: ['INVALID_JSON', GATEWAY_MESSAGES.invalidJson],
+  poisoned: ['BODY_FORBIDDEN_KEYS', GATEWAY_MESSAGES.poisoned],
+  'too deep': ['BODY_TOO_DEEP', TOO_DEEP_MESSAGE],
 };
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -65,7 +63,7 @@ export function parseJsonBodies(app: FastifyInstance, bodyLimitBytes: number): v
       if (err) return done(err, undefined);
       if (!body || body.length === 0) return done(null, undefined);
       const parsed = parseStrictJson(body, Limits.jsonDepthMax);
-      if (!parsed.ok) return done(new HttpError(400, UNREADABLE_BODY[parsed.problem]), undefined);
+      if (!parsed.ok) return done(new HttpError(...UNREADABLE_BODY[parsed.problem]), undefined);
       // Forwarded as it came: re-encoded, a body can grow (1e20 is written 100000000000000000000).
       request.rawBody = withoutBom(body);
       done(null, parsed.value);

@@ -13,6 +13,7 @@ import {
   type NatsSettings,
   type TokenPolicy,
 } from '@clinic/service-kit';
+import { parseCorsOrigins } from './cors';
 
 export interface GatewayConfig {
   host: string;
@@ -27,6 +28,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   rateLimit: RateLimitConfig;
   metrics: MetricsSettings;
+  /** CORS_ORIGINS: the web origins that get CORS headers; empty, none does. */
+  corsOrigins: string[];
 }
 
 /** Requests allowed per window; `max` 0 turns rate limiting off. */
@@ -41,21 +44,41 @@ export interface RateLimitConfig {
 }
 
 const RATE_LIMIT_ENV = {
-  RATE_LIMIT_MAX: { type: 'integer', default: 0 },
-  RATE_LIMIT_WINDOW_MS: { type: 'integer', default: 60_000 },
-  // Unset: a quarter of RATE_LIMIT_MAX (writes), all of it (requests without a token).
-  RATE_LIMIT_WRITE_MAX: { type: 'integer' },
-  RATE_LIMIT_IP_MAX: { type: 'integer' },
+  RATE_LIMIT_MAX: {
+    type: 'integer',
+    default: 0,
+    description: "Reads per caller (the token's `sub`) and window; 0: no rate limits at all (compose: 1200).",
+  },
+  RATE_LIMIT_WINDOW_MS: { type: 'integer', default: 60_000, description: "The rate limits' window." },
+  RATE_LIMIT_WRITE_MAX: {
+    type: 'integer',
+    shownDefault: 'a quarter of `RATE_LIMIT_MAX`',
+    description: 'POST, PUT and DELETE per caller and window, counted apart from reads.',
+  },
+  RATE_LIMIT_IP_MAX: {
+    type: 'integer',
+    shownDefault: '`RATE_LIMIT_MAX`',
+    description: 'Requests without a token (docs) per IP address and window.',
+  },
 } as const satisfies EnvProperties;
 
-const GATEWAY_ENV = {
-  HOST: { type: 'string', default: '0.0.0.0' },
-  PORT: { type: 'integer', default: 3000 },
-  TLS_CERT_FILE: { type: 'string' },
-  TLS_KEY_FILE: { type: 'string' },
-  REQUEST_TIMEOUT_MS: { type: 'integer', default: 5_000 },
-  HEALTH_TIMEOUT_MS: { type: 'integer', default: 1_000 },
-  BODY_LIMIT_BYTES: { type: 'integer', default: 512 * 1024 },
+export const GATEWAY_ENV = {
+  HOST: { type: 'string', default: '0.0.0.0', description: 'The address the API listens on (npm start: `127.0.0.1`).' },
+  PORT: { type: 'integer', default: 3000, description: "The API's port." },
+  TLS_CERT_FILE: { type: 'string', description: 'With `TLS_KEY_FILE` (PEM files): HTTPS; neither: plain HTTP.' },
+  TLS_KEY_FILE: { type: 'string', description: 'With `TLS_CERT_FILE`: HTTPS.' },
+  REQUEST_TIMEOUT_MS: {
+    type: 'integer',
+    default: 5_000,
+    description: 'How long a route waits for its service; then 504.',
+  },
+  HEALTH_TIMEOUT_MS: { type: 'integer', default: 1_000, description: 'How long `/health` waits for each part.' },
+  BODY_LIMIT_BYTES: { type: 'integer', default: 512 * 1024, description: 'The largest body; above it, 413.' },
+  CORS_ORIGINS: {
+    type: 'string',
+    description:
+      'Comma-separated origins (`https://app.clinic.lk`) whose web apps may call the API from a browser; unset: no CORS header on any answer (npm start: the local development servers, `http://localhost` and `http://127.0.0.1` on ports 3000, 3001, 4200, 5173 and 8080).',
+  },
   ...RATE_LIMIT_ENV,
 } as const satisfies EnvProperties;
 
@@ -69,6 +92,9 @@ export function rateLimitConfig(env: EnvValues<typeof RATE_LIMIT_ENV> = readEnv(
   };
 }
 
+/** Every variable the gateway reads: one schema. */
+export const GATEWAY_PROCESS_ENV = { ...NATS_ENV, ...TOKEN_ENV, ...METRICS_ENV, ...GATEWAY_ENV } as const;
+
 /** HTTPS when both files are named; one without the other stops the gateway rather than serve plain HTTP. */
 export function tlsFiles(certFile: string | undefined, keyFile: string | undefined): GatewayConfig['tls'] {
   if (!certFile && !keyFile) return undefined;
@@ -78,7 +104,7 @@ export function tlsFiles(certFile: string | undefined, keyFile: string | undefin
 
 /** The gateway's settings, read with one schema; a bad value stops it at start-up. */
 export function gatewayConfig(): GatewayConfig {
-  const env = readEnv({ ...NATS_ENV, ...TOKEN_ENV, ...METRICS_ENV, ...GATEWAY_ENV });
+  const env = readEnv(GATEWAY_PROCESS_ENV);
   return {
     host: env.HOST,
     port: env.PORT,
@@ -90,5 +116,6 @@ export function gatewayConfig(): GatewayConfig {
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     rateLimit: rateLimitConfig(env),
     metrics: metricsSettingsOf(env),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
   };
 }

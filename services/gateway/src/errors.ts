@@ -1,35 +1,27 @@
-/** The gateway's own failures: an HTTP status and the message of the spec's envelope `{success: false, error}`. */
+/** The gateway's own failures: the spec's envelope `{success: false, error, code}` with the code's status. */
 import type { FastifyReply } from 'fastify';
-import { BAD_IDEMPOTENCY_KEY_MESSAGE } from '@clinic/contracts';
+import { ERROR_CODES, fixedMessageOf, GATEWAY_MESSAGES, type ErrorCode } from '@clinic/contracts';
 
-export const GATEWAY_MESSAGES = {
-  notFound: 'Route not found.',
-  methodNotAllowed: 'Method not allowed for this route.',
-  invalidJson: 'Request body must be valid JSON.',
-  poisoned: 'Request body must not contain __proto__ or constructor.prototype keys.',
-  tooLarge: 'Request body is too large.',
-  unavailable: 'Service unavailable. Please retry.',
-  timeout: 'The service did not answer in time. Please retry.',
-  badIdempotencyKey: BAD_IDEMPOTENCY_KEY_MESSAGE,
-  pathTooLong: 'Request path is too long.',
-  badPath: 'Request path is malformed.',
-  headersTooLarge: 'Request headers are too large.',
-  badRequest: 'Malformed HTTP request.',
-  hostRequired: 'A Host header is required (HTTP/1.1).',
-  requestTimeout: 'Request timed out.',
-} as const;
+export { GATEWAY_MESSAGES };
 
-/** A request the gateway answers itself: the status, and the envelope's `error`. */
+/** A request the gateway answers itself: its code (libs/contracts error-codes.ts), its status and its text. */
 export class HttpError extends Error {
+  readonly statusCode: number;
+
   constructor(
-    readonly statusCode: number,
-    message: string,
+    readonly code: ErrorCode,
+    message = fixedMessageOf(code) ?? code,
   ) {
     super(message);
+    this.statusCode = ERROR_CODES[code].status[0]!;
   }
 }
 
-/** The spec's failure envelope with its status. */
-export function sendFailure(reply: FastifyReply, status: number, error: string): FastifyReply {
-  return reply.code(status).send({ success: false, error });
+/**
+ * The spec's failure envelope with the code's status (or `status`, where Fastify gave another 4xx); the code's one
+ * fixed text unless `error` is given.
+ */
+export function sendFailure(reply: FastifyReply, code: ErrorCode, error?: string, status?: number): FastifyReply {
+  const failure = new HttpError(code, error);
+  return reply.code(status ?? failure.statusCode).send({ success: false, error: failure.message, code });
 }

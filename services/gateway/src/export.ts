@@ -40,7 +40,10 @@ export async function sendExport(
   reply: FastifyReply,
   { config, nc }: { config: GatewayConfig; nc: NatsConnection },
 ): Promise<FastifyReply> {
-  const query = request.query as Record<string, string>;
+  // The paging parameters are the gateway's own: one sent over HTTP would start the file at another page.
+  const query = Object.fromEntries(
+    Object.entries(request.query as Record<string, string>).filter(([name]) => !route.natsOnlyQuery?.includes(name)),
+  );
   const ask = async (extra: Record<string, string>) => {
     const envelope = requestEnvelope(route, {}, { ...query, ...extra }, undefined);
     return splitReply(

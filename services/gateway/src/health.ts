@@ -1,11 +1,12 @@
 import type { NatsConnection } from 'nats';
-import { SERVICE_NAMES, ServiceSubjects, type ServiceName } from '@clinic/contracts';
+import { GATEWAY_MESSAGES, SERVICE_NAMES, ServiceSubjects, type ServiceName } from '@clinic/contracts';
 import { callService } from '@clinic/service-kit';
 
 /** The detailed report (`GET /health/details`, admin token). */
 export interface HealthReport {
   success: boolean;
   error?: string;
+  code?: 'SERVICE_UNAVAILABLE';
   status: 'ok' | 'degraded';
   gateway: 'ok';
   nats: 'ok' | 'down';
@@ -15,9 +16,9 @@ export interface HealthReport {
 }
 
 /** The anonymous answer (`GET /health`): whether the whole system answers, and nothing about its insides. */
-export type Liveness = Pick<HealthReport, 'success' | 'error' | 'status'>;
+export type Liveness = Pick<HealthReport, 'success' | 'error' | 'code' | 'status'>;
 
-export const UNHEALTHY_MESSAGE = 'Some parts of the system are unavailable.';
+export const UNHEALTHY_MESSAGE = GATEWAY_MESSAGES.unhealthy;
 
 /**
  * A PING to the NATS server and its PONG, within `timeoutMs`: the connection's
@@ -66,7 +67,7 @@ async function checkHealth(nc: NatsConnection, timeoutMs: number): Promise<Healt
   const healthy = natsUp && entries.every(([, s]) => s.status === 'ok');
   return {
     success: healthy,
-    ...(healthy ? {} : { error: UNHEALTHY_MESSAGE }),
+    ...(healthy ? {} : { error: UNHEALTHY_MESSAGE, code: 'SERVICE_UNAVAILABLE' as const }),
     status: healthy ? 'ok' : 'degraded',
     gateway: 'ok',
     nats: natsUp ? 'ok' : 'down',
@@ -93,6 +94,6 @@ export class HealthChecker {
 
   async liveness(): Promise<Liveness> {
     const { success, error, status } = await this.report();
-    return { success, ...(error ? { error } : {}), status };
+    return { success, ...(error ? { error, code: 'SERVICE_UNAVAILABLE' as const } : {}), status };
   }
 }

@@ -1,72 +1,36 @@
-import { accessNote, HeaderNames, HTTP_ROUTES, Limits, pathParamsSchema, type HttpRoute } from '@clinic/contracts';
-
-/** Where the id of a created resource can be used next: the links stateful testing follows. */
-const CREATED_ID_LINKS: Array<{ create: string; idField: string; param: string; path: string }> = [
-  { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}' },
-  { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}/history' },
-  { create: '/lab_bills', idField: 'bill_id', param: 'bill_id', path: '/lab_bills/{bill_id}/receipt' },
-  { create: '/hospital_charges', idField: 'charge_id', param: 'charge_id', path: '/hospital_charges/{charge_id}' },
-  {
-    create: '/hospital_charges',
-    idField: 'charge_id',
-    param: 'charge_id',
-    path: '/hospital_charges/{charge_id}/history',
-  },
-  { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/get_session/{session_id}' },
-  { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/update_session/{session_id}' },
-  { create: '/add_session', idField: 'session_id', param: 'session_id', path: '/delete_session/{session_id}' },
-];
-
-// biome-ignore lint/suspicious/noExplicitAny: @fastify/swagger's document, edited in place below
-type OpenApiObject = { paths?: Record<string, Record<string, any>> };
-
 /**
- * Final touches @fastify/swagger cannot express from route schemas: optional
- * request bodies, and links from each create to the operations on what it created.
+ * The OpenAPI 3.1 document of the HTTP API, made from libs/contracts' route
+ * table by @fastify/swagger on a Fastify instance of its own: no NATS, no
+ * database, nothing listening. The gateway serves it at /docs/json and
+ * `npm run openapi` writes it to docs/openapi.json (api-documents.ts).
  */
-export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
-  const paths = document.paths ?? {};
-  for (const route of HTTP_ROUTES) {
-    const operation = paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
-    if (route.bodyOptional && operation?.requestBody) operation.requestBody.required = false;
-    const produced = route.produces ? operation?.responses?.['200'] : undefined;
-    const exported = route.exports ? operation?.responses?.['200'] : undefined;
-    if (exported)
-      exported.content = Object.fromEntries(
-        Object.values(route.exports!).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
-      );
-    if (produced)
-      produced.content = {
-        ...(route.producesWhen ? produced.content : {}),
-        [route.produces!]: { schema: { type: 'string', format: 'binary' } },
-      };
-    // An optional query filter given empty (`?date=`) is the same as absent.
-    for (const parameter of operation?.parameters ?? []) {
-      if (parameter.in === 'query' && !parameter.required) parameter.allowEmptyValue = true;
-    }
-  }
-  for (const link of CREATED_ID_LINKS) {
-    const created = paths[link.create]?.post?.responses?.['201'];
-    const target = paths[link.path];
-    if (!created || !target) continue;
-    for (const method of Object.keys(target)) {
-      created.links ??= {};
-      created.links[`${method}${link.path.replace(/[^A-Za-z]/g, '_')}`] = {
-        operationRef: `#/paths/${link.path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}`,
-        parameters: { [link.param]: `$response.body#/${link.idField}` },
-      };
-    }
-  }
-  return document;
-}
+import Fastify from 'fastify';
+import fastifySwagger from '@fastify/swagger';
+import {
+  accessNote,
+  ERROR_CODE_NAMES,
+  ERROR_CODES,
+  errorCodeTable,
+  HeaderNames,
+  HTTP_ROUTES,
+  Limits,
+  pathParamsSchema,
+  type HttpRoute,
+  type JsonSchema,
+} from '@clinic/contracts';
+import { finishOpenApiDocument, type OpenApiObject } from './openapi-finish';
 
-export function openApiPath(url: string): string {
-  return url.replace(/:(\w+)/g, '{$1}');
-}
+/** The table of codes, machine-readable: each code's statuses and meaning. */
+const ERROR_CODES_DOCUMENTED = Object.fromEntries(
+  ERROR_CODE_NAMES.map((name) => [
+    name,
+    { status: ERROR_CODES[name].status, description: ERROR_CODES[name].description },
+  ]),
+);
 
-export function openApiDocument() {
+function openApiBase() {
   return {
-    openapi: '3.0.3',
+    openapi: '3.1.0',
     info: {
       title: 'Clinic API',
       version: '1.0.0',
@@ -76,8 +40,15 @@ export function openApiDocument() {
         'Branch scope: a token may carry `store_ids`, the branches (store ids, positive integers) it is limited to. ' +
         'With it, a request naming another branch is 403 `Not allowed for this branch.` and a record of another branch ' +
         'is not found (404); each operation says which. Without it, every branch is reachable, unless the server runs ' +
-        'with BRANCH_SCOPE=required: then only an admin token reaches every branch without it, others get 403.',
+        'with BRANCH_SCOPE=required: then only an admin token reaches every branch without it, others get 403.\n\n' +
+        'Conditional requests: a bill, a charge and a session are read with an `ETag` (strong: the digest of the ' +
+        "answer's body); `If-None-Match` answers 304, and `If-Match` on their PUT and DELETE refuses a change of a " +
+        'record that changed since (412).\n\n' +
+        'Error codes: every failure is `{success: false, error, code, field?}`: `error` is the text, `code` one of ' +
+        'the table below (each answer lists the codes of its status), `field` the request field at fault (`items[0].qty`).' +
+        `\n\n${errorCodeTable()}`,
     },
+    'x-error-codes': ERROR_CODES_DOCUMENTED,
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -94,9 +65,31 @@ export function openApiDocument() {
   };
 }
 
-/** The Fastify route schema, used only to generate the OpenAPI document. */
-export function routeSchema(route: HttpRoute): Record<string, unknown> {
+const idempotencyKeyHeader = {
+  [HeaderNames.idempotencyKey]: {
+    type: 'string',
+    minLength: 1,
+    maxLength: Limits.idempotencyKeyMaxLength,
+    pattern: '^[\\x21-\\x7e]+$',
+    description: 'Repeating the request with the same key returns the first result instead of making a second.',
+  },
+};
+
+/** A route's query as HTTP takes it: without the parameters of its NATS subject only. */
+function httpQuerySchema(route: HttpRoute): JsonSchema | undefined {
+  const { querystring, natsOnlyQuery = [] } = route;
+  if (!querystring || natsOnlyQuery.length === 0) return querystring;
+  const properties = Object.entries((querystring.properties ?? {}) as Record<string, JsonSchema>);
+  return {
+    ...querystring,
+    properties: Object.fromEntries(properties.filter(([name]) => !natsOnlyQuery.includes(name))),
+  };
+}
+
+/** The Fastify route schema the document is made from. */
+function routeSchema(route: HttpRoute): Record<string, unknown> {
   const schema: Record<string, unknown> = {
+    operationId: route.operationId,
     tags: [route.tag],
     summary: route.summary,
     description: accessNote(route.subject, route.branchScope),
@@ -105,21 +98,28 @@ export function routeSchema(route: HttpRoute): Record<string, unknown> {
   };
   const params = pathParamsSchema(route);
   if (params) schema.params = params;
-  if (route.querystring) schema.querystring = route.querystring;
+  if (route.querystring) schema.querystring = httpQuerySchema(route);
   if (route.body) schema.body = route.body;
-  if (route.idempotent) {
-    schema.headers = {
-      type: 'object',
-      properties: {
-        [HeaderNames.idempotencyKey]: {
-          type: 'string',
-          minLength: 1,
-          maxLength: Limits.idempotencyKeyMaxLength,
-          pattern: '^[\\x21-\\x7e]+$',
-          description: 'Repeating the request with the same key returns the first result instead of making a second.',
-        },
-      },
-    };
-  }
+  if (route.idempotent) schema.headers = { type: 'object', properties: idempotencyKeyHeader };
   return schema;
+}
+
+/** The document, as the gateway serves it and `npm run openapi` writes it. */
+export async function buildOpenApiDocument(): Promise<OpenApiObject> {
+  const app = Fastify({ logger: false });
+  await app.register(fastifySwagger, {
+    openapi: openApiBase(),
+    transformObject: (document) =>
+      finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
+  });
+  // The schemas only document: the services validate their own messages.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  for (const route of HTTP_ROUTES) {
+    app.route({ method: route.method, url: route.url, schema: routeSchema(route), handler: async () => null });
+  }
+  await app.ready();
+  const document = app.swagger() as OpenApiObject;
+  await app.close();
+  return document;
 }

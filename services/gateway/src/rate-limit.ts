@@ -2,7 +2,7 @@
  * Rate limits (@fastify/rate-limit): per caller (the token's `sub`) on routes
  * with a token, per IP address on the others (health, docs), and a separate,
  * stricter limit for writes (POST, PUT, DELETE). Counted in this gateway's
- * memory: with several gateway replicas each one counts on its own (README).
+ * memory: with several gateway replicas each one counts on its own (docs/operations.md).
  *
  * The limiter runs after the token check (route onRequest hooks come first)
  * and before the body is read, so a request refused for its token (401/403)
@@ -10,10 +10,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
-import { HttpError } from './errors';
+import { GATEWAY_MESSAGES, HttpError } from './errors';
 import type { RateLimitConfig } from './config';
-
-export const RATE_LIMIT_MESSAGE = (after: string) => `Too many requests. Retry in ${after}.`;
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -33,6 +31,7 @@ export async function registerRateLimits(app: FastifyInstance, config: RateLimit
       if (isWrite(request)) return config.writeMax;
       return request.caller ? config.max : config.ipMax;
     },
-    errorResponseBuilder: (_request, context) => new HttpError(context.statusCode, RATE_LIMIT_MESSAGE(context.after)),
+    errorResponseBuilder: (_request, context) =>
+      new HttpError('RATE_LIMITED', GATEWAY_MESSAGES.rateLimited(context.after)),
   });
 }

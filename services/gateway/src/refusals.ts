@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HeaderNames } from '@clinic/contracts';
 import type { Logger } from '@clinic/service-kit';
-import { GATEWAY_MESSAGES, sendFailure } from './errors';
+import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over
@@ -18,14 +18,22 @@ export function clientErrorHandler(log: Logger) {
   return (err: Error & { code?: string }, socket: Duplex): void => {
     if (err.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
     answered.add(socket);
-    const [status, error] =
+    const {
+      statusCode: status,
+      code,
+      message: error,
+    } = new HttpError(
       err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, GATEWAY_MESSAGES.headersTooLarge]
+        ? 'HEADERS_TOO_LARGE'
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, GATEWAY_MESSAGES.requestTimeout]
-          : [400, GATEWAY_MESSAGES.badRequest];
+          ? 'REQUEST_TIMEOUT'
+          : 'MALFORMED_REQUEST',
+      err.code === 'HPE_HEADER_OVERFLOW' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? undefined
+        : GATEWAY_MESSAGES.badRequest,
+    );
     const correlationId = randomUUID();
-    const body = JSON.stringify({ success: false, error });
+    const body = JSON.stringify({ success: false, error, code });
     log.info(
       { correlation_id: correlationId, status, cause: err.code ?? err.message },
       'request refused by the HTTP parser',
@@ -46,12 +54,15 @@ export function clientErrorHandler(log: Logger) {
 
 /** Fastify's own refusals before routing: a path parameter over maxParamLength (414), a malformed path (400). */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const [status, message] =
-    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, GATEWAY_MESSAGES.pathTooLong] : [400, GATEWAY_MESSAGES.badPath];
+  const [code, message] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? (['PATH_TOO_LONG', GATEWAY_MESSAGES.pathTooLong] as const)
+      : (['MALFORMED_REQUEST', GATEWAY_MESSAGES.badPath] as const);
+  const status = new HttpError(code).statusCode;
   request.log.info(
     { method: request.method, url: request.url.slice(0, 300), status, cause: error.code },
     'request completed',
   );
   reply.header(HeaderNames.correlationId, request.id);
-  sendFailure(reply, status, message);
+  sendFailure(reply, code, message);
 }

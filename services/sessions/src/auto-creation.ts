@@ -10,7 +10,7 @@ import {
   type ServiceRequest,
 } from '@clinic/contracts';
 import {
-  notFound,
+  fail,
   requireBranch,
   withinBranches,
   type ClinicClock,
@@ -99,7 +99,7 @@ export class AutoCreation {
     const label = monthLabel(selection.month);
     const doctors = await this.doctorsFor(selection, ctx);
     const plan = planMonth(doctors, selection.month);
-    if (plan.length === 0) throw notFound(SESSIONS_MESSAGES.noSchedules(label)); // rule 1
+    if (plan.length === 0) throw fail('NO_SCHEDULES', SESSIONS_MESSAGES.noSchedules(label)); // rule 1
     const blocks = await this.store.queries.dayBlocks(
       monthRange(selection.month),
       doctors.map((d) => d.id),

@@ -21,12 +21,14 @@ import {
   given,
   has,
   isPlainObject,
+  optionalPage,
   queryId,
   queryText,
   requireField,
   requireShape,
   unprocessable,
   validField,
+  type Page,
   type PlainObject,
   type QueryParams,
 } from '@clinic/service-kit';
@@ -79,11 +81,13 @@ export function parseNewSession(raw: unknown, today: string): NewSession {
   const sessionNo = validField(F.session_no, body.session_no, 'session_no', unprocessable);
   const startTime = validField(F.time, body.start_time, 'start_time', unprocessable);
   const endTime = validField(F.time, body.end_time, 'end_time', unprocessable);
-  if (startTime >= endTime) throw unprocessable(SESSIONS_MESSAGES.timeOrder);
+  if (startTime >= endTime) throw unprocessable(SESSIONS_MESSAGES.timeOrder, 'start_time');
   const sessionDate = validField(F.session_date, body.session_date, 'session_date', unprocessable);
-  if (sessionDate < today) throw unprocessable(SESSIONS_MESSAGES.past);
-  if (given(body, 'status') && typeof body.status !== 'string') throw unprocessable(FIELD_MESSAGES.notText('status'));
-  if (given(body, 'notes') && typeof body.notes !== 'string') throw unprocessable(FIELD_MESSAGES.notText('notes'));
+  if (sessionDate < today) throw unprocessable(SESSIONS_MESSAGES.past, 'session_date');
+  if (given(body, 'status') && typeof body.status !== 'string')
+    throw unprocessable(FIELD_MESSAGES.notText('status'), 'status');
+  if (given(body, 'notes') && typeof body.notes !== 'string')
+    throw unprocessable(FIELD_MESSAGES.notText('notes'), 'notes');
   // max_patients has its own place in the order; notes are accepted and ignored.
   requireShape(addSessionBodySchema, { ...body, max_patients: null }, unprocessable);
   return {
@@ -116,20 +120,21 @@ export function parseSessionChanges(body: PlainObject): SessionChanges {
   }
   // The spec compares the two times only when both are given.
   if (changes.start_time !== undefined && changes.end_time !== undefined && changes.start_time >= changes.end_time) {
-    throw unprocessable(SESSIONS_MESSAGES.timeOrder);
+    throw unprocessable(SESSIONS_MESSAGES.timeOrder, 'start_time');
   }
   if (has(body, 'max_patients')) changes.max_patients = parseMaxPatients(body.max_patients);
   if (has(body, 'session_date')) {
     if (typeof body.session_date !== 'string' || body.session_date.trim() === '')
-      throw unprocessable(SESSIONS_MESSAGES.sessionDateNotText);
+      throw unprocessable(SESSIONS_MESSAGES.sessionDateNotText, 'session_date');
     changes.session_date = body.session_date.trim();
   }
   if (has(body, 'status')) {
-    if (typeof body.status !== 'string') throw unprocessable(FIELD_MESSAGES.notText('status'));
+    if (typeof body.status !== 'string') throw unprocessable(FIELD_MESSAGES.notText('status'), 'status');
     changes.status = body.status === 'Closed' ? 'cancelled' : 'active';
   }
   if (Object.keys(changes).length === 0) throw badRequest(SESSIONS_MESSAGES.noValidFields);
-  if (given(body, 'notes') && typeof body.notes !== 'string') throw unprocessable(FIELD_MESSAGES.notText('notes'));
+  if (given(body, 'notes') && typeof body.notes !== 'string')
+    throw unprocessable(FIELD_MESSAGES.notText('notes'), 'notes');
   // Immutable fields are ignored, but must still be what they claim to be;
   // max_patients was checked above, by its own rule.
   const shaped: PlainObject = { ...body };
@@ -147,6 +152,8 @@ export interface SessionListFilter {
   status?: string;
   /** Only sessions on a leave or a holiday (beyond the spec). */
   conflicts?: true;
+  /** Beyond the spec: a page of the list; absent, the whole list. */
+  page?: Page;
 }
 
 export function parseListQuery(query: QueryParams): SessionListFilter {
@@ -160,6 +167,9 @@ export function parseListQuery(query: QueryParams): SessionListFilter {
   const conflicts = queryText(query, 'conflicts', unprocessable);
   if (conflicts !== undefined && validField(F.conflicts, conflicts, 'conflicts', unprocessable) === 'true')
     filter.conflicts = true;
+  // Refused as the list's other filters are (422).
+  const page = optionalPage(query, unprocessable);
+  if (page) filter.page = page;
   return filter;
 }
 

@@ -1,21 +1,22 @@
 /** Channeling-session operations: the spec's steps in order, over the storage layer. */
 import { SESSIONS_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
-  badRequest,
   branchesOf,
-  conflict,
   EncodedReply,
   foundInBranch,
-  notFound,
+  fail,
+  pageOfList,
   pathId,
   reachesBranch,
   requireBranch,
+  requireCurrent,
+  taggedReply,
   type ClinicClock,
   type HandlerContext,
   type ReferenceData,
 } from '@clinic/service-kit';
 import { parseListQuery, parseMaxPatients, parseNewSession, parseSessionChanges, requireSessionBody } from './rules';
-import type { SessionStore } from './storage';
+import type { SessionDoc, SessionStore } from './storage';
 
 export class SessionOperations {
   constructor(
@@ -40,23 +41,36 @@ export class SessionOperations {
             String(a.start_time).localeCompare(String(b.start_time)) ||
             Number(a.id) - Number(b.id),
         );
-      return new EncodedReply(success(200, { sessions }));
+      if (!filter.page) return new EncodedReply(success(200, { sessions }));
+      const { items, fields } = pageOfList(sessions, filter.page);
+      return new EncodedReply(success(200, { sessions: items, ...fields }));
     });
   }
 
-  async get(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
-    const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
-    const found = await this.store.queries.one(id, (session) => new EncodedReply(success(200, { session })));
-    return foundInBranch(ctx, found, SESSIONS_MESSAGES.notFound).value;
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
+    // Kept per version with its tag: a hot read neither reads the database nor digests the body again.
+    const found = await this.store.queries.one(id, (session) => taggedReply(success(200, { session })));
+    return foundInBranch(ctx, found, 'SESSION_NOT_FOUND').value;
+  }
+
+  /** A session as its read answers it (with its doctor, branch and bookings): the body its ETag is the digest of. */
+  private async representation(doc: SessionDoc): Promise<ServiceReply> {
+    const [session] = await this.store.queries.views([doc]);
+    return success(200, { session });
+  }
+
+  /** With If-Match, whether the caller has read the session as it is (412 when not). */
+  private requireCurrent(ctx: HandlerContext, existing: SessionDoc): Promise<void> {
+    return requireCurrent(ctx.ifMatch, async () => (await this.representation(existing)).body);
   }
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewSession(request.body, this.clock.today());
     const doctor = await this.refs.get('doctor', input.doctor_id);
     // The doctor's branch is the session's: a doctor of a branch the caller does not reach is not found either.
-    if (doctor?.status !== 'Active' || !reachesBranch(ctx, doctor.store_id))
-      throw notFound(SESSIONS_MESSAGES.doctorNotFound);
-    if (doctor.store_id === null) throw badRequest(SESSIONS_MESSAGES.doctorNoBranch);
+    if (doctor?.status !== 'Active' || !reachesBranch(ctx, doctor.store_id)) throw fail('DOCTOR_NOT_FOUND');
+    if (doctor.store_id === null) throw fail('DOCTOR_NO_BRANCH');
     const maxPatients = parseMaxPatients(input.max_patients_input);
     const doc = await this.store.writes.create(
       {
@@ -76,21 +90,25 @@ export class SessionOperations {
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const body = requireSessionBody(request.body);
-    const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
+    const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     // A session that does not exist (or is of another branch) is not found before its changes are checked.
-    await this.store.writes.update(id, ctx.correlationId, (existing) => {
-      foundInBranch(ctx, existing, SESSIONS_MESSAGES.notFound);
-      return parseSessionChanges(body);
+    await this.store.writes.update(id, ctx.correlationId, async (existing) => {
+      foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
+      const changes = parseSessionChanges(body);
+      // Bad input is refused as such (400) whatever If-Match says; only a valid change can be stale (412).
+      await this.requireCurrent(ctx, existing);
+      return changes;
     });
     return success(200, { message: SESSIONS_MESSAGES.updated, session_id: id });
   }
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const id = pathId(request, 'session_id', SESSIONS_MESSAGES.notFound);
+    const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     await this.store.writes.remove(id, ctx.correlationId, async (existing) => {
-      foundInBranch(ctx, existing, SESSIONS_MESSAGES.notFound);
+      foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
+      await this.requireCurrent(ctx, existing);
       const active = (await this.store.queries.bookedCounts([id])).get(id) ?? 0;
-      if (active > 0) throw conflict(SESSIONS_MESSAGES.deleteRefusal(active));
+      if (active > 0) throw fail('SESSION_HAS_APPOINTMENTS', SESSIONS_MESSAGES.deleteRefusal(active));
     });
     return success(200, { message: SESSIONS_MESSAGES.deleted, session_id: id });
   }

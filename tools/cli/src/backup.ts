@@ -1,6 +1,6 @@
 // npm run backup -- DIR: an online backup of the running embedded stack (DATA_DIR, NATS_URL) into the new folder DIR.
-import { join, resolve } from 'node:path';
-import { backupEmbedded, natsPasswords, REPO_ROOT } from '@clinic/devstack';
+import { resolve } from 'node:path';
+import { backupEmbedded, dataDirFromEnv, natsPasswordOf } from '@clinic/devstack';
 import { natsSettings } from '@clinic/service-kit';
 import { fail } from './args';
 
@@ -10,8 +10,8 @@ async function main(): Promise<void> {
   // Operators' tools connect as the `ops` NATS user unless told otherwise (its right to take stream snapshots).
   const nats = natsSettings();
   nats.user ??= 'ops';
-  nats.password ??= natsPasswords().ops;
-  const dataDir = resolve(process.env.DATA_DIR ?? join(REPO_ROOT, '.data'));
+  const dataDir = dataDirFromEnv();
+  nats.password ??= natsPasswordOf(nats.user, dataDir);
   const say = (line: string) => process.stderr.write(`[backup] ${line}\n`);
   const manifest = await backupEmbedded({ dataDir, outDir: resolve(dir), nats, say });
   process.stdout.write(

@@ -1,5 +1,5 @@
 // npm run certs -- [DIR] [--hosts clinic.example.org,10.1.2.3]
-// The local CA, the TLS certificates and the MongoDB key file docker compose mounts (README: Docker compose).
+// The local CA, the TLS certificates and the MongoDB key file docker compose mounts (docs/operations.md: Docker compose).
 import { isAbsolute, join, relative } from 'node:path';
 import { COMPOSE_TLS_DIR, makeComposeSecrets, REPO_ROOT } from '@clinic/devstack';
 import { fail, parseFlags } from './args';

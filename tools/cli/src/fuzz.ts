@@ -44,6 +44,9 @@ async function main(): Promise<void> {
       '--max-examples',
       process.env.FUZZ_MAX_EXAMPLES ?? '100',
       '--no-color',
+      // An export of a generated date range reads many pages: on a busy machine it outlasts the default.
+      '--request-timeout',
+      '60',
       ...process.argv.slice(2),
     ];
     say(`running: st ${args.filter((a) => !a.startsWith('Authorization')).join(' ')}`);

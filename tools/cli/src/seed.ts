@@ -3,7 +3,14 @@
 import { readFileSync } from 'node:fs';
 import type { NatsConnection } from 'nats';
 import { connectNats, createLogger, natsSettings } from '@clinic/service-kit';
-import { natsPasswords, parseSeedFile, SeedError, seedReferenceData, type ParsedSeed } from '@clinic/devstack';
+import {
+  dataDirFromEnv,
+  natsPasswordOf,
+  parseSeedFile,
+  SeedError,
+  seedReferenceData,
+  type ParsedSeed,
+} from '@clinic/devstack';
 import { fail } from './args';
 
 async function main(): Promise<void> {
@@ -24,9 +31,14 @@ async function main(): Promise<void> {
   // Operators' tools connect as the `ops` NATS user unless told otherwise.
   const settings = natsSettings();
   settings.user ??= 'ops';
-  settings.password ??= natsPasswords().ops;
   const log = createLogger('seed', 'warn');
   let nc: NatsConnection;
+  try {
+    // The stack's own password, from the data folder of the npm start it talks to, as npm run token reads its key.
+    settings.password ??= natsPasswordOf(settings.user, dataDirFromEnv());
+  } catch (err) {
+    fail((err as Error).message);
+  }
   try {
     nc = await connectNats(settings, { name: 'seed', log, waitForServer: false });
   } catch (err) {

@@ -1,4 +1,4 @@
-// npm start: the whole system on its embedded default (see README).
+// npm start: the whole system on its embedded default (see docs/operations.md).
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
@@ -11,27 +11,19 @@ import {
   signToken,
   Stack,
 } from '@clinic/devstack';
-import { readEnv, TOKEN_LIFETIME_ENV, tracingConfigured } from '@clinic/service-kit/internal';
+import { readEnv, tracingConfigured } from '@clinic/service-kit/internal';
 import { loadDemoDataOnFirstStart } from './demo';
+import { START_ENV } from './start-env';
 
 const say = (line: string) => process.stderr.write(`[start] ${line}\n`);
 
-const START_ENV = {
-  NATS_CLUSTER: { type: 'integer', default: 1 },
-  // 1: NATS with TLS, a local CA and certificates in DATA_DIR/tls.
-  NATS_TLS: { type: 'integer', default: 0 },
-  // Both set: the gateway serves HTTPS; TLS_CA_FILE, the CA that signed it, is what start's own checks trust.
-  TLS_CERT_FILE: { type: 'string' },
-  TLS_KEY_FILE: { type: 'string' },
-  TLS_CA_FILE: { type: 'string' },
-  // Set: external servers, none started here.
-  NATS_URL: { type: 'string' },
-  MONGO_URL: { type: 'string' },
-  NATS_PORT: { type: 'integer', default: 4222 },
-  DB_PORT: { type: 'integer', default: 27017 },
-  PORT: { type: 'integer', default: 3000 },
-  ...TOKEN_LIFETIME_ENV,
-} as const;
+/**
+ * The origins of local front-end development servers (Vite 5173, Next.js and Create React App 3000 or 3001,
+ * Angular 4200, Vue CLI and webpack 8080), allowed by CORS when CORS_ORIGINS is not set.
+ */
+const LOCAL_DEV_ORIGINS = ['localhost', '127.0.0.1']
+  .flatMap((host) => [3000, 3001, 4200, 5173, 8080].map((port) => `http://${host}:${port}`))
+  .join(',');
 
 /** A database URL as printed: the password stays in its file. */
 function withoutPassword(url: string): string {
@@ -67,6 +59,7 @@ async function main(): Promise<void> {
       env.TLS_CERT_FILE && env.TLS_KEY_FILE
         ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE, caFile: env.TLS_CA_FILE }
         : undefined,
+    env: { CORS_ORIGINS: process.env.CORS_ORIGINS || LOCAL_DEV_ORIGINS },
     // Every process that exits unexpectedly is restarted with backoff; a crash loop is given up.
     supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });
@@ -114,13 +107,14 @@ async function main(): Promise<void> {
     `Clinic API:    ${stack.gatewayUrl}`,
     `API docs:      ${stack.gatewayUrl}/docs (HTTP), ${stack.gatewayUrl}/docs/asyncapi (NATS; document: /docs/asyncapi.json)`,
     `Health:        ${stack.gatewayUrl}/health`,
+    `CORS:          ${process.env.CORS_ORIGINS ? 'CORS_ORIGINS' : 'local development servers'} (${(process.env.CORS_ORIGINS || LOCAL_DEV_ORIGINS).split(',').length} origins; set CORS_ORIGINS to change)`,
     `Metrics:       ${stack
       .metricsTargets()
       .map((t) => `${t.replica} http://${t.address}/metrics`)
       .join(', ')}`,
     `               scrape them all: prometheus --config.file=${relative(process.cwd(), scrapeConfig) || scrapeConfig}`,
     `Traces:        ${tracingConfigured() ? `OTLP to ${otlp}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to send them to an OTLP receiver)'}`,
-    `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}`,
+    `NATS:          ${stack.infra.natsUrl.split(',').join(' ')}${stack.infra.kind === 'external' ? '' : ` (each user's password in ${join(dataDir, 'nats-<user>-password')})`}`,
     ...(stack.infra.natsTlsCaFile
       ? [`               TLS: clients verify the servers against NATS_TLS_CA_FILE=${stack.infra.natsTlsCaFile}`]
       : []),

@@ -9,7 +9,7 @@ const USAGE = 'usage: npm run token -- --sub <id> --role <role> [--expires 1h] [
 
 try {
   const args = process.argv.slice(2);
-  // Bare, as the README's first steps use it: the development admin (user 1), said on stderr.
+  // Bare, as the README's one request uses it: the development admin (user 1), said on stderr.
   const flags = args.length === 0 ? { sub: '1', role: 'admin' } : parseFlags(args);
   if (args.length === 0) process.stderr.write('An admin token for user 1 (other callers: --sub <id> --role <role>).\n');
   if (!flags.sub || !flags.role) fail(USAGE, 2);

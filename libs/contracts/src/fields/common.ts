@@ -34,6 +34,8 @@ export const FIELD_MESSAGES = {
   /** Characters as JSON Schema's maxLength counts them (code points). */
   tooLong: (field: string, max: number) => `${field} must be at most ${max} characters.`,
   tooMany: (field: string, max: number) => `${field} must have at most ${max} elements.`,
+  /** A query parameter given twice is ambiguous. */
+  givenTwice: (field: string) => `${field} must be given once.`,
 } as const;
 
 /** A rule of its own: what a valid value is, and what the caller is told otherwise. */

@@ -55,11 +55,12 @@ export const dayCloseBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description: IGNORED_FIELDS_NOTE,
-  example: { store_id: 1, date: '2026-11-21', counted_cash: [{ user_id: 7, amount: 45250 }] },
+  // Another day than the bills' examples: a day closed by trying the example keeps its bills from changing.
+  example: { store_id: 1, date: '2026-11-20', counted_cash: [{ user_id: 7, amount: 45250 }] },
   required: ['store_id', 'date'],
   properties: {
     store_id: F.store_id.schema,
-    date: { ...F.date.schema, description: 'the day the money moved; today or earlier' },
+    date: { ...F.date.schema, example: '2026-11-20', description: 'the day the money moved; today or earlier' },
     counted_cash: {
       ...F.counted_cash.schema,
       description: "the cash counted in each user's drawer",

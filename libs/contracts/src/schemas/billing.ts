@@ -118,6 +118,8 @@ export const listBillsQuerySchema: JsonSchema = {
     payment_method: { type: 'string', maxLength: Limits.searchMaxLength, description: appliedOnlyIf(PAYMENT_METHODS) },
     payment_status: { type: 'string', maxLength: Limits.searchMaxLength, description: appliedOnlyIf(PAYMENT_STATUSES) },
     status: { type: 'string', maxLength: Limits.searchMaxLength, description: appliedOnlyIf(BILL_STATUSES) },
+    patient_id: { ...idSchema, description: "only this patient's bills" },
+    billed_by: { ...idSchema, description: 'only the bills this user billed' },
     search: {
       ...F.search.schema,
       maxLength: Limits.searchMaxLength,

@@ -9,6 +9,8 @@ import {
 import { Limits } from '../limits';
 import {
   historyEntrySchema,
+  optionallyPagedList,
+  optionalPageQueryProperties,
   pageReplyProperties,
   IGNORED_FIELDS_NOTE,
   idSchema,
@@ -57,6 +59,7 @@ export const listChargesQuerySchema: JsonSchema = {
       maxLength: Limits.searchMaxLength,
       description: 'case-insensitive substring of charge_name or notes',
     },
+    ...optionalPageQueryProperties,
   },
 };
 
@@ -105,7 +108,7 @@ export const catalogueResponses = {
     history: { type: 'array', items: historyEntrySchema(CHARGE_HISTORY_ACTIONS) },
     ...pageReplyProperties,
   }),
-  list: successSchema({ charges: { type: 'array', items: chargeSchema }, count: { type: 'integer' } }),
+  list: optionallyPagedList('charges', chargeSchema, true),
   one: successSchema({ charge: chargeSchema }),
   /** A replacement that changes nothing answers 200 with success false. */
   updated: {
@@ -113,10 +116,11 @@ export const catalogueResponses = {
       messageSchema,
       {
         type: 'object',
-        required: ['success', 'error'],
+        required: ['success', 'error', 'code'],
         properties: {
           success: { type: 'boolean', enum: [false] },
           error: { type: 'string', enum: [CATALOGUE_MESSAGES.noChanges] },
+          code: { type: 'string', enum: ['CHARGE_UNCHANGED'] },
         },
       },
     ],

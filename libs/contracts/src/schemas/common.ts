@@ -51,12 +51,6 @@ export const orEmptyAsNull = (schema: JsonSchema, description: string): JsonSche
 
 export const optionalText = (maxLength: number): JsonSchema => ({ type: 'string', nullable: true, maxLength });
 
-export const failureSchema: JsonSchema = {
-  type: 'object',
-  required: ['success', 'error'],
-  properties: { success: { type: 'boolean', enum: [false] }, error: { type: 'string' } },
-};
-
 export const messageSchema: JsonSchema = {
   type: 'object',
   required: ['success', 'message'],
@@ -77,12 +71,6 @@ export function pathParams(name: string): JsonSchema {
     required: [name],
     properties: { [name]: idSchema },
   };
-}
-
-/** Responses every authenticated route can give besides its own (400: a malformed request, such as a body that is not JSON). */
-export function standardFailures(...extra: number[]): Record<string, JsonSchema> {
-  const codes = [...new Set([400, 401, 403, 500, 503, 504, ...extra])];
-  return Object.fromEntries(codes.map((code) => [String(code), failureSchema]));
 }
 
 /** Who made a change: the token's claims. */
@@ -141,6 +129,31 @@ export const pageReplyProperties: Record<string, JsonSchema> = {
   per_page: { type: 'integer' },
   pages: { type: 'integer' },
 };
+
+/**
+ * The page of a list the spec answers whole (the charges, the sessions): with `page` or `per_page` the answer
+ * is paged as the bill list's; without either, the whole list.
+ */
+export const optionalPageQueryProperties: Record<string, JsonSchema> = Object.fromEntries(
+  Object.entries(pageQueryProperties).map(([name, { default: _default, description, ...schema }]) => [
+    name,
+    { ...schema, description: `${description}; without page and per_page the whole list is answered` },
+  ]),
+);
+
+/**
+ * The answer of such a list: its items (and `count` when `counted`: the spec's charge list has it), and the
+ * page's fields when a page was asked for.
+ */
+export function optionallyPagedList(items: string, itemSchema: JsonSchema, counted: boolean): JsonSchema {
+  return {
+    ...successSchema(
+      { [items]: { type: 'array', items: itemSchema }, ...pageReplyProperties },
+      counted ? [items, 'count'] : [items],
+    ),
+    description: `${counted ? '' : 'count, '}total, page, per_page and pages are present when page or per_page was given`,
+  };
+}
 
 /** The query of an audit trail: a page of its entries, oldest first. */
 export const historyQuerySchema: JsonSchema = { type: 'object', properties: pageQueryProperties };

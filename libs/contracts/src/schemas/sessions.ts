@@ -7,6 +7,8 @@ import {
   IGNORED_FIELDS_NOTE,
   idSchema,
   MONTH_SHAPE,
+  optionallyPagedList,
+  optionalPageQueryProperties,
   optionalText,
   orList,
   successSchema,
@@ -20,13 +22,19 @@ export const addSessionBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description: IGNORED_FIELDS_NOTE,
+  // A session the API takes: a day ahead of any today, an end after its start (the properties' own examples too).
+  example: { doctor_id: 1, session_date: '2099-01-05', session_no: 1, start_time: '09:00', end_time: '12:00' },
   required: ['doctor_id', 'session_date', 'session_no', 'start_time', 'end_time'],
   properties: {
     doctor_id: F.doctor_id.schema,
-    session_date: { ...F.session_date.schema, description: 'today or later, in the clinic time zone' },
+    session_date: {
+      ...F.session_date.schema,
+      example: '2099-01-05',
+      description: 'today or later, in the clinic time zone',
+    },
     session_no: F.session_no.schema,
     start_time: F.time.schema,
-    end_time: { ...F.time.schema, description: 'later than start_time' },
+    end_time: { ...F.time.schema, example: '12:00', description: 'later than start_time' },
     max_patients: { ...F.max_patients.schema, nullable: true, description: 'absent or null: no cap' },
     status: {
       type: 'string',
@@ -85,6 +93,7 @@ export const listSessionsQuerySchema: JsonSchema = {
       description:
         '`true`: only the sessions that fall on a leave of their doctor or on a holiday of their branch, each with `on_leave` and `holiday`',
     },
+    ...optionalPageQueryProperties,
   },
 };
 
@@ -208,7 +217,7 @@ const sessionWithConflictSchema: JsonSchema = {
 };
 
 export const sessionsResponses = {
-  list: successSchema({ sessions: { type: 'array', items: sessionWithConflictSchema } }),
+  list: optionallyPagedList('sessions', sessionWithConflictSchema, false),
   one: successSchema({ session: sessionSchema }),
   created: successSchema({ message: { type: 'string' }, session_id: idSchema }),
   changed: successSchema({ message: { type: 'string' }, session_id: idSchema }),

@@ -1,5 +1,5 @@
 /**
- * `npm run backup` and `npm run restore` for the embedded default (README:
+ * `npm run backup` and `npm run restore` for the embedded default (docs/operations.md:
  * Backups): the databases, copied while the services write (clinic-ferretdb
  * backup: SQLite's VACUUM INTO), and every JetStream stream, through the
  * server's snapshot API. The order is chosen so that the restored parts agree:
@@ -34,7 +34,7 @@ import { connect, type NatsConnection } from 'nats';
 import { eventStreamOf, inboxPrefixOf, REF_STREAM, SERVICE_NAMES } from '@clinic/contracts';
 import { connectNats, createLogger, type NatsSettings } from '@clinic/service-kit';
 import { renderNatsConfig } from '../nats-config';
-import { OWN_SECRET_FILES } from '../secrets';
+import { OWN_SECRET_FILES, privateDir } from '../secrets';
 import { ferretDbBinary, natsServerBinary } from '../paths';
 import { canConnect, freeListeningPort, waitFor } from '../ports';
 import { ManagedProcess } from '../process';
@@ -72,8 +72,10 @@ function writeSnapshot(dir: string, snapshot: StreamSnapshot): void {
   writeFileSync(
     join(dir, `${snapshot.config.name}.json`),
     JSON.stringify({ config: snapshot.config, state: snapshot.state }),
+    { mode: 0o600 },
   );
-  writeFileSync(join(dir, `${snapshot.config.name}.snapshot`), snapshot.data);
+  // The events hold patient data: as private as the databases' copies.
+  writeFileSync(join(dir, `${snapshot.config.name}.snapshot`), snapshot.data, { mode: 0o600 });
 }
 
 function readSnapshot(dir: string, name: string): StreamSnapshot {
@@ -159,11 +161,13 @@ export async function restoreEmbedded(options: {
   if (!isEmptyDir(dbDir) || !isEmptyDir(natsDir)) {
     throw new Error(`${options.dataDir} already holds data: restore into an empty DATA_DIR`);
   }
-  mkdirSync(dbDir, { recursive: true });
-  mkdirSync(natsDir, { recursive: true });
+  privateDir(options.dataDir);
+  privateDir(dbDir);
+  privateDir(natsDir);
   for (const name of copySecrets(options.backupDir, options.dataDir, manifest.secrets ?? [])) say(`${name} restored`);
   for (const db of manifest.databases) {
     copyFileSync(join(options.backupDir, 'ferretdb', db.file), join(dbDir, db.file));
+    chmodSync(join(dbDir, db.file), 0o600);
     say(`database ${db.file} restored`);
   }
 

@@ -13,14 +13,13 @@ import { searchCondition } from './search';
 
 const { items: _items, ...WITH_ITEMS } = LIST_PROJECTION;
 
-const nextDay = (date: string) => new Date(Date.parse(date) + 86_400_000).toISOString().slice(0, 10);
-
 export class BillExport {
   constructor(private readonly bills: Collection<BillDoc>) {}
 
   /**
    * Up to `maxBills` bills from `cursor` on (with their items when `withItems`),
    * reading at most `maxDays` dates, and the cursor of the next page (null after the last).
+   * Dates without a bill are skipped in one read, so a range of centuries costs its bills' dates only.
    */
   async page(
     query: Pick<ExportQuery, 'filter' | 'cursor'>,
@@ -33,14 +32,14 @@ export class BillExport {
     if (filter.status === 'cancelled') return { docs: [], next: null };
     const search = filter.search ? searchCondition(filter.search) : null;
     const projection = withItems ? WITH_ITEMS : LIST_PROJECTION;
-    let { date, after } = query.cursor ?? { date: filter.from_date, after: 0 };
+    let cursor: ExportCursor | null = query.cursor ?? (await this.firstDate(filter, { $gte: filter.from_date }, asOf));
     const docs: BillDoc[] = [];
-    for (let days = 0; date <= filter.to_date && days < maxDays && docs.length < maxBills; days++) {
+    for (let days = 0; cursor && days < maxDays && docs.length < maxBills; days++) {
       const condition: Filter<BillDoc> = {
         store_id: filter.store_id,
         is_deleted: false,
-        bill_date: date,
-        id: { $gt: after },
+        bill_date: cursor.date,
+        id: { $gt: cursor.after },
         created_at: { $lte: asOf },
         ...(filter.payment_method ? { payment_method: filter.payment_method } : {}),
         ...(filter.payment_status ? { payment_status: filter.payment_status } : {}),
@@ -54,9 +53,34 @@ export class BillExport {
         .hint(search ? BILL_INDEXES.list : BILL_INDEXES.byDay)
         .toArray();
       docs.push(...found);
-      if (found.length === wanted) after = found[found.length - 1]!.id;
-      else [date, after] = [nextDay(date), 0];
+      cursor =
+        found.length === wanted
+          ? { date: cursor.date, after: found[found.length - 1]!.id }
+          : await this.firstDate(filter, { $gt: cursor.date }, asOf);
     }
-    return { docs, next: date <= filter.to_date ? { date, after } : null };
+    return { docs, next: cursor };
+  }
+
+  /** The first date within `start` and the range's end with a live bill of the branch, as a cursor; null when none. */
+  private async firstDate(
+    filter: ExportQuery['filter'],
+    start: { $gte: string } | { $gt: string },
+    asOf: Date,
+  ): Promise<ExportCursor | null> {
+    const [first] = await this.bills
+      .find(
+        {
+          store_id: filter.store_id,
+          is_deleted: false,
+          bill_date: { ...start, $lte: filter.to_date },
+          created_at: { $lte: asOf },
+        },
+        { projection: { _id: 0, bill_date: 1 } },
+      )
+      .sort({ bill_date: 1 })
+      .limit(1)
+      .hint(BILL_INDEXES.byDay)
+      .toArray();
+    return first ? { date: first.bill_date, after: 0 } : null;
   }
 }

@@ -88,7 +88,11 @@ export class BillQueries {
     };
     if (filter.payment_method) query.payment_method = filter.payment_method;
     if (filter.payment_status) query.payment_status = filter.payment_status;
+    if (filter.patient_id !== undefined) query.patient_id = filter.patient_id;
+    if (filter.billed_by !== undefined) query.billed_by = filter.billed_by;
     if (search) Object.assign(query, search);
+    // The per-day totals count a branch's bills by date, method and status only.
+    const ownCount = search !== null || filter.patient_id !== undefined || filter.billed_by !== undefined;
     const cursor = this.bills
       .find(query, { projection: LIST_PROJECTION })
       .sort(NEWEST_FIRST)
@@ -98,8 +102,8 @@ export class BillQueries {
     cursor.hint(search ? BILL_INDEXES.list : listIndexFor(filter));
     const [docs, total] = await Promise.all([
       cursor.toArray(),
-      search
-        ? this.bills.countDocuments(query, { hint: BILL_INDEXES.list })
+      ownCount
+        ? this.bills.countDocuments(query, { hint: search ? BILL_INDEXES.list : listIndexFor(filter) })
         : this.dayTotals
             .groups(filter.store_id, filter)
             .then((groups) =>

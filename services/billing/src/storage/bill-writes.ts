@@ -7,7 +7,7 @@
  * when it moves any.
  */
 import type { Collection } from 'mongodb';
-import { BILLING_MESSAGES, EventSubjects, type BillHistoryAction, type Caller } from '@clinic/contracts';
+import { EventSubjects, type BillHistoryAction, type Caller } from '@clinic/contracts';
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
 import type { BillQueries } from './bill-queries';
 import type { WrittenBill } from './live-bill-sums';
@@ -35,6 +35,9 @@ export interface BillChange {
 
 const SUBJECTS = { updated: EventSubjects.billUpdated, cancelled: EventSubjects.billCancelled } as const;
 
+/** A change as a write decides it: what it sets and moves, and what its history entry says. */
+type BillChangeOf = BillChange & { action: BillHistoryAction; reason?: string | null };
+
 export class BillWrites {
   private readonly records: RecordWriter<BillDoc>;
 
@@ -54,14 +57,14 @@ export class BillWrites {
       counter: BILL_COUNTER,
       // A cancelled bill is never changed again.
       stillWritable: { is_deleted: false, status: 'active' },
-      notFoundMessage: BILLING_MESSAGES.notFound,
+      notFound: 'BILL_NOT_FOUND',
       written: (doc, before) => written([{ doc, before }]),
     });
   }
 
   /** Changes an active bill (404 when there is none) as `plan` decides, once it has accepted it. */
-  async update(id: number, context: ChangeContext, plan: (existing: BillDoc) => BillChange): Promise<void> {
-    await this.change(id, (existing) => ({ ...plan(existing), action: 'updated' }), context);
+  async update(id: number, context: ChangeContext, plan: (existing: BillDoc) => Promise<BillChange>): Promise<void> {
+    await this.change(id, async (existing) => ({ ...(await plan(existing)), action: 'updated' }), context);
   }
 
   /** Cancels an active bill (404 when there is none), giving back what `plan` says, once it has accepted it. */
@@ -69,12 +72,12 @@ export class BillWrites {
     id: number,
     reason: string | null,
     context: ChangeContext,
-    plan: (existing: BillDoc) => BillChange,
+    plan: (existing: BillDoc) => Promise<BillChange>,
   ): Promise<void> {
     await this.change(
       id,
-      (existing) => {
-        const change = plan(existing);
+      async (existing) => {
+        const change = await plan(existing);
         return {
           ...change,
           set: { ...change.set, status: 'cancelled', is_deleted: true },
@@ -118,12 +121,12 @@ export class BillWrites {
 
   private async change(
     id: number,
-    decide: (existing: BillDoc) => (BillChange & { action: BillHistoryAction; reason?: string | null }) | null,
+    decide: (existing: BillDoc) => Promise<BillChangeOf | null> | BillChangeOf | null,
     context: ChangeContext,
     landed: (after: BillDoc) => void = () => undefined,
   ): Promise<void> {
-    const after = await this.records.change(id, (existing) => {
-      const change = decide(existing);
+    const after = await this.records.change(id, async (existing) => {
+      const change = await decide(existing);
       if (!change) return null;
       const days = [...(change.dated ? [existing.bill_date] : []), ...change.entries.map((e) => e.day)];
       const unique = [...new Set(days)];

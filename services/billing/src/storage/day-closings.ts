@@ -12,7 +12,7 @@
  */
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
-import { conflict, isDuplicateKeyError, withEventId, type Cents, type Outbox } from '@clinic/service-kit';
+import { fail, isDuplicateKeyError, withEventId, type Cents, type Outbox } from '@clinic/service-kit';
 
 export const DAY_CLOSINGS = 'day_closings';
 
@@ -79,7 +79,7 @@ export class DayClosings {
   async assertOpen(storeId: number, dates: string[]): Promise<void> {
     const closed = await this.closedAmong(dates.map((date) => ({ store_id: storeId, date })));
     const [first] = closed;
-    if (first) throw conflict(DAY_MESSAGES.closed(first.date, first.store_id));
+    if (first) throw fail('DAY_CLOSED', DAY_MESSAGES.closed(first.date, first.store_id));
   }
 
   /** Those of these days that are closed or being closed. */
@@ -102,7 +102,7 @@ export class DayClosings {
   async markClosing(storeId: number, date: string): Promise<ClosingDoc> {
     for (;;) {
       const found = await this.find(storeId, date);
-      if (found?.status === 'closed') throw conflict(DAY_MESSAGES.alreadyClosed(date, storeId));
+      if (found?.status === 'closed') throw fail('DAY_ALREADY_CLOSED', DAY_MESSAGES.alreadyClosed(date, storeId));
       if (!found) {
         const fresh: ClosingDoc = {
           _id: closingKey(storeId, date),
@@ -177,7 +177,7 @@ export class DayClosings {
     view: (doc: ClosingDoc) => Record<string, unknown>,
   ): Promise<ClosingDoc> {
     const found = await this.find(storeId, date);
-    if (!found || found.status === 'open') throw conflict(DAY_MESSAGES.notClosed(date, storeId));
+    if (!found || found.status === 'open') throw fail('DAY_NOT_CLOSED', DAY_MESSAGES.notClosed(date, storeId));
     return this.write(found, { status: 'open', cash: [] }, { action: 'reopened', reason }, context, view);
   }
 
@@ -212,7 +212,8 @@ export class DayClosings {
           { $set: { ...set, version: after.version, _event_ids: after._event_ids } },
           options,
         );
-        if (result.matchedCount === 0) throw conflict(DAY_MESSAGES.changedMeanwhile(found.date, found.store_id));
+        if (result.matchedCount === 0)
+          throw fail('DAY_CHANGED_MEANWHILE', DAY_MESSAGES.changedMeanwhile(found.date, found.store_id));
       },
     );
     return after;

@@ -23,7 +23,7 @@ import { ensureIndexes, GroupCommit, isDuplicateKeyError, writeErrorsOf, type Lo
 import type { DateRange } from '../filters';
 import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
 import type { BillDoc } from './documents';
-import { BILL_INDEXES, dateCondition } from './indexes';
+import { BILL_DAYS_INDEX_DESCRIPTIONS, BILL_INDEXES, dateCondition } from './indexes';
 import { sumGroups, sumLiveBills, type BillGroup } from './live-bill-sums';
 
 export interface DayKey {
@@ -86,10 +86,7 @@ export class DayTotals {
   }
 
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.registry, [
-      { key: { store_id: 1, bill_date: 1 }, name: BILL_INDEXES.days },
-      { key: { month_of_store: 1, month: 1 }, name: BILL_INDEXES.months },
-    ]);
+    await ensureIndexes(this.registry, BILL_DAYS_INDEX_DESCRIPTIONS);
   }
 
   /** Before bills of these days are stored: from now on reads include the days (one write for all). */

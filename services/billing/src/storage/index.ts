@@ -82,7 +82,7 @@ export class BillStore {
 
   /** Indexes, and the data earlier versions did not keep; before the service takes requests. */
   async prepare(): Promise<void> {
-    await ensureIndexes(this.bills, BILL_INDEX_DESCRIPTIONS);
+    await ensureIndexes(this.bills, BILL_INDEX_DESCRIPTIONS, this.db);
     await this.dayTotals.ensureIndexes();
     await this.history.ensureIndexes();
     await this.ledger.ensureIndexes();

@@ -4,17 +4,23 @@
  * intended here (the embedded server answers a query from an index only when
  * the query is written on the index's fields; see tools/ferretdb/patches).
  */
-import type { IndexDescription } from 'mongodb';
+import type { IndexSpec } from '@clinic/service-kit';
 import type { DateRange } from '../filters';
 
 export const BILL_INDEXES = {
   number: 'bill_number_unique',
   idempotencyKey: 'idempotency_key_unique',
   dateSeq: 'bills_by_date_seq',
-  /** The list without a date: live bills of a branch, newest first; searches too (its last field). */
+  /**
+   * The list without a date: live bills of a branch, newest first; searches too (its last field, with
+   * substringSearch). The name is older than the option and kept: databases and running replicas' hints have it.
+   */
   list: 'bills_list_substring',
   /** The list of a date or a short range, the per-day totals, and the day-end report (live and cancelled bills of a date). */
   byDay: 'bills_by_day',
+  /** The list of one patient's bills, or one cashier's, newest first (any other filter but search too). */
+  byPatient: 'bills_by_patient',
+  byBiller: 'bills_by_biller',
   days: 'bill_days_by_store',
   months: 'bill_months_by_store',
   /** The day-end report: a date's live bills per cashier, method and status, and what its Pending ones still owe. */
@@ -23,7 +29,7 @@ export const BILL_INDEXES = {
   ledgerByDay: 'bill_ledger_by_day',
 } as const;
 
-export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
+export const BILL_INDEX_DESCRIPTIONS: IndexSpec[] = [
   { key: { bill_number: 1 }, name: BILL_INDEXES.number, unique: true },
   { key: { idempotency_key: 1 }, name: BILL_INDEXES.idempotencyKey, unique: true, sparse: true },
   { key: { bill_date: 1, bill_seq: -1 }, name: BILL_INDEXES.dateSeq },
@@ -39,6 +45,7 @@ export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
       search_text: 1,
     },
     name: BILL_INDEXES.list,
+    substringSearch: true,
   },
   {
     key: {
@@ -70,6 +77,39 @@ export const BILL_INDEX_DESCRIPTIONS: IndexDescription[] = [
     },
     name: BILL_INDEXES.dayEnd,
   },
+  personIndex('patient_id', BILL_INDEXES.byPatient),
+  personIndex('billed_by', BILL_INDEXES.byBiller),
+];
+
+/**
+ * A branch's live bills of one person, newest first, then the list's other
+ * filters: the embedded server answers a filter from indexes only when every
+ * field it names is in one.
+ */
+function personIndex(field: 'patient_id' | 'billed_by', name: string): IndexSpec {
+  return {
+    key: {
+      store_id: 1,
+      is_deleted: 1,
+      [field]: 1,
+      created_at: -1,
+      id: -1,
+      bill_date: 1,
+      payment_method: 1,
+      payment_status: 1,
+    },
+    name,
+  };
+}
+
+/** bill_days: the days and the whole months of a branch, with their version tokens (day-totals.ts). */
+export const BILL_DAYS_INDEX_DESCRIPTIONS: IndexSpec[] = [
+  { key: { store_id: 1, bill_date: 1 }, name: BILL_INDEXES.days },
+  { key: { month_of_store: 1, month: 1 }, name: BILL_INDEXES.months },
+];
+
+export const LEDGER_INDEX_DESCRIPTIONS: IndexSpec[] = [
+  { key: { store_id: 1, day: 1, collector: 1, method: 1, kind: 1, amount_cents: 1 }, name: BILL_INDEXES.ledgerByDay },
 ];
 
 /** Indexes of earlier versions, which no query uses any more. */
@@ -104,8 +144,10 @@ export function listDateCondition(range: DateRange): Record<string, unknown> {
 /** Ranges up to this many days are listed from the by-day index; longer ones in list order. */
 const SHORT_RANGE_DAYS = 62;
 
-/** The index a list query without a search reads. */
-export function listIndexFor(range: DateRange): string {
+/** The index a list query without a search reads: a patient's or a cashier's bills are read from their own. */
+export function listIndexFor(range: DateRange & { patient_id?: number; billed_by?: number }): string {
+  if (range.patient_id !== undefined) return BILL_INDEXES.byPatient;
+  if (range.billed_by !== undefined) return BILL_INDEXES.byBiller;
   if (range.date) return BILL_INDEXES.byDay;
   if (range.from_date && range.to_date) {
     const days = (Date.parse(range.to_date) - Date.parse(range.from_date)) / 86_400_000;

@@ -6,7 +6,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { LedgerKind, PaymentMethod } from '@clinic/contracts';
 import { ensureIndexes, type Cents } from '@clinic/service-kit';
-import { BILL_INDEXES } from './indexes';
+import { BILL_INDEXES, LEDGER_INDEX_DESCRIPTIONS } from './indexes';
 import { BILL_LEDGER, type LedgerRecordDoc } from './ledger-documents';
 
 /** A branch's money of one day taken or given back by one user, in one method, of one kind. */
@@ -25,12 +25,7 @@ export class LedgerRecords {
   }
 
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.records, [
-      {
-        key: { store_id: 1, day: 1, collector: 1, method: 1, kind: 1, amount_cents: 1 },
-        name: BILL_INDEXES.ledgerByDay,
-      },
-    ]);
+    await ensureIndexes(this.records, LEDGER_INDEX_DESCRIPTIONS);
   }
 
   /** A branch's money of a day, summed per user, method and kind: one grouped query the index answers. */

@@ -4,10 +4,10 @@
  * and afterwards marks what cached reads it changed.
  */
 import type { Collection } from 'mongodb';
-import { BILLING_MESSAGES, DAY_MESSAGES, EventSubjects } from '@clinic/contracts';
+import { DAY_MESSAGES, EventSubjects } from '@clinic/contracts';
 import {
-  conflict,
   entityProof,
+  fail,
   isDuplicateKeyError,
   itemAt,
   movePastIfTaken,
@@ -174,7 +174,7 @@ export class NewBills {
         await prepared.discard();
         for (const bill of batch) {
           const day = closed.get(bill);
-          if (day) bill.reject(conflict(DAY_MESSAGES.closed(day, bill.input.store_id)));
+          if (day) bill.reject(fail('DAY_CLOSED', DAY_MESSAGES.closed(day, bill.input.store_id)));
         }
         return batch.filter((bill) => !closed.has(bill));
       }
@@ -234,7 +234,7 @@ export class NewBills {
         await this.numbers.collided(failed.input.bill_date, failedSeq);
       }
       failed.attempts++;
-      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(conflict(BILLING_MESSAGES.numberConflict));
+      if (failed.attempts >= MAX_ATTEMPTS) failed.reject(fail('BILL_NUMBER_CONFLICT'));
       else retry.push(failed);
     }
     retry.push(...batch.slice(inserted + 1));

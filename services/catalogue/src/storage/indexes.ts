@@ -1,4 +1,4 @@
-/** The charges' indexes and the queries each serves (README: Queries and their indexes). */
+/** The charges' indexes; index-catalogue.ts says which query reads each (docs/indexes.md). */
 import type { IndexDescription } from 'mongodb';
 
 export const CHARGE_INDEXES = {

@@ -3,13 +3,7 @@
  * write path (RecordWriter) with its event and its history entry.
  */
 import type { Collection } from 'mongodb';
-import {
-  CATALOGUE_MESSAGES,
-  EventSubjects,
-  type Caller,
-  type ChargeHistoryAction,
-  type EventSubject,
-} from '@clinic/contracts';
+import { EventSubjects, type Caller, type ChargeHistoryAction, type EventSubject } from '@clinic/contracts';
 import {
   docKey,
   fieldChanges,
@@ -43,9 +37,9 @@ export class ChargeWrites {
       counter: CHARGE_COUNTER,
       find: findLive,
       stillWritable: { is_deleted: false },
-      notFoundMessage: CATALOGUE_MESSAGES.notFound,
+      notFound: 'CHARGE_NOT_FOUND',
       // Another live charge of the branch holds the name.
-      duplicateMessage: CATALOGUE_MESSAGES.duplicate,
+      duplicate: 'CHARGE_NAME_TAKEN',
       // The charge, and the lists of its branch (and of the branch it left, were it moved).
       written: (doc, before) =>
         deps.cache.bump(chargeScope(doc.id), storeScope(doc.store_id), storeScope(before?.store_id ?? doc.store_id)),
@@ -78,10 +72,10 @@ export class ChargeWrites {
   async update(
     id: number,
     context: ChangeContext,
-    check: (existing: ChargeDoc) => ChargeFields | null,
+    check: (existing: ChargeDoc) => Promise<ChargeFields | null>,
   ): Promise<'updated' | 'unchanged'> {
-    const outcome = await this.records.change(id, (existing) => {
-      const fields = check(existing);
+    const outcome = await this.records.change(id, async (existing) => {
+      const fields = await check(existing);
       if (fields === null) return null;
       return {
         set: {
@@ -97,9 +91,9 @@ export class ChargeWrites {
   }
 
   /** Marks a live charge deleted (404 when there is none) once `check` has accepted it; it frees its name in the branch. */
-  async softDelete(id: number, context: ChangeContext, check: (existing: ChargeDoc) => void): Promise<void> {
-    await this.records.change(id, (existing) => {
-      check(existing);
+  async softDelete(id: number, context: ChangeContext, check: (existing: ChargeDoc) => Promise<void>): Promise<void> {
+    await this.records.change(id, async (existing) => {
+      await check(existing);
       return {
         set: { is_deleted: true, live_key: existing.id, updated_by: context.actor.sub, updated_at: new Date() },
         event: (after) => this.eventOf(existing, after, EventSubjects.chargeDeleted, 'deleted', context),

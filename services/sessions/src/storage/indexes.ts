@@ -1,6 +1,6 @@
 /**
- * The indexes of the sessions database and the queries each serves (README:
- * Queries and their indexes). Queries on the reference collections name
+ * The indexes of the sessions database (index-catalogue.ts says which query
+ * reads each: docs/indexes.md). Queries on the reference collections name
  * theirs (`hint`), so that MongoDB and the embedded server take the same plan.
  */
 import type { Collection, IndexDescription } from 'mongodb';
@@ -19,7 +19,7 @@ export const SESSION_INDEXES = {
 export const LEAVES_BY_DOCTOR = 'leaves_by_doctor';
 export const HOLIDAYS_BY_DATE = 'holidays_by_date';
 
-const SESSION_INDEX_DESCRIPTIONS: IndexDescription[] = [
+export const SESSION_INDEX_DESCRIPTIONS: IndexDescription[] = [
   { key: { doctor_id: 1, store_id: 1, session_date: 1, session_no: 1 }, name: SESSION_INDEXES.slot, unique: true },
   { key: { store_id: 1, session_date: -1, start_time: 1 }, name: SESSION_INDEXES.byStoreDate },
   { key: { doctor_id: 1, session_date: -1, start_time: 1 }, name: SESSION_INDEXES.byDoctorDate },
@@ -27,10 +27,18 @@ const SESSION_INDEX_DESCRIPTIONS: IndexDescription[] = [
   { key: { run_id: 1 }, name: SESSION_INDEXES.byRun, sparse: true },
 ];
 
-const RUN_INDEX_DESCRIPTIONS: IndexDescription[] = [
+export const RUN_INDEX_DESCRIPTIONS: IndexDescription[] = [
   { key: { status: 1, started_at: 1 }, name: 'runs_by_status' },
   { key: { status: 1, finished_at: 1 }, name: 'runs_by_status_finished' },
 ];
+
+export const APPOINTMENT_INDEX_DESCRIPTIONS: IndexDescription[] = [
+  { key: { session_id: 1, deleted: 1 }, name: 'appointments_by_session_live' },
+];
+export const LEAVE_INDEX_DESCRIPTIONS: IndexDescription[] = [
+  { key: { doctor_id: 1, from_date: 1 }, name: LEAVES_BY_DOCTOR },
+];
+export const HOLIDAY_INDEX_DESCRIPTIONS: IndexDescription[] = [{ key: { date: 1 }, name: HOLIDAYS_BY_DATE }];
 
 export async function ensureSessionIndexes(
   sessions: Collection<SessionDoc>,
@@ -38,17 +46,13 @@ export async function ensureSessionIndexes(
   refs: ReferenceData,
 ): Promise<void> {
   await ensureIndexes(sessions, SESSION_INDEX_DESCRIPTIONS);
-  await ensureIndexes(refs.collection('appointment'), [
-    { key: { session_id: 1, deleted: 1 }, name: 'appointments_by_session_live' },
-  ]);
+  await ensureIndexes(refs.collection('appointment'), APPOINTMENT_INDEX_DESCRIPTIONS);
   // Of an earlier version, which no query uses any more.
   await refs
     .collection('appointment')
     .dropIndex('appointments_by_session')
     .catch(() => undefined);
   await ensureIndexes(runs, RUN_INDEX_DESCRIPTIONS);
-  await ensureIndexes(refs.collection('doctor_leave'), [
-    { key: { doctor_id: 1, from_date: 1 }, name: LEAVES_BY_DOCTOR },
-  ]);
-  await ensureIndexes(refs.collection('holiday'), [{ key: { date: 1 }, name: HOLIDAYS_BY_DATE }]);
+  await ensureIndexes(refs.collection('doctor_leave'), LEAVE_INDEX_DESCRIPTIONS);
+  await ensureIndexes(refs.collection('holiday'), HOLIDAY_INDEX_DESCRIPTIONS);
 }

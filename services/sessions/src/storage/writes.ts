@@ -1,6 +1,6 @@
 /** Writes of single sessions: create, update and delete, each through the one write path (RecordWriter) with its event. */
 import type { Collection } from 'mongodb';
-import { EventSubjects, SESSIONS_MESSAGES } from '@clinic/contracts';
+import { EventSubjects } from '@clinic/contracts';
 import { RecordWriter, type StorageDeps } from '@clinic/service-kit';
 import type { SessionChanges } from '../rules';
 import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
@@ -20,9 +20,9 @@ export class SessionWrites {
       recordKind: 'session',
       counter: SESSIONS,
       find: (id) => queries.findVisible(id),
-      notFoundMessage: SESSIONS_MESSAGES.notFound,
+      notFound: 'SESSION_NOT_FOUND',
       // The doctor already holds a session in that slot (session_slot_unique).
-      duplicateMessage: SESSIONS_MESSAGES.duplicate,
+      duplicate: 'SESSION_SLOT_TAKEN',
       written: () => deps.cache.bump(SESSIONS_SCOPE),
     });
   }
@@ -36,9 +36,13 @@ export class SessionWrites {
   }
 
   /** Changes a visible session (404 when there is none) as `check` says once it has seen it. */
-  async update(id: number, correlationId: string, check: (existing: SessionDoc) => SessionChanges): Promise<void> {
-    await this.records.change(id, (existing) => ({
-      set: check(existing),
+  async update(
+    id: number,
+    correlationId: string,
+    check: (existing: SessionDoc) => Promise<SessionChanges>,
+  ): Promise<void> {
+    await this.records.change(id, async (existing) => ({
+      set: await check(existing),
       event: async (after) => {
         const [session] = await this.queries.views([after]);
         return { subject: EventSubjects.sessionUpdated, data: { session }, correlationId };

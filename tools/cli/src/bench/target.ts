@@ -26,7 +26,9 @@ export async function startTarget(): Promise<Target> {
     return {
       gatewayUrl: process.env.GATEWAY_URL.replace(/\/$/, ''),
       token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, signing),
-      nats: process.env.NATS_URL ? { url: process.env.NATS_URL, passwords: natsPasswords() } : undefined,
+      nats: process.env.NATS_URL
+        ? { url: process.env.NATS_URL, passwords: natsPasswords(dataDirFromEnv()) }
+        : undefined,
       mongoUrl: process.env.MONGO_URL,
       stop: async () => undefined,
     };

@@ -1,0 +1,190 @@
+/**
+ * What @fastify/swagger cannot express from route schemas, added to the
+ * OpenAPI document: optional bodies, PDF answers, conditional requests (ETag,
+ * If-None-Match and 304, If-Match and 412), 429 on every operation, and the
+ * links from each create to the operations on what it created.
+ */
+import { failureSchemaFor, HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
+
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, edited in place below
+export type OpenApiObject = { paths?: Record<string, Record<string, any>>; [key: string]: unknown };
+
+/**
+ * Where the id of a created resource is used next: the operations on that
+ * resource, and its audit trail. The trail is a resource of its own, kept
+ * after the record is deleted or cancelled (a deleted charge's history
+ * answers 200): it is linked as the trail of the created id, not as the record.
+ */
+const CREATED_ID_LINKS: Array<{ create: string; idField: string; targets: string[] }> = [
+  {
+    create: 'createLabBill',
+    idField: 'bill_id',
+    targets: [
+      'getLabBill',
+      'updateLabBill',
+      'cancelLabBill',
+      'getLabBillReceipt',
+      'recordLabBillPayment',
+      'listLabBillPayments',
+      'refundLabBill',
+      'getLabBillHistory',
+    ],
+  },
+  {
+    create: 'createHospitalCharge',
+    idField: 'charge_id',
+    targets: ['getHospitalCharge', 'updateHospitalCharge', 'deleteHospitalCharge', 'getHospitalChargeHistory'],
+  },
+  { create: 'addSession', idField: 'session_id', targets: ['getSession', 'updateSession', 'deleteSession'] },
+];
+
+const ETAG_HEADER = {
+  description: "The strong entity tag of the record's representation (the digest of this body)",
+  schema: { type: 'string' },
+};
+
+const RATE_LIMIT_RESPONSE = {
+  description:
+    'Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). ' +
+    'Retry after Retry-After seconds.',
+  headers: Object.fromEntries(
+    ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => [
+      name,
+      { schema: { type: 'integer' } },
+    ]),
+  ),
+};
+
+/**
+ * Fields a body may carry beyond its own are accepted and ignored, but a body holding a `__proto__` key, or a
+ * `constructor` key holding a `prototype` one, at any depth, is refused (400). The document says so in JSON Schema
+ * (the keywords a generated client's types ignore, so its types stay as they are): each object of a body refuses
+ * those keys, and what it does not name must hold none (IgnoredValue: not Poisoned).
+ */
+const POISONED = { $ref: '#/components/schemas/Poisoned' };
+const POISON_HERE = {
+  anyOf: [
+    { type: 'object', required: ['__proto__'] },
+    {
+      type: 'object',
+      required: ['constructor'],
+      properties: { constructor: { type: 'object', required: ['prototype'] } },
+    },
+  ],
+};
+const POISON_SCHEMAS = {
+  Poisoned: {
+    description: 'A value holding a `__proto__` key, or a `constructor` key holding a `prototype` one, at any depth',
+    anyOf: [
+      ...POISON_HERE.anyOf,
+      { type: 'object', not: { additionalProperties: { not: POISONED } } },
+      { type: 'array', contains: POISONED },
+    ],
+  },
+  IgnoredValue: {
+    description: 'A field the operation ignores: any JSON value but a poisoned one (refused, 400)',
+    not: POISONED,
+  },
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: a JSON schema in the document
+function refusePoisonedKeys(schema: any): void {
+  if (typeof schema !== 'object' || schema === null) return;
+  if (schema.additionalProperties === true) {
+    schema.additionalProperties = { $ref: '#/components/schemas/IgnoredValue' };
+    schema.not = POISON_HERE;
+  }
+  for (const property of Object.values(schema.properties ?? {})) refusePoisonedKeys(property);
+  for (const key of ['items', 'anyOf', 'oneOf', 'allOf'])
+    for (const part of [schema[key]].flat()) refusePoisonedKeys(part);
+}
+
+export function openApiPath(url: string): string {
+  return url.replace(/:(\w+)/g, '{$1}');
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI operation object
+function addConditional(route: HttpRoute, operation: Record<string, any>): void {
+  const responses = operation.responses;
+  operation.parameters ??= [];
+  if (route.conditional === 'read') {
+    if (responses['200']) responses['200'].headers = { ETag: ETAG_HEADER };
+    operation.parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'ETags read before: 304 without a body while the record still has one of them',
+      schema: { type: 'string' },
+    });
+    responses['304'] = {
+      description: 'Not modified: the record still has a representation the caller holds (If-None-Match)',
+      headers: { ETag: ETAG_HEADER },
+    };
+  } else if (route.conditional === 'write') {
+    operation.parameters.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description:
+        "ETag(s) of the representation the caller read; the change is refused (412) when the record's is no longer one of them. `*`: any",
+      schema: { type: 'string' },
+    });
+    responses['412'] = {
+      description: 'The record changed since it was read (If-Match)',
+      content: { 'application/json': { schema: failureSchemaFor(412) } },
+    };
+  }
+}
+
+export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
+  const paths = document.paths ?? {};
+  const operations = new Map<string, { path: string; method: string }>();
+  for (const route of HTTP_ROUTES) {
+    const path = openApiPath(route.url);
+    const method = route.method.toLowerCase();
+    const operation = paths[path]?.[method];
+    if (!operation) continue;
+    operations.set(route.operationId, { path, method });
+    if (route.bodyOptional && operation.requestBody) operation.requestBody.required = false;
+    const produced = route.produces ? operation.responses?.['200'] : undefined;
+    const exported = route.exports ? operation.responses?.['200'] : undefined;
+    if (exported)
+      exported.content = Object.fromEntries(
+        Object.values(route.exports!).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+      );
+    if (produced)
+      produced.content = {
+        ...(route.producesWhen ? produced.content : {}),
+        [route.produces!]: { schema: { type: 'string', format: 'binary' } },
+      };
+    // An optional query filter given empty (`?date=`) is the same as absent.
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.in === 'query' && !parameter.required) parameter.allowEmptyValue = true;
+    }
+    for (const content of Object.values(operation.requestBody?.content ?? {}))
+      refusePoisonedKeys((content as { schema?: unknown }).schema);
+    addConditional(route, operation);
+    if (operation.parameters.length === 0) delete operation.parameters;
+    operation.responses['429'] = RATE_LIMIT_RESPONSE;
+  }
+  const components = (document.components ?? {}) as Record<string, unknown>;
+  document.components = {
+    ...components,
+    schemas: { ...(components.schemas as object | undefined), ...POISON_SCHEMAS },
+  };
+  for (const link of CREATED_ID_LINKS) {
+    const create = operations.get(link.create);
+    const created = create ? paths[create.path]?.[create.method]?.responses?.['201'] : undefined;
+    if (!created) continue;
+    for (const target of link.targets) {
+      const param = HTTP_ROUTES.find((r) => r.operationId === target)?.param;
+      if (!param || !operations.has(target)) continue;
+      created.links ??= {};
+      created.links[target] = {
+        operationId: target,
+        parameters: { [param]: `$response.body#/${link.idField}` },
+      };
+    }
+  }
+  return document;
+}

@@ -1,0 +1,43 @@
+/**
+ * The browser test's page (bundled by esbuild with the typed client): creates
+ * a bill with the token it is given, reads it back and shows its number; a
+ * request the browser refuses (CORS) shows as the failure it is.
+ */
+import { createClinicClient } from '@clinic/client';
+
+const params = new URLSearchParams(location.search);
+const store = Number(params.get('store'));
+const charge = Number(params.get('charge'));
+const api = createClinicClient({ baseUrl: params.get('api') ?? '', token: params.get('token') ?? undefined });
+
+function show(id: 'bill-number' | 'bill-id' | 'etag' | 'failure', text: string): void {
+  const element = document.getElementById(id);
+  if (element) element.textContent = text;
+}
+
+/** A failure the API answered: its status, its code and its text. */
+function refused(response: Response, error: { code: string; error: string } | undefined): void {
+  show('failure', `${response.status} ${error?.code}: ${error?.error}`);
+}
+
+async function run(): Promise<void> {
+  const created = await api.POST('/lab_bills', {
+    params: { header: { 'idempotency-key': `browser-${params.get('key')}` } },
+    body: {
+      patient_name: 'Nimal Fernando',
+      patient_contact: '0771234567',
+      bill_date: '2095-06-01',
+      payment_method: 'Card',
+      store_id: store,
+      items: [{ charge_id: charge, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+    },
+  });
+  if (!created.data) return refused(created.response, created.error);
+  const read = await api.GET('/lab_bills/{bill_id}', { params: { path: { bill_id: created.data.bill_id } } });
+  if (!read.data) return refused(read.response, read.error);
+  show('bill-id', String(read.data.bill.id));
+  show('etag', read.response.headers.get('etag') ?? '');
+  show('bill-number', read.data.bill.bill_number);
+}
+
+run().catch((err: unknown) => show('failure', `request failed: ${String(err)}`));
