@@ -5,13 +5,13 @@
 import { accessOf, type Access, type BranchScopeRule } from './access';
 import { EXPORT_ROUTE } from './exports';
 import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
+import { SESSION_ROUTES } from './routes-sessions';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
 import { historyQuerySchema, messageSchema, pathParams, type JsonSchema } from './schemas/common';
 import { standardFailures } from './schemas/failures';
-import * as sessions from './schemas/sessions';
-import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from './subjects';
+import { BillingSubjects, CatalogueSubjects } from './subjects';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -253,89 +253,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     querystring: historyQuerySchema,
     responses: { 200: catalogue.catalogueResponses.history, ...standardFailures(404) },
   }),
-
-  route({
-    operationId: 'listSessions',
-    method: 'GET',
-    url: '/all_sessions',
-    branchScope: 'listed',
-    subject: SessionsSubjects.list,
-    tag: 'Channeling sessions',
-    summary: 'List channeling sessions, latest date first',
-    querystring: sessions.listSessionsQuerySchema,
-    responses: { 200: sessions.sessionsResponses.list, ...standardFailures(422) },
-  }),
-  route({
-    operationId: 'getSession',
-    method: 'GET',
-    url: '/get_session/:session_id',
-    conditional: 'read',
-    branchScope: 'record',
-    subject: SessionsSubjects.get,
-    tag: 'Channeling sessions',
-    summary: 'One channeling session',
-    param: 'session_id',
-    responses: { 200: sessions.sessionsResponses.one, ...standardFailures(404) },
-  }),
-  route({
-    operationId: 'addSession',
-    method: 'POST',
-    url: '/add_session',
-    branchScope: 'doctor',
-    subject: SessionsSubjects.create,
-    tag: 'Channeling sessions',
-    summary: 'Create a channeling session',
-    body: sessions.addSessionBodySchema,
-    responses: { 201: sessions.sessionsResponses.created, ...standardFailures(400, 404, 409, 413, 422) },
-  }),
-  route({
-    operationId: 'updateSession',
-    method: 'PUT',
-    url: '/update_session/:session_id',
-    conditional: 'write',
-    branchScope: 'record',
-    subject: SessionsSubjects.update,
-    tag: 'Channeling sessions',
-    summary: 'Update a channeling session',
-    param: 'session_id',
-    body: sessions.updateSessionBodySchema,
-    responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(400, 404, 409, 413, 422) },
-  }),
-  route({
-    operationId: 'deleteSession',
-    method: 'DELETE',
-    url: '/delete_session/:session_id',
-    conditional: 'write',
-    branchScope: 'record',
-    subject: SessionsSubjects.delete,
-    tag: 'Channeling sessions',
-    summary: 'Delete a channeling session without active appointments',
-    param: 'session_id',
-    responses: { 200: sessions.sessionsResponses.changed, ...standardFailures(404, 409) },
-  }),
-  route({
-    operationId: 'previewAutoSessions',
-    method: 'GET',
-    url: '/preview_auto_sessions',
-    branchScope: 'listed',
-    subject: SessionsSubjects.preview,
-    tag: 'Channeling sessions',
-    summary: 'Preview the sessions a month of weekly schedules would create',
-    querystring: sessions.previewQuerySchema,
-    responses: { 200: sessions.sessionsResponses.preview, ...standardFailures(422) },
-  }),
-  route({
-    operationId: 'autoCreateSessions',
-    method: 'POST',
-    url: '/auto_create_sessions',
-    branchScope: 'listed',
-    subject: SessionsSubjects.autoCreate,
-    tag: 'Channeling sessions',
-    summary: 'Create a month of sessions from the weekly schedules',
-    body: sessions.autoCreateBodySchema,
-    bodyOptional: true,
-    responses: { 201: sessions.sessionsResponses.autoCreated, ...standardFailures(404, 413, 422) },
-  }),
+  ...SESSION_ROUTES.map(route),
 ];
 
 export function pathParamsSchema(r: HttpRoute): JsonSchema | undefined {
