@@ -6,6 +6,7 @@
 #   bootstrap.sh [test]  that, and what only the tests and benchmarks use (npm test, CI): pdftotext and
 #                        Prometheus from Debian, the OpenTelemetry Collector, the Go unit tests of every
 #                        package the database patches touch (tools/ferretdb/README.md)
+#   bootstrap.sh bench   the test tools without the Go unit tests (npm run bench: minutes it need not wait)
 #
 # Independent jobs run at once (npm's downloads beside Go's compiling); the TypeScript build waits for
 # the npm packages. Progress goes to stderr, so that stdout stays clean: each job as it starts and ends,
@@ -13,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-test}
-case "$mode" in start | test) ;; *) echo "usage: $0 [start|test]" >&2; exit 2 ;; esac
+case "$mode" in start | test | bench) ;; *) echo "usage: $0 [start|test|bench]" >&2; exit 2 ;; esac
 say() { echo "[bootstrap] $*" >&2; }
 
 # The nats-server release everything runs (libs/devstack/src/paths.ts NATS_SERVER_VERSION; docs/operations.md says why):
@@ -90,7 +91,7 @@ if ! bash tools/ferretdb/build.sh binary --check; then
   job ferretdb "FerretDB (the embedded database)" bash tools/ferretdb/build.sh binary
 fi
 
-if [ "$mode" = test ]; then
+if [ "$mode" != start ]; then
   # pdftotext (poppler-utils) and hb-view (libharfbuzz-bin): the receipt tests read back the PDFs and compare their
   # Sinhala and Tamil with HarfBuzz's own drawing; Prometheus: the metrics test's server
   # (its promtool checks compose's scrape config); HAProxy: checks compose's load balancer configuration.
@@ -114,7 +115,7 @@ if [ "$mode" = test ]; then
     need_go "the OpenTelemetry Collector"
     job otelcol "OpenTelemetry Collector (tests)" bash tools/otel-collector/build.sh
   fi
-  if ! bash tools/ferretdb/build.sh tests --check; then
+  if [ "$mode" = test ] && ! bash tools/ferretdb/build.sh tests --check; then
     need_go "the database patches' tests"
     job ferretdb-tests "Go unit tests of the patched database packages" bash tools/ferretdb/build.sh tests
   fi
