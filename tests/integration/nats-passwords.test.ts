@@ -7,7 +7,7 @@ import { passwordVariable, startLocalInfrastructure, type Infrastructure } from 
 
 // nats-server reads a $VARIABLE's value as config: passwords that look like a date, a float or a number made it
 // refuse to start until the stack quoted them. Each user gets one such password here, through the environment.
-const LOOKALIKES = ['2026-11-26', '12-q', '1.q', '1e5q', '4222', 'true', 'a"b\\c'];
+const LOOKALIKES = ['2099-11-26', '12-q', '1.q', '1e5q', '4222', 'true', 'a"b\\c'];
 const saved = { ...process.env };
 let infra: Infrastructure | undefined;
 
