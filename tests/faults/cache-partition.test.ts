@@ -95,7 +95,7 @@ it('a replica cut off with a minority node answers the price acknowledged on the
   };
   await eventually(async () => ((await price(minority)) === 1 && (await price(majority)) === 1 ? true : undefined));
 
-  const counts = { acknowledged: 0, exact: 0, refused: 0, stale: 0, writesRefused: 0 };
+  const counts = { acknowledged: 0, exact: 0, refused: 0, stale: 0, writesRefused: 0, majorityRefused: 0 };
   let amount = 1;
   const round = async () => {
     // The replica on n3 holds the list in memory (while its lease lets it), then the price changes on n1.
@@ -119,24 +119,34 @@ it('a replica cut off with a minority node answers the price acknowledged on the
     if (seen === 'refused') counts.refused++;
     else if (seen === amount) counts.exact++;
     else counts.stale++;
-    expect(await price(majority)).toBe(amount);
+    // The majority side may be slow (new stream leaders, the cut-off replica's lease) but never stale either.
+    const onMajority = await price(majority);
+    if (onMajority === 'refused') counts.majorityRefused++;
+    else expect(onMajority).toBe(amount);
   };
 
-  // Bounded: cut off for 20 writes acknowledged or 60 s (and the round under way), then 4 s after healing. The
-  // first writes wait for new stream leaders on the majority side, which takes long on a loaded machine.
+  // Bounded: cut off for 20 writes acknowledged or 60 s (and the round under way), then at least 4 s after healing
+  // and until a write is acknowledged again (at most 30 s). The first writes wait for new stream leaders on the
+  // majority side, which takes long on a loaded machine.
   ns.partition();
   const partitionedUntil = Date.now() + 60_000;
   while (Date.now() < partitionedUntil && counts.acknowledged < 20) await round();
   const whilePartitioned = { ...counts };
   ns.heal();
-  const healedUntil = Date.now() + 4_000;
-  while (Date.now() < healedUntil) await round();
+  const healedAt = Date.now();
+  const acknowledgedAfterHealing = () => counts.acknowledged - whilePartitioned.acknowledged;
+  while (Date.now() - healedAt < 4_000 || (acknowledgedAfterHealing() === 0 && Date.now() - healedAt < 30_000)) {
+    await round();
+  }
   console.log(JSON.stringify({ test: 'cache partition', whilePartitioned, overall: counts }));
 
+  // Safety: no read, on either side, showed a price from before an acknowledged write.
   expect(counts.stale).toBe(0);
-  // Liveness, not safety: one CI run of three (2026-11-26 11:14) had no write acknowledged on the majority side
-  // within the 60 s cut, an open finding (docs/CACHE.md). Stale reads stay a failure; that case is reported.
+  // Liveness once healed: writes are acknowledged again.
+  expect(acknowledgedAfterHealing()).toBeGreaterThan(0);
+  // Liveness while cut off is reported, not failed: one CI run of three (2026-11-26 11:14) had no write
+  // acknowledged on the majority side within the 60 s cut, an open finding (docs/CACHE.md).
   if (whilePartitioned.acknowledged === 0) console.warn('cache partition: no write acknowledged during the cut');
-  // The replica cut off kept answering, from the database.
-  expect(whilePartitioned.exact).toBeGreaterThan(0);
+  // When writes were acknowledged while cut off, the replica cut off kept answering, from the database.
+  else expect(whilePartitioned.exact).toBeGreaterThan(0);
 }, 180_000);
