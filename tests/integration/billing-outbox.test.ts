@@ -96,6 +96,7 @@ const ctx = (idempotencyKey: string | null = null): HandlerContext => ({
   correlationId: 'billing-outbox-test',
   idempotencyKey,
   ifMatch: null,
+  share: () => undefined,
   log,
 });
 const today = () => (clock.timestamp(new Date()) as string).slice(0, 10);

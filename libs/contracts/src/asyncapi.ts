@@ -70,6 +70,12 @@ const replyHeaders: JsonSchema = {
       'on a reply larger than one NATS message: how many messages it comes in (join them in order)',
     ),
     [HeaderNames.chunkIndex]: text('on a reply larger than one NATS message: which one this is, from 0'),
+    [HeaderNames.cacheScopes]: text(
+      "on a 200 of a hot read: the cache scopes the answer depends on (comma-separated), for the gateway's reply cache",
+    ),
+    [HeaderNames.cachePosition]: text(
+      "with x-cache-scopes: the service's cache stream sequence whose invalidations the answer shows",
+    ),
   },
 };
 

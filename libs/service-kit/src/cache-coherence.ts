@@ -57,14 +57,15 @@ export interface CacheCoherenceOptions {
   log: Logger;
   /** A replica that answers reads from memory (it renews a lease, confirms invalidations); false: a writer only. */
   member: boolean;
+  /** false: it never invalidates (the gateway's reply cache), so it takes no confirmations. */
+  writes?: boolean;
   /** NATS_STREAM_REPLICAS (0: from the cluster). */
   streamReplicas?: number;
   leaseMs?: number;
 }
 
-/** Another replica as this one last heard of it. */
+/** Another replica as this one last heard of it: when its latest renewal reached this process (monotonic ms). */
 interface Replica {
-  /** When its latest renewal reached this process (monotonic ms). */
   heardAt: number;
   left: boolean;
 }
@@ -87,14 +88,14 @@ export class CacheCoherence {
   private hotUntil = 0;
   /** How many times this replica became current after it was not: entries of an earlier epoch are never served. */
   private epochCount = 0;
-  private lastSeq = 0;
+  position = 0; // Read only: the stream sequence applied so far; an answer made now shows every invalidation up to it.
   private renewalCount = 0;
   private readonly renewalsSent = new Map<number, number>();
   private readonly replicas = new Map<string, Replica>();
   /** The highest invalidation each replica confirmed to this writer. */
   private readonly confirmedBy = new Map<string, number>();
   private readonly pending = new Map<number, Pending>();
-  private readonly invalidatedListeners: Array<(scopes: string[]) => void> = [];
+  private readonly invalidatedListeners: Array<(scopes: string[], seq: number) => void> = [];
   private readonly epochListeners: Array<() => void> = [];
   private readonly batches = new GroupCommit<string>((scopes) => this.publishAndWait([...new Set(scopes)]));
   private messages: ConsumerMessages | null = null;
@@ -122,8 +123,8 @@ export class CacheCoherence {
     return this.epochCount;
   }
 
-  /** Called with the scopes of every invalidation, this process's own included, as the stream delivers them. */
-  onInvalidated(listener: (scopes: string[]) => void): void {
+  /** Called with each invalidation's scopes and sequence, this process's own included, as the stream delivers them. */
+  onInvalidated(listener: (scopes: string[], seq: number) => void): void {
     this.invalidatedListeners.push(listener);
   }
 
@@ -146,9 +147,10 @@ export class CacheCoherence {
     const stream = cacheStreamOf(service);
     const jsm = await jetStreamManager(nc, log);
     await ensureStream(jsm, stream, log, streamReplicas(nc, this.options.streamReplicas));
-    this.confirmations = nc.subscribe(this.subjects.applied(this.id), {
-      callback: (_err, msg) => this.confirmed(msg.json<{ r: string; seq: number }>()),
-    });
+    if (this.options.writes !== false)
+      this.confirmations = nc.subscribe(this.subjects.applied(this.id), {
+        callback: (_err, msg) => this.confirmed(msg.json<{ r: string; seq: number }>()),
+      });
     // The latest message of each subject (every replica's latest renewal), then each new one in order; retried
     // while a new cluster elects the stream's leader. Short pulls: heartbeats every second, so that a consumer
     // lost with its node is made again in seconds, not 30.
@@ -182,10 +184,10 @@ export class CacheCoherence {
   }
 
   private delivered(m: JsMsg): void {
-    this.lastSeq = m.seq;
+    this.position = m.seq;
     if (m.subject === this.subjects.invalidations) {
       const { w, s } = m.json<{ w: string; s: string[] }>();
-      for (const listener of this.invalidatedListeners) listener(s);
+      for (const listener of this.invalidatedListeners) listener(s, m.seq);
       if (w !== this.id && this.options.member) this.send(this.subjects.applied(w), { r: this.id, seq: m.seq });
     } else {
       this.renewed(m.subject.slice(this.subjects.lease('').length), m.json<{ n: number; leave?: boolean }>());
@@ -248,7 +250,7 @@ export class CacheCoherence {
       );
       this.pending.set(seq, entry);
       // The stream may have delivered it before it acknowledged it.
-      if (this.lastSeq >= seq) this.startWaiting(entry);
+      if (this.position >= seq) this.startWaiting(entry);
     });
   }
 
@@ -266,9 +268,7 @@ export class CacheCoherence {
 
   private confirmed({ r, seq }: { r: string; seq: number }): void {
     this.confirmedBy.set(r, Math.max(seq, this.confirmedBy.get(r) ?? 0));
-    for (const entry of this.pending.values()) {
-      if (entry.seq <= seq && entry.waiting?.delete(r)) this.settle(entry);
-    }
+    for (const entry of this.pending.values()) if (entry.seq <= seq && entry.waiting?.delete(r)) this.settle(entry);
   }
 
   /** Done when no replica is left to wait for; otherwise checked again when the next lease runs out. */

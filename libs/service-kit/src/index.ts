@@ -61,13 +61,16 @@ export {
   type WriteProof,
 } from './internal';
 export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
-export { GroupCommit, VersionedCache } from './internal';
+export { GroupCommit, VersionedCache, type Share } from './internal';
+export { CacheCoherence, ScopedEntries } from './internal';
 export { ReferenceData, refCollectionName, type StoredRef } from './internal';
 
 // Calling a service over NATS.
 export {
   callService,
   callServiceRaw,
+  callServiceReply,
+  type RawReply,
   connectNats,
   readCorrelationId,
   splitReply,

@@ -27,6 +27,7 @@ export * from './outbox-entries';
 export * from './commit-records';
 export * from './group-commit';
 export * from './versioned-cache';
+export * from './scoped-entries';
 export * from './cache-coherence';
 export * from './reference-data';
 export * from './clock';

@@ -148,6 +148,22 @@ export async function callServiceRaw(
   request: ServiceRequest | Uint8Array,
   options: CallOptions,
 ): Promise<Uint8Array> {
+  return (await callServiceReply(nc, subject, request, options)).data;
+}
+
+/** A reply's bytes as they came, and the headers of its (first) message. */
+export interface RawReply {
+  data: Uint8Array;
+  headers?: MsgHdrs;
+}
+
+/** Like callServiceRaw, with the reply's headers. */
+export async function callServiceReply(
+  nc: NatsConnection,
+  subject: string,
+  request: ServiceRequest | Uint8Array,
+  options: CallOptions,
+): Promise<RawReply> {
   const h = natsHeaders();
   h.set(HeaderNames.correlationId, options.correlationId);
   h.set(HeaderNames.deadline, String(Date.now() + options.timeoutMs));
@@ -179,7 +195,7 @@ async function receiveReply(
   payload: Uint8Array,
   headers: MsgHdrs,
   timeoutMs: number,
-): Promise<Uint8Array> {
+): Promise<RawReply> {
   const replies = await nc.requestMany(subject, payload, {
     maxWait: timeoutMs,
     strategy: RequestStrategy.Timer,
@@ -187,8 +203,12 @@ async function receiveReply(
   });
   const chunks: Uint8Array[] = [];
   let expected = 1;
+  let first: MsgHdrs | undefined;
   for await (const msg of replies) {
-    if (chunks.length === 0) expected = Number(msg.headers?.get(HeaderNames.chunkCount) || 1);
+    if (chunks.length === 0) {
+      expected = Number(msg.headers?.get(HeaderNames.chunkCount) || 1);
+      first = msg.headers;
+    }
     if (Number(msg.headers?.get(HeaderNames.chunkIndex) || 0) !== chunks.length) {
       throw new Error(`Reply on ${subject} came out of order`);
     }
@@ -203,5 +223,5 @@ async function receiveReply(
     );
   }
   const [only] = chunks;
-  return chunks.length === 1 && only ? only : Buffer.concat(chunks);
+  return { data: chunks.length === 1 && only ? only : Buffer.concat(chunks), headers: first };
 }

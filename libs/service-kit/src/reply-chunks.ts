@@ -30,6 +30,7 @@ export function respondInChunks(
   correlationId: string,
   maxChunks: number,
   maxPayload = 1024 * 1024,
+  extraHeaders: Record<string, string> = {},
 ): number {
   const chunkSize = Math.max(1024, maxPayload - HEADER_ROOM_BYTES);
   const count = Math.ceil(encoded.length / chunkSize) || 1;
@@ -44,6 +45,7 @@ export function respondInChunks(
   for (let i = 0; i < count; i++) {
     const h = natsHeaders();
     h.set(HeaderNames.correlationId, correlationId);
+    for (const [name, value] of Object.entries(extraHeaders)) h.set(name, value);
     if (count > 1) {
       h.set(HeaderNames.chunkCount, String(count));
       h.set(HeaderNames.chunkIndex, String(i));

@@ -43,6 +43,11 @@ export interface HandlerContext {
   /** The If-Match header: the ETag(s) an update or a delete requires the record to still have (conditional.ts). */
   ifMatch: string | null;
   log: Logger;
+  /**
+   * Marks a 200 as one the gateway may keep until one of these cache scopes is invalidated: a hot read whose
+   * answer depends on nothing else but the request and the caller's token.
+   */
+  share(scopes: string[]): void;
 }
 
 export type Handler = (request: ServiceRequest, ctx: HandlerContext) => Promise<ServiceReply | EncodedReply>;
@@ -66,6 +71,8 @@ export interface ResponderOptions {
   unguarded?: string[];
   /** NATS messages a reply may take at most. */
   replyChunksMax?: number;
+  /** The cache stream sequence this replica has applied (CacheCoherence.position), sent with a shared reply. */
+  cachePosition?: () => number;
 }
 
 export interface Responder {
@@ -125,6 +132,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
 
   async function handle(subject: string, handler: Handler, msg: Msg): Promise<void> {
     const started = performance.now();
+    const position = options.cachePosition?.();
     const correlationId = readCorrelationId(msg.headers?.get(HeaderNames.correlationId)) ?? randomUUID();
     const requestLog = log.child({ correlation_id: correlationId, subject, ...traceLogFields() });
     const deadline = Number(msg.headers?.get(HeaderNames.deadline) || 0);
@@ -136,6 +144,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     let token: string | null = null;
     let reply: ServiceReply | EncodedReply;
     let cause: unknown;
+    const shared: { scopes?: string[] } = {};
     try {
       const access = accessOf(subject, accessSettings);
       if (access.kind !== 'public') {
@@ -152,7 +161,11 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
       const ifMatch = readIfMatch(msg.headers);
-      const run = () => handler(request, { caller, token, correlationId, idempotencyKey, ifMatch, log: requestLog });
+      const share = (scopes: string[]) => {
+        shared.scopes = scopes;
+      };
+      const context = { caller, token, correlationId, idempotencyKey, ifMatch, log: requestLog, share };
+      const run = () => handler(request, context);
       reply = breaker && !unguarded.includes(subject) ? await breaker.run(run) : await run();
     } catch (err) {
       if (err instanceof ServiceError) {
@@ -164,7 +177,11 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     }
     if (msg.reply) {
       const encoded = reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply));
-      const chunks = respondInChunks(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload);
+      const cache =
+        shared.scopes && reply.status === 200 && position !== undefined
+          ? { [HeaderNames.cacheScopes]: shared.scopes.join(','), [HeaderNames.cachePosition]: String(position) }
+          : undefined;
+      const chunks = respondInChunks(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload, cache);
       if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE, 'REPLY_TOO_LARGE');
     }
     const durationMs = performance.now() - started;

@@ -151,6 +151,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
       replyChunksMax: settings.replyChunksMax,
+      cachePosition: () => coherence.position,
     });
     // Ready (GET /health on the metrics port) while NATS and the database both answer.
     metrics?.setReadiness(async () => {

@@ -1,14 +1,9 @@
 import type { CacheCoherence } from './cache-coherence';
 import type { Logger } from './logger';
+import { ScopedEntries } from './scoped-entries';
 
-/** Scopes whose latest invalidation is remembered, at most (per-record scopes are many). */
-const INVALIDATIONS_KEPT = 10_000;
-
-interface Entry {
-  scopes: string[];
-  value: unknown;
-  loadedAt: number;
-}
+/** Told the cache scopes a reply depends on, for a read whose reply the gateway may keep (HandlerContext.share). */
+export type Share = (scopes: string[]) => void;
 
 export interface VersionedCacheOptions {
   maxEntries?: number;
@@ -34,12 +29,8 @@ export interface VersionedCacheOptions {
  * started.
  */
 export class VersionedCache {
-  private readonly entries = new Map<string, Entry>();
-  /** Entry ids by scope, for invalidations. */
-  private readonly byScope = new Map<string, Set<string>>();
-  /** Invalidations counted, and the count at each scope's latest one (pruned; see forgetOldInvalidations). */
-  private invalidations = 0;
-  private readonly invalidatedAt = new Map<string, number>();
+  /** Marks: invalidations counted in this process. */
+  private readonly entries: ScopedEntries<unknown>;
   /** Loads in progress, with the invalidation count when each started. */
   private readonly loading = new Map<string, { startedAt: number; result: Promise<unknown> }>();
   private readonly limits: Required<VersionedCacheOptions>;
@@ -50,24 +41,23 @@ export class VersionedCache {
     options: VersionedCacheOptions = {},
   ) {
     this.limits = { maxEntries: options.maxEntries ?? 1000, maxAgeMs: options.maxAgeMs ?? 30_000 };
+    this.entries = new ScopedEntries(this.limits.maxEntries);
     coherence.onInvalidated((scopes) => this.dropLocal(scopes));
-    coherence.onNewEpoch(() => this.clear());
+    coherence.onNewEpoch(() => this.entries.clear());
   }
 
   /**
    * The value cached under `key`, valid until any of its scopes is
    * invalidated (a value that depends on several kinds of data names each).
    */
-  async get<T>(scope: string | string[], key: string, load: () => Promise<T>): Promise<T> {
-    if (!this.coherence.hot()) return load();
+  async get<T>(scope: string | string[], key: string, load: () => Promise<T>, share?: Share): Promise<T> {
     const scopes = typeof scope === 'string' ? [scope] : scope;
+    share?.(scopes);
+    if (!this.coherence.hot()) return load();
     const id = `${scopes.join('|')}\u0000${key}`;
-    const hit = this.entries.get(id);
+    const hit = this.entries.find(id);
     if (hit) {
-      // Most recently used last, for eviction.
-      this.entries.delete(id);
-      this.entries.set(id, hit);
-      if (Date.now() - hit.loadedAt >= this.limits.maxAgeMs) {
+      if (Date.now() - hit.keptAt >= this.limits.maxAgeMs) {
         // Only a lost invalidation would make it wrong: refresh behind this answer instead of making it wait
         // (a summary over 10,000 bills takes seconds to recompute on FerretDB).
         this.load(id, scopes, load).catch((err: unknown) =>
@@ -85,16 +75,13 @@ export class VersionedCache {
    */
   private load<T>(id: string, scopes: string[], load: () => Promise<T>): Promise<T> {
     const epoch = this.coherence.epoch;
-    let latest = 0;
-    for (const scope of scopes) latest = Math.max(latest, this.invalidatedAt.get(scope) ?? 0);
-    const loadKey = `${id}\u0000${epoch}:${latest}`;
+    const loadKey = `${id}\u0000${epoch}:${this.entries.latestInvalidation(scopes)}`;
     const running = this.loading.get(loadKey);
     if (running) return running.result as Promise<T>;
-    const startedAt = this.invalidations;
+    const startedAt = this.entries.mark;
     const result = load().then((value) => {
-      const current =
-        this.coherence.epoch === epoch && scopes.every((scope) => (this.invalidatedAt.get(scope) ?? 0) <= startedAt);
-      if (current) this.keep(id, { scopes, value, loadedAt: Date.now() });
+      const current = this.coherence.epoch === epoch && !this.entries.invalidatedSince(scopes, startedAt);
+      if (current) this.entries.keep(id, scopes, value);
       return value;
     });
     this.loading.set(loadKey, { startedAt, result });
@@ -103,21 +90,9 @@ export class VersionedCache {
     return result;
   }
 
-  private keep(id: string, entry: Entry): void {
-    this.drop(id);
-    this.entries.set(id, entry);
-    for (const scope of entry.scopes) {
-      const ids = this.byScope.get(scope) ?? new Set<string>();
-      this.byScope.set(scope, ids.add(id));
-    }
-    if (this.entries.size > this.limits.maxEntries) this.drop(this.entries.keys().next().value as string);
-  }
-
-  private drop(id: string): void {
-    const entry = this.entries.get(id);
-    if (!entry) return;
-    this.entries.delete(id);
-    for (const scope of entry.scopes) this.byScope.get(scope)?.delete(id);
+  /** This cache, telling `share` the scopes of each read (for a read whose reply the gateway may keep). */
+  sharedWith(share: Share | undefined): Pick<VersionedCache, 'get'> {
+    return share ? { get: (scope, key, load) => this.get(scope, key, load, share) } : this;
   }
 
   /**
@@ -132,26 +107,13 @@ export class VersionedCache {
   }
 
   private dropLocal(scopes: string[]): void {
-    this.invalidations++;
-    for (const scope of scopes) {
-      this.invalidatedAt.set(scope, this.invalidations);
-      const ids = this.byScope.get(scope);
-      if (!ids) continue;
-      this.byScope.delete(scope);
-      for (const id of ids) this.drop(id);
-    }
-    if (this.invalidatedAt.size > INVALIDATIONS_KEPT) this.forgetOldInvalidations();
+    this.entries.invalidate(scopes, () => this.oldestLoad());
   }
 
-  /** An invalidation matters only to loads that started before it: the others' are forgotten. */
-  private forgetOldInvalidations(): void {
-    let oldest = this.invalidations;
+  /** The invalidation count when the oldest load in progress started. */
+  private oldestLoad(): number {
+    let oldest = this.entries.mark;
     for (const { startedAt } of this.loading.values()) oldest = Math.min(oldest, startedAt);
-    for (const [scope, at] of this.invalidatedAt) if (at <= oldest) this.invalidatedAt.delete(scope);
-  }
-
-  private clear(): void {
-    this.entries.clear();
-    this.byScope.clear();
+    return oldest;
   }
 }

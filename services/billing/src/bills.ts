@@ -135,13 +135,14 @@ export class BillOperations {
         return new EncodedReply(success(200, { bills, ...pageFields(bills.length, total, page) }));
       },
       [USER_NAMES_SCOPE],
+      ctx.share,
     );
   }
 
   async summary(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const query = parseSummaryQuery(request.query);
     requireBranch(ctx, query.store_id);
-    return success(200, { summary: await this.store.queries.summary(query) });
+    return success(200, { summary: await this.store.queries.summary(query, ctx.share) });
   }
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {

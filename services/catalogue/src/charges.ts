@@ -41,17 +41,21 @@ export class ChargeOperations {
   list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const filter = parseListQuery(request.query);
     requireBranch(ctx, filter.store_id);
-    return this.store.queries.list(filter, (all) => {
-      if (!filter.page) return new EncodedReply(success(200, { charges: all, count: all.length }));
-      const { items: charges, fields } = pageOfList(all, filter.page);
-      return new EncodedReply(success(200, { charges, ...fields }));
-    });
+    return this.store.queries.list(
+      filter,
+      (all) => {
+        if (!filter.page) return new EncodedReply(success(200, { charges: all, count: all.length }));
+        const { items: charges, fields } = pageOfList(all, filter.page);
+        return new EncodedReply(success(200, { charges, ...fields }));
+      },
+      ctx.share,
+    );
   }
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
     // Kept per version with its tag: a hot read neither reads the database nor digests the body again.
-    const found = await this.store.queries.one(id, (charge) => taggedReply(success(200, { charge })));
+    const found = await this.store.queries.one(id, (charge) => taggedReply(success(200, { charge })), ctx.share);
     return foundInBranch(ctx, found, 'CHARGE_NOT_FOUND').value;
   }
 

@@ -32,7 +32,8 @@ export class SessionOperations {
     if (filter.store_id !== undefined) requireBranch(ctx, filter.store_id);
     else if (branches !== null) filter.store_ids = branches;
     const queries = this.store.queries;
-    return (filter.conflicts ? queries.listConflicts.bind(queries) : queries.list.bind(queries))(filter, (views) => {
+    const read = filter.conflicts ? queries.listConflicts.bind(queries) : queries.list.bind(queries);
+    const present = (views: Record<string, unknown>[]) => {
       const sessions = views
         .filter((s) => filter.status === undefined || s.status === filter.status)
         .sort(
@@ -44,13 +45,14 @@ export class SessionOperations {
       if (!filter.page) return new EncodedReply(success(200, { sessions }));
       const { items, fields } = pageOfList(sessions, filter.page);
       return new EncodedReply(success(200, { sessions: items, ...fields }));
-    });
+    };
+    return read(filter, present, ctx.share);
   }
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     // Kept per version with its tag: a hot read neither reads the database nor digests the body again.
-    const found = await this.store.queries.one(id, (session) => taggedReply(success(200, { session })));
+    const found = await this.store.queries.one(id, (session) => taggedReply(success(200, { session })), ctx.share);
     return foundInBranch(ctx, found, 'SESSION_NOT_FOUND').value;
   }
 

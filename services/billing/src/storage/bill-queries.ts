@@ -1,7 +1,7 @@
 /** Reads of bills: one bill, a page of a branch's list, the revenue summary. */
 import type { Collection, Filter } from 'mongodb';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
-import { docKey, fromCents, type Cents, type Page, type VersionedCache } from '@clinic/service-kit';
+import { docKey, fromCents, type Cents, type Page, type Share, type VersionedCache } from '@clinic/service-kit';
 import type { BillFilter, DateRange } from '../filters';
 import type { DayTotals } from './day-totals';
 import { sumLiveBills, type BillGroup } from './live-bill-sums';
@@ -62,15 +62,14 @@ export class BillQueries {
     page: Page,
     present: (docs: BillDoc[], total: number) => Promise<T>,
     dependsOn: string[] = [],
+    share?: Share,
   ): Promise<T> {
-    return this.cache.get(
-      [storeScope(filter.store_id), ...dependsOn],
-      `page:${JSON.stringify([filter, page])}`,
-      async () => {
+    return this.cache
+      .sharedWith(share)
+      .get([storeScope(filter.store_id), ...dependsOn], `page:${JSON.stringify([filter, page])}`, async () => {
         const { docs, total } = await this.page(filter, page);
         return present(docs, total);
-      },
-    );
+      });
   }
 
   /**
@@ -120,10 +119,12 @@ export class BillQueries {
   }
 
   /** Counts and sums over a branch's live bills, kept per branch until the next write to it. */
-  summary(range: { store_id: number } & DateRange): Promise<Summary> {
-    return this.cache.get(storeScope(range.store_id), `summary:${JSON.stringify(range)}`, async () =>
-      summarize(await this.dayTotals.groups(range.store_id, range)),
-    );
+  summary(range: { store_id: number } & DateRange, share?: Share): Promise<Summary> {
+    return this.cache
+      .sharedWith(share)
+      .get(storeScope(range.store_id), `summary:${JSON.stringify(range)}`, async () =>
+        summarize(await this.dayTotals.groups(range.store_id, range)),
+      );
   }
 
   /** Counts and sums of a branch's live bills of one date, per cashier, payment method and status (the day-end report). */

@@ -1,6 +1,6 @@
 /** Reads of charges: one charge, a branch's list, the billable ids of a branch. */
 import type { Collection } from 'mongodb';
-import { docKey, escapeRegExp, type StorageDeps } from '@clinic/service-kit';
+import { docKey, escapeRegExp, type Share, type StorageDeps } from '@clinic/service-kit';
 import type { ChargeListFilter } from '../rules';
 import { chargeScope, chargeView, storeScope, type ChargeDoc, type ChargeView } from './documents';
 
@@ -19,8 +19,12 @@ export class ChargeQueries {
    * A live charge's branch and the charge as the API shows it, passed through `present` once per version of
    * the charge and kept; null when there is none.
    */
-  one<T>(id: number, present: (charge: ChargeView) => T): Promise<{ store_id: number; value: T } | null> {
-    return this.deps.cache.get(chargeScope(id), 'one', async () => {
+  one<T>(
+    id: number,
+    present: (charge: ChargeView) => T,
+    share?: Share,
+  ): Promise<{ store_id: number; value: T } | null> {
+    return this.deps.cache.sharedWith(share).get(chargeScope(id), 'one', async () => {
       const doc = await this.findLive(id);
       return doc && { store_id: doc.store_id, value: present(chargeView(doc, this.deps.clock)) };
     });
@@ -35,10 +39,12 @@ export class ChargeQueries {
    * Live charges of a store as the API shows them, by name (case-insensitively, as people read a list),
    * passed through `present` once per version of the data and kept.
    */
-  list<T>(filter: ChargeListFilter, present: (charges: ChargeView[]) => T): Promise<T> {
-    return this.deps.cache.get(storeScope(filter.store_id), JSON.stringify(filter), async () =>
-      present((await this.query(filter)).map((d) => chargeView(d, this.deps.clock))),
-    );
+  list<T>(filter: ChargeListFilter, present: (charges: ChargeView[]) => T, share?: Share): Promise<T> {
+    return this.deps.cache
+      .sharedWith(share)
+      .get(storeScope(filter.store_id), JSON.stringify(filter), async () =>
+        present((await this.query(filter)).map((d) => chargeView(d, this.deps.clock))),
+      );
   }
 
   /**

@@ -7,6 +7,7 @@ import {
   itemAt,
   type ClinicClock,
   type ReferenceData,
+  type Share,
   type StoredRef,
   type VersionedCache,
 } from '@clinic/service-kit';
@@ -15,6 +16,9 @@ import { isActiveAppointment, type SessionListFilter } from '../rules';
 import { SESSION_REFS_SCOPE, SESSIONS_SCOPE, sessionView, slotKey, type SessionDoc } from './documents';
 import { HOLIDAYS_BY_DATE, LEAVES_BY_DOCTOR, SESSION_INDEXES } from './indexes';
 import type { AutoCreateRuns } from './runs';
+
+type View = Record<string, unknown>;
+type OneSession<T> = { store_id: number; value: T } | null;
 
 /** The doctors and stores views have joined so far (null: no such record). */
 interface KnownRefs {
@@ -37,8 +41,8 @@ export class SessionQueries {
   }
 
   /** A visible session's branch and the session as the API shows it, through `present`; kept like the lists. */
-  one<T>(id: number, present: (session: Record<string, unknown>) => T): Promise<{ store_id: number; value: T } | null> {
-    return this.cache.get(SESSIONS_SCOPE, `one:${id}`, async () => {
+  one<T>(id: number, present: (session: Record<string, unknown>) => T, share?: Share): Promise<OneSession<T>> {
+    return this.cache.sharedWith(share).get(SESSIONS_SCOPE, `one:${id}`, async () => {
       const doc = await this.findVisible(id);
       if (!doc) return null;
       const [session] = await this.views([doc]);
@@ -50,8 +54,8 @@ export class SessionQueries {
    * Visible sessions as the API shows them, passed through `present` once per
    * version of the data and kept (so a list is not re-sorted and re-serialized per read).
    */
-  list<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T): Promise<T> {
-    return this.cache.get(SESSIONS_SCOPE, JSON.stringify(filter), async () => {
+  list<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T, share?: Share): Promise<T> {
+    return this.cache.sharedWith(share).get(SESSIONS_SCOPE, JSON.stringify(filter), async () => {
       const query: Filter<SessionDoc> = {};
       if (filter.store_id !== undefined) query.store_id = filter.store_id;
       else if (filter.store_ids !== undefined) query.store_id = { $in: [...filter.store_ids] };
@@ -72,8 +76,8 @@ export class SessionQueries {
    * holiday, within the list's other filters, each with what blocks it; kept
    * like the list.
    */
-  listConflicts<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T): Promise<T> {
-    return this.cache.get(SESSIONS_SCOPE, `conflicts:${JSON.stringify(filter)}`, async () => {
+  listConflicts<T>(filter: SessionListFilter, present: (views: View[]) => T, share?: Share): Promise<T> {
+    return this.cache.sharedWith(share).get(SESSIONS_SCOPE, `conflicts:${JSON.stringify(filter)}`, async () => {
       const blocks = await this.dayBlocks(
         filter.date ? { from: filter.date, to: filter.date } : undefined,
         filter.doctor_id ? [filter.doctor_id] : undefined,
