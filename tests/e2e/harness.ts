@@ -42,6 +42,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Sent as-is instead of JSON. */
   rawBody?: string | Buffer;
+  /** Another gateway's URL than the stack's own (a second gateway a test started). */
+  baseUrl?: string;
 }
 
 export interface TestStack {
@@ -116,9 +118,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       payload = JSON.stringify(body);
       headers['content-type'] ??= 'application/json';
     }
+    const base = opts.baseUrl ?? stack.gatewayUrl;
     const response = stack.gatewayCa
-      ? await httpRequest(`${stack.gatewayUrl}${path}`, { method, headers, body: payload, ca: stack.gatewayCa })
-      : await fetch(`${stack.gatewayUrl}${path}`, { method, headers, body: payload });
+      ? await httpRequest(`${base}${path}`, { method, headers, body: payload, ca: stack.gatewayCa })
+      : await fetch(`${base}${path}`, { method, headers, body: payload });
     const text = response instanceof Response ? await response.text() : response.body.toString();
     let parsed: unknown;
     try {

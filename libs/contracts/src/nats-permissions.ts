@@ -21,9 +21,9 @@
 import { accessOf } from './access';
 import { Limits } from './limits';
 import { HTTP_ROUTES } from './routes';
+import { JS } from './jetstream-api';
+import { cacheGrant, replyCacheGrant } from './nats-cache-grants';
 import {
-  cacheStreamOf,
-  cacheSubjectsOf,
   DEFAULT_EVENT_READERS,
   eventStreamOf,
   REF_KINDS_BY_SERVICE,
@@ -71,19 +71,6 @@ export interface NatsPermissions {
   allowResponses: number;
 }
 
-/** JetStream API subjects (nats-server 2.9 and later; nats.js uses the CREATE form with the consumer's name). */
-const JS = {
-  accountInfo: '$JS.API.INFO',
-  streamInfo: (stream: string) => `$JS.API.STREAM.INFO.${stream}`,
-  streamCreate: (stream: string) => `$JS.API.STREAM.CREATE.${stream}`,
-  streamUpdate: (stream: string) => `$JS.API.STREAM.UPDATE.${stream}`,
-  consumerInfo: (stream: string, consumer: string) => `$JS.API.CONSUMER.INFO.${stream}.${consumer}`,
-  /** `$JS.API.CONSUMER.CREATE.<stream>.<consumer>[.<filter subject>]`, for create and update alike. */
-  consumerCreate: (stream: string, consumer: string) => `$JS.API.CONSUMER.CREATE.${stream}.${consumer}`,
-  next: (stream: string, consumer: string) => `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
-  ack: (stream: string, consumer: string) => `$JS.ACK.${stream}.${consumer}.>`,
-};
-
 /** The NATS Services API's verbs (`$SRV.<verb>[.<name>[.<instance id>]]`). */
 const DISCOVERY_VERBS = ['PING', 'INFO', 'STATS'] as const;
 
@@ -130,37 +117,6 @@ function referenceGrant(service: ServiceName): NatsGrant {
       JS.next(stream, consumer),
       JS.ack(stream, consumer),
     ],
-  };
-}
-
-/**
- * What keeps a service's replicas' read caches exact (service-kit's
- * cache-coherence.ts). Each replica follows the cache stream with an ordered
- * consumer nats.js names at random, so the consumer rights are on the stream
- * by any name; the stream holds only leases and invalidations, and a delivery
- * pushed to a service's subject is ignored there (isStreamDelivery).
- */
-function cacheGrant(service: ServiceName): NatsGrant {
-  const { name } = cacheStreamOf(service);
-  const subjects = cacheSubjectsOf(service);
-  return {
-    purpose: `Keep its replicas' read caches exact: create ${name}, renew its leases and publish invalidations to it, follow it with ordered consumers of its own, confirm invalidations to their writers`,
-    publish: [
-      JS.streamInfo(name),
-      JS.streamCreate(name),
-      JS.streamUpdate(name),
-      JS.consumerInfo(name, '*'),
-      // With several filter subjects, nats.js creates it on the stream's subject without the consumer's name.
-      `$JS.API.CONSUMER.CREATE.${name}`,
-      JS.consumerCreate(name, '*'),
-      // nats.js deletes the ordered consumer it replaces; without the right, its follow stops after a partition.
-      `$JS.API.CONSUMER.DELETE.${name}.*`,
-      JS.next(name, '*'),
-      subjects.leases,
-      subjects.invalidations,
-      subjects.allApplied,
-    ],
-    subscribe: [subjects.allApplied],
   };
 }
 
@@ -224,6 +180,8 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
         purpose: 'Ask each service for its health (`GET /health`)',
         publish: SERVICE_NAMES.map((s) => ServiceSubjects[s].health),
       },
+      replyCacheGrant(),
+      jetStreamCheck,
       ownReplies('gateway'),
     ],
     allowResponses: 0,
@@ -291,7 +249,13 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = Object.fromEn
   NATS_USERS.map((user) => [user, flatten(NATS_USER_SPECS[user])]),
 ) as Record<NatsUser, NatsPermissions>;
 
+/** What the gateway publishes to follow the services' cache streams (its reply cache), not to call a service. */
+export function gatewayCacheSubjects(): Set<string> {
+  return new Set([...(replyCacheGrant().publish ?? []), ...(jetStreamCheck.publish ?? [])]);
+}
+
 /** Every request subject reachable by the gateway must be one a service answers with an access rule. */
 export function gatewaySubjectsAreKnown(): boolean {
-  return NATS_PERMISSIONS.gateway.publish.every((subject) => Boolean(accessOf(subject)));
+  const following = gatewayCacheSubjects();
+  return NATS_PERMISSIONS.gateway.publish.every((subject) => following.has(subject) || Boolean(accessOf(subject)));
 }

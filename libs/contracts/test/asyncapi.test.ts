@@ -8,6 +8,7 @@ import {
   asyncApiDocument,
   EventSubjects,
   eventStreamOf,
+  gatewayCacheSubjects,
   NATS_PERMISSIONS,
   REF_KINDS,
   refSubject,
@@ -45,8 +46,10 @@ it('names every subject each service answers, as a request/reply operation of it
       expect(document.components.messages[`${subject}.reply`].payload.required).toEqual(['status', 'body']);
     }
   }
-  // And the gateway may call nothing the document does not describe.
-  for (const subject of NATS_PERMISSIONS.gateway.publish) expect(addresses('receive')).toContain(subject);
+  // And the gateway may call nothing the document does not describe (its reply cache follows the cache streams).
+  const following = gatewayCacheSubjects();
+  for (const subject of NATS_PERMISSIONS.gateway.publish.filter((s) => !following.has(s)))
+    expect(addresses('receive')).toContain(subject);
 });
 
 it('names every event each service publishes, with the envelope and its data schema', () => {

@@ -57,6 +57,13 @@ it("lets each user subscribe to its own reply prefix and to no other user's", ()
 });
 
 const isService = (user: string): user is ServiceName => (SERVICE_NAMES as readonly string[]).includes(user);
+/** The cache streams a user follows: a service its own, the gateway (its reply cache) every service's. */
+const cacheStreamsOf = (user: string): string[] =>
+  isService(user)
+    ? [cacheStreamOf(user).name]
+    : user === 'gateway'
+      ? SERVICE_NAMES.map((s) => cacheStreamOf(s).name)
+      : [];
 
 it('lets each service answer discovery ($SRV) for all, its name and its instance only, and only ops ask', () => {
   for (const user of NATS_USERS) {
@@ -82,26 +89,26 @@ it('grants no JetStream wildcard beyond a stream of its own, and consumer creati
         namesAStream: /^\$JS\.API\.(STREAM|CONSUMER)\.[A-Z.]+?\.[A-Z_]+(\.|$)/.test(subject),
       }).toEqual({ user, subject, namesAStream: true });
     }
-    // Deleting a consumer of its own cache stream only (nats.js replaces its ordered consumers).
-    const ownCacheConsumers = isService(user) ? `$JS.API.CONSUMER.DELETE.${cacheStreamOf(user).name}.*` : '';
+    // Deleting a consumer of the cache streams it follows only (nats.js replaces its ordered consumers).
+    const cacheConsumers = cacheStreamsOf(user).map((stream) => `$JS.API.CONSUMER.DELETE.${stream}.*`);
     expect(
       js.some(
         (s) =>
-          (/\.(DELETE|PURGE)\./.test(s) && s !== ownCacheConsumers) ||
+          (/\.(DELETE|PURGE)\./.test(s) && !cacheConsumers.includes(s)) ||
           s.includes('STREAM.MSG') ||
           s.includes('$JS.API.>'),
       ),
     ).toBe(false);
     const creates = js.filter((s) => s.includes('.CREATE.') && s.includes('CONSUMER'));
-    if (!(SERVICE_NAMES as readonly string[]).includes(user)) expect({ user, creates }).toEqual({ user, creates: [] });
+    if (!isService(user) && user !== 'gateway') expect({ user, creates }).toEqual({ user, creates: [] });
+    // By name, except on the cache streams it follows (leases and invalidations only), followed by ordered
+    // consumers that nats.js names at random: a service its own, the gateway's reply cache every service's.
+    const following = `(${cacheStreamsOf(user).join('|')})(\\.\\*)?`;
+    const byName = isService(user)
+      ? `${user.toUpperCase()}_EVENTS\\.(${DEFAULT_EVENT_READERS.join('|')})|HOSPITAL_REF\\.${user}-ref(\\.>)?|`
+      : '';
     for (const subject of creates)
-      expect(subject).toMatch(
-        new RegExp(
-          // By name, except on its own cache stream (leases and invalidations only), followed by ordered
-          // consumers that nats.js names at random.
-          `^\\$JS\\.API\\.CONSUMER\\.CREATE\\.(${user.toUpperCase()}_EVENTS\\.(${DEFAULT_EVENT_READERS.join('|')})|HOSPITAL_REF\\.${user}-ref(\\.>)?|${cacheStreamOf(user as ServiceName).name}(\\.\\*)?)$`,
-        ),
-      );
+      expect(subject).toMatch(new RegExp(`^\\$JS\\.API\\.CONSUMER\\.CREATE\\.(${byName}${following})$`));
     expect(js.some((s) => s.includes('DURABLE.CREATE'))).toBe(false);
   }
 });

@@ -4,7 +4,6 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
-  type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
@@ -16,57 +15,34 @@ import {
   decideAccess,
   HeaderNames,
   HTTP_ROUTES,
-  IDEMPOTENCY_KEY_PATTERN,
   type Access,
   type Caller,
-  type HttpRoute,
 } from '@clinic/contracts';
-import {
-  callServiceRaw,
-  createTokenVerifier,
-  ifNoneMatchHolds,
-  readCorrelationId,
-  splitReply,
-  ServiceTimeoutError,
-  ServiceUnavailableError,
-  type Logger,
-} from '@clinic/service-kit';
+import { createTokenVerifier, readCorrelationId, type Logger } from '@clinic/service-kit';
 import { registerAsyncApiDocs } from './asyncapi';
 import { authenticate } from './auth';
 import { registerCors } from './cors';
-import { sendBinary } from './binary';
-import { sendExport } from './export';
 import { DRAIN_LIMIT_BYTES, parseJsonBodies } from './body';
 import type { GatewayConfig } from './config';
-import { requestEnvelope } from './envelope';
 import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
+import { exportFile, forward } from './forward';
 import { HealthChecker } from './health';
 import { allowedMethods, DOCS_PREFIX, PARAM_LENGTH_MAX } from './methods';
 import { buildOpenApiDocument } from './openapi';
 import { registerRateLimits } from './rate-limit';
 import { clientErrorHandler, frameworkErrors } from './refusals';
+import type { ReplyCache } from './reply-cache';
 import { instrumentGateway } from './telemetry';
 
 export interface GatewayDeps {
   config: GatewayConfig;
   nc: NatsConnection;
   log: Logger;
+  /** The reply cache (reply-cache.ts); null: every read goes to its service. */
+  replies?: ReplyCache | null;
 }
 
-/** A request header given once (Node joins a repeated If-Match with commas, as the header's list syntax allows). */
-function singleHeader(request: FastifyRequest, name: 'if-match' | 'if-none-match'): string | undefined {
-  const value = request.headers[name];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const raw = request.headers[HeaderNames.idempotencyKey];
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) throw new HttpError('IDEMPOTENCY_KEY_INVALID');
-  return raw;
-}
-
-export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<FastifyInstance> {
+export async function buildGateway({ config, nc, log, replies = null }: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(config.tls ? { https: config.tls } : {}),
     loggerInstance: log as FastifyBaseLogger,
@@ -180,8 +156,8 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
       onRequest: authorize(accessOf(route.subject, config.tokens.access)),
       handler: (request, reply) =>
         route.exports
-          ? exportFile(route, request, reply, { config, nc })
-          : forward(route, request, reply, { config, nc }),
+          ? exportFile(route, request, reply, { config, nc, replies })
+          : forward(route, request, reply, { config, nc, replies }),
     });
   }
   return app;
@@ -200,77 +176,3 @@ declare module 'fastify' {
 }
 
 const HEALTH_DETAILS_ACCESS: Access = { kind: 'roles', roles: ADMIN_ONLY };
-
-/** An export's file, written from the service's pages (export.ts). */
-async function exportFile(
-  route: HttpRoute,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  deps: Pick<GatewayDeps, 'config' | 'nc'>,
-): Promise<FastifyReply> {
-  try {
-    return await sendExport(route, request, reply, deps);
-  } catch (err) {
-    return unanswered(route, request, reply, deps.config, err);
-  }
-}
-
-async function forward(
-  route: HttpRoute,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  { config, nc }: Pick<GatewayDeps, 'config' | 'nc'>,
-): Promise<FastifyReply> {
-  const envelope = requestEnvelope(
-    route,
-    request.params as Record<string, string>,
-    request.query as Record<string, string | string[]>,
-    request.rawBody,
-  );
-  if (envelope.length > (nc.info?.max_payload ?? Infinity)) return sendFailure(reply, 'BODY_TOO_LARGE');
-
-  try {
-    const raw = await callServiceRaw(nc, route.subject, envelope, {
-      token: request.token,
-      correlationId: request.id,
-      timeoutMs: config.requestTimeoutMs,
-      idempotencyKey: idempotencyKeyOf(request),
-      ifMatch: singleHeader(request, 'if-match'),
-    });
-    // The service's body goes out as it came: no parse and no second serialization.
-    const { status, etag, body } = splitReply(raw);
-    if (etag !== undefined) {
-      reply.header('etag', etag);
-      const ifNoneMatch = singleHeader(request, 'if-none-match');
-      if (ifNoneMatch !== undefined && status === 200 && ifNoneMatchHolds(ifNoneMatch, etag))
-        return reply.code(304).send();
-    }
-    const binary = route.produces && status === 200 ? sendBinary(reply.code(status), route.produces, body) : null;
-    if (binary) return binary;
-    return reply
-      .code(status)
-      .type('application/json; charset=utf-8')
-      .send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  } catch (err) {
-    return unanswered(route, request, reply, config, err);
-  }
-}
-
-/** 503 when no instance of the service answers, 504 when it answers too late; anything else is a 500. */
-function unanswered(
-  route: HttpRoute,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  config: GatewayConfig,
-  err: unknown,
-): FastifyReply {
-  if (err instanceof ServiceUnavailableError) {
-    request.outcome = { subject: route.subject, cause: 'no responder' };
-    return sendFailure(reply, 'SERVICE_UNAVAILABLE', GATEWAY_MESSAGES.unavailable);
-  }
-  if (err instanceof ServiceTimeoutError) {
-    request.outcome = { subject: route.subject, cause: `no reply within ${config.requestTimeoutMs} ms` };
-    return sendFailure(reply, 'SERVICE_TIMEOUT');
-  }
-  throw err;
-}

@@ -14,6 +14,7 @@ import {
   type TokenPolicy,
 } from '@clinic/service-kit';
 import { parseCorsOrigins } from './cors';
+import type { ReplyCacheSettings } from './reply-cache';
 
 export interface GatewayConfig {
   host: string;
@@ -30,6 +31,7 @@ export interface GatewayConfig {
   metrics: MetricsSettings;
   /** CORS_ORIGINS: the web origins that get CORS headers; empty, none does. */
   corsOrigins: string[];
+  replyCache: ReplyCacheSettings;
 }
 
 /** Requests allowed per window; `max` 0 turns rate limiting off. */
@@ -79,6 +81,18 @@ export const GATEWAY_ENV = {
     description:
       'Comma-separated origins (`https://app.clinic.lk`) whose web apps may call the API from a browser; unset: no CORS header on any answer (npm start: the local development servers, `http://localhost` and `http://127.0.0.1` on ports 3000, 3001, 4200, 5173 and 8080).',
   },
+  REPLY_CACHE_ENTRIES: {
+    type: 'integer',
+    default: 1000,
+    description:
+      "Hot reads' replies the gateway keeps per service, answered from memory while they are current (docs/CACHE.md); 0: none.",
+  },
+  NATS_STREAM_REPLICAS: {
+    type: 'integer',
+    default: 0,
+    description:
+      "Replicas of the services' cache streams, should the gateway create one first; 0: as many as the cluster has nodes, at most 3.",
+  },
   ...RATE_LIMIT_ENV,
 } as const satisfies EnvProperties;
 
@@ -117,5 +131,11 @@ export function gatewayConfig(): GatewayConfig {
     rateLimit: rateLimitConfig(env),
     metrics: metricsSettingsOf(env),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
+    replyCache: {
+      maxEntries: env.REPLY_CACHE_ENTRIES,
+      maxAgeMs: 30_000,
+      maxBytes: 1024 * 1024,
+      streamReplicas: env.NATS_STREAM_REPLICAS,
+    },
   };
 }

@@ -2,6 +2,7 @@ import './tracing';
 import { connectNats, createLogger, runProcess, startMetrics, stopTracing } from '@clinic/service-kit';
 import { buildGateway } from './app';
 import { gatewayConfig } from './config';
+import { ReplyCache } from './reply-cache';
 
 async function main(): Promise<void> {
   const log = createLogger('gateway');
@@ -10,7 +11,8 @@ async function main(): Promise<void> {
     const config = gatewayConfig();
     const metrics = await startMetrics('gateway', config.metrics, log);
     const nc = await connectNats(config.nats, { name: 'gateway', log });
-    const app = await buildGateway({ config, nc, log });
+    const replies = await ReplyCache.start(nc, log, config.replyCache);
+    const app = await buildGateway({ config, nc, log, replies });
     await app.listen({ host: config.host, port: config.port });
     // Ready (GET /health on the metrics port) while it listens and NATS answers; the API's /health asks every service.
     metrics?.setReadiness(async () => {
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
     });
     return async () => {
       await app.close();
+      await replies?.stop();
       await nc.drain();
       await metrics?.close();
       await stopTracing();
