@@ -26,6 +26,8 @@ export interface Request {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** Sent besides the token (probe and httpLoad only). */
+  headers?: Record<string, string>;
 }
 
 export const say = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -38,7 +40,7 @@ export function spec(target: Target, r: Request): HttpRequestSpec {
   return {
     url: urlOf(target, r),
     method: r.method,
-    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', ...r.headers },
     body: r.body === undefined ? undefined : JSON.stringify(r.body),
   };
 }
