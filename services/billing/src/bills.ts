@@ -22,7 +22,7 @@ import { idempotencyOf, moverOf } from './requests';
 import { userNames } from './user-names';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
-import { billView, itemsView, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
+import { billView, itemsView, storeScope, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
 import { parseListQuery, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
@@ -148,6 +148,8 @@ export class BillOperations {
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const doc = foundInBranch(ctx, await this.store.queries.findLive(id), 'BILL_NOT_FOUND');
+    // Read from the database here (see docs/CACHE.md); the gateway may keep it until a write to its branch.
+    ctx.share([storeScope(doc.store_id), USER_NAMES_SCOPE]);
     return taggedReply(await this.representation(doc));
   }
 
