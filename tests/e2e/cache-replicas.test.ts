@@ -96,17 +96,18 @@ async function rounds(
     read(options: RequestOptions): Promise<unknown>;
     expected(i: number): unknown;
   },
+  label = service,
 ) {
   let stale = 0;
   const pairs: Array<[string, string]> = [];
   for (let i = 1; i <= count; i++) {
     const [writer, reader] = i % 2 === 0 ? gateways : [gateways[1], gateways[0]];
     for (let w = 0; w < 2 * replicas; w++) {
-      for (const base of [writer, reader]) await step.read(tagged(`${service}-warm-${i}-${w}`, base));
+      for (const base of [writer, reader]) await step.read(tagged(`${label}-warm-${i}-${w}`, base));
     }
-    const writeId = `${service}-write-${i}`;
+    const writeId = `${label}-write-${i}`;
     expect(await step.write(i, tagged(writeId, writer))).toBe(200);
-    const readId = `${service}-read-${i}`;
+    const readId = `${label}-read-${i}`;
     const seen = await step.read(tagged(readId, reader));
     if (JSON.stringify(seen) !== JSON.stringify(step.expected(i))) stale++;
     pairs.push([writeId, readId]);
@@ -120,7 +121,7 @@ async function rounds(
   const across = pairs.filter(
     ([w, r]) => by.get(w) !== undefined && by.get(r) !== undefined && by.get(w) !== by.get(r),
   );
-  return { stale, across: across.length, hits: gatewayHits(`${service}-warm-`) };
+  return { stale, across: across.length, hits: gatewayHits(`${label}-warm-`) };
 }
 
 const withId = (options: RequestOptions, suffix: string): RequestOptions => ({
@@ -208,6 +209,21 @@ it('billing: 300 bills, each counted right after (the page, the summary, the new
   });
   expect(result.stale).toBe(0);
   expect(result.hits).toBeGreaterThan(300);
+  // One bill changed 100 times, read right after through the other gateway (billing reads it from its
+  // database; the gateways keep its reply).
+  const notes = await rounds(
+    'billing',
+    1,
+    100,
+    {
+      write: async (i, options) => (await t.put(`/lab_bills/${latest}`, { notes: `change ${i}` }, options)).status,
+      read: async (options) => (await t.get(`/lab_bills/${latest}`, options)).body.bill?.notes,
+      expected: (i) => `change ${i}`,
+    },
+    'bill-notes',
+  );
+  expect(notes.stale).toBe(0);
+  expect(notes.hits).toBeGreaterThan(100);
 }, 600_000);
 
 it("answers a kept reply to its own caller only: another branch's or role's token gets its refusal, an expired one 401", async () => {

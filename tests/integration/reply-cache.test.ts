@@ -12,8 +12,15 @@ import { join } from 'node:path';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
 import { HeaderNames } from '@clinic/contracts';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { CacheCoherence, connectNats, createLogger, VersionedCache } from '@clinic/service-kit/internal';
-import { ReplyCache } from '../../services/gateway/src/reply-cache';
+import {
+  CacheCoherence,
+  connectNats,
+  createLogger,
+  splitReply,
+  VersionedCache,
+  type RawReply,
+} from '@clinic/service-kit/internal';
+import { ReplyCache, type PendingReply } from '../../services/gateway/src/reply-cache';
 
 const log = createLogger('reply-cache-test', 'silent');
 let dir: string;
@@ -57,12 +64,14 @@ afterAll(async () => {
 });
 
 /** A service's shared reply: its bytes, its scopes and the stream sequence it is current to. */
-function reply(body: string, scopes: string[], position: number) {
+function reply(body: string, scopes: string[], position: number): RawReply {
   const headers = natsHeaders();
   headers.set(HeaderNames.cacheScopes, scopes.join(','));
   headers.set(HeaderNames.cachePosition, String(position));
-  return { data: new TextEncoder().encode(body), headers };
+  return { data: envelope(body), headers };
 }
+const envelope = (body: string) => new TextEncoder().encode(JSON.stringify({ status: 200, body }));
+const keep = (pending: PendingReply, answer: RawReply) => replies.keep(pending, answer, splitReply(answer.data));
 
 const pendingOf = (key: string) => {
   const found = replies.lookup('catalogue', key);
@@ -72,11 +81,11 @@ const pendingOf = (key: string) => {
 };
 const hitOf = (key: string) => {
   const found = replies.lookup('catalogue', key);
-  return 'hit' in found ? new TextDecoder().decode(found.hit) : null;
+  return 'hit' in found ? JSON.parse(new TextDecoder().decode(found.hit.body)) : null;
 };
 
 it('keeps a current reply and answers it until its scope is invalidated', async () => {
-  replies.keep(pendingOf('list-1'), reply('v1', ['charges:store:1'], writer.position));
+  keep(pendingOf('list-1'), reply('v1', ['charges:store:1'], writer.position));
   expect(hitOf('list-1')).toBe('v1');
   await writes.bump('charges:store:2');
   expect(hitOf('list-1')).toBe('v1');
@@ -88,7 +97,7 @@ it('keeps a current reply and answers it until its scope is invalidated', async 
 it('does not keep a reply whose scope was invalidated while it was asked', async () => {
   const pending = pendingOf('list-2');
   await writes.bump('charges:store:1');
-  replies.keep(pending, reply('before the write', ['charges:store:1'], writer.position));
+  keep(pending, reply('before the write', ['charges:store:1'], writer.position));
   expect(hitOf('list-2')).toBeNull();
 });
 
@@ -96,21 +105,21 @@ it("does not keep a lagging replica's reply: one that had not applied an invalid
   await writes.bump('charges:one:7');
   const applied = writer.position;
   const pending = pendingOf('one-7');
-  replies.keep(pending, reply('from a replica behind', ['charges:one:7'], applied - 1));
+  keep(pending, reply('from a replica behind', ['charges:one:7'], applied - 1));
   expect(hitOf('one-7')).toBeNull();
-  replies.keep(pendingOf('one-7'), reply('current', ['charges:one:7'], applied));
+  keep(pendingOf('one-7'), reply('current', ['charges:one:7'], applied));
   expect(hitOf('one-7')).toBe('current');
 });
 
 it('keeps nothing unmarked or too large', async () => {
-  replies.keep(pendingOf('plain'), { data: new TextEncoder().encode('no headers') });
+  keep(pendingOf('plain'), { data: envelope('no headers') });
   expect(hitOf('plain')).toBeNull();
-  replies.keep(pendingOf('large'), reply('x'.repeat(2048), ['charges:store:3'], writer.position));
+  keep(pendingOf('large'), reply('x'.repeat(2048), ['charges:store:3'], writer.position));
   expect(hitOf('large')).toBeNull();
 });
 
 it('answers nothing from memory once its lease runs out, and is no longer waited for', async () => {
-  replies.keep(pendingOf('list-9'), reply('v9', ['charges:store:9'], writer.position));
+  keep(pendingOf('list-9'), reply('v9', ['charges:store:9'], writer.position));
   expect(hitOf('list-9')).toBe('v9');
   // Cut off: no renewal reaches the stream, the lease runs out within 2 s.
   await gatewayNc.close();

@@ -17,7 +17,7 @@ import type { GatewayConfig } from './config';
 import { requestEnvelope } from './envelope';
 import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 import { sendExport } from './export';
-import { serviceOf, type PendingReply, type ReplyCache } from './reply-cache';
+import { serviceOf, type KeptReply, type PendingReply, type ReplyCache } from './reply-cache';
 
 export interface ForwardDeps {
   config: GatewayConfig;
@@ -96,16 +96,21 @@ export async function forward(
       idempotencyKey,
       ifMatch,
     });
-    if (pending) replies?.keep(pending, answer);
-    return sendReply(route, request, reply, answer.data);
+    const split = splitReply(answer.data);
+    if (pending) replies?.keep(pending, answer, split);
+    return sendReply(route, request, reply, split);
   } catch (err) {
     return unanswered(route, request, reply, config, err);
   }
 }
 
 /** The service's body goes out as it came: no parse and no second serialization. */
-function sendReply(route: HttpRoute, request: FastifyRequest, reply: FastifyReply, raw: Uint8Array): FastifyReply {
-  const { status, etag, body } = splitReply(raw);
+function sendReply(
+  route: HttpRoute,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { status, etag, body }: KeptReply,
+): FastifyReply {
   if (etag !== undefined) {
     reply.header('etag', etag);
     const ifNoneMatch = singleHeader(request, 'if-none-match');

@@ -23,6 +23,7 @@ import {
   counter,
   metricsEnabled,
   ScopedEntries,
+  type splitReply,
   type Logger,
   type RawReply,
 } from '@clinic/service-kit';
@@ -47,10 +48,13 @@ export interface PendingReply {
   mark: number;
 }
 
-export type Lookup = { hit: Uint8Array } | { pending: PendingReply | null };
+/** A reply as splitReply gives it: kept so, a hit neither decodes nor copies it again. */
+export type KeptReply = ReturnType<typeof splitReply>;
+
+export type Lookup = { hit: KeptReply } | { pending: PendingReply | null };
 
 class ServiceReplies {
-  readonly entries: ScopedEntries<Uint8Array>;
+  readonly entries: ScopedEntries<KeptReply>;
 
   constructor(
     readonly coherence: CacheCoherence,
@@ -107,8 +111,8 @@ export class ReplyCache {
     return { pending: { service, key, epoch: replies.coherence.epoch, mark: replies.entries.mark } };
   }
 
-  /** Keeps a reply the service marked as shared, if it is current (see the header comment). */
-  keep(pending: PendingReply, reply: RawReply): void {
+  /** Keeps a reply the service marked as shared, if it is current (see the header comment), as `split`. */
+  keep(pending: PendingReply, reply: RawReply, split: KeptReply): void {
     const scopesHeader = reply.headers?.get(HeaderNames.cacheScopes);
     const position = Number(reply.headers?.get(HeaderNames.cachePosition) || Number.NaN);
     if (!scopesHeader || !Number.isSafeInteger(position) || reply.data.length > this.settings.maxBytes) return;
@@ -117,7 +121,8 @@ export class ReplyCache {
     const scopes = scopesHeader.split(',');
     const latest = replies.entries.latestInvalidation(scopes);
     if (latest > pending.mark || position < latest) return;
-    replies.entries.keep(pending.key, scopes, reply.data);
+    // Its own bytes: the message's may share a buffer with others.
+    replies.entries.keep(pending.key, scopes, { ...split, body: Buffer.from(split.body) });
   }
 
   /** Gives up the leases (writers stop waiting for this gateway) and stops following the streams. */
