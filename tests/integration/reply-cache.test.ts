@@ -46,7 +46,12 @@ beforeAll(async () => {
   writerNc = await connect('catalogue');
   writer = await CacheCoherence.start({ nc: writerNc, service: 'catalogue', log, member: true });
   writes = new VersionedCache(writer, log);
-  const started = await ReplyCache.start(gatewayNc, log, { maxEntries: 100, maxAgeMs: 30_000, maxBytes: 1024 });
+  const started = await ReplyCache.start(gatewayNc, log, {
+    maxEntries: 100,
+    maxAgeMs: 30_000,
+    maxBytes: 1024,
+    maxTotalBytes: 4096,
+  });
   replies = started!;
   // Hot once the gateway's first lease renewal came back.
   await until(() => {
@@ -111,11 +116,15 @@ it("does not keep a lagging replica's reply: one that had not applied an invalid
   expect(hitOf('one-7')).toBe('current');
 });
 
-it('keeps nothing unmarked or too large', async () => {
+it('keeps nothing unmarked or too large, and no more bytes than its budget', async () => {
   keep(pendingOf('plain'), { data: envelope('no headers') });
   expect(hitOf('plain')).toBeNull();
   keep(pendingOf('large'), reply('x'.repeat(2048), ['charges:store:3'], writer.position));
   expect(hitOf('large')).toBeNull();
+  // 4,096 bytes of replies at most: the least recently used goes.
+  for (const n of [1, 2, 3, 4, 5])
+    keep(pendingOf(`kb-${n}`), reply('k'.repeat(900), ['charges:store:4'], writer.position));
+  expect([1, 2, 3, 4, 5].map((n) => hitOf(`kb-${n}`) !== null)).toEqual([false, true, true, true, true]);
 });
 
 it('answers nothing from memory once its lease runs out, and is no longer waited for', async () => {

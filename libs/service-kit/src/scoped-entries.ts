@@ -5,6 +5,14 @@ export interface ScopedEntry<V> {
   scopes: string[];
   value: V;
   keptAt: number;
+  weight: number;
+}
+
+/** Beyond `maxEntries`, and beyond `maxWeight` as `weigh` counts the values (bytes, say), the least recently used go. */
+export interface ScopedEntriesLimits<V> {
+  maxEntries: number;
+  maxWeight?: number;
+  weigh?: (value: V) => number;
 }
 
 /**
@@ -24,8 +32,13 @@ export class ScopedEntries<V> {
   private latestMark = 0;
   /** The highest mark forgotten: a scope without one of its own counts as invalidated then. */
   private forgottenUpTo = 0;
+  private weight = 0;
+  private readonly limits: Required<ScopedEntriesLimits<V>>;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(limits: number | ScopedEntriesLimits<V>) {
+    const given = typeof limits === 'number' ? { maxEntries: limits } : limits;
+    this.limits = { maxWeight: Infinity, weigh: () => 0, ...given };
+  }
 
   /** The latest invalidation's mark. */
   get mark(): number {
@@ -47,14 +60,17 @@ export class ScopedEntries<V> {
   }
 
   keep(id: string, scopes: string[], value: V): void {
-    if (this.maxEntries <= 0) return;
+    const { maxEntries, maxWeight, weigh } = this.limits;
+    const weight = weigh(value);
+    if (maxEntries <= 0 || weight > maxWeight) return;
     this.drop(id);
-    this.entries.set(id, { scopes, value, keptAt: Date.now() });
+    this.entries.set(id, { scopes, value, keptAt: Date.now(), weight });
+    this.weight += weight;
     for (const scope of scopes) {
       const ids = this.byScope.get(scope) ?? new Set<string>();
       this.byScope.set(scope, ids.add(id));
     }
-    if (this.entries.size > this.maxEntries) this.drop(this.entries.keys().next().value as string);
+    while (this.entries.size > maxEntries || this.weight > maxWeight) this.drop(this.entries.keys().next().value!);
   }
 
   /** The mark of the latest invalidation of any of these scopes (0: none known). */
@@ -99,11 +115,13 @@ export class ScopedEntries<V> {
     const entry = this.entries.get(id);
     if (!entry) return;
     this.entries.delete(id);
+    this.weight -= entry.weight;
     for (const scope of entry.scopes) this.byScope.get(scope)?.delete(id);
   }
 
   clear(): void {
     this.entries.clear();
     this.byScope.clear();
+    this.weight = 0;
   }
 }

@@ -135,6 +135,7 @@ export function gatewayConfig(): GatewayConfig {
       maxEntries: env.REPLY_CACHE_ENTRIES,
       maxAgeMs: 30_000,
       maxBytes: 1024 * 1024,
+      maxTotalBytes: 64 * 1024 * 1024,
       streamReplicas: env.NATS_STREAM_REPLICAS,
     },
   };

@@ -33,8 +33,9 @@ export interface ReplyCacheSettings {
   maxEntries: number;
   /** A reply older than this is asked for again (a guard against an invalidation lost with a crashed writer). */
   maxAgeMs: number;
-  /** The largest reply kept. */
+  /** The largest reply kept, and the bytes of the replies kept per service, at most. */
   maxBytes: number;
+  maxTotalBytes: number;
   /** NATS_STREAM_REPLICAS (0: from the cluster), for the cache streams the gateway may create first. */
   streamReplicas?: number;
 }
@@ -58,9 +59,13 @@ class ServiceReplies {
 
   constructor(
     readonly coherence: CacheCoherence,
-    maxEntries: number,
+    settings: ReplyCacheSettings,
   ) {
-    this.entries = new ScopedEntries(maxEntries);
+    this.entries = new ScopedEntries({
+      maxEntries: settings.maxEntries,
+      maxWeight: settings.maxTotalBytes,
+      weigh: (reply: KeptReply) => reply.body.byteLength,
+    });
     // Marks are the stream's sequences; a load in flight whose scopes' marks were forgotten is not kept.
     coherence.onInvalidated((scopes, seq) => this.entries.invalidate(scopes, () => this.entries.mark, seq));
     coherence.onNewEpoch(() => this.entries.clear());
@@ -90,7 +95,7 @@ export class ReplyCache {
         writes: false,
         streamReplicas: settings.streamReplicas,
       });
-      services.set(service, new ServiceReplies(coherence, settings.maxEntries));
+      services.set(service, new ServiceReplies(coherence, settings));
     }
     return new ReplyCache(services, settings);
   }
