@@ -116,7 +116,7 @@ function settingsReadBy(...dirs: string[]): Set<string> {
   const names = new Set<string>();
   for (const file of dirs.flatMap((d) => sourceFiles(join(REPO_ROOT, d)))) {
     const text = readFileSync(file, 'utf8');
-    // A variable of an environment schema (libs/service-kit/src/env.ts), or one read directly.
+    // A variable of an environment schema (libs/service-kit/src/process/env.ts), or one read directly.
     for (const m of text.matchAll(/\b([A-Z][A-Z0-9_]*): \{ type: '(?:string|integer)'/g)) names.add(m[1]!);
     for (const m of text.matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]!);
   }

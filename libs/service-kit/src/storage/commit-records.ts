@@ -3,7 +3,7 @@
  * like), stored once their write succeeded, each under its event's id.
  */
 import type { Db } from 'mongodb';
-import { itemAt } from './arrays';
+import { itemAt } from '../domain/arrays';
 import { GroupCommit } from './group-commit';
 import { inChunks, isDuplicateKeyError, writeErrorsOf } from './mongo';
 import type { OutboxEntry } from './outbox-entries';

@@ -5,7 +5,7 @@
  * another branch (404, as if it did not exist), keep a list to the caller's.
  */
 import type { Caller } from '@clinic/contracts';
-import { fail, type NotFoundCode } from './errors';
+import { fail, type NotFoundCode } from '../domain/errors';
 
 /** What a request acts for (a HandlerContext is one). */
 export interface ActingFor {

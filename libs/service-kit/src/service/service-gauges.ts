@@ -1,5 +1,5 @@
-import type { Logger } from './logger';
-import { gauge, metricsEnabled } from './metrics';
+import type { Logger } from '../process/logger';
+import { gauge, metricsEnabled } from '../process/metrics';
 
 /** The service's state read at each scrape. */
 export interface ServiceProbes {

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { STAFF_ROLES, type AccessSettings } from '@clinic/contracts';
-import { readEnv, type EnvProperties, type EnvValues } from './env';
+import { readEnv, type EnvProperties, type EnvValues } from '../process/env';
 import { estimatedEntropyBits, publishedSecretReason, SECRET_MIN_ENTROPY_BITS } from './secret-strength';
 import type { ClaimRules } from './token-claims';
 

@@ -11,10 +11,10 @@ import {
   type IndexDescription,
   type WriteError,
 } from 'mongodb';
-import type { Logger } from './logger';
+import type { Logger } from '../process/logger';
 import { installMongoDriverFix } from './mongo-driver-fix';
-import { mongoMonitoringOptions, observeDatabaseCommands } from './metrics';
-import { pauses, retryPolicy } from './retry';
+import { mongoMonitoringOptions, observeDatabaseCommands } from '../process/metrics';
+import { pauses, retryPolicy } from '../process/retry';
 
 export interface MongoHandle {
   client: MongoClient;

@@ -12,26 +12,26 @@ import {
   success,
   type ServiceName,
 } from '@clinic/contracts';
-import { DatabaseBreaker } from './database-breaker';
-import { VersionedCache } from './versioned-cache';
-import { CacheCoherence } from './cache-coherence';
-import { ClinicClock } from './clock';
-import { serviceSettings, type ServiceSettings } from './config';
-import type { EnvProperties } from './env';
-import { ensureEventReaders, ensureStream, jetStreamManager, streamReplicas } from './jetstream';
-import { runProcess } from './lifecycle';
-import { createLogger, type Logger } from './logger';
-import { startMetrics } from './metrics';
+import { DatabaseBreaker } from '../storage/database-breaker';
+import { VersionedCache } from '../storage/versioned-cache';
+import { CacheCoherence } from '../storage/cache-coherence';
+import { ClinicClock } from '../domain/clock';
+import { serviceSettings, type ServiceSettings } from '../process/config';
+import type { EnvProperties } from '../process/env';
+import { ensureEventReaders, ensureStream, jetStreamManager, streamReplicas } from '../nats/jetstream';
+import { runProcess } from '../process/lifecycle';
+import { createLogger, type Logger } from '../process/logger';
+import { startMetrics } from '../process/metrics';
 import { registerServiceGauges } from './service-gauges';
-import { IdAllocator } from './id-allocator';
-import { connectMongo, ensureIndexes } from './mongo';
-import { connectNats } from './nats-client';
-import { Outbox } from './outbox';
-import { OUTBOX_COLLECTION } from './outbox-collection';
-import { ReferenceData, startReferenceConsumer } from './reference-data';
-import { startResponder, type Handler } from './responder';
-import { createTokenVerifier } from './token-verifier';
-import { stopTracing } from './tracing';
+import { IdAllocator } from '../storage/id-allocator';
+import { connectMongo, ensureIndexes } from '../storage/mongo';
+import { connectNats } from '../nats/nats-client';
+import { Outbox } from '../storage/outbox';
+import { OUTBOX_COLLECTION } from '../storage/outbox-collection';
+import { ReferenceData, startReferenceConsumer } from '../storage/reference-data';
+import { startResponder, type Handler } from '../nats/responder';
+import { createTokenVerifier } from '../auth/token-verifier';
+import { stopTracing } from '../process/tracing';
 
 /** What a service's wiring gets to build its repository, rules and NATS adapter. */
 export interface ServiceInfra<Own extends EnvProperties = EnvProperties> {
@@ -59,8 +59,9 @@ export interface ServiceDefinition<Own extends EnvProperties = EnvProperties> {
 const instance = `${hostname()}-${process.pid}`;
 
 /** The release every package of the repository shares (discovery's `version`). */
-const KIT_VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string })
-  .version;
+const KIT_VERSION = (
+  JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /**
  * Starts a service: NATS, its database, its events stream and outbox relay,

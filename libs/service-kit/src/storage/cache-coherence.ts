@@ -39,8 +39,8 @@ import {
 } from 'nats';
 import { cacheStreamOf, cacheSubjectsOf, type ServiceName } from '@clinic/contracts';
 import { GroupCommit } from './group-commit';
-import { ensureStream, jetStreamManager, streamReplicas, whileStarting } from './jetstream';
-import type { Logger } from './logger';
+import { ensureStream, jetStreamManager, streamReplicas, whileStarting } from '../nats/jetstream';
+import type { Logger } from '../process/logger';
 
 /** How long a lease renewal lets a replica answer from memory, as writers count it. */
 export const LEASE_MS = 2_000;

@@ -35,7 +35,7 @@ export function installMongoDriverFix(): void {
   const proto = Connection?.prototype;
   if (!proto || typeof proto.writeCommand !== 'function') {
     throw new Error(
-      'mongodb driver internals changed (Connection.prototype.writeCommand): review libs/service-kit/src/mongo-driver-fix.ts',
+      'mongodb driver internals changed (Connection.prototype.writeCommand): review libs/service-kit/src/storage/mongo-driver-fix.ts',
     );
   }
   if (proto[PATCHED]) return;

@@ -10,9 +10,9 @@ import {
   TOO_DEEP_MESSAGE,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { fail } from './errors';
-import { compileSchema } from './schema';
-import { parseStrictJson, type StrictJsonProblem } from './strict-json';
+import { fail } from '../domain/errors';
+import { compileSchema } from '../domain/schema';
+import { parseStrictJson, type StrictJsonProblem } from '../domain/strict-json';
 
 const requestEnvelopeSchema = {
   type: 'object',

@@ -2,7 +2,7 @@
 import { DEFAULT_EVENT_READERS, Limits } from '@clinic/contracts';
 import { NATS_ENV, readEnv, type EnvProperties, type EnvValues } from './env';
 import { METRICS_ENV, metricsSettingsOf, type MetricsSettings } from './metrics';
-import { TOKEN_ENV, tokenPolicyOf, type TokenPolicy } from './tokens';
+import { TOKEN_ENV, tokenPolicyOf, type TokenPolicy } from '../auth/tokens';
 
 export function machineTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -17,8 +17,8 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { fail, ServiceError } from './errors';
-import type { Logger } from './logger';
+import { fail, ServiceError } from '../domain/errors';
+import type { Logger } from '../process/logger';
 import { EncodedReply, respondInChunks } from './reply-chunks';
 import {
   decodeRequest,
@@ -28,8 +28,8 @@ import {
   readIfMatch,
 } from './request-envelope';
 import { requestAnswered, traceLogFields, withHandlerSpan } from './responder-telemetry';
-import { TokenRefused } from './token-claims';
-import type { TokenVerifier } from './token-verifier';
+import { TokenRefused } from '../auth/token-claims';
+import type { TokenVerifier } from '../auth/token-verifier';
 
 export { EncodedReply };
 

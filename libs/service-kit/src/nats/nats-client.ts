@@ -14,10 +14,10 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import type { NatsSettings } from './config';
-import type { Logger } from './logger';
-import { countNatsRequest } from './metrics';
-import { withRequestSpan } from './tracing';
+import type { NatsSettings } from '../process/config';
+import type { Logger } from '../process/logger';
+import { countNatsRequest } from '../process/metrics';
+import { withRequestSpan } from '../process/tracing';
 
 export interface ConnectOptions {
   name: string;

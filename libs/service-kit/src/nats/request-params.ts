@@ -1,7 +1,7 @@
 import { FIELD_MESSAGES, Limits, type Caller, type ServiceRequest } from '@clinic/contracts';
-import { badRequest, fail, type Invalid, type NotFoundCode } from './errors';
+import { badRequest, fail, type Invalid, type NotFoundCode } from '../domain/errors';
 import type { HandlerContext } from './responder';
-import { parseIntegerText, parseQueryInteger, type QueryParams } from './validation';
+import { parseIntegerText, parseQueryInteger, type QueryParams } from '../domain/validation';
 
 /**
  * The integer id in a path parameter. Anything else names no resource, so it

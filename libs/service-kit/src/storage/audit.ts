@@ -5,10 +5,10 @@
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Caller } from '@clinic/contracts';
-import type { ClinicClock } from './clock';
+import type { ClinicClock } from '../domain/clock';
 import { ensureIndexes } from './mongo';
 import type { CommitRecord } from './outbox-entries';
-import type { Page } from './request-params';
+import type { Page } from '../nats/request-params';
 
 export interface FieldChange {
   before: unknown;

@@ -22,14 +22,14 @@
  */
 import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import type { VersionedCache } from './versioned-cache';
-import type { ClinicClock } from './clock';
+import type { ClinicClock } from '../domain/clock';
 import { REQUEST_MESSAGES, type ErrorCode } from '@clinic/contracts';
-import { fail, ServiceError, type NotFoundCode } from './errors';
+import { fail, ServiceError, type NotFoundCode } from '../domain/errors';
 import { withFreshId, type IdAllocator } from './id-allocator';
 import { isDuplicateKeyError } from './mongo';
 import { KeyedMutex } from './mutex';
 import type { Outbox } from './outbox';
-import { pauses, retryPolicy } from './retry';
+import { pauses, retryPolicy } from '../process/retry';
 import { withEventId, type EventSpec, type WriteProof } from './outbox-entries';
 
 /** How long a change keeps starting again while other replicas change its record first (then 409). */

@@ -11,9 +11,9 @@ import {
   type IHalfOpenAfterBackoffContext,
   type TimeoutPolicy,
 } from 'cockatiel';
-import type { Logger } from './logger';
+import type { Logger } from '../process/logger';
 import { isConnectivityError } from './mongo';
-import { pauses, retryPolicy } from './retry';
+import { pauses, retryPolicy } from '../process/retry';
 
 export class DatabaseUnavailableError extends Error {
   constructor() {

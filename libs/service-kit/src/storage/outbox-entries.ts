@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { BSON } from 'mongodb';
 import type { DomainEvent, EventSubject } from '@clinic/contracts';
-import { currentTraceCarrier } from './tracing';
+import { currentTraceCarrier } from '../process/tracing';
 
 /**
  * How the sweeper tells whether the write an event describes happened, for an

@@ -13,11 +13,11 @@ import {
   type RefRecordByKind,
   type ServiceName,
 } from '@clinic/contracts';
-import { ensureStream, jetStreamManager, streamReplicas } from './jetstream';
-import type { Logger } from './logger';
-import { pauses, retryPolicy } from './retry';
+import { ensureStream, jetStreamManager, streamReplicas } from '../nats/jetstream';
+import type { Logger } from '../process/logger';
+import { pauses, retryPolicy } from '../process/retry';
 import { docKey, findByKeys, isDuplicateKeyError } from './mongo';
-import { schemaProblem } from './schema';
+import { schemaProblem } from '../domain/schema';
 
 export type StoredRef<K extends RefKind> = RefRecordByKind[K] & { _id: string; _seq: number; deleted: boolean };
 

@@ -9,8 +9,8 @@ import {
   type NatsConnection,
 } from 'nats';
 import type { StreamSpec } from '@clinic/contracts';
-import type { Logger } from './logger';
-import { pauses, retryPolicy } from './retry';
+import type { Logger } from '../process/logger';
+import { pauses, retryPolicy } from '../process/retry';
 
 /** How long JetStream remembers message ids, so a republished outbox entry is dropped as a duplicate. */
 export const DUPLICATE_WINDOW_MS = 10 * 60_000;

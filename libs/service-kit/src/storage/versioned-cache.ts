@@ -1,5 +1,5 @@
 import type { CacheCoherence } from './cache-coherence';
-import type { Logger } from './logger';
+import type { Logger } from '../process/logger';
 
 /** Scopes whose latest invalidation is remembered, at most (per-record scopes are many). */
 const INVALIDATIONS_KEPT = 10_000;

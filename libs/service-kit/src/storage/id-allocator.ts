@@ -1,7 +1,7 @@
 import type { Collection, Db, Document } from 'mongodb';
 import { docKey, isDuplicateKeyError } from './mongo';
 import { KeyedMutex } from './mutex';
-import { retryPolicy } from './retry';
+import { retryPolicy } from '../process/retry';
 
 interface CounterDoc {
   _id: string;

@@ -3,9 +3,9 @@ import type { Collection, Db } from 'mongodb';
 import { HeaderNames } from '@clinic/contracts';
 import { CommitRecords } from './commit-records';
 import { GroupCommit } from './group-commit';
-import { ServiceError } from './errors';
+import { ServiceError } from '../domain/errors';
 import { preparedEvents } from './prepared-events';
-import type { Logger } from './logger';
+import type { Logger } from '../process/logger';
 import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
 import { OUTBOX_COLLECTION } from './outbox-collection';
 import {
@@ -23,8 +23,8 @@ import {
   type WriteOptions,
   type WriteProof,
 } from './outbox-entries';
-import { pauses, retryPolicy } from './retry';
-import { detachedFromTrace, withPublishSpan } from './tracing';
+import { pauses, retryPolicy } from '../process/retry';
+import { detachedFromTrace, withPublishSpan } from '../process/tracing';
 
 export interface OutboxOptions {
   /** Entries younger than this may belong to a write still in progress in some process. */

@@ -6,8 +6,8 @@
 import type { Collection } from 'mongodb';
 import { REQUEST_MESSAGES } from '@clinic/contracts';
 import type { CommitRecords } from './commit-records';
-import { ServiceError } from './errors';
-import type { Logger } from './logger';
+import { ServiceError } from '../domain/errors';
+import type { Logger } from '../process/logger';
 import { deleteByKeys } from './mongo';
 import type { OutboxEntry, PreparedEvents, StoredOutboxEntry } from './outbox-entries';
 
