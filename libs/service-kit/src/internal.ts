@@ -43,6 +43,8 @@ export * from './auth/secret-strength';
 export * from './service/start-service';
 export * from './storage/audit';
 export * from './process/metrics';
+export * from './storage/database-metrics';
+export * from './storage/database-tracing';
 export * from './service/service-gauges';
 export * from './process/tracing';
 export * from './process/retry';

@@ -15,8 +15,8 @@ import {
   taggedReply,
   type ClinicClock,
   type HandlerContext,
-  type ReferenceData,
 } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { entriesOnCreate, planCancel, planUpdate } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
 import { userNames } from './user-names';

@@ -5,15 +5,8 @@
  * the day's ledger: expected against counted cash per user.
  */
 import { DAY_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import {
-  badRequest,
-  callerOf,
-  fail,
-  requireBranch,
-  type ClinicClock,
-  type HandlerContext,
-  type ReferenceData,
-} from '@clinic/service-kit';
+import { badRequest, callerOf, fail, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { cashCounts, cashView } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { parseDayClose, parseReopen } from './money-input';

@@ -4,13 +4,8 @@
  * bills of the date that were cancelled; as JSON, or printed on A4.
  */
 import { success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import {
-  fromCents,
-  requireBranch,
-  type ClinicClock,
-  type HandlerContext,
-  type ReferenceData,
-} from '@clinic/service-kit';
+import { fromCents, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { cashiersOf, drawerOf } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';

@@ -11,7 +11,8 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { requireBranch, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
+import { requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseExportQuery } from './filters';
 import { billView, itemsView, type BillStore } from './storage';
 import { userNames } from './user-names';

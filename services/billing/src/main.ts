@@ -1,6 +1,6 @@
 import './tracing';
 import { REFUND_ROLES, STAFF_ROLES } from '@clinic/contracts';
-import { startService } from '@clinic/service-kit';
+import { startService } from '@clinic/service-kit/storage';
 import { billingHandlers } from './adapter';
 import { BillOperations, USER_NAMES_SCOPE } from './bills';
 import { CatalogueClient } from './catalogue-client';

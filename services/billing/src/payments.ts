@@ -15,8 +15,8 @@ import {
   ServiceError,
   type ClinicClock,
   type HandlerContext,
-  type ReferenceData,
 } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parsePayment, parseRefund } from './money-input';
 import { planEntry, planPayment, planRefund, type Mover } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';

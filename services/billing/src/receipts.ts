@@ -1,6 +1,7 @@
 /** GET /lab_bills/{id}/receipt: the printable receipt of an active bill, as a PDF. */
 import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
-import { foundInBranch, pathId, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
+import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseReceiptSize } from './filters';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';

@@ -1,5 +1,5 @@
 import './tracing';
-import { startService } from '@clinic/service-kit';
+import { startService } from '@clinic/service-kit/storage';
 import { catalogueHandlers } from './adapter';
 import { ChargeOperations } from './charges';
 import { ChargeStore } from './storage';

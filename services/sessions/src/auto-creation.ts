@@ -9,16 +9,8 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import {
-  fail,
-  requireBranch,
-  withinBranches,
-  type ClinicClock,
-  type HandlerContext,
-  type Outbox,
-  type PreparedEvents,
-  type WriteProof,
-} from '@clinic/service-kit';
+import { fail, requireBranch, withinBranches, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { Outbox, PreparedEvents, WriteProof } from '@clinic/service-kit/storage';
 import { isStored, monthLabel, monthRange, planMonth, runOf, schedulingDoctors, type PlannedSession } from './planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
 import { slotKey, type RunInsertResult, type SessionDoc, type SessionStore } from './storage';

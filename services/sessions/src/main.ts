@@ -1,5 +1,5 @@
 import './tracing';
-import { startService } from '@clinic/service-kit';
+import { startService } from '@clinic/service-kit/storage';
 import { sessionsHandlers } from './adapter';
 import { AutoCreation } from './auto-creation';
 import { SessionOperations } from './sessions';

@@ -53,17 +53,15 @@ export function tracingActive(): boolean {
 }
 
 /**
- * Starts the OpenTelemetry SDK (OTLP exporter, W3C propagation, the MongoDB
- * driver's instrumentation and `extra`) when tracing is configured. Call it
- * before mongodb or fastify is loaded. `serviceName` applies unless
+ * Starts the OpenTelemetry SDK (OTLP exporter, W3C propagation and the
+ * instrumentations `extra` makes) when tracing is configured. Call it before
+ * mongodb or fastify is loaded. `serviceName` applies unless
  * OTEL_SERVICE_NAME is set.
  */
 export function startTracing(serviceName: string, extra: () => unknown[] = () => []): boolean {
   if (sdk || !tracingConfigured()) return false;
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { MongoDBInstrumentation } =
-    require('@opentelemetry/instrumentation-mongodb') as typeof import('@opentelemetry/instrumentation-mongodb');
   /* eslint-enable @typescript-eslint/no-require-imports */
   // Traces only: metrics are Prometheus's (see metrics.ts), logs are pino's lines on stdout.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
@@ -75,7 +73,7 @@ export function startTracing(serviceName: string, extra: () => unknown[] = () =>
   process.env.OTEL_PROPAGATORS ??= 'tracecontext';
   const started = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || serviceName,
-    instrumentations: [new MongoDBInstrumentation(), ...(extra() as never[])],
+    instrumentations: extra() as never[],
   });
   started.start();
   sdk = started;

@@ -13,7 +13,7 @@ import {
 } from 'mongodb';
 import type { Logger } from '../process/logger';
 import { installMongoDriverFix } from './mongo-driver-fix';
-import { mongoMonitoringOptions, observeDatabaseCommands } from '../process/metrics';
+import { mongoMonitoringOptions, observeDatabaseCommands } from './database-metrics';
 import { pauses, retryPolicy } from '../process/retry';
 
 export interface MongoHandle {

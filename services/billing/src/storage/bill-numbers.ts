@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { isDuplicateKeyError } from '@clinic/service-kit';
+import { isDuplicateKeyError } from '@clinic/service-kit/storage';
 
 interface NumberHint {
   _id: string;

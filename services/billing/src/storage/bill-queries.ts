@@ -1,7 +1,8 @@
 /** Reads of bills: one bill, a page of a branch's list, the revenue summary. */
 import type { Collection, Filter } from 'mongodb';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
-import { docKey, fromCents, type Cents, type Page, type VersionedCache } from '@clinic/service-kit';
+import { fromCents, type Cents, type Page } from '@clinic/service-kit';
+import { docKey, type VersionedCache } from '@clinic/service-kit/storage';
 import type { BillFilter, DateRange } from '../filters';
 import type { DayTotals } from './day-totals';
 import { sumLiveBills, type BillGroup } from './live-bill-sums';

@@ -12,7 +12,8 @@
  */
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
-import { fail, isDuplicateKeyError, withEventId, type Cents, type Outbox } from '@clinic/service-kit';
+import { fail, type Cents } from '@clinic/service-kit';
+import { isDuplicateKeyError, withEventId, type Outbox } from '@clinic/service-kit/storage';
 
 export const DAY_CLOSINGS = 'day_closings';
 

@@ -19,7 +19,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
-import { ensureIndexes, GroupCommit, isDuplicateKeyError, writeErrorsOf, type Logger } from '@clinic/service-kit';
+import type { Logger } from '@clinic/service-kit';
+import { ensureIndexes, GroupCommit, isDuplicateKeyError, writeErrorsOf } from '@clinic/service-kit/storage';
 import type { DateRange } from '../filters';
 import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
 import type { BillDoc } from './documents';

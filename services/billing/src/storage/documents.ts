@@ -8,15 +8,8 @@ import {
   type PaymentMethod,
   type PaymentStatus,
 } from '@clinic/contracts';
-import {
-  fieldChanges,
-  fromCents,
-  nullableAmount,
-  type AuditTrail,
-  type Cents,
-  type ClinicClock,
-  type CommitRecord,
-} from '@clinic/service-kit';
+import { fromCents, nullableAmount, type Cents, type ClinicClock } from '@clinic/service-kit';
+import { fieldChanges, type AuditTrail, type CommitRecord } from '@clinic/service-kit/storage';
 import type { ItemInput } from '../rules';
 import { entryView, moneyOf, type LedgerEntryDoc } from './ledger-documents';
 

@@ -4,7 +4,8 @@
  * embedded server.
  */
 import type { Collection, Db } from 'mongodb';
-import { AuditTrail, ensureIndexes, type Logger, type StorageDeps } from '@clinic/service-kit';
+import type { Logger } from '@clinic/service-kit';
+import { AuditTrail, ensureIndexes, type StorageDeps } from '@clinic/service-kit/storage';
 import { BillExport } from './bill-export';
 import { BillNumbers } from './bill-numbers';
 import { BillQueries, storeScope } from './bill-queries';

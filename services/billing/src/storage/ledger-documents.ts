@@ -5,7 +5,8 @@
  * queries by branch and day, stored through the outbox with its event.
  */
 import type { Caller, LedgerKind, PaymentMethod } from '@clinic/contracts';
-import { fromCents, nullableAmount, type Cents, type ClinicClock, type CommitRecord } from '@clinic/service-kit';
+import { fromCents, nullableAmount, type Cents, type ClinicClock } from '@clinic/service-kit';
+import type { CommitRecord } from '@clinic/service-kit/storage';
 import type { BillDoc } from './documents';
 
 export const BILL_LEDGER = 'bill_ledger';

@@ -5,7 +5,8 @@
  * together, or a start cut short, repeat it harmlessly.
  */
 import type { Collection, Db, Document } from 'mongodb';
-import { isDuplicateKeyError, type Logger } from '@clinic/service-kit';
+import type { Logger } from '@clinic/service-kit';
+import { isDuplicateKeyError } from '@clinic/service-kit/storage';
 import { BILL_DAYS, dayRecord, monthRecord, type DayKey, type RegistryDoc } from './day-totals';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';

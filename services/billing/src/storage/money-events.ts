@@ -1,6 +1,7 @@
 /** The event of one ledger entry of a bill (issue 25): payment_recorded, or refunded for a refund or a reversal. */
 import { EventSubjects } from '@clinic/contracts';
-import { fromCents, type ClinicClock, type CommitRecord, type EventSpec, type WriteProof } from '@clinic/service-kit';
+import { fromCents, type ClinicClock } from '@clinic/service-kit';
+import type { CommitRecord, EventSpec, WriteProof } from '@clinic/service-kit/storage';
 import { BILLS, type BillDoc } from './documents';
 import { entryView, ledgerRecord, moneyOf, type LedgerEntryDoc } from './ledger-documents';
 

@@ -5,11 +5,10 @@
  */
 import type { Collection } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects } from '@clinic/contracts';
+import { fail, itemAt } from '@clinic/service-kit';
 import {
   entityProof,
-  fail,
   isDuplicateKeyError,
-  itemAt,
   movePastIfTaken,
   newEventId,
   withAlongside,
@@ -17,7 +16,7 @@ import {
   type AuditTrail,
   type StorageDeps,
   type WriteOptions,
-} from '@clinic/service-kit';
+} from '@clinic/service-kit/storage';
 import type { BillInput, Totals } from '../rules';
 import type { BillNumbers } from './bill-numbers';
 import type { ChangeContext } from './bill-writes';

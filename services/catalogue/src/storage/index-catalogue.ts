@@ -1,5 +1,5 @@
 /** The catalogue's collections, their indexes and the queries each answers (`npm run docs`: docs/indexes.md). */
-import { auditTrailIndex, type IndexedCollection } from '@clinic/service-kit';
+import { auditTrailIndex, type IndexedCollection } from '@clinic/service-kit/storage';
 import { CHARGE_HISTORY, CHARGES } from './documents';
 import { CHARGE_INDEX_DESCRIPTIONS, CHARGE_INDEXES } from './indexes';
 

@@ -1,6 +1,7 @@
 /** Reads of charges: one charge, a branch's list, the billable ids of a branch. */
 import type { Collection } from 'mongodb';
-import { docKey, escapeRegExp, type StorageDeps } from '@clinic/service-kit';
+import { escapeRegExp } from '@clinic/service-kit';
+import { docKey, type StorageDeps } from '@clinic/service-kit/storage';
 import type { ChargeListFilter } from '../rules';
 import { chargeScope, chargeView, storeScope, type ChargeDoc, type ChargeView } from './documents';
 

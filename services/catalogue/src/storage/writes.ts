@@ -11,7 +11,7 @@ import {
   type AuditTrail,
   type EventSpec,
   type StorageDeps,
-} from '@clinic/service-kit';
+} from '@clinic/service-kit/storage';
 import { nameKey, type ChargeFields, type NewCharge } from '../rules';
 import { AUDITED_FIELDS, CHARGE_COUNTER, chargeScope, chargeView, storeScope, type ChargeDoc } from './documents';
 

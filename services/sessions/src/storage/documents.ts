@@ -1,6 +1,7 @@
 /** How a session and an auto-creation run are stored, and how the API and the events show a session. */
 import type { DoctorRecord, SessionStoredStatus } from '@clinic/contracts';
-import { docKey, type ClinicClock } from '@clinic/service-kit';
+import type { ClinicClock } from '@clinic/service-kit';
+import { docKey } from '@clinic/service-kit/storage';
 import { displayStatus } from '../rules';
 
 export const SESSIONS = 'sessions';

@@ -5,7 +5,7 @@
  */
 import type { Collection } from 'mongodb';
 import type { RefKind } from '@clinic/contracts';
-import type { ReferenceData, StorageDeps } from '@clinic/service-kit';
+import type { ReferenceData, StorageDeps } from '@clinic/service-kit/storage';
 import { RUNS, SESSION_REFS_SCOPE, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
 import { ensureSessionIndexes } from './indexes';
 import { SessionQueries } from './queries';

@@ -1,15 +1,8 @@
 /** Reads of sessions: one session, the lists, the preview's slots, bookings, leaves and holidays. */
 import type { Collection, Filter } from 'mongodb';
 import type { DoctorRecord } from '@clinic/contracts';
-import {
-  docKey,
-  inChunks,
-  itemAt,
-  type ClinicClock,
-  type ReferenceData,
-  type StoredRef,
-  type VersionedCache,
-} from '@clinic/service-kit';
+import { itemAt, type ClinicClock } from '@clinic/service-kit';
+import { docKey, inChunks, type ReferenceData, type StoredRef, type VersionedCache } from '@clinic/service-kit/storage';
 import { DayBlocks } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
 import { SESSION_REFS_SCOPE, SESSIONS_SCOPE, sessionView, slotKey, type SessionDoc } from './documents';
