@@ -22,7 +22,8 @@ import { idempotencyOf, moverOf } from './requests';
 import { userNames } from './user-names';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
-import { billView, itemsView, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
+import type { BillDoc, BillStore, IdempotencyClaim } from './storage';
+import { billView, itemsView } from './views';
 import { parseListQuery, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 

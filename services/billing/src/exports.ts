@@ -14,7 +14,8 @@ import {
 import { requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseExportQuery } from './filters';
-import { billView, itemsView, type BillStore } from './storage';
+import type { BillStore } from './storage';
+import { billView, itemsView } from './views';
 import { userNames } from './user-names';
 
 export class ExportOperations {

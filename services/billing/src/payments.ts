@@ -20,18 +20,9 @@ import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parsePayment, parseRefund } from './money-input';
 import { planEntry, planPayment, planRefund, type Mover } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
-import {
-  balanceView,
-  billView,
-  entryView,
-  itemsView,
-  moneyOf,
-  type BillDoc,
-  type BillStore,
-  type IdempotencyClaim,
-  type LedgerEntryDoc,
-} from './storage';
+import { moneyOf, type BillDoc, type BillStore, type IdempotencyClaim, type LedgerEntryDoc } from './storage';
 import { namesIfReadable } from './user-names';
+import { balanceView, billView, entryView, itemsView } from './views';
 
 export interface PaymentOptions {
   /** REFUND_ROLES: who may give money back (within the route's roles). */

@@ -23,7 +23,8 @@ import {
   type HandlerContext,
 } from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
-import { chargeView, type ChargeDoc, type ChargeStore } from './storage';
+import type { ChargeDoc, ChargeStore } from './storage';
+import { chargeView } from './views';
 
 export class ChargeOperations {
   constructor(

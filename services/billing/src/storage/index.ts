@@ -20,12 +20,11 @@ import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
 import { NewBills } from './new-bills';
 
-export { billView, itemsInOrder, itemsView, type BillDoc } from './documents';
+export type { BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
 export type { CashCountDoc, ClosingDoc } from './day-closings';
-export { entryView, moneyOf, type BillMoney, type LedgerEntryDoc, type LedgerRecordDoc } from './ledger-documents';
+export { moneyOf, type BillMoney, type LedgerEntryDoc, type LedgerRecordDoc } from './ledger-documents';
 export type { DrawerRow } from './ledger';
-export { balanceView } from './money-events';
 export type { IdempotencyClaim } from './idempotency';
 export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
 

@@ -5,7 +5,7 @@
  * queries by branch and day, stored through the outbox with its event.
  */
 import type { Caller, LedgerKind, PaymentMethod } from '@clinic/contracts';
-import { fromCents, nullableAmount, type Cents, type ClinicClock } from '@clinic/service-kit';
+import type { Cents } from '@clinic/service-kit';
 import type { CommitRecord } from '@clinic/service-kit/storage';
 import type { BillDoc } from './documents';
 
@@ -74,24 +74,6 @@ export function moneyOf(
     due: Math.max(0, doc.grand_total_cents - paid),
     held: paid - refunded,
     ledger: doc.ledger ?? [],
-  };
-}
-
-/** An entry as the API shows it. */
-export function entryView(entry: LedgerEntryDoc, clock: ClinicClock): Record<string, unknown> {
-  return {
-    id: entry.id,
-    kind: entry.kind,
-    amount: fromCents(entry.amount_cents),
-    method: entry.method,
-    received_amount: nullableAmount(entry.received_cents),
-    change_amount: nullableAmount(entry.change_cents),
-    reference: entry.reference,
-    reason: entry.reason,
-    item_id: entry.item_id,
-    day: entry.day,
-    at: clock.timestamp(entry.at),
-    by: entry.by,
   };
 }
 

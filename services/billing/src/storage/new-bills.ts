@@ -23,7 +23,8 @@ import type { ChangeContext } from './bill-writes';
 import { fenceOf, type DayClosings } from './day-closings';
 import type { DayTotals } from './day-totals';
 import type { WrittenBill } from './live-bill-sums';
-import { BILL_COUNTER, billEventData, billHistoryEntries, BILLS, type BillDoc } from './documents';
+import { billEventData } from '../views';
+import { BILL_COUNTER, billHistoryEntries, BILLS, type BillDoc } from './documents';
 import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
 import { ledgerProof, moneyEvent } from './money-events';
 import {

@@ -9,7 +9,7 @@ import { CHARGE_INDEX_DESCRIPTIONS } from './indexes';
 import { ChargeQueries } from './queries';
 import { ChargeWrites } from './writes';
 
-export { chargeView, type ChargeDoc, type ChargeView } from './documents';
+export type { ChargeDoc } from './documents';
 
 export class ChargeStore {
   readonly queries: ChargeQueries;

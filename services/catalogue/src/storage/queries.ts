@@ -3,7 +3,8 @@ import type { Collection } from 'mongodb';
 import { escapeRegExp } from '@clinic/service-kit';
 import { docKey, type StorageDeps } from '@clinic/service-kit/storage';
 import type { ChargeListFilter } from '../rules';
-import { chargeScope, chargeView, storeScope, type ChargeDoc, type ChargeView } from './documents';
+import { chargeView, type ChargeView } from '../views';
+import { chargeScope, storeScope, type ChargeDoc } from './documents';
 
 export class ChargeQueries {
   constructor(

@@ -13,7 +13,8 @@ import {
   type StorageDeps,
 } from '@clinic/service-kit/storage';
 import { nameKey, type ChargeFields, type NewCharge } from '../rules';
-import { AUDITED_FIELDS, CHARGE_COUNTER, chargeScope, chargeView, storeScope, type ChargeDoc } from './documents';
+import { chargeView } from '../views';
+import { AUDITED_FIELDS, CHARGE_COUNTER, chargeScope, storeScope, type ChargeDoc } from './documents';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {

@@ -5,7 +5,8 @@ import { itemAt, type ClinicClock } from '@clinic/service-kit';
 import { docKey, inChunks, type ReferenceData, type StoredRef, type VersionedCache } from '@clinic/service-kit/storage';
 import { DayBlocks } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
-import { SESSION_REFS_SCOPE, SESSIONS_SCOPE, sessionView, slotKey, type SessionDoc } from './documents';
+import { sessionView } from '../views';
+import { SESSION_REFS_SCOPE, SESSIONS_SCOPE, slotKey, type SessionDoc } from './documents';
 import { HOLIDAYS_BY_DATE, LEAVES_BY_DOCTOR, SESSION_INDEXES } from './indexes';
 import type { AutoCreateRuns } from './runs';
 
