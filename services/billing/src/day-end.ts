@@ -11,7 +11,8 @@ import { parseDayEndQuery } from './filters';
 import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
-import { summarize, type BillStore } from './storage';
+import type { BillStore } from './storage';
+import { summarize } from './summary-rules';
 import { userNames } from './user-names';
 
 export type DayEndReport = Awaited<ReturnType<DayEndOperations['report']>>;

@@ -18,9 +18,9 @@ import {
 } from '@clinic/service-kit';
 import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parsePayment, parseRefund } from './money-input';
-import { planEntry, planPayment, planRefund, type Mover } from './money-rules';
+import { moneyOf, planEntry, planPayment, planRefund, type Mover } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
-import { moneyOf, type BillDoc, type BillStore, type IdempotencyClaim, type LedgerEntryDoc } from './storage';
+import type { BillDoc, BillStore, IdempotencyClaim, LedgerEntryDoc } from './storage';
 import { namesIfReadable } from './user-names';
 import { balanceView, billView, entryView, itemsView } from './views';
 

@@ -6,7 +6,8 @@ import { parseReceiptSize } from './filters';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
 import { renderReceipt } from './paper/receipt';
-import { moneyOf, type BillStore } from './storage';
+import { moneyOf } from './money-rules';
+import type { BillStore } from './storage';
 import { itemsInOrder } from './views';
 import { userNames } from './user-names';
 

@@ -1,7 +1,8 @@
 /** How the API, the events and the history show a bill, its items, its ledger entries and its balance. */
 import { fromCents, nullableAmount, type ClinicClock } from '@clinic/service-kit';
 import type { BillDoc } from './storage/documents';
-import { moneyOf, type LedgerEntryDoc } from './storage/ledger-documents';
+import { moneyOf } from './money-rules';
+import type { LedgerEntryDoc } from './storage/ledger-documents';
 
 /** The bill as the API shows it (billed_by_name is resolved by the reads). */
 export function billView(

@@ -5,7 +5,7 @@
  */
 import type { ReceiptSize } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
-import type { BillMoney } from '../storage';
+import type { BillMoney } from '../money-rules';
 import type { PaperFonts } from './fonts';
 import { MM, renderPdf, type PageFormat, type PageWriter } from './page-writer';
 

@@ -1,34 +1,14 @@
 /** Reads of bills: one bill, a page of a branch's list, the revenue summary. */
 import type { Collection, Filter } from 'mongodb';
-import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
-import { fromCents, type Cents, type Page } from '@clinic/service-kit';
+import type { Cents, Page } from '@clinic/service-kit';
 import { docKey, type VersionedCache } from '@clinic/service-kit/storage';
 import type { BillFilter, DateRange } from '../filters';
 import type { DayTotals } from './day-totals';
-import { sumLiveBills, type BillGroup } from './live-bill-sums';
+import { summarize, type CashierGroup, type Summary } from '../summary-rules';
+import { sumLiveBills } from './live-bill-sums';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
-
-export interface Summary {
-  total_bills: number;
-  paid_count: number;
-  pending_count: number;
-  cash_count: number;
-  card_count: number;
-  online_count: number;
-  total_revenue: number;
-  total_discounts: number;
-  total_subtotal: number;
-  cash_revenue: number;
-  card_revenue: number;
-  online_revenue: number;
-}
-
-/** The live bills of one date with one cashier, payment method and status. */
-export interface CashierGroup extends BillGroup {
-  billed_by: number | null;
-}
 
 /** A cancelled bill as the day-end report lists it. */
 export type CancelledBill = Pick<BillDoc, 'id' | 'bill_number' | 'grand_total_cents' | 'billed_by' | 'updated_at'>;
@@ -177,27 +157,4 @@ export class BillQueries {
       .toArray();
     return top?.bill_seq ?? 0;
   }
-}
-
-export function summarize(groups: BillGroup[]): Summary {
-  const count = (pick: (g: (typeof groups)[number]) => boolean) => groups.filter(pick).reduce((n, g) => n + g.count, 0);
-  const revenue = (method: PaymentMethod) =>
-    fromCents(groups.filter((g) => g.payment_method === method).reduce((n, g) => n + g.grand_total, 0));
-  const sum = (field: 'grand_total' | 'discount' | 'subtotal') => fromCents(groups.reduce((n, g) => n + g[field], 0));
-  const [paid, pending] = PAYMENT_STATUSES;
-  const [cash, card, online] = PAYMENT_METHODS;
-  return {
-    total_bills: count(() => true),
-    paid_count: count((g) => g.payment_status === paid),
-    pending_count: count((g) => g.payment_status === pending),
-    cash_count: count((g) => g.payment_method === cash),
-    card_count: count((g) => g.payment_method === card),
-    online_count: count((g) => g.payment_method === online),
-    total_revenue: sum('grand_total'),
-    total_discounts: sum('discount'),
-    total_subtotal: sum('subtotal'),
-    cash_revenue: revenue(cash),
-    card_revenue: revenue(card),
-    online_revenue: revenue(online),
-  };
 }

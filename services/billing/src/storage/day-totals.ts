@@ -25,7 +25,8 @@ import type { DateRange } from '../filters';
 import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
 import type { BillDoc } from './documents';
 import { BILL_DAYS_INDEX_DESCRIPTIONS, BILL_INDEXES, dateCondition } from './indexes';
-import { sumGroups, sumLiveBills, type BillGroup } from './live-bill-sums';
+import { sumGroups, type BillGroup } from '../summary-rules';
+import { sumLiveBills } from './live-bill-sums';
 
 export interface DayKey {
   store_id: number;

@@ -23,10 +23,10 @@ import { NewBills } from './new-bills';
 export type { BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
 export type { CashCountDoc, ClosingDoc } from './day-closings';
-export { moneyOf, type BillMoney, type LedgerEntryDoc, type LedgerRecordDoc } from './ledger-documents';
+export type { LedgerEntryDoc, LedgerRecordDoc } from './ledger-documents';
 export type { DrawerRow } from './ledger';
 export type { IdempotencyClaim } from './idempotency';
-export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
+export { storeScope, type CancelledBill } from './bill-queries';
 
 export class BillStore {
   readonly queries: BillQueries;

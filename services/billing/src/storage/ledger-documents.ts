@@ -47,36 +47,6 @@ export interface LedgerRecordDoc {
   at: Date;
 }
 
-/** A bill's money: payments less reversals, refunds, what is due and what it holds, and its entries. */
-export interface BillMoney {
-  paid: Cents;
-  refunded: Cents;
-  /** The grand total less what was paid, never below 0. */
-  due: Cents;
-  /** What was paid and not given back: what a refund may take at most. */
-  held: Cents;
-  ledger: LedgerEntryDoc[];
-}
-
-/**
- * The money of a bill document. Bills stored before the ledger existed (and
- * bills imported in bulk) hold no entries: a Paid one was paid its total, in
- * its payment method, before the ledger began.
- */
-export function moneyOf(
-  doc: Pick<BillDoc, 'paid_cents' | 'refunded_cents' | 'ledger' | 'payment_status' | 'grand_total_cents'>,
-): BillMoney {
-  const paid = doc.paid_cents ?? (doc.payment_status === 'Paid' ? doc.grand_total_cents : 0);
-  const refunded = doc.refunded_cents ?? 0;
-  return {
-    paid,
-    refunded,
-    due: Math.max(0, doc.grand_total_cents - paid),
-    held: paid - refunded,
-    ledger: doc.ledger ?? [],
-  };
-}
-
 /** The record of an entry in bill_ledger, stored with its event (see Outbox, CommitRecord). */
 export function ledgerRecord(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CommitRecord {
   const doc: Omit<LedgerRecordDoc, '_id'> = {
