@@ -16,8 +16,8 @@ export {
   isDuplicateKeyError,
   writeErrorsOf,
   type IndexedCollection,
-} from './storage/mongo';
-export { isFerretDB, type IndexSpec } from './storage/mongo';
+} from './storage/database-quirks';
+export { isFerretDB, type IndexSpec } from './storage/database-quirks';
 export { RecordWriter, type StorageDeps } from './storage/record-write';
 export { IdAllocator, movePastIfTaken, withFreshId } from './storage/id-allocator';
 export { Outbox } from './storage/outbox';

@@ -6,7 +6,7 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from '../domain/clock';
-import { ensureIndexes } from './mongo';
+import { ensureIndexes } from './database-quirks';
 import type { CommitRecord } from './outbox-entries';
 import type { Page } from '../nats/request-params';
 

@@ -5,7 +5,7 @@
 import type { Db } from 'mongodb';
 import { itemAt } from '../domain/arrays';
 import { GroupCommit } from './group-commit';
-import { inChunks, isDuplicateKeyError, writeErrorsOf } from './mongo';
+import { inChunks, isDuplicateKeyError, writeErrorsOf } from './database-quirks';
 import type { OutboxEntry } from './outbox-entries';
 
 export class CommitRecords {

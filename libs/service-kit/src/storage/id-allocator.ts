@@ -1,5 +1,5 @@
 import type { Collection, Db, Document } from 'mongodb';
-import { docKey, isDuplicateKeyError } from './mongo';
+import { docKey, isDuplicateKeyError } from './database-quirks';
 import { KeyedMutex } from './mutex';
 import { retryPolicy } from '../process/retry';
 

@@ -1,4 +1,4 @@
-import type { IndexedCollection } from './mongo';
+import type { IndexedCollection } from './database-quirks';
 
 /** The outbox of every service's database, its index and what reads it (docs/indexes.md). */
 export const OUTBOX_COLLECTION: IndexedCollection = {

@@ -6,7 +6,7 @@ import { GroupCommit } from './group-commit';
 import { ServiceError } from '../domain/errors';
 import { preparedEvents } from './prepared-events';
 import type { Logger } from '../process/logger';
-import { deleteByKeys, inChunks, isDuplicateKeyError } from './mongo';
+import { deleteByKeys, inChunks, isDuplicateKeyError } from './database-quirks';
 import { OUTBOX_COLLECTION } from './outbox-collection';
 import {
   entityProof,

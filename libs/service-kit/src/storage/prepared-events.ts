@@ -8,7 +8,7 @@ import { REQUEST_MESSAGES } from '@clinic/contracts';
 import type { CommitRecords } from './commit-records';
 import { ServiceError } from '../domain/errors';
 import type { Logger } from '../process/logger';
-import { deleteByKeys } from './mongo';
+import { deleteByKeys } from './database-quirks';
 import type { OutboxEntry, PreparedEvents, StoredOutboxEntry } from './outbox-entries';
 
 /** A write whose write window passed before it was sent is refused with this (503): nothing was written. */

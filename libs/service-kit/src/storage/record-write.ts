@@ -26,7 +26,7 @@ import type { ClinicClock } from '../domain/clock';
 import { REQUEST_MESSAGES, type ErrorCode } from '@clinic/contracts';
 import { fail, ServiceError, type NotFoundCode } from '../domain/errors';
 import { withFreshId, type IdAllocator } from './id-allocator';
-import { isDuplicateKeyError } from './mongo';
+import { isDuplicateKeyError } from './database-quirks';
 import { KeyedMutex } from './mutex';
 import type { Outbox } from './outbox';
 import { pauses, retryPolicy } from '../process/retry';

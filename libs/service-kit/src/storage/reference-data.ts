@@ -16,7 +16,7 @@ import {
 import { ensureStream, jetStreamManager, streamReplicas } from '../nats/jetstream';
 import type { Logger } from '../process/logger';
 import { pauses, retryPolicy } from '../process/retry';
-import { docKey, findByKeys, isDuplicateKeyError } from './mongo';
+import { docKey, findByKeys, isDuplicateKeyError } from './database-quirks';
 import { schemaProblem } from '../domain/schema';
 
 export type StoredRef<K extends RefKind> = RefRecordByKind[K] & { _id: string; _seq: number; deleted: boolean };
