@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { isDuplicateKeyError } from '@clinic/service-kit/storage';
+import { isDuplicateKeyError } from './database-quirks';
 
 interface NumberHint {
   _id: string;

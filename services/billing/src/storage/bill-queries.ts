@@ -1,7 +1,8 @@
 /** Reads of bills: one bill, a page of a branch's list, the revenue summary. */
 import type { Collection, Filter } from 'mongodb';
 import type { Cents, Page } from '@clinic/service-kit';
-import { docKey, type VersionedCache } from '@clinic/service-kit/storage';
+import type { VersionedCache } from '@clinic/service-kit/storage';
+import { docKey } from './database-quirks';
 import type { BillFilter, DateRange } from '../filters';
 import type { DayTotals } from './day-totals';
 import { summarize, type CashierGroup, type Summary } from '../summary-rules';

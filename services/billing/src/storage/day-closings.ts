@@ -13,7 +13,8 @@
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
 import { fail, type Cents } from '@clinic/service-kit';
-import { isDuplicateKeyError, withEventId, type Outbox } from '@clinic/service-kit/storage';
+import { withEventId, type Outbox } from '@clinic/service-kit/storage';
+import { isDuplicateKeyError } from './database-quirks';
 
 export const DAY_CLOSINGS = 'day_closings';
 

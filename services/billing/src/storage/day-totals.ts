@@ -20,7 +20,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
 import type { Logger } from '@clinic/service-kit';
-import { ensureIndexes, GroupCommit, isDuplicateKeyError, writeErrorsOf } from '@clinic/service-kit/storage';
+import { GroupCommit } from '@clinic/service-kit/storage';
+import { ensureIndexes, isDuplicateKeyError, writeErrorsOf } from './database-quirks';
 import type { DateRange } from '../filters';
 import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
 import type { BillDoc } from './documents';

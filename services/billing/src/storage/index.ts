@@ -5,7 +5,8 @@
  */
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from '@clinic/service-kit';
-import { AuditTrail, ensureIndexes, type StorageDeps } from '@clinic/service-kit/storage';
+import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
+import { ensureIndexes } from './database-quirks';
 import { BillExport } from './bill-export';
 import { BillNumbers } from './bill-numbers';
 import { BillQueries, storeScope } from './bill-queries';

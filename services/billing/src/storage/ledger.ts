@@ -6,7 +6,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { LedgerKind, PaymentMethod } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
-import { ensureIndexes } from '@clinic/service-kit/storage';
+import { ensureIndexes } from './database-quirks';
 import { BILL_INDEXES, LEDGER_INDEX_DESCRIPTIONS } from './indexes';
 import { BILL_LEDGER, type LedgerRecordDoc } from './ledger-documents';
 

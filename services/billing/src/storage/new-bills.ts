@@ -8,15 +8,13 @@ import { DAY_MESSAGES, EventSubjects } from '@clinic/contracts';
 import { fail, itemAt } from '@clinic/service-kit';
 import {
   entityProof,
-  isDuplicateKeyError,
-  movePastIfTaken,
   newEventId,
   withAlongside,
-  writeErrorsOf,
   type AuditTrail,
   type StorageDeps,
   type WriteOptions,
 } from '@clinic/service-kit/storage';
+import { isDuplicateKeyError, movePastIfTaken, writeErrorsOf } from './database-quirks';
 import type { BillInput, Totals } from '../rules';
 import type { BillNumbers } from './bill-numbers';
 import type { ChangeContext } from './bill-writes';

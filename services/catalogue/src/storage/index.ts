@@ -3,7 +3,8 @@
  * place that knows how charges are laid out and indexed.
  */
 import type { Collection } from 'mongodb';
-import { AuditTrail, ensureIndexes, type StorageDeps } from '@clinic/service-kit/storage';
+import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
+import { ensureIndexes } from './database-quirks';
 import { CHARGE_HISTORY, CHARGES, type ChargeDoc } from './documents';
 import { CHARGE_INDEX_DESCRIPTIONS } from './indexes';
 import { ChargeQueries } from './queries';

@@ -1,7 +1,8 @@
 /** Reads of charges: one charge, a branch's list, the billable ids of a branch. */
 import type { Collection } from 'mongodb';
 import { escapeRegExp } from '@clinic/service-kit';
-import { docKey, type StorageDeps } from '@clinic/service-kit/storage';
+import type { StorageDeps } from '@clinic/service-kit/storage';
+import { docKey } from './database-quirks';
 import type { ChargeListFilter } from '../rules';
 import { chargeView, type ChargeView } from '../views';
 import { chargeScope, storeScope, type ChargeDoc } from './documents';

@@ -5,13 +5,13 @@
 import type { Collection } from 'mongodb';
 import { EventSubjects, type Caller, type ChargeHistoryAction, type EventSubject } from '@clinic/contracts';
 import {
-  docKey,
   fieldChanges,
   RecordWriter,
   type AuditTrail,
   type EventSpec,
   type StorageDeps,
 } from '@clinic/service-kit/storage';
+import { docKey } from './database-quirks';
 import { nameKey, type ChargeFields, type NewCharge } from '../rules';
 import { chargeView } from '../views';
 import { AUDITED_FIELDS, CHARGE_COUNTER, chargeScope, storeScope, type ChargeDoc } from './documents';

@@ -1,6 +1,6 @@
 /** How a session and an auto-creation run are stored (the API's view of a session is views.ts). */
 import type { SessionStoredStatus } from '@clinic/contracts';
-import { docKey } from '@clinic/service-kit/storage';
+import { docKey } from './database-quirks';
 
 export const SESSIONS = 'sessions';
 /** Auto-creation runs: a run's sessions are hidden until it completes. */

@@ -2,7 +2,8 @@
 import type { Collection, Filter } from 'mongodb';
 import type { DoctorRecord } from '@clinic/contracts';
 import { itemAt, type ClinicClock } from '@clinic/service-kit';
-import { docKey, inChunks, type ReferenceData, type StoredRef, type VersionedCache } from '@clinic/service-kit/storage';
+import type { ReferenceData, StoredRef, VersionedCache } from '@clinic/service-kit/storage';
+import { docKey, inChunks } from './database-quirks';
 import { DayBlocks } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
 import { sessionView } from '../views';

@@ -5,14 +5,8 @@
  */
 import type { Collection } from 'mongodb';
 import { itemAt, type Logger } from '@clinic/service-kit';
-import {
-  deleteByKeys,
-  isDuplicateKeyError,
-  withFreshId,
-  writeErrorsOf,
-  type IdAllocator,
-  type WriteProof,
-} from '@clinic/service-kit/storage';
+import type { IdAllocator, WriteProof } from '@clinic/service-kit/storage';
+import { deleteByKeys, isDuplicateKeyError, withFreshId, writeErrorsOf } from './database-quirks';
 import { heldSlotKey, RUNS, SESSIONS, sessionDoc, type NewSessionDoc, type RunDoc, type SessionDoc } from './documents';
 
 /** Sessions one insert writes at most. */

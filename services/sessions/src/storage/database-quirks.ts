@@ -1,0 +1,22 @@
+/**
+ * The sessions service's seam to the database's quirks: where FerretDB v1
+ * (the embedded server) behaves unlike MongoDB 7, the workaround the sessions'
+ * storage uses comes from here (docs in libs/service-kit/src/storage/database-quirks.ts).
+ * Storage files import these from this module, never from the kit.
+ *
+ * Kept in the layout rather than here: every read names its index (indexes.ts),
+ * and a run's sessions are found with two queries rather than one `$or`, which
+ * the embedded server answers by reading every run (runs.ts).
+ */
+// String keys (fast `_id` lookups), `$in` lists and deletes in slices the embedded server serves from its index,
+// unique violations reported two ways, bulk writes' per-document errors, indexes created one per command,
+// fresh ids without an atomic $inc.
+export {
+  deleteByKeys,
+  docKey,
+  ensureIndexes,
+  inChunks,
+  isDuplicateKeyError,
+  withFreshId,
+  writeErrorsOf,
+} from '@clinic/service-kit/storage';
