@@ -11,7 +11,7 @@ import { parseDayEndQuery } from './filters';
 import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
-import type { BillStore } from './storage';
+import type { BillStorage } from './storage';
 import { summarize } from './summary-rules';
 import { userNames } from './user-names';
 
@@ -19,7 +19,7 @@ export type DayEndReport = Awaited<ReturnType<DayEndOperations['report']>>;
 
 export class DayEndOperations {
   constructor(
-    private readonly store: BillStore,
+    private readonly storage: BillStorage,
     private readonly refs: ReferenceData,
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
@@ -31,14 +31,14 @@ export class DayEndOperations {
     const report = await this.report(store_id, date);
     if (format === 'json') return success(200, { report });
     const printedBy = ctx.caller?.sub ?? '-';
-    const [store, givenBack, names] = await Promise.all([
+    const [branch, givenBack, names] = await Promise.all([
       this.refs.get('store', store_id),
       this.givenBack(store_id, date),
       userNames(this.refs, [printedBy, ...report.cancelled.bills.map((b) => b.cancelled_by?.sub ?? null)]),
     ]);
     const nameOf = (user: number | string) => (typeof user === 'number' ? (names.get(user) ?? `User ${user}`) : user);
     const pdf = await renderDayEnd(this.fonts, {
-      storeName: store?.name ?? `Branch ${store_id}`,
+      branchName: branch?.name ?? `Branch ${store_id}`,
       report,
       givenBack,
       printedAt: this.clock.timestamp(new Date()) as string,
@@ -50,13 +50,13 @@ export class DayEndOperations {
 
   private async report(store_id: number, date: string) {
     const [groups, cancelledBills, drawerRows, owed] = await Promise.all([
-      this.store.queries.cashierGroups(store_id, date),
-      this.store.queries.cancelledOn(store_id, date),
-      this.store.ledger.drawer(store_id, date),
-      this.store.queries.owedOn(store_id, date),
+      this.storage.queries.cashierGroups(store_id, date),
+      this.storage.queries.cancelledOn(store_id, date),
+      this.storage.ledger.drawer(store_id, date),
+      this.storage.queries.owedOn(store_id, date),
     ]);
     const [cancellations, names] = await Promise.all([
-      this.store.history.latest(
+      this.storage.history.latest(
         cancelledBills.map((b) => b.id),
         'cancelled',
       ),
@@ -93,12 +93,12 @@ export class DayEndOperations {
   }
 
   /** The money given back in the branch that day, each with its bill's number and its reason. */
-  private async givenBack(storeId: number, date: string): Promise<GivenBack[]> {
-    const records = await this.store.ledger.givenBack(storeId, date);
+  private async givenBack(branchId: number, date: string): Promise<GivenBack[]> {
+    const records = await this.storage.ledger.givenBack(branchId, date);
     const bills = new Map(
       await Promise.all(
         [...new Set(records.map((r) => r.bill_id))].map(
-          async (id) => [id, await this.store.queries.findById(id)] as const,
+          async (id) => [id, await this.storage.queries.findById(id)] as const,
         ),
       ),
     );

@@ -7,13 +7,13 @@ import type { SessionDoc } from './storage/documents';
 /** What a session read joins in: its doctor, its branch's name and its bookings. */
 export interface SessionJoin {
   doctor: DoctorRecord | undefined;
-  storeName: string | null;
+  branchName: string | null;
   booked: number;
 }
 
 /** A session as the API and its events show it, its status derived. */
 export function sessionView(doc: SessionDoc, join: SessionJoin, clock: ClinicClock): Record<string, unknown> {
-  const { doctor, storeName, booked } = join;
+  const { doctor, branchName, booked } = join;
   return {
     id: doc.id,
     doctor_id: doc.doctor_id,
@@ -29,7 +29,7 @@ export function sessionView(doc: SessionDoc, join: SessionJoin, clock: ClinicClo
     reg_no: doctor?.reg_no ?? null,
     specialization: doctor?.specialization ?? null,
     channeling_fee: doctor?.channeling_fee ?? null,
-    store_name: storeName,
+    store_name: branchName,
     booked_count: booked,
   };
 }

@@ -15,7 +15,7 @@ import { searchCondition } from './search';
 export type CancelledBill = Pick<BillDoc, 'id' | 'bill_number' | 'grand_total_cents' | 'billed_by' | 'updated_at'>;
 
 /** The cache scope of one branch's bills: every write to the branch changes it. */
-export const storeScope = (storeId: number) => `bills:store:${storeId}`;
+export const branchScope = (branchId: number) => `bills:store:${branchId}`;
 
 const NEWEST_FIRST = { created_at: -1, id: -1 } as const;
 
@@ -46,7 +46,7 @@ export class BillQueries {
     dependsOn: string[] = [],
   ): Promise<T> {
     return this.cache.get(
-      [storeScope(filter.store_id), ...dependsOn],
+      [branchScope(filter.store_id), ...dependsOn],
       `page:${JSON.stringify([filter, page])}`,
       async () => {
         const { docs, total } = await this.page(filter, page);
@@ -103,23 +103,23 @@ export class BillQueries {
 
   /** Counts and sums over a branch's live bills, kept per branch until the next write to it. */
   summary(range: { store_id: number } & DateRange): Promise<Summary> {
-    return this.cache.get(storeScope(range.store_id), `summary:${JSON.stringify(range)}`, async () =>
+    return this.cache.get(branchScope(range.store_id), `summary:${JSON.stringify(range)}`, async () =>
       summarize(await this.dayTotals.groups(range.store_id, range)),
     );
   }
 
   /** Counts and sums of a branch's live bills of one date, per cashier, payment method and status (the day-end report). */
-  async cashierGroups(storeId: number, billDate: string): Promise<CashierGroup[]> {
-    const rows = await sumLiveBills(this.bills, storeId, [billDate], { b: '$billed_by' }, BILL_INDEXES.dayEnd);
+  async cashierGroups(branchId: number, billDate: string): Promise<CashierGroup[]> {
+    const rows = await sumLiveBills(this.bills, branchId, [billDate], { b: '$billed_by' }, BILL_INDEXES.dayEnd);
     return rows.map(({ key, group }) => ({ ...group, billed_by: (key.b as number | null | undefined) ?? null }));
   }
 
   /** A branch's live Pending bills of one date: how many, and what they still owe (grand total less paid). */
-  async owedOn(storeId: number, billDate: string): Promise<{ bill_count: number; due: Cents }> {
+  async owedOn(branchId: number, billDate: string): Promise<{ bill_count: number; due: Cents }> {
     const [row] = await this.bills
       .aggregate<{ n: number; g: number; p: number | null }>(
         [
-          { $match: { store_id: storeId, is_deleted: false, bill_date: billDate, payment_status: 'Pending' } },
+          { $match: { store_id: branchId, is_deleted: false, bill_date: billDate, payment_status: 'Pending' } },
           {
             $group: {
               _id: '$payment_status',
@@ -137,10 +137,10 @@ export class BillQueries {
   }
 
   /** A branch's cancelled bills of one date. */
-  cancelledOn(storeId: number, billDate: string): Promise<CancelledBill[]> {
+  cancelledOn(branchId: number, billDate: string): Promise<CancelledBill[]> {
     return this.bills
       .find(
-        { store_id: storeId, is_deleted: true, bill_date: billDate },
+        { store_id: branchId, is_deleted: true, bill_date: billDate },
         { projection: { _id: 0, id: 1, bill_number: 1, grand_total_cents: 1, billed_by: 1, updated_at: 1 } },
       )
       .sort(NEWEST_FIRST)

@@ -8,8 +8,8 @@ import type { Logger } from '@clinic/service-kit';
 import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
 import { ensureIndexes } from './database-quirks';
 import { BillExport } from './bill-export';
-import { BillNumbers } from './bill-numbers';
-import { BillQueries, storeScope } from './bill-queries';
+import { BILL_NUMBER_MARKS, BillNumbers } from './bill-numbers';
+import { BillQueries, branchScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
 import { DayClosings } from './day-closings';
 import { DayTotals } from './day-totals';
@@ -27,9 +27,9 @@ export type { CashCountDoc, ClosingDoc } from './day-closings';
 export type { LedgerEntryDoc, LedgerRecordDoc } from './ledger-documents';
 export type { DrawerRow } from './ledger';
 export type { IdempotencyClaim } from './idempotency';
-export { storeScope, type CancelledBill } from './bill-queries';
+export { branchScope, type CancelledBill } from './bill-queries';
 
-export class BillStore {
+export class BillStorage {
   readonly queries: BillQueries;
   readonly newBills: NewBills;
   readonly writes: BillWrites;
@@ -55,7 +55,7 @@ export class BillStore {
     this.dayTotals = new DayTotals(deps.db, this.bills, log);
     this.claims = new IdempotencyClaims(deps.db, this.bills);
     this.queries = new BillQueries(this.bills, this.dayTotals, deps.cache);
-    const numbers = new BillNumbers(deps.db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
+    const numbers = new BillNumbers(deps.db.collection(BILL_NUMBER_MARKS), (date) => this.queries.highestSeq(date));
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
     this.closings = new DayClosings(deps.db, deps.outbox);
     this.ledger = new LedgerRecords(deps.db);
@@ -65,7 +65,7 @@ export class BillStore {
     const written = async (bills: WrittenBill[]) => {
       await Promise.all([
         this.dayTotals.bumpVersions(bills.filter(movesDayTotals).map(({ doc }) => doc)),
-        deps.cache.bump(...bills.map(({ doc }) => storeScope(doc.store_id))),
+        deps.cache.bump(...bills.map(({ doc }) => branchScope(doc.store_id))),
       ]);
     };
     this.newBills = new NewBills(

@@ -30,11 +30,11 @@ export class LedgerRecords {
   }
 
   /** A branch's money of a day, summed per user, method and kind: one grouped query the index answers. */
-  async drawer(storeId: number, day: string): Promise<DrawerRow[]> {
+  async drawer(branchId: number, day: string): Promise<DrawerRow[]> {
     const rows = await this.records
       .aggregate<{ _id: { c: number | string; m: PaymentMethod; k: LedgerKind }; a: number }>(
         [
-          { $match: { store_id: storeId, day } },
+          { $match: { store_id: branchId, day } },
           { $group: { _id: { c: '$collector', m: '$method', k: '$kind' }, a: { $sum: '$amount_cents' } } },
         ],
         { hint: BILL_INDEXES.ledgerByDay },
@@ -44,9 +44,9 @@ export class LedgerRecords {
   }
 
   /** A branch's refunds and reversals of a day, in the order they were made (the printed day-end lists them). */
-  givenBack(storeId: number, day: string): Promise<LedgerRecordDoc[]> {
+  givenBack(branchId: number, day: string): Promise<LedgerRecordDoc[]> {
     return this.records
-      .find({ store_id: storeId, day, kind: { $in: ['refund', 'reversal'] } })
+      .find({ store_id: branchId, day, kind: { $in: ['refund', 'reversal'] } })
       .hint(BILL_INDEXES.ledgerByDay)
       .toArray()
       .then((records) => records.sort((a, b) => a.at.getTime() - b.at.getTime() || (a._id < b._id ? -1 : 1)));

@@ -18,7 +18,7 @@ import { BILL_INDEXES } from './indexes';
  */
 export async function sumLiveBills(
   bills: Collection<BillDoc>,
-  storeId: number,
+  branchId: number,
   billDates: string[],
   by: Record<string, string>,
   /** An index holding every field grouped and summed (the by-day one holds all but billed_by). */
@@ -34,7 +34,7 @@ export async function sumLiveBills(
       t: number;
     }>(
       [
-        { $match: { store_id: storeId, is_deleted: false, bill_date: oneDate ?? { $in: billDates } } },
+        { $match: { store_id: branchId, is_deleted: false, bill_date: oneDate ?? { $in: billDates } } },
         {
           $group: {
             _id: { ...by, ...(oneDate ? {} : { d: '$bill_date' }), m: '$payment_method', s: '$payment_status' },

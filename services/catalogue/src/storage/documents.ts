@@ -31,6 +31,6 @@ export interface ChargeDoc extends ChargeFields {
 export const AUDITED_FIELDS = ['charge_name', 'charge_type', 'amount', 'status', 'notes', 'store_id'] as const;
 
 /** The cache scope of one branch's charges: every write to the branch changes it. */
-export const storeScope = (storeId: number) => `charges:store:${storeId}`;
+export const branchScope = (branchId: number) => `charges:store:${branchId}`;
 /** What a read of one charge depends on. */
 export const chargeScope = (id: number) => `charges:one:${id}`;

@@ -12,7 +12,7 @@ import { ChargeWrites } from './writes';
 
 export type { ChargeDoc } from './documents';
 
-export class ChargeStore {
+export class ChargeStorage {
   readonly queries: ChargeQueries;
   readonly writes: ChargeWrites;
   /** Every create, update and delete of a charge (see writes.ts). */

@@ -14,7 +14,7 @@ import {
 import { docKey } from './database-quirks';
 import { nameKey, type ChargeFields, type NewCharge } from '../rules';
 import { chargeView } from '../views';
-import { AUDITED_FIELDS, CHARGE_COUNTER, chargeScope, storeScope, type ChargeDoc } from './documents';
+import { AUDITED_FIELDS, CHARGE_COUNTER, branchScope, chargeScope, type ChargeDoc } from './documents';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
@@ -43,7 +43,7 @@ export class ChargeWrites {
       duplicate: 'CHARGE_NAME_TAKEN',
       // The charge, and the lists of its branch (and of the branch it left, were it moved).
       written: (doc, before) =>
-        deps.cache.bump(chargeScope(doc.id), storeScope(doc.store_id), storeScope(before?.store_id ?? doc.store_id)),
+        deps.cache.bump(chargeScope(doc.id), branchScope(doc.store_id), branchScope(before?.store_id ?? doc.store_id)),
     });
   }
 

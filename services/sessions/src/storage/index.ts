@@ -15,7 +15,7 @@ import { SessionWrites } from './writes';
 export { slotKey, type NewSessionDoc, type SessionDoc } from './documents';
 export type { RunInsertResult } from './runs';
 
-export class SessionStore {
+export class SessionStorage {
   readonly queries: SessionQueries;
   readonly writes: SessionWrites;
   readonly runs: AutoCreateRuns;

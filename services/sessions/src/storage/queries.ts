@@ -138,7 +138,7 @@ export class SessionQueries {
         doc,
         {
           doctor: doctors.get(doc.doctor_id),
-          storeName: stores.get(doc.store_id)?.name ?? null,
+          branchName: stores.get(doc.store_id)?.name ?? null,
           booked: booked.get(doc.id) ?? 0,
         },
         this.clock,
