@@ -25,7 +25,7 @@ export * from './storage/outbox';
 export * from './storage/outbox-collection';
 export * from './storage/prepared-events';
 export * from './storage/outbox-entries';
-export * from './storage/commit-records';
+export * from './storage/carried-docs';
 export * from './storage/group-commit';
 export * from './storage/versioned-cache';
 export * from './storage/cache-coherence';

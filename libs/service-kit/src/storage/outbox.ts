@@ -1,7 +1,7 @@
 import { headers as natsHeaders, type JetStreamClient } from 'nats';
 import type { Collection, Db } from 'mongodb';
 import { HeaderNames } from '@clinic/contracts';
-import { CommitRecords } from './commit-records';
+import { CommitRecords } from './carried-docs';
 import { GroupCommit } from './group-commit';
 import { ServiceError } from '../domain/errors';
 import { preparedEvents } from './prepared-events';

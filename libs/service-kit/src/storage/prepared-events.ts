@@ -5,7 +5,7 @@
  */
 import type { Collection } from 'mongodb';
 import { REQUEST_MESSAGES } from '@clinic/contracts';
-import type { CommitRecords } from './commit-records';
+import type { CommitRecords } from './carried-docs';
 import { ServiceError } from '../domain/errors';
 import type { Logger } from '../process/logger';
 import { deleteByKeys } from './database-quirks';
