@@ -26,7 +26,7 @@ export {
   newEventId,
   withAlongside,
   withEventId,
-  type CommitRecord,
+  type CarriedDoc,
   type EventSpec,
   type PreparedEvents,
   type WriteOptions,

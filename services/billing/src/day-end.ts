@@ -94,31 +94,31 @@ export class DayEndOperations {
 
   /** The money given back in the branch that day, each with its bill's number and its reason. */
   private async givenBack(branchId: number, date: string): Promise<GivenBack[]> {
-    const records = await this.storage.ledger.givenBack(branchId, date);
+    const drawerEntries = await this.storage.ledger.givenBack(branchId, date);
     const bills = new Map(
       await Promise.all(
-        [...new Set(records.map((r) => r.bill_id))].map(
+        [...new Set(drawerEntries.map((r) => r.bill_id))].map(
           async (id) => [id, await this.storage.queries.findById(id)] as const,
         ),
       ),
     );
     const names = await userNames(
       this.refs,
-      records.map((r) => r.collector),
+      drawerEntries.map((r) => r.collector),
     );
-    return records.map((record) => {
-      const bill = bills.get(record.bill_id);
-      const entry = bill?.ledger?.find((e) => e.id === record._id);
+    return drawerEntries.map((drawerEntry) => {
+      const bill = bills.get(drawerEntry.bill_id);
+      const entry = bill?.ledger?.find((e) => e.id === drawerEntry._id);
       return {
-        at: this.clock.timestamp(record.at) as string,
-        billNumber: bill?.bill_number ?? String(record.bill_id),
-        kind: record.kind,
-        method: record.method,
-        amount: record.amount_cents,
+        at: this.clock.timestamp(drawerEntry.at) as string,
+        billNumber: bill?.bill_number ?? String(drawerEntry.bill_id),
+        kind: drawerEntry.kind,
+        method: drawerEntry.method,
+        amount: drawerEntry.amount_cents,
         by:
-          typeof record.collector === 'number'
-            ? (names.get(record.collector) ?? `User ${record.collector}`)
-            : record.collector,
+          typeof drawerEntry.collector === 'number'
+            ? (names.get(drawerEntry.collector) ?? `User ${drawerEntry.collector}`)
+            : drawerEntry.collector,
         reason: entry?.reason ?? null,
       };
     });

@@ -1,13 +1,13 @@
 /**
  * Audit trails: one immutable entry per change of an entity, stored through
- * the outbox as a CommitRecord of the change's event, so that an entry exists
+ * the outbox as a CarriedDoc of the change's event, so that an entry exists
  * exactly when its change does. An entry's id is its event's id.
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from '../domain/clock';
 import { ensureIndexes } from './database-quirks';
-import type { CommitRecord } from './outbox-entries';
+import type { CarriedDoc } from './outbox-entries';
 import type { Page } from '../nats/request-params';
 
 export interface FieldChange {
@@ -89,7 +89,7 @@ export class AuditTrail {
   }
 
   /** The entry of a change, to record with the change's event (Outbox EventSpec.records). */
-  record(change: AuditedChange): CommitRecord {
+  record(change: AuditedChange): CarriedDoc {
     const doc: Omit<AuditEntryDoc, '_id'> = {
       entity_id: change.entityId,
       action: change.action,

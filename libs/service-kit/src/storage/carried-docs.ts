@@ -1,6 +1,7 @@
 /**
- * The records an outbox entry carries (CommitRecord: audit entries and the
- * like), stored once their write succeeded, each under its event's id.
+ * The documents an outbox entry carries (CarriedDoc: audit entries, the
+ * drawer's ledger entries), stored once their write succeeded, each under its
+ * event's id. The entry keeps them in its `records` field, a stored name.
  */
 import type { Db } from 'mongodb';
 import { itemAt } from '../domain/arrays';
@@ -8,7 +9,7 @@ import { GroupCommit } from './group-commit';
 import { inChunks, isDuplicateKeyError, writeErrorsOf } from './database-quirks';
 import type { OutboxEntry } from './outbox-entries';
 
-export class CommitRecords {
+export class CarriedDocs {
   /** Entries whose records are stored. */
   private readonly stored = new Set<string>();
   /** Records of settled writes: stored together with the ones that settle meanwhile (see storeTogether). */

@@ -30,7 +30,7 @@ export type ProofKind = 'contains-event' | 'absent';
  * It is stored under the event's id (so one record per collection and event),
  * which makes a second insert change nothing.
  */
-export interface CommitRecord {
+export interface CarriedDoc {
   collection: string;
   doc: Record<string, unknown>;
 }
@@ -41,7 +41,7 @@ export interface OutboxEntry {
   event: DomainEvent;
   proof: WriteProof;
   created_at: Date;
-  records?: CommitRecord[];
+  records?: CarriedDoc[];
   /** What the write's entry holds back until its records are stored (see EventSpec.fences). */
   fences?: string[];
   /** The W3C trace context of the request that recorded the event, when tracing is on. */
@@ -52,8 +52,8 @@ export interface EventSpec {
   subject: EventSubject;
   data: Record<string, unknown>;
   correlationId: string;
-  /** Stored after the write, exactly once (see CommitRecord). */
-  records?: CommitRecord[];
+  /** Stored after the write, exactly once (see CarriedDoc). */
+  records?: CarriedDoc[];
   /** The event's id, when the write must know it first (it names a record the write stores); else a fresh one. */
   eventId?: string;
   /**

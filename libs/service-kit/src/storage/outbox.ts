@@ -1,7 +1,7 @@
 import { headers as natsHeaders, type JetStreamClient } from 'nats';
 import type { Collection, Db } from 'mongodb';
 import { HeaderNames } from '@clinic/contracts';
-import { CommitRecords } from './carried-docs';
+import { CarriedDocs } from './carried-docs';
 import { GroupCommit } from './group-commit';
 import { ServiceError } from '../domain/errors';
 import { preparedEvents } from './prepared-events';
@@ -68,8 +68,8 @@ export class Outbox {
   private readonly queue: OutboxEntry[] = [];
   /** Entries this process is writing, queuing or publishing; the sweeper leaves them alone. */
   private readonly owned = new Set<string>();
-  /** The records of this process's entries (CommitRecord), stored once. */
-  private readonly records: CommitRecords;
+  /** The documents this process's entries carry (CarriedDoc), stored once. */
+  private readonly carried: CarriedDocs;
   /** Entries of writes recorded at about the same time, inserted together (see GroupCommit). */
   private readonly inserts = new GroupCommit<StoredOutboxEntry>((entries) => this.insert(entries));
   private pumping: Promise<void> | null = null;
@@ -94,7 +94,7 @@ export class Outbox {
     options: OutboxOptions = {},
   ) {
     this.entries = db.collection<StoredOutboxEntry | OutboxEntry>(OUTBOX_COLLECTION.collection);
-    this.records = new CommitRecords(db);
+    this.carried = new CarriedDocs(db);
     this.graceMs = options.graceMs ?? 10_000;
     this.writeWindowMs = options.writeWindowMs ?? Math.floor(this.graceMs * 0.4);
     this.sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
@@ -171,7 +171,7 @@ export class Outbox {
     return preparedEvents(entries, storedAt, {
       owned: this.owned,
       outbox: this.entries,
-      records: this.records,
+      carried: this.carried,
       log: this.log,
       writeWindowMs: this.writeWindowMs,
       hand: (handed) => {
@@ -189,7 +189,7 @@ export class Outbox {
    */
   async holdsFence(fence: string): Promise<boolean> {
     const held = await this.entries.find({ fences: fence }).toArray();
-    return held.length > 0 && !(await this.records.allStored(held.map(entryOf)));
+    return held.length > 0 && !(await this.carried.allStored(held.map(entryOf)));
   }
 
   /**
@@ -231,7 +231,7 @@ export class Outbox {
       try {
         await this.untilHandedOver.execute(async () => {
           // A record is stored before its event is published, and so before the entry is deleted.
-          await this.records.store(batch);
+          await this.carried.store(batch);
           // Publishes are issued in order on one connection, so JetStream stores them in order.
           await Promise.all(batch.map((entry) => this.publish(entry)));
         });
@@ -248,7 +248,7 @@ export class Outbox {
       }
       for (const id of ids) {
         this.owned.delete(id);
-        this.records.done(id);
+        this.carried.done(id);
       }
     }
   }

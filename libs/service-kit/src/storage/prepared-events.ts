@@ -5,7 +5,7 @@
  */
 import type { Collection } from 'mongodb';
 import { REQUEST_MESSAGES } from '@clinic/contracts';
-import type { CommitRecords } from './carried-docs';
+import type { CarriedDocs } from './carried-docs';
 import { ServiceError } from '../domain/errors';
 import type { Logger } from '../process/logger';
 import { deleteByKeys } from './database-quirks';
@@ -22,7 +22,7 @@ export interface PreparationHost {
   /** Entries this process is writing, queuing or publishing; the sweeper leaves them alone. */
   owned: Set<string>;
   outbox: Collection<StoredOutboxEntry | OutboxEntry>;
-  records: CommitRecords;
+  carried: CarriedDocs;
   log: Logger;
   /** How long after storedAt a write may still be sent. */
   writeWindowMs: number;
@@ -51,9 +51,9 @@ export function preparedEvents(entries: OutboxEntry[], storedAt: Date, host: Pre
     release,
     settle: async (eventIds) => {
       try {
-        await host.records.storeTogether(pick(eventIds));
+        await host.carried.storeTogether(pick(eventIds));
       } catch (err) {
-        host.log.warn({ err }, 'records of a committed write not stored yet; the relay will store them');
+        host.log.warn({ err }, 'documents carried by a committed write not stored yet; the relay will store them');
       }
       release(eventIds);
     },

@@ -9,7 +9,7 @@ import {
   type PaymentStatus,
 } from '@clinic/contracts';
 import type { Cents, ClinicClock } from '@clinic/service-kit';
-import { fieldChanges, type AuditTrail, type CommitRecord } from '@clinic/service-kit/storage';
+import { fieldChanges, type AuditTrail, type CarriedDoc } from '@clinic/service-kit/storage';
 import type { ItemInput } from '../rules';
 import { billView, entryView, itemsView } from '../views';
 import type { LedgerEntryDoc } from './ledger-documents';
@@ -115,7 +115,7 @@ export function billHistoryEntries(
     entries?: LedgerEntryDoc[];
     details?: Record<string, unknown>;
   },
-): CommitRecord[] {
+): CarriedDoc[] {
   if (!context.actor) return [];
   const afterView = auditedFields(after, clock);
   const entries = context.entries ?? [];

@@ -15,7 +15,7 @@ import { DayClosings } from './day-closings';
 import { DayTotals } from './day-totals';
 import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
 import { IdempotencyClaims } from './idempotency';
-import { LedgerRecords } from './ledger';
+import { DrawerLedger } from './ledger';
 import { movesDayTotals, type WrittenBill } from './live-bill-sums';
 import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
@@ -24,7 +24,7 @@ import { NewBills } from './new-bills';
 export type { BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
 export type { CashCountDoc, ClosingDoc } from './day-closings';
-export type { LedgerEntryDoc, LedgerRecordDoc } from './ledger-documents';
+export type { LedgerEntryDoc, DrawerEntryDoc } from './ledger-documents';
 export type { DrawerRow } from './ledger';
 export type { IdempotencyClaim } from './idempotency';
 export { branchScope, type CancelledBill } from './bill-queries';
@@ -38,8 +38,8 @@ export class BillStorage {
   readonly history: AuditTrail;
   /** A branch's closed days, which writes of them find closed. */
   readonly closings: DayClosings;
-  /** The drawer's records of the bills' payments and refunds. */
-  readonly ledger: LedgerRecords;
+  /** The drawer ledger: an entry for each of the bills' payments and refunds. */
+  readonly ledger: DrawerLedger;
   /** The pages of a spreadsheet export. */
   readonly exports: BillExport;
   private readonly bills: Collection<BillDoc>;
@@ -58,7 +58,7 @@ export class BillStorage {
     const numbers = new BillNumbers(deps.db.collection(BILL_NUMBER_MARKS), (date) => this.queries.highestSeq(date));
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
     this.closings = new DayClosings(deps.db, deps.outbox);
-    this.ledger = new LedgerRecords(deps.db);
+    this.ledger = new DrawerLedger(deps.db);
     this.exports = new BillExport(this.bills);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.

@@ -1,18 +1,18 @@
 /**
  * A bill's money as stored (issue 25): its ledger entries live on the bill,
  * the one document a change of it writes atomically (compare-and-set, see
- * RecordWriter), and bill_ledger keeps a record of each for the drawer's
+ * RecordWriter), and bill_ledger keeps a drawer entry of each for the drawer's
  * queries by branch and day, stored through the outbox with its event.
  */
 import type { Caller, LedgerKind, PaymentMethod } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
-import type { CommitRecord } from '@clinic/service-kit/storage';
+import type { CarriedDoc } from '@clinic/service-kit/storage';
 import type { BillDoc } from './documents';
 
 export const BILL_LEDGER = 'bill_ledger';
 
 export interface LedgerEntryDoc {
-  /** Also the id of its event (payment_recorded or refunded) and of its record in bill_ledger. */
+  /** Also the id of its event (payment_recorded or refunded) and of its drawer entry in bill_ledger. */
   id: string;
   kind: LedgerKind;
   amount_cents: Cents;
@@ -33,7 +33,7 @@ export interface LedgerEntryDoc {
 }
 
 /** What bill_ledger keeps of an entry: what the drawer groups and sums, by branch and day. */
-export interface LedgerRecordDoc {
+export interface DrawerEntryDoc {
   _id: string;
   bill_id: number;
   store_id: number;
@@ -47,9 +47,9 @@ export interface LedgerRecordDoc {
   at: Date;
 }
 
-/** The record of an entry in bill_ledger, stored with its event (see Outbox, CommitRecord). */
-export function ledgerRecord(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CommitRecord {
-  const doc: Omit<LedgerRecordDoc, '_id'> = {
+/** The drawer entry of a ledger entry in bill_ledger, stored with its event (see Outbox, CarriedDoc). */
+export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CarriedDoc {
+  const doc: Omit<DrawerEntryDoc, '_id'> = {
     bill_id: bill.id,
     store_id: bill.store_id,
     day: entry.day,

@@ -1,10 +1,10 @@
 /** The event of one ledger entry of a bill (issue 25): payment_recorded, or refunded for a refund or a reversal. */
 import { EventSubjects } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
-import type { CommitRecord, EventSpec, WriteProof } from '@clinic/service-kit/storage';
+import type { CarriedDoc, EventSpec, WriteProof } from '@clinic/service-kit/storage';
 import { BILLS, type BillDoc } from './documents';
 import { balanceView, entryView } from '../views';
-import { ledgerRecord, type LedgerEntryDoc } from './ledger-documents';
+import { drawerEntryOf, type LedgerEntryDoc } from './ledger-documents';
 
 /**
  * The event of an entry, under the entry's id, carrying the entry's record in
@@ -15,7 +15,7 @@ export function moneyEvent(
   after: BillDoc,
   clock: ClinicClock,
   correlationId: string,
-  records: CommitRecord[] = [],
+  records: CarriedDoc[] = [],
 ): EventSpec {
   const payment = entry.kind === 'payment';
   return {
@@ -34,7 +34,7 @@ export function moneyEvent(
         ...balanceView(after),
       },
     },
-    records: [ledgerRecord(entry, after), ...records],
+    records: [drawerEntryOf(entry, after), ...records],
   };
 }
 
