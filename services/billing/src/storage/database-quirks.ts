@@ -11,16 +11,11 @@
  */
 import { isDuplicateKeyError } from '@clinic/service-kit/storage';
 
-// String keys (fast `_id` lookups), unique violations reported two ways, bulk writes' per-document errors,
-// indexes created one per command (the substring table by an explicit option, IndexSpec), fresh ids without an atomic $inc.
-export {
-  docKey,
-  ensureIndexes,
-  isDuplicateKeyError,
-  movePastIfTaken,
-  writeErrorsOf,
-  type IndexSpec,
-} from '@clinic/service-kit/storage';
+// String keys, which FerretDB v1 looks up through its primary-key index; indexes created one per command, and the
+// embedded server's substring table asked for by an explicit option (IndexSpec.substringSearch, patch 0018).
+export { docKey, ensureIndexes, type IndexSpec } from '@clinic/service-kit/storage';
+// A unique violation, reported two ways; a bulk write's per-document errors; fresh ids without an atomic $inc.
+export { isDuplicateKeyError, movePastIfTaken, writeErrorsOf } from '@clinic/service-kit/storage';
 
 /**
  * An upsert that another replica may be making at the same moment: FerretDB

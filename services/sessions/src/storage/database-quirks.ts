@@ -8,15 +8,9 @@
  * and a run's sessions are found with two queries rather than one `$or`, which
  * the embedded server answers by reading every run (runs.ts).
  */
-// String keys (fast `_id` lookups), `$in` lists and deletes in slices the embedded server serves from its index,
-// unique violations reported two ways, bulk writes' per-document errors, indexes created one per command,
-// fresh ids without an atomic $inc.
-export {
-  deleteByKeys,
-  docKey,
-  ensureIndexes,
-  inChunks,
-  isDuplicateKeyError,
-  withFreshId,
-  writeErrorsOf,
-} from '@clinic/service-kit/storage';
+// String keys, which FerretDB v1 looks up through its primary-key index; indexes created one per command.
+export { docKey, ensureIndexes } from '@clinic/service-kit/storage';
+// `$in` lists and deletes by key in slices the embedded server serves from its index.
+export { deleteByKeys, inChunks } from '@clinic/service-kit/storage';
+// A unique violation, reported two ways; a bulk write's per-document errors; fresh ids without an atomic $inc.
+export { isDuplicateKeyError, withFreshId, writeErrorsOf } from '@clinic/service-kit/storage';
