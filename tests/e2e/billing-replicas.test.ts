@@ -16,6 +16,7 @@ import {
 import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
 import { BillStorage } from '../../services/billing/src/storage';
 import { startTestStack, TEST_TZ, type TestStack } from './harness';
+import { seedMainWithCbc } from './fixtures';
 
 let t: TestStack;
 let chargeId: number;
@@ -25,9 +26,7 @@ beforeAll(async () => {
   // collide on the same dates under a loaded machine can take longer than the gateway's default 5 s, and a 504
   // would fail the test without saying anything about the numbers.
   t = await startTestStack({ replicas: { billing: 2 }, env: { REQUEST_TIMEOUT_MS: '30000' } });
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
-    .body.charge_id;
+  chargeId = await seedMainWithCbc(t);
 });
 afterAll(async () => {
   await t?.stop();

@@ -3,6 +3,7 @@ import { EventSubjects } from '@clinic/contracts';
 import { EventReader } from './events';
 import type { operations } from '@clinic/client';
 import { answerOf, failureOf, refused, startTestStack, type TestStack } from './harness';
+import { ADMIN_USER, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH } from './fixtures';
 
 type NewBill = operations['createLabBill']['requestBody']['content']['application/json'];
 
@@ -23,19 +24,13 @@ beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
     stores: [
-      { id: 1, name: 'Main', status: 'active' },
-      { id: 2, name: 'Second', status: 'active' },
+      MAIN_BRANCH,
+      SECOND_BRANCH,
       { id: 3, name: 'Closed branch', status: 'inactive' },
       ...LIST_STORES.map((id) => ({ id, name: `Store ${id}`, status: 'active' })),
     ],
-    users: [
-      { id: 1, name: 'Admin User' },
-      { id: 7, name: 'Kasun Silva' },
-    ],
-    patients: [
-      { id: 1, name: 'Nimal Fernando' },
-      { id: 2, name: 'Ayesha Jayawardena' },
-    ],
+    users: [ADMIN_USER, KASUN],
+    patients: PATIENTS,
   });
   for (const store of [1, 2, ...LIST_STORES]) {
     const active = await answerOf(
