@@ -359,11 +359,7 @@ describe('POST /lab_bills', () => {
   it('answers 400 without a body', async () => {
     const res = await answerOf(t.api().POST('/lab_bills', { body: refused(undefined) }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'Request body must be a JSON object.',
-      code: 'VALIDATION_FAILED',
-    });
+    expect(res.body).toEqual(failureOf('Request body must be a JSON object.'));
   });
 
   it('answers 404 for a missing or inactive store and an unknown patient (rules 7 and 8)', async () => {
@@ -608,11 +604,7 @@ describe('bill numbers under concurrency', () => {
     }
     const res = await answerOf(t.api().POST('/lab_bills', { body: bill({ bill_date: date }) }));
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'Bill number conflict. Please retry.',
-      code: 'BILL_NUMBER_CONFLICT',
-    });
+    expect(res.body).toEqual(failureOf('Bill number conflict. Please retry.'));
     expect(
       (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
     ).toBe(0);
@@ -656,11 +648,7 @@ describe('Idempotency-Key', () => {
       t.api({ headers }).POST('/lab_bills', { body: bill({ bill_date: date, patient_name: 'Someone Else' }) }),
     );
     expect(different.status).toBe(422);
-    expect(different.body).toEqual({
-      success: false,
-      error: 'This Idempotency-Key was already used for a different request.',
-      code: 'IDEMPOTENCY_KEY_REUSED',
-    });
+    expect(different.body).toEqual(failureOf('This Idempotency-Key was already used for a different request.'));
     const otherCaller = await answerOf(
       t.api({ headers, sub: 99 }).POST('/lab_bills', { body: bill({ bill_date: date }) }),
     );
@@ -679,29 +667,14 @@ describe('GET /lab_bills', () => {
   it('requires store_id', async () => {
     const res = await answerOf(t.api().GET('/lab_bills', { params: { query: refused({}) } }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'store_id is required.',
-      code: 'VALIDATION_FAILED',
-      field: 'store_id',
-    });
+    expect(res.body).toEqual(failureOf('store_id is required.'));
     const bad = await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: refused('x') } } }));
-    expect(bad.body).toEqual({
-      success: false,
-      error: 'store_id must be a positive integer.',
-      code: 'VALIDATION_FAILED',
-      field: 'store_id',
-    });
+    expect(bad.body).toEqual(failureOf('store_id must be a positive integer.'));
     const badDate = await answerOf(
       t.api().GET('/lab_bills', { params: { query: { store_id: 1, from_date: 'yesterday' } } }),
     );
     expect(badDate.status).toBe(400);
-    expect(badDate.body).toEqual({
-      success: false,
-      error: 'from_date must be a date in YYYY-MM-DD format.',
-      code: 'VALIDATION_FAILED',
-      field: 'from_date',
-    });
+    expect(badDate.body).toEqual(failureOf('from_date must be a date in YYYY-MM-DD format.'));
   });
 
   it('filters by date, range, method, status and search; ignores unknown filter values', async () => {
@@ -756,12 +729,7 @@ describe('GET /lab_bills', () => {
         t.api().GET('/lab_bills', { params: { query: { store_id: store, search: control } } }),
       );
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({
-        success: false,
-        error: 'search must not contain control characters.',
-        code: 'VALIDATION_FAILED',
-        field: 'search',
-      });
+      expect(refused.body).toEqual(failureOf('search must not contain control characters.'));
     }
   });
 
@@ -809,12 +777,7 @@ describe('GET /lab_bills', () => {
       t.api().GET('/lab_bills', { params: { query: { store_id: store, page: refused('xyz') } } }),
     );
     expect(notNumbers.status).toBe(400);
-    expect(notNumbers.body).toEqual({
-      success: false,
-      error: 'page must be an integer.',
-      code: 'VALIDATION_FAILED',
-      field: 'page',
-    });
+    expect(notNumbers.body).toEqual(failureOf('page must be an integer.'));
     expect(
       (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: store, per_page: refused('1.5') } } })))
         .body.error,
@@ -1062,11 +1025,7 @@ describe('DELETE /lab_bills/{id}', () => {
         t.api({ role }).DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }),
       );
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({
-        success: false,
-        error: 'You do not have permission to perform this action.',
-        code: 'FORBIDDEN',
-      });
+      expect(res.body).toEqual(failureOf('You do not have permission to perform this action.'));
     }
     expect((await readBill(created.bill_id)).status).toBe('active');
   });
@@ -1155,12 +1114,9 @@ describe('updates racing a cancel', () => {
 
 describe('GET /lab_bills/summary', () => {
   it('requires store_id and answers zeros when nothing matches', async () => {
-    expect((await answerOf(t.api().GET('/lab_bills/summary', { params: { query: refused({}) } }))).body).toEqual({
-      success: false,
-      error: 'store_id is required.',
-      code: 'VALIDATION_FAILED',
-      field: 'store_id',
-    });
+    expect((await answerOf(t.api().GET('/lab_bills/summary', { params: { query: refused({}) } }))).body).toEqual(
+      failureOf('store_id is required.'),
+    );
     const res = await answerOf(t.api().GET('/lab_bills/summary', { params: { query: { store_id: 999 } } }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({

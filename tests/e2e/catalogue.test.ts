@@ -39,6 +39,11 @@ async function create(body: NewCharge, opts = {}) {
   return answerOf(t.api(opts).POST('/hospital_charges', { body }));
 }
 
+/** GET /hospital_charges/{charge_id} as the typed client calls it. */
+function readCharge(charge_id: number) {
+  return answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id } } }));
+}
+
 async function listAll(storeId: number, query = '') {
   const res = await t.get(`/hospital_charges?store_id=${storeId}${query}`);
   expect(res.status).toBe(200);
@@ -53,9 +58,7 @@ describe('POST /hospital_charges', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ success: true, message: 'Charge created successfully.', charge_id: expect.any(Number) });
 
-    const got = await answerOf(
-      t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: res.body.charge_id } } }),
-    );
+    const got = await readCharge(res.body.charge_id);
     expect(got.status).toBe(200);
     expect(got.body).toEqual({
       success: true,
@@ -85,11 +88,7 @@ describe('POST /hospital_charges', () => {
       role: 'cashier',
     });
     expect(res.status).toBe(201);
-    const { charge } = (
-      await answerOf(
-        t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: res.body.charge_id } } }),
-      )
-    ).body;
+    const { charge } = (await readCharge(res.body.charge_id)).body;
     expect(charge).toMatchObject({ amount: 10.01, status: 'Inactive', notes: null, created_by: 'nurse-ann' });
   });
 
@@ -154,11 +153,7 @@ describe('POST /hospital_charges', () => {
     expect((await create(valid(store, { charge_name: 'Lipid Profile' }))).status).toBe(201);
     const again = await create(valid(store, { charge_name: '  lipid   PROFILE ' }));
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({
-      success: false,
-      error: 'A charge with this name already exists in this store.',
-      code: 'CHARGE_NAME_TAKEN',
-    });
+    expect(again.body).toEqual(failureOf('A charge with this name already exists in this store.'));
     // Another store may use the name.
     expect((await create(valid(freshStore(), { charge_name: 'Lipid Profile' }))).status).toBe(201);
     expect(await listAll(store)).toHaveLength(1);
@@ -222,11 +217,7 @@ describe('hostile input', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({
-        success: false,
-        error: 'Request body must not contain __proto__ or constructor.prototype keys.',
-        code: 'BODY_FORBIDDEN_KEYS',
-      });
+      expect(refused.body).toEqual(failureOf('Request body must not contain __proto__ or constructor.prototype keys.'));
     }
     expect(await listAll(store)).toHaveLength(1);
   });
@@ -247,12 +238,7 @@ describe('hostile input', () => {
     expect(bracket.body.charges.map((c: any) => c.charge_name)).toEqual(['Visible']);
     const injected = await t.get(`/hospital_charges?store_id[$gt]=0`);
     expect(injected.status).toBe(400);
-    expect(injected.body).toEqual({
-      success: false,
-      error: 'store_id is required.',
-      code: 'VALIDATION_FAILED',
-      field: 'store_id',
-    });
+    expect(injected.body).toEqual(failureOf('store_id is required.'));
   });
 });
 
@@ -260,20 +246,10 @@ describe('GET /hospital_charges', () => {
   it('requires store_id', async () => {
     const res = await answerOf(t.api().GET('/hospital_charges', { params: { query: refused({}) } }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'store_id is required.',
-      code: 'VALIDATION_FAILED',
-      field: 'store_id',
-    });
+    expect(res.body).toEqual(failureOf('store_id is required.'));
     const bad = await answerOf(t.api().GET('/hospital_charges', { params: { query: { store_id: refused('abc') } } }));
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({
-      success: false,
-      error: 'store_id must be a positive integer.',
-      code: 'VALIDATION_FAILED',
-      field: 'store_id',
-    });
+    expect(bad.body).toEqual(failureOf('store_id must be a positive integer.'));
   });
 
   it('filters by status, type and search, orders by name and counts', async () => {
@@ -347,9 +323,7 @@ describe('PUT /hospital_charges/{id}', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
-    const { charge } = (
-      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
-    ).body;
+    const { charge } = (await readCharge(body.charge_id)).body;
     expect(charge).toMatchObject({
       charge_name: 'FBC',
       charge_type: 'General',
@@ -378,9 +352,7 @@ describe('PUT /hospital_charges/{id}', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: false, error: 'No changes were made.', code: 'CHARGE_UNCHANGED' });
-    const { charge } = (
-      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
-    ).body;
+    const { charge } = (await readCharge(body.charge_id)).body;
     expect(charge.updated_at).toBeNull();
     expect(charge.updated_by).toBeNull();
   });
@@ -416,26 +388,14 @@ describe('PUT /hospital_charges/{id}', () => {
       }),
     );
     expect(dup.status).toBe(409);
-    expect(dup.body).toEqual({
-      success: false,
-      error: 'A charge with this name already exists in this store.',
-      code: 'CHARGE_NAME_TAKEN',
-    });
-    expect(
-      (
-        await answerOf(
-          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: a.body.charge_id } } }),
-        )
-      ).body.charge.charge_name,
-    ).toBe('A');
+    expect(dup.body).toEqual(failureOf('A charge with this name already exists in this store.'));
+    expect((await readCharge(a.body.charge_id)).body.charge.charge_name).toBe('A');
   });
 
   it('takes back the whole charge a read returned, one field changed, and changes only that field', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'fasting' }), { sub: 3 });
-    const read = (
-      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
-    ).body.charge;
+    const read = (await readCharge(body.charge_id)).body.charge;
     const res = await answerOf(
       t.api({ sub: 5 }).PUT('/hospital_charges/{charge_id}', {
         params: { path: { charge_id: body.charge_id } },
@@ -444,9 +404,7 @@ describe('PUT /hospital_charges/{id}', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
-    const after = (
-      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
-    ).body.charge;
+    const after = (await readCharge(body.charge_id)).body.charge;
     expect(after).toEqual({
       ...read,
       amount: 900,
@@ -474,9 +432,7 @@ describe('PUT /hospital_charges/{id}', () => {
       }),
     );
     expect(res.status).toBe(200);
-    const after = (
-      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
-    ).body.charge;
+    const after = (await readCharge(body.charge_id)).body.charge;
     expect(after).toMatchObject({ id: body.charge_id, charge_name: 'X', store_id: store, created_by: 1 });
     expect(after.created_at).not.toBe('2000-01-01 00:00:00');
     expect(await listAll(store + 1000)).toEqual([]);
@@ -505,9 +461,7 @@ describe('PUT /hospital_charges/{id}', () => {
   ])('answers 400 for %s and changes nothing', async (_name, update, error) => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'kept' }));
-    const before = (
-      await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }))
-    ).body.charge;
+    const before = (await readCharge(body.charge_id)).body.charge;
     const res = await answerOf(
       t.api().PUT('/hospital_charges/{charge_id}', {
         params: { path: { charge_id: body.charge_id } },
@@ -516,53 +470,26 @@ describe('PUT /hospital_charges/{id}', () => {
     );
     expect(res.status).toBe(400);
     expect(res.body).toEqual(failureOf(error));
-    expect(
-      (
-        await answerOf(
-          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
-        )
-      ).body.charge,
-    ).toEqual(before);
+    expect((await readCharge(body.charge_id)).body.charge).toEqual(before);
   });
 
   it('trims notes and stores blank notes as null', async () => {
     const { body } = await create(valid(freshStore(), { notes: 'old' }));
-    await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: {
-          charge_name: 'X',
-          charge_type: 'Lab',
-          amount: 1,
-          notes: '  fasting  ',
-        },
-      }),
-    );
-    expect(
-      (
-        await answerOf(
-          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
-        )
-      ).body.charge.notes,
-    ).toBe('fasting');
-    await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: {
-          charge_name: 'X',
-          charge_type: 'Lab',
-          amount: 1,
-          notes: '   ',
-        },
-      }),
-    );
-    expect(
-      (
-        await answerOf(
-          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
-        )
-      ).body.charge.notes,
-    ).toBeNull();
+    const path = { charge_id: body.charge_id };
+    for (const [notes, stored] of [
+      ['  fasting  ', 'fasting'],
+      ['   ', null],
+    ] as const) {
+      const put = await answerOf(
+        t.api().PUT('/hospital_charges/{charge_id}', {
+          params: { path },
+          body: { charge_name: 'X', charge_type: 'Lab', amount: 1, notes },
+        }),
+      );
+      expect(put.status).toBe(200);
+      const read = await answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path } }));
+      expect(read.body.charge.notes).toBe(stored);
+    }
   });
 
   it('answers 400 for a missing body', async () => {
@@ -574,11 +501,7 @@ describe('PUT /hospital_charges/{id}', () => {
       }),
     );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'Request body must be a JSON object.',
-      code: 'VALIDATION_FAILED',
-    });
+    expect(res.body).toEqual(failureOf('Request body must be a JSON object.'));
   });
 });
 
@@ -591,13 +514,7 @@ describe('DELETE /hospital_charges/{id}', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge deleted successfully.' });
-    expect(
-      (
-        await answerOf(
-          t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
-        )
-      ).status,
-    ).toBe(404);
+    expect((await readCharge(body.charge_id)).status).toBe(404);
     expect(await listAll(store)).toEqual([]);
     const update = await answerOf(
       t.api().PUT('/hospital_charges/{charge_id}', {
@@ -651,14 +568,7 @@ describe('updates racing a delete', () => {
       expect([200, 404]).toContain(update1);
       expect([200, 404]).toContain(update2);
     }
-    for (const { body } of created)
-      expect(
-        (
-          await answerOf(
-            t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
-          )
-        ).status,
-      ).toBe(404);
+    for (const { body } of created) expect((await readCharge(body.charge_id)).status).toBe(404);
     expect(await listAll(store)).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import { createSigner } from 'fast-jwt';
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, type NatsConnection } from 'nats';
 import { BillingSubjects, EventSubjects, NATS_USERS, requestSubjectsOf, SERVICE_NAMES } from '@clinic/contracts';
 import { ManagedProcess, natsCredentialsEnv, serviceEntry } from '@clinic/devstack';
-import { eventually, failureOf, sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
+import { DEGRADED, eventually, failureOf, sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
 let t: TestStack;
 let billId: number;
@@ -452,11 +452,7 @@ describe('answers in the envelope', () => {
       req.end();
     });
     expect(answer.status).toBe(431);
-    expect(JSON.parse(answer.body)).toEqual({
-      success: false,
-      error: 'Request headers are too large.',
-      code: 'HEADERS_TOO_LARGE',
-    });
+    expect(JSON.parse(answer.body)).toEqual(failureOf('Request headers are too large.'));
     // One log line for the request, however much of the header the parser went on refusing.
     const logged = () =>
       readFileSync(join(t.stack.logDir, 'gateway.log'), 'utf8')
@@ -493,12 +489,7 @@ describe('health', () => {
     try {
       const anonymous = await t.get('/health', { token: null });
       expect(anonymous.status).toBe(503);
-      expect(anonymous.body).toEqual({
-        success: false,
-        status: 'degraded',
-        error: 'Some parts of the system are unavailable.',
-        code: 'SERVICE_UNAVAILABLE',
-      });
+      expect(anonymous.body).toEqual(DEGRADED);
       const details = await t.get('/health/details');
       expect(details.status).toBe(503);
       expect(details.body).toMatchObject({ success: false, nats: 'down' });

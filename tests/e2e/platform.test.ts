@@ -15,7 +15,7 @@ import {
   SessionsSubjects,
 } from '@clinic/contracts';
 import { freePort, ManagedProcess, natsCredentialsEnv, serviceEntry, waitFor } from '@clinic/devstack';
-import { eventually, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
+import { DEGRADED, eventually, failureOf, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
 let t: TestStack;
 /** As the gateway (may call services), as the hospital (publishes reference data), as ops (status queries). */
@@ -92,11 +92,7 @@ describe('authentication', () => {
     const noRole = createSigner({ key: TEST_JWT_SECRET, expiresIn: 60_000 })({ sub: 1 });
     const res = await t.get(protectedPath, { token: noRole });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'Invalid token: the sub and role claims are required.',
-      code: 'TOKEN_INVALID',
-    });
+    expect(res.body).toEqual(failureOf('Invalid token: the sub and role claims are required.'));
   });
 
   it('rejects a token without an expiry', async () => {
@@ -108,11 +104,7 @@ describe('authentication', () => {
   it('answers 403 in the envelope when the role may not use the route', async () => {
     const res = await t.del('/lab_bills/1', { role: 'cashier' });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'You do not have permission to perform this action.',
-      code: 'FORBIDDEN',
-    });
+    expect(res.body).toEqual(failureOf('You do not have permission to perform this action.'));
     const unknownRole = await t.get('/hospital_charges?store_id=1', { role: 'doctor' });
     expect(unknownRole.status).toBe(403);
   });
@@ -203,11 +195,7 @@ describe('gateway envelope', () => {
     const res = await t.request('PATCH', '/lab_bills/1', { payment_status: 'Paid' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('DELETE, GET, HEAD, PUT');
-    expect(res.body).toEqual({
-      success: false,
-      error: 'Method not allowed for this route.',
-      code: 'METHOD_NOT_ALLOWED',
-    });
+    expect(res.body).toEqual(failureOf('Method not allowed for this route.'));
     // fetch refuses TRACE, so plain http.
     const trace = await new Promise<{ status?: number; allow?: string }>((resolve, reject) => {
       request(`${t.url}/hospital_charges`, { method: 'TRACE' }, (res) => {
@@ -241,11 +229,7 @@ describe('gateway envelope', () => {
   it('answers an HTTP/1.1 request without a Host header with 400 in the envelope', async () => {
     const answer = await rawRequest('GET /health HTTP/1.1\r\nconnection: close\r\n\r\n');
     expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
-    expect(JSON.parse(answer.body)).toEqual({
-      success: false,
-      error: 'A Host header is required (HTTP/1.1).',
-      code: 'MALFORMED_REQUEST',
-    });
+    expect(JSON.parse(answer.body)).toEqual(failureOf('A Host header is required (HTTP/1.1).'));
     // HTTP/1.0 has no Host header to require.
     const old = await rawRequest('GET /health HTTP/1.0\r\n\r\n');
     expect(old.statusLine).toBe('HTTP/1.1 200 OK');
@@ -280,11 +264,7 @@ describe('gateway envelope', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'Request body must not contain __proto__ or constructor.prototype keys.',
-      code: 'BODY_FORBIDDEN_KEYS',
-    });
+    expect(res.body).toEqual(failureOf('Request body must not contain __proto__ or constructor.prototype keys.'));
   });
 
   it('answers an oversized body with 413 in the envelope', async () => {
@@ -553,19 +533,10 @@ describe('service outages', () => {
     await sessions.stop();
     const res = await t.get('/all_sessions');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'Service unavailable. Please retry.',
-      code: 'SERVICE_UNAVAILABLE',
-    });
+    expect(res.body).toEqual(failureOf('Service unavailable. Please retry.'));
     const health = await t.get('/health', { token: null });
     expect(health.status).toBe(503);
-    expect(health.body).toEqual({
-      success: false,
-      status: 'degraded',
-      error: 'Some parts of the system are unavailable.',
-      code: 'SERVICE_UNAVAILABLE',
-    });
+    expect(health.body).toEqual(DEGRADED);
     const details = await t.get('/health/details');
     expect(details.status).toBe(503);
     expect(details.body).toMatchObject({
@@ -585,11 +556,7 @@ describe('service outages', () => {
       const started = Date.now();
       const res = await t.get('/all_sessions');
       expect(res.status).toBe(504);
-      expect(res.body).toEqual({
-        success: false,
-        error: 'The service did not answer in time. Please retry.',
-        code: 'SERVICE_TIMEOUT',
-      });
+      expect(res.body).toEqual(failureOf('The service did not answer in time. Please retry.'));
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       sessions.signal('SIGCONT');

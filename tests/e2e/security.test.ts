@@ -5,7 +5,7 @@
  * a 4xx in the envelope, store nothing and reveal nothing of another branch.
  */
 import { HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
-import { startTestStack, type TestStack } from './harness';
+import { failureOf, startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
 /** Made in beforeAll, which checks each. */
@@ -188,11 +188,7 @@ describe('prototype-poisoning keys in every body', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({
-        success: false,
-        error: 'Request body must not contain __proto__ or constructor.prototype keys.',
-        code: 'BODY_FORBIDDEN_KEYS',
-      });
+      expect(res.body).toEqual(failureOf('Request body must not contain __proto__ or constructor.prototype keys.'));
     }
     // Nested inside an item too.
     if (route.url === '/lab_bills' && route.method === 'POST') {
@@ -291,11 +287,7 @@ describe('roles', () => {
     expect(anonymous.body.success).toBe(false);
     const doctor = await t.request('POST', '/hospital_charges', undefined, { ...badJson, role: 'doctor' });
     expect(doctor.status).toBe(403);
-    expect(doctor.body).toEqual({
-      success: false,
-      error: 'You do not have permission to perform this action.',
-      code: 'FORBIDDEN',
-    });
+    expect(doctor.body).toEqual(failureOf('You do not have permission to perform this action.'));
   });
 
   it('refuses every charge write to a role without access, changing nothing', async () => {
