@@ -5,6 +5,7 @@
 import type { operations } from '@clinic/client';
 import { answerOf, startTestStack, type TestStack } from './harness';
 import { ADMIN_USER, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH } from './fixtures';
+
 export type NewBill = operations['createLabBill']['requestBody']['content']['application/json'];
 
 export let t: TestStack;
