@@ -67,12 +67,5 @@ export { TokenRefused } from './auth/token-claims';
 export { createTokenVerifier, type TokenVerifier, type VerifiedCaller } from './auth/token-verifier';
 export { tokenPolicyOf, type TokenPolicy } from './auth/tokens';
 export { LATENCY_BUCKETS, counter, gauge, histogram, metricsEnabled, startMetrics } from './process/metrics';
-export {
-  endHttpSpan,
-  spanLogFields,
-  startHttpSpan,
-  stopTracing,
-  tracingActive,
-  type HttpSpan,
-} from './process/tracing';
+export { stopTracing, traceLogFields, tracingActive } from './process/tracing';
 export { runProcess } from './process/lifecycle';

@@ -160,15 +160,15 @@ export async function buildGateway({ config, nc, log }: GatewayDeps): Promise<Fa
 
   // Liveness for anyone (load balancers, compose): status only, never rate-limited. The report
   // names hosts and subjects, so it needs an admin token.
-  app.get('/health', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
-    const liveness = await health.liveness(request.httpSpan?.context);
+  app.get('/health', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
+    const liveness = await health.liveness();
     return reply.code(liveness.success ? 200 : 503).send(liveness);
   });
   app.get(
     '/health/details',
     { schema: { hide: true }, onRequest: authorize(HEALTH_DETAILS_ACCESS) },
-    async (request, reply) => {
-      const report = await health.report(request.httpSpan?.context);
+    async (_request, reply) => {
+      const report = await health.report();
       return reply.code(report.success ? 200 : 503).send(report);
     },
   );
@@ -236,7 +236,6 @@ async function forward(
       timeoutMs: config.requestTimeoutMs,
       idempotencyKey: idempotencyKeyOf(request),
       ifMatch: singleHeader(request, 'if-match'),
-      traceContext: request.httpSpan?.context,
     });
     // The service's body goes out as it came: no parse and no second serialization.
     const { status, etag, body } = splitReply(raw);

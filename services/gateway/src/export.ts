@@ -51,7 +51,6 @@ export async function sendExport(
         token: request.token,
         correlationId: request.id,
         timeoutMs: config.requestTimeoutMs,
-        traceContext: request.httpSpan?.context,
       }),
     );
   };

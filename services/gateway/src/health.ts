@@ -1,9 +1,6 @@
 import type { NatsConnection } from 'nats';
 import { GATEWAY_MESSAGES, SERVICE_NAMES, ServiceSubjects, type ServiceName } from '@clinic/contracts';
-import { callService, type HttpSpan } from '@clinic/service-kit';
-
-/** The trace a health check joins: its first asker's. */
-type Context = HttpSpan['context'];
+import { callService } from '@clinic/service-kit';
 
 /** The detailed report (`GET /health/details`, admin token). */
 export interface HealthReport {
@@ -43,7 +40,7 @@ async function natsRoundTrip(nc: NatsConnection, timeoutMs: number): Promise<num
 }
 
 /** Asks NATS for a round trip and every service's `<service>.health` at once; healthy only when all answer ok. */
-async function checkHealth(nc: NatsConnection, timeoutMs: number, traceContext?: Context): Promise<HealthReport> {
+async function checkHealth(nc: NatsConnection, timeoutMs: number): Promise<HealthReport> {
   const [rtt, ...entries] = await Promise.all([
     natsRoundTrip(nc, timeoutMs),
     ...SERVICE_NAMES.map(async (name) => {
@@ -52,7 +49,7 @@ async function checkHealth(nc: NatsConnection, timeoutMs: number, traceContext?:
           nc,
           ServiceSubjects[name].health,
           {},
-          { correlationId: `health-${name}`, timeoutMs, traceContext },
+          { correlationId: `health-${name}`, timeoutMs },
         );
         if (reply.status === 200 && reply.body.success) {
           return [name, { status: 'ok' as const, instance: String(reply.body.instance ?? '') }] as const;
@@ -88,16 +85,15 @@ export class HealthChecker {
     private readonly timeoutMs: number,
   ) {}
 
-  /** `traceContext`: the asker's trace, which the check joins when it starts it. */
-  report(traceContext?: Context): Promise<HealthReport> {
-    this.inProgress ??= checkHealth(this.nc, this.timeoutMs, traceContext).finally(() => {
+  report(): Promise<HealthReport> {
+    this.inProgress ??= checkHealth(this.nc, this.timeoutMs).finally(() => {
       this.inProgress = null;
     });
     return this.inProgress;
   }
 
-  async liveness(traceContext?: Context): Promise<Liveness> {
-    const { success, error, status } = await this.report(traceContext);
+  async liveness(): Promise<Liveness> {
+    const { success, error, status } = await this.report();
     return { success, ...(error ? { error, code: 'SERVICE_UNAVAILABLE' as const } : {}), status };
   }
 }

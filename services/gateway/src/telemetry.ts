@@ -1,29 +1,18 @@
 /**
  * The gateway's HTTP metrics (requests by route, method and status; duration
- * by route; requests in flight), and its request span with the trace id on
- * its request log line.
+ * by route; requests in flight) and the trace id on its request log line.
  * The NATS request outcomes are counted by callServiceRaw (service-kit).
  */
 import type { FastifyInstance } from 'fastify';
 import {
   counter,
-  endHttpSpan,
   gauge,
   histogram,
   LATENCY_BUCKETS,
   metricsEnabled,
-  spanLogFields,
-  startHttpSpan,
+  traceLogFields,
   tracingActive,
-  type HttpSpan,
 } from '@clinic/service-kit';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The request's server span while tracing is on; its NATS requests go out under its context. */
-    httpSpan?: HttpSpan | null;
-  }
-}
 
 /** Requests no route matched are counted under one label, so that scanners cannot grow the series. */
 const UNMATCHED = 'unmatched';
@@ -31,18 +20,9 @@ const UNMATCHED = 'unmatched';
 export function instrumentGateway(app: FastifyInstance): void {
   if (tracingActive()) {
     app.addHook('onRequest', (request, _reply, done) => {
-      const route = request.routeOptions.url ?? UNMATCHED;
-      request.httpSpan = startHttpSpan(`${request.method} ${route}`, request.headers, {
-        'http.request.method': request.method,
-        'http.route': route,
-      });
-      // A sampled request's trace id goes on every line of the request.
-      const fields = request.httpSpan ? spanLogFields(request.httpSpan.span) : {};
+      // @fastify/otel's request span is active here; its trace id goes on every line of the request.
+      const fields = traceLogFields();
       if (fields.trace_id) request.log = request.log.child(fields);
-      done();
-    });
-    app.addHook('onResponse', (request, reply, done) => {
-      if (request.httpSpan) endHttpSpan(request.httpSpan, reply.statusCode);
       done();
     });
   }

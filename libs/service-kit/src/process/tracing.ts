@@ -105,7 +105,7 @@ export function traceLogFields(): Readonly<Record<string, string>> {
   if (!sdk) return NO_FIELDS;
   const span = trace.getActiveSpan();
   // A trace that is not sampled is exported nowhere: its id would lead nowhere.
-  return span ? spanLogFields(span) : NO_FIELDS;
+  return span?.isRecording() ? { trace_id: span.spanContext().traceId } : NO_FIELDS;
 }
 
 function messagingAttributes(subject: string, operation: string): Record<string, string> {
@@ -126,23 +126,16 @@ async function endingSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Runs a NATS request under a client span whose context goes out in `headers`,
- * a child of `parent` (by default the active context).
+ * Runs a NATS request under a client span whose context goes out in `headers`.
  */
-export async function withRequestSpan<T>(
-  subject: string,
-  headers: MsgHdrs,
-  send: () => Promise<T>,
-  parent: Context = context.active(),
-): Promise<T> {
+export async function withRequestSpan<T>(subject: string, headers: MsgHdrs, send: () => Promise<T>): Promise<T> {
   if (!sdk) return send();
-  const span = tracer().startSpan(
-    `send ${subject}`,
-    { kind: SpanKind.CLIENT, attributes: messagingAttributes(subject, 'send') },
-    parent,
-  );
+  const span = tracer().startSpan(`send ${subject}`, {
+    kind: SpanKind.CLIENT,
+    attributes: messagingAttributes(subject, 'send'),
+  });
   // Not sampled, it still goes out (traceparent's flags say so), so that the service skips its spans too.
-  propagation.inject(trace.setSpan(parent, span), headers, headerSetter);
+  propagation.inject(trace.setSpan(context.active(), span), headers, headerSetter);
   if (!span.isRecording()) {
     span.end();
     return send();
@@ -175,44 +168,6 @@ export async function withHandlerSpan<T>(
     return handle();
   }
   return endingSpan(span, () => context.with(trace.setSpan(parent, span), handle));
-}
-
-/** An HTTP request's server span, and the context its NATS requests go out under. */
-export interface HttpSpan {
-  span: Span;
-  context: Context;
-}
-
-/**
- * Starts an incoming HTTP request's server span (the gateway's), continuing a
- * caller's `traceparent`, or null when tracing is off. Made by hand rather
- * than by an instrumentation, and passed along explicitly rather than made
- * active: no async context is tracked for the many requests not sampled
- * (docs/PERFORMANCE.md, Metrics and tracing).
- */
-export function startHttpSpan(
-  name: string,
-  headers: Record<string, string | string[] | undefined>,
-  attributes: Record<string, string>,
-): HttpSpan | null {
-  if (!sdk) return null;
-  const parent = propagation.extract(ROOT_CONTEXT, headers);
-  const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
-  return { span, context: trace.setSpan(parent, span) };
-}
-
-/** Ends an HTTP server span with its response's status (a 5xx marks it failed). */
-export function endHttpSpan({ span }: HttpSpan, status: number): void {
-  if (span.isRecording()) {
-    span.setAttribute('http.response.status_code', status);
-    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-  }
-  span.end();
-}
-
-/** `{ trace_id }` of a sampled span for a log line, or nothing. */
-export function spanLogFields(span: Span): Readonly<Record<string, string>> {
-  return span.isRecording() ? { trace_id: span.spanContext().traceId } : NO_FIELDS;
 }
 
 /** Notes a reply's status on the active span (a 5xx marks it failed). */
