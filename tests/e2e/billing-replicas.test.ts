@@ -14,8 +14,9 @@ import {
   VersionedCache,
 } from '@clinic/service-kit/internal';
 import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
-import { BillStore } from '../../services/billing/src/storage';
+import { BillStorage } from '../../services/billing/src/storage';
 import { startTestStack, TEST_TZ, type TestStack } from './harness';
+import { seedMainWithCbc } from './fixtures';
 
 let t: TestStack;
 let chargeId: number;
@@ -25,9 +26,7 @@ beforeAll(async () => {
   // collide on the same dates under a loaded machine can take longer than the gateway's default 5 s, and a 504
   // would fail the test without saying anything about the numbers.
   t = await startTestStack({ replicas: { billing: 2 }, env: { REQUEST_TIMEOUT_MS: '30000' } });
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
-    .body.charge_id;
+  chargeId = await seedMainWithCbc(t);
 });
 afterAll(async () => {
   await t?.stop();
@@ -152,7 +151,7 @@ it('answers exact list totals and summaries on either replica right after create
 });
 
 /** Billing's storage layer of its own on the stack's database, as the benchmark's bulk load uses it. */
-async function importer(): Promise<{ store: BillStore; mongo: MongoClient }> {
+async function importer(): Promise<{ storage: BillStorage; mongo: MongoClient }> {
   const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
   const nc = await t.nats('billing');
   const log = createLogger('import', 'silent');
@@ -166,7 +165,7 @@ async function importer(): Promise<{ store: BillStore; mongo: MongoClient }> {
     cache: new VersionedCache(coherence, log),
     clock: new ClinicClock(TEST_TZ),
   };
-  return { store: new BillStore(deps, log), mongo };
+  return { storage: new BillStorage(deps, log), mongo };
 }
 
 const imported = (date: string, count: number) =>
@@ -192,16 +191,16 @@ async function expectNumbered(date: string, count: number): Promise<void> {
 }
 
 it('numbers a bulk import on from the live bills of its dates, and live bills on from the import', async () => {
-  // The benchmark loads its data set in steps through BillStore.import, with live bills of the same dates written
+  // The benchmark loads its data set in steps through BillStorage.import, with live bills of the same dates written
   // through the API between the steps: neither side's idea of the next number may be trusted after the other wrote.
   const dates = ['2093-04-01', '2093-04-02'];
   const live = (date: string, count: number) =>
     Promise.all(Array.from({ length: count }, () => t.post('/lab_bills', bill(date))));
-  const { store, mongo } = await importer();
+  const { storage, mongo } = await importer();
   try {
     for (const step of [0, 1, 2]) {
       expect((await live(dates[step % 2]!, 4)).map((r) => r.status)).toEqual(Array(4).fill(201));
-      const stored = await store.newBills.import([...imported(dates[0]!, 6), ...imported(dates[1]!, 6)], 5);
+      const stored = await storage.newBills.import([...imported(dates[0]!, 6), ...imported(dates[1]!, 6)], 5);
       // Each bill answered once, as stored.
       expect(stored).toHaveLength(12);
       expect(new Set(stored.map((doc) => doc.bill_number)).size).toBe(12);
@@ -221,7 +220,7 @@ it('stores each bill of a bulk import once when a number collides past the serve
   // The embedded server inserts an ordered insert 100 documents at a time; after a failure it went on to store the
   // next 100, which the import then numbered and stored again (FerretDB patch 0014).
   const [first, second] = ['2093-05-01', '2093-05-02'];
-  const { store, mongo } = await importer();
+  const { storage, mongo } = await importer();
   try {
     // Number 1 of the second date, taken by a writer that has not raised the date's number hint yet.
     const taken = await t.post('/lab_bills', bill(first));
@@ -236,7 +235,7 @@ it('stores each bill of a bulk import once when a number collides past the serve
       bill_number: `LB-${second.replaceAll('-', '')}-0001`,
     });
     // 120 bills of the first date, then 130 of the second: the second date's first number collides at index 120.
-    const stored = await store.newBills.import([...imported(first, 120), ...imported(second, 130)], 250);
+    const stored = await storage.newBills.import([...imported(first, 120), ...imported(second, 130)], 250);
     expect(stored).toHaveLength(250);
     expect(new Set(stored.map((doc) => doc.id)).size).toBe(250);
     expect(new Set(stored.map((doc) => doc.bill_number)).size).toBe(250);

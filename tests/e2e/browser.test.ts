@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startTestStack, type TestStack } from './harness';
+import { seedMainWithCbc } from './fixtures';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 /** Without the background-networking flags, Chromium's own connections are refused by a closed network. */
@@ -83,14 +84,7 @@ beforeAll(async () => {
   allowedOrigin = await pageServer(script);
   otherOrigin = await pageServer(script);
   t = await startTestStack({ env: { CORS_ORIGINS: allowedOrigin } });
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  const charge = await t.post('/hospital_charges', {
-    store_id: 1,
-    charge_name: 'CBC',
-    charge_type: 'Lab',
-    amount: 850,
-  });
-  chargeId = charge.body.charge_id;
+  chargeId = await seedMainWithCbc(t);
   userDataDir = mkdtempSync(join(tmpdir(), 'clinic-chromium-'));
   // A fresh profile of its own (playwright passes it as --user-data-dir).
   browser = await chromium.launchPersistentContext(userDataDir, {

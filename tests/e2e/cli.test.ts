@@ -3,11 +3,10 @@
  * default, demo data, a printed admin token), `npm run token`, `npm run seed`,
  * and a clean stop on SIGTERM.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createSigner } from 'fast-jwt';
 import { connect, headers } from 'nats';
 import { NATS_USERS } from '@clinic/contracts';
@@ -17,83 +16,25 @@ import {
   natsPasswordFile,
   natsPasswords,
   passwordEnv,
-  REPO_ROOT,
   startLocalInfrastructure,
 } from '@clinic/devstack';
 import { eventually } from './harness';
-
-const run = promisify(execFile);
-const cli = (name: string) => join(REPO_ROOT, 'tools', 'cli', 'dist', `${name}.js`);
-
-let dataDir: string;
-let start: ChildProcess;
-let stdout = '';
-let stderr = '';
-let ports: { gateway: number; nats: number; db: number };
-let url: string;
-let adminToken: string;
-
-function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const {
-    JWT_SECRET: _secret,
-    NATS_URL: _nats,
-    MONGO_URL: _mongo,
-    OTEL_EXPORTER_OTLP_ENDPOINT: _otlp,
-    ...rest
-  } = process.env;
-  return {
-    ...rest,
-    DATA_DIR: dataDir,
-    PORT: String(ports.gateway),
-    NATS_PORT: String(ports.nats),
-    DB_PORT: String(ports.db),
-    LOG_LEVEL: 'warn',
-    ...extra,
-  };
-}
-
-function startStack(): ChildProcess {
-  stdout = '';
-  stderr = '';
-  const child = spawn(process.execPath, [cli('start')], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (d) => (stdout += d));
-  child.stderr?.on('data', (d) => (stderr += d));
-  return child;
-}
-
-async function waitForBanner(): Promise<void> {
-  await eventually(async () => (/Admin token[^\n]*\n(\S+)/.test(stdout) ? true : undefined), 90_000, 200).catch(
-    (err) => {
-      throw new Error(`${(err as Error).message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-    },
-  );
-  adminToken = /Admin token[^\n]*\n(\S+)/.exec(stdout)![1]!;
-  url = /Clinic API:\s+(\S+)/.exec(stdout)![1]!;
-}
-
-async function stopStack(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  return exited;
-}
-
-const api = (path: string, token: string, init: RequestInit = {}) =>
-  fetch(`${url}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
-  });
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'clinic-cli-'));
-  ports = { gateway: await freePort(), nats: await freePort(), db: await freePort() };
-  start = startStack();
-  await waitForBanner();
-});
-
-afterAll(async () => {
-  if (start?.exitCode === null) await stopStack(start);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+import {
+  run,
+  cli,
+  dataDir,
+  start,
+  stdout,
+  stderr,
+  ports,
+  url,
+  adminToken,
+  env,
+  restartStack,
+  waitForBanner,
+  stopStack,
+  api,
+} from './cli-stack';
 
 it('starts everything and prints the URL and an admin token', async () => {
   expect(url).toBe(`http://127.0.0.1:${ports.gateway}`);
@@ -293,7 +234,7 @@ it('stops every process it started on SIGTERM, keeps its data, and does not load
     stderr: expect.stringContaining('Is the stack running?'),
   });
 
-  start = startStack();
+  restartStack();
   await waitForBanner();
   const charges: any = await (await api('/hospital_charges?store_id=1', adminToken)).json();
   expect(charges.count).toBe(5);

@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { failureOf, startTestStack, type TestStack } from './harness';
+import { DILANI, KASUN } from './fixtures';
 
 let t: TestStack;
 const chargeIds: number[] = [];
@@ -18,10 +19,7 @@ beforeAll(async () => {
       { id: 1, name: 'Colombo Central', status: 'active' },
       { id: 2, name: 'Kandy Branch', status: 'active' },
     ],
-    users: [
-      { id: 7, name: 'Kasun Silva' },
-      { id: 8, name: 'Dilani Perera' },
-    ],
+    users: [KASUN, DILANI],
   });
   for (const [store, name, amount] of [
     [1, 'CBC', 850],

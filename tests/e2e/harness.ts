@@ -216,6 +216,9 @@ export function failureOf(error: string) {
   return { success: false, error, code: 'VALIDATION_FAILED', ...(field === undefined ? {} : { field }) };
 }
 
+/** What GET /health answers while a part of the system is down. */
+export const DEGRADED = { ...failureOf('Some parts of the system are unavailable.'), status: 'degraded' };
+
 /**
  * A request the typed client's types refuse (a body of the wrong shape, a path id that is not a number): the tests
  * of refusals send it through the client as it is, to be refused by the API as the compiler refuses it.

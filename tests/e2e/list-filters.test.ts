@@ -4,6 +4,7 @@
  * answers whole (and still does without page and per_page).
  */
 import { startTestStack, type TestStack } from './harness';
+import { cbcIn, DILANI, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH } from './fixtures';
 
 let t: TestStack;
 let chargeId: number;
@@ -13,18 +14,9 @@ const DOCTOR = 41;
 beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
-    stores: [
-      { id: 1, name: 'Main', status: 'active' },
-      { id: 2, name: 'Second', status: 'active' },
-    ],
-    users: [
-      { id: 7, name: 'Kasun Silva' },
-      { id: 8, name: 'Dilani Perera' },
-    ],
-    patients: [
-      { id: 1, name: 'Nimal Fernando' },
-      { id: 2, name: 'Ayesha Jayawardena' },
-    ],
+    stores: [MAIN_BRANCH, SECOND_BRANCH],
+    users: [KASUN, DILANI],
+    patients: PATIENTS,
     doctors: [
       {
         id: DOCTOR,
@@ -38,15 +30,8 @@ beforeAll(async () => {
       },
     ],
   });
-  for (const store of [1, 2]) {
-    const made = await t.post('/hospital_charges', {
-      store_id: store,
-      charge_name: 'CBC',
-      charge_type: 'Lab',
-      amount: 850,
-    });
-    if (store === 1) chargeId = made.body.charge_id;
-  }
+  chargeId = await cbcIn(t, MAIN_BRANCH.id);
+  await cbcIn(t, SECOND_BRANCH.id);
 }, 120_000);
 afterAll(async () => {
   await t?.stop();

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { startTestStack, eventually, type TestStack } from './harness';
+import { seedMainWithCbc } from './fixtures';
 import { startPrometheus, type Prometheus } from './observability';
 
 let t: TestStack;
@@ -15,9 +16,7 @@ const BILLS = 12;
 beforeAll(async () => {
   t = await startTestStack({ replicas: { billing: 2 } });
   prometheus = await startPrometheus(t.stack.metricsTargets());
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
-    .body.charge_id;
+  chargeId = await seedMainWithCbc(t);
 }, 120_000);
 afterAll(async () => {
   await prometheus?.stop();

@@ -9,6 +9,7 @@ import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import { MongoClient } from 'mongodb';
 import { EventReader } from './events';
+import { ADMIN_USER, cbcIn, DILANI, KASUN } from './fixtures';
 import { sleep, startTestStack, TEST_TZ, type RequestOptions, type TestStack, type TestStackOptions } from './harness';
 
 dayjs.extend(utc);
@@ -22,26 +23,14 @@ export interface MoneyStack {
   freshStore(): number;
 }
 
-export const USERS = [
-  { id: 1, name: 'Admin User' },
-  { id: 7, name: 'Kasun Silva' },
-  { id: 8, name: 'Dilani Perera' },
-];
+export const USERS = [ADMIN_USER, KASUN, DILANI];
 
 export async function startMoneyStack(stores = 40, options: TestStackOptions = {}): Promise<MoneyStack> {
   const t = await startTestStack(options);
   const ids = Array.from({ length: stores }, (_, i) => i + 1);
   await t.seed({ stores: ids.map((id) => ({ id, name: `Branch ${id}`, status: 'active' })), users: USERS });
   const charges = new Map<number, number>();
-  for (const store of ids) {
-    const res = await t.post('/hospital_charges', {
-      store_id: store,
-      charge_name: 'CBC',
-      charge_type: 'Lab',
-      amount: 850,
-    });
-    charges.set(store, res.body.charge_id);
-  }
+  for (const store of ids) charges.set(store, await cbcIn(t, store));
   let next = 0;
   return {
     t,

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { connect } from 'nats';
 import { freePort, localNatsTls, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
 import { eventually, startTestStack, type TestStack } from './harness';
+import { seedMainWithCbc } from './fixtures';
 
 const run = promisify(execFile);
 const cli = (name: string) => join(REPO_ROOT, 'tools', 'cli', 'dist', `${name}.js`);
@@ -23,15 +24,7 @@ let chargeId: number;
 
 beforeAll(async () => {
   t = await startTestStack({ natsTls: true, gatewayTls: true });
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  const charge = await t.post('/hospital_charges', {
-    store_id: 1,
-    charge_name: 'CBC',
-    charge_type: 'Lab',
-    amount: 850,
-  });
-  expect(charge.status).toBe(201);
-  chargeId = charge.body.charge_id;
+  chargeId = await seedMainWithCbc(t);
 }, 120_000);
 afterAll(async () => {
   await t?.stop();

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { EventReader } from './events';
 import { eventually, startTestStack, type TestStack } from './harness';
+import { seedMainWithCbc } from './fixtures';
 import { startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from './observability';
 
 const SERVER = 2;
@@ -27,9 +28,7 @@ beforeAll(async () => {
       OTEL_TRACES_SAMPLER: 'parentbased_always_on',
     },
   });
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
-    .body.charge_id;
+  chargeId = await seedMainWithCbc(t);
   events = await EventReader.start(await t.nats('hospital'), 'BILLING_EVENTS');
 }, 120_000);
 afterAll(async () => {

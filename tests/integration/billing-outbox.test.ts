@@ -33,7 +33,7 @@ import { entriesOnCreate } from '../../services/billing/src/money-rules';
 import { PaymentOperations } from '../../services/billing/src/payments';
 import { moverOf } from '../../services/billing/src/requests';
 import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
-import { BillStore } from '../../services/billing/src/storage';
+import { BillStorage } from '../../services/billing/src/storage';
 import { fenceOf } from '../../services/billing/src/storage/day-closings';
 
 const log = createLogger('billing-outbox-test', 'silent');
@@ -57,7 +57,7 @@ beforeAll(async () => {
   coherence = await CacheCoherence.start({ nc, service: 'billing', log, member: true });
   mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
   db = mongo.db('clinic_billing');
-  await new BillStore(replicaDeps(), log).prepare();
+  await new BillStorage(replicaDeps(), log).prepare();
 }, 120_000);
 // A replica's sweeper goes with its test: another test's entries are not its to settle.
 afterEach(async () => {
@@ -83,10 +83,10 @@ function replicaDeps(options: OutboxOptions & { sweeping?: boolean } = {}) {
 
 function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {
   const deps = replicaDeps(options);
-  const store = new BillStore(deps, log);
+  const storage = new BillStorage(deps, log);
   const refs = new ReferenceData(db, REF_KINDS_BY_SERVICE.billing);
-  const payments = new PaymentOperations(store, refs, clock, { refundRoles: ['admin', 'cashier'] });
-  return { store, outbox: deps.outbox, refs, payments };
+  const payments = new PaymentOperations(storage, refs, clock, { refundRoles: ['admin', 'cashier'] });
+  return { storage, outbox: deps.outbox, refs, payments };
 }
 
 const cashier = { sub: 7, role: 'cashier' } as const;
@@ -101,7 +101,7 @@ const ctx = (idempotencyKey: string | null = null): HandlerContext => ({
 });
 const today = () => (clock.timestamp(new Date()) as string).slice(0, 10);
 
-async function newBill(store: BillStore, storeId: number, payment_status = 'Pending'): Promise<number> {
+async function newBill(storage: BillStorage, storeId: number, payment_status = 'Pending'): Promise<number> {
   const input = parseNewBill(
     {
       patient_name: 'Nimal',
@@ -115,7 +115,7 @@ async function newBill(store: BillStore, storeId: number, payment_status = 'Pend
     cashier,
   );
   const totals = computeTotals(input.items, input.discount_type, input.discount_value);
-  const { doc } = await store.newBills.create(input, totals, {
+  const { doc } = await storage.newBills.create(input, totals, {
     correlationId: 'billing-outbox-test',
     actor: cashier,
     idempotency: null,
@@ -147,25 +147,25 @@ async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise
 
 describe('a check between the outbox entries and the write fails', () => {
   it('bill creation: the entries and their day fences go at once, not at the next restart', async () => {
-    const { store, outbox } = replica();
-    const closedAmong = store.closings.closedAmong.bind(store.closings);
-    store.closings.closedAmong = async () => {
+    const { storage, outbox } = replica();
+    const closedAmong = storage.closings.closedAmong.bind(storage.closings);
+    storage.closings.closedAmong = async () => {
       throw networkError();
     };
-    await expect(newBill(store, 11, 'Paid')).rejects.toThrow('connection reset');
+    await expect(newBill(storage, 11, 'Paid')).rejects.toThrow('connection reset');
     // This process owns the entries, so no sweeper of its own would ever drop them; a close of either day
     // would wait for them until it timed out.
     expect(await outbox.holdsFence(fenceOf(11, '2091-04-01'))).toBe(false);
     expect(await outbox.holdsFence(fenceOf(11, today()))).toBe(false);
     expect(await fencedEntries(11)).toBe(0);
-    store.closings.closedAmong = closedAmong;
-    expect(await newBill(store, 11)).toEqual(expect.any(Number));
+    storage.closings.closedAmong = closedAmong;
+    expect(await newBill(storage, 11)).toEqual(expect.any(Number));
   });
 
   it('a payment: its entry and the fence of today go at once', async () => {
-    const { store, outbox, payments } = replica();
-    const billId = await newBill(store, 12);
-    store.closings.assertOpen = async () => {
+    const { storage, outbox, payments } = replica();
+    const billId = await newBill(storage, 12);
+    storage.closings.assertOpen = async () => {
       throw networkError();
     };
     await expect(pay(payments, billId, 100)).rejects.toThrow('connection reset');
@@ -181,9 +181,9 @@ it('never sends a write once the sweeper of another replica may have given up on
   // write sent then, the payment would be on the bill without its drawer record and without its event.
   const a = replica({ graceMs: 1_000 });
   replica({ graceMs: 1_000, sweepIntervalMs: 100, sweeping: true });
-  const billId = await newBill(replica().store, 13);
-  const assertOpen = a.store.closings.assertOpen.bind(a.store.closings);
-  a.store.closings.assertOpen = async (storeId, dates) => {
+  const billId = await newBill(replica().storage, 13);
+  const assertOpen = a.storage.closings.assertOpen.bind(a.storage.closings);
+  a.storage.closings.assertOpen = async (storeId, dates) => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     return assertOpen(storeId, dates);
   };
@@ -199,7 +199,7 @@ it('proves a payment by its ledger entry when its process died before storing it
   // payment's event id out of the ids the bill keeps (EVENT_IDS_KEPT). The sweeper must still find it landed.
   const a = replica();
   const b = replica();
-  const billId = await newBill(b.store, 14);
+  const billId = await newBill(b.storage, 14);
   const records = db.collection('bill_ledger');
   await records.createIndex({ amount_cents: 1 }, { unique: true, name: 'refuse_for_now' });
   await records.insertOne({ _id: 'blocker' as never, amount_cents: 123 });
@@ -225,8 +225,8 @@ it('proves a payment by its ledger entry when its process died before storing it
 });
 
 it('answers a stored payment 201 when the names read after it fails', async () => {
-  const { store, refs, payments } = replica();
-  const billId = await newBill(store, 15);
+  const { storage, refs, payments } = replica();
+  const billId = await newBill(storage, 15);
   refs.many = async () => {
     throw networkError();
   };

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoBulkWriteError, MongoClient, type Collection } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { writeErrorsOf } from '@clinic/service-kit';
+import { writeErrorsOf } from '@clinic/service-kit/storage';
 
 interface Doc {
   _id: string | number;

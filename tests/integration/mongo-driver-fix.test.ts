@@ -1,5 +1,5 @@
 /**
- * The driver hang that libs/service-kit/src/mongo-driver-fix.ts works around,
+ * The driver hang that libs/service-kit/src/storage/mongo-driver-fix.ts works around,
  * reproduced deterministically against the real database server: a command
  * sent on a connection whose socket was destroyed, before the socket's 'close'
  * event has run, must fail as a network error instead of waiting forever, and

@@ -1,22 +1,33 @@
 /**
- * The service kit's public surface: what a service and the gateway build on.
- * Each name is listed here on purpose, from internal.ts (everything, for
- * tests and tools), as nats.js's mod.ts lists what it takes from its
- * internal_mod.ts. Tracing starts from '@clinic/service-kit/tracing', before
- * anything else is loaded.
+ * The service kit's storage-free surface (`@clinic/service-kit`): what the
+ * gateway and every service build on. Nothing reachable from here loads the
+ * database driver; a service's start-up and its storage come from
+ * '@clinic/service-kit/storage' (storage.ts), and the gateway, which owns no
+ * data, never imports it (services/gateway/test/no-database-code.test.ts).
+ * Each name is listed on purpose, from internal.ts (everything, for tests and
+ * tools), as nats.js's mod.ts lists what it takes from its internal_mod.ts.
+ * Tracing starts from '@clinic/service-kit/tracing', before anything else is
+ * loaded.
  */
 
 // A service: start-up, its handlers, the spec's envelope errors.
-export { startService, type ServiceDefinition, type ServiceInfra } from './internal';
-export { EncodedReply, type Handler, type HandlerContext } from './internal';
-export { ServiceError, badRequest, fail, unprocessable, type Invalid } from './internal';
-export { callerOf, pathId, queryId, queryText, requiredQueryId } from './internal';
-export { optionalPage, pageFields, pageOfList, parsePage, type Page } from './internal';
+export { EncodedReply } from './nats/reply-chunks';
+export type { Handler, HandlerContext } from './nats/responder';
+export { ServiceError, badRequest, fail, unprocessable, type Invalid } from './domain/errors';
+export { callerOf, pathId, queryId, queryText, requiredQueryId } from './nats/request-params';
+export { optionalPage, pageFields, pageOfList, parsePage, type Page } from './nats/request-params';
 // Conditional requests: a single record's ETag, If-Match inside its write, If-None-Match at the gateway.
-export { entityTag, ifNoneMatchHolds, requireCurrent, taggedReply } from './internal';
+export { entityTag, ifNoneMatchHolds, requireCurrent, taggedReply } from './domain/conditional';
 // Branch scope (a token's store_ids): refuse a named branch, hide another branch's record, keep a list to the caller's.
-export { branchesOf, foundInBranch, reachesBranch, requireBranch, withinBranches, type ActingFor } from './internal';
-export { parseStrictJson, type StrictJson, type StrictJsonProblem } from './internal';
+export {
+  branchesOf,
+  foundInBranch,
+  reachesBranch,
+  requireBranch,
+  withinBranches,
+  type ActingFor,
+} from './auth/branch-scope';
+export { parseStrictJson, type StrictJson, type StrictJsonProblem } from './domain/strict-json';
 
 // Rules: small predicates, calendar, money, JSON schemas.
 export {
@@ -28,42 +39,12 @@ export {
   isPlainObject,
   isPositiveId,
   type PlainObject,
-} from './internal';
-export { escapeRegExp, parseIntegerText, trimmedOrNull, type QueryParams } from './internal';
-export { itemAt } from './internal';
-export { ClinicClock, MONTH_NAMES, daysInMonth, weekdayOf } from './internal';
-export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cents } from './internal';
-export { requireField, requireShape, validField } from './internal';
-
-// Storage: the database's quirks, ids, the outbox, the audit trail, caches, locks, reference data.
-export {
-  deleteByKeys,
-  docKey,
-  ensureIndexes,
-  inChunks,
-  isDuplicateKeyError,
-  writeErrorsOf,
-  type IndexedCollection,
-} from './internal';
-export { isFerretDB, type IndexSpec } from './internal';
-export { RecordWriter, type StorageDeps } from './internal';
-export { IdAllocator, movePastIfTaken, withFreshId } from './internal';
-export {
-  Outbox,
-  entityProof,
-  newEventId,
-  withAlongside,
-  withEventId,
-  type CommitRecord,
-  type EventSpec,
-  type PreparedEvents,
-  type WriteOptions,
-  type WriteProof,
-} from './internal';
-export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './internal';
-export { GroupCommit, VersionedCache, type Share } from './internal';
-export { CacheCoherence, ScopedEntries } from './internal';
-export { ReferenceData, refCollectionName, type StoredRef } from './internal';
+} from './domain/validation';
+export { escapeRegExp, parseIntegerText, trimmedOrNull, type QueryParams } from './domain/validation';
+export { itemAt } from './domain/arrays';
+export { ClinicClock, MONTH_NAMES, daysInMonth, weekdayOf } from './domain/clock';
+export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cents } from './domain/money';
+export { requireField, requireShape, validField } from './domain/field-check';
 
 // Calling a service over NATS.
 export {
@@ -72,34 +53,25 @@ export {
   callServiceReply,
   type RawReply,
   connectNats,
-  readCorrelationId,
   splitReply,
   ServiceTimeoutError,
   ServiceUnavailableError,
-} from './internal';
+} from './nats/nats-client';
+export { readCorrelationId } from './nats/request-envelope';
+
+// Hot reads kept exact across processes (the services' caches and the gateway's reply cache).
+export { CacheCoherence } from './cache/cache-coherence';
+export { ScopedEntries } from './cache/scoped-entries';
 
 // A process: settings, logs, tokens, metrics, traces, shutdown.
-export {
-  METRICS_ENV,
-  NATS_ENV,
-  TOKEN_ENV,
-  metricsSettingsOf,
-  natsSettings,
-  readEnv,
-  type EnvProperties,
-  type EnvValues,
-  type MetricsSettings,
-  type NatsSettings,
-} from './internal';
-export { createLogger, type Logger } from './internal';
-export {
-  TokenRefused,
-  createTokenVerifier,
-  tokenPolicyOf,
-  type TokenPolicy,
-  type TokenVerifier,
-  type VerifiedCaller,
-} from './internal';
-export { LATENCY_BUCKETS, counter, gauge, histogram, metricsEnabled, startMetrics } from './internal';
-export { stopTracing, traceLogFields, tracingActive } from './internal';
-export { runProcess } from './internal';
+export { METRICS_ENV, metricsSettingsOf, type MetricsSettings } from './process/metrics';
+export { NATS_ENV, readEnv, type EnvProperties, type EnvValues } from './process/env';
+export { TOKEN_ENV } from './auth/tokens';
+export { natsSettings, type NatsSettings } from './process/config';
+export { createLogger, type Logger } from './process/logger';
+export { TokenRefused } from './auth/token-claims';
+export { createTokenVerifier, type TokenVerifier, type VerifiedCaller } from './auth/token-verifier';
+export { tokenPolicyOf, type TokenPolicy } from './auth/tokens';
+export { LATENCY_BUCKETS, counter, gauge, histogram, metricsEnabled, startMetrics } from './process/metrics';
+export { stopTracing, traceLogFields, tracingActive } from './process/tracing';
+export { runProcess } from './process/lifecycle';

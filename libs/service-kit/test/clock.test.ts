@@ -2,7 +2,7 @@ import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import fc from 'fast-check';
-import { ClinicClock } from '../src/clock';
+import { ClinicClock } from '../src/domain/clock';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);

@@ -1,6 +1,6 @@
 import { MongoNetworkError } from 'mongodb';
-import { DatabaseBreaker, DatabaseUnavailableError } from '../src/database-breaker';
-import { createLogger } from '../src/logger';
+import { DatabaseBreaker, DatabaseUnavailableError } from '../src/storage/database-breaker';
+import { createLogger } from '../src/process/logger';
 
 const log = createLogger('breaker-test', 'silent');
 const outage = () => new MongoNetworkError('connection refused');

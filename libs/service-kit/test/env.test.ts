@@ -1,6 +1,6 @@
 import { Limits } from '@clinic/contracts';
-import { serviceSettings } from '../src/config';
-import { readEnv } from '../src/env';
+import { serviceSettings } from '../src/process/config';
+import { readEnv } from '../src/process/env';
 
 const SCHEMA = {
   PORT: { type: 'integer', default: 3000 },

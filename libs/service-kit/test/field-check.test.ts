@@ -8,8 +8,8 @@ import {
   LEDGER_FIELDS,
   SESSION_FIELDS,
 } from '@clinic/contracts';
-import { ServiceError } from '../src/errors';
-import { validField } from '../src/field-check';
+import { ServiceError } from '../src/domain/errors';
+import { validField } from '../src/domain/field-check';
 
 /** The message a value gets, or 'valid'. */
 function verdict(rule: Parameters<typeof validField>[0], value: unknown, field = 'f'): string {

@@ -1,9 +1,9 @@
-/** onShutdownSignal in a real child process (the built dist/lifecycle.js), signalled as a supervisor would. */
+/** onShutdownSignal in a real child process (the built dist/process/lifecycle.js), signalled as a supervisor would. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-const LIFECYCLE = join(__dirname, '..', 'dist', 'lifecycle.js');
-const LOGGER = join(__dirname, '..', 'dist', 'logger.js');
+const LIFECYCLE = join(__dirname, '..', 'dist', 'process', 'lifecycle.js');
+const LOGGER = join(__dirname, '..', 'dist', 'process', 'logger.js');
 
 interface Run {
   code: number | null;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
-import { createLogger } from '../src/logger';
-import { countNatsRequest, metricsEnabled, startMetrics } from '../src/metrics';
+import { createLogger } from '../src/process/logger';
+import { countNatsRequest, metricsEnabled, startMetrics } from '../src/process/metrics';
 
 const log = createLogger('test', 'silent');
 

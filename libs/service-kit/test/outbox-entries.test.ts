@@ -1,4 +1,4 @@
-import { entryOf, storedEntry, type OutboxEntry } from '../src/outbox-entries';
+import { entryOf, storedEntry, type OutboxEntry } from '../src/storage/outbox-entries';
 
 const entry = (): OutboxEntry => ({
   _id: 'e-1',

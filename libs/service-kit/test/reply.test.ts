@@ -1,4 +1,4 @@
-import { splitReply } from '../src/nats-client';
+import { splitReply } from '../src/nats/nats-client';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (data: Uint8Array) => new TextDecoder().decode(data);

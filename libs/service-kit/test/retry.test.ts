@@ -1,4 +1,4 @@
-import { pauses, retryPolicy, type Pause } from '../src/retry';
+import { pauses, retryPolicy, type Pause } from '../src/process/retry';
 
 /** The first `count` pauses a plan waits, in ms. */
 function sequence(pause: Pause, count: number): number[] {

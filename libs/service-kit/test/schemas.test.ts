@@ -1,5 +1,5 @@
 import { DELETION_MARKER_SCHEMA, HTTP_ROUTES, REF_RECORD_SCHEMAS } from '@clinic/contracts';
-import { compileSchema, schemaProblem } from '../src/schema';
+import { compileSchema, schemaProblem } from '../src/domain/schema';
 
 describe('contract schemas', () => {
   it.each(HTTP_ROUTES.map((r) => [`${r.method} ${r.url}`, r] as const))(

@@ -1,4 +1,4 @@
-import { parseStrictJson } from '../src/strict-json';
+import { parseStrictJson } from '../src/domain/strict-json';
 
 const parse = (text: string, maxDepth = 3) => parseStrictJson(Buffer.from(text), maxDepth);
 

@@ -1,5 +1,5 @@
 import { headers } from 'nats';
-import { traceLogFields, tracingActive, tracingConfigured, withRequestSpan } from '../src/tracing';
+import { traceLogFields, tracingActive, tracingConfigured, withRequestSpan } from '../src/process/tracing';
 
 it('traces only when an OTLP endpoint is configured, and not when the standard variables turn it off', () => {
   expect(tracingConfigured({})).toBe(false);

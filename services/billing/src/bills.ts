@@ -15,14 +15,15 @@ import {
   taggedReply,
   type ClinicClock,
   type HandlerContext,
-  type ReferenceData,
 } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { entriesOnCreate, planCancel, planUpdate } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
 import { userNames } from './user-names';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
-import { billView, itemsView, storeScope, type BillDoc, type BillStore, type IdempotencyClaim } from './storage';
+import { branchScope, type BillDoc, type BillStorage, type IdempotencyClaim } from './storage';
+import { billView, itemsView } from './views';
 import { parseListQuery, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
@@ -47,7 +48,7 @@ export interface BillingOptions {
 
 export class BillOperations {
   constructor(
-    private readonly store: BillStore,
+    private readonly storage: BillStorage,
     private readonly refs: ReferenceData,
     private readonly catalogue: CatalogueClient,
     private readonly clock: ClinicClock,
@@ -63,8 +64,8 @@ export class BillOperations {
     }
     const input = parseNewBill(request.body, caller); // rules 1-6
     requireBranch(ctx, input.store_id);
-    const store = await this.refs.get('store', input.store_id); // rule 7
-    if (store?.status !== 'active') throw fail('STORE_NOT_FOUND');
+    const branch = await this.refs.get('store', input.store_id); // rule 7
+    if (branch?.status !== 'active') throw fail('STORE_NOT_FOUND');
     if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
       throw fail('PATIENT_NOT_FOUND'); // rule 8
     }
@@ -89,7 +90,7 @@ export class BillOperations {
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
     // A bill created Paid records the payment of its total by the caller, today.
     const entries = entriesOnCreate({ ...input, grand_total_cents: totals.grand_total }, moverOf(caller, this.clock));
-    const { doc, replayed } = await this.store.newBills.create(input, totals, {
+    const { doc, replayed } = await this.storage.newBills.create(input, totals, {
       correlationId: ctx.correlationId,
       actor: caller,
       idempotency,
@@ -98,7 +99,7 @@ export class BillOperations {
     }); // rules 11-12, and 409 when the bill's day, or the day its payment moves on, is closed
     if (idempotency) {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
-      if (!replayed) await this.store.claims.save(idempotency, doc.id);
+      if (!replayed) await this.storage.claims.save(idempotency, doc.id);
     }
     if (!replayed) countBillCreated();
     return createdReply(doc);
@@ -113,9 +114,11 @@ export class BillOperations {
    * between the insert and the save) the bill's own unique key does.
    */
   private async replay(idempotency: IdempotencyClaim, ctx: HandlerContext): Promise<ServiceReply | null> {
-    const claim = await this.store.claims.find(idempotency.key);
+    const claim = await this.storage.claims.find(idempotency.key);
     if (claim && claim.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
-    const doc = claim ? await this.store.queries.findById(claim.bill_id) : await this.store.claims.billOf(idempotency);
+    const doc = claim
+      ? await this.storage.queries.findById(claim.bill_id)
+      : await this.storage.claims.billOf(idempotency);
     if (!doc) return null;
     requireBranch(ctx, doc.store_id);
     if (doc.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
@@ -126,7 +129,7 @@ export class BillOperations {
   async list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const { filter, page } = parseListQuery(request.query);
     requireBranch(ctx, filter.store_id);
-    return this.store.queries.cachedPage(
+    return this.storage.queries.cachedPage(
       filter,
       page,
       async (docs, total) => {
@@ -142,14 +145,14 @@ export class BillOperations {
   async summary(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const query = parseSummaryQuery(request.query);
     requireBranch(ctx, query.store_id);
-    return success(200, { summary: await this.store.queries.summary(query, ctx.share) });
+    return success(200, { summary: await this.storage.queries.summary(query, ctx.share) });
   }
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), 'BILL_NOT_FOUND');
+    const doc = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
     // Read from the database here (see docs/CACHE.md); the gateway may keep it until a write to its branch.
-    ctx.share([storeScope(doc.store_id), USER_NAMES_SCOPE]);
+    ctx.share([branchScope(doc.store_id), USER_NAMES_SCOPE]);
     return taggedReply(await this.representation(doc));
   }
 
@@ -171,7 +174,7 @@ export class BillOperations {
     const changes = parseBillUpdate(request.body); // rules 1-4
     const actor = callerOf(ctx);
     // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
-    await this.store.writes.update(id, { correlationId: ctx.correlationId, actor }, async (existing) => {
+    await this.storage.writes.update(id, { correlationId: ctx.correlationId, actor }, async (existing) => {
       foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
       if (existing.status === 'cancelled') throw fail('BILL_CANCELLED'); // rule 6
       await this.requireCurrent(ctx, existing);
@@ -184,7 +187,7 @@ export class BillOperations {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
     const actor = callerOf(ctx);
-    await this.store.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, async (existing) => {
+    await this.storage.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, async (existing) => {
       foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
       if (existing.status === 'cancelled') throw fail('BILL_ALREADY_CANCELLED');
       await this.requireCurrent(ctx, existing);
@@ -197,8 +200,8 @@ export class BillOperations {
   async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const page = parsePage(request.query);
-    const doc = foundInBranch(ctx, await this.store.queries.findById(id), 'BILL_NOT_FOUND');
-    const { entries, total } = await this.store.history.page(id, page);
+    const doc = foundInBranch(ctx, await this.storage.queries.findById(id), 'BILL_NOT_FOUND');
+    const { entries, total } = await this.storage.history.page(id, page);
     return success(200, {
       bill_id: doc.id,
       bill_number: doc.bill_number,

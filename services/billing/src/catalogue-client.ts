@@ -19,7 +19,7 @@ export class CatalogueClient {
   constructor(private readonly nc: NatsConnection) {}
 
   async check(
-    storeId: number,
+    branchId: number,
     chargeIds: number[],
     ctx: HandlerContext,
   ): Promise<{ invalid: number[]; amounts: Map<number, number> }> {
@@ -28,7 +28,7 @@ export class CatalogueClient {
       reply = await callService(
         this.nc,
         CatalogueSubjects.check,
-        { body: { store_id: storeId, charge_ids: [...new Set(chargeIds)] } },
+        { body: { store_id: branchId, charge_ids: [...new Set(chargeIds)] } },
         { token: ctx.token, correlationId: ctx.correlationId, timeoutMs: CHECK_TIMEOUT_MS },
       );
     } catch (err) {

@@ -5,19 +5,12 @@
  * the day's ledger: expected against counted cash per user.
  */
 import { DAY_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import {
-  badRequest,
-  callerOf,
-  fail,
-  requireBranch,
-  type ClinicClock,
-  type HandlerContext,
-  type ReferenceData,
-} from '@clinic/service-kit';
+import { badRequest, callerOf, fail, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { cashCounts, cashView } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { parseDayClose, parseReopen } from './money-input';
-import type { BillStore, ClosingDoc } from './storage';
+import type { BillStorage, ClosingDoc } from './storage';
 import { namesIfReadable, userNames } from './user-names';
 
 /** How long a close waits for the writes of its day still in flight before it answers "retry". */
@@ -25,7 +18,7 @@ const SETTLE_WAIT_MS = 3_000;
 
 export class DayCloseOperations {
   constructor(
-    private readonly store: BillStore,
+    private readonly storage: BillStorage,
     private readonly refs: ReferenceData,
     private readonly clock: ClinicClock,
   ) {}
@@ -38,12 +31,12 @@ export class DayCloseOperations {
     const today = this.clock.today();
     if (date > today) throw badRequest(DAY_MESSAGES.inFuture(today), 'date');
     if (!(await this.refs.get('store', store_id))) throw fail('STORE_NOT_FOUND');
-    const { closings } = this.store;
+    const { closings } = this.storage;
     const marked = await closings.markClosing(store_id, date);
     try {
       if (!(await closings.settled(store_id, date, SETTLE_WAIT_MS)))
         throw fail('DAY_STILL_RECORDING', DAY_MESSAGES.stillRecording(date, store_id));
-      const cash = cashCounts(await this.store.ledger.drawer(store_id, date), counted);
+      const cash = cashCounts(await this.storage.ledger.drawer(store_id, date), counted);
       const names = await namesIfReadable(
         this.refs,
         cash.map((c) => c.user_id),
@@ -66,7 +59,7 @@ export class DayCloseOperations {
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const { store_id, date } = parseDayEndQuery(request.query);
     requireBranch(ctx, store_id);
-    const found = await this.store.closings.find(store_id, date);
+    const found = await this.storage.closings.find(store_id, date);
     if (!found) {
       return success(200, {
         closing: { store_id, date, status: 'open', closed_at: null, closed_by: null, cash: [], history: [] },
@@ -81,9 +74,9 @@ export class DayCloseOperations {
     const { store_id, date } = parseDayEndQuery(request.query);
     const reason = parseReopen(request.body);
     requireBranch(ctx, store_id);
-    const found = await this.store.closings.find(store_id, date);
+    const found = await this.storage.closings.find(store_id, date);
     const names = found ? await this.namesOf(found) : new Map<number, string>();
-    const reopened = await this.store.closings.reopen(
+    const reopened = await this.storage.closings.reopen(
       store_id,
       date,
       reason,

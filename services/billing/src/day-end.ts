@@ -4,26 +4,22 @@
  * bills of the date that were cancelled; as JSON, or printed on A4.
  */
 import { success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import {
-  fromCents,
-  requireBranch,
-  type ClinicClock,
-  type HandlerContext,
-  type ReferenceData,
-} from '@clinic/service-kit';
+import { fromCents, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { cashiersOf, drawerOf } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
-import { summarize, type BillStore } from './storage';
+import type { BillStorage } from './storage';
+import { summarize } from './summary-rules';
 import { userNames } from './user-names';
 
 export type DayEndReport = Awaited<ReturnType<DayEndOperations['report']>>;
 
 export class DayEndOperations {
   constructor(
-    private readonly store: BillStore,
+    private readonly storage: BillStorage,
     private readonly refs: ReferenceData,
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
@@ -35,14 +31,14 @@ export class DayEndOperations {
     const report = await this.report(store_id, date);
     if (format === 'json') return success(200, { report });
     const printedBy = ctx.caller?.sub ?? '-';
-    const [store, givenBack, names] = await Promise.all([
+    const [branch, givenBack, names] = await Promise.all([
       this.refs.get('store', store_id),
       this.givenBack(store_id, date),
       userNames(this.refs, [printedBy, ...report.cancelled.bills.map((b) => b.cancelled_by?.sub ?? null)]),
     ]);
     const nameOf = (user: number | string) => (typeof user === 'number' ? (names.get(user) ?? `User ${user}`) : user);
     const pdf = await renderDayEnd(this.fonts, {
-      storeName: store?.name ?? `Branch ${store_id}`,
+      branchName: branch?.name ?? `Branch ${store_id}`,
       report,
       givenBack,
       printedAt: this.clock.timestamp(new Date()) as string,
@@ -54,13 +50,13 @@ export class DayEndOperations {
 
   private async report(store_id: number, date: string) {
     const [groups, cancelledBills, drawerRows, owed] = await Promise.all([
-      this.store.queries.cashierGroups(store_id, date),
-      this.store.queries.cancelledOn(store_id, date),
-      this.store.ledger.drawer(store_id, date),
-      this.store.queries.owedOn(store_id, date),
+      this.storage.queries.cashierGroups(store_id, date),
+      this.storage.queries.cancelledOn(store_id, date),
+      this.storage.ledger.drawer(store_id, date),
+      this.storage.queries.owedOn(store_id, date),
     ]);
     const [cancellations, names] = await Promise.all([
-      this.store.history.latest(
+      this.storage.history.latest(
         cancelledBills.map((b) => b.id),
         'cancelled',
       ),
@@ -97,32 +93,32 @@ export class DayEndOperations {
   }
 
   /** The money given back in the branch that day, each with its bill's number and its reason. */
-  private async givenBack(storeId: number, date: string): Promise<GivenBack[]> {
-    const records = await this.store.ledger.givenBack(storeId, date);
+  private async givenBack(branchId: number, date: string): Promise<GivenBack[]> {
+    const drawerEntries = await this.storage.ledger.givenBack(branchId, date);
     const bills = new Map(
       await Promise.all(
-        [...new Set(records.map((r) => r.bill_id))].map(
-          async (id) => [id, await this.store.queries.findById(id)] as const,
+        [...new Set(drawerEntries.map((r) => r.bill_id))].map(
+          async (id) => [id, await this.storage.queries.findById(id)] as const,
         ),
       ),
     );
     const names = await userNames(
       this.refs,
-      records.map((r) => r.collector),
+      drawerEntries.map((r) => r.collector),
     );
-    return records.map((record) => {
-      const bill = bills.get(record.bill_id);
-      const entry = bill?.ledger?.find((e) => e.id === record._id);
+    return drawerEntries.map((drawerEntry) => {
+      const bill = bills.get(drawerEntry.bill_id);
+      const entry = bill?.ledger?.find((e) => e.id === drawerEntry._id);
       return {
-        at: this.clock.timestamp(record.at) as string,
-        billNumber: bill?.bill_number ?? String(record.bill_id),
-        kind: record.kind,
-        method: record.method,
-        amount: record.amount_cents,
+        at: this.clock.timestamp(drawerEntry.at) as string,
+        billNumber: bill?.bill_number ?? String(drawerEntry.bill_id),
+        kind: drawerEntry.kind,
+        method: drawerEntry.method,
+        amount: drawerEntry.amount_cents,
         by:
-          typeof record.collector === 'number'
-            ? (names.get(record.collector) ?? `User ${record.collector}`)
-            : record.collector,
+          typeof drawerEntry.collector === 'number'
+            ? (names.get(drawerEntry.collector) ?? `User ${drawerEntry.collector}`)
+            : drawerEntry.collector,
         reason: entry?.reason ?? null,
       };
     });

@@ -11,14 +11,16 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { requireBranch, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
+import { requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseExportQuery } from './filters';
-import { billView, itemsView, type BillStore } from './storage';
+import type { BillStorage } from './storage';
+import { billView, itemsView } from './views';
 import { userNames } from './user-names';
 
 export class ExportOperations {
   constructor(
-    private readonly store: BillStore,
+    private readonly storage: BillStorage,
     private readonly refs: ReferenceData,
     private readonly clock: ClinicClock,
   ) {}
@@ -28,7 +30,7 @@ export class ExportOperations {
     requireBranch(ctx, query.filter.store_id);
     const asOf = query.asOf ?? new Date();
     const withItems = query.part === 'items';
-    const { docs, next } = await this.store.exports.page(query, asOf, withItems, EXPORT_PAGE_BILLS, EXPORT_PAGE_DAYS);
+    const { docs, next } = await this.storage.exports.page(query, asOf, withItems, EXPORT_PAGE_BILLS, EXPORT_PAGE_DAYS);
     const page = { as_of: asOf.toISOString(), next: next && `${next.date}.${next.after}` };
     if (withItems) {
       const items = docs.flatMap((doc) =>

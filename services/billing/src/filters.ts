@@ -88,12 +88,12 @@ export function parseSummaryQuery(query: QueryParams): { store_id: number } & Da
 
 /** GET /lab_bills/day_end: a branch and one date, both required; JSON unless `format=pdf`. */
 export function parseDayEndQuery(query: QueryParams): { store_id: number; date: string; format: DayEndFormat } {
-  const storeId = requiredQueryId(query, 'store_id');
+  const branchId = requiredQueryId(query, 'store_id');
   const date = queryText(query, 'date');
   if (date === undefined) throw badRequest(FIELD_MESSAGES.required('date'), 'date');
   const format = queryText(query, 'format');
   return {
-    store_id: storeId,
+    store_id: branchId,
     date: validField(F.bill_date, date, 'date'),
     format: format === undefined ? 'json' : validField(F.day_end_format, format, 'format'),
   };

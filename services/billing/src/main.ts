@@ -1,6 +1,6 @@
 import './tracing';
 import { REFUND_ROLES, STAFF_ROLES } from '@clinic/contracts';
-import { startService } from '@clinic/service-kit';
+import { startService } from '@clinic/service-kit/storage';
 import { billingHandlers } from './adapter';
 import { BillOperations, USER_NAMES_SCOPE } from './bills';
 import { CatalogueClient } from './catalogue-client';
@@ -11,29 +11,29 @@ import { ExportOperations } from './exports';
 import { loadPaperFonts } from './paper/fonts';
 import { PaymentOperations } from './payments';
 import { ReceiptOperations } from './receipts';
-import { BillStore } from './storage';
+import { BillStorage } from './storage';
 
 void startService({
   name: 'billing',
   env: BILLING_ENV,
   async setup({ db, ids, outbox, clock, refs, nc, cache, log, settings }) {
-    const store = new BillStore({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
-    const [fonts] = await Promise.all([loadPaperFonts(), store.prepare()]);
+    const storage = new BillStorage({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
+    const [fonts] = await Promise.all([loadPaperFonts(), storage.prepare()]);
     refs.onApplied(async (kind) => {
       if (kind === 'user') await cache.bump(USER_NAMES_SCOPE);
     });
     return billingHandlers({
-      bills: new BillOperations(store, refs, new CatalogueClient(nc), clock, {
+      bills: new BillOperations(storage, refs, new CatalogueClient(nc), clock, {
         cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
         priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
       }),
-      payments: new PaymentOperations(store, refs, clock, {
+      payments: new PaymentOperations(storage, refs, clock, {
         refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES),
       }),
-      days: new DayCloseOperations(store, refs, clock),
-      dayEnd: new DayEndOperations(store, refs, clock, fonts),
-      receipts: new ReceiptOperations(store, refs, clock, fonts),
-      spreadsheets: new ExportOperations(store, refs, clock),
+      days: new DayCloseOperations(storage, refs, clock),
+      dayEnd: new DayEndOperations(storage, refs, clock, fonts),
+      receipts: new ReceiptOperations(storage, refs, clock, fonts),
+      spreadsheets: new ExportOperations(storage, refs, clock),
     });
   },
 });

@@ -16,7 +16,7 @@ import {
 } from '@clinic/contracts';
 import { badRequest, fail, type Cents } from '@clinic/service-kit';
 import type { BillChanges } from './rules';
-import { moneyOf, type BillChange, type BillDoc, type LedgerEntryDoc } from './storage';
+import type { BillChange, BillDoc, LedgerEntryDoc } from './storage';
 
 /** Who moves the money, on which day, and how entries get their ids (their events' ids). */
 export interface Mover {
@@ -244,4 +244,34 @@ export function planEntry(doc: BillDoc, entry: LedgerEntryDoc): BillChange {
   const set: Partial<BillDoc> = withEntries(doc, entries);
   if (entry.kind === 'payment') set.payment_status = statusAfterPayment(doc, entries);
   return { set, entries, dated: false };
+}
+
+/** A bill's money: payments less reversals, refunds, what is due and what it holds, and its entries. */
+export interface BillMoney {
+  paid: Cents;
+  refunded: Cents;
+  /** The grand total less what was paid, never below 0. */
+  due: Cents;
+  /** What was paid and not given back: what a refund may take at most. */
+  held: Cents;
+  ledger: LedgerEntryDoc[];
+}
+
+/**
+ * The money of a bill document. Bills stored before the ledger existed (and
+ * bills imported in bulk) hold no entries: a Paid one was paid its total, in
+ * its payment method, before the ledger began.
+ */
+export function moneyOf(
+  doc: Pick<BillDoc, 'paid_cents' | 'refunded_cents' | 'ledger' | 'payment_status' | 'grand_total_cents'>,
+): BillMoney {
+  const paid = doc.paid_cents ?? (doc.payment_status === 'Paid' ? doc.grand_total_cents : 0);
+  const refunded = doc.refunded_cents ?? 0;
+  return {
+    paid,
+    refunded,
+    due: Math.max(0, doc.grand_total_cents - paid),
+    held: paid - refunded,
+    ledger: doc.ledger ?? [],
+  };
 }

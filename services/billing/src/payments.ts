@@ -15,23 +15,14 @@ import {
   ServiceError,
   type ClinicClock,
   type HandlerContext,
-  type ReferenceData,
 } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parsePayment, parseRefund } from './money-input';
-import { planEntry, planPayment, planRefund, type Mover } from './money-rules';
+import { moneyOf, planEntry, planPayment, planRefund, type Mover } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
-import {
-  balanceView,
-  billView,
-  entryView,
-  itemsView,
-  moneyOf,
-  type BillDoc,
-  type BillStore,
-  type IdempotencyClaim,
-  type LedgerEntryDoc,
-} from './storage';
+import type { BillDoc, BillStorage, IdempotencyClaim, LedgerEntryDoc } from './storage';
 import { namesIfReadable } from './user-names';
+import { balanceView, billView, entryView, itemsView } from './views';
 
 export interface PaymentOptions {
   /** REFUND_ROLES: who may give money back (within the route's roles). */
@@ -48,7 +39,7 @@ function earlierEntry(doc: BillDoc, idempotency: IdempotencyClaim | null): Ledge
 
 export class PaymentOperations {
   constructor(
-    private readonly store: BillStore,
+    private readonly storage: BillStorage,
     private readonly refs: ReferenceData,
     private readonly clock: ClinicClock,
     private readonly options: PaymentOptions,
@@ -70,7 +61,7 @@ export class PaymentOperations {
   /** GET /lab_bills/{id}/payments: a live bill's ledger, oldest first. */
   async ledger(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), 'BILL_NOT_FOUND');
+    const doc = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
     return success(200, {
       bill_id: doc.id,
       bill_number: doc.bill_number,
@@ -96,16 +87,20 @@ export class PaymentOperations {
     const keyed = idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {};
     let outcome: { doc: BillDoc; entry: LedgerEntryDoc };
     try {
-      outcome = await this.store.writes.record(id, { correlationId: ctx.correlationId, actor: caller }, (existing) => {
-        foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
-        const earlier = earlierEntry(existing, idempotency);
-        if (earlier) return { replay: earlier };
-        const entry = { ...plan(existing, moverOf(caller, this.clock)), ...keyed };
-        return { entry, change: planEntry(existing, entry) };
-      });
+      outcome = await this.storage.writes.record(
+        id,
+        { correlationId: ctx.correlationId, actor: caller },
+        (existing) => {
+          foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
+          const earlier = earlierEntry(existing, idempotency);
+          if (earlier) return { replay: earlier };
+          const entry = { ...plan(existing, moverOf(caller, this.clock)), ...keyed };
+          return { entry, change: planEntry(existing, entry) };
+        },
+      );
     } catch (err) {
       const cancelled = err instanceof ServiceError && err.status === 404 && idempotency;
-      const found = cancelled ? await this.store.queries.findById(id) : null;
+      const found = cancelled ? await this.storage.queries.findById(id) : null;
       const doc = found && reachesBranch(ctx, found.store_id) ? found : null;
       const earlier = doc && earlierEntry(doc, idempotency);
       if (!doc || !earlier) throw err;

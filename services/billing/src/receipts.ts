@@ -1,16 +1,19 @@
 /** GET /lab_bills/{id}/receipt: the printable receipt of an active bill, as a PDF. */
 import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
-import { foundInBranch, pathId, type ClinicClock, type HandlerContext, type ReferenceData } from '@clinic/service-kit';
+import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseReceiptSize } from './filters';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
 import { renderReceipt } from './paper/receipt';
-import { itemsInOrder, moneyOf, type BillStore } from './storage';
+import { moneyOf } from './money-rules';
+import type { BillStorage } from './storage';
+import { itemsInOrder } from './views';
 import { userNames } from './user-names';
 
 export class ReceiptOperations {
   constructor(
-    private readonly store: BillStore,
+    private readonly storage: BillStorage,
     private readonly refs: ReferenceData,
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
@@ -19,8 +22,8 @@ export class ReceiptOperations {
   async receipt(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const size = parseReceiptSize(request.query);
-    const doc = foundInBranch(ctx, await this.store.queries.findLive(id), 'BILL_NOT_FOUND');
-    const [store, names] = await Promise.all([
+    const doc = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
+    const [branch, names] = await Promise.all([
       this.refs.get('store', doc.store_id),
       userNames(this.refs, [doc.billed_by]),
     ]);
@@ -28,7 +31,7 @@ export class ReceiptOperations {
     const pdf = await renderReceipt(
       this.fonts,
       {
-        storeName: store?.name ?? `Branch ${doc.store_id}`,
+        branchName: branch?.name ?? `Branch ${doc.store_id}`,
         billNumber: doc.bill_number,
         billDate: doc.bill_date,
         patientName: doc.patient_name,

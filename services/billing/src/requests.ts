@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'safe-stable-stringify';
 import type { Caller } from '@clinic/contracts';
-import { newEventId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
+import { newEventId } from '@clinic/service-kit/storage';
 import type { Mover } from './money-rules';
 import type { IdempotencyClaim } from './storage';
 

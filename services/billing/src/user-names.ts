@@ -1,5 +1,6 @@
 /** Users' names, from the reference data billing keeps, for the reads that show who did what. */
-import type { Logger, ReferenceData } from '@clinic/service-kit';
+import type { Logger } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 
 /** The names of those of these users that are known (only integer ids name reference users). */
 export async function userNames(refs: ReferenceData, ids: Array<number | string | null>): Promise<Map<number, string>> {

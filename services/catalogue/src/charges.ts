@@ -23,25 +23,26 @@ import {
   type HandlerContext,
 } from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
-import { chargeView, type ChargeDoc, type ChargeStore } from './storage';
+import type { ChargeDoc, ChargeStorage } from './storage';
+import { chargeView } from './views';
 
 export class ChargeOperations {
   constructor(
-    private readonly store: ChargeStore,
+    private readonly storage: ChargeStorage,
     private readonly clock: ClinicClock,
   ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
     requireBranch(ctx, input.store_id);
-    const doc = await this.store.writes.create(input, { actor: callerOf(ctx), correlationId: ctx.correlationId });
+    const doc = await this.storage.writes.create(input, { actor: callerOf(ctx), correlationId: ctx.correlationId });
     return success(201, { message: CATALOGUE_MESSAGES.created, charge_id: doc.id });
   }
 
   list(request: ServiceRequest, ctx: HandlerContext): Promise<EncodedReply> {
     const filter = parseListQuery(request.query);
     requireBranch(ctx, filter.store_id);
-    return this.store.queries.list(
+    return this.storage.queries.list(
       filter,
       (all) => {
         if (!filter.page) return new EncodedReply(success(200, { charges: all, count: all.length }));
@@ -55,7 +56,7 @@ export class ChargeOperations {
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
     // Kept per version with its tag: a hot read neither reads the database nor digests the body again.
-    const found = await this.store.queries.one(id, (charge) => taggedReply(success(200, { charge })), ctx.share);
+    const found = await this.storage.queries.one(id, (charge) => taggedReply(success(200, { charge })), ctx.share);
     return foundInBranch(ctx, found, 'CHARGE_NOT_FOUND').value;
   }
 
@@ -69,7 +70,7 @@ export class ChargeOperations {
     const fields = parseChargeUpdate(request.body);
     // A charge that does not exist (or is deleted, or of another branch) is not found; one that would not change
     // is not written.
-    const outcome = await this.store.writes.update(id, this.changeContext(ctx), async (existing) =>
+    const outcome = await this.storage.writes.update(id, this.changeContext(ctx), async (existing) =>
       sameFields(await this.changeable(ctx, existing), fields) ? null : fields,
     );
     if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges, 'CHARGE_UNCHANGED');
@@ -78,7 +79,7 @@ export class ChargeOperations {
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
-    await this.store.writes.softDelete(id, this.changeContext(ctx), async (existing) => {
+    await this.storage.writes.softDelete(id, this.changeContext(ctx), async (existing) => {
       await this.changeable(ctx, existing);
     });
     return success(200, { message: CATALOGUE_MESSAGES.deleted });
@@ -88,16 +89,16 @@ export class ChargeOperations {
   async history(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
     const page = parsePage(request.query);
-    foundInBranch(ctx, await this.store.queries.branchOf(id), 'CHARGE_NOT_FOUND');
-    const { entries, total } = await this.store.history.page(id, page);
+    foundInBranch(ctx, await this.storage.queries.branchOf(id), 'CHARGE_NOT_FOUND');
+    const { entries, total } = await this.storage.history.page(id, page);
     return success(200, { charge_id: id, history: entries, ...pageFields(entries.length, total, page) });
   }
 
-  /** For billing: which of these charge ids cannot be billed in this store, and the current amount of the others. */
+  /** For billing: which of these charge ids cannot be billed in this branch, and the current amount of the others. */
   async check(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const { store_id, charge_ids } = parseChargeCheck(request.body);
     requireBranch(ctx, store_id);
-    const { invalid, amounts } = await this.store.queries.billable(store_id, charge_ids);
+    const { invalid, amounts } = await this.storage.queries.billable(store_id, charge_ids);
     const reply: Omit<ChargeCheckReply, 'success'> = {
       invalid_ids: invalid,
       amounts: Object.fromEntries([...amounts].map(([id, cents]) => [String(id), fromCents(cents)])),

@@ -78,10 +78,10 @@ function checkCommonFields(body: PlainObject): ChargeFields {
 export function parseNewCharge(raw: unknown): NewCharge {
   const body = requireBody(raw);
   checkPresence(body, ['charge_name', 'charge_type', 'amount', 'store_id']);
-  const storeId = validField(F.store_id, body.store_id, 'store_id');
+  const branchId = validField(F.store_id, body.store_id, 'store_id');
   const fields = checkCommonFields(body);
   requireShape(createChargeBodySchema, body);
-  return { ...fields, store_id: storeId };
+  return { ...fields, store_id: branchId };
 }
 
 export function parseChargeUpdate(raw: unknown): ChargeFields {

@@ -9,19 +9,11 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import {
-  fail,
-  requireBranch,
-  withinBranches,
-  type ClinicClock,
-  type HandlerContext,
-  type Outbox,
-  type PreparedEvents,
-  type WriteProof,
-} from '@clinic/service-kit';
+import { fail, requireBranch, withinBranches, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import type { Outbox, PreparedEvents, WriteProof } from '@clinic/service-kit/storage';
 import { isStored, monthLabel, monthRange, planMonth, runOf, schedulingDoctors, type PlannedSession } from './planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
-import { slotKey, type RunInsertResult, type SessionDoc, type SessionStore } from './storage';
+import { slotKey, type RunInsertResult, type SessionDoc, type SessionStorage } from './storage';
 
 /** Sessions of a run inserted, then recorded in the outbox, together (one insert each). */
 const RUN_SLICE = 500;
@@ -31,7 +23,7 @@ export class AutoCreation {
   private readonly unfinishedRollbacks = new Set<string>();
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly storage: SessionStorage,
     private readonly outbox: Outbox,
     private readonly clock: ClinicClock,
   ) {}
@@ -39,7 +31,7 @@ export class AutoCreation {
   /** The doctors whose schedules take part, of the branches the caller reaches (403 for a branch it names outside them). */
   private async doctorsFor(selection: ScheduleSelection, ctx: HandlerContext): Promise<DoctorRecord[]> {
     if (selection.store_id !== undefined) requireBranch(ctx, selection.store_id);
-    return withinBranches(ctx, schedulingDoctors(await this.store.queries.liveDoctors(), selection));
+    return withinBranches(ctx, schedulingDoctors(await this.storage.queries.liveDoctors(), selection));
   }
 
   async preview(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -48,12 +40,12 @@ export class AutoCreation {
     const plan = planMonth(doctors, selection.month);
     const range = monthRange(selection.month);
     const [taken, blocks] = await Promise.all([
-      this.store.queries.existingSlots(
+      this.storage.queries.existingSlots(
         doctors.map((d) => d.id),
         range.from,
         range.to,
       ),
-      this.store.queries.dayBlocks(
+      this.storage.queries.dayBlocks(
         range,
         doctors.map((d) => d.id),
       ),
@@ -100,7 +92,7 @@ export class AutoCreation {
     const doctors = await this.doctorsFor(selection, ctx);
     const plan = planMonth(doctors, selection.month);
     if (plan.length === 0) throw fail('NO_SCHEDULES', SESSIONS_MESSAGES.noSchedules(label)); // rule 1
-    const blocks = await this.store.queries.dayBlocks(
+    const blocks = await this.storage.queries.dayBlocks(
       monthRange(selection.month),
       doctors.map((d) => d.id),
     );
@@ -108,7 +100,7 @@ export class AutoCreation {
     const runId = randomUUID();
     // Each slice's events are recorded while the next slice of sessions is inserted.
     const recording: Array<Promise<PreparedEvents>> = [];
-    await this.store.runs.start(runId, selection.month);
+    await this.storage.runs.start(runId, selection.month);
     try {
       // Rules 2 to 5: past, blocked and time-less entries are not stored; taken slots are skipped.
       const run = runOf(plan, this.clock.today(), (p) => blocks.blocks(p.doctor.id, p.doctor.store_id, p.session_date));
@@ -123,15 +115,15 @@ export class AutoCreation {
         status: 'active' as const,
       }));
       // Several documents, one commit: every event's proof is the run's completion.
-      const proof = this.store.runs.commitProof(runId);
-      const ids = await this.store.runs.drawIds(rows.length);
+      const proof = this.storage.runs.commitProof(runId);
+      const ids = await this.storage.runs.drawIds(rows.length);
       const inserted: RunInsertResult[] = [];
       let recordingFailed = false;
       for (let from = 0; from < rows.length; from += RUN_SLICE) {
         // A slice whose events could not be recorded fails the run (below): the next ones would only be rolled back.
         if (recordingFailed) break;
         const to = from + RUN_SLICE;
-        const results = await this.store.runs.insertAll(runId, rows.slice(from, to), ids.slice(from, to));
+        const results = await this.storage.runs.insertAll(runId, rows.slice(from, to), ids.slice(from, to));
         inserted.push(...results);
         const created = results.filter(isStored);
         const recorded = this.recordCreated(created, proof, ctx.correlationId);
@@ -144,7 +136,7 @@ export class AutoCreation {
       }
       const pending = await Promise.all(recording);
       const outcome = run.outcome<SessionDoc>(inserted);
-      await this.store.runs.complete(runId);
+      await this.storage.runs.complete(runId);
       for (const events of pending) events.release();
       return success(201, {
         message: SESSIONS_MESSAGES.autoCreated(outcome.created.length, label),
@@ -158,7 +150,7 @@ export class AutoCreation {
         // Every slice's recording has ended (recorded or failed) before what was recorded is discarded.
         for (const recorded of await Promise.allSettled(recording))
           if (recorded.status === 'fulfilled') await recorded.value.discard();
-        const removed = await this.store.runs.rollBack(runId);
+        const removed = await this.storage.runs.rollBack(runId);
         ctx.log.warn({ run_id: runId, removed }, 'auto-creation rolled back');
       } catch (rollbackError) {
         // Its sessions stay hidden meanwhile; finishRollbacks retries until the database answers.
@@ -175,7 +167,7 @@ export class AutoCreation {
     proof: WriteProof,
     correlationId: string,
   ): Promise<PreparedEvents> {
-    const views = await this.store.queries.views(created);
+    const views = await this.storage.queries.views(created);
     return this.outbox.prepare(
       views.map((session) => ({ subject: EventSubjects.sessionCreated, data: { session }, correlationId, proof })),
     );
@@ -183,7 +175,7 @@ export class AutoCreation {
 
   async finishRollbacks(): Promise<void> {
     for (const runId of [...this.unfinishedRollbacks]) {
-      await this.store.runs.rollBack(runId);
+      await this.storage.runs.rollBack(runId);
       this.unfinishedRollbacks.delete(runId);
     }
   }

@@ -39,17 +39,17 @@ export class DayBlocks {
     return (this.leavesByDoctor.get(doctorId) ?? []).some((leave) => leave.from_date <= date && date <= leave.to_date);
   }
 
-  holiday(storeId: number | null, date: string): string | null {
-    const holiday = (this.holidaysByDate.get(date) ?? []).find((h) => h.store_id === null || h.store_id === storeId);
+  holiday(branchId: number | null, date: string): string | null {
+    const holiday = (this.holidaysByDate.get(date) ?? []).find((h) => h.store_id === null || h.store_id === branchId);
     return holiday?.name ?? null;
   }
 
-  of(doctorId: number, storeId: number | null, date: string): DayBlock {
-    return { on_leave: this.onLeave(doctorId, date), holiday: this.holiday(storeId, date) };
+  of(doctorId: number, branchId: number | null, date: string): DayBlock {
+    return { on_leave: this.onLeave(doctorId, date), holiday: this.holiday(branchId, date) };
   }
 
-  blocks(doctorId: number, storeId: number | null, date: string): boolean {
-    const block = this.of(doctorId, storeId, date);
+  blocks(doctorId: number, branchId: number | null, date: string): boolean {
+    const block = this.of(doctorId, branchId, date);
     return block.on_leave || block.holiday !== null;
   }
 

@@ -1,9 +1,9 @@
 import './tracing';
-import { startService } from '@clinic/service-kit';
+import { startService } from '@clinic/service-kit/storage';
 import { sessionsHandlers } from './adapter';
 import { AutoCreation } from './auto-creation';
 import { SessionOperations } from './sessions';
-import { SessionStore } from './storage';
+import { SessionStorage } from './storage';
 
 /** How often this process retries its own failed rollbacks, and looks for runs others abandoned. */
 const ROLLBACK_RETRY_MS = 2_000;
@@ -12,16 +12,16 @@ const ABANDONED_SCAN_MS = 30_000;
 void startService({
   name: 'sessions',
   async setup({ db, ids, outbox, clock, refs, log, cache }) {
-    const store = new SessionStore({ db, ids, outbox, cache, clock }, refs);
-    await store.prepare();
+    const storage = new SessionStorage({ db, ids, outbox, cache, clock }, refs);
+    await storage.prepare();
     // Doctors, stores and appointments appear in every session read.
-    refs.onApplied((kind) => store.referenceApplied(kind));
-    const autoCreation = new AutoCreation(store, outbox, clock);
+    refs.onApplied((kind) => storage.referenceApplied(kind));
+    const autoCreation = new AutoCreation(storage, outbox, clock);
     const scan = () =>
-      store.runs.rollBackAbandoned(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));
+      storage.runs.rollBackAbandoned(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));
     await scan();
     setInterval(scan, ABANDONED_SCAN_MS).unref();
     setInterval(() => autoCreation.finishRollbacks().catch(() => undefined), ROLLBACK_RETRY_MS).unref();
-    return sessionsHandlers(new SessionOperations(store, refs, clock), autoCreation);
+    return sessionsHandlers(new SessionOperations(storage, refs, clock), autoCreation);
   },
 });

@@ -13,14 +13,14 @@ import {
   taggedReply,
   type ClinicClock,
   type HandlerContext,
-  type ReferenceData,
 } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseListQuery, parseMaxPatients, parseNewSession, parseSessionChanges, requireSessionBody } from './rules';
-import type { SessionDoc, SessionStore } from './storage';
+import type { SessionDoc, SessionStorage } from './storage';
 
 export class SessionOperations {
   constructor(
-    private readonly store: SessionStore,
+    private readonly storage: SessionStorage,
     private readonly refs: ReferenceData,
     private readonly clock: ClinicClock,
   ) {}
@@ -31,7 +31,7 @@ export class SessionOperations {
     const branches = branchesOf(ctx);
     if (filter.store_id !== undefined) requireBranch(ctx, filter.store_id);
     else if (branches !== null) filter.store_ids = branches;
-    const queries = this.store.queries;
+    const queries = this.storage.queries;
     const read = filter.conflicts ? queries.listConflicts.bind(queries) : queries.list.bind(queries);
     const present = (views: Record<string, unknown>[]) => {
       const sessions = views
@@ -52,13 +52,13 @@ export class SessionOperations {
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     // Kept per version with its tag: a hot read neither reads the database nor digests the body again.
-    const found = await this.store.queries.one(id, (session) => taggedReply(success(200, { session })), ctx.share);
+    const found = await this.storage.queries.one(id, (session) => taggedReply(success(200, { session })), ctx.share);
     return foundInBranch(ctx, found, 'SESSION_NOT_FOUND').value;
   }
 
   /** A session as its read answers it (with its doctor, branch and bookings): the body its ETag is the digest of. */
   private async representation(doc: SessionDoc): Promise<ServiceReply> {
-    const [session] = await this.store.queries.views([doc]);
+    const [session] = await this.storage.queries.views([doc]);
     return success(200, { session });
   }
 
@@ -74,7 +74,7 @@ export class SessionOperations {
     if (doctor?.status !== 'Active' || !reachesBranch(ctx, doctor.store_id)) throw fail('DOCTOR_NOT_FOUND');
     if (doctor.store_id === null) throw fail('DOCTOR_NO_BRANCH');
     const maxPatients = parseMaxPatients(input.max_patients_input);
-    const doc = await this.store.writes.create(
+    const doc = await this.storage.writes.create(
       {
         doctor_id: input.doctor_id,
         store_id: doctor.store_id,
@@ -94,7 +94,7 @@ export class SessionOperations {
     const body = requireSessionBody(request.body);
     const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     // A session that does not exist (or is of another branch) is not found before its changes are checked.
-    await this.store.writes.update(id, ctx.correlationId, async (existing) => {
+    await this.storage.writes.update(id, ctx.correlationId, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
       const changes = parseSessionChanges(body);
       // Bad input is refused as such (400) whatever If-Match says; only a valid change can be stale (412).
@@ -106,10 +106,10 @@ export class SessionOperations {
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
-    await this.store.writes.remove(id, ctx.correlationId, async (existing) => {
+    await this.storage.writes.remove(id, ctx.correlationId, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
       await this.requireCurrent(ctx, existing);
-      const active = (await this.store.queries.bookedCounts([id])).get(id) ?? 0;
+      const active = (await this.storage.queries.bookedCounts([id])).get(id) ?? 0;
       if (active > 0) throw fail('SESSION_HAS_APPOINTMENTS', SESSIONS_MESSAGES.deleteRefusal(active));
     });
     return success(200, { message: SESSIONS_MESSAGES.deleted, session_id: id });

@@ -22,7 +22,7 @@ export interface GivenBack {
 }
 
 export interface DayEndPrint {
-  storeName: string;
+  branchName: string;
   report: DayEndReport;
   givenBack: GivenBack[];
   printedAt: string;
@@ -69,8 +69,8 @@ function table(w: PageWriter, title: string, heading: Cell[], rows: Cell[][], em
 
 function layOut(w: PageWriter, print: DayEndPrint): void {
   const { report } = print;
-  w.onNewPage = () => w.pair(`${print.storeName}: day-end ${report.date} (continued)`, '');
-  w.centered(print.storeName, { bold: true, size: A4.titleSize });
+  w.onNewPage = () => w.pair(`${print.branchName}: day-end ${report.date} (continued)`, '');
+  w.centered(print.branchName, { bold: true, size: A4.titleSize });
   w.centered(`Day-end report of ${report.date}`, { bold: true, size: 11 });
   w.pair(`Printed ${print.printedAt} by ${print.printedBy}`, `Branch ${report.store_id}`);
   w.rule();
@@ -176,6 +176,6 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
 }
 
 export function renderDayEnd(fonts: PaperFonts, print: DayEndPrint): Promise<Buffer> {
-  const info = { Title: `Day-end ${print.report.date}`, Subject: `Day-end report of ${print.storeName}` };
+  const info = { Title: `Day-end ${print.report.date}`, Subject: `Day-end report of ${print.branchName}` };
   return renderPdf(fonts, A4, info, (w) => layOut(w, print));
 }

@@ -5,7 +5,7 @@
  */
 import type { ReceiptSize } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
-import type { BillMoney } from '../storage';
+import type { BillMoney } from '../money-rules';
 import type { PaperFonts } from './fonts';
 import { MM, renderPdf, type PageFormat, type PageWriter } from './page-writer';
 
@@ -17,7 +17,7 @@ export interface ReceiptItem {
 }
 
 export interface ReceiptData {
-  storeName: string;
+  branchName: string;
   billNumber: string;
   billDate: string;
   patientName: string;
@@ -55,7 +55,7 @@ export function formatAmount(cents: Cents): string {
 }
 
 function layOut(w: PageWriter, data: ReceiptData, format: PageFormat): void {
-  w.centered(data.storeName, { bold: true, size: format.titleSize });
+  w.centered(data.branchName, { bold: true, size: format.titleSize });
   w.centered('Lab bill receipt');
   w.rule();
   w.pair('Bill number', data.billNumber, { bold: true });

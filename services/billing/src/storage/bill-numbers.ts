@@ -1,15 +1,21 @@
 import type { Collection } from 'mongodb';
-import { isDuplicateKeyError } from '@clinic/service-kit';
+import { isDuplicateKeyError } from './database-quirks';
 
-interface NumberHint {
+/**
+ * The collection of the bill-number marks: the highest number inserted per
+ * date, as far as the replicas have told. Its stored name is older than the word "mark".
+ */
+export const BILL_NUMBER_MARKS = 'bill_number_hints';
+
+interface NumberMark {
   _id: string;
   last: number;
 }
 
 /** Consecutive collisions after which the true highest number is read from the bills. */
 const RESYNC_AFTER_COLLISIONS = 3;
-/** The shared hint of a date is raised at most this often (it may lag; a lag costs a collision, never a gap). */
-const HINT_INTERVAL_MS = 250;
+/** The shared mark of a date is raised at most this often (it may lag; a lag costs a collision, never a gap). */
+const MARK_INTERVAL_MS = 250;
 
 /**
  * Bill numbers per bill date: next = highest existing + 1, with the unique
@@ -17,7 +23,7 @@ const HINT_INTERVAL_MS = 250;
  *
  * Within one process, bills are written by one worker at a
  * time (see BillWrites), which knows the next number to try. Across
- * replicas a shared hint (`bill_number_hints`, raised with `$max`) tells where
+ * replicas a shared mark (BILL_NUMBER_MARKS, raised with `$max`) tells where
  * to start; it may lag (FerretDB applies `$max` without atomicity, a process
  * may die before raising it) but never leads, since it only records numbers
  * that were inserted. A collision therefore always means "try higher", and
@@ -26,10 +32,10 @@ const HINT_INTERVAL_MS = 250;
 export class BillNumbers {
   private readonly next = new Map<string, number>();
   private readonly collisions = new Map<string, number>();
-  private readonly hintTimers = new Map<string, NodeJS.Timeout>();
+  private readonly markTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(
-    private readonly hints: Collection<NumberHint>,
+    private readonly marks: Collection<NumberMark>,
     private readonly highestInBills: (billDate: string) => Promise<number>,
   ) {}
 
@@ -37,8 +43,8 @@ export class BillNumbers {
   async candidate(billDate: string): Promise<number> {
     const known = this.next.get(billDate);
     if (known !== undefined) return known;
-    const hint = await this.hints.findOne({ _id: billDate });
-    return (hint?.last ?? 0) + 1;
+    const mark = await this.marks.findOne({ _id: billDate });
+    return (mark?.last ?? 0) + 1;
   }
 
   /** Forgets the next numbers this process knows: another process may have numbered those dates since. */
@@ -51,7 +57,7 @@ export class BillNumbers {
   used(billDate: string, lastSeq: number): void {
     this.next.set(billDate, lastSeq + 1);
     this.collisions.delete(billDate);
-    this.scheduleHint(billDate, lastSeq);
+    this.scheduleMark(billDate, lastSeq);
   }
 
   /** `seq` was not consumed (its bill failed for another reason): try it again. */
@@ -66,36 +72,36 @@ export class BillNumbers {
     const known =
       collisions >= RESYNC_AFTER_COLLISIONS
         ? await this.highestInBills(billDate)
-        : ((await this.hints.findOne({ _id: billDate }))?.last ?? 0);
+        : ((await this.marks.findOne({ _id: billDate }))?.last ?? 0);
     this.next.set(billDate, Math.max(seq, known) + 1);
   }
 
-  /** Raises every pending hint now (before a bulk load ends). */
+  /** Raises every pending mark now (before a bulk load ends). */
   async flush(): Promise<void> {
-    const pending = [...this.hintTimers.keys()];
+    const pending = [...this.markTimers.keys()];
     for (const billDate of pending) {
-      clearTimeout(this.hintTimers.get(billDate));
-      this.hintTimers.delete(billDate);
-      await this.publishHint(billDate, (this.next.get(billDate) ?? 1) - 1);
+      clearTimeout(this.markTimers.get(billDate));
+      this.markTimers.delete(billDate);
+      await this.raiseMark(billDate, (this.next.get(billDate) ?? 1) - 1);
     }
   }
 
-  /** Raises the shared hint of a date soon, once for however many bills were numbered meanwhile. */
-  private scheduleHint(billDate: string, lastSeq: number): void {
-    if (this.hintTimers.has(billDate)) return;
+  /** Raises the shared mark of a date soon, once for however many bills were numbered meanwhile. */
+  private scheduleMark(billDate: string, lastSeq: number): void {
+    if (this.markTimers.has(billDate)) return;
     const timer = setTimeout(() => {
-      this.hintTimers.delete(billDate);
-      void this.publishHint(billDate, Math.max(lastSeq, (this.next.get(billDate) ?? 1) - 1));
-    }, HINT_INTERVAL_MS);
+      this.markTimers.delete(billDate);
+      void this.raiseMark(billDate, Math.max(lastSeq, (this.next.get(billDate) ?? 1) - 1));
+    }, MARK_INTERVAL_MS);
     timer.unref();
-    this.hintTimers.set(billDate, timer);
+    this.markTimers.set(billDate, timer);
   }
 
-  /** Best effort: a lagging hint only costs a collision. */
-  private async publishHint(billDate: string, seq: number): Promise<void> {
+  /** Best effort: a lagging mark only costs a collision. */
+  private async raiseMark(billDate: string, seq: number): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await this.hints.updateOne({ _id: billDate }, { $max: { last: seq } }, { upsert: true });
+        await this.marks.updateOne({ _id: billDate }, { $max: { last: seq } }, { upsert: true });
         return;
       } catch (err) {
         if (!isDuplicateKeyError(err)) return; // two first upserts raced: try again

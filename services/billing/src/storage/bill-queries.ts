@@ -1,39 +1,21 @@
 /** Reads of bills: one bill, a page of a branch's list, the revenue summary. */
 import type { Collection, Filter } from 'mongodb';
-import { PAYMENT_METHODS, PAYMENT_STATUSES, type PaymentMethod } from '@clinic/contracts';
-import { docKey, fromCents, type Cents, type Page, type Share, type VersionedCache } from '@clinic/service-kit';
+import type { Cents, Page } from '@clinic/service-kit';
+import type { Share, VersionedCache } from '@clinic/service-kit/storage';
+import { docKey } from './database-quirks';
 import type { BillFilter, DateRange } from '../filters';
 import type { DayTotals } from './day-totals';
-import { sumLiveBills, type BillGroup } from './live-bill-sums';
+import { summarize, type CashierGroup, type Summary } from '../summary-rules';
+import { sumLiveBills } from './live-bill-sums';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
-
-export interface Summary {
-  total_bills: number;
-  paid_count: number;
-  pending_count: number;
-  cash_count: number;
-  card_count: number;
-  online_count: number;
-  total_revenue: number;
-  total_discounts: number;
-  total_subtotal: number;
-  cash_revenue: number;
-  card_revenue: number;
-  online_revenue: number;
-}
-
-/** The live bills of one date with one cashier, payment method and status. */
-export interface CashierGroup extends BillGroup {
-  billed_by: number | null;
-}
 
 /** A cancelled bill as the day-end report lists it. */
 export type CancelledBill = Pick<BillDoc, 'id' | 'bill_number' | 'grand_total_cents' | 'billed_by' | 'updated_at'>;
 
 /** The cache scope of one branch's bills: every write to the branch changes it. */
-export const storeScope = (storeId: number) => `bills:store:${storeId}`;
+export const branchScope = (branchId: number) => `bills:store:${branchId}`;
 
 const NEWEST_FIRST = { created_at: -1, id: -1 } as const;
 
@@ -66,7 +48,7 @@ export class BillQueries {
   ): Promise<T> {
     return this.cache
       .sharedWith(share)
-      .get([storeScope(filter.store_id), ...dependsOn], `page:${JSON.stringify([filter, page])}`, async () => {
+      .get([branchScope(filter.store_id), ...dependsOn], `page:${JSON.stringify([filter, page])}`, async () => {
         const { docs, total } = await this.page(filter, page);
         return present(docs, total);
       });
@@ -122,23 +104,23 @@ export class BillQueries {
   summary(range: { store_id: number } & DateRange, share?: Share): Promise<Summary> {
     return this.cache
       .sharedWith(share)
-      .get(storeScope(range.store_id), `summary:${JSON.stringify(range)}`, async () =>
+      .get(branchScope(range.store_id), `summary:${JSON.stringify(range)}`, async () =>
         summarize(await this.dayTotals.groups(range.store_id, range)),
       );
   }
 
   /** Counts and sums of a branch's live bills of one date, per cashier, payment method and status (the day-end report). */
-  async cashierGroups(storeId: number, billDate: string): Promise<CashierGroup[]> {
-    const rows = await sumLiveBills(this.bills, storeId, [billDate], { b: '$billed_by' }, BILL_INDEXES.dayEnd);
+  async cashierGroups(branchId: number, billDate: string): Promise<CashierGroup[]> {
+    const rows = await sumLiveBills(this.bills, branchId, [billDate], { b: '$billed_by' }, BILL_INDEXES.dayEnd);
     return rows.map(({ key, group }) => ({ ...group, billed_by: (key.b as number | null | undefined) ?? null }));
   }
 
   /** A branch's live Pending bills of one date: how many, and what they still owe (grand total less paid). */
-  async owedOn(storeId: number, billDate: string): Promise<{ bill_count: number; due: Cents }> {
+  async owedOn(branchId: number, billDate: string): Promise<{ bill_count: number; due: Cents }> {
     const [row] = await this.bills
       .aggregate<{ n: number; g: number; p: number | null }>(
         [
-          { $match: { store_id: storeId, is_deleted: false, bill_date: billDate, payment_status: 'Pending' } },
+          { $match: { store_id: branchId, is_deleted: false, bill_date: billDate, payment_status: 'Pending' } },
           {
             $group: {
               _id: '$payment_status',
@@ -156,10 +138,10 @@ export class BillQueries {
   }
 
   /** A branch's cancelled bills of one date. */
-  cancelledOn(storeId: number, billDate: string): Promise<CancelledBill[]> {
+  cancelledOn(branchId: number, billDate: string): Promise<CancelledBill[]> {
     return this.bills
       .find(
-        { store_id: storeId, is_deleted: true, bill_date: billDate },
+        { store_id: branchId, is_deleted: true, bill_date: billDate },
         { projection: { _id: 0, id: 1, bill_number: 1, grand_total_cents: 1, billed_by: 1, updated_at: 1 } },
       )
       .sort(NEWEST_FIRST)
@@ -177,27 +159,4 @@ export class BillQueries {
       .toArray();
     return top?.bill_seq ?? 0;
   }
-}
-
-export function summarize(groups: BillGroup[]): Summary {
-  const count = (pick: (g: (typeof groups)[number]) => boolean) => groups.filter(pick).reduce((n, g) => n + g.count, 0);
-  const revenue = (method: PaymentMethod) =>
-    fromCents(groups.filter((g) => g.payment_method === method).reduce((n, g) => n + g.grand_total, 0));
-  const sum = (field: 'grand_total' | 'discount' | 'subtotal') => fromCents(groups.reduce((n, g) => n + g[field], 0));
-  const [paid, pending] = PAYMENT_STATUSES;
-  const [cash, card, online] = PAYMENT_METHODS;
-  return {
-    total_bills: count(() => true),
-    paid_count: count((g) => g.payment_status === paid),
-    pending_count: count((g) => g.payment_status === pending),
-    cash_count: count((g) => g.payment_method === cash),
-    card_count: count((g) => g.payment_method === card),
-    online_count: count((g) => g.payment_method === online),
-    total_revenue: sum('grand_total'),
-    total_discounts: sum('discount'),
-    total_subtotal: sum('subtotal'),
-    cash_revenue: revenue(cash),
-    card_revenue: revenue(card),
-    online_revenue: revenue(online),
-  };
 }

@@ -8,11 +8,12 @@
  */
 import type { Collection } from 'mongodb';
 import { EventSubjects, type BillHistoryAction, type Caller } from '@clinic/contracts';
-import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit';
+import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit/storage';
 import type { BillQueries } from './bill-queries';
 import type { WrittenBill } from './live-bill-sums';
 import { fenceOf, type DayClosings } from './day-closings';
-import { BILL_COUNTER, billEventData, billHistoryEntries, type BillDoc } from './documents';
+import { billEventData } from '../views';
+import { BILL_COUNTER, billHistoryEntries, type BillDoc } from './documents';
 import type { LedgerEntryDoc } from './ledger-documents';
 import { ledgerProof, moneyEvent } from './money-events';
 

@@ -12,7 +12,9 @@
  */
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
-import { fail, isDuplicateKeyError, withEventId, type Cents, type Outbox } from '@clinic/service-kit';
+import { fail, type Cents } from '@clinic/service-kit';
+import { withEventId, type Outbox } from '@clinic/service-kit/storage';
+import { isDuplicateKeyError } from './database-quirks';
 
 export const DAY_CLOSINGS = 'day_closings';
 
@@ -51,10 +53,10 @@ export interface ClosingDoc {
   _event_ids: string[];
 }
 
-const closingKey = (storeId: number, date: string) => `${storeId}:${date}`;
+const closingKey = (branchId: number, date: string) => `${branchId}:${date}`;
 
 /** What the outbox entry of a write of a branch's day carries (EventSpec.fences). */
-export const fenceOf = (storeId: number, date: string) => `day:${storeId}:${date}`;
+export const fenceOf = (branchId: number, date: string) => `day:${branchId}:${date}`;
 
 /** How often a close looks whether the writes of its day in flight have settled. */
 const SETTLE_POLL_MS = 25;
@@ -71,13 +73,13 @@ export class DayClosings {
     this.closings = db.collection<ClosingDoc>(DAY_CLOSINGS);
   }
 
-  find(storeId: number, date: string): Promise<ClosingDoc | null> {
-    return this.closings.findOne({ _id: closingKey(storeId, date) });
+  find(branchId: number, date: string): Promise<ClosingDoc | null> {
+    return this.closings.findOne({ _id: closingKey(branchId, date) });
   }
 
   /** 409 when one of these days of a branch is closed, or being closed. */
-  async assertOpen(storeId: number, dates: string[]): Promise<void> {
-    const closed = await this.closedAmong(dates.map((date) => ({ store_id: storeId, date })));
+  async assertOpen(branchId: number, dates: string[]): Promise<void> {
+    const closed = await this.closedAmong(dates.map((date) => ({ store_id: branchId, date })));
     const [first] = closed;
     if (first) throw fail('DAY_CLOSED', DAY_MESSAGES.closed(first.date, first.store_id));
   }
@@ -99,14 +101,14 @@ export class DayClosings {
    * Marks a day `closing`, from the version found (a day never closed has
    * none); answers it as marked. 409 when it is closed already.
    */
-  async markClosing(storeId: number, date: string): Promise<ClosingDoc> {
+  async markClosing(branchId: number, date: string): Promise<ClosingDoc> {
     for (;;) {
-      const found = await this.find(storeId, date);
-      if (found?.status === 'closed') throw fail('DAY_ALREADY_CLOSED', DAY_MESSAGES.alreadyClosed(date, storeId));
+      const found = await this.find(branchId, date);
+      if (found?.status === 'closed') throw fail('DAY_ALREADY_CLOSED', DAY_MESSAGES.alreadyClosed(date, branchId));
       if (!found) {
         const fresh: ClosingDoc = {
-          _id: closingKey(storeId, date),
-          store_id: storeId,
+          _id: closingKey(branchId, date),
+          store_id: branchId,
           date,
           status: 'closing',
           version: 1,
@@ -149,10 +151,10 @@ export class DayClosings {
   }
 
   /** Whether every write of the day that read it open has settled, waiting up to `waitMs` for them. */
-  async settled(storeId: number, date: string, waitMs: number): Promise<boolean> {
+  async settled(branchId: number, date: string, waitMs: number): Promise<boolean> {
     const giveUpAt = Date.now() + waitMs;
     for (;;) {
-      if (!(await this.outbox.holdsFence(fenceOf(storeId, date)))) return true;
+      if (!(await this.outbox.holdsFence(fenceOf(branchId, date)))) return true;
       if (Date.now() >= giveUpAt) return false;
       await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
     }
@@ -170,14 +172,14 @@ export class DayClosings {
 
   /** Reopens a closed day (or one left `closing`), with the reason and its event; 409 when it is open. */
   async reopen(
-    storeId: number,
+    branchId: number,
     date: string,
     reason: string,
     context: ClosingContext,
     view: (doc: ClosingDoc) => Record<string, unknown>,
   ): Promise<ClosingDoc> {
-    const found = await this.find(storeId, date);
-    if (!found || found.status === 'open') throw fail('DAY_NOT_CLOSED', DAY_MESSAGES.notClosed(date, storeId));
+    const found = await this.find(branchId, date);
+    if (!found || found.status === 'open') throw fail('DAY_NOT_CLOSED', DAY_MESSAGES.notClosed(date, branchId));
     return this.write(found, { status: 'open', cash: [] }, { action: 'reopened', reason }, context, view);
   }
 

@@ -19,12 +19,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
-import { ensureIndexes, GroupCommit, isDuplicateKeyError, writeErrorsOf, type Logger } from '@clinic/service-kit';
+import type { Logger } from '@clinic/service-kit';
+import { GroupCommit } from '@clinic/service-kit/storage';
+import { ensureIndexes, isDuplicateKeyError, writeErrorsOf } from './database-quirks';
 import type { DateRange } from '../filters';
 import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
 import type { BillDoc } from './documents';
 import { BILL_DAYS_INDEX_DESCRIPTIONS, BILL_INDEXES, dateCondition } from './indexes';
-import { sumGroups, sumLiveBills, type BillGroup } from './live-bill-sums';
+import { sumGroups, type BillGroup } from '../summary-rules';
+import { sumLiveBills } from './live-bill-sums';
 
 export interface DayKey {
   store_id: number;
@@ -164,12 +167,12 @@ export class DayTotals {
   }
 
   /** The groups of live bills of a branch within a date range, summed over its days. */
-  async groups(storeId: number, range: DateRange): Promise<BillGroup[]> {
+  async groups(branchId: number, range: DateRange): Promise<BillGroup[]> {
     const whole = wholeMonthsOf(range);
-    if (!whole) return sumGroups((await this.dayGroups(storeId, [dateCondition(range)])).map((d) => d.groups));
+    if (!whole) return sumGroups((await this.dayGroups(branchId, [dateCondition(range)])).map((d) => d.groups));
     const months = await this.months
       .find(
-        { month_of_store: storeId, month: { $gte: whole.first, $lte: whole.last } },
+        { month_of_store: branchId, month: { $gte: whole.first, $lte: whole.last } },
         { projection: { month: 1, token: 1 } },
       )
       .hint(BILL_INDEXES.months)
@@ -181,7 +184,7 @@ export class DayTotals {
       if (cached?.token === month.token) known.push(cached.groups);
       else changed.push(month);
     }
-    const days = await this.dayGroups(storeId, [
+    const days = await this.dayGroups(branchId, [
       ...outsideWholeMonths(range, whole),
       ...changed.map((m) => monthCondition(m.month)),
     ]);
@@ -199,14 +202,14 @@ export class DayTotals {
 
   /** The days of a branch within the date conditions, with their groups: recomputed where their token changed. */
   private async dayGroups(
-    storeId: number,
+    branchId: number,
     conditions: Array<Filter<DayDoc>>,
   ): Promise<Array<{ bill_date: string; groups: BillGroup[] }>> {
     const days = (
       await Promise.all(
         conditions.map((condition) =>
           this.days
-            .find({ store_id: storeId, ...condition }, { projection: { bill_date: 1, token: 1 } })
+            .find({ store_id: branchId, ...condition }, { projection: { bill_date: 1, token: 1 } })
             .hint(BILL_INDEXES.days)
             .toArray(),
         ),
@@ -215,7 +218,7 @@ export class DayTotals {
     const stale = days.filter((day) => this.cachedDays.get(day._id)?.token !== day.token);
     const computed = new Map<string, BillGroup[]>();
     for (let i = 0; i < stale.length; i += DAYS_PER_QUERY) {
-      for (const [id, groups] of await this.compute(storeId, stale.slice(i, i + DAYS_PER_QUERY)))
+      for (const [id, groups] of await this.compute(branchId, stale.slice(i, i + DAYS_PER_QUERY)))
         computed.set(id, groups);
     }
     return days.map((day) => ({
@@ -224,10 +227,10 @@ export class DayTotals {
     }));
   }
 
-  private async compute(storeId: number, days: DayDoc[]): Promise<Map<string, BillGroup[]>> {
+  private async compute(branchId: number, days: DayDoc[]): Promise<Map<string, BillGroup[]>> {
     const byDate = new Map<string, BillGroup[]>(days.map((d) => [d.bill_date, []]));
     const dates = days.map((d) => d.bill_date);
-    for (const { bill_date, group } of await sumLiveBills(this.bills, storeId, dates, {}))
+    for (const { bill_date, group } of await sumLiveBills(this.bills, branchId, dates, {}))
       byDate.get(bill_date)?.push(group);
     const computed = new Map<string, BillGroup[]>();
     for (const day of days) {

@@ -1,4 +1,4 @@
-/** How a bill is stored, and how the API and the events show it. */
+/** How a bill is stored, and the history entries of its changes (the API's view of it is views.ts). */
 import {
   Limits,
   type BillHistoryAction,
@@ -8,17 +8,11 @@ import {
   type PaymentMethod,
   type PaymentStatus,
 } from '@clinic/contracts';
-import {
-  fieldChanges,
-  fromCents,
-  nullableAmount,
-  type AuditTrail,
-  type Cents,
-  type ClinicClock,
-  type CommitRecord,
-} from '@clinic/service-kit';
+import type { Cents, ClinicClock } from '@clinic/service-kit';
+import { fieldChanges, type AuditTrail, type CarriedDoc } from '@clinic/service-kit/storage';
 import type { ItemInput } from '../rules';
-import { entryView, moneyOf, type LedgerEntryDoc } from './ledger-documents';
+import { billView, entryView, itemsView } from '../views';
+import type { LedgerEntryDoc } from './ledger-documents';
 
 export const BILLS = 'bills';
 /** Bills' audit trail: one entry per create, update and cancel, never changed. */
@@ -86,62 +80,6 @@ export const LIST_PROJECTION = {
   search_text: 0,
 } as const;
 
-/** The bill as the API shows it (billed_by_name is resolved by the reads). */
-export function billView(
-  doc: BillDoc,
-  clock: ClinicClock,
-  billedByName: string | null = null,
-): Record<string, unknown> {
-  const money = moneyOf(doc);
-  return {
-    id: doc.id,
-    bill_number: doc.bill_number,
-    store_id: doc.store_id,
-    patient_id: doc.patient_id,
-    patient_name: doc.patient_name,
-    patient_contact: doc.patient_contact,
-    patient_nic: doc.patient_nic,
-    patient_age: doc.patient_age,
-    bill_date: doc.bill_date,
-    billed_by: doc.billed_by,
-    billed_by_name: billedByName,
-    payment_method: doc.payment_method,
-    payment_status: doc.payment_status,
-    discount_type: doc.discount_type,
-    discount_value: doc.discount_value,
-    discount_amount: fromCents(doc.discount_cents),
-    subtotal: fromCents(doc.subtotal_cents),
-    grand_total: fromCents(doc.grand_total_cents),
-    received_amount: nullableAmount(doc.received_cents),
-    balance_amount: nullableAmount(doc.balance_cents),
-    notes: doc.notes,
-    status: doc.status,
-    is_deleted: doc.is_deleted,
-    created_at: clock.timestamp(doc.created_at),
-    updated_at: clock.timestamp(doc.updated_at),
-    paid_amount: fromCents(money.paid),
-    refunded_amount: fromCents(money.refunded),
-    due_amount: fromCents(money.due),
-  };
-}
-
-/** A bill's items in the order they were billed. */
-export function itemsInOrder(doc: BillDoc): BillDoc['items'] {
-  return [...doc.items].sort((a, b) => a.id - b.id);
-}
-
-export function itemsView(doc: BillDoc): Record<string, unknown>[] {
-  return itemsInOrder(doc).map((item) => ({
-    id: item.id,
-    bill_id: doc.id,
-    charge_id: item.charge_id,
-    charge_name: item.charge_name,
-    unit_price: fromCents(item.unit_price_cents),
-    qty: item.qty,
-    line_total: fromCents(item.line_total_cents),
-  }));
-}
-
 /** What a bill's history compares between before and after a change: what the API shows of it, but ids and timestamps. */
 function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
   const {
@@ -157,12 +95,6 @@ function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown
     ...fields
   } = billView(doc, clock);
   return { ...fields, items: itemsView(doc).map(({ bill_id: _bill, ...item }) => item) };
-}
-
-/** What events carry: the whole bill with its items and totals. */
-export function billEventData(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
-  const { billed_by_name: _omitted, ...bill } = billView(doc, clock);
-  return { bill: { ...bill, items: itemsView(doc) } };
 }
 
 /**
@@ -183,7 +115,7 @@ export function billHistoryEntries(
     entries?: LedgerEntryDoc[];
     details?: Record<string, unknown>;
   },
-): CommitRecord[] {
+): CarriedDoc[] {
   if (!context.actor) return [];
   const afterView = auditedFields(after, clock);
   const entries = context.entries ?? [];

@@ -4,7 +4,7 @@
  * from this list (tests/e2e/indexes.test.ts checks a started stack holds
  * exactly them).
  */
-import { auditTrailIndex, type IndexedCollection } from '@clinic/service-kit';
+import { auditTrailIndex, type IndexedCollection } from '@clinic/service-kit/storage';
 import { BILL_DAYS } from './day-totals';
 import { DAY_CLOSINGS } from './day-closings';
 import { BILL_HISTORY, BILLS } from './documents';

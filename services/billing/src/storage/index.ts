@@ -4,31 +4,32 @@
  * embedded server.
  */
 import type { Collection, Db } from 'mongodb';
-import { AuditTrail, ensureIndexes, type Logger, type StorageDeps } from '@clinic/service-kit';
+import type { Logger } from '@clinic/service-kit';
+import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
+import { ensureIndexes } from './database-quirks';
 import { BillExport } from './bill-export';
-import { BillNumbers } from './bill-numbers';
-import { BillQueries, storeScope } from './bill-queries';
+import { BILL_NUMBER_MARKS, BillNumbers } from './bill-numbers';
+import { BillQueries, branchScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
 import { DayClosings } from './day-closings';
 import { DayTotals } from './day-totals';
 import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
 import { IdempotencyClaims } from './idempotency';
-import { LedgerRecords } from './ledger';
+import { DrawerLedger } from './ledger';
 import { movesDayTotals, type WrittenBill } from './live-bill-sums';
 import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
 import { NewBills } from './new-bills';
 
-export { billView, itemsInOrder, itemsView, type BillDoc } from './documents';
+export type { BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
 export type { CashCountDoc, ClosingDoc } from './day-closings';
-export { entryView, moneyOf, type BillMoney, type LedgerEntryDoc, type LedgerRecordDoc } from './ledger-documents';
+export type { LedgerEntryDoc, DrawerEntryDoc } from './ledger-documents';
 export type { DrawerRow } from './ledger';
-export { balanceView } from './money-events';
 export type { IdempotencyClaim } from './idempotency';
-export { storeScope, summarize, type CancelledBill, type CashierGroup, type Summary } from './bill-queries';
+export { branchScope, type CancelledBill } from './bill-queries';
 
-export class BillStore {
+export class BillStorage {
   readonly queries: BillQueries;
   readonly newBills: NewBills;
   readonly writes: BillWrites;
@@ -37,8 +38,8 @@ export class BillStore {
   readonly history: AuditTrail;
   /** A branch's closed days, which writes of them find closed. */
   readonly closings: DayClosings;
-  /** The drawer's records of the bills' payments and refunds. */
-  readonly ledger: LedgerRecords;
+  /** The drawer ledger: an entry for each of the bills' payments and refunds. */
+  readonly ledger: DrawerLedger;
   /** The pages of a spreadsheet export. */
   readonly exports: BillExport;
   private readonly bills: Collection<BillDoc>;
@@ -54,17 +55,17 @@ export class BillStore {
     this.dayTotals = new DayTotals(deps.db, this.bills, log);
     this.claims = new IdempotencyClaims(deps.db, this.bills);
     this.queries = new BillQueries(this.bills, this.dayTotals, deps.cache);
-    const numbers = new BillNumbers(deps.db.collection('bill_number_hints'), (date) => this.queries.highestSeq(date));
+    const numbers = new BillNumbers(deps.db.collection(BILL_NUMBER_MARKS), (date) => this.queries.highestSeq(date));
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
     this.closings = new DayClosings(deps.db, deps.outbox);
-    this.ledger = new LedgerRecords(deps.db);
+    this.ledger = new DrawerLedger(deps.db);
     this.exports = new BillExport(this.bills);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.
     const written = async (bills: WrittenBill[]) => {
       await Promise.all([
         this.dayTotals.bumpVersions(bills.filter(movesDayTotals).map(({ doc }) => doc)),
-        deps.cache.bump(...bills.map(({ doc }) => storeScope(doc.store_id))),
+        deps.cache.bump(...bills.map(({ doc }) => branchScope(doc.store_id))),
       ]);
     };
     this.newBills = new NewBills(

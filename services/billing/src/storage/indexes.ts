@@ -4,7 +4,7 @@
  * intended here (the embedded server answers a query from an index only when
  * the query is written on the index's fields; see tools/ferretdb/patches).
  */
-import type { IndexSpec } from '@clinic/service-kit';
+import type { IndexSpec } from './database-quirks';
 import type { DateRange } from '../filters';
 
 export const BILL_INDEXES = {

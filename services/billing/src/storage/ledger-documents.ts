@@ -1,17 +1,18 @@
 /**
  * A bill's money as stored (issue 25): its ledger entries live on the bill,
  * the one document a change of it writes atomically (compare-and-set, see
- * RecordWriter), and bill_ledger keeps a record of each for the drawer's
+ * RecordWriter), and bill_ledger keeps a drawer entry of each for the drawer's
  * queries by branch and day, stored through the outbox with its event.
  */
 import type { Caller, LedgerKind, PaymentMethod } from '@clinic/contracts';
-import { fromCents, nullableAmount, type Cents, type ClinicClock, type CommitRecord } from '@clinic/service-kit';
+import type { Cents } from '@clinic/service-kit';
+import type { CarriedDoc } from '@clinic/service-kit/storage';
 import type { BillDoc } from './documents';
 
 export const BILL_LEDGER = 'bill_ledger';
 
 export interface LedgerEntryDoc {
-  /** Also the id of its event (payment_recorded or refunded) and of its record in bill_ledger. */
+  /** Also the id of its event (payment_recorded or refunded) and of its drawer entry in bill_ledger. */
   id: string;
   kind: LedgerKind;
   amount_cents: Cents;
@@ -32,7 +33,7 @@ export interface LedgerEntryDoc {
 }
 
 /** What bill_ledger keeps of an entry: what the drawer groups and sums, by branch and day. */
-export interface LedgerRecordDoc {
+export interface DrawerEntryDoc {
   _id: string;
   bill_id: number;
   store_id: number;
@@ -46,57 +47,9 @@ export interface LedgerRecordDoc {
   at: Date;
 }
 
-/** A bill's money: payments less reversals, refunds, what is due and what it holds, and its entries. */
-export interface BillMoney {
-  paid: Cents;
-  refunded: Cents;
-  /** The grand total less what was paid, never below 0. */
-  due: Cents;
-  /** What was paid and not given back: what a refund may take at most. */
-  held: Cents;
-  ledger: LedgerEntryDoc[];
-}
-
-/**
- * The money of a bill document. Bills stored before the ledger existed (and
- * bills imported in bulk) hold no entries: a Paid one was paid its total, in
- * its payment method, before the ledger began.
- */
-export function moneyOf(
-  doc: Pick<BillDoc, 'paid_cents' | 'refunded_cents' | 'ledger' | 'payment_status' | 'grand_total_cents'>,
-): BillMoney {
-  const paid = doc.paid_cents ?? (doc.payment_status === 'Paid' ? doc.grand_total_cents : 0);
-  const refunded = doc.refunded_cents ?? 0;
-  return {
-    paid,
-    refunded,
-    due: Math.max(0, doc.grand_total_cents - paid),
-    held: paid - refunded,
-    ledger: doc.ledger ?? [],
-  };
-}
-
-/** An entry as the API shows it. */
-export function entryView(entry: LedgerEntryDoc, clock: ClinicClock): Record<string, unknown> {
-  return {
-    id: entry.id,
-    kind: entry.kind,
-    amount: fromCents(entry.amount_cents),
-    method: entry.method,
-    received_amount: nullableAmount(entry.received_cents),
-    change_amount: nullableAmount(entry.change_cents),
-    reference: entry.reference,
-    reason: entry.reason,
-    item_id: entry.item_id,
-    day: entry.day,
-    at: clock.timestamp(entry.at),
-    by: entry.by,
-  };
-}
-
-/** The record of an entry in bill_ledger, stored with its event (see Outbox, CommitRecord). */
-export function ledgerRecord(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CommitRecord {
-  const doc: Omit<LedgerRecordDoc, '_id'> = {
+/** The drawer entry of a ledger entry in bill_ledger, stored with its event (see Outbox, CarriedDoc). */
+export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CarriedDoc {
+  const doc: Omit<DrawerEntryDoc, '_id'> = {
     bill_id: bill.id,
     store_id: bill.store_id,
     day: entry.day,

@@ -1,13 +1,14 @@
 /**
- * bill_ledger: a record of every payment, refund and reversal of the bills
+ * bill_ledger, the drawer ledger: an entry for every payment, refund and reversal of the bills
  * (ledger-documents.ts), stored through the outbox with its event, for the
  * drawer's queries: a branch's money of one day, per user, method and kind.
  */
 import type { Collection, Db } from 'mongodb';
 import type { LedgerKind, PaymentMethod } from '@clinic/contracts';
-import { ensureIndexes, type Cents } from '@clinic/service-kit';
+import type { Cents } from '@clinic/service-kit';
+import { ensureIndexes } from './database-quirks';
 import { BILL_INDEXES, LEDGER_INDEX_DESCRIPTIONS } from './indexes';
-import { BILL_LEDGER, type LedgerRecordDoc } from './ledger-documents';
+import { BILL_LEDGER, type DrawerEntryDoc } from './ledger-documents';
 
 /** A branch's money of one day taken or given back by one user, in one method, of one kind. */
 export interface DrawerRow {
@@ -17,23 +18,23 @@ export interface DrawerRow {
   amount_cents: Cents;
 }
 
-export class LedgerRecords {
-  private readonly records: Collection<LedgerRecordDoc>;
+export class DrawerLedger {
+  private readonly entries: Collection<DrawerEntryDoc>;
 
   constructor(db: Db) {
-    this.records = db.collection<LedgerRecordDoc>(BILL_LEDGER);
+    this.entries = db.collection<DrawerEntryDoc>(BILL_LEDGER);
   }
 
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.records, LEDGER_INDEX_DESCRIPTIONS);
+    await ensureIndexes(this.entries, LEDGER_INDEX_DESCRIPTIONS);
   }
 
   /** A branch's money of a day, summed per user, method and kind: one grouped query the index answers. */
-  async drawer(storeId: number, day: string): Promise<DrawerRow[]> {
-    const rows = await this.records
+  async drawer(branchId: number, day: string): Promise<DrawerRow[]> {
+    const rows = await this.entries
       .aggregate<{ _id: { c: number | string; m: PaymentMethod; k: LedgerKind }; a: number }>(
         [
-          { $match: { store_id: storeId, day } },
+          { $match: { store_id: branchId, day } },
           { $group: { _id: { c: '$collector', m: '$method', k: '$kind' }, a: { $sum: '$amount_cents' } } },
         ],
         { hint: BILL_INDEXES.ledgerByDay },
@@ -43,11 +44,11 @@ export class LedgerRecords {
   }
 
   /** A branch's refunds and reversals of a day, in the order they were made (the printed day-end lists them). */
-  givenBack(storeId: number, day: string): Promise<LedgerRecordDoc[]> {
-    return this.records
-      .find({ store_id: storeId, day, kind: { $in: ['refund', 'reversal'] } })
+  givenBack(branchId: number, day: string): Promise<DrawerEntryDoc[]> {
+    return this.entries
+      .find({ store_id: branchId, day, kind: { $in: ['refund', 'reversal'] } })
       .hint(BILL_INDEXES.ledgerByDay)
       .toArray()
-      .then((records) => records.sort((a, b) => a.at.getTime() - b.at.getTime() || (a._id < b._id ? -1 : 1)));
+      .then((entries) => entries.sort((a, b) => a.at.getTime() - b.at.getTime() || (a._id < b._id ? -1 : 1)));
   }
 }

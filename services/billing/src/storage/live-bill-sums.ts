@@ -4,34 +4,9 @@
  */
 import type { Collection } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
-import type { Cents } from '@clinic/service-kit';
+import type { BillGroup } from '../summary-rules';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';
-
-/** The live bills of some days with one payment method and status. */
-export interface BillGroup {
-  payment_method: PaymentMethod;
-  payment_status: PaymentStatus;
-  count: number;
-  grand_total: Cents;
-  discount: Cents;
-  subtotal: Cents;
-}
-
-/** Groups of the same payment method and status added together. */
-export function sumGroups(lists: BillGroup[][]): BillGroup[] {
-  const sums = new Map<string, BillGroup>();
-  for (const group of lists.flat()) {
-    const key = `${group.payment_method}|${group.payment_status}`;
-    const sum = sums.get(key) ?? { ...group, count: 0, grand_total: 0, discount: 0, subtotal: 0 };
-    sum.count += group.count;
-    sum.grand_total += group.grand_total;
-    sum.discount += group.discount;
-    sum.subtotal += group.subtotal;
-    sums.set(key, sum);
-  }
-  return [...sums.values()];
-}
 
 /**
  * Counts and sums of a branch's live bills of some dates, grouped by date
@@ -43,7 +18,7 @@ export function sumGroups(lists: BillGroup[][]): BillGroup[] {
  */
 export async function sumLiveBills(
   bills: Collection<BillDoc>,
-  storeId: number,
+  branchId: number,
   billDates: string[],
   by: Record<string, string>,
   /** An index holding every field grouped and summed (the by-day one holds all but billed_by). */
@@ -59,7 +34,7 @@ export async function sumLiveBills(
       t: number;
     }>(
       [
-        { $match: { store_id: storeId, is_deleted: false, bill_date: oneDate ?? { $in: billDates } } },
+        { $match: { store_id: branchId, is_deleted: false, bill_date: oneDate ?? { $in: billDates } } },
         {
           $group: {
             _id: { ...by, ...(oneDate ? {} : { d: '$bill_date' }), m: '$payment_method', s: '$payment_status' },

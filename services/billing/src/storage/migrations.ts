@@ -5,7 +5,8 @@
  * together, or a start cut short, repeat it harmlessly.
  */
 import type { Collection, Db, Document } from 'mongodb';
-import { isDuplicateKeyError, type Logger } from '@clinic/service-kit';
+import type { Logger } from '@clinic/service-kit';
+import { upsertOnce } from './database-quirks';
 import { BILL_DAYS, dayRecord, monthRecord, type DayKey, type RegistryDoc } from './day-totals';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';
@@ -29,19 +30,6 @@ export async function runMigrations(db: Db, bills: Collection<BillDoc>, log: Log
     const changed = await step();
     await upsertOnce(() => done.updateOne({ _id: name }, { $set: { done_at: new Date() } }, { upsert: true }));
     log.info({ migration: name, changed, duration_ms: Date.now() - started }, 'migration done');
-  }
-}
-
-/**
- * An upsert that another replica may be making at the same moment: FerretDB
- * does not make upserts atomic, so the loser gets a duplicate key error on
- * the document the winner inserted, which is the outcome both wanted.
- */
-async function upsertOnce(upsert: () => Promise<unknown>): Promise<void> {
-  try {
-    await upsert();
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
   }
 }
 

@@ -1,20 +1,10 @@
 /** The event of one ledger entry of a bill (issue 25): payment_recorded, or refunded for a refund or a reversal. */
 import { EventSubjects } from '@clinic/contracts';
-import { fromCents, type ClinicClock, type CommitRecord, type EventSpec, type WriteProof } from '@clinic/service-kit';
+import type { ClinicClock } from '@clinic/service-kit';
+import type { CarriedDoc, EventSpec, WriteProof } from '@clinic/service-kit/storage';
 import { BILLS, type BillDoc } from './documents';
-import { entryView, ledgerRecord, moneyOf, type LedgerEntryDoc } from './ledger-documents';
-
-/** What a bill's money stands at after a change, as its payments list shows it. */
-export function balanceView(doc: BillDoc): Record<string, unknown> {
-  const money = moneyOf(doc);
-  return {
-    grand_total: fromCents(doc.grand_total_cents),
-    paid_amount: fromCents(money.paid),
-    refunded_amount: fromCents(money.refunded),
-    due_amount: fromCents(money.due),
-    payment_status: doc.payment_status,
-  };
-}
+import { balanceView, entryView } from '../views';
+import { drawerEntryOf, type LedgerEntryDoc } from './ledger-documents';
 
 /**
  * The event of an entry, under the entry's id, carrying the entry's record in
@@ -25,7 +15,7 @@ export function moneyEvent(
   after: BillDoc,
   clock: ClinicClock,
   correlationId: string,
-  records: CommitRecord[] = [],
+  records: CarriedDoc[] = [],
 ): EventSpec {
   const payment = entry.kind === 'payment';
   return {
@@ -44,7 +34,7 @@ export function moneyEvent(
         ...balanceView(after),
       },
     },
-    records: [ledgerRecord(entry, after), ...records],
+    records: [drawerEntryOf(entry, after), ...records],
   };
 }
 

@@ -1,6 +1,7 @@
 /** A new bill's document, and what the batches of new bills need to know of each (see new-bills.ts). */
 import { formatBillNumber, type Caller } from '@clinic/contracts';
-import { docKey, itemAt } from '@clinic/service-kit';
+import { itemAt } from '@clinic/service-kit';
+import { docKey } from './database-quirks';
 import type { BillInput, Totals } from '../rules';
 import { ITEM_ID_FACTOR, type BillDoc } from './documents';
 import type { IdempotencyClaim } from './idempotency';

@@ -5,26 +5,24 @@
  */
 import type { Collection } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects } from '@clinic/contracts';
+import { fail, itemAt } from '@clinic/service-kit';
 import {
   entityProof,
-  fail,
-  isDuplicateKeyError,
-  itemAt,
-  movePastIfTaken,
   newEventId,
   withAlongside,
-  writeErrorsOf,
   type AuditTrail,
   type StorageDeps,
   type WriteOptions,
-} from '@clinic/service-kit';
+} from '@clinic/service-kit/storage';
+import { isDuplicateKeyError, movePastIfTaken, writeErrorsOf } from './database-quirks';
 import type { BillInput, Totals } from '../rules';
 import type { BillNumbers } from './bill-numbers';
 import type { ChangeContext } from './bill-writes';
 import { fenceOf, type DayClosings } from './day-closings';
 import type { DayTotals } from './day-totals';
 import type { WrittenBill } from './live-bill-sums';
-import { BILL_COUNTER, billEventData, billHistoryEntries, BILLS, type BillDoc } from './documents';
+import { billEventData } from '../views';
+import { BILL_COUNTER, billHistoryEntries, BILLS, type BillDoc } from './documents';
 import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
 import { ledgerProof, moneyEvent } from './money-events';
 import {

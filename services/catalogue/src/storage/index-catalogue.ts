@@ -1,5 +1,5 @@
 /** The catalogue's collections, their indexes and the queries each answers (`npm run docs`: docs/indexes.md). */
-import { auditTrailIndex, type IndexedCollection } from '@clinic/service-kit';
+import { auditTrailIndex, type IndexedCollection } from '@clinic/service-kit/storage';
 import { CHARGE_HISTORY, CHARGES } from './documents';
 import { CHARGE_INDEX_DESCRIPTIONS, CHARGE_INDEXES } from './indexes';
 
@@ -11,11 +11,11 @@ export const CATALOGUE_INDEX_CATALOGUE: IndexedCollection[] = [
       {
         query:
           "a branch's charges: `{store_id, is_deleted:false, status?, charge_type?, search?}` (sorted by name in memory: one branch)",
-        index: `\`${CHARGE_INDEXES.byStore}\``,
+        index: `\`${CHARGE_INDEXES.byBranch}\``,
       },
       {
         query: "billable ids of a branch: `{store_id, is_deleted:false, status:'Active'}`",
-        index: `\`${CHARGE_INDEXES.byStore}\``,
+        index: `\`${CHARGE_INDEXES.byBranch}\``,
       },
       {
         query: 'a name is unique in a branch among live charges (no query)',

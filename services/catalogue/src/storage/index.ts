@@ -3,15 +3,16 @@
  * place that knows how charges are laid out and indexed.
  */
 import type { Collection } from 'mongodb';
-import { AuditTrail, ensureIndexes, type StorageDeps } from '@clinic/service-kit';
+import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
+import { ensureIndexes } from './database-quirks';
 import { CHARGE_HISTORY, CHARGES, type ChargeDoc } from './documents';
 import { CHARGE_INDEX_DESCRIPTIONS } from './indexes';
 import { ChargeQueries } from './queries';
 import { ChargeWrites } from './writes';
 
-export { chargeView, type ChargeDoc, type ChargeView } from './documents';
+export type { ChargeDoc } from './documents';
 
-export class ChargeStore {
+export class ChargeStorage {
   readonly queries: ChargeQueries;
   readonly writes: ChargeWrites;
   /** Every create, update and delete of a charge (see writes.ts). */

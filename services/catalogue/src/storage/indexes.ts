@@ -5,10 +5,10 @@ export const CHARGE_INDEXES = {
   /** A name is unique in a branch among live charges (see ChargeDoc.live_key). */
   nameUnique: 'charge_name_unique_per_store',
   /** A branch's charges, and its billable ones. */
-  byStore: 'charges_by_store',
+  byBranch: 'charges_by_store',
 } as const;
 
 export const CHARGE_INDEX_DESCRIPTIONS: IndexDescription[] = [
   { key: { store_id: 1, name_key: 1, live_key: 1 }, name: CHARGE_INDEXES.nameUnique, unique: true },
-  { key: { store_id: 1, is_deleted: 1, status: 1 }, name: CHARGE_INDEXES.byStore },
+  { key: { store_id: 1, is_deleted: 1, status: 1 }, name: CHARGE_INDEXES.byBranch },
 ];

@@ -1,8 +1,11 @@
 /** Reads of charges: one charge, a branch's list, the billable ids of a branch. */
 import type { Collection } from 'mongodb';
-import { docKey, escapeRegExp, type Share, type StorageDeps } from '@clinic/service-kit';
+import { escapeRegExp } from '@clinic/service-kit';
+import type { Share, StorageDeps } from '@clinic/service-kit/storage';
+import { docKey } from './database-quirks';
 import type { ChargeListFilter } from '../rules';
-import { chargeScope, chargeView, storeScope, type ChargeDoc, type ChargeView } from './documents';
+import { chargeView, type ChargeView } from '../views';
+import { branchScope, chargeScope, type ChargeDoc } from './documents';
 
 export class ChargeQueries {
   constructor(
@@ -42,19 +45,19 @@ export class ChargeQueries {
   list<T>(filter: ChargeListFilter, present: (charges: ChargeView[]) => T, share?: Share): Promise<T> {
     return this.deps.cache
       .sharedWith(share)
-      .get(storeScope(filter.store_id), JSON.stringify(filter), async () =>
+      .get(branchScope(filter.store_id), JSON.stringify(filter), async () =>
         present((await this.query(filter)).map((d) => chargeView(d, this.deps.clock))),
       );
   }
 
   /**
-   * Ids among `ids` that cannot be billed in `storeId` (missing, deleted, not
+   * Ids among `ids` that cannot be billed in `branchId` (missing, deleted, not
    * Active or of another store), and the current amount in cents of each of the others.
    */
-  async billable(storeId: number, ids: number[]): Promise<{ invalid: number[]; amounts: Map<number, number> }> {
-    const billable = await this.deps.cache.get(storeScope(storeId), 'billable', async () => {
+  async billable(branchId: number, ids: number[]): Promise<{ invalid: number[]; amounts: Map<number, number> }> {
+    const billable = await this.deps.cache.get(branchScope(branchId), 'billable', async () => {
       const docs = await this.charges
-        .find({ store_id: storeId, is_deleted: false, status: 'Active' }, { projection: { id: 1, amount_cents: 1 } })
+        .find({ store_id: branchId, is_deleted: false, status: 'Active' }, { projection: { id: 1, amount_cents: 1 } })
         .toArray();
       return new Map(docs.map((d) => [d.id, d.amount_cents]));
     });

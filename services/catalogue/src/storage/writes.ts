@@ -5,15 +5,16 @@
 import type { Collection } from 'mongodb';
 import { EventSubjects, type Caller, type ChargeHistoryAction, type EventSubject } from '@clinic/contracts';
 import {
-  docKey,
   fieldChanges,
   RecordWriter,
   type AuditTrail,
   type EventSpec,
   type StorageDeps,
-} from '@clinic/service-kit';
+} from '@clinic/service-kit/storage';
+import { docKey } from './database-quirks';
 import { nameKey, type ChargeFields, type NewCharge } from '../rules';
-import { AUDITED_FIELDS, CHARGE_COUNTER, chargeScope, chargeView, storeScope, type ChargeDoc } from './documents';
+import { chargeView } from '../views';
+import { AUDITED_FIELDS, CHARGE_COUNTER, branchScope, chargeScope, type ChargeDoc } from './documents';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
@@ -42,7 +43,7 @@ export class ChargeWrites {
       duplicate: 'CHARGE_NAME_TAKEN',
       // The charge, and the lists of its branch (and of the branch it left, were it moved).
       written: (doc, before) =>
-        deps.cache.bump(chargeScope(doc.id), storeScope(doc.store_id), storeScope(before?.store_id ?? doc.store_id)),
+        deps.cache.bump(chargeScope(doc.id), branchScope(doc.store_id), branchScope(before?.store_id ?? doc.store_id)),
     });
   }
 

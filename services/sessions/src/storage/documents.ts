@@ -1,7 +1,6 @@
-/** How a session and an auto-creation run are stored, and how the API and the events show a session. */
-import type { DoctorRecord, SessionStoredStatus } from '@clinic/contracts';
-import { docKey, type ClinicClock } from '@clinic/service-kit';
-import { displayStatus } from '../rules';
+/** How a session and an auto-creation run are stored (the API's view of a session is views.ts). */
+import type { SessionStoredStatus } from '@clinic/contracts';
+import { docKey } from './database-quirks';
 
 export const SESSIONS = 'sessions';
 /** Auto-creation runs: a run's sessions are hidden until it completes. */
@@ -55,34 +54,4 @@ export function slotKey(doctorId: number, sessionDate: string, sessionNo: number
 /** The unique slot of a session: doctor, branch, date and number (session_slot_unique). */
 export function heldSlotKey(s: Pick<SessionDoc, 'doctor_id' | 'store_id' | 'session_date' | 'session_no'>): string {
   return `${s.doctor_id}:${s.store_id}:${s.session_date}:${s.session_no}`;
-}
-
-/** What a session read joins in: its doctor, its branch's name and its bookings. */
-export interface SessionJoin {
-  doctor: DoctorRecord | undefined;
-  storeName: string | null;
-  booked: number;
-}
-
-/** A session as the API and its events show it, its status derived. */
-export function sessionView(doc: SessionDoc, join: SessionJoin, clock: ClinicClock): Record<string, unknown> {
-  const { doctor, storeName, booked } = join;
-  return {
-    id: doc.id,
-    doctor_id: doc.doctor_id,
-    store_id: doc.store_id,
-    session_date: doc.session_date,
-    start_time: doc.start_time,
-    end_time: doc.end_time,
-    max_patients: doc.max_patients,
-    session_no: doc.session_no,
-    status: displayStatus(doc.status, doc.max_patients, booked),
-    created_at: clock.timestamp(doc.created_at),
-    doctor_name: doctor?.name ?? null,
-    reg_no: doctor?.reg_no ?? null,
-    specialization: doctor?.specialization ?? null,
-    channeling_fee: doctor?.channeling_fee ?? null,
-    store_name: storeName,
-    booked_count: booked,
-  };
 }

@@ -1,5 +1,5 @@
 /** The sessions' collections, their indexes and the queries each answers (`npm run docs`: docs/indexes.md). */
-import { refCollectionName, type IndexedCollection } from '@clinic/service-kit';
+import { refCollectionName, type IndexedCollection } from '@clinic/service-kit/storage';
 import { RUNS, SESSIONS } from './documents';
 import {
   APPOINTMENT_INDEX_DESCRIPTIONS,

@@ -5,7 +5,7 @@
  */
 import type { Collection } from 'mongodb';
 import type { RefKind } from '@clinic/contracts';
-import type { ReferenceData, StorageDeps } from '@clinic/service-kit';
+import type { ReferenceData, StorageDeps } from '@clinic/service-kit/storage';
 import { RUNS, SESSION_REFS_SCOPE, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
 import { ensureSessionIndexes } from './indexes';
 import { SessionQueries } from './queries';
@@ -15,7 +15,7 @@ import { SessionWrites } from './writes';
 export { slotKey, type NewSessionDoc, type SessionDoc } from './documents';
 export type { RunInsertResult } from './runs';
 
-export class SessionStore {
+export class SessionStorage {
   readonly queries: SessionQueries;
   readonly writes: SessionWrites;
   readonly runs: AutoCreateRuns;

@@ -4,7 +4,8 @@
  * theirs (`hint`), so that MongoDB and the embedded server take the same plan.
  */
 import type { Collection, IndexDescription } from 'mongodb';
-import { ensureIndexes, type ReferenceData } from '@clinic/service-kit';
+import type { ReferenceData } from '@clinic/service-kit/storage';
+import { ensureIndexes } from './database-quirks';
 import type { RunDoc, SessionDoc } from './documents';
 
 export const SESSION_INDEXES = {

@@ -1,19 +1,13 @@
 /** Reads of sessions: one session, the lists, the preview's slots, bookings, leaves and holidays. */
 import type { Collection, Filter } from 'mongodb';
 import type { DoctorRecord } from '@clinic/contracts';
-import {
-  docKey,
-  inChunks,
-  itemAt,
-  type ClinicClock,
-  type ReferenceData,
-  type Share,
-  type StoredRef,
-  type VersionedCache,
-} from '@clinic/service-kit';
+import { itemAt, type ClinicClock } from '@clinic/service-kit';
+import type { ReferenceData, Share, StoredRef, VersionedCache } from '@clinic/service-kit/storage';
+import { docKey, inChunks } from './database-quirks';
 import { DayBlocks } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
-import { SESSION_REFS_SCOPE, SESSIONS_SCOPE, sessionView, slotKey, type SessionDoc } from './documents';
+import { sessionView } from '../views';
+import { SESSION_REFS_SCOPE, SESSIONS_SCOPE, slotKey, type SessionDoc } from './documents';
 import { HOLIDAYS_BY_DATE, LEAVES_BY_DOCTOR, SESSION_INDEXES } from './indexes';
 import type { AutoCreateRuns } from './runs';
 
@@ -147,7 +141,7 @@ export class SessionQueries {
         doc,
         {
           doctor: doctors.get(doc.doctor_id),
-          storeName: stores.get(doc.store_id)?.name ?? null,
+          branchName: stores.get(doc.store_id)?.name ?? null,
           booked: booked.get(doc.id) ?? 0,
         },
         this.clock,

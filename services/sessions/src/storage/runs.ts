@@ -4,16 +4,9 @@
  * visible at once. A run that fails is rolled back: its sessions are deleted.
  */
 import type { Collection } from 'mongodb';
-import {
-  deleteByKeys,
-  isDuplicateKeyError,
-  itemAt,
-  withFreshId,
-  writeErrorsOf,
-  type IdAllocator,
-  type Logger,
-  type WriteProof,
-} from '@clinic/service-kit';
+import { itemAt, type Logger } from '@clinic/service-kit';
+import type { IdAllocator, WriteProof } from '@clinic/service-kit/storage';
+import { deleteByKeys, isDuplicateKeyError, withFreshId, writeErrorsOf } from './database-quirks';
 import { heldSlotKey, RUNS, SESSIONS, sessionDoc, type NewSessionDoc, type RunDoc, type SessionDoc } from './documents';
 
 /** Sessions one insert writes at most. */

@@ -1,7 +1,7 @@
 /** Writes of single sessions: create, update and delete, each through the one write path (RecordWriter) with its event. */
 import type { Collection } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
-import { RecordWriter, type StorageDeps } from '@clinic/service-kit';
+import { RecordWriter, type StorageDeps } from '@clinic/service-kit/storage';
 import type { SessionChanges } from '../rules';
 import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
 import type { SessionQueries } from './queries';

@@ -1,6 +1,6 @@
 /**
  * The benchmark's data set at scale: a year of a busy clinic chain. Bills are
- * stored through billing's own storage layer in bulk (BillStore's import: the
+ * stored through billing's own storage layer in bulk (BillStorage's import: the
  * same documents, numbers, search text and per-day registry a create makes,
  * without events), reference data through the reference stream, sessions
  * through the API.
@@ -20,7 +20,7 @@ import {
   VersionedCache,
 } from '@clinic/service-kit/internal';
 import { computeTotals, type BillInput } from '@clinic/billing/dist/rules';
-import { BillStore } from '@clinic/billing/dist/storage';
+import { BillStorage } from '@clinic/billing/dist/storage';
 import { api, type Target } from './target';
 
 /** The branch the list, search and summary figures are measured in; the others share the other half. */
@@ -101,7 +101,7 @@ export class BillLoader {
   private mongo?: MongoClient;
   private nc?: NatsConnection;
   private coherence?: CacheCoherence;
-  private store?: BillStore;
+  private storage?: BillStorage;
 
   constructor(
     private readonly target: Target,
@@ -144,7 +144,7 @@ export class BillLoader {
       cache: new VersionedCache(this.coherence, log),
       clock: new ClinicClock(machineTimeZone()),
     };
-    this.store = new BillStore(deps, log);
+    this.storage = new BillStorage(deps, log);
   }
 
   /** Adds bills until `total` are stored, half of them in the measured branch, spread over the year. */
@@ -153,7 +153,7 @@ export class BillLoader {
     while (this.loaded < total) {
       const count = Math.min(chunk, total - this.loaded);
       const bills = Array.from({ length: count }, (_, i) => this.bill(this.loaded + i));
-      const stored = await this.store!.newBills.import(
+      const stored = await this.storage!.newBills.import(
         bills.map((input) => ({
           input,
           totals: computeTotals(input.items, input.discount_type, input.discount_value),
@@ -183,7 +183,7 @@ export class BillLoader {
       discount_value: 0,
       items: [{ charge_id: charge.id, charge_name: charge.name, unit_price_cents: unitCents, qty: 1 }],
     }));
-    const stored = await this.store!.newBills.import(
+    const stored = await this.storage!.newBills.import(
       bills.map((input) => ({ input, totals: computeTotals(input.items, input.discount_type, input.discount_value) })),
     );
     return stored.map((doc) => doc.id);

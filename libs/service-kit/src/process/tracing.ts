@@ -1,0 +1,214 @@
+/**
+ * OpenTelemetry tracing, off unless an OTLP endpoint is configured with the
+ * standard variables (OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_SDK_DISABLED=true or
+ * OTEL_TRACES_EXPORTER=none turn it off again). Off, no SDK is loaded and
+ * every helper here returns at once.
+ *
+ * W3C trace context (`traceparent`, `tracestate`) travels in NATS headers:
+ * injected by callServiceRaw and by the outbox relay, extracted by the
+ * services' responder. No OpenTelemetry instrumentation exists for nats.js, so
+ * these few spans are made here.
+ *
+ * This module must not load the modules it instruments (mongodb, fastify):
+ * each process calls startTracing from a module its main.ts imports first.
+ */
+import {
+  context,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
+import type { MsgHdrs } from 'nats';
+
+/** What a started SDK needs to be flushed at shutdown. */
+interface StartedSdk {
+  shutdown(): Promise<void>;
+}
+
+let sdk: StartedSdk | null = null;
+
+/** Unless OTEL_TRACES_SAMPLER says otherwise: a new trace for one request in ten; a caller's decision is kept. */
+export const DEFAULT_SAMPLER = 'parentbased_traceidratio';
+export const DEFAULT_RATIO = '0.1';
+
+/** Whether the OTEL_* variables ask for trace export. */
+export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim());
+  if (exporters.includes('none')) return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+export function tracingActive(): boolean {
+  return sdk !== null;
+}
+
+/**
+ * Starts the OpenTelemetry SDK (OTLP exporter, W3C propagation and the
+ * instrumentations `extra` makes) when tracing is configured. Call it before
+ * mongodb or fastify is loaded. `serviceName` applies unless
+ * OTEL_SERVICE_NAME is set.
+ */
+export function startTracing(serviceName: string, extra: () => unknown[] = () => []): boolean {
+  if (sdk || !tracingConfigured()) return false;
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  // Traces only: metrics are Prometheus's (see metrics.ts), logs are pino's lines on stdout.
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  // What tracing costs, chosen by measurement (docs/PERFORMANCE.md, Tracing's cost): one request in ten is traced,
+  // unless it comes with a sampled traceparent (a caller asks for its trace); W3C trace context only, no baggage.
+  process.env.OTEL_TRACES_SAMPLER ??= DEFAULT_SAMPLER;
+  if (process.env.OTEL_TRACES_SAMPLER === DEFAULT_SAMPLER) process.env.OTEL_TRACES_SAMPLER_ARG ??= DEFAULT_RATIO;
+  process.env.OTEL_PROPAGATORS ??= 'tracecontext';
+  const started = new NodeSDK({
+    serviceName: process.env.OTEL_SERVICE_NAME || serviceName,
+    instrumentations: extra() as never[],
+  });
+  started.start();
+  sdk = started;
+  return true;
+}
+
+/** Exports what is still buffered; a no-op when tracing is off. */
+export async function stopTracing(): Promise<void> {
+  const current = sdk;
+  sdk = null;
+  await current?.shutdown().catch(() => undefined);
+}
+
+const tracer = () => trace.getTracer('@clinic/service-kit');
+
+const headerSetter: TextMapSetter<MsgHdrs> = {
+  set: (carrier, key, value) => carrier.set(key, value),
+};
+
+const headerGetter: TextMapGetter<MsgHdrs | undefined> = {
+  get: (carrier, key) => carrier?.get(key) || undefined,
+  keys: (carrier) => carrier?.keys() ?? [],
+};
+
+const NO_FIELDS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** `{ trace_id }` of the active span for a log line, or nothing. */
+export function traceLogFields(): Readonly<Record<string, string>> {
+  if (!sdk) return NO_FIELDS;
+  const span = trace.getActiveSpan();
+  // A trace that is not sampled is exported nowhere: its id would lead nowhere.
+  return span?.isRecording() ? { trace_id: span.spanContext().traceId } : NO_FIELDS;
+}
+
+function messagingAttributes(subject: string, operation: string): Record<string, string> {
+  return { 'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.operation.type': operation };
+}
+
+/** Runs `work` and ends `span` with it, marked failed if `work` throws. */
+async function endingSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    span.recordException(err as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * Runs a NATS request under a client span whose context goes out in `headers`.
+ */
+export async function withRequestSpan<T>(subject: string, headers: MsgHdrs, send: () => Promise<T>): Promise<T> {
+  if (!sdk) return send();
+  const span = tracer().startSpan(`send ${subject}`, {
+    kind: SpanKind.CLIENT,
+    attributes: messagingAttributes(subject, 'send'),
+  });
+  // Not sampled, it still goes out (traceparent's flags say so), so that the service skips its spans too.
+  propagation.inject(trace.setSpan(context.active(), span), headers, headerSetter);
+  if (!span.isRecording()) {
+    span.end();
+    return send();
+  }
+  return endingSpan(span, send);
+}
+
+/**
+ * Runs a received request's handling under a server span, continuing the
+ * trace whose context came in the message's headers.
+ */
+export async function withHandlerSpan<T>(
+  subject: string,
+  headers: MsgHdrs | undefined,
+  handle: () => Promise<T>,
+): Promise<T> {
+  if (!sdk) return handle();
+  const parent = propagation.extract(ROOT_CONTEXT, headers, headerGetter);
+  const caller = trace.getSpanContext(parent);
+  // The caller's trace is not sampled: no span here, and none below (the database instrumentation needs an
+  // active span), so that an untraced request costs next to nothing.
+  if (caller && isSpanContextValid(caller) && (caller.traceFlags & TraceFlags.SAMPLED) === 0) return handle();
+  const span = tracer().startSpan(
+    `process ${subject}`,
+    { kind: SpanKind.SERVER, attributes: messagingAttributes(subject, 'process') },
+    parent,
+  );
+  if (!span.isRecording()) {
+    span.end();
+    return handle();
+  }
+  return endingSpan(span, () => context.with(trace.setSpan(parent, span), handle));
+}
+
+/** Notes a reply's status on the active span (a 5xx marks it failed). */
+export function noteReplyStatus(status: number): void {
+  if (!sdk) return;
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.setAttribute('clinic.reply.status', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/** The active trace context as header values, to keep with work done later (an outbox entry). */
+export function currentTraceCarrier(): Record<string, string> | undefined {
+  if (!sdk || !trace.getActiveSpan()) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
+}
+
+/**
+ * Publishes an event under a producer span, child of the request that
+ * recorded it (`carrier`), whose context goes out in `headers`.
+ */
+export async function withPublishSpan<T>(
+  subject: string,
+  carrier: Record<string, string> | undefined,
+  headers: MsgHdrs,
+  publish: () => Promise<T>,
+): Promise<T> {
+  if (!sdk || !carrier) return publish();
+  const parent = propagation.extract(ROOT_CONTEXT, carrier);
+  const span = tracer().startSpan(
+    `publish ${subject}`,
+    { kind: SpanKind.PRODUCER, attributes: messagingAttributes(subject, 'publish') },
+    parent,
+  );
+  propagation.inject(trace.setSpan(parent, span), headers, headerSetter);
+  return endingSpan(span, publish);
+}
+
+/** Runs background work outside whatever request started it, so its spans do not join that trace. */
+export function detachedFromTrace<T>(work: () => T): T {
+  return sdk ? context.with(ROOT_CONTEXT as Context, work) : work();
+}

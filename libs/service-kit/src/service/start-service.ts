@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { JetStreamClient, NatsConnection } from 'nats';
+import type { Db } from 'mongodb';
+import {
+  eventStreamOf,
+  failure,
+  REF_KINDS_BY_SERVICE,
+  REQUEST_MESSAGES,
+  ServiceSubjects,
+  success,
+  type ServiceName,
+} from '@clinic/contracts';
+import { DatabaseBreaker } from '../storage/database-breaker';
+import { VersionedCache } from '../storage/versioned-cache';
+import { CacheCoherence } from '../cache/cache-coherence';
+import { ClinicClock } from '../domain/clock';
+import { serviceSettings, type ServiceSettings } from '../process/config';
+import type { EnvProperties } from '../process/env';
+import { ensureEventReaders, ensureStream, jetStreamManager, streamReplicas } from '../nats/jetstream';
+import { runProcess } from '../process/lifecycle';
+import { createLogger, type Logger } from '../process/logger';
+import { startMetrics } from '../process/metrics';
+import { registerServiceGauges } from './service-gauges';
+import { IdAllocator } from '../storage/id-allocator';
+import { connectMongo } from '../storage/mongo';
+import { ensureIndexes } from '../storage/database-quirks';
+import { connectNats } from '../nats/nats-client';
+import { Outbox } from '../storage/outbox';
+import { OUTBOX_COLLECTION } from '../storage/outbox-collection';
+import { ReferenceData, startReferenceConsumer } from '../storage/reference-data';
+import { startResponder, type Handler } from '../nats/responder';
+import { createTokenVerifier } from '../auth/token-verifier';
+import { stopTracing } from '../process/tracing';
+
+/** What a service's wiring gets to build its repository, rules and NATS adapter. */
+export interface ServiceInfra<Own extends EnvProperties = EnvProperties> {
+  name: ServiceName;
+  settings: ServiceSettings<Own>;
+  log: Logger;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  db: Db;
+  ids: IdAllocator;
+  outbox: Outbox;
+  refs: ReferenceData;
+  clock: ClinicClock;
+  cache: VersionedCache;
+}
+
+export interface ServiceDefinition<Own extends EnvProperties = EnvProperties> {
+  name: ServiceName;
+  /** The service's own environment variables, read with the kit's (settings.own). */
+  env?: Own;
+  /** Creates indexes and returns the handlers by subject. */
+  setup(infra: ServiceInfra<Own>): Promise<Record<string, Handler>>;
+}
+
+const instance = `${hostname()}-${process.pid}`;
+
+/** The release every package of the repository shares (discovery's `version`). */
+const KIT_VERSION = (
+  JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
+).version;
+
+/**
+ * Starts a service: NATS, its database, its events stream and outbox relay,
+ * its reference-data consumer, then its subjects; and stops all of it in the
+ * reverse order on SIGTERM/SIGINT.
+ */
+export async function startService<Own extends EnvProperties>(definition: ServiceDefinition<Own>): Promise<void> {
+  const { name } = definition;
+  const log = createLogger(name);
+  await runProcess(log, async () => {
+    const settings = serviceSettings(name, definition.env);
+    const { tokens } = settings;
+    const metrics = await startMetrics(name, settings.metrics, log);
+    const clock = new ClinicClock(settings.clinicTz);
+    const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
+    const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
+    const jsm = await jetStreamManager(nc, log);
+    const events = eventStreamOf(name);
+    await ensureStream(jsm, events, log, streamReplicas(nc, settings.streamReplicas));
+    await ensureEventReaders(jsm, events.name, settings.eventReaders, log);
+    const js = nc.jetstream();
+    const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
+    await ensureIndexes(mongo.db.collection(OUTBOX_COLLECTION.collection), OUTBOX_COLLECTION.indexes);
+    const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
+    const consumer = await startReferenceConsumer({
+      nc,
+      service: name,
+      refs,
+      log: log.child({ component: 'reference' }),
+      streamReplicas: settings.streamReplicas,
+    });
+    const cacheLog = log.child({ component: 'cache' });
+    const coherence = await CacheCoherence.start({
+      nc,
+      service: name,
+      log: cacheLog,
+      member: true,
+      streamReplicas: settings.streamReplicas,
+    });
+    const cache = new VersionedCache(coherence, cacheLog);
+    const infra: ServiceInfra<Own> = {
+      name,
+      settings,
+      log,
+      nc,
+      js,
+      db: mongo.db,
+      ids: new IdAllocator(mongo.db),
+      outbox,
+      refs,
+      clock,
+      cache,
+    };
+    const handlers = await definition.setup(infra);
+
+    const subjects = ServiceSubjects[name];
+    const breaker = new DatabaseBreaker(() => mongo.db.command({ ping: 1 }), log.child({ component: 'breaker' }));
+    const health: Handler = async () => {
+      try {
+        await mongo.db.command({ ping: 1 });
+      } catch {
+        return failure(503, REQUEST_MESSAGES.databaseUnavailable(name), 'SERVICE_UNAVAILABLE');
+      }
+      breaker.close();
+      return success(200, { service: name, status: 'ok', instance, outbox_queue: outbox.pendingInProcess() });
+    };
+    const refStatus: Handler = async () => success(200, { service: name, ...(await consumer.status()) });
+
+    registerServiceGauges(
+      {
+        outboxQueued: () => outbox.pendingInProcess(),
+        outboxStored: () => mongo.db.collection(OUTBOX_COLLECTION.collection).estimatedDocumentCount(),
+        referencePending: async () => (await consumer.status()).pending,
+        breakerOpen: () => breaker.isOpen,
+      },
+      log,
+    );
+    outbox.start();
+    const responder = await startResponder({
+      nc,
+      service: name,
+      version: KIT_VERSION,
+      metadata: { instance },
+      handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
+      log,
+      verifyToken: createTokenVerifier(tokens),
+      access: tokens.access,
+      breaker,
+      unguarded: [subjects.health, subjects.refStatus],
+      replyChunksMax: settings.replyChunksMax,
+      cachePosition: () => coherence.position,
+    });
+    // Ready (GET /health on the metrics port) while NATS and the database both answer.
+    metrics?.setReadiness(async () => {
+      await Promise.all([nc.rtt(), mongo.db.command({ ping: 1 })]);
+      return true;
+    });
+    log.info({ instance, clinic_tz: clock.timeZone, db: settings.mongoDb }, 'service started');
+
+    return async () => {
+      await responder.stop();
+      await coherence.stop();
+      breaker.stop();
+      await consumer.stop();
+      await outbox.stop();
+      await nc.drain();
+      await mongo.close();
+      await metrics?.close();
+      await stopTracing();
+    };
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * The service kit's storage surface (`@clinic/service-kit/storage`): a
+ * service's start-up (its database, outbox, caches) and what its storage layer
+ * stands on: the database's quirks, ids, compare-and-set writes, the outbox,
+ * the audit trail, caches, reference data. Only services import it; the
+ * storage-free rest is index.ts.
+ */
+
+// A service's start-up: its database, NATS, outbox, reference data and handlers.
+export { startService, type ServiceDefinition, type ServiceInfra } from './service/start-service';
+export {
+  deleteByKeys,
+  docKey,
+  ensureIndexes,
+  inChunks,
+  isDuplicateKeyError,
+  writeErrorsOf,
+  type IndexedCollection,
+} from './storage/database-quirks';
+export { isFerretDB, type IndexSpec } from './storage/database-quirks';
+export { RecordWriter, type StorageDeps } from './storage/record-write';
+export { IdAllocator, movePastIfTaken, withFreshId } from './storage/id-allocator';
+export { Outbox } from './storage/outbox';
+export {
+  entityProof,
+  newEventId,
+  withAlongside,
+  withEventId,
+  type CarriedDoc,
+  type EventSpec,
+  type PreparedEvents,
+  type WriteOptions,
+  type WriteProof,
+} from './storage/outbox-entries';
+export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './storage/audit';
+export { GroupCommit } from './storage/group-commit';
+export { VersionedCache, type Share } from './storage/versioned-cache';
+export { ReferenceData, refCollectionName, type StoredRef } from './storage/reference-data';

@@ -1,0 +1,217 @@
+/**
+ * The one write path of a service's records (a bill, a charge, a session):
+ * every create, change and delete goes through here, so that each one takes
+ * the same steps in the same order.
+ *
+ * A change: find the record (404 when it is gone), let the caller check it
+ * and say what changes, record the event in the outbox, then write the change
+ * with the event's id on the document, on the version found only: the write's
+ * filter names the record's event ids, which every write changes. When
+ * another replica changed the record in between, the write matches nothing,
+ * its event is discarded and the change starts again from the read, so the
+ * checks and the event's "after" image always stand on the version written
+ * over (404 when the record is gone by then, 409 when a unique index refuses
+ * the write or the record kept changing for 3 s). Requests of one process queue per
+ * record, so only replicas ever start again. Once the write has landed, the
+ * cached reads it changed are marked stale alongside the history's insert;
+ * the answer waits for both.
+ *
+ * The embedded server applies a filtered update as a read, then a write; its
+ * patch 0013 gives such statements turns per collection, so the filter holds
+ * at the write, as on MongoDB.
+ */
+import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
+import type { VersionedCache } from './versioned-cache';
+import type { ClinicClock } from '../domain/clock';
+import { REQUEST_MESSAGES, type ErrorCode } from '@clinic/contracts';
+import { fail, ServiceError, type NotFoundCode } from '../domain/errors';
+import { withFreshId, type IdAllocator } from './id-allocator';
+import { isDuplicateKeyError } from './database-quirks';
+import { KeyedMutex } from './mutex';
+import type { Outbox } from './outbox';
+import { pauses, retryPolicy } from '../process/retry';
+import { withEventId, type EventSpec, type WriteProof } from './outbox-entries';
+
+/** How long a change keeps starting again while other replicas change its record first (then 409). */
+const CHANGE_WAIT_MS = 3_000;
+
+/** What a service's storage layer stands on (startService gives each). */
+export interface StorageDeps {
+  db: Db;
+  ids: IdAllocator;
+  outbox: Outbox;
+  cache: VersionedCache;
+  clock: ClinicClock;
+}
+
+/** What every record keeps: its key, its integer id and the ids of its latest events (see withEventId). */
+export interface StoredRecord {
+  _id: string;
+  id: number;
+  _event_ids: string[];
+}
+
+/**
+ * What a caller decided to do with a record it found: change some fields,
+ * with the event of the record as changed (`after`), or delete it, with its event.
+ */
+export type RecordWrite<Doc> =
+  | {
+      set: Partial<Doc>;
+      event(after: Doc): EventSpec | Promise<EventSpec>;
+      /**
+       * Runs once the event is recorded, right before the write, and may still
+       * refuse it (by throwing): a check that must see what happened after the
+       * event's fences were visible (EventSpec.fences). Whatever it throws, the
+       * write is not attempted and the event is discarded at once.
+       */
+      guard?: () => Promise<void>;
+      /**
+       * How the sweeper tells that the write happened, when the record keeps
+       * something of it for longer than its latest event ids (see
+       * EVENT_IDS_KEPT): by default, the record lists the event's id.
+       */
+      proof?: WriteProof;
+    }
+  | { remove: true; event: EventSpec };
+
+export interface RecordWriterOptions<Doc extends StoredRecord> {
+  collection: Collection<Doc>;
+  /** The kind of record, as this process's queue of changes names it: `bill` queues `bill:<id>`. */
+  recordKind: string;
+  /** The id counter of new records. */
+  counter: string;
+  ids: IdAllocator;
+  outbox: Outbox;
+  /** The record as a change may find it: null when it does not exist for the caller (deleted, hidden). */
+  find(id: number): Promise<Doc | null>;
+  /** What the record must still match when it is written (besides its `_id`): it is still live, say. */
+  stillWritable?: Filter<Doc>;
+  /** Answered (404) when the record is missing: the record's *_NOT_FOUND code. */
+  notFound: NotFoundCode;
+  /** Answered (409) when a unique index (other than `_id`) refuses a write; without it the error is thrown as is. */
+  duplicate?: Exclude<ErrorCode, 'VALIDATION_FAILED'>;
+  /**
+   * After a write: marks the cached reads that show this record as stale.
+   * `before` is the record as the write found it, for a change (absent for a
+   * new record or a deletion).
+   */
+  written(doc: Doc, before?: Doc): Promise<void>;
+}
+
+/** A change's write matched nothing: its record changed (or went) after it was read. */
+class ChangedMeanwhile extends ServiceError {
+  constructor() {
+    super(409, REQUEST_MESSAGES.recordBusy, 'RECORD_BUSY');
+  }
+}
+
+export class RecordWriter<Doc extends StoredRecord> {
+  /** Changes of one record in this process, one at a time. */
+  private readonly queue = new KeyedMutex();
+
+  constructor(private readonly options: RecordWriterOptions<Doc>) {}
+
+  /**
+   * Stores a new record under a fresh id with its event. `build` makes the
+   * document (its `_event_ids` are set here) and its event.
+   */
+  async insert(build: (id: number) => Promise<{ doc: Doc; event: EventSpec }>): Promise<Doc> {
+    const { collection, counter, ids, outbox } = this.options;
+    const doc = await this.refusingDuplicates(() =>
+      withFreshId(ids, counter, collection, async (id) => {
+        const { doc, event } = await build(id);
+        await outbox.record({ ...event, collection: collection.collectionName, key: doc._id }, (eventId, options) =>
+          collection.insertOne({ ...doc, _event_ids: [eventId] } as never, options),
+        );
+        return doc;
+      }),
+    );
+    await this.options.written(doc);
+    return doc;
+  }
+
+  /**
+   * Changes or deletes one record, the steps in the module's order. `decide`
+   * gets the record as found, may refuse the change (by throwing), and returns
+   * the write, or null when nothing is to change; it runs again when the
+   * record changed before the write. Answers the record as written (null when
+   * deleted), or 'unchanged'.
+   */
+  change(
+    id: number,
+    decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
+  ): Promise<Doc | null | 'unchanged'> {
+    return this.queue.run(`${this.options.recordKind}:${id}`, () => {
+      const giveUpAt = Date.now() + CHANGE_WAIT_MS;
+      return retryPolicy({
+        retryOn: (err) => err instanceof ChangedMeanwhile && Date.now() < giveUpAt,
+        retries: Infinity,
+        // At random, so that two replicas that keep colliding on one record drift apart.
+        pause: pauses.doublingJittered(2, 50),
+      }).execute(() => this.changeOnce(id, decide));
+    });
+  }
+
+  private async changeOnce(
+    id: number,
+    decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
+  ): Promise<Doc | null | 'unchanged'> {
+    const { collection, outbox } = this.options;
+    let marking: Promise<{ failure?: unknown }> = Promise.resolve({});
+    // Once the write has landed: the stale marking runs alongside the history's insert.
+    const landed = (doc: Doc, before?: Doc) => {
+      marking = this.options.written(doc, before).then(
+        () => ({}),
+        (failure: unknown) => ({ failure }),
+      );
+    };
+    const existing = await this.options.find(id);
+    if (!existing) throw fail(this.options.notFound);
+    const write = await decide(existing);
+    if (write === null) return 'unchanged';
+    const after: Doc | null = 'remove' in write ? null : { ...existing, ...write.set };
+    const event = 'remove' in write ? write.event : await write.event(after!);
+    const spec = { ...event, collection: collection.collectionName, key: existing._id };
+    // The version found, and no other.
+    const asFound = {
+      _id: existing._id,
+      _event_ids: existing._event_ids ?? { $exists: false },
+    } as Filter<Doc>;
+    if ('remove' in write) {
+      await outbox.record({ ...spec, proof: 'absent' }, async (_eventId, options) => {
+        const result = await collection.deleteOne(asFound, options);
+        if (result.deletedCount === 0) throw new ChangedMeanwhile();
+        landed(existing);
+      });
+    } else {
+      await this.refusingDuplicates(() =>
+        outbox.record(
+          { ...spec, ...(write.proof ? { proof: write.proof } : {}) },
+          async (eventId, options) => {
+            const result = await collection.updateOne(
+              { ...this.options.stillWritable, ...asFound } as Filter<Doc>,
+              { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } } as UpdateFilter<Doc>,
+              options,
+            );
+            if (result.matchedCount === 0) throw new ChangedMeanwhile();
+            landed(after!, existing);
+          },
+          write.guard,
+        ),
+      );
+    }
+    const { failure } = await marking;
+    if (failure !== undefined) throw failure;
+    return after;
+  }
+
+  private async refusingDuplicates<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (this.options.duplicate !== undefined && isDuplicateKeyError(err)) throw fail(this.options.duplicate);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import { AckPolicy, DeliverPolicy, nanos, type JsMsg, type NatsConnection, type ConsumerMessages } from 'nats';
+import type { Collection, Db } from 'mongodb';
+import {
+  DELETION_MARKER_SCHEMA,
+  isDeletionMarker,
+  REF_KINDS,
+  REF_RECORD_SCHEMAS,
+  REF_STREAM,
+  REF_SUBJECT_PREFIX,
+  refConsumerName,
+  refRecordRuleProblem,
+  type RefKind,
+  type RefRecordByKind,
+  type ServiceName,
+} from '@clinic/contracts';
+import { ensureStream, jetStreamManager, streamReplicas } from '../nats/jetstream';
+import type { Logger } from '../process/logger';
+import { pauses, retryPolicy } from '../process/retry';
+import { docKey, findByKeys, isDuplicateKeyError } from './database-quirks';
+import { schemaProblem } from '../domain/schema';
+
+export type StoredRef<K extends RefKind> = RefRecordByKind[K] & { _id: string; _seq: number; deleted: boolean };
+
+export interface RefStatus {
+  /** Highest stream sequence up to which every reference message has been applied. */
+  applied_seq: number;
+  pending: number;
+}
+
+/**
+ * A service's local copy of the reference records it needs. Each record keeps
+ * the stream sequence it came from, and an older message never overwrites a
+ * newer one, so replicas applying in parallel and redeliveries are both safe.
+ * Deletions leave a tombstone for the same reason.
+ */
+/** The collection holding a service's read model of one kind of reference record. */
+export const refCollectionName = (kind: RefKind): string => `ref_${kind}s`;
+
+export class ReferenceData {
+  private readonly appliedListeners: Array<(kind: RefKind) => Promise<void>> = [];
+
+  constructor(
+    private readonly db: Db,
+    readonly kinds: readonly RefKind[],
+  ) {}
+
+  /** Runs after each record is applied, before the message is acknowledged (e.g. to invalidate caches). */
+  onApplied(listener: (kind: RefKind) => Promise<void>): void {
+    this.appliedListeners.push(listener);
+  }
+
+  collection<K extends RefKind>(kind: K): Collection<StoredRef<K>> {
+    return this.db.collection<StoredRef<K>>(refCollectionName(kind));
+  }
+
+  /** The live record, or null when unknown or deleted. */
+  async get<K extends RefKind>(kind: K, id: number): Promise<StoredRef<K> | null> {
+    const doc = (await this.collection(kind).findOne({ _id: docKey(id) } as never)) as StoredRef<K> | null;
+    return doc && !doc.deleted ? doc : null;
+  }
+
+  /** Live records by id, for joins. */
+  async many<K extends RefKind>(kind: K, ids: number[]): Promise<Map<number, StoredRef<K>>> {
+    const docs = (await findByKeys(this.collection(kind) as never, ids.map(docKey))) as StoredRef<K>[];
+    return new Map(docs.filter((doc) => !doc.deleted).map((doc) => [doc.id, doc]));
+  }
+
+  async apply(kind: RefKind, record: unknown, seq: number): Promise<void> {
+    const rec = record as { id: number };
+    const fields = isDeletionMarker(record)
+      ? { id: rec.id, deleted: true }
+      : { ...pickKnownFields(kind, record as Record<string, unknown>), deleted: false };
+    try {
+      await this.collection(kind).replaceOne(
+        { _id: docKey(rec.id), _seq: { $lt: seq } } as never,
+        { ...fields, _seq: seq } as never,
+        { upsert: true },
+      );
+    } catch (err) {
+      // The upsert collided with a newer version of the record: nothing to do.
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+    for (const listener of this.appliedListeners) await listener(kind);
+  }
+}
+
+function pickKnownFields(kind: RefKind, record: Record<string, unknown>): Record<string, unknown> {
+  const properties = Object.keys((REF_RECORD_SCHEMAS[kind].properties ?? {}) as Record<string, unknown>);
+  return Object.fromEntries(properties.filter((p) => p in record).map((p) => [p, record[p]]));
+}
+
+/** Why a reference message cannot be applied, or null when it can. */
+export function refRecordProblem(kind: RefKind, record: unknown): string | null {
+  if (isDeletionMarker(record)) return schemaProblem(DELETION_MARKER_SCHEMA, record);
+  return (
+    schemaProblem(REF_RECORD_SCHEMAS[kind], record) ?? refRecordRuleProblem(kind, record as Record<string, unknown>)
+  );
+}
+
+export function refKindOfSubject(subject: string): RefKind | null {
+  const kind = subject.slice(REF_SUBJECT_PREFIX.length + 1);
+  return (REF_KINDS as readonly string[]).includes(kind) ? (kind as RefKind) : null;
+}
+
+export interface ReferenceConsumer {
+  status(): Promise<RefStatus>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Follows the reference stream with the service's durable consumer: a service
+ * that was down resumes where it stopped. Every kind is read (and the ones the
+ * service does not keep are simply acknowledged) so that the consumer's ack
+ * floor tells how far the service has applied the whole stream.
+ */
+export async function startReferenceConsumer(options: {
+  nc: NatsConnection;
+  service: ServiceName;
+  refs: ReferenceData;
+  log: Logger;
+  /** NATS_STREAM_REPLICAS (0: from the cluster). */
+  streamReplicas?: number;
+}): Promise<ReferenceConsumer> {
+  const { nc, service, refs, log } = options;
+  const jsm = await jetStreamManager(nc, log);
+  await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc, options.streamReplicas));
+  const durable = refConsumerName(service);
+  const streamInfo = await jsm.streams.info(REF_STREAM.name);
+
+  if (refs.kinds.length === 0) {
+    // Nothing to keep: always up to date.
+    return {
+      status: async () => ({ applied_seq: (await jsm.streams.info(REF_STREAM.name)).state.last_seq, pending: 0 }),
+      stop: async () => undefined,
+    };
+  }
+
+  try {
+    await jsm.consumers.info(REF_STREAM.name, durable);
+  } catch {
+    await jsm.consumers.add(REF_STREAM.name, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: `${REF_SUBJECT_PREFIX}.>`,
+      max_ack_pending: 256,
+      ack_wait: nanos(30_000),
+    });
+    log.info({ durable, stream_seq: streamInfo.state.last_seq }, 'reference consumer created');
+  }
+
+  const js = nc.jetstream();
+  let stopped = false;
+  let messages: ConsumerMessages | null = null;
+
+  async function handle(m: JsMsg): Promise<void> {
+    const kind = refKindOfSubject(m.subject);
+    if (!kind || !refs.kinds.includes(kind)) {
+      m.ack();
+      return;
+    }
+    let record: unknown;
+    try {
+      record = JSON.parse(new TextDecoder().decode(m.data));
+    } catch {
+      log.warn({ subject: m.subject, seq: m.seq }, 'reference message is not JSON; skipped');
+      m.ack();
+      return;
+    }
+    const problem = refRecordProblem(kind, record);
+    if (problem) {
+      log.warn({ subject: m.subject, seq: m.seq, problem }, 'invalid reference record skipped');
+      m.ack();
+      return;
+    }
+    try {
+      await refs.apply(kind, record, m.seq);
+      m.ack();
+    } catch (err) {
+      log.error({ err, subject: m.subject, seq: m.seq }, 'reference record not applied; will be redelivered');
+      m.nak(1_000);
+    }
+  }
+
+  const resume = retryPolicy({
+    retryOn: () => !stopped,
+    retries: Infinity,
+    pause: pauses.constant(1_000),
+    onRetry: (err) => log.warn({ err }, 'reference consumer interrupted; resuming'),
+  });
+  const loop = resume
+    .execute(async () => {
+      const consumer = await js.consumers.get(REF_STREAM.name, durable);
+      messages = await consumer.consume({ max_messages: 128 });
+      for await (const m of messages) await handle(m);
+      if (!stopped) throw new Error('reference consumer ended');
+    })
+    .catch(() => undefined); // stopped
+
+  return {
+    async status() {
+      const info = await jsm.consumers.info(REF_STREAM.name, durable);
+      return { applied_seq: info.ack_floor.stream_seq, pending: info.num_pending + info.num_ack_pending };
+    },
+    async stop() {
+      stopped = true;
+      messages?.stop();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Reference data and charges the e2e files seed, named once: the same branch,
+ * staff and patients recur across files, and the tests' bills and reports carry
+ * their names.
+ */
+import type { TestStack } from './harness';
+
+export const MAIN_BRANCH = { id: 1, name: 'Main', status: 'active' };
+export const SECOND_BRANCH = { id: 2, name: 'Second', status: 'active' };
+
+export const ADMIN_USER = { id: 1, name: 'Admin User' };
+export const KASUN = { id: 7, name: 'Kasun Silva' };
+export const DILANI = { id: 8, name: 'Dilani Perera' };
+
+export const PATIENTS = [
+  { id: 1, name: 'Nimal Fernando' },
+  { id: 2, name: 'Ayesha Jayawardena' },
+];
+
+/** A CBC at 850 in the branch, through the gateway; its id. */
+export async function cbcIn(t: TestStack, storeId: number): Promise<number> {
+  const made = await t.post('/hospital_charges', {
+    store_id: storeId,
+    charge_name: 'CBC',
+    charge_type: 'Lab',
+    amount: 850,
+  });
+  if (made.status !== 201) throw new Error(`the CBC of branch ${storeId} was refused: ${JSON.stringify(made.body)}`);
+  return made.body.charge_id;
+}
+
+/** The Main branch and its CBC, all that most platform tests bill against; the charge's id. */
+export async function seedMainWithCbc(t: TestStack): Promise<number> {
+  await t.seed({ stores: [MAIN_BRANCH] });
+  return cbcIn(t, MAIN_BRANCH.id);
+}

@@ -1,0 +1,133 @@
+/**
+ * What the sessions e2e files share: their stack, started for each importing file
+ * (the beforeAll and afterAll below run in every file that imports this module), its seed and helpers.
+ */
+import dayjs from 'dayjs';
+import timezone from 'dayjs/plugin/timezone';
+import utc from 'dayjs/plugin/utc';
+import { DAYS } from './calendar';
+import { answerOf, startTestStack, TEST_TZ, type TestStack } from './harness';
+
+dayjs.extend(utc);
+dayjs.extend(timezone);
+
+export let t: TestStack;
+export const today = () => dayjs().tz(TEST_TZ);
+
+/*
+ * Dates come from disjoint windows, so that what one test creates never lands
+ * on what another asserts, whatever today is:
+ * - sessions added one by one: today - 3 days .. today + 71 days (inDays);
+ * - the months the preview tests read without creating anything: year PREVIEW_YEAR;
+ * - the months auto-creation tests fill, one month per test: year CREATION_YEAR;
+ * - the leap February: a leap year at least CREATION_YEAR + 3.
+ */
+export const inDays = (n: number) => today().add(n, 'day').format('YYYY-MM-DD');
+export const PREVIEW_YEAR = today().year() + 10;
+export const CREATION_YEAR = PREVIEW_YEAR + 2;
+export const creationMonth = (month: number) => `${CREATION_YEAR}-${String(month).padStart(2, '0')}`;
+export const monthLabelOf = (month: string) => dayjs(`${month}-01`).format('MMMM YYYY');
+export const weekdayOf = (date: string) => DAYS[new Date(`${date}T00:00:00Z`).getUTCDay()];
+
+/** The first month of `year` whose first day is `day`. */
+export function monthStartingOn(day: string, year: number): string {
+  for (let m = 1; m <= 12; m++) {
+    const month = `${year}-${String(m).padStart(2, '0')}`;
+    if (weekdayOf(`${month}-01`) === day) return month;
+  }
+  throw new Error(`no month of ${year} starts on ${day}`);
+}
+
+/** The first year from `from` on whose February has a 29th falling on `day`. */
+export function leapYearWithFeb29On(day: string, from: number): number {
+  for (let year = from; ; year++) {
+    if (new Date(Date.UTC(year, 1, 29)).getUTCMonth() === 1 && weekdayOf(`${year}-02-29`) === day) return year;
+  }
+}
+
+export const slot = (
+  day: string,
+  session_no: number,
+  start_time: string | null,
+  end_time: string | null,
+  max_patients: number | null = null,
+) => ({
+  day,
+  session_no,
+  start_time,
+  end_time,
+  max_patients,
+});
+
+export const doctor = (id: number, overrides: Record<string, unknown> = {}) => ({
+  id,
+  name: `Dr. Number ${id}`,
+  reg_no: `SLMC-${id}`,
+  specialization: 'Cardiology',
+  channeling_fee: 2500,
+  status: 'Active',
+  store_id: 1,
+  schedule: [],
+  ...overrides,
+});
+
+beforeAll(async () => {
+  t = await startTestStack({ env: { REQUEST_TIMEOUT_MS: '20000' } });
+  await t.seed({
+    stores: [
+      { id: 1, name: 'Colombo Central', status: 'active' },
+      { id: 2, name: 'Kandy Branch', status: 'active' },
+    ],
+    doctors: [
+      doctor(1, {
+        name: 'Dr. Anura',
+        schedule: [slot('Monday', 1, '08:00', '11:00', 20), slot('Wednesday', 1, '16:00', '19:00')],
+      }),
+      doctor(2, {
+        name: 'Dr. Malini',
+        store_id: 2,
+        channeling_fee: 2000,
+        specialization: 'Paediatrics',
+        schedule: [slot('Saturday', 1, '08:30', '10:30', 10), slot('Saturday', 2, '14:00', '16:00', 10)],
+      }),
+      doctor(3, { status: 'Inactive', schedule: [slot('Friday', 1, '09:00', '12:00')] }),
+      doctor(4, { store_id: null, schedule: [slot('Sunday', 1, '09:00', '12:00')] }),
+      doctor(5, {
+        name: 'Dr. Gaps',
+        schedule: [slot('Tuesday', 1, null, '12:00'), slot('Thursday', 1, '17:00', '20:00')],
+      }),
+      doctor(6, { name: 'Dr. No Schedule' }),
+      doctor(7, { name: 'Dr. Plain' }),
+    ],
+  });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+export let nextSessionNo = 1;
+/** A session_no no other test used, so add_session never collides by accident. */
+export const freshNo = () => nextSessionNo++;
+
+export async function addSession(overrides: Record<string, unknown> = {}) {
+  const res = await answerOf(
+    t.api().POST('/add_session', {
+      body: {
+        doctor_id: 7,
+        session_date: inDays(30),
+        session_no: freshNo(),
+        start_time: '09:00',
+        end_time: '12:00',
+        ...overrides,
+      },
+    }),
+  );
+  expect(res.status).toBe(201);
+  return res.body.session_id as number;
+}
+
+export async function getSession(id: number) {
+  const res = await answerOf(t.api().GET('/get_session/{session_id}', { params: { path: { session_id: id } } }));
+  expect(res.status).toBe(200);
+  return res.body.session;
+}
