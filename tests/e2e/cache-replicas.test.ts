@@ -250,7 +250,8 @@ it("answers a kept reply to its own caller only: another branch's or role's toke
     const one = await t.get(`/hospital_charges/${id}`, kandy);
     expect(one.status).toBe(404);
     expect(one.body.success).toBe(false);
-    // A role that may not read charges at all, and the same cashier with an expired token.
+    // A role that may not read charges at all, and the same cashier with an expired token: the gateway's own checks,
+    // which run before its reply cache is looked up (the two Kandy reads above are what the key's token decides).
     const doctor = { token: t.token('doctor', 9, 3600, [1]), baseUrl };
     expect((await t.get('/hospital_charges?store_id=1', doctor)).status).toBe(403);
     const expired = { token: t.token('cashier', 7, -60, [1]), baseUrl };

@@ -10,7 +10,7 @@ import { chargeCheckBodySchema, chargeCheckReplySchema } from './schemas/catalog
 import { successSchema, type JsonSchema } from './schemas/common';
 import { failureSchemaFor, standardFailures } from './schemas/failures';
 import { REF_STREAM } from './streams';
-import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
+import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, serviceOf, type ServiceName } from './subjects';
 
 /** One request/reply subject: what its request carries and what it answers, by status. */
 export interface RequestReplySpec {
@@ -26,8 +26,6 @@ export interface RequestReplySpec {
   bodyRequired?: boolean;
   replies: Record<string, JsonSchema>;
 }
-
-const serviceOf = (subject: string): ServiceName => subject.split('.')[0] as ServiceName;
 
 /**
  * Query values travel as the text the client wrote (the service parses and
@@ -50,7 +48,7 @@ function queryEnvelope(query: JsonSchema): JsonSchema {
 function fromRoute(route: HttpRoute): RequestReplySpec {
   return {
     subject: route.subject,
-    service: serviceOf(route.subject),
+    service: serviceOf(route.subject)!,
     summary: `${route.summary} (HTTP: ${route.method} ${route.url})`,
     branchScope: route.branchScope,
     params: route.param

@@ -7,6 +7,12 @@
 export const SERVICE_NAMES = ['billing', 'catalogue', 'sessions'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
+/** The service that answers a subject (`catalogue.charge.list`: catalogue); undefined for another's. */
+export function serviceOf(subject: string): ServiceName | undefined {
+  const name = subject.slice(0, subject.indexOf('.'));
+  return (SERVICE_NAMES as readonly string[]).includes(name) ? (name as ServiceName) : undefined;
+}
+
 export const BillingSubjects = {
   health: 'billing.health',
   refStatus: 'billing.ref.status',

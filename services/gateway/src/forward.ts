@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NatsConnection } from 'nats';
-import { HeaderNames, IDEMPOTENCY_KEY_PATTERN, type HttpRoute } from '@clinic/contracts';
+import { HeaderNames, IDEMPOTENCY_KEY_PATTERN, serviceOf, type HttpRoute } from '@clinic/contracts';
 import {
   callServiceReply,
   ifNoneMatchHolds,
@@ -17,7 +17,7 @@ import type { GatewayConfig } from './config';
 import { requestEnvelope } from './envelope';
 import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 import { sendExport } from './export';
-import { serviceOf, type KeptReply, type PendingReply, type ReplyCache } from './reply-cache';
+import type { KeptReply, PendingReply, ReplyCache } from './reply-cache';
 
 export interface ForwardDeps {
   config: GatewayConfig;

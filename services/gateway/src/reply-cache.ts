@@ -135,9 +135,3 @@ export class ReplyCache {
     await Promise.all([...this.services.values()].map((replies) => replies.coherence.stop()));
   }
 }
-
-/** The service that answers a subject (`catalogue.charge.list`: catalogue). */
-export function serviceOf(subject: string): ServiceName | undefined {
-  const name = subject.slice(0, subject.indexOf('.'));
-  return (SERVICE_NAMES as readonly string[]).includes(name) ? (name as ServiceName) : undefined;
-}

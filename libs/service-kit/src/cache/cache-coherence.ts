@@ -134,9 +134,8 @@ export class CacheCoherence {
   }
 
   /**
-   * Resolves once no replica can answer from memory what these scopes held
-   * before now; invalidations asked for at about the same time share one
-   * message. Rejects after INVALIDATION_WAIT_MAX_MS without a confirmation.
+   * Resolves once no replica can answer from memory what these scopes held before now; invalidations asked for
+   * at about the same time share one message. Rejects after INVALIDATION_WAIT_MAX_MS without a confirmation.
    */
   invalidate(scopes: string[]): Promise<void> {
     return this.batches.submit(scopes);
@@ -151,9 +150,8 @@ export class CacheCoherence {
       this.confirmations = nc.subscribe(this.subjects.applied(this.id), {
         callback: (_err, msg) => this.confirmed(msg.json<{ r: string; seq: number }>()),
       });
-    // The latest message of each subject (every replica's latest renewal), then each new one in order; retried
-    // while a new cluster elects the stream's leader. Short pulls: heartbeats every second, so that a consumer
-    // lost with its node is made again in seconds, not 30.
+    // Each subject's latest message (every replica's latest renewal), then each new one in order; retried while a
+    // new cluster elects the stream's leader. Short pulls (heartbeats every second): a lost consumer is remade soon.
     const follow = async () => {
       const opts = { deliver_policy: DeliverPolicy.LastPerSubject, filterSubjects: stream.subjects };
       const consumer = await this.js.consumers.get(stream.name, opts);
@@ -199,7 +197,7 @@ export class CacheCoherence {
   private renewed(replica: string, renewal: { n: number; leave?: boolean }): void {
     const now = performance.now();
     if (replica !== this.id) {
-      this.replicas.set(replica, { heardAt: now, left: renewal.leave === true });
+      if (this.options.writes !== false) this.replicas.set(replica, { heardAt: now, left: renewal.leave === true });
       return;
     }
     if (renewal.leave) return;
@@ -260,8 +258,10 @@ export class CacheCoherence {
     entry.waiting = new Map();
     for (const [id, replica] of this.replicas) {
       const runsOutAt = replica.heardAt + this.leaseMs;
-      if (runsOutAt <= now) this.replicas.delete(id);
-      else if (!replica.left && (this.confirmedBy.get(id) ?? 0) < entry.seq) entry.waiting.set(id, runsOutAt);
+      if (runsOutAt <= now) {
+        this.replicas.delete(id);
+        this.confirmedBy.delete(id);
+      } else if (!replica.left && (this.confirmedBy.get(id) ?? 0) < entry.seq) entry.waiting.set(id, runsOutAt);
     }
     this.settle(entry);
   }

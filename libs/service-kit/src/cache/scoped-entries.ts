@@ -116,7 +116,11 @@ export class ScopedEntries<V> {
     if (!entry) return;
     this.entries.delete(id);
     this.weight -= entry.weight;
-    for (const scope of entry.scopes) this.byScope.get(scope)?.delete(id);
+    for (const scope of entry.scopes) {
+      const ids = this.byScope.get(scope);
+      ids?.delete(id);
+      if (ids?.size === 0) this.byScope.delete(scope);
+    }
   }
 
   clear(): void {

@@ -161,8 +161,9 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
       const ifMatch = readIfMatch(msg.headers);
+      // A reply that read several kept values depends on all their scopes.
       const share = (scopes: string[]) => {
-        shared.scopes = scopes;
+        shared.scopes = [...(shared.scopes ?? []), ...scopes];
       };
       const context = { caller, token, correlationId, idempotencyKey, ifMatch, log: requestLog, share };
       const run = () => handler(request, context);
