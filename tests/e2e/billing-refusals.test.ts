@@ -1,6 +1,7 @@
 /** Bills through the gateway (setup in billing-stack.ts): the creates the spec refuses, and hostile input. */
 import { MongoClient } from 'mongodb';
 import { answerOf, failureOf, refused } from './harness';
+import { chargeIn } from './fixtures';
 import { t, chargesOf, inactiveCharge, deletedCharge, bill, readBill, countBills } from './billing-stack';
 
 describe('POST /lab_bills', () => {
@@ -54,22 +55,13 @@ describe('POST /lab_bills', () => {
     const res = await answerOf(t.api().POST('/lab_bills', { body: { ...bill(), store_id: 3 } }));
     expect(res.status).toBe(404);
     await t.seed({ stores: [{ id: 3, name: 'Closed branch', status: 'active' }] });
-    const charge = await answerOf(
-      t.api().POST('/hospital_charges', {
-        body: {
-          store_id: 3,
-          charge_name: 'CBC',
-          charge_type: 'Lab',
-          amount: 1,
-        },
-      }),
-    );
+    const chargeId = await chargeIn(t, 3, 'CBC', 1);
     const created = await answerOf(
       t.api().POST('/lab_bills', {
         body: {
           ...bill(),
           store_id: 3,
-          items: [{ charge_id: charge.body.charge_id, charge_name: 'CBC', unit_price: 1, qty: 1 }],
+          items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 1, qty: 1 }],
         },
       }),
     );

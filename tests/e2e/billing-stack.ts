@@ -4,7 +4,7 @@
  */
 import type { operations } from '@clinic/client';
 import { answerOf, startTestStack, type TestStack } from './harness';
-import { ADMIN_USER, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH } from './fixtures';
+import { ADMIN_USER, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH, cbcIn, chargeIn } from './fixtures';
 
 export type NewBill = operations['createLabBill']['requestBody']['content']['application/json'];
 
@@ -34,46 +34,10 @@ beforeAll(async () => {
     patients: PATIENTS,
   });
   for (const store of [1, 2, ...LIST_STORES]) {
-    const active = await answerOf(
-      t.api().POST('/hospital_charges', {
-        body: {
-          store_id: store,
-          charge_name: 'CBC',
-          charge_type: 'Lab',
-          amount: 850,
-        },
-      }),
-    );
-    const second = await answerOf(
-      t.api().POST('/hospital_charges', {
-        body: {
-          store_id: store,
-          charge_name: 'Lipid',
-          charge_type: 'Lab',
-          amount: 2400,
-        },
-      }),
-    );
-    charges[store] = { active: active.body.charge_id, second: second.body.charge_id };
+    charges[store] = { active: await cbcIn(t, store), second: await chargeIn(t, store, 'Lipid', 2400) };
   }
-  inactiveCharge = (
-    await answerOf(
-      t.api().POST('/hospital_charges', {
-        body: {
-          store_id: 1,
-          charge_name: 'Old',
-          charge_type: 'Lab',
-          amount: 1,
-          status: 'Inactive',
-        },
-      }),
-    )
-  ).body.charge_id;
-  deletedCharge = (
-    await answerOf(
-      t.api().POST('/hospital_charges', { body: { store_id: 1, charge_name: 'Gone', charge_type: 'Lab', amount: 1 } }),
-    )
-  ).body.charge_id;
+  inactiveCharge = await chargeIn(t, 1, 'Old', 1, { status: 'Inactive' });
+  deletedCharge = await chargeIn(t, 1, 'Gone', 1);
   await answerOf(t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: deletedCharge } } }));
 });
 afterAll(async () => {

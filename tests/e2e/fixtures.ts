@@ -17,16 +17,29 @@ export const PATIENTS = [
   { id: 2, name: 'Ayesha Jayawardena' },
 ];
 
-/** A CBC at 850 in the branch, through the gateway; its id. */
-export async function cbcIn(t: TestStack, storeId: number): Promise<number> {
+/** A Lab charge in the branch, through the gateway (`extra`: its status, say); its id. */
+export async function chargeIn(
+  t: TestStack,
+  storeId: number,
+  name: string,
+  amount: number,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
   const made = await t.post('/hospital_charges', {
     store_id: storeId,
-    charge_name: 'CBC',
+    charge_name: name,
     charge_type: 'Lab',
-    amount: 850,
+    amount,
+    ...extra,
   });
-  if (made.status !== 201) throw new Error(`the CBC of branch ${storeId} was refused: ${JSON.stringify(made.body)}`);
+  if (made.status !== 201)
+    throw new Error(`the ${name} of branch ${storeId} was refused: ${JSON.stringify(made.body)}`);
   return made.body.charge_id;
+}
+
+/** A CBC at 850 in the branch, through the gateway; its id. */
+export function cbcIn(t: TestStack, storeId: number): Promise<number> {
+  return chargeIn(t, storeId, 'CBC', 850);
 }
 
 /** The Main branch and its CBC, all that most platform tests bill against; the charge's id. */
