@@ -441,14 +441,516 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
+        Actor: {
+            role: string;
+            /** @description the token `sub`, an integer or a string */
+            sub: number | string;
+        };
+        CashCount: {
+            /** @description null when not counted */
+            counted: number | null;
+            /** @description counted less expected: over above 0, short below */
+            difference: number | null;
+            /** @description cash collected less cash given back that day */
+            expected: number;
+            /** @enum {string} */
+            outcome: "over" | "short" | "balanced" | "not counted";
+            user_id: number | string;
+            user_name: string | null;
+        };
+        DayClosing: {
+            /** @description per user, while the day is closed */
+            cash: components["schemas"]["CashCount"][];
+            /**
+             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+             * @example 2026-11-21 09:30:00
+             */
+            closed_at: string | null;
+            closed_by: {
+                role: string;
+                /** @description the token `sub`, an integer or a string */
+                sub: number | string;
+            } | null;
+            /**
+             * Format: date
+             * @example 2026-11-21
+             */
+            date: string;
+            /** @description every closing and reopening of the day, oldest first */
+            history: {
+                /** @enum {string} */
+                action: "closed" | "reopened";
+                /**
+                 * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+                 * @example 2026-11-21 09:30:00
+                 */
+                at: string;
+                by: components["schemas"]["Actor"];
+                cash?: components["schemas"]["CashCount"][];
+                reason?: string | null;
+            }[];
+            /** @enum {string} */
+            status: "open" | "closing" | "closed";
+            store_id: number;
+        };
+        HospitalCharge: {
+            amount: number;
+            charge_name: string;
+            /** @enum {string} */
+            charge_type: "General" | "Lab";
+            /**
+             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+             * @example 2026-11-21 09:30:00
+             */
+            created_at: string | null;
+            /** @description caller identity (`sub` of the token), an integer or a string */
+            created_by: (number | null) | (string | null);
+            id: number;
+            notes: string | null;
+            /** @enum {string} */
+            status: "Active" | "Inactive";
+            store_id: number;
+            /**
+             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+             * @example 2026-11-21 09:30:00
+             */
+            updated_at: string | null;
+            /** @description caller identity (`sub` of the token), an integer or a string */
+            updated_by: (number | null) | (string | null);
+        };
         /** @description A field the operation ignores: any JSON value but a poisoned one (refused, 400) */
         IgnoredValue: unknown;
+        LabBill: {
+            balance_amount: number | null;
+            /**
+             * Format: date
+             * @example 2026-11-21
+             */
+            bill_date: string | null;
+            /** @example LB-20261121-0001 */
+            bill_number: string;
+            billed_by: number | null;
+            billed_by_name: string | null;
+            /**
+             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+             * @example 2026-11-21 09:30:00
+             */
+            created_at: string | null;
+            discount_amount: number;
+            /** @enum {string} */
+            discount_type: "flat" | "pct";
+            discount_value: number;
+            /** @description grand_total less paid_amount, never below 0 */
+            due_amount: number;
+            grand_total: number;
+            id: number;
+            is_deleted: boolean;
+            notes: string | null;
+            /** @description payments less reversals */
+            paid_amount: number;
+            patient_age: number | null;
+            patient_contact: string;
+            patient_id: number | null;
+            patient_name: string;
+            patient_nic: string | null;
+            /** @enum {string} */
+            payment_method: "Cash" | "Card" | "Online";
+            /** @enum {string} */
+            payment_status: "Paid" | "Pending";
+            received_amount: number | null;
+            refunded_amount: number;
+            /** @enum {string} */
+            status: "active" | "cancelled";
+            store_id: number;
+            subtotal: number;
+            /**
+             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+             * @example 2026-11-21 09:30:00
+             */
+            updated_at: string | null;
+        };
+        LabBillWithItems: {
+            balance_amount: number | null;
+            /**
+             * Format: date
+             * @example 2026-11-21
+             */
+            bill_date: string | null;
+            /** @example LB-20261121-0001 */
+            bill_number: string;
+            billed_by: number | null;
+            billed_by_name: string | null;
+            /**
+             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+             * @example 2026-11-21 09:30:00
+             */
+            created_at: string | null;
+            discount_amount: number;
+            /** @enum {string} */
+            discount_type: "flat" | "pct";
+            discount_value: number;
+            /** @description grand_total less paid_amount, never below 0 */
+            due_amount: number;
+            grand_total: number;
+            id: number;
+            is_deleted: boolean;
+            items: {
+                bill_id: number;
+                charge_id: number;
+                charge_name: string;
+                id: number;
+                line_total: number;
+                qty: number;
+                unit_price: number;
+            }[];
+            notes: string | null;
+            /** @description payments less reversals */
+            paid_amount: number;
+            patient_age: number | null;
+            patient_contact: string;
+            patient_id: number | null;
+            patient_name: string;
+            patient_nic: string | null;
+            /** @enum {string} */
+            payment_method: "Cash" | "Card" | "Online";
+            /** @enum {string} */
+            payment_status: "Paid" | "Pending";
+            received_amount: number | null;
+            refunded_amount: number;
+            /** @enum {string} */
+            status: "active" | "cancelled";
+            store_id: number;
+            subtotal: number;
+            /**
+             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+             * @example 2026-11-21 09:30:00
+             */
+            updated_at: string | null;
+        };
+        LedgerEntry: {
+            amount: number;
+            /**
+             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
+             * @example 2026-11-21 09:30:00
+             */
+            at: string;
+            /** @description who took or gave back the money */
+            by: {
+                role: string;
+                /** @description the token `sub`, an integer or a string */
+                sub: number | string;
+            };
+            /** @description Cash payments: what was given back */
+            change_amount: number | null;
+            /**
+             * Format: date
+             * @description the clinic's day the money moved (its drawer)
+             * @example 2026-11-21
+             */
+            day: string;
+            /** @description also the id of its event (payment_recorded or refunded) */
+            id: string;
+            item_id: number | null;
+            /** @enum {string} */
+            kind: "payment" | "refund" | "reversal";
+            /** @enum {string} */
+            method: "Cash" | "Card" | "Online";
+            reason: string | null;
+            /** @description Cash payments: what the patient handed over */
+            received_amount: number | null;
+            reference: string | null;
+        };
         /** @description A value holding a `__proto__` key, or a `constructor` key holding a `prototype` one, at any depth */
         Poisoned: Record<string, never> | {
             constructor: Record<string, never>;
         } | Record<string, never> | unknown[];
     };
-    responses: never;
+    responses: {
+        /** @description Default Response */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Default Response */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Default Response */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Default Response */
+        GatewayTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "SERVICE_TIMEOUT";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Default Response */
+        InternalServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "INTERNAL_ERROR";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Default Response */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Not modified: the record still has a representation the caller holds (If-None-Match) */
+        NotModified: {
+            headers: {
+                /** @description The strong entity tag of the record's representation (the digest of this body) */
+                ETag?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Default Response */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description The record changed since it was read (If-Match) */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "PRECONDITION_FAILED";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Default Response */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
+        TooManyRequests: {
+            headers: {
+                "ratelimit-limit"?: number;
+                "ratelimit-remaining"?: number;
+                "ratelimit-reset"?: number;
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Default Response */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+        /** @description Default Response */
+        UnprocessableEntity: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description what the failure is, for a program
+                     * @enum {string}
+                     */
+                    code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                    /** @description the spec's text */
+                    error: string;
+                    /**
+                     * @description the request field at fault, as `items[0].qty`
+                     * @example items[0].qty
+                     */
+                    field?: string;
+                    /** @enum {boolean} */
+                    success: false;
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -511,257 +1013,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     listSessions: {
@@ -831,185 +1093,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     autoCreateSessions: {
@@ -1052,233 +1143,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     deleteSession: {
@@ -1309,233 +1183,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description The record changed since it was read (If-Match) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "PRECONDITION_FAILED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getSession: {
@@ -1591,194 +1248,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not modified: the record still has a representation the caller holds (If-None-Match) */
-            304: {
-                headers: {
-                    /** @description The strong entity tag of the record's representation (the digest of this body) */
-                    ETag?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     listHospitalCharges: {
@@ -1809,31 +1287,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        charges: {
-                            amount: number;
-                            charge_name: string;
-                            /** @enum {string} */
-                            charge_type: "General" | "Lab";
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            created_at: string | null;
-                            /** @description caller identity (`sub` of the token), an integer or a string */
-                            created_by: (number | null) | (string | null);
-                            id: number;
-                            notes: string | null;
-                            /** @enum {string} */
-                            status: "Active" | "Inactive";
-                            store_id: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            updated_at: string | null;
-                            /** @description caller identity (`sub` of the token), an integer or a string */
-                            updated_by: (number | null) | (string | null);
-                        }[];
+                        charges: components["schemas"]["HospitalCharge"][];
                         count: number;
                         page?: number;
                         pages?: number;
@@ -1844,161 +1298,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     createHospitalCharge: {
@@ -2043,209 +1349,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getHospitalCharge: {
@@ -2271,224 +1383,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        charge: {
-                            amount: number;
-                            charge_name: string;
-                            /** @enum {string} */
-                            charge_type: "General" | "Lab";
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            created_at: string | null;
-                            /** @description caller identity (`sub` of the token), an integer or a string */
-                            created_by: (number | null) | (string | null);
-                            id: number;
-                            notes: string | null;
-                            /** @enum {string} */
-                            status: "Active" | "Inactive";
-                            store_id: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            updated_at: string | null;
-                            /** @description caller identity (`sub` of the token), an integer or a string */
-                            updated_by: (number | null) | (string | null);
-                        };
+                        charge: components["schemas"]["HospitalCharge"];
                         /** @enum {boolean} */
                         success: true;
                     };
                 };
             };
-            /** @description Not modified: the record still has a representation the caller holds (If-None-Match) */
-            304: {
-                headers: {
-                    /** @description The strong entity tag of the record's representation (the digest of this body) */
-                    ETag?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     updateHospitalCharge: {
@@ -2543,257 +1452,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description The record changed since it was read (If-Match) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "PRECONDITION_FAILED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     deleteHospitalCharge: {
@@ -2823,233 +1492,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description The record changed since it was read (If-Match) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "PRECONDITION_FAILED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getHospitalChargeHistory: {
@@ -3085,11 +1537,7 @@ export interface operations {
                              * @example 2026-11-21 09:30:00
                              */
                             at: string;
-                            by: {
-                                role: string;
-                                /** @description the token `sub`, an integer or a string */
-                                sub: number | string;
-                            };
+                            by: components["schemas"]["Actor"];
                             /** @description each changed field: `{before, after}` (before is null on creation) */
                             changes: {
                                 [key: string]: {
@@ -3112,185 +1560,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     listLabBills: {
@@ -3331,55 +1608,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        bills: {
-                            balance_amount: number | null;
-                            /**
-                             * Format: date
-                             * @example 2026-11-21
-                             */
-                            bill_date: string | null;
-                            /** @example LB-20261121-0001 */
-                            bill_number: string;
-                            billed_by: number | null;
-                            billed_by_name: string | null;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            created_at: string | null;
-                            discount_amount: number;
-                            /** @enum {string} */
-                            discount_type: "flat" | "pct";
-                            discount_value: number;
-                            /** @description grand_total less paid_amount, never below 0 */
-                            due_amount: number;
-                            grand_total: number;
-                            id: number;
-                            is_deleted: boolean;
-                            notes: string | null;
-                            /** @description payments less reversals */
-                            paid_amount: number;
-                            patient_age: number | null;
-                            patient_contact: string;
-                            patient_id: number | null;
-                            patient_name: string;
-                            patient_nic: string | null;
-                            /** @enum {string} */
-                            payment_method: "Cash" | "Card" | "Online";
-                            /** @enum {string} */
-                            payment_status: "Paid" | "Pending";
-                            received_amount: number | null;
-                            refunded_amount: number;
-                            /** @enum {string} */
-                            status: "active" | "cancelled";
-                            store_id: number;
-                            subtotal: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            updated_at: string | null;
-                        }[];
+                        bills: components["schemas"]["LabBill"][];
                         count: number;
                         page: number;
                         pages: number;
@@ -3390,161 +1619,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     createLabBill: {
@@ -3630,257 +1711,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getLabBill: {
@@ -3906,257 +1747,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        bill: {
-                            balance_amount: number | null;
-                            /**
-                             * Format: date
-                             * @example 2026-11-21
-                             */
-                            bill_date: string | null;
-                            /** @example LB-20261121-0001 */
-                            bill_number: string;
-                            billed_by: number | null;
-                            billed_by_name: string | null;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            created_at: string | null;
-                            discount_amount: number;
-                            /** @enum {string} */
-                            discount_type: "flat" | "pct";
-                            discount_value: number;
-                            /** @description grand_total less paid_amount, never below 0 */
-                            due_amount: number;
-                            grand_total: number;
-                            id: number;
-                            is_deleted: boolean;
-                            items: {
-                                bill_id: number;
-                                charge_id: number;
-                                charge_name: string;
-                                id: number;
-                                line_total: number;
-                                qty: number;
-                                unit_price: number;
-                            }[];
-                            notes: string | null;
-                            /** @description payments less reversals */
-                            paid_amount: number;
-                            patient_age: number | null;
-                            patient_contact: string;
-                            patient_id: number | null;
-                            patient_name: string;
-                            patient_nic: string | null;
-                            /** @enum {string} */
-                            payment_method: "Cash" | "Card" | "Online";
-                            /** @enum {string} */
-                            payment_status: "Paid" | "Pending";
-                            received_amount: number | null;
-                            refunded_amount: number;
-                            /** @enum {string} */
-                            status: "active" | "cancelled";
-                            store_id: number;
-                            subtotal: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            updated_at: string | null;
-                        };
+                        bill: components["schemas"]["LabBillWithItems"];
                         /** @enum {boolean} */
                         success: true;
                     };
                 };
             };
-            /** @description Not modified: the record still has a representation the caller holds (If-None-Match) */
-            304: {
-                headers: {
-                    /** @description The strong entity tag of the record's representation (the digest of this body) */
-                    ETag?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     updateLabBill: {
@@ -4207,257 +1812,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description The record changed since it was read (If-Match) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "PRECONDITION_FAILED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     cancelLabBill: {
@@ -4497,257 +1862,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description The record changed since it was read (If-Match) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "PRECONDITION_FAILED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getLabBillHistory: {
@@ -4784,11 +1909,7 @@ export interface operations {
                              * @example 2026-11-21 09:30:00
                              */
                             at: string;
-                            by: {
-                                role: string;
-                                /** @description the token `sub`, an integer or a string */
-                                sub: number | string;
-                            };
+                            by: components["schemas"]["Actor"];
                             /** @description each changed field: `{before, after}` (before is null on creation) */
                             changes: {
                                 [key: string]: {
@@ -4800,39 +1921,7 @@ export interface operations {
                             /** @description also the id of the event the change published */
                             event_id: string;
                             /** @description the payments, refunds and reversals it made */
-                            ledger?: {
-                                amount: number;
-                                /**
-                                 * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                                 * @example 2026-11-21 09:30:00
-                                 */
-                                at: string;
-                                /** @description who took or gave back the money */
-                                by: {
-                                    role: string;
-                                    /** @description the token `sub`, an integer or a string */
-                                    sub: number | string;
-                                };
-                                /** @description Cash payments: what was given back */
-                                change_amount: number | null;
-                                /**
-                                 * Format: date
-                                 * @description the clinic's day the money moved (its drawer)
-                                 * @example 2026-11-21
-                                 */
-                                day: string;
-                                /** @description also the id of its event (payment_recorded or refunded) */
-                                id: string;
-                                item_id: number | null;
-                                /** @enum {string} */
-                                kind: "payment" | "refund" | "reversal";
-                                /** @enum {string} */
-                                method: "Cash" | "Card" | "Online";
-                                reason: string | null;
-                                /** @description Cash payments: what the patient handed over */
-                                received_amount: number | null;
-                                reference: string | null;
-                            }[];
+                            ledger?: components["schemas"]["LedgerEntry"][];
                             /** @description creations only: items billed at another price than the catalogue's at the time */
                             price_overrides?: {
                                 catalogue_price: number;
@@ -4851,185 +1940,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     listLabBillPayments: {
@@ -5055,39 +1973,7 @@ export interface operations {
                         /** @description grand_total less paid_amount, never below 0 */
                         due_amount: number;
                         grand_total: number;
-                        ledger: {
-                            amount: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            at: string;
-                            /** @description who took or gave back the money */
-                            by: {
-                                role: string;
-                                /** @description the token `sub`, an integer or a string */
-                                sub: number | string;
-                            };
-                            /** @description Cash payments: what was given back */
-                            change_amount: number | null;
-                            /**
-                             * Format: date
-                             * @description the clinic's day the money moved (its drawer)
-                             * @example 2026-11-21
-                             */
-                            day: string;
-                            /** @description also the id of its event (payment_recorded or refunded) */
-                            id: string;
-                            item_id: number | null;
-                            /** @enum {string} */
-                            kind: "payment" | "refund" | "reversal";
-                            /** @enum {string} */
-                            method: "Cash" | "Card" | "Online";
-                            reason: string | null;
-                            /** @description Cash payments: what the patient handed over */
-                            received_amount: number | null;
-                            reference: string | null;
-                        }[];
+                        ledger: components["schemas"]["LedgerEntry"][];
                         /** @description payments less reversals */
                         paid_amount: number;
                         /** @enum {string} */
@@ -5098,185 +1984,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     recordLabBillPayment: {
@@ -5316,354 +2031,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        bill: {
-                            balance_amount: number | null;
-                            /**
-                             * Format: date
-                             * @example 2026-11-21
-                             */
-                            bill_date: string | null;
-                            /** @example LB-20261121-0001 */
-                            bill_number: string;
-                            billed_by: number | null;
-                            billed_by_name: string | null;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            created_at: string | null;
-                            discount_amount: number;
-                            /** @enum {string} */
-                            discount_type: "flat" | "pct";
-                            discount_value: number;
-                            /** @description grand_total less paid_amount, never below 0 */
-                            due_amount: number;
-                            grand_total: number;
-                            id: number;
-                            is_deleted: boolean;
-                            items: {
-                                bill_id: number;
-                                charge_id: number;
-                                charge_name: string;
-                                id: number;
-                                line_total: number;
-                                qty: number;
-                                unit_price: number;
-                            }[];
-                            notes: string | null;
-                            /** @description payments less reversals */
-                            paid_amount: number;
-                            patient_age: number | null;
-                            patient_contact: string;
-                            patient_id: number | null;
-                            patient_name: string;
-                            patient_nic: string | null;
-                            /** @enum {string} */
-                            payment_method: "Cash" | "Card" | "Online";
-                            /** @enum {string} */
-                            payment_status: "Paid" | "Pending";
-                            received_amount: number | null;
-                            refunded_amount: number;
-                            /** @enum {string} */
-                            status: "active" | "cancelled";
-                            store_id: number;
-                            subtotal: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            updated_at: string | null;
-                        };
+                        bill: components["schemas"]["LabBillWithItems"];
                         message: string;
-                        payment: {
-                            amount: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            at: string;
-                            /** @description who took or gave back the money */
-                            by: {
-                                role: string;
-                                /** @description the token `sub`, an integer or a string */
-                                sub: number | string;
-                            };
-                            /** @description Cash payments: what was given back */
-                            change_amount: number | null;
-                            /**
-                             * Format: date
-                             * @description the clinic's day the money moved (its drawer)
-                             * @example 2026-11-21
-                             */
-                            day: string;
-                            /** @description also the id of its event (payment_recorded or refunded) */
-                            id: string;
-                            item_id: number | null;
-                            /** @enum {string} */
-                            kind: "payment" | "refund" | "reversal";
-                            /** @enum {string} */
-                            method: "Cash" | "Card" | "Online";
-                            reason: string | null;
-                            /** @description Cash payments: what the patient handed over */
-                            received_amount: number | null;
-                            reference: string | null;
-                        };
+                        payment: components["schemas"]["LedgerEntry"];
                         /** @enum {boolean} */
                         success: true;
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getLabBillReceipt: {
@@ -5689,209 +2075,15 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     refundLabBill: {
@@ -5930,354 +2122,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        bill: {
-                            balance_amount: number | null;
-                            /**
-                             * Format: date
-                             * @example 2026-11-21
-                             */
-                            bill_date: string | null;
-                            /** @example LB-20261121-0001 */
-                            bill_number: string;
-                            billed_by: number | null;
-                            billed_by_name: string | null;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            created_at: string | null;
-                            discount_amount: number;
-                            /** @enum {string} */
-                            discount_type: "flat" | "pct";
-                            discount_value: number;
-                            /** @description grand_total less paid_amount, never below 0 */
-                            due_amount: number;
-                            grand_total: number;
-                            id: number;
-                            is_deleted: boolean;
-                            items: {
-                                bill_id: number;
-                                charge_id: number;
-                                charge_name: string;
-                                id: number;
-                                line_total: number;
-                                qty: number;
-                                unit_price: number;
-                            }[];
-                            notes: string | null;
-                            /** @description payments less reversals */
-                            paid_amount: number;
-                            patient_age: number | null;
-                            patient_contact: string;
-                            patient_id: number | null;
-                            patient_name: string;
-                            patient_nic: string | null;
-                            /** @enum {string} */
-                            payment_method: "Cash" | "Card" | "Online";
-                            /** @enum {string} */
-                            payment_status: "Paid" | "Pending";
-                            received_amount: number | null;
-                            refunded_amount: number;
-                            /** @enum {string} */
-                            status: "active" | "cancelled";
-                            store_id: number;
-                            subtotal: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            updated_at: string | null;
-                        };
+                        bill: components["schemas"]["LabBillWithItems"];
                         message: string;
-                        refund: {
-                            amount: number;
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            at: string;
-                            /** @description who took or gave back the money */
-                            by: {
-                                role: string;
-                                /** @description the token `sub`, an integer or a string */
-                                sub: number | string;
-                            };
-                            /** @description Cash payments: what was given back */
-                            change_amount: number | null;
-                            /**
-                             * Format: date
-                             * @description the clinic's day the money moved (its drawer)
-                             * @example 2026-11-21
-                             */
-                            day: string;
-                            /** @description also the id of its event (payment_recorded or refunded) */
-                            id: string;
-                            item_id: number | null;
-                            /** @enum {string} */
-                            kind: "payment" | "refund" | "reversal";
-                            /** @enum {string} */
-                            method: "Cash" | "Card" | "Online";
-                            reason: string | null;
-                            /** @description Cash payments: what the patient handed over */
-                            received_amount: number | null;
-                            reference: string | null;
-                        };
+                        refund: components["schemas"]["LedgerEntry"];
                         /** @enum {boolean} */
                         success: true;
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getDayClose: {
@@ -6299,227 +2162,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        closing: {
-                            /** @description per user, while the day is closed */
-                            cash: {
-                                /** @description null when not counted */
-                                counted: number | null;
-                                /** @description counted less expected: over above 0, short below */
-                                difference: number | null;
-                                /** @description cash collected less cash given back that day */
-                                expected: number;
-                                /** @enum {string} */
-                                outcome: "over" | "short" | "balanced" | "not counted";
-                                user_id: number | string;
-                                user_name: string | null;
-                            }[];
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            closed_at: string | null;
-                            closed_by: {
-                                role: string;
-                                /** @description the token `sub`, an integer or a string */
-                                sub: number | string;
-                            } | null;
-                            /**
-                             * Format: date
-                             * @example 2026-11-21
-                             */
-                            date: string;
-                            /** @description every closing and reopening of the day, oldest first */
-                            history: {
-                                /** @enum {string} */
-                                action: "closed" | "reopened";
-                                /**
-                                 * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                                 * @example 2026-11-21 09:30:00
-                                 */
-                                at: string;
-                                by: {
-                                    role: string;
-                                    /** @description the token `sub`, an integer or a string */
-                                    sub: number | string;
-                                };
-                                cash?: {
-                                    /** @description null when not counted */
-                                    counted: number | null;
-                                    /** @description counted less expected: over above 0, short below */
-                                    difference: number | null;
-                                    /** @description cash collected less cash given back that day */
-                                    expected: number;
-                                    /** @enum {string} */
-                                    outcome: "over" | "short" | "balanced" | "not counted";
-                                    user_id: number | string;
-                                    user_name: string | null;
-                                }[];
-                                reason?: string | null;
-                            }[];
-                            /** @enum {string} */
-                            status: "open" | "closing" | "closed";
-                            store_id: number;
-                        };
+                        closing: components["schemas"]["DayClosing"];
                         /** @enum {boolean} */
                         success: true;
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     closeDay: {
@@ -6558,300 +2213,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        closing: {
-                            /** @description per user, while the day is closed */
-                            cash: {
-                                /** @description null when not counted */
-                                counted: number | null;
-                                /** @description counted less expected: over above 0, short below */
-                                difference: number | null;
-                                /** @description cash collected less cash given back that day */
-                                expected: number;
-                                /** @enum {string} */
-                                outcome: "over" | "short" | "balanced" | "not counted";
-                                user_id: number | string;
-                                user_name: string | null;
-                            }[];
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            closed_at: string | null;
-                            closed_by: {
-                                role: string;
-                                /** @description the token `sub`, an integer or a string */
-                                sub: number | string;
-                            } | null;
-                            /**
-                             * Format: date
-                             * @example 2026-11-21
-                             */
-                            date: string;
-                            /** @description every closing and reopening of the day, oldest first */
-                            history: {
-                                /** @enum {string} */
-                                action: "closed" | "reopened";
-                                /**
-                                 * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                                 * @example 2026-11-21 09:30:00
-                                 */
-                                at: string;
-                                by: {
-                                    role: string;
-                                    /** @description the token `sub`, an integer or a string */
-                                    sub: number | string;
-                                };
-                                cash?: {
-                                    /** @description null when not counted */
-                                    counted: number | null;
-                                    /** @description counted less expected: over above 0, short below */
-                                    difference: number | null;
-                                    /** @description cash collected less cash given back that day */
-                                    expected: number;
-                                    /** @enum {string} */
-                                    outcome: "over" | "short" | "balanced" | "not counted";
-                                    user_id: number | string;
-                                    user_name: string | null;
-                                }[];
-                                reason?: string | null;
-                            }[];
-                            /** @enum {string} */
-                            status: "open" | "closing" | "closed";
-                            store_id: number;
-                        };
+                        closing: components["schemas"]["DayClosing"];
                         message: string;
                         /** @enum {boolean} */
                         success: true;
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     reopenDay: {
@@ -6883,276 +2261,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        closing: {
-                            /** @description per user, while the day is closed */
-                            cash: {
-                                /** @description null when not counted */
-                                counted: number | null;
-                                /** @description counted less expected: over above 0, short below */
-                                difference: number | null;
-                                /** @description cash collected less cash given back that day */
-                                expected: number;
-                                /** @enum {string} */
-                                outcome: "over" | "short" | "balanced" | "not counted";
-                                user_id: number | string;
-                                user_name: string | null;
-                            }[];
-                            /**
-                             * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                             * @example 2026-11-21 09:30:00
-                             */
-                            closed_at: string | null;
-                            closed_by: {
-                                role: string;
-                                /** @description the token `sub`, an integer or a string */
-                                sub: number | string;
-                            } | null;
-                            /**
-                             * Format: date
-                             * @example 2026-11-21
-                             */
-                            date: string;
-                            /** @description every closing and reopening of the day, oldest first */
-                            history: {
-                                /** @enum {string} */
-                                action: "closed" | "reopened";
-                                /**
-                                 * @description `YYYY-MM-DD HH:MM:SS` in the clinic time zone
-                                 * @example 2026-11-21 09:30:00
-                                 */
-                                at: string;
-                                by: {
-                                    role: string;
-                                    /** @description the token `sub`, an integer or a string */
-                                    sub: number | string;
-                                };
-                                cash?: {
-                                    /** @description null when not counted */
-                                    counted: number | null;
-                                    /** @description counted less expected: over above 0, short below */
-                                    difference: number | null;
-                                    /** @description cash collected less cash given back that day */
-                                    expected: number;
-                                    /** @enum {string} */
-                                    outcome: "over" | "short" | "balanced" | "not counted";
-                                    user_id: number | string;
-                                    user_name: string | null;
-                                }[];
-                                reason?: string | null;
-                            }[];
-                            /** @enum {string} */
-                            status: "open" | "closing" | "closed";
-                            store_id: number;
-                        };
+                        closing: components["schemas"]["DayClosing"];
                         message: string;
                         /** @enum {boolean} */
                         success: true;
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getLabBillDayEnd: {
@@ -7284,161 +2408,13 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     exportLabBills: {
@@ -7480,161 +2456,13 @@ export interface operations {
                     "text/csv; charset=utf-8": string;
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getLabBillSummary: {
@@ -7678,161 +2506,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     previewAutoSessions: {
@@ -7887,185 +2567,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     updateSession: {
@@ -8125,281 +2634,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "INVALID_JSON" | "BODY_FORBIDDEN_KEYS" | "BODY_TOO_DEEP" | "BAD_ENVELOPE" | "IDEMPOTENCY_KEY_INVALID" | "IF_MATCH_INVALID" | "MALFORMED_REQUEST" | "BILL_CHARGES_INVALID" | "DOCTOR_NO_BRANCH";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "AUTHENTICATION_REQUIRED" | "TOKEN_EXPIRED" | "TOKEN_INVALID";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "FORBIDDEN" | "BRANCH_NOT_ALLOWED" | "BRANCH_REQUIRED" | "PRICE_OVERRIDE_FORBIDDEN";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "ROUTE_NOT_FOUND" | "BILL_NOT_FOUND" | "STORE_NOT_FOUND" | "PATIENT_NOT_FOUND" | "CHARGE_NOT_FOUND" | "SESSION_NOT_FOUND" | "DOCTOR_NOT_FOUND" | "NO_SCHEDULES";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "RECORD_BUSY" | "BILL_NUMBER_CONFLICT" | "BILL_CANCELLED" | "BILL_ALREADY_CANCELLED" | "LEDGER_FULL" | "DAY_CLOSED" | "DAY_ALREADY_CLOSED" | "DAY_NOT_CLOSED" | "DAY_STILL_RECORDING" | "DAY_CHANGED_MEANWHILE" | "CHARGE_NAME_TAKEN" | "SESSION_SLOT_TAKEN" | "SESSION_HAS_APPOINTMENTS";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description The record changed since it was read (If-Match) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "PRECONDITION_FAILED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "BODY_TOO_LARGE" | "REPLY_TOO_LARGE";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). Retry after Retry-After seconds. */
-            429: {
-                headers: {
-                    "ratelimit-limit"?: number;
-                    "ratelimit-remaining"?: number;
-                    "ratelimit-reset"?: number;
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "CATALOGUE_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SERVICE_BUSY";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
-            /** @description Default Response */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description what the failure is, for a program
-                         * @enum {string}
-                         */
-                        code: "SERVICE_TIMEOUT";
-                        /** @description the spec's text */
-                        error: string;
-                        /**
-                         * @description the request field at fault, as `items[0].qty`
-                         * @example items[0].qty
-                         */
-                        field?: string;
-                        /** @enum {boolean} */
-                        success: false;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
 }

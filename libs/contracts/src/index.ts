@@ -24,3 +24,4 @@ export * from './asyncapi';
 export * from './error-codes';
 export * from './http-messages';
 export * from './schemas/failures';
+export * from './schemas/named';

@@ -5,6 +5,7 @@
  * links from each create to the operations on what it created.
  */
 import { failureSchemaFor, HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
+import { nameSharedParts } from './openapi-components';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, edited in place below
 export type OpenApiObject = { paths?: Record<string, Record<string, any>>; [key: string]: unknown };
@@ -186,5 +187,6 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
       };
     }
   }
+  nameSharedParts(document);
   return document;
 }

@@ -14,6 +14,7 @@ import {
   HeaderNames,
   HTTP_ROUTES,
   Limits,
+  NAMED_SCHEMAS,
   pathParamsSchema,
   type HttpRoute,
   type JsonSchema,
@@ -109,12 +110,15 @@ export async function buildOpenApiDocument(): Promise<OpenApiObject> {
   const app = Fastify({ logger: false });
   await app.register(fastifySwagger, {
     openapi: openApiBase(),
+    // Each named schema under its own name in components.schemas (openapi-components.ts refers to it).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (document) =>
       finishOpenApiDocument('openapiObject' in document ? (document.openapiObject as never) : {}) as never,
   });
   // The schemas only document: the services validate their own messages.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  for (const [name, schema] of Object.entries(NAMED_SCHEMAS)) app.addSchema({ $id: name, ...schema });
   for (const route of HTTP_ROUTES) {
     app.route({ method: route.method, url: route.url, schema: routeSchema(route), handler: async () => null });
   }

@@ -51,3 +51,18 @@ it('documents 304 on the reads of one record, 412 on their changes and 429 every
     if (route.conditional === 'read') expect(operation.responses['200'].headers.ETag).toBeDefined();
   }
 });
+
+it('states each failure answer and each named reply shape once, referred to wherever it is given', () => {
+  const text = JSON.stringify(openapi);
+  for (const [ref, kind = '', name = ''] of text.matchAll(/"\$ref":"#\/components\/(\w+)\/(\w+)"/g))
+    expect({ ref, stated: name in openapi.components[kind] }).toEqual({ ref, stated: true });
+  for (const route of HTTP_ROUTES) {
+    const operation = openapi.paths[route.url.replace(/:(\w+)/g, '{$1}')][route.method.toLowerCase()];
+    expect(operation.responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });
+  }
+  expect(openapi.components.responses.BadRequest.content['application/json'].schema.properties.code.enum).toContain(
+    'VALIDATION_FAILED',
+  );
+  expect(text.match(/"\$ref":"#\/components\/schemas\/LabBillWithItems"/g)?.length).toBeGreaterThan(1);
+  expect(text).not.toContain('"title":"LabBill"');
+});

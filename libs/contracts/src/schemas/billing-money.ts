@@ -155,7 +155,7 @@ export const refundEventDataSchema: JsonSchema = {
   properties: { refund: ledgerEntrySchema, bill: billBalanceSchema },
 };
 
-const cashCountSchema: JsonSchema = {
+export const cashCountSchema: JsonSchema = {
   type: 'object',
   required: ['user_id', 'user_name', 'expected', 'counted', 'difference', 'outcome'],
   properties: {
