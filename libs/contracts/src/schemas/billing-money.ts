@@ -8,6 +8,7 @@ import {
   IGNORED_FIELDS_NOTE,
   idSchema,
   nonBlank,
+  objectSchema,
   timestampSchema,
   type JsonSchema,
 } from './common';
@@ -64,20 +65,12 @@ export const dayCloseBodySchema: JsonSchema = {
     counted_cash: {
       ...F.counted_cash.schema,
       description: "the cash counted in each user's drawer",
-      items: {
-        type: 'object',
-        required: ['user_id', 'amount'],
-        properties: { user_id: F.user_id.schema, amount: F.counted_amount.schema },
-      },
+      items: objectSchema({ user_id: F.user_id.schema, amount: F.counted_amount.schema }),
     },
   },
 };
 
-export const dayQuerySchema: JsonSchema = {
-  type: 'object',
-  required: ['store_id', 'date'],
-  properties: { store_id: idSchema, date: dateSchema },
-};
+export const dayQuerySchema: JsonSchema = objectSchema({ store_id: idSchema, date: dateSchema });
 
 export const reopenDayBodySchema: JsonSchema = {
   type: 'object',
@@ -90,37 +83,20 @@ export const reopenDayBodySchema: JsonSchema = {
 };
 
 /** One payment, refund or reversal of a bill. */
-export const ledgerEntrySchema: JsonSchema = {
-  type: 'object',
-  required: [
-    'id',
-    'kind',
-    'amount',
-    'method',
-    'received_amount',
-    'change_amount',
-    'reference',
-    'reason',
-    'item_id',
-    'day',
-    'at',
-    'by',
-  ],
-  properties: {
-    id: { type: 'string', description: 'also the id of its event (payment_recorded or refunded)' },
-    kind: { type: 'string', enum: [...LEDGER_KINDS] },
-    amount: { type: 'number' },
-    method: { type: 'string', enum: [...PAYMENT_METHODS] },
-    received_amount: { ...nullableMoney, description: 'Cash payments: what the patient handed over' },
-    change_amount: { ...nullableMoney, description: 'Cash payments: what was given back' },
-    reference: { type: 'string', nullable: true },
-    reason: { type: 'string', nullable: true },
-    item_id: { ...idSchema, nullable: true },
-    day: { ...dateSchema, description: "the clinic's day the money moved (its drawer)" },
-    at: { ...timestampSchema, nullable: false },
-    by: { ...actorSchema, description: 'who took or gave back the money' },
-  },
-};
+export const ledgerEntrySchema: JsonSchema = objectSchema({
+  id: { type: 'string', description: 'also the id of its event (payment_recorded or refunded)' },
+  kind: { type: 'string', enum: [...LEDGER_KINDS] },
+  amount: { type: 'number' },
+  method: { type: 'string', enum: [...PAYMENT_METHODS] },
+  received_amount: { ...nullableMoney, description: 'Cash payments: what the patient handed over' },
+  change_amount: { ...nullableMoney, description: 'Cash payments: what was given back' },
+  reference: { type: 'string', nullable: true },
+  reason: { type: 'string', nullable: true },
+  item_id: { ...idSchema, nullable: true },
+  day: { ...dateSchema, description: "the clinic's day the money moved (its drawer)" },
+  at: { ...timestampSchema, nullable: false },
+  by: { ...actorSchema, description: 'who took or gave back the money' },
+});
 
 /** What a bill's money stands at. */
 export const balanceProperties: Record<string, JsonSchema> = {
@@ -132,88 +108,59 @@ export const balanceProperties: Record<string, JsonSchema> = {
 };
 
 /** A bill's money as its money events carry it (not the whole bill: bill_id, not id). */
-const billBalanceSchema: JsonSchema = {
-  type: 'object',
-  required: ['bill_id', 'bill_number', 'store_id', 'bill_date', ...Object.keys(balanceProperties)],
-  properties: {
-    bill_id: idSchema,
-    bill_number: { type: 'string' },
-    store_id: idSchema,
-    bill_date: dateSchema,
-    ...balanceProperties,
-  },
-};
+const billBalanceSchema: JsonSchema = objectSchema({
+  bill_id: idSchema,
+  bill_number: { type: 'string' },
+  store_id: idSchema,
+  bill_date: dateSchema,
+  ...balanceProperties,
+});
 
-export const paymentEventDataSchema: JsonSchema = {
-  type: 'object',
-  required: ['payment', 'bill'],
-  properties: { payment: ledgerEntrySchema, bill: billBalanceSchema },
-};
-export const refundEventDataSchema: JsonSchema = {
-  type: 'object',
-  required: ['refund', 'bill'],
-  properties: { refund: ledgerEntrySchema, bill: billBalanceSchema },
-};
+export const paymentEventDataSchema: JsonSchema = objectSchema({ payment: ledgerEntrySchema, bill: billBalanceSchema });
+export const refundEventDataSchema: JsonSchema = objectSchema({ refund: ledgerEntrySchema, bill: billBalanceSchema });
 
-export const cashCountSchema: JsonSchema = {
-  type: 'object',
-  required: ['user_id', 'user_name', 'expected', 'counted', 'difference', 'outcome'],
-  properties: {
-    user_id: F.user_id.schema,
-    user_name: { type: 'string', nullable: true },
-    expected: { type: 'number', description: 'cash collected less cash given back that day' },
-    counted: { ...nullableMoney, description: 'null when not counted' },
-    difference: { ...nullableMoney, description: 'counted less expected: over above 0, short below' },
-    outcome: { type: 'string', enum: [...CASH_OUTCOMES] },
-  },
-};
+export const cashCountSchema: JsonSchema = objectSchema({
+  user_id: F.user_id.schema,
+  user_name: { type: 'string', nullable: true },
+  expected: { type: 'number', description: 'cash collected less cash given back that day' },
+  counted: { ...nullableMoney, description: 'null when not counted' },
+  difference: { ...nullableMoney, description: 'counted less expected: over above 0, short below' },
+  outcome: { type: 'string', enum: [...CASH_OUTCOMES] },
+});
 
-export const closingSchema: JsonSchema = {
-  type: 'object',
-  required: ['store_id', 'date', 'status', 'closed_at', 'closed_by', 'cash', 'history'],
-  properties: {
-    store_id: idSchema,
-    date: dateSchema,
-    status: { type: 'string', enum: [...DAY_STATUSES] },
-    closed_at: timestampSchema,
-    closed_by: { ...actorSchema, nullable: true },
-    cash: { type: 'array', items: cashCountSchema, description: 'per user, while the day is closed' },
-    history: {
-      type: 'array',
-      description: 'every closing and reopening of the day, oldest first',
-      items: {
-        type: 'object',
-        required: ['action', 'at', 'by'],
-        properties: {
-          action: { type: 'string', enum: ['closed', 'reopened'] },
-          at: { ...timestampSchema, nullable: false },
-          by: actorSchema,
-          reason: { type: 'string', nullable: true },
-          cash: { type: 'array', items: cashCountSchema },
-        },
+export const closingSchema: JsonSchema = objectSchema({
+  store_id: idSchema,
+  date: dateSchema,
+  status: { type: 'string', enum: [...DAY_STATUSES] },
+  closed_at: timestampSchema,
+  closed_by: { ...actorSchema, nullable: true },
+  cash: { type: 'array', items: cashCountSchema, description: 'per user, while the day is closed' },
+  history: {
+    type: 'array',
+    description: 'every closing and reopening of the day, oldest first',
+    items: objectSchema(
+      {
+        action: { type: 'string', enum: ['closed', 'reopened'] },
+        at: { ...timestampSchema, nullable: false },
+        by: actorSchema,
+        reason: { type: 'string', nullable: true },
+        cash: { type: 'array', items: cashCountSchema },
       },
-    },
+      ['action', 'at', 'by'],
+    ),
   },
-};
+});
 
-export const closingEventDataSchema: JsonSchema = {
-  type: 'object',
-  required: ['closing'],
-  properties: { closing: closingSchema },
-};
+export const closingEventDataSchema: JsonSchema = objectSchema({ closing: closingSchema });
 
 /** The day-end report's drawer: per user who took or gave back money that day. */
-export const drawerEntrySchema: JsonSchema = {
-  type: 'object',
-  required: ['user_id', 'user_name', 'collected', 'refunded', 'cash_in_drawer'],
-  properties: {
-    user_id: F.user_id.schema,
-    user_name: { type: 'string', nullable: true },
-    collected: perMethod,
-    refunded: { ...perMethod, description: 'refunds and reversals' },
-    cash_in_drawer: { type: 'number', description: 'cash collected less cash given back' },
-  },
-};
+export const drawerEntrySchema: JsonSchema = objectSchema({
+  user_id: F.user_id.schema,
+  user_name: { type: 'string', nullable: true },
+  collected: perMethod,
+  refunded: { ...perMethod, description: 'refunds and reversals' },
+  cash_in_drawer: { type: 'number', description: 'cash collected less cash given back' },
+});
 
 export const owedSchema: JsonSchema = {
   type: 'object',

@@ -15,6 +15,7 @@ import {
   historyEntrySchema,
   pageReplyProperties,
   idSchema,
+  objectSchema,
   successSchema,
   timestampSchema,
   type JsonSchema,
@@ -84,19 +85,15 @@ export const billSchema: JsonSchema = {
   },
 };
 
-export const billItemSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'bill_id', 'charge_id', 'charge_name', 'unit_price', 'qty', 'line_total'],
-  properties: {
-    id: idSchema,
-    bill_id: idSchema,
-    charge_id: idSchema,
-    charge_name: { type: 'string' },
-    unit_price: { type: 'number' },
-    qty: { type: 'integer' },
-    line_total: { type: 'number' },
-  },
-};
+export const billItemSchema: JsonSchema = objectSchema({
+  id: idSchema,
+  bill_id: idSchema,
+  charge_id: idSchema,
+  charge_name: { type: 'string' },
+  unit_price: { type: 'number' },
+  qty: { type: 'integer' },
+  line_total: { type: 'number' },
+});
 
 export const billWithItemsSchema: JsonSchema = {
   ...billSchema,

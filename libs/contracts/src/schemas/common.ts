@@ -57,12 +57,13 @@ export const messageSchema: JsonSchema = {
   properties: { success: { type: 'boolean', enum: [true] }, message: { type: 'string' } },
 };
 
+/** An object of these properties, each required unless `required` names fewer. */
+export function objectSchema(properties: Record<string, JsonSchema>, required = Object.keys(properties)): JsonSchema {
+  return { type: 'object', required, properties };
+}
+
 export function successSchema(properties: Record<string, JsonSchema>, required = Object.keys(properties)): JsonSchema {
-  return {
-    type: 'object',
-    required: ['success', ...required],
-    properties: { success: { type: 'boolean', enum: [true] }, ...properties },
-  };
+  return objectSchema({ success: { type: 'boolean', enum: [true] }, ...properties }, ['success', ...required]);
 }
 
 export function pathParams(name: string): JsonSchema {
