@@ -9,7 +9,7 @@ import {
   SESSION_FIELDS,
 } from '@clinic/contracts';
 import { ServiceError } from '../src/domain/errors';
-import { validField } from '../src/domain/field-check';
+import { requireObject, validField } from '../src/domain/field-check';
 
 /** The message a value gets, or 'valid'. */
 function verdict(rule: Parameters<typeof validField>[0], value: unknown, field = 'f'): string {
@@ -114,5 +114,22 @@ describe('validField', () => {
         (m, field) => new ServiceError(422, m, 'VALIDATION_FAILED', field),
       ),
     ).toThrow(expect.objectContaining({ status: 422, message: 'session_no must be an integer from 1 to 1000.' }));
+  });
+});
+
+describe('requireObject', () => {
+  it('gives a JSON object back and refuses anything else with 400, the message and the field', () => {
+    const body = { a: 1 };
+    expect(requireObject(body, 'Request body must be an object.')).toBe(body);
+    for (const value of [null, undefined, [], 'x', 1]) {
+      const refused = (() => {
+        try {
+          return requireObject(value, 'items[0] must be an object.', 'items[0]');
+        } catch (err) {
+          return err as ServiceError;
+        }
+      })();
+      expect(refused).toMatchObject({ status: 400, message: 'items[0] must be an object.', field: 'items[0]' });
+    }
   });
 });

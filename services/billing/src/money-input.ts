@@ -17,8 +17,8 @@ import {
 import {
   badRequest,
   given,
-  isPlainObject,
   requireField,
+  requireObject,
   requireShape,
   toCents,
   trimmedOrNull,
@@ -28,11 +28,6 @@ import {
 } from '@clinic/service-kit';
 import { userKey } from './day-end-report';
 import type { PaymentInput, RefundInput } from './money-rules';
-
-function objectBody(raw: unknown): PlainObject {
-  if (!isPlainObject(raw)) throw badRequest(BILLING_MESSAGES.body);
-  return raw;
-}
 
 /** A required text that must not be blank, stored trimmed. */
 function requiredText(body: PlainObject, field: string, rule: typeof F.reason, message: string): string {
@@ -58,7 +53,7 @@ function amountAndMethod(body: PlainObject): { amount_cents: Cents; method: Paym
 
 /** POST /lab_bills/{id}/payments. A Cash payment's received_amount covers it; another method's is ignored. */
 export function parsePayment(raw: unknown): PaymentInput {
-  const body = objectBody(raw);
+  const body = requireObject(raw, BILLING_MESSAGES.body);
   const { amount_cents, method } = amountAndMethod(body);
   let received_cents: Cents | null = null;
   if (method === 'Cash' && given(body, 'received_amount')) {
@@ -74,7 +69,7 @@ export function parsePayment(raw: unknown): PaymentInput {
 
 /** POST /lab_bills/{id}/refunds. */
 export function parseRefund(raw: unknown): RefundInput {
-  const body = objectBody(raw);
+  const body = requireObject(raw, BILLING_MESSAGES.body);
   const { amount_cents, method } = amountAndMethod(body);
   const reason = requiredText(body, 'reason', F.reason, LEDGER_MESSAGES.reasonRequired);
   const item_id = given(body, 'item_id') ? validField(F.item_id, body.item_id, 'item_id') : null;
@@ -91,7 +86,7 @@ export interface DayCloseInput {
 
 /** POST /lab_bills/day_close. */
 export function parseDayClose(raw: unknown): DayCloseInput {
-  const body = objectBody(raw);
+  const body = requireObject(raw, BILLING_MESSAGES.body);
   requireField(body, 'store_id');
   requireField(body, 'date');
   const store_id = validField(F.store_id, body.store_id, 'store_id');
@@ -101,12 +96,12 @@ export function parseDayClose(raw: unknown): DayCloseInput {
     const list = validField(F.counted_cash, body.counted_cash, 'counted_cash');
     list.forEach((raw, i) => {
       const at = (field: string) => `counted_cash[${i}].${field}`;
-      if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`counted_cash[${i}]`), `counted_cash[${i}]`);
-      requireField(raw, 'user_id', badRequest, at('user_id'));
-      requireField(raw, 'amount', badRequest, at('amount'));
+      const entry = requireObject(raw, FIELD_MESSAGES.notObject(`counted_cash[${i}]`), `counted_cash[${i}]`);
+      requireField(entry, 'user_id', badRequest, at('user_id'));
+      requireField(entry, 'amount', badRequest, at('amount'));
       // "7" and 7 are one user (userKey): listed twice, whichever way, is a duplicate.
-      const userId = userKey(validField(F.user_id, raw.user_id, at('user_id')));
-      const amount = validField(F.counted_amount, raw.amount, at('amount'));
+      const userId = userKey(validField(F.user_id, entry.user_id, at('user_id')));
+      const amount = validField(F.counted_amount, entry.amount, at('amount'));
       if (counted.has(userId)) throw badRequest(DAY_MESSAGES.duplicateUser(userId), 'counted_cash');
       counted.set(userId, toCents(amount));
     });
@@ -117,7 +112,7 @@ export function parseDayClose(raw: unknown): DayCloseInput {
 
 /** DELETE /lab_bills/day_close: the reason for reopening, required. */
 export function parseReopen(raw: unknown): string {
-  const body = objectBody(raw);
+  const body = requireObject(raw, BILLING_MESSAGES.body);
   const reason = requiredText(body, 'reason', F.reason, DAY_MESSAGES.reasonRequired);
   requireShape(reopenDayBodySchema, body);
   return reason;

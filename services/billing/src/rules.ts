@@ -23,11 +23,11 @@ import {
   isBlankString,
   isFiniteNumber,
   isNonBlankString,
-  isPlainObject,
   isPositiveId,
   nullableCents,
   percentOf,
   requireField,
+  requireObject,
   requireShape,
   toCents,
   trimmedOrNull,
@@ -73,9 +73,9 @@ function optional<T>(body: PlainObject, field: string, rule: FieldRule<T>): T | 
   return validField(rule, body[field], field);
 }
 
-function parseItem(raw: unknown, index: number): ItemInput {
+function parseItem(value: unknown, index: number): ItemInput {
   const at = (field: string) => `items[${index}].${field}`;
-  if (!isPlainObject(raw)) throw badRequest(FIELD_MESSAGES.notObject(`items[${index}]`), `items[${index}]`);
+  const raw = requireObject(value, FIELD_MESSAGES.notObject(`items[${index}]`), `items[${index}]`);
   if (!given(raw, 'charge_id')) throw badRequest(FIELD_MESSAGES.required(at('charge_id')), at('charge_id'));
   const chargeId = validField(F.charge_id, raw.charge_id, at('charge_id'));
   requireField(raw, 'charge_name', badRequest, at('charge_name'));
@@ -91,8 +91,7 @@ function parseItem(raw: unknown, index: number): ItemInput {
 /** POST /lab_bills, rules 1 to 6 (everything that needs no lookup). */
 export function parseNewBill(raw: unknown, caller: Caller): BillInput {
   // Rule 1
-  if (!isPlainObject(raw)) throw badRequest(BILLING_MESSAGES.body);
-  const body = raw;
+  const body = requireObject(raw, BILLING_MESSAGES.body);
   // Rule 2: required fields and items
   const patient_name = requireText(body, 'patient_name');
   const patient_contact = requireText(body, 'patient_contact');
@@ -186,8 +185,7 @@ export interface BillChanges {
 
 /** PUT /lab_bills/{id}, rules 1 to 4. */
 export function parseBillUpdate(raw: unknown): BillChanges {
-  if (!isPlainObject(raw)) throw badRequest(BILLING_MESSAGES.body);
-  const body = raw;
+  const body = requireObject(raw, BILLING_MESSAGES.body);
   const changes: BillChanges = {};
   // Blank, like null, means "not supplied" (null is not a value either field can hold).
   const supplied = (field: string) => has(body, field) && body[field] !== null && !isBlankString(body[field]);
@@ -220,9 +218,9 @@ export function parseBillUpdate(raw: unknown): BillChanges {
 export function parseCancelReason(raw: unknown, required: boolean): string | null {
   let reason: string | null = null;
   if (raw !== undefined) {
-    if (!isPlainObject(raw)) throw badRequest(BILLING_MESSAGES.body);
-    if (given(raw, 'reason')) {
-      reason = trimmedOrNull(validField(F.cancel_reason, raw.reason, 'reason'));
+    const body = requireObject(raw, BILLING_MESSAGES.body);
+    if (given(body, 'reason')) {
+      reason = trimmedOrNull(validField(F.cancel_reason, body.reason, 'reason'));
     }
   }
   if (required && reason === null) throw badRequest(BILLING_MESSAGES.reasonRequired, 'reason');

@@ -18,11 +18,11 @@ import {
 import {
   badRequest,
   given,
-  isPlainObject,
   optionalPage,
   queryText,
   requiredQueryId,
   requireField,
+  requireObject,
   requireShape,
   toCents,
   trimmedOrNull,
@@ -50,11 +50,6 @@ export function nameKey(name: string): string {
   return name.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-function requireBody(body: unknown): PlainObject {
-  if (!isPlainObject(body)) throw badRequest(CATALOGUE_MESSAGES.body);
-  return body;
-}
-
 function checkPresence(body: PlainObject, fields: string[]): void {
   for (const field of fields) requireField(body, field);
   if (typeof body.charge_name !== 'string') throw badRequest(FIELD_MESSAGES.notText('charge_name'), 'charge_name');
@@ -76,7 +71,7 @@ function checkCommonFields(body: PlainObject): ChargeFields {
 }
 
 export function parseNewCharge(raw: unknown): NewCharge {
-  const body = requireBody(raw);
+  const body = requireObject(raw, CATALOGUE_MESSAGES.body);
   checkPresence(body, ['charge_name', 'charge_type', 'amount', 'store_id']);
   const branchId = validField(F.store_id, body.store_id, 'store_id');
   const fields = checkCommonFields(body);
@@ -85,7 +80,7 @@ export function parseNewCharge(raw: unknown): NewCharge {
 }
 
 export function parseChargeUpdate(raw: unknown): ChargeFields {
-  const body = requireBody(raw);
+  const body = requireObject(raw, CATALOGUE_MESSAGES.body);
   checkPresence(body, ['charge_name', 'charge_type', 'amount']);
   const fields = checkCommonFields(body);
   // store_id, id, created_by and the timestamps of a charge read back are ignored: none of them can change.
@@ -126,7 +121,7 @@ export function parseListQuery(query: QueryParams): ChargeListFilter {
 }
 
 export function parseChargeCheck(raw: unknown): ChargeCheckRequest {
-  const body = requireBody(raw);
+  const body = requireObject(raw, CATALOGUE_MESSAGES.body);
   return {
     store_id: validField(F.store_id, body.store_id, 'store_id'),
     charge_ids: validField(F.charge_ids, body.charge_ids, 'charge_ids'),

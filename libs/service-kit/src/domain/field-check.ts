@@ -8,12 +8,18 @@
 import { FIELD_MESSAGES, type FieldRule, type JsonSchema } from '@clinic/contracts';
 import { badRequest, type Invalid } from './errors';
 import { compileSchema, schemaFailure } from './schema';
-import { given, isBlankString, type PlainObject } from './validation';
+import { given, isBlankString, isPlainObject, type PlainObject } from './validation';
 
 /** The value, when it keeps `rule`; otherwise throws `invalid` (400 by default) with the rule's message for `field`. */
 export function validField<T>(rule: FieldRule<T>, value: unknown, field: string, invalid: Invalid = badRequest): T {
   if (!compileSchema(rule.schema)(value)) throw invalid(rule.message(field, value), field);
   return value as T;
+}
+
+/** A body, or an entry of a list in one, must be a JSON object: otherwise 400 with `message` (and `field`). */
+export function requireObject(value: unknown, message: string, field?: string): PlainObject {
+  if (!isPlainObject(value)) throw badRequest(message, field);
+  return value;
 }
 
 /** Absent, null or blank text: "`name` is required." */
