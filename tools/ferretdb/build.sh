@@ -12,23 +12,16 @@
 # Each does nothing when it was already done for the same sources (a stamp per job in .tools).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-tools="$root/.tools"
+# shellcheck source=../go-build-once.sh
+. "$here/../go-build-once.sh"
 job=${1:-binary}
 out="$tools/bin/clinic-ferretdb"
+sources=("$here"/*.go "$here/go.mod" "$here/go.sum" "$here"/patches/*.patch "$here"/patches/wire/*.patch "$here"/patches/sqlite/*.patch "$0")
 case "$job" in
-  binary) stamp="$tools/ferretdb.stamp" ;;
-  tests) stamp="$tools/ferretdb-tests.stamp" ;;
+  binary) once "$tools/ferretdb.stamp" "$out" "the embedded database server" "${2:-}" "${sources[@]}" ;;
+  tests) once "$tools/ferretdb-tests.stamp" '' "the embedded database server" "${2:-}" "${sources[@]}" ;;
   *) echo "usage: $0 [binary|tests] [--check]" >&2; exit 2 ;;
 esac
-hash=$(cat "$here"/*.go "$here/go.mod" "$here/go.sum" "$here"/patches/*.patch "$here"/patches/wire/*.patch "$here"/patches/sqlite/*.patch "$0" | sha256sum | cut -d' ' -f1)
-done_already() { [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && { [ "$job" = tests ] || [ -x "$out" ]; }; }
-if [ "${2:-}" = --check ]; then
-  done_already
-  exit
-fi
-done_already && exit 0
-command -v go >/dev/null || { echo "Go is needed to build the embedded database server (https://go.dev/dl)." >&2; exit 1; }
 cd "$here"
 # Patched copies outside any git work tree (git apply resolves paths from the
 # top of an enclosing repository), removed once done.
@@ -84,4 +77,4 @@ else
   # backend (pgx and its dependencies) out saves about a tenth of the first build's CPU.
   go build -modfile="$work/build.mod" -tags ferretdb_no_postgresql -trimpath -o "$out" .
 fi
-echo "$hash" > "$stamp"
+mark_done

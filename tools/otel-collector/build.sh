@@ -6,19 +6,11 @@
 # otherwise, doing nothing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-tools="$root/.tools"
+# shellcheck source=../go-build-once.sh
+. "$here/../go-build-once.sh"
 out="$tools/bin/clinic-otelcol"
-stamp="$tools/otelcol.stamp"
-hash=$(cat "$here/main.go" "$here/go.mod" "$here/go.sum" "$0" | sha256sum | cut -d' ' -f1)
-built() { [ -x "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ]; }
-if [ "${1:-}" = --check ]; then
-  built
-  exit
-fi
-built && exit 0
-command -v go >/dev/null || { echo "Go is needed to build the test OTLP receiver (https://go.dev/dl)." >&2; exit 1; }
+once "$tools/otelcol.stamp" "$out" "the test OTLP receiver" "${1:-}" "$here/main.go" "$here/go.mod" "$here/go.sum" "$0"
 cd "$here"
 mkdir -p "$tools/bin"
 go build -trimpath -ldflags='-s -w' -o "$out" .
-echo "$hash" > "$stamp"
+mark_done
