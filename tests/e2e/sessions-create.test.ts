@@ -1,7 +1,7 @@
 /** Sessions through the gateway (setup in sessions-stack.ts): adding one, as the spec's rules check and join it. */
 import dayjs from 'dayjs';
 import { answerOf, failureOf, TEST_TZ } from './harness';
-import { t, today, inDays, freshNo, addSession, getSession } from './sessions-stack';
+import { t, today, inDays, addSession, getSession, postSession } from './sessions-stack';
 
 describe('POST /add_session', () => {
   it("creates a session on the doctor's branch and returns it joined and derived", async () => {
@@ -115,21 +115,7 @@ describe('POST /add_session', () => {
   });
 
   it('ignores fields it does not take, notes included', async () => {
-    const res = await answerOf(
-      t.api().POST('/add_session', {
-        body: {
-          doctor_id: 7,
-          session_date: inDays(31),
-          session_no: freshNo(),
-          start_time: '09:00',
-          end_time: '12:00',
-          room: 'A',
-          notes: 'x',
-          booked_count: 5,
-          store_id: 2,
-        },
-      }),
-    );
+    const res = await postSession({ session_date: inDays(31), room: 'A', notes: 'x', booked_count: 5, store_id: 2 });
     expect(res.status).toBe(201);
     const session = await getSession(res.body.session_id);
     expect(session).toMatchObject({ store_id: 1, booked_count: 0 });
@@ -151,17 +137,7 @@ describe('POST /add_session', () => {
   it('answers 409 for the same doctor, branch, date and session number, even when two race', async () => {
     const date = inDays(40);
     await addSession({ session_date: date, session_no: 1 });
-    const again = await answerOf(
-      t.api().POST('/add_session', {
-        body: {
-          doctor_id: 7,
-          session_date: date,
-          session_no: 1,
-          start_time: '13:00',
-          end_time: '14:00',
-        },
-      }),
-    );
+    const again = await postSession({ session_date: date, session_no: 1, start_time: '13:00', end_time: '14:00' });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({
       success: false,
@@ -169,19 +145,7 @@ describe('POST /add_session', () => {
       code: 'SESSION_SLOT_TAKEN',
     });
     const race = await Promise.all(
-      [1, 2, 3].map(() =>
-        answerOf(
-          t.api().POST('/add_session', {
-            body: {
-              doctor_id: 7,
-              session_date: date,
-              session_no: 2,
-              start_time: '13:00',
-              end_time: '14:00',
-            },
-          }),
-        ),
-      ),
+      [1, 2, 3].map(() => postSession({ session_date: date, session_no: 2, start_time: '13:00', end_time: '14:00' })),
     );
     expect(race.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     expect(

@@ -11,50 +11,27 @@ import {
   monthStartingOn,
   leapYearWithFeb29On,
   doctor,
+  addSession,
 } from './sessions-stack';
 
 describe('GET /all_sessions', () => {
   it('filters by branch, doctor, date and derived status; orders by date descending then start time', async () => {
     const date = inDays(60);
-    const late = await answerOf(
-      t.api().POST('/add_session', {
-        body: {
-          doctor_id: 2,
-          session_date: date,
-          session_no: 1,
-          start_time: '14:00',
-          end_time: '16:00',
-        },
-      }),
-    );
-    const early = await answerOf(
-      t.api().POST('/add_session', {
-        body: {
-          doctor_id: 2,
-          session_date: date,
-          session_no: 2,
-          start_time: '08:00',
-          end_time: '09:00',
-        },
-      }),
-    );
-    const next = await answerOf(
-      t.api().POST('/add_session', {
-        body: {
-          doctor_id: 2,
-          session_date: inDays(61),
-          session_no: 1,
-          start_time: '10:00',
-          end_time: '11:00',
-          status: 'Closed',
-        },
-      }),
-    );
+    const ofMalini = (session: Record<string, unknown>) => addSession({ doctor_id: 2, ...session });
+    const late = await ofMalini({ session_date: date, session_no: 1, start_time: '14:00', end_time: '16:00' });
+    const early = await ofMalini({ session_date: date, session_no: 2, start_time: '08:00', end_time: '09:00' });
+    const next = await ofMalini({
+      session_date: inDays(61),
+      session_no: 1,
+      start_time: '10:00',
+      end_time: '11:00',
+      status: 'Closed',
+    });
     const ids = async (query: string) => (await t.get(`/all_sessions${query}`)).body.sessions.map((s: any) => s.id);
-    expect(await ids('?store_id=2')).toEqual([next.body.session_id, early.body.session_id, late.body.session_id]);
-    expect(await ids(`?doctor_id=2&date=${date}`)).toEqual([early.body.session_id, late.body.session_id]);
-    expect(await ids('?store_id=2&status=Closed')).toEqual([next.body.session_id]);
-    expect(await ids('?store_id=2&status=Open')).toEqual([early.body.session_id, late.body.session_id]);
+    expect(await ids('?store_id=2')).toEqual([next, early, late]);
+    expect(await ids(`?doctor_id=2&date=${date}`)).toEqual([early, late]);
+    expect(await ids('?store_id=2&status=Closed')).toEqual([next]);
+    expect(await ids('?store_id=2&status=Open')).toEqual([early, late]);
     expect(await ids('?store_id=2&status=open')).toEqual([]);
     const all = (await answerOf(t.api().GET('/all_sessions', { params: { query: { store_id: 2 } } }))).body.sessions;
     expect(all[0]).toMatchObject({ store_name: 'Kandy Branch', doctor_name: 'Dr. Malini', channeling_fee: 2000 });
@@ -65,18 +42,7 @@ describe('GET /all_sessions', () => {
       stores: [{ id: 3, name: 'Galle Branch', status: 'active' }],
       doctors: [doctor(9, { name: 'Dr. Before', store_id: 3 })],
     });
-    const added = await answerOf(
-      t.api().POST('/add_session', {
-        body: {
-          doctor_id: 9,
-          session_date: inDays(70),
-          session_no: 1,
-          start_time: '10:00',
-          end_time: '11:00',
-        },
-      }),
-    );
-    expect(added.status).toBe(201);
+    await addSession({ doctor_id: 9, session_date: inDays(70), session_no: 1, start_time: '10:00', end_time: '11:00' });
     const names = async () =>
       (await answerOf(t.api().GET('/all_sessions', { params: { query: { store_id: 3 } } }))).body.sessions.map(
         (s: any) => `${s.doctor_name} at ${s.store_name}`,
@@ -88,18 +54,7 @@ describe('GET /all_sessions', () => {
       doctors: [doctor(9, { name: 'Dr. After', store_id: 3 })],
     });
     expect(await names()).toEqual(['Dr. After at Galle Town']);
-    const another = await answerOf(
-      t.api().POST('/add_session', {
-        body: {
-          doctor_id: 9,
-          session_date: inDays(71),
-          session_no: 1,
-          start_time: '10:00',
-          end_time: '11:00',
-        },
-      }),
-    );
-    expect(another.status).toBe(201);
+    await addSession({ doctor_id: 9, session_date: inDays(71), session_no: 1, start_time: '10:00', end_time: '11:00' });
     expect(await names()).toEqual(['Dr. After at Galle Town', 'Dr. After at Galle Town']);
   });
 

@@ -109,19 +109,22 @@ export let nextSessionNo = 1;
 /** A session_no no other test used, so add_session never collides by accident. */
 export const freshNo = () => nextSessionNo++;
 
+/** POST /add_session: a morning session of Dr. Plain (7) in 30 days, `overrides` over it; the answer, whatever it is. */
+export function postSession(overrides: Record<string, unknown> = {}) {
+  const body = {
+    doctor_id: 7,
+    session_date: inDays(30),
+    session_no: freshNo(),
+    start_time: '09:00',
+    end_time: '12:00',
+    ...overrides,
+  };
+  return answerOf(t.api().POST('/add_session', { body }));
+}
+
+/** postSession, which must create the session: its id. */
 export async function addSession(overrides: Record<string, unknown> = {}) {
-  const res = await answerOf(
-    t.api().POST('/add_session', {
-      body: {
-        doctor_id: 7,
-        session_date: inDays(30),
-        session_no: freshNo(),
-        start_time: '09:00',
-        end_time: '12:00',
-        ...overrides,
-      },
-    }),
-  );
+  const res = await postSession(overrides);
   expect(res.status).toBe(201);
   return res.body.session_id as number;
 }
