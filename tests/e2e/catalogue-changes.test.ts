@@ -1,16 +1,15 @@
 /** Charges through the gateway (setup in catalogue-stack.ts): updates, deletes, and updates racing a delete. */
 import { answerOf, failureOf, refused } from './harness';
-import { t, freshStore, valid, create, readCharge, listAll } from './catalogue-stack';
+import { t, freshStore, valid, create, readCharge, listAll, updateCharge, deleteCharge } from './catalogue-stack';
 
 describe('PUT /hospital_charges/{id}', () => {
   it('replaces the fields, records who and when, and treats an omitted status as Active', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { status: 'Inactive', notes: 'old' }));
-    const res = await answerOf(
-      t.api({ sub: 42, role: 'cashier' }).PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: { charge_name: 'FBC', charge_type: 'General', amount: 99.999 },
-      }),
+    const res = await updateCharge(
+      body.charge_id,
+      { charge_name: 'FBC', charge_type: 'General', amount: 99.999 },
+      { sub: 42, role: 'cashier' },
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
@@ -30,17 +29,12 @@ describe('PUT /hospital_charges/{id}', () => {
   it('answers 200 with success false when nothing changes, and leaves the charge untouched', async () => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'n' }));
-    const res = await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: {
-          charge_name: ' Full Blood Count ',
-          charge_type: 'Lab',
-          amount: 850.0,
-          notes: 'n',
-        },
-      }),
-    );
+    const res = await updateCharge(body.charge_id, {
+      charge_name: ' Full Blood Count ',
+      charge_type: 'Lab',
+      amount: 850.0,
+      notes: 'n',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: false, error: 'No changes were made.', code: 'CHARGE_UNCHANGED' });
     const { charge } = (await readCharge(body.charge_id)).body;
@@ -52,32 +46,13 @@ describe('PUT /hospital_charges/{id}', () => {
     const store = freshStore();
     const a = await create(valid(store, { charge_name: 'A' }));
     await create(valid(store, { charge_name: 'B' }));
-    const invalid = await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: 999999 } },
-        body: { charge_name: 'A', charge_type: 'Lab', amount: -5 },
-      }),
-    );
+    const invalid = await updateCharge(999999, { charge_name: 'A', charge_type: 'Lab', amount: -5 });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error).toBe('amount must be a number greater than or equal to 0.');
-    const missing = await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: 999999 } },
-        body: { charge_name: 'B', charge_type: 'Lab', amount: 5 },
-      }),
-    );
+    const missing = await updateCharge(999999, { charge_name: 'B', charge_type: 'Lab', amount: 5 });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
-    const dup = await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: a.body.charge_id } },
-        body: {
-          charge_name: 'b',
-          charge_type: 'Lab',
-          amount: 5,
-        },
-      }),
-    );
+    const dup = await updateCharge(a.body.charge_id, { charge_name: 'b', charge_type: 'Lab', amount: 5 });
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual(failureOf('A charge with this name already exists in this store.'));
     expect((await readCharge(a.body.charge_id)).body.charge.charge_name).toBe('A');
@@ -87,12 +62,7 @@ describe('PUT /hospital_charges/{id}', () => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'fasting' }), { sub: 3 });
     const read = (await readCharge(body.charge_id)).body.charge;
-    const res = await answerOf(
-      t.api({ sub: 5 }).PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: { ...read, amount: 900 },
-      }),
-    );
+    const res = await updateCharge(body.charge_id, { ...read, amount: 900 }, { sub: 5 });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge updated successfully.' });
     const after = (await readCharge(body.charge_id)).body.charge;
@@ -107,21 +77,16 @@ describe('PUT /hospital_charges/{id}', () => {
   it('ignores store_id and the other read-only fields: a charge stays in its store', async () => {
     const store = freshStore();
     const { body } = await create(valid(store));
-    const res = await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: {
-          charge_name: 'X',
-          charge_type: 'Lab',
-          amount: 1,
-          store_id: store + 1000,
-          id: 1,
-          created_by: 99,
-          created_at: '2000-01-01 00:00:00',
-          is_deleted: true,
-        },
-      }),
-    );
+    const res = await updateCharge(body.charge_id, {
+      charge_name: 'X',
+      charge_type: 'Lab',
+      amount: 1,
+      store_id: store + 1000,
+      id: 1,
+      created_by: 99,
+      created_at: '2000-01-01 00:00:00',
+      is_deleted: true,
+    });
     expect(res.status).toBe(200);
     const after = (await readCharge(body.charge_id)).body.charge;
     expect(after).toMatchObject({ id: body.charge_id, charge_name: 'X', store_id: store, created_by: 1 });
@@ -153,12 +118,7 @@ describe('PUT /hospital_charges/{id}', () => {
     const store = freshStore();
     const { body } = await create(valid(store, { notes: 'kept' }));
     const before = (await readCharge(body.charge_id)).body.charge;
-    const res = await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: refused(update),
-      }),
-    );
+    const res = await updateCharge(body.charge_id, refused(update));
     expect(res.status).toBe(400);
     expect(res.body).toEqual(failureOf(error));
     expect((await readCharge(body.charge_id)).body.charge).toEqual(before);
@@ -185,12 +145,7 @@ describe('PUT /hospital_charges/{id}', () => {
 
   it('answers 400 for a missing body', async () => {
     const { body } = await create(valid(freshStore()));
-    const res = await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: refused(undefined),
-      }),
-    );
+    const res = await updateCharge(body.charge_id, refused(undefined));
     expect(res.status).toBe(400);
     expect(res.body).toEqual(failureOf('Request body must be a JSON object.'));
   });
@@ -200,27 +155,14 @@ describe('DELETE /hospital_charges/{id}', () => {
   it('soft-deletes: the charge disappears from every read and cannot be changed or deleted again', async () => {
     const store = freshStore();
     const { body } = await create(valid(store));
-    const res = await answerOf(
-      t.api({ sub: 9 }).DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
-    );
+    const res = await deleteCharge(body.charge_id, { sub: 9 });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Charge deleted successfully.' });
     expect((await readCharge(body.charge_id)).status).toBe(404);
     expect(await listAll(store)).toEqual([]);
-    const update = await answerOf(
-      t.api().PUT('/hospital_charges/{charge_id}', {
-        params: { path: { charge_id: body.charge_id } },
-        body: {
-          charge_name: 'X',
-          charge_type: 'Lab',
-          amount: 1,
-        },
-      }),
-    );
+    const update = await updateCharge(body.charge_id, { charge_name: 'X', charge_type: 'Lab', amount: 1 });
     expect(update.status).toBe(404);
-    const again = await answerOf(
-      t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
-    );
+    const again = await deleteCharge(body.charge_id);
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ success: false, error: 'Charge not found.', code: 'CHARGE_NOT_FOUND' });
   });
@@ -236,20 +178,9 @@ describe('updates racing a delete', () => {
       created.map(async ({ body }, i) => {
         const update = { charge_name: `Raced ${i} renamed`, charge_type: 'General' as const, amount: 5 };
         const [before, del, after] = await Promise.all([
-          answerOf(
-            t
-              .api()
-              .PUT('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } }, body: update }),
-          ),
-          answerOf(
-            t.api().DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id: body.charge_id } } }),
-          ),
-          answerOf(
-            t.api().PUT('/hospital_charges/{charge_id}', {
-              params: { path: { charge_id: body.charge_id } },
-              body: { ...update, amount: 6 },
-            }),
-          ),
+          updateCharge(body.charge_id, update),
+          deleteCharge(body.charge_id),
+          updateCharge(body.charge_id, { ...update, amount: 6 }),
         ]);
         return [before.status, del.status, after.status];
       }),

@@ -7,7 +7,7 @@ import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import type { NatsConnection } from 'nats';
 import type { operations } from '@clinic/client';
-import { answerOf, startTestStack, type TestStack } from './harness';
+import { answerOf, startTestStack, type RequestOptions, type TestStack } from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -44,6 +44,18 @@ export async function create(body: NewCharge, opts = {}) {
 /** GET /hospital_charges/{charge_id} as the typed client calls it. */
 export function readCharge(charge_id: number) {
   return answerOf(t.api().GET('/hospital_charges/{charge_id}', { params: { path: { charge_id } } }));
+}
+
+export type ChargeUpdate = operations['updateHospitalCharge']['requestBody']['content']['application/json'];
+
+/** PUT /hospital_charges/{charge_id}, as the default token unless `as` says otherwise. */
+export function updateCharge(charge_id: number, body: ChargeUpdate, as: RequestOptions = {}) {
+  return answerOf(t.api(as).PUT('/hospital_charges/{charge_id}', { params: { path: { charge_id } }, body }));
+}
+
+/** DELETE /hospital_charges/{charge_id}, as the default token unless `as` says otherwise. */
+export function deleteCharge(charge_id: number, as: RequestOptions = {}) {
+  return answerOf(t.api(as).DELETE('/hospital_charges/{charge_id}', { params: { path: { charge_id } } }));
 }
 
 export async function listAll(storeId: number, query = '') {
