@@ -13,6 +13,7 @@ import { asyncApiDocument, HTTP_ROUTES, SERVICE_NAMES, type HttpRoute } from '@c
 import { callService } from '@clinic/service-kit';
 import { requestEnvelope } from '../../services/gateway/src/envelope';
 import { EventReader } from './events';
+import { doctor } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
@@ -27,16 +28,11 @@ beforeAll(async () => {
   await t.seed({
     stores: [{ id: 1, name: 'Main', status: 'active' }],
     doctors: [
-      {
-        id: 1,
+      doctor(1, {
         name: 'Dr. A',
-        reg_no: 'R1',
         specialization: 'General',
-        channeling_fee: 2500,
-        status: 'Active',
-        store_id: 1,
         schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '11:00', max_patients: 20 }],
-      },
+      }),
     ],
   });
   doc = (await t.get('/docs/asyncapi.json', { token: null })).body;

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BRANCH_MESSAGES } from '@clinic/contracts';
 import { freeListeningPort, ManagedProcess, waitFor } from '@clinic/devstack';
+import { doctor } from './fixtures';
 import { startTestStack, type RequestOptions, type TestStack } from './harness';
 
 let t: TestStack;
@@ -39,18 +40,7 @@ beforeAll(async () => {
       { id: 1, name: 'Main', status: 'active' },
       { id: 2, name: 'Kandy', status: 'active' },
     ],
-    doctors: [
-      {
-        id: 1,
-        name: 'Dr. Cache',
-        reg_no: 'SLMC-31',
-        specialization: 'Cardiology',
-        channeling_fee: 2500,
-        status: 'Active',
-        store_id: 1,
-        schedule: [],
-      },
-    ],
+    doctors: [doctor(1, { name: 'Dr. Cache' })],
   });
 }, 120_000);
 afterAll(async () => {

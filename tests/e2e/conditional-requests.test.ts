@@ -6,6 +6,7 @@
  */
 import { headers as natsHeaders } from 'nats';
 import { BillingSubjects, HeaderNames } from '@clinic/contracts';
+import { doctor } from './fixtures';
 import { startTestStack, type ApiResponse, type TestStack } from './harness';
 
 let t: TestStack;
@@ -19,18 +20,7 @@ beforeAll(async () => {
   await t.seed({
     stores: [{ id: 1, name: 'Main', status: 'active' }],
     users: [{ id: 7, name: 'Kasun Silva' }],
-    doctors: [
-      {
-        id: DOCTOR,
-        name: 'Dr. Tags',
-        reg_no: 'SLMC-51',
-        specialization: 'General',
-        channeling_fee: 1500,
-        status: 'Active',
-        store_id: 1,
-        schedule: [],
-      },
-    ],
+    doctors: [doctor(DOCTOR, { name: 'Dr. Tags', specialization: 'General', channeling_fee: 1500 })],
   });
   const made = await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 });
   chargeId = made.body.charge_id;

@@ -4,7 +4,7 @@
  * answers whole (and still does without page and per_page).
  */
 import { startTestStack, type TestStack } from './harness';
-import { cbcIn, DILANI, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH } from './fixtures';
+import { cbcIn, DILANI, doctor, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH } from './fixtures';
 
 let t: TestStack;
 let chargeId: number;
@@ -17,18 +17,7 @@ beforeAll(async () => {
     stores: [MAIN_BRANCH, SECOND_BRANCH],
     users: [KASUN, DILANI],
     patients: PATIENTS,
-    doctors: [
-      {
-        id: DOCTOR,
-        name: 'Dr. Paging',
-        reg_no: 'SLMC-41',
-        specialization: 'General',
-        channeling_fee: 1500,
-        status: 'Active',
-        store_id: 2,
-        schedule: [],
-      },
-    ],
+    doctors: [doctor(DOCTOR, { name: 'Dr. Paging', specialization: 'General', channeling_fee: 1500, store_id: 2 })],
   });
   chargeId = await cbcIn(t, MAIN_BRANCH.id);
   await cbcIn(t, SECOND_BRANCH.id);

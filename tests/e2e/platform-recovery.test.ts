@@ -1,6 +1,7 @@
 /** The platform (setup in platform-stack.ts): reference data as it arrives, restarts, and a service's outage. */
 import { headers as natsHeaders } from 'nats';
 import { BillingSubjects, refSubject, SessionsSubjects } from '@clinic/contracts';
+import { doctor } from './fixtures';
 import { DEGRADED, eventually, failureOf } from './harness';
 import { t, asHospital, asOps } from './platform-stack';
 
@@ -20,18 +21,7 @@ describe('reference data', () => {
   it('makes a seeded record visible to the service that consumes it', async () => {
     await t.seed({
       stores: [{ id: 5, name: 'Galle', status: 'active' }],
-      doctors: [
-        {
-          id: 50,
-          name: 'Dr. Seeded',
-          reg_no: 'R50',
-          specialization: 'ENT',
-          channeling_fee: 1500,
-          status: 'Active',
-          store_id: 5,
-          schedule: [],
-        },
-      ],
+      doctors: [doctor(50, { name: 'Dr. Seeded', specialization: 'ENT', channeling_fee: 1500, store_id: 5 })],
     });
     const res = await t.post('/add_session', {
       doctor_id: 50,
@@ -54,19 +44,16 @@ describe('reference data', () => {
     const sessions = t.stack.replica('sessions');
     await sessions.stop();
     const js = asHospital.jetstream();
-    const doctor = {
-      id: 51,
+    const whileDown = doctor(51, {
       name: 'Dr. While Down',
-      reg_no: 'R51',
       specialization: 'ENT',
       channeling_fee: 900,
-      status: 'Active',
       store_id: 5,
       schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '09:00', max_patients: null }],
-    };
-    await js.publish(refSubject('doctor'), JSON.stringify(doctor));
+    });
+    await js.publish(refSubject('doctor'), JSON.stringify(whileDown));
     await js.publish(refSubject('store'), JSON.stringify({ id: 5, name: 'Galle Fort', status: 'active' }));
-    const last = await js.publish(refSubject('doctor'), JSON.stringify({ ...doctor, channeling_fee: 950 }));
+    const last = await js.publish(refSubject('doctor'), JSON.stringify({ ...whileDown, channeling_fee: 950 }));
     sessions.start();
     await t.stack.waitHealthy(30_000);
     const preview = await eventually(async () => {

@@ -3,6 +3,7 @@
  * and afterAll below run in the file that imports this module), its seed and helpers.
  */
 import { HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
+import { doctor } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
 export let t: TestStack;
@@ -94,18 +95,7 @@ beforeAll(async () => {
       { id: 2, name: 'Other', status: 'active' },
     ],
     patients: [{ id: 1, name: 'P' }],
-    doctors: [
-      {
-        id: 1,
-        name: 'Dr. A',
-        reg_no: 'R',
-        specialization: 'S',
-        channeling_fee: 1,
-        status: 'Active',
-        store_id: 1,
-        schedule: [],
-      },
-    ],
+    doctors: [doctor(1, { name: 'Dr. A', specialization: 'S', channeling_fee: 1 })],
   });
   ids.charge = (
     await t.post('/hospital_charges', { charge_name: 'CBC', charge_type: 'Lab', amount: 10, store_id: 1 })

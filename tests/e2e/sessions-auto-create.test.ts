@@ -3,8 +3,9 @@ import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import { DAYS, datesOn } from './calendar';
 import { EventReader } from './events';
+import { doctor } from './fixtures';
 import { answerOf, eventually, type ApiResponse } from './harness';
-import { t, today, CREATION_YEAR, creationMonth, slot, doctor, addSession } from './sessions-stack';
+import { t, today, CREATION_YEAR, creationMonth, slot, addSession } from './sessions-stack';
 
 describe('POST /auto_create_sessions', () => {
   it('answers 404 when no schedule matches, and 422 for a malformed month', async () => {

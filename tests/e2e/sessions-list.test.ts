@@ -1,5 +1,6 @@
 /** Sessions through the gateway (setup in sessions-stack.ts): the list's filters and joins, one session's read, the preview. */
 import { DAYS, datesOn } from './calendar';
+import { doctor } from './fixtures';
 import { answerOf, refused } from './harness';
 import {
   t,
@@ -10,7 +11,6 @@ import {
   monthLabelOf,
   monthStartingOn,
   leapYearWithFeb29On,
-  doctor,
   addSession,
 } from './sessions-stack';
 

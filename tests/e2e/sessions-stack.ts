@@ -6,6 +6,7 @@ import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import { DAYS } from './calendar';
+import { doctor } from './fixtures';
 import { answerOf, startTestStack, TEST_TZ, type TestStack } from './harness';
 
 dayjs.extend(utc);
@@ -57,18 +58,6 @@ export const slot = (
   start_time,
   end_time,
   max_patients,
-});
-
-export const doctor = (id: number, overrides: Record<string, unknown> = {}) => ({
-  id,
-  name: `Dr. Number ${id}`,
-  reg_no: `SLMC-${id}`,
-  specialization: 'Cardiology',
-  channeling_fee: 2500,
-  status: 'Active',
-  store_id: 1,
-  schedule: [],
-  ...overrides,
 });
 
 beforeAll(async () => {
