@@ -65,7 +65,7 @@ export { ScopedEntries } from './cache/scoped-entries';
 
 // A process: settings, logs, tokens, metrics, traces, shutdown.
 export { METRICS_ENV, metricsSettingsOf, type MetricsSettings } from './process/metrics';
-export { NATS_ENV, readEnv, type EnvProperties, type EnvValues } from './process/env';
+export { integerVar, NATS_ENV, readEnv, textVar, type EnvProperties, type EnvValues } from './process/env';
 export { TOKEN_ENV } from './auth/tokens';
 export { natsSettings, type NatsSettings } from './process/config';
 export { createLogger, type Logger } from './process/logger';

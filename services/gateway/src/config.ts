@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import {
   METRICS_ENV,
+  integerVar,
   metricsSettingsOf,
   NATS_ENV,
   natsSettings,
   readEnv,
+  textVar,
   TOKEN_ENV,
   tokenPolicyOf,
   type EnvProperties,
@@ -46,12 +48,11 @@ export interface RateLimitConfig {
 }
 
 const RATE_LIMIT_ENV = {
-  RATE_LIMIT_MAX: {
-    type: 'integer',
-    default: 0,
-    description: "Reads per caller (the token's `sub`) and window; 0: no rate limits at all (compose: 1200).",
-  },
-  RATE_LIMIT_WINDOW_MS: { type: 'integer', default: 60_000, description: "The rate limits' window." },
+  RATE_LIMIT_MAX: integerVar(
+    0,
+    "Reads per caller (the token's `sub`) and window; 0: no rate limits at all (compose: 1200).",
+  ),
+  RATE_LIMIT_WINDOW_MS: integerVar(60_000, "The rate limits' window."),
   RATE_LIMIT_WRITE_MAX: {
     type: 'integer',
     shownDefault: 'a quarter of `RATE_LIMIT_MAX`',
@@ -66,33 +67,23 @@ const RATE_LIMIT_ENV = {
 
 export const GATEWAY_ENV = {
   HOST: { type: 'string', default: '0.0.0.0', description: 'The address the API listens on (npm start: `127.0.0.1`).' },
-  PORT: { type: 'integer', default: 3000, description: "The API's port." },
-  TLS_CERT_FILE: { type: 'string', description: 'With `TLS_KEY_FILE` (PEM files): HTTPS; neither: plain HTTP.' },
-  TLS_KEY_FILE: { type: 'string', description: 'With `TLS_CERT_FILE`: HTTPS.' },
-  REQUEST_TIMEOUT_MS: {
-    type: 'integer',
-    default: 5_000,
-    description: 'How long a route waits for its service; then 504.',
-  },
-  HEALTH_TIMEOUT_MS: { type: 'integer', default: 1_000, description: 'How long `/health` waits for each part.' },
-  BODY_LIMIT_BYTES: { type: 'integer', default: 512 * 1024, description: 'The largest body; above it, 413.' },
-  CORS_ORIGINS: {
-    type: 'string',
-    description:
-      'Comma-separated origins (`https://app.clinic.lk`) whose web apps may call the API from a browser; unset: no CORS header on any answer (npm start: the local development servers, `http://localhost` and `http://127.0.0.1` on ports 3000, 3001, 4200, 5173 and 8080).',
-  },
-  REPLY_CACHE_ENTRIES: {
-    type: 'integer',
-    default: 1000,
-    description:
-      "Hot reads' replies the gateway keeps per service, answered from memory while they are current (docs/CACHE.md); 0: none.",
-  },
-  NATS_STREAM_REPLICAS: {
-    type: 'integer',
-    default: 0,
-    description:
-      "Replicas of the services' cache streams, should the gateway create one first; 0: as many as the cluster has nodes, at most 3.",
-  },
+  PORT: integerVar(3000, "The API's port."),
+  TLS_CERT_FILE: textVar('With `TLS_KEY_FILE` (PEM files): HTTPS; neither: plain HTTP.'),
+  TLS_KEY_FILE: textVar('With `TLS_CERT_FILE`: HTTPS.'),
+  REQUEST_TIMEOUT_MS: integerVar(5_000, 'How long a route waits for its service; then 504.'),
+  HEALTH_TIMEOUT_MS: integerVar(1_000, 'How long `/health` waits for each part.'),
+  BODY_LIMIT_BYTES: integerVar(512 * 1024, 'The largest body; above it, 413.'),
+  CORS_ORIGINS: textVar(
+    'Comma-separated origins (`https://app.clinic.lk`) whose web apps may call the API from a browser; unset: no CORS header on any answer (npm start: the local development servers, `http://localhost` and `http://127.0.0.1` on ports 3000, 3001, 4200, 5173 and 8080).',
+  ),
+  REPLY_CACHE_ENTRIES: integerVar(
+    1000,
+    "Hot reads' replies the gateway keeps per service, answered from memory while they are current (docs/CACHE.md); 0: none.",
+  ),
+  NATS_STREAM_REPLICAS: integerVar(
+    0,
+    "Replicas of the services' cache streams, should the gateway create one first; 0: as many as the cluster has nodes, at most 3.",
+  ),
   ...RATE_LIMIT_ENV,
 } as const satisfies EnvProperties;
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { STAFF_ROLES, type AccessSettings } from '@clinic/contracts';
-import { readEnv, type EnvProperties, type EnvValues } from '../process/env';
+import { integerVar, readEnv, textVar, type EnvProperties, type EnvValues } from '../process/env';
 import { estimatedEntropyBits, publishedSecretReason, SECRET_MIN_ENTROPY_BITS } from './secret-strength';
 import type { ClaimRules } from './token-claims';
 
@@ -31,37 +31,28 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 60;
 export const HS256_MIN_SECRET_BYTES = 32;
 
 export const TOKEN_LIFETIME_ENV = {
-  JWT_MAX_LIFETIME_S: {
-    type: 'integer',
-    default: TOKEN_MAX_LIFETIME_DEFAULT_SECONDS,
-    description:
-      'Tokens whose `exp` is further ahead (from now or from `iat`) are refused; `npm run token` signs no longer.',
-  },
+  JWT_MAX_LIFETIME_S: integerVar(
+    TOKEN_MAX_LIFETIME_DEFAULT_SECONDS,
+    'Tokens whose `exp` is further ahead (from now or from `iat`) are refused; `npm run token` signs no longer.',
+  ),
 } as const satisfies EnvProperties;
 
 export const TOKEN_ENV = {
-  JWT_SECRET: {
-    type: 'string',
-    description:
-      'The HS256 key. Required unless `JWT_PUBLIC_KEY` or `JWT_JWKS_URL` is set (npm start passes its own, `DATA_DIR/jwt-secret`); with `NODE_ENV=production` refused when shorter than 32 bytes, guessable (an entropy estimate under 96 bits) or published (a secret this repository ever shipped, or one found in a tracked file when the process runs from a git checkout).',
-  },
-  JWT_PUBLIC_KEY: {
-    type: 'string',
-    description:
-      'A PEM, or a path to one: tokens are RS256, checked with this key (it takes precedence over `JWT_SECRET`).',
-  },
-  JWT_JWKS_URL: {
-    type: 'string',
-    description:
-      "A hospital identity provider's key set (https with `NODE_ENV=production`); with `JWT_ISSUER` and `JWT_AUDIENCE`, all three together. Takes precedence over `JWT_PUBLIC_KEY`.",
-  },
-  JWT_ISSUER: { type: 'string', description: "The `iss` the identity provider's tokens must carry." },
-  JWT_AUDIENCE: { type: 'string', description: "The `aud` the identity provider's tokens must carry for this API." },
-  JWT_JWKS_REFRESH_MIN_S: {
-    type: 'integer',
-    default: 30,
-    description: 'The least time between two fetches of the key set that an unknown `kid` causes.',
-  },
+  JWT_SECRET: textVar(
+    'The HS256 key. Required unless `JWT_PUBLIC_KEY` or `JWT_JWKS_URL` is set (npm start passes its own, `DATA_DIR/jwt-secret`); with `NODE_ENV=production` refused when shorter than 32 bytes, guessable (an entropy estimate under 96 bits) or published (a secret this repository ever shipped, or one found in a tracked file when the process runs from a git checkout).',
+  ),
+  JWT_PUBLIC_KEY: textVar(
+    'A PEM, or a path to one: tokens are RS256, checked with this key (it takes precedence over `JWT_SECRET`).',
+  ),
+  JWT_JWKS_URL: textVar(
+    "A hospital identity provider's key set (https with `NODE_ENV=production`); with `JWT_ISSUER` and `JWT_AUDIENCE`, all three together. Takes precedence over `JWT_PUBLIC_KEY`.",
+  ),
+  JWT_ISSUER: textVar("The `iss` the identity provider's tokens must carry."),
+  JWT_AUDIENCE: textVar("The `aud` the identity provider's tokens must carry for this API."),
+  JWT_JWKS_REFRESH_MIN_S: integerVar(
+    30,
+    'The least time between two fetches of the key set that an unknown `kid` causes.',
+  ),
   JWT_ROLE_CLAIM: {
     type: 'string',
     default: 'role',
@@ -80,15 +71,10 @@ export const TOKEN_ENV = {
     description:
       "`optional`: a token without `store_ids` reaches every branch; `required`: only an admin's does, other roles get 403.",
   },
-  SESSION_WRITE_ROLES: {
-    type: 'string',
-    description:
-      'Comma-separated roles that may create, update, delete and auto-create sessions; unset: any authenticated caller (the spec).',
-  },
-  NODE_ENV: {
-    type: 'string',
-    description: '`production` refuses a weak or published `JWT_SECRET` and a plain-http `JWT_JWKS_URL`.',
-  },
+  SESSION_WRITE_ROLES: textVar(
+    'Comma-separated roles that may create, update, delete and auto-create sessions; unset: any authenticated caller (the spec).',
+  ),
+  NODE_ENV: textVar('`production` refuses a weak or published `JWT_SECRET` and a plain-http `JWT_JWKS_URL`.'),
 } as const satisfies EnvProperties;
 
 /** A PEM given inline (`\n` escapes allowed) or as a path to a file. */

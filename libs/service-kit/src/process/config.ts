@@ -1,6 +1,6 @@
 /** A service's settings: one schema (env.ts) of the kit's variables and the service's own; a bad value stops it at start-up. */
 import { DEFAULT_EVENT_READERS, Limits } from '@clinic/contracts';
-import { NATS_ENV, readEnv, type EnvProperties, type EnvValues } from './env';
+import { integerVar, NATS_ENV, readEnv, type EnvProperties, type EnvValues } from './env';
 import { METRICS_ENV, metricsSettingsOf, type MetricsSettings } from './metrics';
 import { TOKEN_ENV, tokenPolicyOf, type TokenPolicy } from '../auth/tokens';
 
@@ -48,23 +48,20 @@ export const serviceEnv = (service: string) =>
       shownDefault: "the machine's time zone",
       description: 'The clinic\'s time zone: "today", a day\'s bounds, timestamps.',
     },
-    REPLY_CHUNKS_MAX: {
-      type: 'integer',
-      default: Limits.replyChunksMax,
-      description: 'NATS messages one reply may take (at most what the NATS permissions allow); beyond, 413.',
-    },
+    REPLY_CHUNKS_MAX: integerVar(
+      Limits.replyChunksMax,
+      'NATS messages one reply may take (at most what the NATS permissions allow); beyond, 413.',
+    ),
     EVENT_READERS: {
       type: 'string',
       default: DEFAULT_EVENT_READERS.join(','),
       description:
         'Names of the durable pull consumers the service provisions on its events stream for other systems (another name needs its consumer-create right: `DEFAULT_EVENT_READERS` in libs/contracts, then `npm run gen:nats-config`).',
     },
-    NATS_STREAM_REPLICAS: {
-      type: 'integer',
-      default: 0,
-      description:
-        'Replicas of the streams the service creates or raises; 0: as many as the cluster has nodes, at most 3.',
-    },
+    NATS_STREAM_REPLICAS: integerVar(
+      0,
+      'Replicas of the streams the service creates or raises; 0: as many as the cluster has nodes, at most 3.',
+    ),
   }) as const satisfies EnvProperties;
 
 /** Every variable the kit reads in a service (a service adds its own). */

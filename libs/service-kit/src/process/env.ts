@@ -19,6 +19,13 @@ export type EnvProperty =
 
 export type EnvProperties = Record<string, EnvProperty>;
 
+/** An integer variable, `fallback` when unset. */
+export const integerVar = (fallback: number, description: string) =>
+  ({ type: 'integer', default: fallback, description }) as const;
+
+/** A text variable without a default: unset, it reads as undefined. */
+export const textVar = (description: string) => ({ type: 'string', description }) as const;
+
 /** What a schema reads: integers as numbers, and undefined where a variable without default is unset. */
 export type EnvValues<P extends EnvProperties> = {
   [K in keyof P]: P[K] extends { type: 'integer' }
@@ -36,13 +43,11 @@ export const NATS_ENV = {
     default: 'nats://127.0.0.1:4222',
     description: "The NATS servers; a cluster's nodes comma-separated.",
   },
-  NATS_USER: { type: 'string', description: "This process's NATS user (npm start sets it per process)." },
-  NATS_PASSWORD: { type: 'string', description: "This process's NATS password (npm start sets it per process)." },
-  NATS_TLS_CA_FILE: {
-    type: 'string',
-    description:
-      'Set: NATS over TLS only, the servers verified against this CA (npm start sets it under `NATS_TLS=1`).',
-  },
+  NATS_USER: textVar("This process's NATS user (npm start sets it per process)."),
+  NATS_PASSWORD: textVar("This process's NATS password (npm start sets it per process)."),
+  NATS_TLS_CA_FILE: textVar(
+    'Set: NATS over TLS only, the servers verified against this CA (npm start sets it under `NATS_TLS=1`).',
+  ),
 } as const satisfies EnvProperties;
 
 export function readEnv<P extends EnvProperties>(properties: P, env: NodeJS.ProcessEnv = process.env): EnvValues<P> {

@@ -12,7 +12,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
-import type { EnvProperties, EnvValues } from './env';
+import { integerVar, type EnvProperties, type EnvValues } from './env';
 import type { Logger } from './logger';
 
 export const metricsRegistry = new client.Registry();
@@ -30,12 +30,10 @@ export interface MetricsSettings {
 }
 
 export const METRICS_ENV = {
-  METRICS_PORT: {
-    type: 'integer',
-    default: 0,
-    description:
-      'The port of `/metrics` (Prometheus) and of the readiness `/health`; 0: none (npm start and tests give each process a free one).',
-  },
+  METRICS_PORT: integerVar(
+    0,
+    'The port of `/metrics` (Prometheus) and of the readiness `/health`; 0: none (npm start and tests give each process a free one).',
+  ),
   METRICS_HOST: {
     type: 'string',
     default: '0.0.0.0',
