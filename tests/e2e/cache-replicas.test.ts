@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BRANCH_MESSAGES } from '@clinic/contracts';
 import { freeListeningPort, ManagedProcess, waitFor } from '@clinic/devstack';
-import { doctor } from './fixtures';
+import { chargeIn, doctor } from './fixtures';
 import { startTestStack, type RequestOptions, type TestStack } from './harness';
 
 let t: TestStack;
@@ -120,8 +120,7 @@ const withId = (options: RequestOptions, suffix: string): RequestOptions => ({
 });
 
 it('catalogue: 1,000 price changes, each read right after (the list and the charge) through the other gateway, never stale', async () => {
-  const created = await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 1 });
-  const id = created.body.charge_id;
+  const id = await chargeIn(t, 1, 'CBC', 1);
   const result = await rounds('catalogue', 2, 1000, {
     write: async (i, options) =>
       (await t.put(`/hospital_charges/${id}`, { charge_name: 'CBC', charge_type: 'Lab', amount: 1000 + i }, options))
@@ -168,19 +167,14 @@ it('sessions: 300 changes, each read right after (the day and the session) throu
 }, 600_000);
 
 it('billing: 300 bills, each counted right after (the page, the summary, the new bill) through the other gateway', async () => {
-  const charge = await t.post('/hospital_charges', {
-    store_id: 1,
-    charge_name: 'FBS',
-    charge_type: 'Lab',
-    amount: 500,
-  });
+  const chargeId = await chargeIn(t, 1, 'FBS', 500);
   const bill = (i: number) => ({
     patient_name: `P${i}`,
     patient_contact: 'C',
     bill_date: '2091-03-02',
     payment_method: 'Cash',
     store_id: 1,
-    items: [{ charge_id: charge.body.charge_id, charge_name: 'FBS', unit_price: 500, qty: 1 }],
+    items: [{ charge_id: chargeId, charge_name: 'FBS', unit_price: 500, qty: 1 }],
   });
   let latest = 0;
   const result = await rounds('billing', 1, 300, {
@@ -217,8 +211,7 @@ it('billing: 300 bills, each counted right after (the page, the summary, the new
 }, 600_000);
 
 it("answers a kept reply to its own caller only: another branch's or role's token gets its refusal, an expired one 401", async () => {
-  const created = await t.post('/hospital_charges', { store_id: 1, charge_name: 'TSH', charge_type: 'Lab', amount: 9 });
-  const id = created.body.charge_id;
+  const id = await chargeIn(t, 1, 'TSH', 9);
   const mainCashier = t.token('cashier', 7, 3600, [1]);
   for (const baseUrl of gateways) {
     // Kept for the Main branch's cashier: the second reads are hits.

@@ -6,7 +6,7 @@
  */
 import { headers as natsHeaders } from 'nats';
 import { BillingSubjects, HeaderNames } from '@clinic/contracts';
-import { doctor } from './fixtures';
+import { cbcBill, chargeIn, doctor } from './fixtures';
 import { startTestStack, type ApiResponse, type TestStack } from './harness';
 
 let t: TestStack;
@@ -22,23 +22,14 @@ beforeAll(async () => {
     users: [{ id: 7, name: 'Kasun Silva' }],
     doctors: [doctor(DOCTOR, { name: 'Dr. Tags', specialization: 'General', channeling_fee: 1500 })],
   });
-  const made = await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 });
-  chargeId = made.body.charge_id;
+  chargeId = await chargeIn(t, 1, 'CBC', 850);
 }, 120_000);
 afterAll(async () => {
   await t?.stop();
 });
 
-async function newBill(): Promise<number> {
-  const res = await t.post('/lab_bills', {
-    patient_name: 'Nimal Fernando',
-    patient_contact: '0771234567',
-    bill_date: '2094-02-01',
-    payment_method: 'Card',
-    store_id: 1,
-    billed_by: 7,
-    items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
-  });
+async function newBill(overrides: Record<string, unknown> = { payment_method: 'Card' }): Promise<number> {
+  const res = await t.post('/lab_bills', cbcBill(1, chargeId, '2094-02-01', { billed_by: 7, ...overrides }));
   expect(res.status).toBe(201);
   return res.body.bill_id;
 }
@@ -121,17 +112,7 @@ describe('bills', () => {
   });
 
   it('changes the tag when money moves on the bill: a stale tag cannot change it after a payment', async () => {
-    const res = await t.post('/lab_bills', {
-      patient_name: 'Nimal Fernando',
-      patient_contact: '0771234567',
-      bill_date: '2094-02-02',
-      payment_method: 'Cash',
-      payment_status: 'Pending',
-      store_id: 1,
-      billed_by: 7,
-      items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
-    });
-    const id = res.body.bill_id;
+    const id = await newBill({ bill_date: '2094-02-02', payment_status: 'Pending' });
     const before = await t.get(`/lab_bills/${id}`);
     const paid = await t.post(
       `/lab_bills/${id}/payments`,
@@ -185,13 +166,7 @@ describe('bills', () => {
 
 describe('charges', () => {
   it('tags a read; a stale If-Match is refused on PUT and DELETE, the current one accepted', async () => {
-    const made = await t.post('/hospital_charges', {
-      store_id: 1,
-      charge_name: 'ESR',
-      charge_type: 'Lab',
-      amount: 300,
-    });
-    const id = made.body.charge_id;
+    const id = await chargeIn(t, 1, 'ESR', 300);
     const etag = etagOf(await t.get(`/hospital_charges/${id}`));
     expect((await t.get(`/hospital_charges/${id}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
     const replacement = { store_id: 1, charge_name: 'ESR', charge_type: 'Lab', amount: 350 };

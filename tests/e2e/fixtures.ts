@@ -55,6 +55,19 @@ export function cbcIn(t: TestStack, storeId: number): Promise<number> {
   return chargeIn(t, storeId, 'CBC', 850);
 }
 
+/** A bill of one CBC at 850 for Nimal Fernando, paid in cash: the body POST /lab_bills takes, `overrides` over it. */
+export function cbcBill(storeId: number, chargeId: number, billDate: string, overrides: Record<string, unknown> = {}) {
+  return {
+    patient_name: 'Nimal Fernando',
+    patient_contact: '0771234567',
+    bill_date: billDate,
+    payment_method: 'Cash',
+    store_id: storeId,
+    items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+    ...overrides,
+  };
+}
+
 /** The Main branch and its CBC, all that most platform tests bill against; the charge's id. */
 export async function seedMainWithCbc(t: TestStack): Promise<number> {
   await t.seed({ stores: [MAIN_BRANCH] });

@@ -16,19 +16,15 @@ describe('POST /lab_bills/{id}/refunds', () => {
   it('gives back part of what was paid, of an item or not, with a reason; the bill stays as it is', async () => {
     await awayFromMidnight();
     const store = m.freshStore();
-    const id = await m.t
-      .post('/lab_bills', {
-        patient_name: 'Ayesha',
-        patient_contact: '077',
-        bill_date: '2096-04-01',
-        payment_method: 'Cash',
-        store_id: store,
-        items: [
-          { charge_id: m.charge(store), charge_name: 'CBC', unit_price: 850, qty: 1 },
-          { charge_id: m.charge(store), charge_name: 'CBC again', unit_price: 850, qty: 2 },
-        ],
-      })
-      .then((res) => res.body.bill_id as number); // Paid: 2550 taken by the creator
+    // Paid: 2550 taken by the creator.
+    const id = await createBill(m, store, {
+      patient_name: 'Ayesha',
+      payment_status: 'Paid',
+      items: [
+        { charge_id: m.charge(store), charge_name: 'CBC', unit_price: 850, qty: 1 },
+        { charge_id: m.charge(store), charge_name: 'CBC again', unit_price: 850, qty: 2 },
+      ],
+    });
     const items = (await readBill(m, id)).items;
     const first = await refund(
       m,
@@ -209,23 +205,17 @@ describe('events, receipts, negative money and prices', () => {
 
   it('records a unit_price other than the catalogue’s in the creation’s history, with who set it', async () => {
     const store = m.freshStore();
-    const res = await m.t.post(
-      '/lab_bills',
-      {
-        patient_name: 'P',
-        patient_contact: 'C',
-        bill_date: '2096-05-02',
-        payment_method: 'Card',
-        store_id: store,
-        items: [
-          { charge_id: m.charge(store), charge_name: 'CBC', unit_price: 850, qty: 1 },
-          { charge_id: m.charge(store), charge_name: 'CBC discounted', unit_price: 700.5, qty: 1 },
-        ],
-      },
+    const items = [
+      { charge_id: m.charge(store), charge_name: 'CBC', unit_price: 850, qty: 1 },
+      { charge_id: m.charge(store), charge_name: 'CBC discounted', unit_price: 700.5, qty: 1 },
+    ];
+    const id = await createBill(
+      m,
+      store,
+      { payment_method: 'Card', payment_status: 'Paid', items },
       { role: 'receptionist', sub: 8 },
     );
-    expect(res.status).toBe(201);
-    const [created] = (await m.t.get(`/lab_bills/${res.body.bill_id}/history`)).body.history;
+    const [created] = (await m.t.get(`/lab_bills/${id}/history`)).body.history;
     expect(created).toMatchObject({
       action: 'created',
       by: { sub: 8, role: 'receptionist' },

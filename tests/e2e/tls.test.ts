@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { connect } from 'nats';
 import { freePort, localNatsTls, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
 import { eventually, startTestStack, type TestStack } from './harness';
-import { seedMainWithCbc } from './fixtures';
+import { cbcBill, seedMainWithCbc } from './fixtures';
 
 const run = promisify(execFile);
 const cli = (name: string) => join(REPO_ROOT, 'tools', 'cli', 'dist', `${name}.js`);
@@ -42,22 +42,15 @@ it('runs NATS with TLS and the gateway on HTTPS, the services connected over TLS
 });
 
 it('creates a bill and reads it back over HTTPS, the services answering over NATS with TLS', async () => {
-  const created = await t.post('/lab_bills', {
-    patient_name: 'Nimal Perera',
-    patient_contact: '0771234567',
-    bill_date: '2096-03-14',
-    payment_method: 'Cash',
-    store_id: 1,
-    items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 2 }],
-  });
+  const created = await t.post('/lab_bills', cbcBill(1, chargeId, '2096-03-14'));
   expect(created.status).toBe(201);
   expect(created.body.success).toBe(true);
   const read = await t.get(`/lab_bills/${created.body.bill_id}`);
   expect(read.status).toBe(200);
   expect(read.body.bill).toMatchObject({
     bill_number: created.body.bill_number,
-    patient_name: 'Nimal Perera',
-    grand_total: 1700,
+    patient_name: 'Nimal Fernando',
+    grand_total: 850,
   });
   // Its event reached JetStream: a reader over TLS finds it.
   const nc = await t.nats('hospital');
