@@ -187,12 +187,7 @@ describe('DELETE /lab_bills/{id} with a reason', () => {
         expect({ body, status: res.status, answer: res.body }).toEqual({
           body,
           status: 400,
-          answer: {
-            success: false,
-            error: 'reason is required: give the reason for the cancellation.',
-            code: 'VALIDATION_FAILED',
-            field: 'reason',
-          },
+          answer: failureOf('reason is required: give the reason for the cancellation.'),
         });
       }
       expect((await t.get(`/lab_bills/${bill_id}`)).status).toBe(200);

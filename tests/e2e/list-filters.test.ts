@@ -3,7 +3,7 @@
  * on GET /lab_bills, and pages of the charge and session lists, which the spec
  * answers whole (and still does without page and per_page).
  */
-import { startTestStack, type TestStack } from './harness';
+import { startTestStack, type TestStack, failureOf } from './harness';
 import { cbcIn, DILANI, doctor, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH } from './fixtures';
 
 let t: TestStack;
@@ -136,12 +136,7 @@ describe('GET /hospital_charges: page and per_page', () => {
   it('refuses a page that is not an integer with 400, as the bill list does', async () => {
     const res = await t.get('/hospital_charges?store_id=1&page=two');
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({
-      success: false,
-      error: 'page must be an integer.',
-      code: 'VALIDATION_FAILED',
-      field: 'page',
-    });
+    expect(res.body).toMatchObject(failureOf('page must be an integer.'));
   });
 });
 
@@ -183,11 +178,6 @@ describe('GET /all_sessions: page and per_page', () => {
   it("refuses a page that is not an integer with the list's own status for a bad filter (422)", async () => {
     const res = await t.get(`/all_sessions?doctor_id=${DOCTOR}&per_page=ten`);
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({
-      success: false,
-      error: 'per_page must be an integer.',
-      code: 'VALIDATION_FAILED',
-      field: 'per_page',
-    });
+    expect(res.body).toMatchObject(failureOf('per_page must be an integer.'));
   });
 });

@@ -8,6 +8,7 @@
 import { MongoClient } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import type { EventReader } from './events';
+import { failureOf } from './harness';
 import { createBill, ledgerOf, moneyStackOfFile, pay, refund, type MoneyStack } from './money';
 
 const file = moneyStackOfFile(8, { withEvents: true });
@@ -68,12 +69,7 @@ it('refuses a payment or refund that rounds to no cent, and rounds the others ha
   const store = m.freshStore();
   const pending = await createBill(m, store);
   const paid = await createBill(m, store, { payment_status: 'Paid' });
-  const belowOneCent = {
-    success: false,
-    error: 'amount must be at least 0.01.',
-    code: 'VALIDATION_FAILED',
-    field: 'amount',
-  };
+  const belowOneCent = failureOf('amount must be at least 0.01.');
   const refused = [
     await pay(m, pending, { amount: 0.004, method: 'Cash' }),
     await pay(m, paid, { amount: 0.004, method: 'Card' }),

@@ -1,7 +1,7 @@
 /** Sessions through the gateway (setup in sessions-stack.ts): the list's filters and joins, one session's read, the preview. */
 import { DAYS, datesOn } from './calendar';
 import { doctor } from './fixtures';
-import { answerOf, refused } from './harness';
+import { answerOf, refused, failureOf } from './harness';
 import {
   t,
   today,
@@ -61,12 +61,7 @@ describe('GET /all_sessions', () => {
   it('answers 422 for malformed filters', async () => {
     const res = await answerOf(t.api().GET('/all_sessions', { params: { query: { store_id: refused('abc') } } }));
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({
-      success: false,
-      error: 'store_id must be a positive integer.',
-      code: 'VALIDATION_FAILED',
-      field: 'store_id',
-    });
+    expect(res.body).toEqual(failureOf('store_id must be a positive integer.'));
     expect((await answerOf(t.api().GET('/all_sessions', { params: { query: { date: '2099-13-01' } } }))).status).toBe(
       422,
     );
@@ -168,12 +163,7 @@ describe('GET /preview_auto_sessions', () => {
     for (const month of [`${PREVIEW_YEAR}-13`, `${PREVIEW_YEAR}/01`, 'next']) {
       const res = await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month } } }));
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({
-        success: false,
-        error: 'month must be in YYYY-MM format.',
-        code: 'VALIDATION_FAILED',
-        field: 'month',
-      });
+      expect(res.body).toEqual(failureOf('month must be in YYYY-MM format.'));
     }
   });
 });
