@@ -13,7 +13,7 @@ import { asyncApiDocument, HTTP_ROUTES, SERVICE_NAMES, type HttpRoute } from '@c
 import { callService } from '@clinic/service-kit';
 import { requestEnvelope } from '../../services/gateway/src/envelope';
 import { EventReader } from './events';
-import { doctor } from './fixtures';
+import { branch, doctor } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const nc = await t.nats('hospital');
   for (const service of SERVICE_NAMES) readers.push(await EventReader.start(nc, `${service.toUpperCase()}_EVENTS`));
   await t.seed({
-    stores: [{ id: 1, name: 'Main', status: 'active' }],
+    stores: [branch(1, 'Main')],
     doctors: [
       doctor(1, {
         name: 'Dr. A',

@@ -3,6 +3,7 @@
  * (the beforeAll and afterAll below run in every file that imports this module), its seed and helpers.
  */
 import { EventReader } from './events';
+import { branch } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
 export let t: TestStack;
@@ -12,7 +13,7 @@ export let events: EventReader;
 beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
-    stores: [{ id: 1, name: 'Main', status: 'active' }],
+    stores: [branch(1, 'Main')],
     users: [{ id: 7, name: 'Kasun Silva' }],
   });
   charge = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))

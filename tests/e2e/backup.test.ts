@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { REPO_ROOT } from '@clinic/devstack';
+import { branch } from './fixtures';
 import { sleep, startTestStack, type TestStack } from './harness';
 
 const run = promisify(execFile);
@@ -107,7 +108,7 @@ it('backs up under load, restores into an empty folder, and the bills and their 
   const backupDir = join(work, 'backup');
   const restoredDir = join(work, 'restored');
   before = await startTestStack({ dataDir: liveDir });
-  await before.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }], patients: [{ id: 5, name: 'Before' }] });
+  await before.seed({ stores: [branch(1, 'Main')], patients: [{ id: 5, name: 'Before' }] });
   const chargeId = (
     await before.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 })
   ).body.charge_id;

@@ -1,7 +1,7 @@
 /** Bills through the gateway (setup in billing-stack.ts): the creates the spec refuses, and hostile input. */
 import { MongoClient } from 'mongodb';
 import { answerOf, failureOf, refused } from './harness';
-import { chargeIn } from './fixtures';
+import { branch, chargeIn } from './fixtures';
 import { t, chargesOf, inactiveCharge, deletedCharge, bill, readBill, countBills } from './billing-stack';
 
 describe('POST /lab_bills', () => {
@@ -54,7 +54,7 @@ describe('POST /lab_bills', () => {
   it('sees reference data as soon as it is published: a store opened later can bill', async () => {
     const res = await answerOf(t.api().POST('/lab_bills', { body: { ...bill(), store_id: 3 } }));
     expect(res.status).toBe(404);
-    await t.seed({ stores: [{ id: 3, name: 'Closed branch', status: 'active' }] });
+    await t.seed({ stores: [branch(3, 'Closed branch')] });
     const chargeId = await chargeIn(t, 3, 'CBC', 1);
     const created = await answerOf(
       t.api().POST('/lab_bills', {

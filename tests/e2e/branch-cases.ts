@@ -13,6 +13,7 @@ import {
   SESSIONS_MESSAGES,
   type HttpRoute,
 } from '@clinic/contracts';
+import { branch } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
 /** The branch the scoped tokens hold, and the one they do not. */
@@ -86,10 +87,7 @@ export class BranchFixtures {
   private async prepare(): Promise<void> {
     this.hospital = await this.t.nats('hospital');
     await this.t.seed({
-      stores: [
-        { id: OWN, name: 'Colombo', status: 'active' },
-        { id: OTHER, name: 'Kandy', status: 'active' },
-      ],
+      stores: [branch(OWN, 'Colombo'), branch(OTHER, 'Kandy')],
       patients: [{ id: 1, name: 'Nimal' }],
       doctors: [doctor(OWN), doctor(OTHER)],
     });

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BRANCH_MESSAGES } from '@clinic/contracts';
 import { freeListeningPort, ManagedProcess, waitFor } from '@clinic/devstack';
-import { chargeIn, doctor } from './fixtures';
+import { branch, chargeIn, doctor } from './fixtures';
 import { startTestStack, type RequestOptions, type TestStack } from './harness';
 
 let t: TestStack;
@@ -36,10 +36,7 @@ beforeAll(async () => {
   gateways = [t.url, `http://127.0.0.1:${port}`];
   await waitFor('the second gateway', async () => (await fetch(`${gateways[1]}/health`)).status === 200, 60_000);
   await t.seed({
-    stores: [
-      { id: 1, name: 'Main', status: 'active' },
-      { id: 2, name: 'Kandy', status: 'active' },
-    ],
+    stores: [branch(1, 'Main'), branch(2, 'Kandy')],
     doctors: [doctor(1, { name: 'Dr. Cache' })],
   });
 }, 120_000);

@@ -18,6 +18,7 @@ import {
   passwordEnv,
   startLocalInfrastructure,
 } from '@clinic/devstack';
+import { branch } from './fixtures';
 import { eventually } from './harness';
 import {
   run,
@@ -185,7 +186,7 @@ it('publishes a seed file with npm run seed and returns once it is applied', asy
   writeFileSync(
     file,
     JSON.stringify({
-      stores: [{ id: 3, name: 'Galle', status: 'active' }],
+      stores: [branch(3, 'Galle')],
       patients: [{ id: 77, name: 'Seeded Patient' }],
     }),
   );

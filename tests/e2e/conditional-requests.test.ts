@@ -6,7 +6,7 @@
  */
 import { headers as natsHeaders } from 'nats';
 import { BillingSubjects, HeaderNames } from '@clinic/contracts';
-import { cbcBill, chargeIn, doctor } from './fixtures';
+import { branch, cbcBill, chargeIn, doctor } from './fixtures';
 import { startTestStack, type ApiResponse, type TestStack } from './harness';
 
 let t: TestStack;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   // Two billing replicas: concurrent changes of one bill land on both.
   t = await startTestStack({ replicas: { billing: 2 } });
   await t.seed({
-    stores: [{ id: 1, name: 'Main', status: 'active' }],
+    stores: [branch(1, 'Main')],
     users: [{ id: 7, name: 'Kasun Silva' }],
     doctors: [doctor(DOCTOR, { name: 'Dr. Tags', specialization: 'General', channeling_fee: 1500 })],
   });

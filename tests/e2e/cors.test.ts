@@ -3,6 +3,7 @@
  * call the API from a browser; any other origin gets no CORS header at all.
  */
 import { parseCorsOrigins } from '../../services/gateway/src/cors';
+import { branch } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
 const APP_ORIGIN = 'http://localhost:5173';
@@ -13,7 +14,7 @@ let t: TestStack;
 
 beforeAll(async () => {
   t = await startTestStack({ env: { CORS_ORIGINS: `${APP_ORIGIN}, ${OTHER_APP_ORIGIN}` } });
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
+  await t.seed({ stores: [branch(1, 'Main')] });
 }, 120_000);
 afterAll(async () => {
   await t?.stop();

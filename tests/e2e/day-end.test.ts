@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { failureOf, startTestStack, type TestStack } from './harness';
-import { DILANI, KASUN } from './fixtures';
+import { branch, DILANI, KASUN } from './fixtures';
 
 let t: TestStack;
 const chargeIds: number[] = [];
@@ -15,10 +15,7 @@ const chargeIds: number[] = [];
 beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
-    stores: [
-      { id: 1, name: 'Colombo Central', status: 'active' },
-      { id: 2, name: 'Kandy Branch', status: 'active' },
-    ],
+    stores: [branch(1, 'Colombo Central'), branch(2, 'Kandy Branch')],
     users: [KASUN, DILANI],
   });
   for (const [store, name, amount] of [

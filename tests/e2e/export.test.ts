@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { headers as natsHeaders } from 'nats';
 import { EXPORT_BILL_COLUMNS, EXPORT_ITEM_COLUMNS, EXPORT_PAGE_BILLS } from '@clinic/contracts';
+import { branch } from './fixtures';
 import { failureOf, startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
@@ -27,10 +28,7 @@ const TRICKY_NAMES = [
 beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
-    stores: [
-      { id: 1, name: 'Colombo', status: 'active' },
-      { id: 2, name: 'Kandy', status: 'active' },
-    ],
+    stores: [branch(1, 'Colombo'), branch(2, 'Kandy')],
     users: [{ id: 7, name: 'කසුන් සිල්වා' }],
   });
   for (const [name, amount] of [

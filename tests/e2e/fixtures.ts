@@ -5,8 +5,11 @@
  */
 import type { TestStack } from './harness';
 
-export const MAIN_BRANCH = { id: 1, name: 'Main', status: 'active' };
-export const SECOND_BRANCH = { id: 2, name: 'Second', status: 'active' };
+/** A branch (a store) as the hospital's reference data holds an open one. */
+export const branch = (id: number, name: string) => ({ id, name, status: 'active' });
+
+export const MAIN_BRANCH = branch(1, 'Main');
+export const SECOND_BRANCH = branch(2, 'Second');
 
 export const ADMIN_USER = { id: 1, name: 'Admin User' };
 export const KASUN = { id: 7, name: 'Kasun Silva' };

@@ -14,6 +14,7 @@ import { createSigner } from 'fast-jwt';
 import { BRANCH_MESSAGES, HTTP_ROUTES, TOKEN_MESSAGES } from '@clinic/contracts';
 import { freeListeningPort, REPO_ROOT, waitFor } from '@clinic/devstack';
 import { viaHttp, viaNats, type Call } from './branch-cases';
+import { branch } from './fixtures';
 import { sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
 const AUDIENCE = 'urn:clinic:api';
@@ -121,7 +122,7 @@ beforeAll(async () => {
       JWT_JWKS_REFRESH_MIN_S: String(REFRESH_MIN_S),
     },
   });
-  await t.seed({ stores: [{ id: 1, name: 'Colombo', status: 'active' }] });
+  await t.seed({ stores: [branch(1, 'Colombo')] });
 }, 120_000);
 afterAll(async () => {
   await t?.stop();

@@ -9,6 +9,7 @@
  * never matters.
  */
 import { datesOn } from './calendar';
+import { branch } from './fixtures';
 import { startTestStack, type TestStack, failureOf } from './harness';
 
 let t: TestStack;
@@ -50,10 +51,7 @@ const SPEC_ENTRY_FIELDS = [
 beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
-    stores: [
-      { id: 1, name: 'Negombo Branch', status: 'active' },
-      { id: 2, name: 'Kandy Branch', status: 'active' },
-    ],
+    stores: [branch(1, 'Negombo Branch'), branch(2, 'Kandy Branch')],
     doctors: [
       doctor(1, 1, [slot('Monday', 1, '08:00', '11:00'), slot('Wednesday', 1, '16:00', '19:00')]),
       doctor(2, 2, [slot('Saturday', 1, '08:30', '10:30'), slot('Saturday', 2, '14:00', '16:00')]),

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { headers as natsHeaders, type NatsConnection } from 'nats';
+import { branch } from './fixtures';
 import { sleep, startTestStack, type TestStack } from './harness';
 
 export let t: TestStack;
@@ -55,7 +56,7 @@ export const billingLog = () =>
 
 beforeAll(async () => {
   t = await startTestStack();
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }], patients: [{ id: 1, name: PATIENT }] });
+  await t.seed({ stores: [branch(1, 'Main')], patients: [{ id: 1, name: PATIENT }] });
   chargeId = (await t.post('/hospital_charges', { charge_name: 'CBC', charge_type: 'Lab', amount: 850, store_id: 1 }))
     .body.charge_id;
   billId = (await t.post('/lab_bills', validBill())).body.bill_id;

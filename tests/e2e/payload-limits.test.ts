@@ -8,6 +8,7 @@
  */
 import { EventSubjects } from '@clinic/contracts';
 import { EventReader } from './events';
+import { branch } from './fixtures';
 import { startTestStack, type TestStack, failureOf } from './harness';
 
 let t: TestStack;
@@ -19,7 +20,7 @@ beforeAll(async () => {
     env: { REPLY_CHUNKS_MAX: '3', REQUEST_TIMEOUT_MS: '30000', BODY_LIMIT_BYTES: String(2 * 1024 * 1024) },
   });
   await t.seed({
-    stores: [{ id: 1, name: 'Main', status: 'active' }],
+    stores: [branch(1, 'Main')],
     doctors: Array.from({ length: 40 }, (_, i) => ({
       id: i + 1,
       name: `Dr. Busy ${i + 1}`,

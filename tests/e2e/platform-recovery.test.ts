@@ -1,14 +1,14 @@
 /** The platform (setup in platform-stack.ts): reference data as it arrives, restarts, and a service's outage. */
 import { headers as natsHeaders } from 'nats';
 import { BillingSubjects, refSubject, SessionsSubjects } from '@clinic/contracts';
-import { doctor } from './fixtures';
+import { branch, doctor } from './fixtures';
 import { DEGRADED, eventually, failureOf } from './harness';
 import { t, asHospital, asOps } from './platform-stack';
 
 describe('reference data', () => {
   it('seeds records and waits until the services applied them', async () => {
     const result = await t.seed({
-      stores: [{ id: 1, name: 'Main', status: 'active' }],
+      stores: [branch(1, 'Main')],
       users: [{ id: 1, name: 'Admin' }],
     });
     expect(result.published).toBe(2);
@@ -20,7 +20,7 @@ describe('reference data', () => {
 
   it('makes a seeded record visible to the service that consumes it', async () => {
     await t.seed({
-      stores: [{ id: 5, name: 'Galle', status: 'active' }],
+      stores: [branch(5, 'Galle')],
       doctors: [doctor(50, { name: 'Dr. Seeded', specialization: 'ENT', channeling_fee: 1500, store_id: 5 })],
     });
     const res = await t.post('/add_session', {
@@ -52,7 +52,7 @@ describe('reference data', () => {
       schedule: [{ day: 'Monday', session_no: 1, start_time: '08:00', end_time: '09:00', max_patients: null }],
     });
     await js.publish(refSubject('doctor'), JSON.stringify(whileDown));
-    await js.publish(refSubject('store'), JSON.stringify({ id: 5, name: 'Galle Fort', status: 'active' }));
+    await js.publish(refSubject('store'), JSON.stringify(branch(5, 'Galle Fort')));
     const last = await js.publish(refSubject('doctor'), JSON.stringify({ ...whileDown, channeling_fee: 950 }));
     sessions.start();
     await t.stack.waitHealthy(30_000);
@@ -83,7 +83,7 @@ describe('reference data', () => {
 
 describe('restarts', () => {
   it('restarts every service on its existing data (indexes, streams and consumers already there)', async () => {
-    await t.seed({ stores: [{ id: 9, name: 'Restart', status: 'active' }] });
+    await t.seed({ stores: [branch(9, 'Restart')] });
     const charge = await t.post('/hospital_charges', {
       store_id: 9,
       charge_name: 'X-ray',

@@ -4,6 +4,7 @@
  * a separate and stricter limit for writes, per IP address without a token.
  */
 import { rateLimitConfig } from '../../services/gateway/src/config';
+import { branch } from './fixtures';
 import { startTestStack, type ApiResponse, type TestStack } from './harness';
 
 let t: TestStack;
@@ -20,7 +21,7 @@ beforeAll(async () => {
       RATE_LIMIT_WINDOW_MS: '120000',
     },
   });
-  await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
+  await t.seed({ stores: [branch(1, 'Main')] });
 }, 120_000);
 afterAll(async () => {
   await t?.stop();

@@ -6,6 +6,7 @@
  * without a word printed over another, on the 80 mm roll and on A5.
  */
 import { inkDifference, inkOf, notoFont, overlaps, PdfTools } from './pdf-tools';
+import { branch } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   tools = new PdfTools();
   t = await startTestStack();
   await t.seed({
-    stores: [{ id: 1, name: 'කොළඹ ශාඛාව Colombo', status: 'active' }],
+    stores: [branch(1, 'කොළඹ ශාඛාව Colombo')],
     users: [{ id: 9, name: TAMIL_USER }],
   });
   chargeId = (

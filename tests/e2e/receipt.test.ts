@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
+import { branch } from './fixtures';
 import { failureOf, startTestStack, TEST_TZ, type TestStack } from './harness';
 
 dayjs.extend(utc);
@@ -23,7 +24,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-receipts-'));
   t = await startTestStack();
   await t.seed({
-    stores: [{ id: 1, name: 'Colombo Central', status: 'active' }],
+    stores: [branch(1, 'Colombo Central')],
     users: [{ id: 7, name: 'Kasun Silva' }],
   });
   for (const [name, amount] of [

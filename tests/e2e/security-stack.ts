@@ -3,7 +3,7 @@
  * and afterAll below run in the file that imports this module), its seed and helpers.
  */
 import { HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
-import { doctor } from './fixtures';
+import { branch, doctor } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
 export let t: TestStack;
@@ -90,10 +90,7 @@ export async function snapshot(): Promise<string> {
 beforeAll(async () => {
   t = await startTestStack();
   await t.seed({
-    stores: [
-      { id: 1, name: 'Main', status: 'active' },
-      { id: 2, name: 'Other', status: 'active' },
-    ],
+    stores: [branch(1, 'Main'), branch(2, 'Other')],
     patients: [{ id: 1, name: 'P' }],
     doctors: [doctor(1, { name: 'Dr. A', specialization: 'S', channeling_fee: 1 })],
   });

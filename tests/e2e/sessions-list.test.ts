@@ -1,6 +1,6 @@
 /** Sessions through the gateway (setup in sessions-stack.ts): the list's filters and joins, one session's read, the preview. */
 import { DAYS, datesOn } from './calendar';
-import { doctor } from './fixtures';
+import { branch, doctor } from './fixtures';
 import { answerOf, refused, failureOf } from './harness';
 import {
   t,
@@ -39,7 +39,7 @@ describe('GET /all_sessions', () => {
 
   it("shows a doctor's and a branch's new names once HOSPITAL_REF changes them, session writes or not", async () => {
     await t.seed({
-      stores: [{ id: 3, name: 'Galle Branch', status: 'active' }],
+      stores: [branch(3, 'Galle Branch')],
       doctors: [doctor(9, { name: 'Dr. Before', store_id: 3 })],
     });
     await addSession({ doctor_id: 9, session_date: inDays(70), session_no: 1, start_time: '10:00', end_time: '11:00' });
@@ -50,7 +50,7 @@ describe('GET /all_sessions', () => {
     expect(await names()).toEqual(['Dr. Before at Galle Branch']);
 
     await t.seed({
-      stores: [{ id: 3, name: 'Galle Town', status: 'active' }],
+      stores: [branch(3, 'Galle Town')],
       doctors: [doctor(9, { name: 'Dr. After', store_id: 3 })],
     });
     expect(await names()).toEqual(['Dr. After at Galle Town']);

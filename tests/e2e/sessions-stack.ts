@@ -6,7 +6,7 @@ import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import { DAYS } from './calendar';
-import { doctor } from './fixtures';
+import { branch, doctor } from './fixtures';
 import { answerOf, startTestStack, TEST_TZ, type TestStack } from './harness';
 
 dayjs.extend(utc);
@@ -63,10 +63,7 @@ export const slot = (
 beforeAll(async () => {
   t = await startTestStack({ env: { REQUEST_TIMEOUT_MS: '20000' } });
   await t.seed({
-    stores: [
-      { id: 1, name: 'Colombo Central', status: 'active' },
-      { id: 2, name: 'Kandy Branch', status: 'active' },
-    ],
+    stores: [branch(1, 'Colombo Central'), branch(2, 'Kandy Branch')],
     doctors: [
       doctor(1, {
         name: 'Dr. Anura',
