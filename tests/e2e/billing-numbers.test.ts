@@ -3,6 +3,10 @@ import { MongoClient } from 'mongodb';
 import { answerOf, failureOf } from './harness';
 import { t, freshDate, bill } from './billing-stack';
 
+/** How many bills the list shows for branch 1 on `date`. */
+const billsOn = async (date: string) =>
+  (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date } } }))).body.total as number;
+
 describe('bill numbers under concurrency', () => {
   it('gives 50 concurrent creates for one date the numbers 0001..0050, every time', async () => {
     for (let round = 0; round < 3; round++) {
@@ -48,9 +52,7 @@ describe('bill numbers under concurrency', () => {
     const res = await answerOf(t.api().POST('/lab_bills', { body: bill({ bill_date: date }) }));
     expect(res.status).toBe(409);
     expect(res.body).toEqual(failureOf('Bill number conflict. Please retry.'));
-    expect(
-      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
-    ).toBe(0);
+    expect(await billsOn(date)).toBe(0);
   });
 });
 
@@ -63,9 +65,7 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
-    expect(
-      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
-    ).toBe(1);
+    expect(await billsOn(date)).toBe(1);
   });
 
   it('creates one bill when the same key races', async () => {
@@ -78,9 +78,7 @@ describe('Idempotency-Key', () => {
     );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(new Set(results.map((r) => r.body.bill_id)).size).toBe(1);
-    expect(
-      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
-    ).toBe(1);
+    expect(await billsOn(date)).toBe(1);
   });
 
   it('refuses a key reused for a different bill, and keeps keys of different callers apart', async () => {
@@ -96,9 +94,7 @@ describe('Idempotency-Key', () => {
       t.api({ headers, sub: 99 }).POST('/lab_bills', { body: bill({ bill_date: date }) }),
     );
     expect(otherCaller.status).toBe(201);
-    expect(
-      (await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: 1, date: date } } }))).body.total,
-    ).toBe(2);
+    expect(await billsOn(date)).toBe(2);
     const bad = await answerOf(
       t.api({ headers: { 'idempotency-key': 'x'.repeat(101) } }).POST('/lab_bills', { body: bill() }),
     );
