@@ -16,7 +16,7 @@ import {
   moneyStackOfFile,
   type MoneyStack,
 } from './money';
-import { failureOf } from './harness';
+import { failureOf, expectRefusals } from './harness';
 
 const file = moneyStackOfFile(12, {
   env: { REFUND_ROLES: 'admin', PRICE_OVERRIDE_ROLES: 'admin,cashier' },
@@ -205,14 +205,7 @@ describe('POST /lab_bills/day_close', () => {
       ],
       [{ store_id: 987, date: today }, 404, 'Store not found or inactive.'],
     ];
-    for (const [body, status, error] of cases) {
-      const res = await close(body);
-      expect({ body, status: res.status, answer: res.body }).toEqual({
-        body,
-        status,
-        answer: failureOf(error),
-      });
-    }
+    await expectRefusals(cases, close);
     expect((await closing(store, today)).body.closing).toEqual({
       store_id: store,
       date: today,

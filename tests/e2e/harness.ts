@@ -216,6 +216,17 @@ export function failureOf(error: string) {
   return { success: false, error, code: 'VALIDATION_FAILED', ...(field === undefined ? {} : { field }) };
 }
 
+/** Sends each case's body and expects it refused: its status and the envelope of its text (failureOf). */
+export async function expectRefusals(
+  cases: ReadonlyArray<readonly [body: unknown, status: number, error: string]>,
+  send: (body: unknown) => Promise<ApiResponse>,
+): Promise<void> {
+  for (const [body, status, error] of cases) {
+    const res = await send(body);
+    expect({ body, status: res.status, answer: res.body }).toEqual({ body, status, answer: failureOf(error) });
+  }
+}
+
 /** What GET /health answers while a part of the system is down. */
 export const DEGRADED = { ...failureOf('Some parts of the system are unavailable.'), status: 'degraded' };
 
