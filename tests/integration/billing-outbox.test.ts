@@ -8,16 +8,11 @@
  * however many writes of the bill followed; and a read after the write that
  * fails does not turn a stored payment into an error.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
-import { MongoClient, MongoNetworkError, type Db } from 'mongodb';
+import { MongoNetworkError, type Db } from 'mongodb';
 import { eventStreamOf, REF_KINDS_BY_SERVICE } from '@clinic/contracts';
-import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
 import {
   ClinicClock,
-  connectNats,
   createLogger,
   ensureStream,
   IdAllocator,
@@ -29,6 +24,7 @@ import {
   type OutboxOptions,
   CacheCoherence,
 } from '@clinic/service-kit/internal';
+import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 import { entriesOnCreate } from '../../services/billing/src/money-rules';
 import { PaymentOperations } from '../../services/billing/src/payments';
 import { moverOf } from '../../services/billing/src/requests';
@@ -38,25 +34,17 @@ import { fenceOf } from '../../services/billing/src/storage/day-closings';
 
 const log = createLogger('billing-outbox-test', 'silent');
 const clock = new ClinicClock('Asia/Colombo');
-let dir: string;
-let infra: Infrastructure;
+let parts: LocalParts;
 let nc: NatsConnection;
-let mongo: MongoClient;
 let coherence: CacheCoherence;
 let db: Db;
 const started: Outbox[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'clinic-billing-outbox-'));
-  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
-  nc = await connectNats(
-    { url: infra.natsUrl, user: 'billing', password: infra.natsPasswords.billing },
-    { name: 'billing-outbox-test', log },
-  );
+  parts = await startLocalParts('billing-outbox', 'billing', 'clinic_billing', log);
+  ({ nc, db } = parts);
   await ensureStream(await nc.jetstreamManager(), eventStreamOf('billing'), log);
   coherence = await CacheCoherence.start({ nc, service: 'billing', log, member: true });
-  mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
-  db = mongo.db('clinic_billing');
   await new BillStorage(replicaDeps(), log).prepare();
 }, 120_000);
 // A replica's sweeper goes with its test: another test's entries are not its to settle.
@@ -65,10 +53,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await coherence?.stop();
-  await nc?.close();
-  await mongo?.close();
-  await infra?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stopLocalParts(parts);
 });
 
 /** What one replica's storage stands on; its outbox sweeps only when `sweeping`. */

@@ -2,13 +2,10 @@
  * What the outbox e2e files share: their stack, started for each importing file
  * (the beforeAll and afterAll below run in every file that imports this module), its seed and helpers.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
-import { MongoClient, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { eventStreamOf } from '@clinic/contracts';
-import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
+import type { Infrastructure } from '@clinic/devstack';
 import {
   connectNats,
   createLogger,
@@ -16,26 +13,20 @@ import {
   ensureStream,
   type OutboxEntry,
 } from '@clinic/service-kit/internal';
+import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 
 export const log = createLogger('outbox-test', 'silent');
 export const STREAM = eventStreamOf('catalogue');
-export let dir: string;
+let parts: LocalParts;
 export let infra: Infrastructure;
 export let nc: NatsConnection;
 /** Another hospital system, reading the stream through the pull consumer the service provisions for it. */
 export let reader: NatsConnection;
-export let mongo: MongoClient;
 export let db: Db;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'clinic-outbox-'));
-  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
-  nc = await connectNats(
-    { url: infra.natsUrl, user: 'catalogue', password: infra.natsPasswords.catalogue },
-    { name: 'outbox-test', log },
-  );
-  mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
-  db = mongo.db('outbox_test');
+  parts = await startLocalParts('outbox', 'catalogue', 'outbox_test', log);
+  ({ infra, nc, db } = parts);
   const jsm = await nc.jetstreamManager();
   await ensureStream(jsm, STREAM, log);
   await ensureEventReaders(jsm, STREAM.name, ['hospital'], log);
@@ -46,10 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await reader?.close();
-  await nc?.close();
-  await mongo?.close();
-  await infra?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stopLocalParts(parts);
 });
 
 /** Event ids read from the stream so far, by entity key, in stream order. */

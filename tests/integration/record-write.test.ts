@@ -4,15 +4,10 @@
  * is lost, each checks and describes the version it writes over, and a record
  * cancelled meanwhile is never written back.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
-import { MongoClient, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { eventStreamOf, EventSubjects, REQUEST_MESSAGES } from '@clinic/contracts';
-import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
 import {
-  connectNats,
   createLogger,
   ensureStream,
   IdAllocator,
@@ -22,6 +17,7 @@ import {
   type RecordWrite,
   type StoredRecord,
 } from '@clinic/service-kit/internal';
+import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 
 interface Counter extends StoredRecord {
   n: number;
@@ -29,34 +25,23 @@ interface Counter extends StoredRecord {
 }
 
 const log = createLogger('record-write-test', 'silent');
-let dir: string;
-let infra: Infrastructure;
+let parts: LocalParts;
 let nc: NatsConnection;
-let mongo: MongoClient;
 let db: Db;
 let counters: Collection<Counter>;
 let outbox: Outbox;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'clinic-record-write-'));
-  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
-  nc = await connectNats(
-    { url: infra.natsUrl, user: 'catalogue', password: infra.natsPasswords.catalogue },
-    { name: 'record-write-test', log },
-  );
+  parts = await startLocalParts('record-write', 'catalogue', 'record_write_test', log);
+  ({ nc, db } = parts);
   await ensureStream(await nc.jetstreamManager(), eventStreamOf('catalogue'), log);
-  mongo = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
-  db = mongo.db('record_write_test');
   counters = db.collection<Counter>('counters');
   outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
   outbox.start();
 });
 afterAll(async () => {
   await outbox?.stop();
-  await nc?.close();
-  await mongo?.close();
-  await infra?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stopLocalParts(parts);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
