@@ -9,7 +9,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { headers as natsHeaders } from 'nats';
 import { EXPORT_BILL_COLUMNS, EXPORT_ITEM_COLUMNS, EXPORT_PAGE_BILLS } from '@clinic/contracts';
-import { branch } from './fixtures';
+import { branch, chargeIn } from './fixtures';
 import { failureOf, startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
@@ -35,10 +35,7 @@ beforeAll(async () => {
     ['CBC', 850],
     ['Lipid Profile', 2400.5],
   ] as const)
-    charges.push(
-      (await t.post('/hospital_charges', { store_id: 1, charge_name: name, charge_type: 'Lab', amount })).body
-        .charge_id,
-    );
+    charges.push(await chargeIn(t, 1, name, amount));
   // More bills than two pages hold, over three dates with a day between, and some outside the export.
   const bills = Array.from({ length: 2 * EXPORT_PAGE_BILLS + 40 }, (_, i) => ({
     patient_name: TRICKY_NAMES[i % 40] ?? `Patient ${i}`,
