@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { LoadLoops } from './load-loops';
 
 export interface Attempt {
   status: number | 'network' | 'hang';
@@ -36,22 +37,12 @@ export interface LoadOptions {
 /** With an Idempotency-Key every server failure is safe to retry: the first bill comes back if it was made. */
 const RETRIABLE = new Set<number | string>([500, 503, 504, 'network']);
 
-export class BillLoad {
+export class BillLoad extends LoadLoops {
   readonly bills: LogicalBill[] = [];
-  private running = false;
-  private workers: Promise<void>[] = [];
   readonly startedAt = performance.now();
 
-  constructor(private readonly options: LoadOptions) {}
-
-  start(): void {
-    this.running = true;
-    this.workers = Array.from({ length: this.options.concurrency ?? 8 }, () => this.worker());
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await Promise.all(this.workers);
+  constructor(private readonly options: LoadOptions) {
+    super(options.concurrency ?? 8);
   }
 
   /** Milliseconds since the load started. */
@@ -59,7 +50,7 @@ export class BillLoad {
     return performance.now() - this.startedAt;
   }
 
-  private async worker(): Promise<void> {
+  protected async loop(): Promise<void> {
     while (this.running) {
       const bill: LogicalBill = { key: randomUUID(), body: this.options.body(), attempts: [] };
       this.bills.push(bill);
@@ -132,29 +123,18 @@ export class BillLoad {
  * the load confirmed gets one PUT of its notes, one at a time, while the load
  * runs. Outcomes are not judged here: the checks read what was stored.
  */
-export class BillUpdates {
+export class BillUpdates extends LoadLoops {
   readonly statuses: Array<number | 'network' | 'hang'> = [];
   /** The notes each acknowledged (200) update set: what its bill must hold afterwards. */
   readonly acknowledged: Array<{ billId: number; notes: string }> = [];
-  private running = false;
-  private worker: Promise<void> = Promise.resolve();
-
   constructor(
     private readonly load: BillLoad,
     private readonly options: { url: string; token: string },
-  ) {}
-
-  start(): void {
-    this.running = true;
-    this.worker = this.run();
+  ) {
+    super(1);
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.worker;
-  }
-
-  private async run(): Promise<void> {
+  protected async loop(): Promise<void> {
     // Bills are confirmed out of order: each is taken once, whatever its place in the load.
     const updated = new Set<number>();
     let sent = 0;

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Attempt, BillLoad, LogicalBill } from './load';
+import { LoadLoops } from './load-loops';
 
 export interface MoneyOp {
   billId: number;
@@ -33,29 +34,19 @@ const PLAN: Record<'Paid' | 'Pending', Array<{ kind: MoneyOp['kind']; body: Reco
   ],
 };
 
-export class MoneyLoad {
+/** Takes each bill the load confirmed once, and pays or refunds it; stop() lets the operations under way end. */
+export class MoneyLoad extends LoadLoops {
   readonly ops: MoneyOp[] = [];
-  private running = false;
-  private workers: Promise<void>[] = [];
   private readonly taken = new Set<LogicalBill>();
 
   constructor(
     private readonly load: BillLoad,
     private readonly options: { url: string; token: string; concurrency?: number; maxAttempts?: number },
-  ) {}
-
-  start(): void {
-    this.running = true;
-    this.workers = Array.from({ length: this.options.concurrency ?? 2 }, () => this.worker());
+  ) {
+    super(options.concurrency ?? 2);
   }
 
-  /** Stops taking bills; the operations under way are carried to their end. */
-  async stop(): Promise<void> {
-    this.running = false;
-    await Promise.all(this.workers);
-  }
-
-  private async worker(): Promise<void> {
+  protected async loop(): Promise<void> {
     while (this.running) {
       const bill = this.load.bills.find((b) => b.created && !this.taken.has(b));
       if (!bill) {

@@ -7,6 +7,7 @@
  */
 import type { NatsConnection } from 'nats';
 import { refSubject } from '@clinic/contracts';
+import { LoadLoops } from './load-loops';
 
 export interface RefLoadOptions {
   nc: NatsConnection;
@@ -17,34 +18,23 @@ export interface RefLoadOptions {
   timeoutMs?: number;
 }
 
-export class RefLoad {
+export class RefLoad extends LoadLoops {
   /** Acknowledged records: id -> stream sequence. */
   readonly acked = new Map<number, number>();
   attempts = 0;
   failures = 0;
   private nextId: number;
-  private running = false;
-  private loop: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: RefLoadOptions) {
+    super(1);
     this.nextId = options.firstId;
-  }
-
-  start(): void {
-    this.running = true;
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.loop;
   }
 
   get published(): number {
     return this.nextId - this.options.firstId;
   }
 
-  private async run(): Promise<void> {
+  protected async loop(): Promise<void> {
     const js = this.options.nc.jetstream({ timeout: this.options.timeoutMs ?? 2_000 });
     while (this.running) {
       const id = this.nextId++;
