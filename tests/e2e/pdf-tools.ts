@@ -96,6 +96,19 @@ export interface Word {
 }
 
 /** Pairs of words of a page whose boxes overlap by more than `tolerance` points either way. */
+/** A PDF file's text as poppler lays it out (pdftotext -layout): one entry per line, spaces squeezed. */
+export function layoutLines(file: string): string[] {
+  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().replace(/\s+/g, ' '))
+    .filter(Boolean);
+}
+
+/** Each expected text is printed: a line of `printed` (its lines) or a part of it (its text); a failure names it. */
+export function expectPrinted(printed: string | string[], expected: string[]): void {
+  for (const text of expected) expect({ text, printed: printed.includes(text) }).toEqual({ text, printed: true });
+}
+
 export function overlaps(words: Word[], tolerance = 0.2): Array<[Word, Word]> {
   const found: Array<[Word, Word]> = [];
   words.forEach((a, i) => {

@@ -12,6 +12,7 @@ import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import { branch } from './fixtures';
 import { failureOf, startTestStack, TEST_TZ, type TestStack } from './harness';
+import { expectPrinted, layoutLines } from './pdf-tools';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
@@ -63,10 +64,7 @@ async function fetchReceipt(
 function pdfLines(pdf: Buffer, name: string): string[] {
   const file = join(dir, `${name}.pdf`);
   writeFileSync(file, pdf);
-  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => line.trim().replace(/\s+/g, ' '))
-    .filter(Boolean);
+  return layoutLines(file);
 }
 
 function pageSizes(pdf: Buffer, name: string): string[] {
@@ -106,7 +104,7 @@ const items = () => [
 
 /** Every figure of the bill, as the receipt must print it. */
 function expectFigures(lines: string[], bill: any, options: { columns: boolean }) {
-  const has = (line: string) => expect({ line, found: lines.includes(line) }).toEqual({ line, found: true });
+  const has = (line: string) => expectPrinted(lines, [line]);
   const text = lines.join('\n');
   expect(lines[0]).toBe('Colombo Central');
   has(`Bill number ${bill.bill_number}`);
