@@ -1,9 +1,15 @@
 /** Bills through the gateway (setup in billing-stack.ts): the revenue summary, and the events a bill's life publishes. */
 import { MongoClient } from 'mongodb';
+import type { operations } from '@clinic/client';
 import { EventSubjects } from '@clinic/contracts';
 import { EventReader } from './events';
 import { answerOf, failureOf, refused } from './harness';
 import { t, chargesOf, LIST_STORES, createBill, readBill } from './billing-stack';
+
+type SummaryQuery = operations['getLabBillSummary']['parameters']['query'];
+/** The summary as GET /lab_bills/summary answers it for `query`. */
+const summaryOf = async (query: SummaryQuery) =>
+  (await answerOf(t.api().GET('/lab_bills/summary', { params: { query } }))).body.summary;
 
 describe('GET /lab_bills/summary', () => {
   it('requires store_id and answers zeros when nothing matches', async () => {
@@ -62,8 +68,7 @@ describe('GET /lab_bills/summary', () => {
     );
     await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: cancelled.bill_id } } }));
 
-    const all = (await answerOf(t.api().GET('/lab_bills/summary', { params: { query: { store_id: store } } }))).body
-      .summary;
+    const all = await summaryOf({ store_id: store });
     // Card bill: 300.30 - round(300.30 x 33.333%, 2) = 300.30 - 100.10 = 200.20
     // Online bill: 39.98 - 0.99 = 38.99
     expect(all).toEqual({
@@ -80,21 +85,9 @@ describe('GET /lab_bills/summary', () => {
       card_revenue: 200.2,
       online_revenue: 38.99,
     });
-    const day = (
-      await answerOf(
-        t.api().GET('/lab_bills/summary', {
-          params: { query: { store_id: store, date: '2090-05-01', from_date: '2090-05-02' } },
-        }),
-      )
-    ).body.summary;
+    const day = await summaryOf({ store_id: store, date: '2090-05-01', from_date: '2090-05-02' });
     expect(day).toMatchObject({ total_bills: 2, total_revenue: 0.3, cash_revenue: 0.3, card_count: 0 });
-    const range = (
-      await answerOf(
-        t.api().GET('/lab_bills/summary', {
-          params: { query: { store_id: store, from_date: '2090-05-02', to_date: '2090-05-03' } },
-        }),
-      )
-    ).body.summary;
+    const range = await summaryOf({ store_id: store, from_date: '2090-05-02', to_date: '2090-05-03' });
     expect(range).toMatchObject({ total_bills: 2, total_revenue: 239.19, pending_count: 1, online_revenue: 38.99 });
   });
 
@@ -106,12 +99,7 @@ describe('GET /lab_bills/summary', () => {
       {},
       store,
     );
-    const summary = async () =>
-      (
-        await answerOf(
-          t.api().GET('/lab_bills/summary', { params: { query: { store_id: store, date: '2090-06-01' } } }),
-        )
-      ).body.summary;
+    const summary = () => summaryOf({ store_id: store, date: '2090-06-01' });
     const pending = {
       total_bills: 1,
       paid_count: 0,
