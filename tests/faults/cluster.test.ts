@@ -272,6 +272,9 @@ it('partition one NATS node away: the minority accepts no write; after healing n
   ns.partition();
   minority.start();
   await sleep(12_000);
+  // Seeing the cut takes route pings (2 s, 3 missed) and the client's check (2 s): about 10 s, more when loaded.
+  const movedBy = Date.now() + 15_000;
+  while (!['n1', 'n2'].includes(roaming.info?.server_name ?? '') && Date.now() < movedBy) await sleep(250);
   const roamedTo = roaming.info?.server_name;
   await minority.stop();
   const majorityAckedWhilePartitioned = majority.acked.size;

@@ -43,13 +43,13 @@ import { ensureStream, jetStreamManager, streamReplicas, whileStarting } from '.
 import type { Logger } from '../process/logger';
 
 /** How long a lease renewal lets a replica answer from memory, as writers count it. */
-export const LEASE_MS = 2_000;
+const LEASE_MS = 2_000;
 /** What a replica counts of a lease: less than writers do, for clocks that run at slightly different rates. */
 const [OWN_LEASE_SHARE, RENEWALS_PER_LEASE] = [0.9, 4];
 /** How long a writer waits for the stream to take an invalidation before it publishes it again. */
 const PUBLISH_TIMEOUT_MS = 1_000;
 /** How long a writer keeps trying to have its invalidation confirmed before the write fails. */
-export const INVALIDATION_WAIT_MAX_MS = 10_000;
+const INVALIDATION_WAIT_MAX_MS = 10_000;
 
 export interface CacheCoherenceOptions {
   nc: NatsConnection;

@@ -45,10 +45,6 @@ export class ScopedEntries<V> {
     return this.latestMark;
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   /** The entry under `id`, made the most recently used. */
   find(id: string): ScopedEntry<V> | undefined {
     const hit = this.entries.get(id);

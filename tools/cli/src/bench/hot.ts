@@ -10,13 +10,14 @@
  * BENCH_PROFILE_DIR=<folder>: a CPU profile of the gateway and of the
  * answering service during each one-connection run (cpu-profiler.ts).
  */
-import { readFileSync, renameSync, existsSync, mkdirSync } from 'node:fs';
+import { renameSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BillingSubjects, CatalogueSubjects, SessionsSubjects, type ServiceName } from '@clinic/contracts';
 import { prepareDemo } from './baseline';
 import { autocannon, CONCURRENCY, direct, EchoBaseline, probe, say, type Request } from './measure';
 import type { LatencyStats } from './stats';
 import { api, type Target } from './target';
+import { withCpuPerRequest } from './process-cpu';
 
 /** A GET with an Idempotency-Key is never answered by the gateway's reply cache: it measures the forwarded path. */
 const FORWARDED = { 'idempotency-key': 'bench-hot-read-forwarded' };
@@ -109,17 +110,6 @@ async function hotReads(target: Target): Promise<HotRead[]> {
   ];
 }
 
-/** CPU time (user and system, ms) a process has used, from /proc; NaN when unreadable. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th (1/100 s each).
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
 /** Sends SIGWINCH to the processes (cpu-profiler.ts): the first starts a profile, the second writes it. */
 function toggleProfiles(pids: Array<number | undefined>): void {
   for (const pid of pids) if (pid) process.kill(pid, 'SIGWINCH');
@@ -147,15 +137,14 @@ async function atOneConnection(target: Target, read: HotRead): Promise<Pick<HotR
     mkdirSync(profileDir, { recursive: true });
     toggleProfiles([gateway, service]);
   }
-  const before = { gateway: cpuMs(gateway), service: cpuMs(service) };
-  const stats = await autocannon(target, read, 1, { settled: Boolean(profileDir) });
-  const per = (used: number) => Math.round((used / Math.max(1, stats.count)) * 1000) / 1000;
-  const cpu = { gateway: per(cpuMs(gateway) - before.gateway), service: per(cpuMs(service) - before.service) };
+  const { cpu, ...stats } = await withCpuPerRequest({ gateway, service }, () =>
+    autocannon(target, read, 1, { settled: Boolean(profileDir) }),
+  );
   if (profileDir) {
     toggleProfiles([gateway, service]);
     await nameProfiles(profileDir, { gateway, [read.service]: service }, read.name);
   }
-  return { ...stats, cpu };
+  return { ...stats, cpu: { gateway: cpu.gateway!, service: cpu.service! } };
 }
 
 export async function measureHot(target: Target): Promise<HotFigures> {

@@ -10,6 +10,7 @@ import { MEASURED_BRANCH, OTHER_BRANCHES, type BillLoader } from './dataset';
 import { httpLoad, probe, say, type Request } from './measure';
 import { medianByRate, type LatencyStats } from './stats';
 import { api, type Target } from './target';
+import { stackProcesses, totalCpu, withCpuPerRequest } from './process-cpu';
 import type { WriteFigures } from './scale';
 
 /** The clinic's today on the bench's own stack (CLINIC_TZ unset: the machine's zone): the day payments move money on. */
@@ -20,8 +21,11 @@ const BILLS_TO_PAY = 5_000 * (ROUNDS + 1);
 /** Bills of the day the day-end report is read of, as many as the data set's days hold. */
 const DAY_BILLS = 1_370;
 
+/** Payments per second, with the CPU ms each process of the stack spent per payment in the median run. */
+type PaymentFigures = WriteFigures & { cpu?: Record<string, number> };
+
 export interface MoneyFigures {
-  payments: WriteFigures;
+  payments: PaymentFigures;
   bills_to_pay: number;
   day_end_after_payment: LatencyStats;
   day_bills: number;
@@ -38,7 +42,7 @@ async function inParallel(count: number, concurrency: number, each: (i: number) 
   );
 }
 
-async function measurePayments(target: Target, loader: BillLoader): Promise<WriteFigures> {
+async function measurePayments(target: Target, loader: BillLoader): Promise<PaymentFigures> {
   const store = OTHER_BRANCHES[1]!;
   say(`  ${BILLS_TO_PAY.toLocaleString('en')} Pending bills of 2.00 to pay, in branch ${store}`);
   const ids = await loader.pendingBills(BILLS_TO_PAY, store, loader.dates[200]!, 200);
@@ -55,9 +59,13 @@ async function measurePayments(target: Target, loader: BillLoader): Promise<Writ
   const share = Math.floor(urls.length / (ROUNDS + 1));
   const urlsOf = (run: number) => urls.slice(run * share, (run + 1) * share);
   await httpLoad(target, pay, bodies, 64, 3_000, urlsOf(0));
-  const runs: LatencyStats[] = [];
+  // What each process spends per payment shows which one the rate waits on (two cores hold 2,000 ms of CPU a second).
+  const processes = target.stack ? stackProcesses(target.stack) : {};
+  const runs: Array<LatencyStats & { cpu: Record<string, number> }> = [];
   for (let round = 0; round < ROUNDS; round++) {
-    runs.push(await httpLoad(target, pay, bodies, 64, undefined, urlsOf(round + 1)));
+    runs.push(
+      await withCpuPerRequest(processes, () => httpLoad(target, pay, bodies, 64, undefined, urlsOf(round + 1))),
+    );
   }
   return { ...medianByRate(runs), runs: runs.map((run) => run.rps) };
 }
@@ -111,6 +119,17 @@ export function moneyLines(money: MoneyFigures, bills: number, fmt: (s: LatencyS
     '',
     `Money (issue 25), with ${bills.toLocaleString('en')} bills stored (req/s, p50, p90, p99, errors):`,
     `  POST /lab_bills/{id}/payments, 64 connections   ${fmt(money.payments)}   each round's payments/s: ${money.payments.runs.join(' ')}`,
+    ...cpuLine(money.payments.cpu),
     `  GET /lab_bills/day_end after a payment, 1 conn   ${fmt(money.day_end_after_payment)}   (a day of ${money.day_bills} bills, ${money.day_payments} paid at creation)`,
   ];
+}
+
+/** The CPU a payment cost each process (absent for a stack the bench did not start). */
+function cpuLine(cpu: Record<string, number> | undefined): string[] {
+  if (!cpu || Object.keys(cpu).length === 0) return [];
+  const each = Object.entries(cpu)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name} ${ms}`)
+    .join(', ');
+  return [`    CPU ms per payment (median round): ${each}; in all ${totalCpu(cpu)}`];
 }

@@ -6,7 +6,8 @@
  * connections, in turn, for several rounds (the median run is reported).
  * Run on its own with BENCH_PARTS=observability.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpuMs, nodeProcesses } from './process-cpu';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { otelCollectorBinary, signToken, Stack, startOtelCollector, type OtelCollector } from '@clinic/devstack';
@@ -117,18 +118,7 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
  * holds even where a busy machine makes req/s swing.
  */
 function stackCpuMs(stack: Stack): number {
-  const ticksPerMs = 100 / 1000; // USER_HZ: Linux reports CPU time in 1/100 s
-  let ticks = 0;
-  for (const proc of [stack.gateway, ...[...stack.services.values()].flat()]) {
-    try {
-      // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return NaN;
-    }
-  }
-  return ticks / ticksPerMs;
+  return Object.values(nodeProcesses(stack)).reduce<number>((sum, pid) => sum + cpuMs(pid), 0);
 }
 
 async function measureRun(r: RunningSetting, request: Request): Promise<RunStats> {
