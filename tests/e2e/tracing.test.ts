@@ -116,6 +116,11 @@ it('follows one POST /lab_bills through the gateway, billing, its charge check t
   const roots = spans.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
   expect(roots.map((s) => `${s.service}:${s.name}`)).toEqual(['gateway:POST /lab_bills']);
   expect(roots[0]!.kind).toBe(SERVER);
+  expect(roots[0]!.attributes).toMatchObject({
+    'http.request.method': 'POST',
+    'http.route': '/lab_bills',
+    'http.response.status_code': 201,
+  });
 
   // Gateway -> NATS -> billing.
   const send = one(spans, 'gateway', 'send billing.bill.create');

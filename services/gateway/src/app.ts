@@ -136,15 +136,15 @@ export async function buildGateway({ config, nc, log, replies = null }: GatewayD
 
   // Liveness for anyone (load balancers, compose): status only, never rate-limited. The report
   // names hosts and subjects, so it needs an admin token.
-  app.get('/health', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
-    const liveness = await health.liveness();
+  app.get('/health', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
+    const liveness = await health.liveness(request.httpSpan?.context);
     return reply.code(liveness.success ? 200 : 503).send(liveness);
   });
   app.get(
     '/health/details',
     { schema: { hide: true }, onRequest: authorize(HEALTH_DETAILS_ACCESS) },
-    async (_request, reply) => {
-      const report = await health.report();
+    async (request, reply) => {
+      const report = await health.report(request.httpSpan?.context);
       return reply.code(report.success ? 200 : 503).send(report);
     },
   );

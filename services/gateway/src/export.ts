@@ -51,6 +51,7 @@ export async function sendExport(
         token: request.token,
         correlationId: request.id,
         timeoutMs: config.requestTimeoutMs,
+        traceContext: request.httpSpan?.context,
       }),
     );
   };

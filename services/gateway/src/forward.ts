@@ -95,6 +95,7 @@ export async function forward(
       timeoutMs: config.requestTimeoutMs,
       idempotencyKey,
       ifMatch,
+      traceContext: request.httpSpan?.context,
     });
     const split = splitReply(answer.data);
     if (pending) replies?.keep(pending, answer, split);

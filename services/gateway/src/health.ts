@@ -1,6 +1,9 @@
 import type { NatsConnection } from 'nats';
 import { GATEWAY_MESSAGES, SERVICE_NAMES, ServiceSubjects, type ServiceName } from '@clinic/contracts';
-import { callService } from '@clinic/service-kit';
+import { callService, type HttpSpan } from '@clinic/service-kit';
+
+/** The trace a health check joins: its first asker's. */
+type Context = HttpSpan['context'];
 
 /** The detailed report (`GET /health/details`, admin token). */
 export interface HealthReport {
@@ -40,7 +43,7 @@ async function natsRoundTrip(nc: NatsConnection, timeoutMs: number): Promise<num
 }
 
 /** Asks NATS for a round trip and every service's `<service>.health` at once; healthy only when all answer ok. */
-async function checkHealth(nc: NatsConnection, timeoutMs: number): Promise<HealthReport> {
+async function checkHealth(nc: NatsConnection, timeoutMs: number, traceContext?: Context): Promise<HealthReport> {
   const [rtt, ...entries] = await Promise.all([
     natsRoundTrip(nc, timeoutMs),
     ...SERVICE_NAMES.map(async (name) => {
@@ -49,7 +52,7 @@ async function checkHealth(nc: NatsConnection, timeoutMs: number): Promise<Healt
           nc,
           ServiceSubjects[name].health,
           {},
-          { correlationId: `health-${name}`, timeoutMs },
+          { correlationId: `health-${name}`, timeoutMs, traceContext },
         );
         if (reply.status === 200 && reply.body.success) {
           return [name, { status: 'ok' as const, instance: String(reply.body.instance ?? '') }] as const;
@@ -85,15 +88,16 @@ export class HealthChecker {
     private readonly timeoutMs: number,
   ) {}
 
-  report(): Promise<HealthReport> {
-    this.inProgress ??= checkHealth(this.nc, this.timeoutMs).finally(() => {
+  /** `traceContext`: the asker's trace, which the check joins when it starts it. */
+  report(traceContext?: Context): Promise<HealthReport> {
+    this.inProgress ??= checkHealth(this.nc, this.timeoutMs, traceContext).finally(() => {
       this.inProgress = null;
     });
     return this.inProgress;
   }
 
-  async liveness(): Promise<Liveness> {
-    const { success, error, status } = await this.report();
+  async liveness(traceContext?: Context): Promise<Liveness> {
+    const { success, error, status } = await this.report(traceContext);
     return { success, ...(error ? { error, code: 'SERVICE_UNAVAILABLE' as const } : {}), status };
   }
 }

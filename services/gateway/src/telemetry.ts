@@ -1,18 +1,30 @@
 /**
  * The gateway's HTTP metrics (requests by route, method and status; duration
- * by route; requests in flight) and the trace id on its request log line.
+ * by route; requests in flight), and its request span with the trace id on
+ * its request log line.
  * The NATS request outcomes are counted by callServiceRaw (service-kit).
  */
 import type { FastifyInstance } from 'fastify';
 import {
   counter,
+  endHttpSpan,
   gauge,
   histogram,
   LATENCY_BUCKETS,
   metricsEnabled,
-  traceLogFields,
+  spanLogFields,
+  startHttpSpan,
   tracingActive,
+  type HttpSpan,
+  type Logger,
 } from '@clinic/service-kit';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's server span while tracing is on; its NATS requests go out under its context. */
+    httpSpan?: HttpSpan | null;
+  }
+}
 
 /** Requests no route matched are counted under one label, so that scanners cannot grow the series. */
 const UNMATCHED = 'unmatched';
@@ -20,9 +32,15 @@ const UNMATCHED = 'unmatched';
 export function instrumentGateway(app: FastifyInstance): void {
   if (tracingActive()) {
     app.addHook('onRequest', (request, _reply, done) => {
-      // @fastify/otel's request span is active here; its trace id goes on every line of the request.
-      const fields = traceLogFields();
-      if (fields.trace_id) request.log = request.log.child(fields);
+      request.httpSpan = startHttpSpan(request.method, request.routeOptions.url ?? UNMATCHED, request.headers);
+      // A sampled request's trace id goes on every line of the request. Fastify made the request a child logger
+      // of its own: it takes the binding, cheaper than a second child.
+      const fields = request.httpSpan ? spanLogFields(request.httpSpan.span) : {};
+      if (fields.trace_id) (request.log as Logger).setBindings(fields);
+      done();
+    });
+    app.addHook('onResponse', (request, reply, done) => {
+      if (request.httpSpan) endHttpSpan(request.httpSpan, reply.statusCode);
       done();
     });
   }

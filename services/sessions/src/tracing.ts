@@ -2,4 +2,4 @@
 import { databaseInstrumentations } from '@clinic/service-kit/storage/tracing';
 import { startTracing } from '@clinic/service-kit/tracing';
 
-startTracing('sessions', databaseInstrumentations);
+startTracing('sessions', { instrumentations: databaseInstrumentations });

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import {
   connect,
   ErrorCode,
@@ -102,6 +103,8 @@ export interface CallOptions {
   idempotencyKey?: string;
   /** The caller's If-Match header, for an update or a delete (conditional.ts). */
   ifMatch?: string;
+  /** The trace context the request goes out under (the gateway's HTTP span); by default the active one. */
+  traceContext?: Context;
 }
 
 /** Sends one request in the envelope and returns the service's reply. */
@@ -172,7 +175,12 @@ export async function callServiceReply(
   if (options.ifMatch) h.set(HeaderNames.ifMatch, options.ifMatch);
   const payload = request instanceof Uint8Array ? request : encoder.encode(JSON.stringify(request));
   try {
-    const reply = await withRequestSpan(subject, h, () => receiveReply(nc, subject, payload, h, options.timeoutMs));
+    const reply = await withRequestSpan(
+      subject,
+      h,
+      () => receiveReply(nc, subject, payload, h, options.timeoutMs),
+      options.traceContext,
+    );
     countNatsRequest(subject, 'ok');
     return reply;
   } catch (err) {

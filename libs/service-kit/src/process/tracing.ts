@@ -26,8 +26,10 @@ import {
   type Span,
   type TextMapGetter,
   type TextMapSetter,
+  type Tracer,
 } from '@opentelemetry/api';
 import type { MsgHdrs } from 'nats';
+import { NoActiveContext } from './no-active-context';
 
 /** What a started SDK needs to be flushed at shutdown. */
 interface StartedSdk {
@@ -52,13 +54,25 @@ export function tracingActive(): boolean {
   return sdk !== null;
 }
 
+export interface TracingOptions {
+  /** The instrumentations to load (made only when tracing is on). */
+  instrumentations?: () => unknown[];
+  /**
+   * false: no active context is kept (NoActiveContext), for a process that
+   * passes every span's context along itself and runs no instrumentation.
+   */
+  activeContext?: boolean;
+}
+
 /**
  * Starts the OpenTelemetry SDK (OTLP exporter, W3C propagation and the
- * instrumentations `extra` makes) when tracing is configured. Call it before
- * mongodb or fastify is loaded. `serviceName` applies unless
- * OTEL_SERVICE_NAME is set.
+ * instrumentations asked for) when tracing is configured. Call it before
+ * mongodb is loaded. `serviceName` applies unless OTEL_SERVICE_NAME is set.
  */
-export function startTracing(serviceName: string, extra: () => unknown[] = () => []): boolean {
+export function startTracing(
+  serviceName: string,
+  { instrumentations = () => [], activeContext = true }: TracingOptions = {},
+): boolean {
   if (sdk || !tracingConfigured()) return false;
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
@@ -73,7 +87,8 @@ export function startTracing(serviceName: string, extra: () => unknown[] = () =>
   process.env.OTEL_PROPAGATORS ??= 'tracecontext';
   const started = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || serviceName,
-    instrumentations: extra() as never[],
+    instrumentations: instrumentations() as never[],
+    ...(activeContext ? {} : { contextManager: new NoActiveContext() }),
   });
   started.start();
   sdk = started;
@@ -87,7 +102,12 @@ export async function stopTracing(): Promise<void> {
   await current?.shutdown().catch(() => undefined);
 }
 
-const tracer = () => trace.getTracer('@clinic/service-kit');
+let cachedTracer: Tracer | null = null;
+
+export function tracer(): Tracer {
+  cachedTracer ??= trace.getTracer('@clinic/service-kit');
+  return cachedTracer;
+}
 
 const headerSetter: TextMapSetter<MsgHdrs> = {
   set: (carrier, key, value) => carrier.set(key, value),
@@ -105,7 +125,12 @@ export function traceLogFields(): Readonly<Record<string, string>> {
   if (!sdk) return NO_FIELDS;
   const span = trace.getActiveSpan();
   // A trace that is not sampled is exported nowhere: its id would lead nowhere.
-  return span?.isRecording() ? { trace_id: span.spanContext().traceId } : NO_FIELDS;
+  return span ? spanLogFields(span) : NO_FIELDS;
+}
+
+/** `{ trace_id }` of a sampled span for a log line, or nothing. */
+export function spanLogFields(span: Span): Readonly<Record<string, string>> {
+  return span.isRecording() ? { trace_id: span.spanContext().traceId } : NO_FIELDS;
 }
 
 function messagingAttributes(subject: string, operation: string): Record<string, string> {
@@ -126,16 +151,23 @@ async function endingSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Runs a NATS request under a client span whose context goes out in `headers`.
+ * Runs a NATS request under a client span whose context goes out in `headers`,
+ * a child of `parent` (by default the active context).
  */
-export async function withRequestSpan<T>(subject: string, headers: MsgHdrs, send: () => Promise<T>): Promise<T> {
+export async function withRequestSpan<T>(
+  subject: string,
+  headers: MsgHdrs,
+  send: () => Promise<T>,
+  parent: Context = context.active(),
+): Promise<T> {
   if (!sdk) return send();
-  const span = tracer().startSpan(`send ${subject}`, {
-    kind: SpanKind.CLIENT,
-    attributes: messagingAttributes(subject, 'send'),
-  });
+  const span = tracer().startSpan(
+    `send ${subject}`,
+    { kind: SpanKind.CLIENT, attributes: messagingAttributes(subject, 'send') },
+    parent,
+  );
   // Not sampled, it still goes out (traceparent's flags say so), so that the service skips its spans too.
-  propagation.inject(trace.setSpan(context.active(), span), headers, headerSetter);
+  propagation.inject(trace.setSpan(parent, span), headers, headerSetter);
   if (!span.isRecording()) {
     span.end();
     return send();

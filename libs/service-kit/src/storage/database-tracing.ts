@@ -1,6 +1,6 @@
 /**
  * The MongoDB driver's OpenTelemetry instrumentation, for a service's
- * `startTracing(name, databaseInstrumentations)` ('@clinic/service-kit/storage/tracing').
+ * `startTracing(name, { instrumentations: databaseInstrumentations })` ('@clinic/service-kit/storage/tracing').
  * Apart from process/tracing.ts so that the gateway, which owns no data, never
  * reaches for it; loaded only when tracing is on.
  */

@@ -1,8 +1,8 @@
 /**
  * What metrics and tracing cost, side by side in one run: the same stack
- * started three times (metrics and tracing off, as before issue 13; metrics
- * on; metrics on and every request traced to a local OpenTelemetry
- * Collector), each measured on a read and on bill creation at the same
+ * started once per setting (metrics and tracing off, as before issue 13;
+ * metrics on; metrics on and requests traced, at several sampling ratios, to
+ * a local OpenTelemetry Collector), each measured on a read and on bill creation at the same
  * connections, in turn, for several rounds (the median run is reported).
  * Run on its own with BENCH_PARTS=observability.
  */
@@ -29,13 +29,20 @@ interface Setting {
 }
 
 /**
- * Tracing as it runs by default (one new trace in ten, W3C trace context only) and with every request traced:
- * what the default costs, and what it saves (docs/PERFORMANCE.md, Tracing's cost).
+ * Tracing as it runs by default (one new trace in ten, W3C trace context only), with one in a hundred and with
+ * every request traced: what the default costs, what sampling saves and what it cannot (the work done for every
+ * request, sampled or not; docs/PERFORMANCE.md, Metrics and tracing).
  */
 const SETTINGS: Setting[] = [
   { name: 'metrics off, tracing off', metrics: false, tracing: false },
   { name: 'metrics on, tracing off', metrics: true, tracing: false },
   { name: 'metrics on, tracing 1 in 10', metrics: true, tracing: true },
+  {
+    name: 'metrics on, tracing 1 in 100',
+    metrics: true,
+    tracing: true,
+    env: { OTEL_TRACES_SAMPLER_ARG: '0.01' },
+  },
   {
     name: 'metrics on, tracing every request',
     metrics: true,
@@ -129,7 +136,7 @@ async function measureRun(r: RunningSetting, request: Request): Promise<RunStats
 }
 
 /**
- * The three stacks run at once and are measured in turn, round after round,
+ * The stacks run at once and are measured in turn, round after round,
  * so that whatever else the machine does weighs on each setting alike.
  */
 export async function measureObservability(): Promise<ObservabilityFigures> {
