@@ -209,6 +209,12 @@ describe('the default sampler', () => {
       return spans.some((s) => s.traceId === callerSampled) ? spans : undefined;
     });
     const traced = new Set(roots.filter((s) => s.traceId !== callerSampled).map((s) => s.traceId)).size;
+    // A request the gateway did not trace is traced nowhere: every new trace starts at a gateway request span.
+    const fresh = receiver.spans().filter((s) => !before.has(s.traceId));
+    const started = new Set(
+      fresh.filter((s) => s.service === 'gateway' && s.name === 'GET /health').map((s) => s.traceId),
+    );
+    expect(fresh.filter((s) => !started.has(s.traceId))).toEqual([]);
     // Binomial(200, 0.1): mean 20; 5 and 45 lie more than three standard deviations (4.2) away.
     expect(traced).toBeGreaterThan(5);
     expect(traced).toBeLessThan(45);

@@ -2,4 +2,4 @@
 // request span is made in telemetry.ts, without an instrumentation.
 import { startTracing } from '@clinic/service-kit/tracing';
 
-startTracing('gateway', { activeContext: false });
+startTracing('gateway', { activeContext: false, decidesRoots: true });

@@ -30,6 +30,7 @@ import {
 } from '@opentelemetry/api';
 import type { MsgHdrs } from 'nats';
 import { NoActiveContext } from './no-active-context';
+import { decideRoots, rootSampled, untracedContext } from './root-sampling';
 
 /** What a started SDK needs to be flushed at shutdown. */
 interface StartedSdk {
@@ -62,6 +63,12 @@ export interface TracingOptions {
    * passes every span's context along itself and runs no instrumentation.
    */
   activeContext?: boolean;
+  /**
+   * true: whether to trace a request that comes with no trace context is
+   * decided by the process itself, before it makes a span (rootSampled),
+   * when the configured sampler is parent-based (root-sampling.ts).
+   */
+  decidesRoots?: boolean;
 }
 
 /**
@@ -71,7 +78,7 @@ export interface TracingOptions {
  */
 export function startTracing(
   serviceName: string,
-  { instrumentations = () => [], activeContext = true }: TracingOptions = {},
+  { instrumentations = () => [], activeContext = true, decidesRoots = false }: TracingOptions = {},
 ): boolean {
   if (sdk || !tracingConfigured()) return false;
   /* eslint-disable @typescript-eslint/no-require-imports */
@@ -85,20 +92,32 @@ export function startTracing(
   process.env.OTEL_TRACES_SAMPLER ??= DEFAULT_SAMPLER;
   if (process.env.OTEL_TRACES_SAMPLER === DEFAULT_SAMPLER) process.env.OTEL_TRACES_SAMPLER_ARG ??= DEFAULT_RATIO;
   process.env.OTEL_PROPAGATORS ??= 'tracecontext';
+  const decided = decideRoots(decidesRoots);
   const started = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || serviceName,
     instrumentations: instrumentations() as never[],
     ...(activeContext ? {} : { contextManager: new NoActiveContext() }),
+    // A root reaches the SDK only once rootSampled() said to trace it; a caller's decision is kept.
+    ...(decided ? { sampler: rootsTraced() } : {}),
   });
   started.start();
   sdk = started;
   return true;
 }
 
+/** The SDK's sampler where the process decides its roots itself: a caller's decision kept, every root traced. */
+function rootsTraced() {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { tracing } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return new tracing.ParentBasedSampler({ root: new tracing.AlwaysOnSampler() });
+}
+
 /** Exports what is still buffered; a no-op when tracing is off. */
 export async function stopTracing(): Promise<void> {
   const current = sdk;
   sdk = null;
+  decideRoots(false);
   await current?.shutdown().catch(() => undefined);
 }
 
@@ -161,6 +180,8 @@ export async function withRequestSpan<T>(
   parent: Context = context.active(),
 ): Promise<T> {
   if (!sdk) return send();
+  // A root (the gateway's background checks, say), where the process decides its roots itself.
+  if (!trace.getSpanContext(parent) && !rootSampled()) parent = untracedContext();
   const span = tracer().startSpan(
     `send ${subject}`,
     { kind: SpanKind.CLIENT, attributes: messagingAttributes(subject, 'send') },
