@@ -39,9 +39,9 @@ interface StartedSdk {
 
 let sdk: StartedSdk | null = null;
 
-/** Unless OTEL_TRACES_SAMPLER says otherwise: a new trace for one request in ten; a caller's decision is kept. */
+/** Unless OTEL_TRACES_SAMPLER says otherwise: a new trace for one request in a hundred; a caller's decision is kept. */
 export const DEFAULT_SAMPLER = 'parentbased_traceidratio';
-export const DEFAULT_RATIO = '0.1';
+export const DEFAULT_RATIO = '0.01';
 
 /** Whether the OTEL_* variables ask for trace export. */
 export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -87,7 +87,7 @@ export function startTracing(
   // Traces only: metrics are Prometheus's (see metrics.ts), logs are pino's lines on stdout.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
-  // What tracing costs, chosen by measurement (docs/PERFORMANCE.md, Tracing's cost): one request in ten is traced,
+  // What tracing costs, chosen by measurement (docs/PERFORMANCE.md, Metrics and tracing): one request in a hundred is traced,
   // unless it comes with a sampled traceparent (a caller asks for its trace); W3C trace context only, no baggage.
   process.env.OTEL_TRACES_SAMPLER ??= DEFAULT_SAMPLER;
   if (process.env.OTEL_TRACES_SAMPLER === DEFAULT_SAMPLER) process.env.OTEL_TRACES_SAMPLER_ARG ??= DEFAULT_RATIO;
