@@ -28,6 +28,18 @@ describe('ClinicClock', () => {
     },
   );
 
+  it('formats an instant of a second it formatted before as dayjs does', () => {
+    const clock = new ClinicClock('Asia/Colombo');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.integer({ min: 0, max: 999 }), (ms, within) => {
+        const other = new Date(Math.floor(ms / 1000) * 1000 + within);
+        clock.timestamp(new Date(ms));
+        expect(clock.timestamp(other)).toBe(dayjs(other).tz('Asia/Colombo').format('YYYY-MM-DD HH:mm:ss'));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('gives today and the month in the clinic zone', () => {
     const clock = new ClinicClock('Pacific/Kiritimati'); // UTC+14: usually another date than UTC
     expect(clock.today()).toBe(dayjs().tz('Pacific/Kiritimati').format('YYYY-MM-DD'));

@@ -36,6 +36,9 @@ export function weekdayOf(year: number, month: number, day: number): number {
   );
 }
 
+/** How many distinct seconds a clock keeps formatted. */
+const FORMATTED_SECONDS_KEPT = 256;
+
 /**
  * "Today", "now" and timestamps as the clinic sees them (`CLINIC_TZ`). One
  * Intl formatter per clock: building one per call (as dayjs's timezone
@@ -43,6 +46,8 @@ export function weekdayOf(year: number, month: number, day: number): number {
  */
 export class ClinicClock {
   private readonly formatter: Intl.DateTimeFormat;
+  /** Timestamps of recent seconds: a write's views, history and events format the same few instants. */
+  private readonly formatted = new Map<number, string>();
 
   constructor(readonly timeZone: string) {
     // Throws RangeError for an unknown zone, at start-up rather than on a request.
@@ -69,6 +74,16 @@ export class ClinicClock {
   /** `YYYY-MM-DD HH:MM:SS` in the clinic's zone. */
   timestamp(instant: Date | null | undefined): string | null {
     if (!instant) return null;
+    const second = Math.floor(instant.getTime() / 1000);
+    const known = this.formatted.get(second);
+    if (known !== undefined) return known;
+    if (this.formatted.size >= FORMATTED_SECONDS_KEPT) this.formatted.clear();
+    const text = this.format(instant);
+    this.formatted.set(second, text);
+    return text;
+  }
+
+  private format(instant: Date): string {
     const part: Record<string, string> = {};
     for (const { type, value } of this.formatter.formatToParts(instant)) part[type] = value;
     // The formatter is built with year, month, day, hour, minute and second: each part is there.
