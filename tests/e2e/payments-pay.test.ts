@@ -9,6 +9,23 @@ import { failureOf, expectRefusals } from './harness';
 import { m, TIMESTAMP, cashier } from './payments-stack';
 
 describe('POST /lab_bills/{id}/payments', () => {
+  it('names the biller as HOSPITAL_REF names them now, and refuses a new bill as soon as its branch is inactive', async () => {
+    const store = m.freshStore();
+    const id = await createBill(m, store, { billed_by: 8 });
+    const billerOf = async () => (await pay(m, id, { amount: 100, method: 'Card' }, cashier)).body.bill.billed_by_name;
+    expect(await billerOf()).toBe('Dilani Perera');
+    expect(await billerOf()).toBe('Dilani Perera');
+    await m.t.seed({ users: [{ id: 8, name: 'Dilani Fernando' }] });
+    expect(await billerOf()).toBe('Dilani Fernando');
+    expect((await readBill(m, id)).billed_by_name).toBe('Dilani Fernando');
+
+    await createBill(m, store);
+    await m.t.seed({ stores: [{ id: store, name: `Branch ${store}`, status: 'inactive' }] });
+    await expect(createBill(m, store)).rejects.toThrow(/not created: 404 .*Store not found/);
+    await m.t.seed({ stores: [{ id: store, name: `Branch ${store}`, status: 'active' }] });
+    expect(await createBill(m, store)).toEqual(expect.any(Number));
+  });
+
   it('records a split payment: each taken by its caller, the bill Pending until nothing is due, on every read', async () => {
     await awayFromMidnight();
     const store = m.freshStore();

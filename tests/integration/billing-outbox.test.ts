@@ -27,6 +27,7 @@ import {
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 import { entriesOnCreate } from '../../services/billing/src/money-rules';
 import { PaymentOperations } from '../../services/billing/src/payments';
+import { BillingReferences } from '../../services/billing/src/references';
 import { moverOf } from '../../services/billing/src/requests';
 import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
 import { BillStorage } from '../../services/billing/src/storage';
@@ -70,7 +71,8 @@ function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {
   const deps = replicaDeps(options);
   const storage = new BillStorage(deps, log);
   const refs = new ReferenceData(db, REF_KINDS_BY_SERVICE.billing);
-  const payments = new PaymentOperations(storage, refs, clock, { refundRoles: ['admin', 'cashier'] });
+  const references = new BillingReferences(refs, deps.cache);
+  const payments = new PaymentOperations(storage, references, clock, { refundRoles: ['admin', 'cashier'] });
   return { storage, outbox: deps.outbox, refs, payments };
 }
 

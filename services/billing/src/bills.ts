@@ -16,19 +16,15 @@ import {
   type ClinicClock,
   type HandlerContext,
 } from '@clinic/service-kit';
-import type { ReferenceData } from '@clinic/service-kit/storage';
 import { entriesOnCreate, planCancel, planUpdate } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
-import { userNames } from './user-names';
+import { USER_NAMES_SCOPE, type BillingReferences } from './references';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { branchScope, type BillDoc, type BillStorage, type IdempotencyClaim } from './storage';
 import { billView, itemsView } from './views';
 import { parseListQuery, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
-
-/** The cache scope of the users' names that reads show as billed_by_name. */
-export const USER_NAMES_SCOPE = 'refs:user';
 
 function createdReply(doc: BillDoc): ServiceReply {
   return success(201, {
@@ -49,7 +45,7 @@ export interface BillingOptions {
 export class BillOperations {
   constructor(
     private readonly storage: BillStorage,
-    private readonly refs: ReferenceData,
+    private readonly refs: BillingReferences,
     private readonly catalogue: CatalogueClient,
     private readonly clock: ClinicClock,
     private readonly options: BillingOptions,
@@ -64,9 +60,9 @@ export class BillOperations {
     }
     const input = parseNewBill(request.body, caller); // rules 1-6
     requireBranch(ctx, input.store_id);
-    const branch = await this.refs.get('store', input.store_id); // rule 7
+    const branch = await this.refs.branch(input.store_id); // rule 7
     if (branch?.status !== 'active') throw fail('STORE_NOT_FOUND');
-    if (input.patient_id !== null && !(await this.refs.get('patient', input.patient_id))) {
+    if (input.patient_id !== null && !(await this.refs.patient(input.patient_id))) {
       throw fail('PATIENT_NOT_FOUND'); // rule 8
     }
     const chargeIds = input.items.map((item) => item.charge_id);
@@ -211,9 +207,6 @@ export class BillOperations {
   }
 
   private userNames(docs: Array<{ billed_by: number | null }>): Promise<Map<number, string>> {
-    return userNames(
-      this.refs,
-      docs.map((d) => d.billed_by),
-    );
+    return this.refs.userNames(docs.map((d) => d.billed_by));
   }
 }

@@ -6,12 +6,11 @@
  */
 import { DAY_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { badRequest, callerOf, fail, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import type { ReferenceData } from '@clinic/service-kit/storage';
 import { cashCounts, cashView } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { parseDayClose, parseReopen } from './money-input';
 import type { BillStorage, ClosingDoc } from './storage';
-import { namesIfReadable, userNames } from './user-names';
+import type { BillingReferences } from './references';
 
 /** How long a close waits for the writes of its day still in flight before it answers "retry". */
 const SETTLE_WAIT_MS = 3_000;
@@ -19,7 +18,7 @@ const SETTLE_WAIT_MS = 3_000;
 export class DayCloseOperations {
   constructor(
     private readonly storage: BillStorage,
-    private readonly refs: ReferenceData,
+    private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
   ) {}
 
@@ -30,15 +29,14 @@ export class DayCloseOperations {
     requireBranch(ctx, store_id);
     const today = this.clock.today();
     if (date > today) throw badRequest(DAY_MESSAGES.inFuture(today), 'date');
-    if (!(await this.refs.get('store', store_id))) throw fail('STORE_NOT_FOUND');
+    if (!(await this.refs.branch(store_id))) throw fail('STORE_NOT_FOUND');
     const { closings } = this.storage;
     const marked = await closings.markClosing(store_id, date);
     try {
       if (!(await closings.settled(store_id, date, SETTLE_WAIT_MS)))
         throw fail('DAY_STILL_RECORDING', DAY_MESSAGES.stillRecording(date, store_id));
       const cash = cashCounts(await this.storage.ledger.drawer(store_id, date), counted);
-      const names = await namesIfReadable(
-        this.refs,
+      const names = await this.refs.userNamesIfReadable(
         cash.map((c) => c.user_id),
         ctx.log,
       );
@@ -87,10 +85,7 @@ export class DayCloseOperations {
   }
 
   private namesOf(doc: ClosingDoc): Promise<Map<number, string>> {
-    return userNames(
-      this.refs,
-      [...doc.cash, ...doc.history.flatMap((h) => h.cash ?? [])].map((c) => c.user_id),
-    );
+    return this.refs.userNames([...doc.cash, ...doc.history.flatMap((h) => h.cash ?? [])].map((c) => c.user_id));
   }
 
   private view(doc: ClosingDoc, names: Map<number, string>): Record<string, unknown> {

@@ -5,7 +5,6 @@
  */
 import { success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { fromCents, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import type { ReferenceData } from '@clinic/service-kit/storage';
 import { cashiersOf, drawerOf } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';
@@ -13,14 +12,14 @@ import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
 import type { BillStorage } from './storage';
 import { summarize } from './summary-rules';
-import { userNames } from './user-names';
+import type { BillingReferences } from './references';
 
 export type DayEndReport = Awaited<ReturnType<DayEndOperations['report']>>;
 
 export class DayEndOperations {
   constructor(
     private readonly storage: BillStorage,
-    private readonly refs: ReferenceData,
+    private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
   ) {}
@@ -32,9 +31,9 @@ export class DayEndOperations {
     if (format === 'json') return success(200, { report });
     const printedBy = ctx.caller?.sub ?? '-';
     const [branch, givenBack, names] = await Promise.all([
-      this.refs.get('store', store_id),
+      this.refs.branch(store_id),
       this.givenBack(store_id, date),
-      userNames(this.refs, [printedBy, ...report.cancelled.bills.map((b) => b.cancelled_by?.sub ?? null)]),
+      this.refs.userNames([printedBy, ...report.cancelled.bills.map((b) => b.cancelled_by?.sub ?? null)]),
     ]);
     const nameOf = (user: number | string) => (typeof user === 'number' ? (names.get(user) ?? `User ${user}`) : user);
     const pdf = await renderDayEnd(this.fonts, {
@@ -60,7 +59,7 @@ export class DayEndOperations {
         cancelledBills.map((b) => b.id),
         'cancelled',
       ),
-      userNames(this.refs, [...groups.map((g) => g.billed_by), ...drawerRows.map((r) => r.collector)]),
+      this.refs.userNames([...groups.map((g) => g.billed_by), ...drawerRows.map((r) => r.collector)]),
     ]);
     const totals = summarize(groups);
     const revenueOf = (status: string) =>
@@ -102,10 +101,7 @@ export class DayEndOperations {
         ),
       ),
     );
-    const names = await userNames(
-      this.refs,
-      drawerEntries.map((r) => r.collector),
-    );
+    const names = await this.refs.userNames(drawerEntries.map((r) => r.collector));
     return drawerEntries.map((drawerEntry) => {
       const bill = bills.get(drawerEntry.bill_id);
       const entry = bill?.ledger?.find((e) => e.id === drawerEntry._id);

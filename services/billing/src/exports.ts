@@ -12,16 +12,15 @@ import {
   type ServiceRequest,
 } from '@clinic/contracts';
 import { requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseExportQuery } from './filters';
 import type { BillStorage } from './storage';
 import { billView, itemsView } from './views';
-import { userNames } from './user-names';
+import type { BillingReferences } from './references';
 
 export class ExportOperations {
   constructor(
     private readonly storage: BillStorage,
-    private readonly refs: ReferenceData,
+    private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
   ) {}
 
@@ -38,10 +37,7 @@ export class ExportOperations {
       );
       return success(200, { ...page, items });
     }
-    const names = await userNames(
-      this.refs,
-      docs.map((doc) => doc.billed_by),
-    );
+    const names = await this.refs.userNames(docs.map((doc) => doc.billed_by));
     const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
     return success(200, { ...page, bills });
   }

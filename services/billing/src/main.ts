@@ -2,7 +2,7 @@ import './tracing';
 import { REFUND_ROLES, STAFF_ROLES } from '@clinic/contracts';
 import { startService } from '@clinic/service-kit/storage';
 import { billingHandlers } from './adapter';
-import { BillOperations, USER_NAMES_SCOPE } from './bills';
+import { BillOperations } from './bills';
 import { CatalogueClient } from './catalogue-client';
 import { DayCloseOperations } from './day-close';
 import { DayEndOperations } from './day-end';
@@ -11,6 +11,7 @@ import { ExportOperations } from './exports';
 import { loadPaperFonts } from './paper/fonts';
 import { PaymentOperations } from './payments';
 import { ReceiptOperations } from './receipts';
+import { BillingReferences } from './references';
 import { BillStorage } from './storage';
 
 void startService({
@@ -19,21 +20,20 @@ void startService({
   async setup({ db, ids, outbox, clock, refs, nc, cache, log, settings }) {
     const storage = new BillStorage({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
     const [fonts] = await Promise.all([loadPaperFonts(), storage.prepare()]);
-    refs.onApplied(async (kind) => {
-      if (kind === 'user') await cache.bump(USER_NAMES_SCOPE);
-    });
+    const references = new BillingReferences(refs, cache);
+    refs.onApplied((kind) => references.applied(kind));
     return billingHandlers({
-      bills: new BillOperations(storage, refs, new CatalogueClient(nc), clock, {
+      bills: new BillOperations(storage, references, new CatalogueClient(nc), clock, {
         cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
         priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
       }),
-      payments: new PaymentOperations(storage, refs, clock, {
+      payments: new PaymentOperations(storage, references, clock, {
         refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES),
       }),
-      days: new DayCloseOperations(storage, refs, clock),
-      dayEnd: new DayEndOperations(storage, refs, clock, fonts),
-      receipts: new ReceiptOperations(storage, refs, clock, fonts),
-      spreadsheets: new ExportOperations(storage, refs, clock),
+      days: new DayCloseOperations(storage, references, clock),
+      dayEnd: new DayEndOperations(storage, references, clock, fonts),
+      receipts: new ReceiptOperations(storage, references, clock, fonts),
+      spreadsheets: new ExportOperations(storage, references, clock),
     });
   },
 });

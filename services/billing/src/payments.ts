@@ -16,12 +16,11 @@ import {
   type ClinicClock,
   type HandlerContext,
 } from '@clinic/service-kit';
-import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parsePayment, parseRefund } from './money-input';
 import { moneyOf, planEntry, planPayment, planRefund, type Mover } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
 import type { BillDoc, BillStorage, IdempotencyClaim, LedgerEntryDoc } from './storage';
-import { namesIfReadable } from './user-names';
+import type { BillingReferences } from './references';
 import { balanceView, billView, entryView, itemsView } from './views';
 
 export interface PaymentOptions {
@@ -40,7 +39,7 @@ function earlierEntry(doc: BillDoc, idempotency: IdempotencyClaim | null): Ledge
 export class PaymentOperations {
   constructor(
     private readonly storage: BillStorage,
-    private readonly refs: ReferenceData,
+    private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
     private readonly options: PaymentOptions,
   ) {}
@@ -108,7 +107,7 @@ export class PaymentOperations {
     }
     const { doc, entry } = outcome;
     // The money is recorded: a failed read of a name must not answer otherwise.
-    const names = await namesIfReadable(this.refs, [doc.billed_by], ctx.log);
+    const names = await this.refs.userNamesIfReadable([doc.billed_by], ctx.log);
     return success(201, {
       message: kind === 'payment' ? LEDGER_MESSAGES.paymentRecorded : LEDGER_MESSAGES.refundRecorded,
       [kind]: entryView(entry, this.clock),

@@ -1,7 +1,6 @@
 /** GET /lab_bills/{id}/receipt: the printable receipt of an active bill, as a PDF. */
 import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
 import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseReceiptSize } from './filters';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
@@ -9,12 +8,12 @@ import { renderReceipt } from './paper/receipt';
 import { moneyOf } from './money-rules';
 import type { BillStorage } from './storage';
 import { itemsInOrder } from './views';
-import { userNames } from './user-names';
+import type { BillingReferences } from './references';
 
 export class ReceiptOperations {
   constructor(
     private readonly storage: BillStorage,
-    private readonly refs: ReferenceData,
+    private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
   ) {}
@@ -23,10 +22,7 @@ export class ReceiptOperations {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const size = parseReceiptSize(request.query);
     const doc = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
-    const [branch, names] = await Promise.all([
-      this.refs.get('store', doc.store_id),
-      userNames(this.refs, [doc.billed_by]),
-    ]);
+    const [branch, names] = await Promise.all([this.refs.branch(doc.store_id), this.refs.userNames([doc.billed_by])]);
     const billedBy = doc.billed_by === null ? null : (names.get(doc.billed_by) ?? null);
     const pdf = await renderReceipt(
       this.fonts,
