@@ -7,7 +7,7 @@
  * Run on its own with BENCH_PARTS=observability.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpuMs, nodeProcesses } from './process-cpu';
+import { nodeProcesses, totalCpu, withCpuPerRequest } from './process-cpu';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { otelCollectorBinary, signToken, Stack, startOtelCollector, type OtelCollector } from '@clinic/devstack';
@@ -119,20 +119,12 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
   }
 }
 
-/**
- * CPU time (user and system, ms) the stack's Node processes (gateway and
- * services) have used: per request, what metrics and tracing cost in CPU
- * holds even where a busy machine makes req/s swing.
- */
-function stackCpuMs(stack: Stack): number {
-  return Object.values(nodeProcesses(stack)).reduce<number>((sum, pid) => sum + cpuMs(pid), 0);
-}
-
+/** What metrics and tracing cost in CPU per request holds even where a busy machine makes req/s swing. */
 async function measureRun(r: RunningSetting, request: Request): Promise<RunStats> {
-  const before = stackCpuMs(r.target.stack!);
-  const stats = await autocannon(r.target, request, OBSERVABILITY_CONNECTIONS);
-  const used = stackCpuMs(r.target.stack!) - before;
-  return { ...stats, cpu_ms_per_request: Math.round((used / Math.max(1, stats.count)) * 1000) / 1000 };
+  const { cpu, ...stats } = await withCpuPerRequest(nodeProcesses(r.target.stack!), () =>
+    autocannon(r.target, request, OBSERVABILITY_CONNECTIONS),
+  );
+  return { ...stats, cpu_ms_per_request: totalCpu(cpu) };
 }
 
 /**
