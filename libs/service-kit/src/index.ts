@@ -13,6 +13,7 @@
 // A service: start-up, its handlers, the spec's envelope errors.
 export { EncodedReply } from './nats/reply-chunks';
 export type { Handler, HandlerContext } from './nats/responder';
+export { subjectHandlers } from './nats/subject-handlers';
 export { ServiceError, badRequest, fail, unprocessable, type Invalid } from './domain/errors';
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './nats/request-params';
 export { optionalPage, pageFields, pageOfList, parsePage, type Page } from './nats/request-params';
