@@ -16,18 +16,8 @@ import {
   TRANSPORTS,
   type Call,
 } from './branch-cases';
-import type { TestStack } from './harness';
 
-let fx: BranchFixtures;
-let t: TestStack;
-
-beforeAll(async () => {
-  fx = await BranchFixtures.start(2165, { BRANCH_SCOPE: 'required' });
-  t = fx.t;
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const fx = BranchFixtures.ofFile(2165, { BRANCH_SCOPE: 'required' });
 
 const noBranch = { status: 403, body: { success: false, error: BRANCH_MESSAGES.noBranch, code: 'BRANCH_REQUIRED' } };
 
@@ -41,19 +31,19 @@ describe.each(TRANSPORTS)('over %s', (via) => {
       if (role !== 'admin') {
         const call = await fx.call(route, OWN);
         const before = await fx.state(route, call, OWN);
-        expect(await send(route, call, t.token(role, 51))).toEqual(noBranch);
+        expect(await send(route, call, fx.t.token(role, 51))).toEqual(noBranch);
         expect(await fx.state(route, call, OWN)).toEqual(before);
       } else {
         // An admin-only route: a staff role is refused for its role, as before.
-        const res = await send(route, await fx.call(route, OWN), t.token('cashier', 51));
+        const res = await send(route, await fx.call(route, OWN), fx.t.token('cashier', 51));
         expect(res).toEqual({
           status: 403,
           body: { success: false, error: AUTH_MESSAGES.forbidden, code: 'FORBIDDEN' },
         });
       }
-      const admin = await send(route, await fx.call(route, OTHER), t.token('admin', 52));
+      const admin = await send(route, await fx.call(route, OTHER), fx.t.token('admin', 52));
       expect(outcome(admin)).toEqual({ status: successStatus(route), success: true });
-      const scoped = await send(route, await fx.call(route, OWN), t.token(role, 53, 3600, [OWN]));
+      const scoped = await send(route, await fx.call(route, OWN), fx.t.token(role, 53, 3600, [OWN]));
       expect(outcome(scoped)).toEqual({ status: successStatus(route), success: true });
     },
   );
@@ -61,9 +51,9 @@ describe.each(TRANSPORTS)('over %s', (via) => {
 
 it('asks the claim of any role but admin, not only the staff roles', async () => {
   const route = HTTP_ROUTES.find((r) => r.url === '/all_sessions')!;
-  expect(await fx.send('HTTP', route, {}, t.token('doctor', 54))).toEqual(noBranch);
-  expect(await fx.send('NATS', route, {}, t.token('doctor', 54))).toEqual(noBranch);
-  const scoped = await fx.send('HTTP', route, {}, t.token('doctor', 54, 3600, [OTHER]));
+  expect(await fx.send('HTTP', route, {}, fx.t.token('doctor', 54))).toEqual(noBranch);
+  expect(await fx.send('NATS', route, {}, fx.t.token('doctor', 54))).toEqual(noBranch);
+  const scoped = await fx.send('HTTP', route, {}, fx.t.token('doctor', 54, 3600, [OTHER]));
   expect(scoped.status).toBe(200);
   expect(new Set(scoped.body.sessions.map((s: { store_id: number }) => s.store_id))).toEqual(new Set([OTHER]));
 });
