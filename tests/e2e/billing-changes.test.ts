@@ -2,14 +2,13 @@
 import { answerOf, failureOf, refused } from './harness';
 import { t, LIST_STORES, createBill, readBill, countBills, updateBill } from './billing-stack';
 
+/** A bill paid in cash, 1,000 received and 150 given back, with `notes`. */
+const cashBill = (notes: string) =>
+  createBill({ payment_method: 'Cash', received_amount: 1000, balance_amount: 150, notes });
+
 describe('PUT /lab_bills/{id}', () => {
   it('takes back the whole bill a read returned, changing only the five updatable fields', async () => {
-    const created = await createBill({
-      payment_method: 'Cash',
-      received_amount: 1000,
-      balance_amount: 150,
-      notes: 'before',
-    });
+    const created = await cashBill('before');
     const read = await readBill(created.bill_id);
     const res = await updateBill(created.bill_id, {
       ...read,
@@ -30,12 +29,7 @@ describe('PUT /lab_bills/{id}', () => {
   });
 
   it('updates only the supplied fields and updated_at', async () => {
-    const created = await createBill({
-      payment_method: 'Cash',
-      received_amount: 1000,
-      balance_amount: 150,
-      notes: 'keep',
-    });
+    const created = await cashBill('keep');
     const res = await updateBill(created.bill_id, {
       payment_status: 'Pending',
       received_amount: null,
