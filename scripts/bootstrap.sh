@@ -121,13 +121,14 @@ if [ "$mode" != start ]; then
   fi
 fi
 
-# The TypeScript build needs the npm packages; it runs beside whatever Go is still compiling. When
-# nothing else was to be done it is an incremental check of a second or two, run quietly.
+# The TypeScript build (npm run build: the client's types from docs/openapi.json, then tsc -b) needs the
+# npm packages; it runs beside whatever Go is still compiling. When nothing else was to be done it is an
+# incremental check of a second or two, run quietly.
 if [ ${#running[@]} -eq 0 ]; then
-  npx tsc -b >&2
+  npm run -s build >&2
 else
   finish npm
-  job tsc "tsc -b" npx tsc -b
+  job build "npm run build" npm run -s build
   finish
 fi
 if [ $((SECONDS - started)) -ge 5 ]; then say "ready in $((SECONDS - started)) s"; fi

@@ -1,29 +1,23 @@
 /** Bills through the gateway (setup in billing-stack.ts): updates, cancellations, and updates racing a cancel. */
 import { answerOf, failureOf, refused } from './harness';
-import { t, LIST_STORES, createBill, readBill, countBills } from './billing-stack';
+import { t, LIST_STORES, createBill, readBill, countBills, updateBill } from './billing-stack';
+
+/** A bill paid in cash, 1,000 received and 150 given back, with `notes`. */
+const cashBill = (notes: string) =>
+  createBill({ payment_method: 'Cash', received_amount: 1000, balance_amount: 150, notes });
 
 describe('PUT /lab_bills/{id}', () => {
   it('takes back the whole bill a read returned, changing only the five updatable fields', async () => {
-    const created = await createBill({
-      payment_method: 'Cash',
-      received_amount: 1000,
-      balance_amount: 150,
-      notes: 'before',
-    });
+    const created = await cashBill('before');
     const read = await readBill(created.bill_id);
-    const res = await answerOf(
-      t.api().PUT('/lab_bills/{bill_id}', {
-        params: { path: { bill_id: created.bill_id } },
-        body: {
-          ...read,
-          notes: 'after',
-          grand_total: 0,
-          status: 'cancelled',
-          store_id: 2,
-          bill_number: 'X',
-        },
-      }),
-    );
+    const res = await updateBill(created.bill_id, {
+      ...read,
+      notes: 'after',
+      grand_total: 0,
+      status: 'cancelled',
+      store_id: 2,
+      bill_number: 'X',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Lab bill updated successfully.' });
     const after = await readBill(created.bill_id);
@@ -35,22 +29,12 @@ describe('PUT /lab_bills/{id}', () => {
   });
 
   it('updates only the supplied fields and updated_at', async () => {
-    const created = await createBill({
-      payment_method: 'Cash',
-      received_amount: 1000,
-      balance_amount: 150,
-      notes: 'keep',
+    const created = await cashBill('keep');
+    const res = await updateBill(created.bill_id, {
+      payment_status: 'Pending',
+      received_amount: null,
+      notes: '   ',
     });
-    const res = await answerOf(
-      t.api().PUT('/lab_bills/{bill_id}', {
-        params: { path: { bill_id: created.bill_id } },
-        body: {
-          payment_status: 'Pending',
-          received_amount: null,
-          notes: '   ',
-        },
-      }),
-    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Lab bill updated successfully.' });
     const stored = await readBill(created.bill_id);
@@ -62,17 +46,12 @@ describe('PUT /lab_bills/{id}', () => {
       notes: null,
     });
     expect(stored.updated_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-    await answerOf(
-      t.api().PUT('/lab_bills/{bill_id}', {
-        params: { path: { bill_id: created.bill_id } },
-        body: {
-          payment_method: 'Online',
-          payment_status: '',
-          balance_amount: 10.005,
-          notes: ' paid online ',
-        },
-      }),
-    );
+    await updateBill(created.bill_id, {
+      payment_method: 'Online',
+      payment_status: '',
+      balance_amount: 10.005,
+      notes: ' paid online ',
+    });
     expect(await readBill(created.bill_id)).toMatchObject({
       payment_status: 'Pending',
       payment_method: 'Online',
@@ -81,12 +60,7 @@ describe('PUT /lab_bills/{id}', () => {
       grand_total: 850,
     });
     // A null enum counts as not supplied, like a blank one; null notes clear them.
-    const nulls = await answerOf(
-      t.api().PUT('/lab_bills/{bill_id}', {
-        params: { path: { bill_id: created.bill_id } },
-        body: { payment_status: null, notes: null },
-      }),
-    );
+    const nulls = await updateBill(created.bill_id, { payment_status: null, notes: null });
     expect(nulls.status).toBe(200);
     expect(await readBill(created.bill_id)).toMatchObject({ payment_status: 'Pending', notes: null });
   });
@@ -102,19 +76,7 @@ describe('PUT /lab_bills/{id}', () => {
     ['an empty object', {}, 400, 'No updatable fields provided.'],
   ])('answers %s with the spec status and leaves the bill as it was', async (_name, body, status, error) => {
     const created = await createBill({ notes: 'original' });
-    const res =
-      body === undefined
-        ? await answerOf(
-            t.api().PUT('/lab_bills/{bill_id}', {
-              params: { path: { bill_id: created.bill_id } },
-              body: refused(undefined),
-            }),
-          )
-        : await answerOf(
-            t
-              .api()
-              .PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } }, body: refused(body) }),
-          );
+    const res = await updateBill(created.bill_id, refused(body));
     expect(res.status).toBe(status);
     expect(res.body).toEqual(failureOf(error));
     expect(await readBill(created.bill_id)).toMatchObject({
@@ -125,31 +87,13 @@ describe('PUT /lab_bills/{id}', () => {
   });
 
   it('checks the body before the bill, and answers 404 for a missing or cancelled bill', async () => {
-    expect(
-      (
-        await answerOf(
-          t.api().PUT('/lab_bills/{bill_id}', {
-            params: { path: { bill_id: 99999999 } },
-            body: { payment_status: refused('x') },
-          }),
-        )
-      ).status,
-    ).toBe(400);
-    const missing = await answerOf(
-      t
-        .api()
-        .PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: 99999999 } }, body: { payment_status: 'Paid' } }),
-    );
+    expect((await updateBill(99999999, { payment_status: refused('x') })).status).toBe(400);
+    const missing = await updateBill(99999999, { payment_status: 'Paid' });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' });
     const created = await createBill();
     await answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: created.bill_id } } }));
-    const cancelled = await answerOf(
-      t.api().PUT('/lab_bills/{bill_id}', {
-        params: { path: { bill_id: created.bill_id } },
-        body: { payment_status: 'Pending' },
-      }),
-    );
+    const cancelled = await updateBill(created.bill_id, { payment_status: 'Pending' });
     expect(cancelled.status).toBe(404);
   });
 });
@@ -200,16 +144,9 @@ describe('updates racing a cancel', () => {
     const outcomes = await Promise.all(
       created.map(async ({ bill_id }) => {
         const [status, cancel, notes] = await Promise.all([
-          answerOf(
-            t.api().PUT('/lab_bills/{bill_id}', {
-              params: { path: { bill_id: bill_id } },
-              body: { payment_status: 'Pending' },
-            }),
-          ),
+          updateBill(bill_id, { payment_status: 'Pending' }),
           answerOf(t.api().DELETE('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } } })),
-          answerOf(
-            t.api().PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } }, body: { notes: 'raced' } }),
-          ),
+          updateBill(bill_id, { notes: 'raced' }),
         ]);
         return { bill_id, statuses: [status.status, cancel.status, notes.status] };
       }),
@@ -233,15 +170,8 @@ describe('updates racing a cancel', () => {
     const created = await Promise.all(Array.from({ length: 8 }, () => createBill({ payment_method: 'Cash' })));
     await Promise.all(
       created.flatMap(({ bill_id }) => [
-        answerOf(
-          t.api().PUT('/lab_bills/{bill_id}', {
-            params: { path: { bill_id: bill_id } },
-            body: { payment_status: 'Pending' },
-          }),
-        ),
-        answerOf(
-          t.api().PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: bill_id } }, body: { notes: 'both kept' } }),
-        ),
+        updateBill(bill_id, { payment_status: 'Pending' }),
+        updateBill(bill_id, { notes: 'both kept' }),
       ]),
     );
     for (const { bill_id } of created)

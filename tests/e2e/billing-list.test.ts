@@ -1,19 +1,16 @@
 /** Bills through the gateway (setup in billing-stack.ts): the list's filters and pages, and one bill's read. */
-import { answerOf, failureOf, refused } from './harness';
+import { answerOf, expectRefusals, failureOf, refused } from './harness';
 import { t, LIST_STORES, freshDate, createBill } from './billing-stack';
 
 describe('GET /lab_bills', () => {
   it('requires store_id', async () => {
-    const res = await answerOf(t.api().GET('/lab_bills', { params: { query: refused({}) } }));
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual(failureOf('store_id is required.'));
-    const bad = await answerOf(t.api().GET('/lab_bills', { params: { query: { store_id: refused('x') } } }));
-    expect(bad.body).toEqual(failureOf('store_id must be a positive integer.'));
-    const badDate = await answerOf(
-      t.api().GET('/lab_bills', { params: { query: { store_id: 1, from_date: 'yesterday' } } }),
-    );
-    expect(badDate.status).toBe(400);
-    expect(badDate.body).toEqual(failureOf('from_date must be a date in YYYY-MM-DD format.'));
+    const refusals = [
+      [{}, 400, 'store_id is required.'],
+      [{ store_id: 'x' }, 400, 'store_id must be a positive integer.'],
+      [{ store_id: 1, from_date: 'yesterday' }, 400, 'from_date must be a date in YYYY-MM-DD format.'],
+    ] as const;
+    const list = (query: unknown) => answerOf(t.api().GET('/lab_bills', { params: { query: refused(query) } }));
+    await expectRefusals(refusals, list);
   });
 
   it('filters by date, range, method, status and search; ignores unknown filter values', async () => {

@@ -7,6 +7,7 @@ import { answerOf, startTestStack, type TestStack } from './harness';
 import { ADMIN_USER, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH, cbcIn, chargeIn } from './fixtures';
 
 export type NewBill = operations['createLabBill']['requestBody']['content']['application/json'];
+export type BillChanges = operations['updateLabBill']['requestBody']['content']['application/json'];
 
 export let t: TestStack;
 /** Charge ids by store: `chargesOf(store).active` may be billed there. */
@@ -73,6 +74,11 @@ export async function createBill(
   const res = await answerOf(t.api(options).POST('/lab_bills', { body: bill(overrides, store) }));
   expect(res.status).toBe(201);
   return res.body as { bill_id: number; bill_number: string; grand_total: number };
+}
+
+/** PUT /lab_bills/{id} as an admin: the answer, whatever it is. */
+export function updateBill(id: number, body: BillChanges) {
+  return answerOf(t.api().PUT('/lab_bills/{bill_id}', { params: { path: { bill_id: id } }, body }));
 }
 
 export async function readBill(id: number) {

@@ -62,22 +62,27 @@ export class BranchFixtures {
   readonly session = {} as Record<Branch, number>;
   private serial = 0;
   private hospital!: NatsConnection;
+  private stack?: TestStack;
 
-  constructor(
-    readonly t: TestStack,
-    private readonly year: number,
-  ) {}
+  private constructor(private readonly year: number) {}
 
-  /** A stack with `env`, its two branches and their records; `year` keeps this file's dates apart. */
-  static async start(year: number, env: Record<string, string> = {}): Promise<BranchFixtures> {
-    const fx = new BranchFixtures(await startTestStack({ env }), year);
-    try {
+  /**
+   * The test file's fixtures: a stack with `env`, its two branches and their records, started before the
+   * file's tests and stopped after them; `year` keeps this file's dates apart.
+   */
+  static ofFile(year: number, env: Record<string, string> = {}): BranchFixtures {
+    const fx = new BranchFixtures(year);
+    beforeAll(async () => {
+      fx.stack = await startTestStack({ env });
       await fx.prepare();
-    } catch (err) {
-      await fx.t.stop();
-      throw err;
-    }
+    });
+    afterAll(() => fx.stack?.stop());
     return fx;
+  }
+
+  /** The file's stack (in its tests and hooks). */
+  get t(): TestStack {
+    return this.stack!;
   }
 
   send(via: Transport, route: HttpRoute, call: Call, token: string): Promise<Answer> {

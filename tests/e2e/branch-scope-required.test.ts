@@ -4,36 +4,14 @@
  * from the service over NATS alike, before anything is read or changed. An
  * admin token without the claim keeps its chain-wide reach.
  */
-import { AUTH_MESSAGES, BRANCH_MESSAGES, HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
-import {
-  BranchFixtures,
-  everyRoute,
-  OTHER,
-  OWN,
-  outcome,
-  roleFor,
-  successStatus,
-  TRANSPORTS,
-  type Call,
-} from './branch-cases';
-import type { TestStack } from './harness';
+import { AUTH_MESSAGES, BRANCH_MESSAGES, HTTP_ROUTES } from '@clinic/contracts';
+import { BranchFixtures, everyRoute, OTHER, OWN, outcome, roleFor, successStatus, TRANSPORTS } from './branch-cases';
 
-let fx: BranchFixtures;
-let t: TestStack;
-
-beforeAll(async () => {
-  fx = await BranchFixtures.start(2165, { BRANCH_SCOPE: 'required' });
-  t = fx.t;
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const fx = BranchFixtures.ofFile(2165, { BRANCH_SCOPE: 'required' });
 
 const noBranch = { status: 403, body: { success: false, error: BRANCH_MESSAGES.noBranch, code: 'BRANCH_REQUIRED' } };
 
 describe.each(TRANSPORTS)('over %s', (via) => {
-  const send = (route: HttpRoute, call: Call, token: string) => fx.send(via, route, call, token);
-
   it.each(everyRoute())(
     '%s: staff without store_ids get 403 and change nothing; admin without it and staff with it answer',
     async (_name, route) => {
@@ -41,19 +19,19 @@ describe.each(TRANSPORTS)('over %s', (via) => {
       if (role !== 'admin') {
         const call = await fx.call(route, OWN);
         const before = await fx.state(route, call, OWN);
-        expect(await send(route, call, t.token(role, 51))).toEqual(noBranch);
+        expect(await fx.send(via, route, call, fx.t.token(role, 51))).toEqual(noBranch);
         expect(await fx.state(route, call, OWN)).toEqual(before);
       } else {
         // An admin-only route: a staff role is refused for its role, as before.
-        const res = await send(route, await fx.call(route, OWN), t.token('cashier', 51));
+        const res = await fx.send(via, route, await fx.call(route, OWN), fx.t.token('cashier', 51));
         expect(res).toEqual({
           status: 403,
           body: { success: false, error: AUTH_MESSAGES.forbidden, code: 'FORBIDDEN' },
         });
       }
-      const admin = await send(route, await fx.call(route, OTHER), t.token('admin', 52));
+      const admin = await fx.send(via, route, await fx.call(route, OTHER), fx.t.token('admin', 52));
       expect(outcome(admin)).toEqual({ status: successStatus(route), success: true });
-      const scoped = await send(route, await fx.call(route, OWN), t.token(role, 53, 3600, [OWN]));
+      const scoped = await fx.send(via, route, await fx.call(route, OWN), fx.t.token(role, 53, 3600, [OWN]));
       expect(outcome(scoped)).toEqual({ status: successStatus(route), success: true });
     },
   );
@@ -61,9 +39,9 @@ describe.each(TRANSPORTS)('over %s', (via) => {
 
 it('asks the claim of any role but admin, not only the staff roles', async () => {
   const route = HTTP_ROUTES.find((r) => r.url === '/all_sessions')!;
-  expect(await fx.send('HTTP', route, {}, t.token('doctor', 54))).toEqual(noBranch);
-  expect(await fx.send('NATS', route, {}, t.token('doctor', 54))).toEqual(noBranch);
-  const scoped = await fx.send('HTTP', route, {}, t.token('doctor', 54, 3600, [OTHER]));
+  expect(await fx.send('HTTP', route, {}, fx.t.token('doctor', 54))).toEqual(noBranch);
+  expect(await fx.send('NATS', route, {}, fx.t.token('doctor', 54))).toEqual(noBranch);
+  const scoped = await fx.send('HTTP', route, {}, fx.t.token('doctor', 54, 3600, [OTHER]));
   expect(scoped.status).toBe(200);
   expect(new Set(scoped.body.sessions.map((s: { store_id: number }) => s.store_id))).toEqual(new Set([OTHER]));
 });

@@ -30,18 +30,9 @@ import {
   viaNats,
   type Call,
 } from './branch-cases';
-import { TEST_JWT_SECRET, type TestStack } from './harness';
+import { TEST_JWT_SECRET } from './harness';
 
-let fx: BranchFixtures;
-let t: TestStack;
-
-beforeAll(async () => {
-  fx = await BranchFixtures.start(2160);
-  t = fx.t;
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const fx = BranchFixtures.ofFile(2160);
 
 it('classifies every route: each has a branch-scope rule and a case here', async () => {
   for (const route of HTTP_ROUTES) {
@@ -54,8 +45,8 @@ it('classifies every route: each has a branch-scope rule and a case here', async
 });
 
 it('says in the OpenAPI and AsyncAPI documents how each operation keeps to the branches', async () => {
-  const openapi = (await t.get('/docs/json', { token: null })).body;
-  const asyncapi = (await t.get('/docs/asyncapi.json', { token: null })).body;
+  const openapi = (await fx.t.get('/docs/json', { token: null })).body;
+  const asyncapi = (await fx.t.get('/docs/asyncapi.json', { token: null })).body;
   expect(openapi.components.securitySchemes.bearerAuth.description).toContain('store_ids');
   for (const route of HTTP_ROUTES) {
     const path = route.url.replace(/:(\w+)/g, '{$1}');
@@ -80,7 +71,7 @@ describe.each(TRANSPORTS)('over %s', (via) => {
     '%s: in scope it answers, out of scope it refuses and changes nothing, without the claim it answers',
     async (_name, route) => {
       const role = roleFor(route);
-      const scoped = t.token(role, 41, 3600, [OWN]);
+      const scoped = fx.t.token(role, 41, 3600, [OWN]);
 
       const own = await send(route, await fx.call(route, OWN), scoped);
       expect(outcome(own)).toEqual({ status: successStatus(route), success: true });
@@ -91,21 +82,21 @@ describe.each(TRANSPORTS)('over %s', (via) => {
       expect(await fx.state(route, call, OTHER)).toEqual(before);
 
       // A token naming both branches, and one without the claim, reach the other branch as before.
-      const both = await send(route, await fx.call(route, OTHER), t.token(role, 42, 3600, [OWN, OTHER]));
+      const both = await send(route, await fx.call(route, OTHER), fx.t.token(role, 42, 3600, [OWN, OTHER]));
       expect(outcome(both)).toEqual({ status: successStatus(route), success: true });
-      const unscoped = await send(route, await fx.call(route, OTHER), t.token(role, 43));
+      const unscoped = await send(route, await fx.call(route, OTHER), fx.t.token(role, 43));
       expect(outcome(unscoped)).toEqual({ status: successStatus(route), success: true });
     },
   );
 
   it('lists only the branches of the token where nothing names one: sessions, the preview, auto-creation', async () => {
-    const scoped = t.token('receptionist', 44, 3600, [OWN]);
+    const scoped = fx.t.token('receptionist', 44, 3600, [OWN]);
     const route = (url: string) => HTTP_ROUTES.find((r) => r.url === url)!;
     const sessions = await send(route('/all_sessions'), {}, scoped);
     expect(sessions.status).toBe(200);
     const stores = new Set(sessions.body.sessions.map((s: { store_id: number }) => s.store_id));
     expect([...stores]).toEqual([OWN]);
-    const everyBranch = await send(route('/all_sessions'), {}, t.token('receptionist', 44));
+    const everyBranch = await send(route('/all_sessions'), {}, fx.t.token('receptionist', 44));
     expect(new Set(everyBranch.body.sessions.map((s: { store_id: number }) => s.store_id))).toEqual(
       new Set([OWN, OTHER]),
     );
@@ -121,7 +112,7 @@ describe.each(TRANSPORTS)('over %s', (via) => {
     const created = await send(route('/auto_create_sessions'), { body: { month } }, scoped);
     expect(created.status).toBe(201);
     expect(created.body.created).toBeGreaterThan(0);
-    const all = await t.get('/all_sessions');
+    const all = await fx.t.get('/all_sessions');
     const ofMonth = all.body.sessions.filter((s: { session_date: string }) => s.session_date.startsWith(month));
     expect(ofMonth.length).toBe(created.body.created);
     expect(new Set(ofMonth.map((s: { store_id: number }) => s.store_id))).toEqual(new Set([OWN]));
@@ -133,7 +124,7 @@ it("keeps a bill's charges to its branch: another branch's charge on a bill of t
     ...fx.newBillBody(OWN),
     items: [{ charge_id: fx.charge[OTHER], charge_name: 'X', unit_price: 1, qty: 1 }],
   };
-  const res = await t.post('/lab_bills', bill, { token: t.token('cashier', 45, 3600, [OWN]) });
+  const res = await fx.t.post('/lab_bills', bill, { token: fx.t.token('cashier', 45, 3600, [OWN]) });
   expect({ status: res.status, body: res.body }).toEqual({
     status: 400,
     body: {
@@ -146,7 +137,7 @@ it("keeps a bill's charges to its branch: another branch's charge on a bill of t
 });
 
 it("has the catalogue refuse billing's charge check for a branch outside the caller's, over NATS", async () => {
-  const billing = await t.nats('billing');
+  const billing = await fx.t.nats('billing');
   const check = (token: string, storeId: number) =>
     viaNats(
       billing,
@@ -154,11 +145,11 @@ it("has the catalogue refuse billing's charge check for a branch outside the cal
       { body: { store_id: storeId, charge_ids: [fx.charge[OTHER]] } },
       token,
     );
-  expect(await check(t.token('cashier', 46, 3600, [OWN]), OTHER)).toEqual({
+  expect(await check(fx.t.token('cashier', 46, 3600, [OWN]), OTHER)).toEqual({
     status: 403,
     body: { success: false, error: BRANCH_MESSAGES.notAllowed, code: 'BRANCH_NOT_ALLOWED' },
   });
-  expect(await check(t.token('cashier', 46, 3600, [OWN, OTHER]), OTHER)).toEqual({
+  expect(await check(fx.t.token('cashier', 46, 3600, [OWN, OTHER]), OTHER)).toEqual({
     status: 200,
     body: { success: true, invalid_ids: [], amounts: { [String(fx.charge[OTHER])]: expect.any(Number) } },
   });
@@ -178,6 +169,6 @@ it('refuses a store_ids claim that is not a list of branch ids, at the gateway a
     expect({ storeIds, nats: await fx.send('NATS', route, call, token) }).toEqual({ storeIds, nats: expected });
   }
   // An empty list is well formed and reaches no branch.
-  const none = t.token('cashier', 47, 3600, []);
+  const none = fx.t.token('cashier', 47, 3600, []);
   expect(await fx.send('HTTP', route, call, none)).toEqual(refusalOf(route));
 });

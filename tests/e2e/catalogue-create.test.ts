@@ -1,6 +1,6 @@
 /** Charges through the gateway (setup in catalogue-stack.ts): creating one, hostile input, the list and one charge's read. */
 import dayjs from 'dayjs';
-import { answerOf, failureOf, refused, TEST_TZ } from './harness';
+import { answerOf, expectRefusals, failureOf, refused, TEST_TZ } from './harness';
 import { t, freshStore, valid, create, readCharge, listAll } from './catalogue-stack';
 
 describe('POST /hospital_charges', () => {
@@ -197,12 +197,12 @@ describe('hostile input', () => {
 
 describe('GET /hospital_charges', () => {
   it('requires store_id', async () => {
-    const res = await answerOf(t.api().GET('/hospital_charges', { params: { query: refused({}) } }));
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual(failureOf('store_id is required.'));
-    const bad = await answerOf(t.api().GET('/hospital_charges', { params: { query: { store_id: refused('abc') } } }));
-    expect(bad.status).toBe(400);
-    expect(bad.body).toEqual(failureOf('store_id must be a positive integer.'));
+    const refusals = [
+      [{}, 400, 'store_id is required.'],
+      [{ store_id: 'abc' }, 400, 'store_id must be a positive integer.'],
+    ] as const;
+    const list = (query: unknown) => answerOf(t.api().GET('/hospital_charges', { params: { query: refused(query) } }));
+    await expectRefusals(refusals, list);
   });
 
   it('filters by status, type and search, orders by name and counts', async () => {

@@ -16,8 +16,8 @@ import {
   readBill,
   refund,
   moneyStackOfFile,
-  type MoneyStack,
 } from './money';
+import type { MoneyStack } from './money';
 
 // What is asserted is the outcome of the races, not their speed: a loaded 2-core machine may take more than 5 s.
 const file = moneyStackOfFile(8, { replicas: { billing: 2 }, env: { REQUEST_TIMEOUT_MS: '30000' } });

@@ -6,18 +6,8 @@
  */
 import { AUTH_MESSAGES, HTTP_ROUTES, SESSION_WRITE_SUBJECTS } from '@clinic/contracts';
 import { BranchFixtures, everyRoute, OWN, outcome, successStatus, TRANSPORTS } from './branch-cases';
-import type { TestStack } from './harness';
 
-let fx: BranchFixtures;
-let t: TestStack;
-
-beforeAll(async () => {
-  fx = await BranchFixtures.start(2167, { SESSION_WRITE_ROLES: 'admin, receptionist' });
-  t = fx.t;
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const fx = BranchFixtures.ofFile(2167, { SESSION_WRITE_ROLES: 'admin, receptionist' });
 
 const sessionRoutes = everyRoute().filter(([, route]) => route.tag === 'Channeling sessions');
 
@@ -36,7 +26,7 @@ describe.each(TRANSPORTS)('over %s', (via) => {
     const write = SESSION_WRITE_SUBJECTS.includes(route.subject);
     const call = await fx.call(route, OWN);
     const before = await fx.state(route, call, OWN);
-    const cashier = await fx.send(via, route, call, t.token('cashier', 61));
+    const cashier = await fx.send(via, route, call, fx.t.token('cashier', 61));
     if (write) {
       expect(cashier).toEqual({
         status: 403,
@@ -46,7 +36,7 @@ describe.each(TRANSPORTS)('over %s', (via) => {
     } else {
       expect(outcome(cashier)).toEqual({ status: 200, success: true });
     }
-    const receptionist = await fx.send(via, route, await fx.call(route, OWN), t.token('receptionist', 62));
+    const receptionist = await fx.send(via, route, await fx.call(route, OWN), fx.t.token('receptionist', 62));
     expect(outcome(receptionist)).toEqual({ status: successStatus(route), success: true });
   });
 });

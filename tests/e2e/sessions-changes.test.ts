@@ -1,23 +1,18 @@
 /** Sessions through the gateway (setup in sessions-stack.ts): updates, the booked count and derived status, deletes. */
 import { answerOf, failureOf, refused } from './harness';
-import { t, inDays, addSession, getSession } from './sessions-stack';
+import { t, inDays, addSession, getSession, updateSession } from './sessions-stack';
 
 describe('PUT /update_session/{id}', () => {
   it('updates the given fields; null or "" removes the cap; status maps to stored values', async () => {
     const id = await addSession({ max_patients: 5 });
-    const res = await answerOf(
-      t.api().PUT('/update_session/{session_id}', {
-        params: { path: { session_id: id } },
-        body: {
-          start_time: '10:00',
-          end_time: '11:30',
-          max_patients: null,
-          doctor_id: 1,
-          session_no: 99,
-          store_id: 2,
-        },
-      }),
-    );
+    const res = await updateSession(id, {
+      start_time: '10:00',
+      end_time: '11:30',
+      max_patients: null,
+      doctor_id: 1,
+      session_no: 99,
+      store_id: 2,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Session updated successfully.', session_id: id });
     expect(await getSession(id)).toMatchObject({
@@ -27,49 +22,26 @@ describe('PUT /update_session/{id}', () => {
       doctor_id: 7,
       store_id: 1,
     });
-    await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { max_patients: 3 } }),
-    );
+    await updateSession(id, { max_patients: 3 });
     expect((await getSession(id)).max_patients).toBe(3);
-    await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { max_patients: '' } }),
-    );
+    await updateSession(id, { max_patients: '' });
     expect((await getSession(id)).max_patients).toBeNull();
-    await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Closed' } }),
-    );
+    await updateSession(id, { status: 'Closed' });
     expect((await getSession(id)).status).toBe('Closed');
-    await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Full' } }),
-    );
+    await updateSession(id, { status: 'Full' });
     expect((await getSession(id)).status).toBe('Open'); // Full is only ever derived
-    await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Closed' } }),
-    );
-    await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Open' } }),
-    );
+    await updateSession(id, { status: 'Closed' });
+    await updateSession(id, { status: 'Open' });
     expect((await getSession(id)).status).toBe('Open');
-    await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Closed' } }),
-    );
-    const other = await answerOf(
-      t.api().PUT('/update_session/{session_id}', {
-        params: { path: { session_id: id } },
-        body: { status: 'anything else' },
-      }),
-    );
+    await updateSession(id, { status: 'Closed' });
+    const other = await updateSession(id, { status: 'anything else' });
     expect({ status: other.status, success: other.body.success }).toEqual({ status: 200, success: true });
     expect((await getSession(id)).status).toBe('Open'); // any value other than Closed is stored active
   });
 
   it('compares the times only when both are given, as the spec says', async () => {
     const id = await addSession(); // 09:00-12:00
-    const res = await answerOf(
-      t
-        .api()
-        .PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { start_time: '13:00' } }),
-    );
+    const res = await updateSession(id, { start_time: '13:00' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: 'Session updated successfully.', session_id: id });
     expect(await getSession(id)).toMatchObject({ start_time: '13:00', end_time: '12:00' });
@@ -78,16 +50,7 @@ describe('PUT /update_session/{id}', () => {
   it('applies a session date without checking it against today', async () => {
     const id = await addSession();
     const past = inDays(-3);
-    expect(
-      (
-        await answerOf(
-          t.api().PUT('/update_session/{session_id}', {
-            params: { path: { session_id: id } },
-            body: { session_date: past },
-          }),
-        )
-      ).status,
-    ).toBe(200);
+    expect((await updateSession(id, { session_date: past })).status).toBe(200);
     expect((await getSession(id)).session_date).toBe(past);
   });
 
@@ -101,9 +64,7 @@ describe('PUT /update_session/{id}', () => {
     ['only fields it does not take', { room: 'B', id: 4 }, 400, 'No valid fields to update.'],
   ])('rejects %s and changes nothing', async (_name, body: any, status, error) => {
     const id = await addSession({ max_patients: 4 });
-    const res = await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: body }),
-    );
+    const res = await updateSession(id, body);
     expect(res.status).toBe(status);
     expect(res.body).toEqual(failureOf(error));
     expect(await getSession(id)).toMatchObject({
@@ -115,22 +76,8 @@ describe('PUT /update_session/{id}', () => {
   });
 
   it('answers 404 for a missing session, after checking the body', async () => {
-    expect(
-      (
-        await answerOf(
-          t.api().PUT('/update_session/{session_id}', {
-            params: { path: { session_id: 999999 } },
-            body: refused(undefined),
-          }),
-        )
-      ).status,
-    ).toBe(400);
-    const res = await answerOf(
-      t.api().PUT('/update_session/{session_id}', {
-        params: { path: { session_id: 999999 } },
-        body: { start_time: '09:00' },
-      }),
-    );
+    expect((await updateSession(999999, refused(undefined))).status).toBe(400);
+    const res = await updateSession(999999, { start_time: '09:00' });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, error: 'Session not found.', code: 'SESSION_NOT_FOUND' });
   });
@@ -139,11 +86,7 @@ describe('PUT /update_session/{id}', () => {
     const date = inDays(50);
     await addSession({ session_date: date, session_no: 7 });
     const other = await addSession({ session_date: inDays(51), session_no: 7 });
-    const res = await answerOf(
-      t
-        .api()
-        .PUT('/update_session/{session_id}', { params: { path: { session_id: other } }, body: { session_date: date } }),
-    );
+    const res = await updateSession(other, { session_date: date });
     expect(res.status).toBe(409);
     expect((await getSession(other)).session_date).toBe(inDays(51));
   });
@@ -176,9 +119,7 @@ describe('booked_count and the derived status', () => {
     const id = await addSession({ max_patients: 1 });
     await t.seed({ appointments: [{ id: 2001, session_id: id, status: 'booked' }] });
     expect((await getSession(id)).status).toBe('Full');
-    await answerOf(
-      t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body: { status: 'Closed' } }),
-    );
+    await updateSession(id, { status: 'Closed' });
     expect(await getSession(id)).toMatchObject({ status: 'Closed', booked_count: 1 });
   });
 });

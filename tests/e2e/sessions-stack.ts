@@ -5,6 +5,7 @@
 import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
+import type { operations } from '@clinic/client';
 import { DAYS } from './calendar';
 import { branch, doctor } from './fixtures';
 import { answerOf, startTestStack, TEST_TZ, type TestStack } from './harness';
@@ -113,6 +114,14 @@ export async function addSession(overrides: Record<string, unknown> = {}) {
   const res = await postSession(overrides);
   expect(res.status).toBe(201);
   return res.body.session_id as number;
+}
+
+/** PUT /update_session/{id} as an admin: the answer, whatever it is. */
+export function updateSession(
+  id: number,
+  body: operations['updateSession']['requestBody']['content']['application/json'],
+) {
+  return answerOf(t.api().PUT('/update_session/{session_id}', { params: { path: { session_id: id } }, body }));
 }
 
 export async function getSession(id: number) {

@@ -13,8 +13,9 @@ import type { NatsConnection } from 'nats';
 import { HTTP_ROUTES, type ServiceReply } from '@clinic/contracts';
 import { callService, connectNats, createLogger } from '@clinic/service-kit';
 import type { NatsNode } from '@clinic/devstack';
-import { eventually, startTestStack, type TestStack } from '../e2e/harness';
-import { NetnsNode, thirdNodeIn } from './netns';
+import { eventually, type TestStack } from '../e2e/harness';
+import { NetnsNode } from './netns';
+import { startWithThirdNodeIn, stopWithThirdNodeIn } from './partitioned-cluster';
 
 let ns: NetnsNode;
 let t: TestStack;
@@ -22,24 +23,10 @@ const clients: NatsConnection[] = [];
 
 beforeAll(async () => {
   ns = NetnsNode.create();
-  try {
-    t = await startTestStack({
-      natsCluster: 3,
-      natsNetwork: thirdNodeIn(ns),
-    });
-    await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-  } catch (err) {
-    ns.remove();
-    throw err;
-  }
+  t = await startWithThirdNodeIn(ns);
 }, 120_000);
 
-afterAll(async () => {
-  await Promise.all(clients.map((nc) => nc.close().catch(() => undefined)));
-  ns?.heal();
-  await t?.stop();
-  ns?.remove();
-}, 60_000);
+afterAll(() => stopWithThirdNodeIn(ns, t, clients), 60_000);
 
 const node = (name: string): NatsNode => t.stack.infra.natsNodes.find((n) => n.name === name)!;
 const route = (method: string, url: string) => HTTP_ROUTES.find((r) => r.method === method && r.url === url)!;

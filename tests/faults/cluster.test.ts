@@ -13,10 +13,11 @@ import type { NatsConnection } from 'nats';
 import { BillingSubjects, eventStreamOf, REF_STREAM } from '@clinic/contracts';
 import { connectNats, createLogger } from '@clinic/service-kit';
 import type { NatsNode } from '@clinic/devstack';
-import { eventually, sleep, startTestStack, type TestStack } from '../e2e/harness';
+import { eventually, sleep, type TestStack } from '../e2e/harness';
 import { billLoad, expectHealthy, verify, writeReports } from './checks';
 import type { BillLoad } from './load';
-import { NetnsNode, thirdNodeIn } from './netns';
+import { NetnsNode } from './netns';
+import { startWithThirdNodeIn, stopWithThirdNodeIn } from './partitioned-cluster';
 import { RefLoad } from './ref-load';
 
 const STREAMS = [
@@ -34,27 +35,13 @@ const extra: NatsConnection[] = [];
 
 beforeAll(async () => {
   ns = NetnsNode.create();
-  try {
-    t = await startTestStack({
-      replicas: { billing: 2 },
-      env: { REQUEST_TIMEOUT_MS: '3000' },
-      natsCluster: 3,
-      natsNetwork: thirdNodeIn(ns),
-    });
-    await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
-    chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
-      .body.charge_id;
-  } catch (err) {
-    ns.remove();
-    throw err;
-  }
+  t = await startWithThirdNodeIn(ns, { replicas: { billing: 2 }, env: { REQUEST_TIMEOUT_MS: '3000' } });
+  chargeId = (await t.post('/hospital_charges', { store_id: 1, charge_name: 'CBC', charge_type: 'Lab', amount: 850 }))
+    .body.charge_id;
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(extra.map((nc) => nc.close().catch(() => undefined)));
-  ns?.heal();
-  await t?.stop();
-  ns?.remove();
+  await stopWithThirdNodeIn(ns, t, extra);
   writeReports('faults-cluster-latest.json', reports);
 }, 60_000);
 

@@ -41,20 +41,29 @@ function expectCounted(report: Record<string, unknown>, close: CloseFigures): vo
   expect(close.close_acknowledged_cents).not.toBe(0);
 }
 
-it('kill -9 one billing replica of two: the other keeps answering', async () => {
-  const date = '2032-01-01';
+/**
+ * The load of bills dated `date`, `fault` 2 s into it, the load kept on for `afterMs` once the fault has
+ * ended (recovery is measured from then), and then the day closed and the run verified and reported as `name`.
+ * The day is closed before, say, a survivor's sweeper has settled what a killed replica left.
+ */
+async function faultUnderLoad(date: string, name: string, fault: () => void | Promise<void>, afterMs: number) {
   const run = load(date);
   run.start();
   await sleep(2_000);
-  const faultAt = run.now();
-  t.stack.replica('billing', 0).signal('SIGKILL');
-  await sleep(5_000);
+  await fault();
+  const faultEndedAt = run.now();
+  await sleep(afterMs);
   await run.stop();
-  // Closed before the survivor's sweeper has settled what the killed replica left.
   const close = await closeTheDay(t, run.money.ops, MONEY_SUB);
-  const report = await verify(t, reports, 'kill -9 billing replica 1 of 2', run, date, faultAt);
+  const report = await verify(t, reports, name, run, date, faultEndedAt);
   expectCounted(report, close);
   expectHealthy(t, report);
+  return { run, report };
+}
+
+it('kill -9 one billing replica of two: the other keeps answering', async () => {
+  const kill = () => t.stack.replica('billing', 0).signal('SIGKILL');
+  const { report } = await faultUnderLoad('2032-01-01', 'kill -9 billing replica 1 of 2', kill, 5_000);
   // Requests in flight to the killed replica end in 503/504, never in a hang.
   for (const status of Object.keys(report.failed_by_status)) expect(['503', '504']).toContain(status);
   t.stack.replica('billing', 0).start();
@@ -62,39 +71,23 @@ it('kill -9 one billing replica of two: the other keeps answering', async () => 
 });
 
 it('restart NATS: everything reconnects by itself and no recorded event is lost', async () => {
-  const date = '2032-01-02';
-  const run = load(date);
-  run.start();
-  await sleep(2_000);
-  await t.stack.infra.nats!.stop();
-  await sleep(1_500);
-  await t.stack.infra.startNats();
-  const restartedAt = run.now();
-  await sleep(6_000);
-  await run.stop();
-  const close = await closeTheDay(t, run.money.ops, MONEY_SUB);
-  const report = await verify(t, reports, 'restart NATS (down 1.5 s)', run, date, restartedAt);
-  expectCounted(report, close);
-  expectHealthy(t, report);
+  const restart = async () => {
+    await t.stack.infra.nats!.stop();
+    await sleep(1_500);
+    await t.stack.infra.startNats();
+  };
+  const { report } = await faultUnderLoad('2032-01-02', 'restart NATS (down 1.5 s)', restart, 6_000);
   for (const status of Object.keys(report.failed_by_status)) expect(['503', '504', 'network']).toContain(status);
   expect(report.recovery_ms).toBeLessThan(10_000);
 });
 
 it('stop the database for a few seconds: 500s in the envelope, then recovery by itself', async () => {
-  const date = '2032-01-03';
-  const run = load(date);
-  run.start();
-  await sleep(2_000);
-  await t.stack.infra.db!.stop();
-  await sleep(3_000);
-  await t.stack.infra.startDb();
-  const restartedAt = run.now();
-  await sleep(8_000);
-  await run.stop();
-  const close = await closeTheDay(t, run.money.ops, MONEY_SUB);
-  const report = await verify(t, reports, 'stop the database (down 3 s)', run, date, restartedAt);
-  expectCounted(report, close);
-  expectHealthy(t, report);
+  const outage = async () => {
+    await t.stack.infra.db!.stop();
+    await sleep(3_000);
+    await t.stack.infra.startDb();
+  };
+  const { run, report } = await faultUnderLoad('2032-01-03', 'stop the database (down 3 s)', outage, 8_000);
   expect(report.failed_by_status['500']).toBeGreaterThan(0);
   expect(report.recovery_ms).toBeLessThan(10_000);
   for (const status of Object.keys(report.failed_by_status)) expect(['500', '503', '504']).toContain(status);

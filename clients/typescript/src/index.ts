@@ -1,6 +1,6 @@
 /**
  * The Clinic API's typed client: openapi-fetch over the types openapi-typescript
- * generates from docs/openapi.json (`npm run openapi` writes ./schema.ts).
+ * generates from docs/openapi.json (`npm run build` writes ./schema.ts).
  * Every path, parameter, body, answer and error envelope is typed from the
  * document, so a call the API would refuse for its shape does not compile.
  *

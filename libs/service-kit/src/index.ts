@@ -13,6 +13,7 @@
 // A service: start-up, its handlers, the spec's envelope errors.
 export { EncodedReply } from './nats/reply-chunks';
 export type { Handler, HandlerContext } from './nats/responder';
+export { subjectHandlers } from './nats/subject-handlers';
 export { ServiceError, badRequest, fail, unprocessable, type Invalid } from './domain/errors';
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './nats/request-params';
 export { optionalPage, pageFields, pageOfList, parsePage, type Page } from './nats/request-params';
@@ -44,7 +45,7 @@ export { escapeRegExp, parseIntegerText, trimmedOrNull, type QueryParams } from 
 export { itemAt } from './domain/arrays';
 export { ClinicClock, MONTH_NAMES, daysInMonth, weekdayOf } from './domain/clock';
 export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cents } from './domain/money';
-export { requireField, requireObject, requireShape, validField } from './domain/field-check';
+export { requireField, requireObject, requireShape, validAmount, validField } from './domain/field-check';
 
 // Calling a service over NATS.
 export {

@@ -12,6 +12,7 @@ export {
   deleteByKeys,
   docKey,
   ensureIndexes,
+  indexRef,
   inChunks,
   isDuplicateKeyError,
   writeErrorsOf,

@@ -9,7 +9,7 @@ import {
   SESSION_FIELDS,
 } from '@clinic/contracts';
 import { ServiceError } from '../src/domain/errors';
-import { requireObject, validField } from '../src/domain/field-check';
+import { requireObject, validAmount, validField } from '../src/domain/field-check';
 
 /** The message a value gets, or 'valid'. */
 function verdict(rule: Parameters<typeof validField>[0], value: unknown, field = 'f'): string {
@@ -131,5 +131,15 @@ describe('requireObject', () => {
       })();
       expect(refused).toMatchObject({ status: 400, message: 'items[0] must be an object.', field: 'items[0]' });
     }
+  });
+});
+
+describe('validAmount', () => {
+  it('gives an amount that keeps its rule in cents, rounded half-up, and refuses one that does not as validField', () => {
+    expect(validAmount(CHARGE_FIELDS.amount, 1.005, 'amount')).toBe(101);
+    expect(validAmount(LEDGER_FIELDS.amount, 12, 'amount')).toBe(1200);
+    expect(() => validAmount(CHARGE_FIELDS.amount, 'x', 'amount')).toThrow(
+      verdict(CHARGE_FIELDS.amount, 'x', 'amount'),
+    );
   });
 });

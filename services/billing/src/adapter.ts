@@ -1,6 +1,6 @@
 /** The NATS side of billing: one handler per subject. */
 import { BillingSubjects } from '@clinic/contracts';
-import type { Handler } from '@clinic/service-kit';
+import { type Handler, subjectHandlers } from '@clinic/service-kit';
 import type { BillOperations } from './bills';
 import type { DayCloseOperations } from './day-close';
 import type { DayEndOperations } from './day-end';
@@ -17,30 +17,14 @@ export interface BillingOperations {
   spreadsheets: ExportOperations;
 }
 
-export function billingHandlers({
-  bills,
-  payments,
-  days,
-  dayEnd,
-  receipts,
-  spreadsheets,
-}: BillingOperations): Record<string, Handler> {
+export function billingHandlers(operations: BillingOperations): Record<string, Handler> {
+  const { bills, payments, days, dayEnd, receipts, spreadsheets } = operations;
   return {
-    [BillingSubjects.create]: (req, ctx) => bills.create(req, ctx),
-    [BillingSubjects.list]: (req, ctx) => bills.list(req, ctx),
-    [BillingSubjects.summary]: (req, ctx) => bills.summary(req, ctx),
-    [BillingSubjects.get]: (req, ctx) => bills.get(req, ctx),
-    [BillingSubjects.update]: (req, ctx) => bills.update(req, ctx),
-    [BillingSubjects.cancel]: (req, ctx) => bills.cancel(req, ctx),
-    [BillingSubjects.history]: (req, ctx) => bills.history(req, ctx),
-    [BillingSubjects.dayEnd]: (req, ctx) => dayEnd.dayEnd(req, ctx),
-    [BillingSubjects.receipt]: (req, ctx) => receipts.receipt(req, ctx),
-    [BillingSubjects.export]: (req, ctx) => spreadsheets.page(req, ctx),
-    [BillingSubjects.pay]: (req, ctx) => payments.pay(req, ctx),
-    [BillingSubjects.refund]: (req, ctx) => payments.refund(req, ctx),
-    [BillingSubjects.payments]: (req, ctx) => payments.ledger(req, ctx),
-    [BillingSubjects.closeDay]: (req, ctx) => days.close(req, ctx),
-    [BillingSubjects.dayClosing]: (req, ctx) => days.get(req, ctx),
-    [BillingSubjects.reopenDay]: (req, ctx) => days.reopen(req, ctx),
+    ...subjectHandlers(BillingSubjects, bills, ['create', 'list', 'summary', 'get', 'update', 'cancel', 'history']),
+    ...subjectHandlers(BillingSubjects, dayEnd, ['dayEnd']),
+    ...subjectHandlers(BillingSubjects, receipts, ['receipt']),
+    ...subjectHandlers(BillingSubjects, spreadsheets, { export: 'page' }),
+    ...subjectHandlers(BillingSubjects, payments, { pay: 'pay', refund: 'refund', payments: 'ledger' }),
+    ...subjectHandlers(BillingSubjects, days, { closeDay: 'close', dayClosing: 'get', reopenDay: 'reopen' }),
   };
 }

@@ -14,18 +14,8 @@ import {
   refundBodySchema,
   reopenDayBodySchema,
 } from '@clinic/contracts';
-import {
-  badRequest,
-  given,
-  requireField,
-  requireObject,
-  requireShape,
-  toCents,
-  trimmedOrNull,
-  validField,
-  type Cents,
-  type PlainObject,
-} from '@clinic/service-kit';
+import { badRequest, given, trimmedOrNull, type Cents, type PlainObject } from '@clinic/service-kit';
+import { requireField, requireObject, requireShape, validAmount, validField } from '@clinic/service-kit';
 import { userKey } from './day-end-report';
 import type { PaymentInput, RefundInput } from './money-rules';
 
@@ -45,7 +35,7 @@ function requiredText(body: PlainObject, field: string, rule: typeof F.reason, m
 function amountAndMethod(body: PlainObject): { amount_cents: Cents; method: PaymentInput['method'] } {
   requireField(body, 'amount');
   requireField(body, 'method');
-  const amount_cents = toCents(validField(F.amount, body.amount, 'amount'));
+  const amount_cents = validAmount(F.amount, body.amount, 'amount');
   if (amount_cents === 0) throw badRequest(LEDGER_MESSAGES.belowOneCent, 'amount');
   const method = validField(F.method, body.method, 'method');
   return { amount_cents, method };
@@ -57,7 +47,7 @@ export function parsePayment(raw: unknown): PaymentInput {
   const { amount_cents, method } = amountAndMethod(body);
   let received_cents: Cents | null = null;
   if (method === 'Cash' && given(body, 'received_amount')) {
-    received_cents = toCents(validField(F.received_amount, body.received_amount, 'received_amount'));
+    received_cents = validAmount(F.received_amount, body.received_amount, 'received_amount');
     if (received_cents < amount_cents) throw badRequest(LEDGER_MESSAGES.receivedBelowAmount, 'received_amount');
   }
   const reference = given(body, 'reference')
@@ -101,9 +91,9 @@ export function parseDayClose(raw: unknown): DayCloseInput {
       requireField(entry, 'amount', badRequest, at('amount'));
       // "7" and 7 are one user (userKey): listed twice, whichever way, is a duplicate.
       const userId = userKey(validField(F.user_id, entry.user_id, at('user_id')));
-      const amount = validField(F.counted_amount, entry.amount, at('amount'));
+      const amount = validAmount(F.counted_amount, entry.amount, at('amount'));
       if (counted.has(userId)) throw badRequest(DAY_MESSAGES.duplicateUser(userId), 'counted_cash');
-      counted.set(userId, toCents(amount));
+      counted.set(userId, amount);
     });
   }
   requireShape(dayCloseBodySchema, body);

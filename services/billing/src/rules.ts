@@ -31,6 +31,7 @@ import {
   requireShape,
   toCents,
   trimmedOrNull,
+  validAmount,
   validField,
 } from '@clinic/service-kit';
 import type { Cents, PlainObject } from '@clinic/service-kit';
@@ -82,10 +83,10 @@ function parseItem(value: unknown, index: number): ItemInput {
   if (typeof raw.charge_name !== 'string')
     throw badRequest(FIELD_MESSAGES.notText(at('charge_name')), at('charge_name'));
   if (!given(raw, 'unit_price')) throw badRequest(FIELD_MESSAGES.required(at('unit_price')), at('unit_price'));
-  const unitPrice = validField(F.unit_price, raw.unit_price, at('unit_price'));
+  const unitPriceCents = validAmount(F.unit_price, raw.unit_price, at('unit_price'));
   if (!given(raw, 'qty')) throw badRequest(FIELD_MESSAGES.required(at('qty')), at('qty'));
   const qty = validField(F.qty, raw.qty, at('qty'));
-  return { charge_id: chargeId, charge_name: raw.charge_name.trim(), unit_price_cents: toCents(unitPrice), qty };
+  return { charge_id: chargeId, charge_name: raw.charge_name.trim(), unit_price_cents: unitPriceCents, qty };
 }
 
 /** POST /lab_bills, rules 1 to 6 (everything that needs no lookup). */

@@ -24,8 +24,8 @@ import {
   requireField,
   requireObject,
   requireShape,
-  toCents,
   trimmedOrNull,
+  validAmount,
   validField,
   type Cents,
   type Page,
@@ -56,7 +56,7 @@ function checkPresence(body: PlainObject, fields: string[]): void {
 }
 
 function checkCommonFields(body: PlainObject): ChargeFields {
-  const amount = validField(F.amount, body.amount, 'amount');
+  const amount_cents = validAmount(F.amount, body.amount, 'amount');
   const chargeType = validField(F.charge_type, body.charge_type, 'charge_type');
   const status = validField(F.status, given(body, 'status') ? body.status : F.status.default, 'status');
   if (given(body, 'notes') && typeof body.notes !== 'string')
@@ -64,7 +64,7 @@ function checkCommonFields(body: PlainObject): ChargeFields {
   return {
     charge_name: (body.charge_name as string).trim(),
     charge_type: chargeType,
-    amount_cents: toCents(amount),
+    amount_cents,
     status,
     notes: trimmedOrNull(body.notes),
   };

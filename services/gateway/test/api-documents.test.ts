@@ -1,7 +1,7 @@
 /**
- * The committed API documents (docs/openapi.json, docs/asyncapi.json) and the
- * typed client's types are exactly what `npm run openapi` writes from the
- * contracts: a route, schema or message changed without regenerating them fails here.
+ * The committed API documents (docs/openapi.json, docs/asyncapi.json) are
+ * exactly what `npm run openapi` writes from the contracts (the typed client's
+ * types are made from docs/openapi.json by every build): a route, schema or message changed without regenerating them fails here.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 
 it('are committed as npm run openapi writes them', () => {
-  // The built script (npm test builds first): openapi-typescript is an ES module Jest cannot load.
+  // The built script (npm test builds first), as npm run openapi runs it.
   const check = spawnSync(process.execPath, ['services/gateway/dist/api-documents.js', '--check'], {
     cwd: REPO_ROOT,
     encoding: 'utf8',

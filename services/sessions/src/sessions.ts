@@ -11,9 +11,8 @@ import {
   requireBranch,
   requireCurrent,
   taggedReply,
-  type ClinicClock,
-  type HandlerContext,
 } from '@clinic/service-kit';
+import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
 import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseListQuery, parseMaxPatients, parseNewSession, parseSessionChanges, requireSessionBody } from './rules';
 import type { SessionDoc, SessionStorage } from './storage';

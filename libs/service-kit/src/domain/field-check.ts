@@ -7,6 +7,7 @@
  */
 import { FIELD_MESSAGES, type FieldRule, type JsonSchema } from '@clinic/contracts';
 import { badRequest, type Invalid } from './errors';
+import { type Cents, toCents } from './money';
 import { compileSchema, schemaFailure } from './schema';
 import { given, isBlankString, isPlainObject, type PlainObject } from './validation';
 
@@ -14,6 +15,11 @@ import { given, isBlankString, isPlainObject, type PlainObject } from './validat
 export function validField<T>(rule: FieldRule<T>, value: unknown, field: string, invalid: Invalid = badRequest): T {
   if (!compileSchema(rule.schema)(value)) throw invalid(rule.message(field, value), field);
   return value as T;
+}
+
+/** An amount of money that keeps `rule` (else as validField), in cents rounded half-up. */
+export function validAmount(rule: FieldRule<number>, value: unknown, field: string): Cents {
+  return toCents(validField(rule, value, field));
 }
 
 /** A body, or an entry of a list in one, must be a JSON object: otherwise 400 with `message` (and `field`). */

@@ -100,6 +100,9 @@ export interface IndexedCollection {
   queries: { query: string; index: string }[];
 }
 
+/** An index's name as a catalogue's `index` text writes it (Markdown code). */
+export const indexRef = (name: string): string => `\`${name}\``;
+
 /**
  * Creates indexes idempotently, one per command: FerretDB v1.24 crashes the
  * connection when a single createIndexes command names several indexes that

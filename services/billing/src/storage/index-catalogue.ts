@@ -4,7 +4,7 @@
  * from this list (tests/e2e/indexes.test.ts checks a started stack holds
  * exactly them).
  */
-import { auditTrailIndex, type IndexedCollection } from '@clinic/service-kit/storage';
+import { indexRef, auditTrailIndex, type IndexedCollection } from '@clinic/service-kit/storage';
 import { BILL_DAYS } from './day-totals';
 import { DAY_CLOSINGS } from './day-closings';
 import { BILL_HISTORY, BILLS } from './documents';
@@ -16,8 +16,6 @@ import {
 } from './indexes';
 import { BILL_LEDGER } from './ledger-documents';
 
-const at = (name: string) => `\`${name}\``;
-
 export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
   {
     collection: BILLS,
@@ -26,41 +24,44 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
       {
         query:
           'list page: `{store_id, is_deleted:false, bill_date?|range?, payment_method?, payment_status?}`, newest first (`created_at`, `id`), skip, limit',
-        index: `${at(I.byDay)} for a \`date\` or a range of 62 days or less (the range sent as \`bill_date:{$in:[its dates]}\`, read date by date in index order and merged: MongoDB's merge of sorted index scans, patch 0015 on the embedded server), else ${at(I.list)}`,
+        index: `${indexRef(I.byDay)} for a \`date\` or a range of 62 days or less (the range sent as \`bill_date:{$in:[its dates]}\`, read date by date in index order and merged: MongoDB's merge of sorted index scans, patch 0015 on the embedded server), else ${indexRef(I.list)}`,
       },
       {
         query:
           "list page of one patient or one cashier: the same plus `patient_id` or `billed_by` (both: the patient's index), page and count (`countDocuments`: the per-day totals do not count by person)",
-        index: `${at(I.byPatient)}, ${at(I.byBiller)}`,
+        index: `${indexRef(I.byPatient)}, ${indexRef(I.byBiller)}`,
       },
       {
         query: 'search: the same plus `search_text` holding a literal substring, page and count',
-        index: `${at(I.list)} (on the embedded server also its substring table)`,
+        index: `${indexRef(I.list)} (on the embedded server also its substring table)`,
       },
       {
         query:
           'per-day counts and sums: `[$match {store_id, is_deleted:false, bill_date:{$in}}, $group by date, method, status]`; one day (the read after a write): `bill_date` equal, grouped by method and status',
-        index: `${at(I.byDay)} (covers every field)`,
+        index: `${indexRef(I.byDay)} (covers every field)`,
       },
-      { query: 'highest number of a date: `{bill_date}` by `bill_seq` descending, limit 1', index: at(I.dateSeq) },
-      { query: 'the bill of an idempotency key: `{idempotency_key}`', index: at(I.idempotencyKey) },
-      { query: 'a bill number is used once (no query)', index: at(I.number) },
+      {
+        query: 'highest number of a date: `{bill_date}` by `bill_seq` descending, limit 1',
+        index: indexRef(I.dateSeq),
+      },
+      { query: 'the bill of an idempotency key: `{idempotency_key}`', index: indexRef(I.idempotencyKey) },
+      { query: 'a bill number is used once (no query)', index: indexRef(I.number) },
       { query: 'one bill, its update and cancellation: `{_id, ...}`', index: '`_id`' },
-      { query: "day-end: a branch's cancelled bills of a date, newest first", index: at(I.byDay) },
+      { query: "day-end: a branch's cancelled bills of a date, newest first", index: indexRef(I.byDay) },
       {
         query:
           "day-end: a date's live bills per cashier, `[$match {store_id, is_deleted:false, bill_date}, $group by billed_by, method, status]`; what its Pending ones still owe, `[$match {..., payment_status:'Pending'}, $group sums of grand_total_cents and paid_cents]`",
-        index: `${at(I.dayEnd)} (covers every field)`,
+        index: `${indexRef(I.dayEnd)} (covers every field)`,
       },
       {
         query:
           'a page of an export: `{store_id, is_deleted:false, bill_date, id:{$gt}, created_at:{$lte}, payment_method?, payment_status?}` by `id`, limit, one date after another',
-        index: `${at(I.byDay)} (with a search: ${at(I.list)})`,
+        index: `${indexRef(I.byDay)} (with a search: ${indexRef(I.list)})`,
       },
       {
         query:
           'the next date of an export with a bill: `{store_id, is_deleted:false, bill_date:{$gt|$gte, $lte}, created_at:{$lte}}` by `bill_date`, limit 1',
-        index: at(I.byDay),
+        index: indexRef(I.byDay),
       },
     ],
   },
@@ -68,10 +69,10 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
     collection: BILL_DAYS,
     indexes: BILL_DAYS_INDEX_DESCRIPTIONS,
     queries: [
-      { query: 'the days of a range and their tokens: `{store_id, bill_date?|range?}`', index: at(I.days) },
+      { query: 'the days of a range and their tokens: `{store_id, bill_date?|range?}`', index: indexRef(I.days) },
       {
         query: 'the whole months of a range and their tokens: `{month_of_store, month:{$gte,$lte}}`',
-        index: at(I.months),
+        index: indexRef(I.months),
       },
     ],
   },
@@ -82,9 +83,12 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
       {
         query:
           "the drawer (day-end, a day's closing): `[$match {store_id, day}, $group by collector, method, kind, sum of amount_cents]`",
-        index: `${at(I.ledgerByDay)} (covers every field)`,
+        index: `${indexRef(I.ledgerByDay)} (covers every field)`,
       },
-      { query: "the printed day-end's refunds and reversals: `{store_id, day, kind:{$in}}`", index: at(I.ledgerByDay) },
+      {
+        query: "the printed day-end's refunds and reversals: `{store_id, day, kind:{$in}}`",
+        index: indexRef(I.ledgerByDay),
+      },
     ],
   },
   {
@@ -94,7 +98,7 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
       {
         query:
           "a page of a bill's history, oldest first: `{entity_id}` by `at`, skip, limit, and its count; the latest cancellation of some bills: `{entity_id:{$in}, action}`",
-        index: at(auditTrailIndex(BILL_HISTORY).name),
+        index: indexRef(auditTrailIndex(BILL_HISTORY).name),
       },
     ],
   },

@@ -1,5 +1,5 @@
 /** The catalogue's collections, their indexes and the queries each answers (`npm run docs`: docs/indexes.md). */
-import { auditTrailIndex, type IndexedCollection } from '@clinic/service-kit/storage';
+import { auditTrailIndex, indexRef, type IndexedCollection } from '@clinic/service-kit/storage';
 import { CHARGE_HISTORY, CHARGES } from './documents';
 import { CHARGE_INDEX_DESCRIPTIONS, CHARGE_INDEXES } from './indexes';
 
@@ -11,15 +11,15 @@ export const CATALOGUE_INDEX_CATALOGUE: IndexedCollection[] = [
       {
         query:
           "a branch's charges: `{store_id, is_deleted:false, status?, charge_type?, search?}` (sorted by name in memory: one branch)",
-        index: `\`${CHARGE_INDEXES.byBranch}\``,
+        index: indexRef(CHARGE_INDEXES.byBranch),
       },
       {
         query: "billable ids of a branch: `{store_id, is_deleted:false, status:'Active'}`",
-        index: `\`${CHARGE_INDEXES.byBranch}\``,
+        index: indexRef(CHARGE_INDEXES.byBranch),
       },
       {
         query: 'a name is unique in a branch among live charges (no query)',
-        index: `\`${CHARGE_INDEXES.nameUnique}\``,
+        index: indexRef(CHARGE_INDEXES.nameUnique),
       },
     ],
   },
@@ -29,7 +29,7 @@ export const CATALOGUE_INDEX_CATALOGUE: IndexedCollection[] = [
     queries: [
       {
         query: "a page of a charge's history, oldest first: `{entity_id}` by `at`, skip, limit, and its count",
-        index: `\`${auditTrailIndex(CHARGE_HISTORY).name}\``,
+        index: indexRef(auditTrailIndex(CHARGE_HISTORY).name),
       },
     ],
   },

@@ -1,5 +1,5 @@
 /** The sessions' collections, their indexes and the queries each answers (`npm run docs`: docs/indexes.md). */
-import { refCollectionName, type IndexedCollection } from '@clinic/service-kit/storage';
+import { indexRef, refCollectionName, type IndexedCollection } from '@clinic/service-kit/storage';
 import { RUNS, SESSIONS } from './documents';
 import {
   APPOINTMENT_INDEX_DESCRIPTIONS,
@@ -12,8 +12,6 @@ import {
   SESSION_INDEXES as I,
 } from './indexes';
 
-const at = (name: string) => `\`${name}\``;
-
 export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
   {
     collection: SESSIONS,
@@ -21,22 +19,22 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
     queries: [
       {
         query: "list by branch (`{store_id, session_date?}`; a token's branches: `store_id:{$in}`)",
-        index: at(I.byStoreDate),
+        index: indexRef(I.byStoreDate),
       },
       {
         query: "list by doctor, and the preview's existing slots: `{doctor_id(:{$in}), session_date?|range}`",
-        index: at(I.byDoctorDate),
+        index: indexRef(I.byDoctorDate),
       },
-      { query: 'list by date only: `{session_date}`', index: at(I.byDate) },
+      { query: 'list by date only: `{session_date}`', index: indexRef(I.byDate) },
       {
         query: 'list without a filter: every session (the spec answers all of them)',
         index: 'none: reads the collection',
       },
       {
         query: 'the holder of a slot, and one session per slot: `{doctor_id, store_id, session_date, session_no}`',
-        index: at(I.slot),
+        index: indexRef(I.slot),
       },
-      { query: 'the sessions of an auto-creation run: `{run_id(:{$in})}`', index: at(I.byRun) },
+      { query: 'the sessions of an auto-creation run: `{run_id(:{$in})}`', index: indexRef(I.byRun) },
     ],
   },
   {
@@ -45,7 +43,7 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
     queries: [
       {
         query: 'booked counts: `{session_id:{$in}, deleted:false}`',
-        index: at(APPOINTMENT_INDEX_DESCRIPTIONS[0]!.name!),
+        index: indexRef(APPOINTMENT_INDEX_DESCRIPTIONS[0]!.name!),
       },
     ],
   },
@@ -55,11 +53,11 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
     queries: [
       {
         query: 'unfinished runs `{status:{$in}}`, stale ones `{status, started_at:{$lt}}`',
-        index: at(RUN_INDEX_DESCRIPTIONS[0]!.name!),
+        index: indexRef(RUN_INDEX_DESCRIPTIONS[0]!.name!),
       },
       {
         query: "recently rolled back `{status:'rolled_back', finished_at:{$gt}}`",
-        index: at(RUN_INDEX_DESCRIPTIONS[1]!.name!),
+        index: indexRef(RUN_INDEX_DESCRIPTIONS[1]!.name!),
       },
     ],
   },
@@ -79,13 +77,13 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
     queries: [
       {
         query: 'leaves touching a range: `{doctor_id:{$in}?, from_date:{$lte}, to_date:{$gte}, deleted:false}`',
-        index: at(LEAVES_BY_DOCTOR),
+        index: indexRef(LEAVES_BY_DOCTOR),
       },
     ],
   },
   {
     collection: refCollectionName('holiday'),
     indexes: HOLIDAY_INDEX_DESCRIPTIONS,
-    queries: [{ query: 'holidays in a range: `{date:{$gte,$lte}, deleted:false}`', index: at(HOLIDAYS_BY_DATE) }],
+    queries: [{ query: 'holidays in a range: `{date:{$gte,$lte}, deleted:false}`', index: indexRef(HOLIDAYS_BY_DATE) }],
   },
 ];

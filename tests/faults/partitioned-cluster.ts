@@ -1,0 +1,28 @@
+/**
+ * The stack the cluster fault files share: a three-node NATS cluster with n3 in
+ * a network namespace (netns.ts), so that a test can partition it away, and
+ * the Main branch seeded.
+ */
+import type { NatsConnection } from 'nats';
+import { startTestStack, type TestStack, type TestStackOptions } from '../e2e/harness';
+import { type NetnsNode, thirdNodeIn } from './netns';
+
+/** The stack with n3 in `ns`; `ns` is removed when the stack fails to start. */
+export async function startWithThirdNodeIn(ns: NetnsNode, options: TestStackOptions = {}): Promise<TestStack> {
+  try {
+    const t = await startTestStack({ ...options, natsCluster: 3, natsNetwork: thirdNodeIn(ns) });
+    await t.seed({ stores: [{ id: 1, name: 'Main', status: 'active' }] });
+    return t;
+  } catch (err) {
+    ns.remove();
+    throw err;
+  }
+}
+
+/** Closes the test's own connections, heals the partition, stops the stack, removes `ns` (any may be missing). */
+export async function stopWithThirdNodeIn(ns?: NetnsNode, t?: TestStack, connections: NatsConnection[] = []) {
+  await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
+  ns?.heal();
+  await t?.stop();
+  ns?.remove();
+}
