@@ -26,6 +26,7 @@ import {
 } from '@clinic/service-kit/internal';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 import { entriesOnCreate } from '../../services/billing/src/money-rules';
+import { BillViews } from '../../services/billing/src/bill-views';
 import { PaymentOperations } from '../../services/billing/src/payments';
 import { BillingReferences } from '../../services/billing/src/references';
 import { moverOf } from '../../services/billing/src/requests';
@@ -71,8 +72,8 @@ function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {
   const deps = replicaDeps(options);
   const storage = new BillStorage(deps, log);
   const refs = new ReferenceData(db, REF_KINDS_BY_SERVICE.billing);
-  const references = new BillingReferences(refs, deps.cache);
-  const payments = new PaymentOperations(storage, references, clock, { refundRoles: ['admin', 'cashier'] });
+  const views = new BillViews(new BillingReferences(refs, deps.cache), clock);
+  const payments = new PaymentOperations(storage, views, clock, { refundRoles: ['admin', 'cashier'] });
   return { storage, outbox: deps.outbox, refs, payments };
 }
 

@@ -22,7 +22,7 @@ import { USER_NAMES_SCOPE, type BillingReferences } from './references';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
 import { branchScope, type BillDoc, type BillStorage, type IdempotencyClaim } from './storage';
-import { billView, itemsView } from './views';
+import type { BillViews } from './bill-views';
 import { parseListQuery, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
 
@@ -46,6 +46,7 @@ export class BillOperations {
   constructor(
     private readonly storage: BillStorage,
     private readonly refs: BillingReferences,
+    private readonly views: BillViews,
     private readonly catalogue: CatalogueClient,
     private readonly clock: ClinicClock,
     private readonly options: BillingOptions,
@@ -129,8 +130,7 @@ export class BillOperations {
       filter,
       page,
       async (docs, total) => {
-        const names = await this.userNames(docs);
-        const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
+        const bills = await this.views.rows(docs);
         return new EncodedReply(success(200, { bills, ...pageFields(bills.length, total, page) }));
       },
       [USER_NAMES_SCOPE],
@@ -154,10 +154,7 @@ export class BillOperations {
 
   /** A live bill as its read answers it: the body its ETag is the digest of. */
   private async representation(doc: BillDoc): Promise<ServiceReply> {
-    const names = await this.userNames([doc]);
-    return success(200, {
-      bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
-    });
+    return success(200, { bill: await this.views.whole(doc) });
   }
 
   /** If-Match, checked on the bill a change found, once it is live (conditional.ts). */
@@ -204,9 +201,5 @@ export class BillOperations {
       history: entries,
       ...pageFields(entries.length, total, page),
     });
-  }
-
-  private userNames(docs: Array<{ billed_by: number | null }>): Promise<Map<number, string>> {
-    return this.refs.userNames(docs.map((d) => d.billed_by));
   }
 }

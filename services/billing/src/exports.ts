@@ -11,17 +11,16 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '@clinic/contracts';
-import { requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import { requireBranch, type HandlerContext } from '@clinic/service-kit';
 import { parseExportQuery } from './filters';
 import type { BillStorage } from './storage';
-import { billView, itemsView } from './views';
-import type { BillingReferences } from './references';
+import { itemsView } from './views';
+import type { BillViews } from './bill-views';
 
 export class ExportOperations {
   constructor(
     private readonly storage: BillStorage,
-    private readonly refs: BillingReferences,
-    private readonly clock: ClinicClock,
+    private readonly views: BillViews,
   ) {}
 
   async page(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -37,8 +36,6 @@ export class ExportOperations {
       );
       return success(200, { ...page, items });
     }
-    const names = await this.refs.userNames(docs.map((doc) => doc.billed_by));
-    const bills = docs.map((doc) => billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null));
-    return success(200, { ...page, bills });
+    return success(200, { ...page, bills: await this.views.rows(docs) });
   }
 }

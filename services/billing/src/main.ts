@@ -2,6 +2,7 @@ import './tracing';
 import { REFUND_ROLES, STAFF_ROLES } from '@clinic/contracts';
 import { startService } from '@clinic/service-kit/storage';
 import { billingHandlers } from './adapter';
+import { BillViews } from './bill-views';
 import { BillOperations } from './bills';
 import { CatalogueClient } from './catalogue-client';
 import { DayCloseOperations } from './day-close';
@@ -21,19 +22,20 @@ void startService({
     const storage = new BillStorage({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
     const [fonts] = await Promise.all([loadPaperFonts(), storage.prepare()]);
     const references = new BillingReferences(refs, cache);
+    const views = new BillViews(references, clock);
     refs.onApplied((kind) => references.applied(kind));
     return billingHandlers({
-      bills: new BillOperations(storage, references, new CatalogueClient(nc), clock, {
+      bills: new BillOperations(storage, references, views, new CatalogueClient(nc), clock, {
         cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
         priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
       }),
-      payments: new PaymentOperations(storage, references, clock, {
+      payments: new PaymentOperations(storage, views, clock, {
         refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES),
       }),
       days: new DayCloseOperations(storage, references, clock),
       dayEnd: new DayEndOperations(storage, references, clock, fonts),
       receipts: new ReceiptOperations(storage, references, clock, fonts),
-      spreadsheets: new ExportOperations(storage, references, clock),
+      spreadsheets: new ExportOperations(storage, views),
     });
   },
 });

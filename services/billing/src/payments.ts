@@ -20,8 +20,8 @@ import { parsePayment, parseRefund } from './money-input';
 import { moneyOf, planEntry, planPayment, planRefund, type Mover } from './money-rules';
 import { idempotencyOf, moverOf } from './requests';
 import type { BillDoc, BillStorage, IdempotencyClaim, LedgerEntryDoc } from './storage';
-import type { BillingReferences } from './references';
-import { balanceView, billView, entryView, itemsView } from './views';
+import type { BillViews } from './bill-views';
+import { balanceView, entryView } from './views';
 
 export interface PaymentOptions {
   /** REFUND_ROLES: who may give money back (within the route's roles). */
@@ -39,7 +39,7 @@ function earlierEntry(doc: BillDoc, idempotency: IdempotencyClaim | null): Ledge
 export class PaymentOperations {
   constructor(
     private readonly storage: BillStorage,
-    private readonly refs: BillingReferences,
+    private readonly views: BillViews,
     private readonly clock: ClinicClock,
     private readonly options: PaymentOptions,
   ) {}
@@ -106,12 +106,11 @@ export class PaymentOperations {
       outcome = { doc, entry: earlier };
     }
     const { doc, entry } = outcome;
-    // The money is recorded: a failed read of a name must not answer otherwise.
-    const names = await this.refs.userNamesIfReadable([doc.billed_by], ctx.log);
     return success(201, {
       message: kind === 'payment' ? LEDGER_MESSAGES.paymentRecorded : LEDGER_MESSAGES.refundRecorded,
       [kind]: entryView(entry, this.clock),
-      bill: { ...billView(doc, this.clock, names.get(doc.billed_by ?? 0) ?? null), items: itemsView(doc) },
+      // The money is recorded: a failed read of a name must not answer otherwise.
+      bill: await this.views.afterWrite(doc, ctx.log),
     });
   }
 }
