@@ -3,6 +3,7 @@
  * staff and patients recur across files, and the tests' bills and reports carry
  * their names.
  */
+import { doctorRecord } from '@clinic/devstack';
 import type { TestStack } from './harness';
 
 /** A branch (a store) as the hospital's reference data holds an open one. */
@@ -15,18 +16,8 @@ export const ADMIN_USER = { id: 1, name: 'Admin User' };
 export const KASUN = { id: 7, name: 'Kasun Silva' };
 export const DILANI = { id: 8, name: 'Dilani Perera' };
 
-/** A doctor as the hospital's reference data holds one: Dr. Number `id`, Cardiology, 2,500, Active, branch 1, no schedule. */
-export const doctor = (id: number, overrides: Record<string, unknown> = {}) => ({
-  id,
-  name: `Dr. Number ${id}`,
-  reg_no: `SLMC-${id}`,
-  specialization: 'Cardiology',
-  channeling_fee: 2500,
-  status: 'Active',
-  store_id: 1,
-  schedule: [],
-  ...overrides,
-});
+/** A doctor as the hospital's reference data holds one (see doctorRecord). */
+export const doctor = doctorRecord;
 
 export const PATIENTS = [
   { id: 1, name: 'Nimal Fernando' },

@@ -115,3 +115,20 @@ async function refStatus(nc: NatsConnection, service: ServiceName): Promise<numb
     throw err;
   }
 }
+
+/**
+ * A doctor as the reference stream carries one: Dr. Number `id`, Cardiology,
+ * 2,500, Active, branch 1, no schedule; `fields` set any other value. For the
+ * tests' and the bench's seeds.
+ */
+export const doctorRecord = (id: number, fields: Record<string, unknown> = {}) => ({
+  id,
+  name: `Dr. Number ${id}`,
+  reg_no: `SLMC-${id}`,
+  specialization: 'Cardiology',
+  channeling_fee: 2500,
+  status: 'Active',
+  store_id: 1,
+  schedule: [],
+  ...fields,
+});

@@ -5,7 +5,7 @@
  * hop's shares of the latency show.
  */
 import { BillingSubjects, CatalogueSubjects, SessionsSubjects } from '@clinic/contracts';
-import { parseSeedFile, seedReferenceData } from '@clinic/devstack';
+import { doctorRecord, parseSeedFile, seedReferenceData } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 import { loadDemoDataOnFirstStart } from '../demo';
 import { autocannon, CONCURRENCY, direct, probe, say, type Request } from './measure';
@@ -26,22 +26,17 @@ export interface ScenarioFigures {
   probe: LatencyStats;
 }
 
-const benchDoctor = (id: number) => ({
-  id,
-  name: `Dr. Bench ${id}`,
-  reg_no: `B-${id}`,
-  specialization: 'General',
-  channeling_fee: 1000,
-  status: 'Active',
-  store_id: 1,
-  schedule: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'].map((day) => ({
-    day,
-    session_no: 1,
-    start_time: '08:00',
-    end_time: '12:00',
-    max_patients: 20,
-  })),
-});
+const benchDoctor = (id: number) =>
+  doctorRecord(id, {
+    name: `Dr. Bench ${id}`,
+    schedule: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'].map((day) => ({
+      day,
+      session_no: 1,
+      start_time: '08:00',
+      end_time: '12:00',
+      max_patients: 20,
+    })),
+  });
 
 function nextMonth(ahead: number): string {
   const d = new Date();
