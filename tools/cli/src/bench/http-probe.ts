@@ -22,11 +22,18 @@ export interface ProbeOptions extends HttpRequestSpec {
   durationMs: number;
   /** At most this many timed requests. */
   maxRequests?: number;
+  /**
+   * At least this many timed requests, even past durationMs (up to
+   * MIN_REQUESTS_CAP_MS): a slow first request alone is not a p50.
+   */
+  minRequests?: number;
   before?: HttpRequestSpec[];
   urls?: string[];
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+/** How long minRequests may stretch a probe. */
+const MIN_REQUESTS_CAP_MS = 60_000;
 
 export function send(spec: HttpRequestSpec, httpAgent = agent): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -48,7 +55,10 @@ async function main(options: ProbeOptions): Promise<void> {
   const samples: number[] = [];
   let errors = 0;
   const started = performance.now();
-  for (let i = 0; performance.now() - started < options.durationMs && i < (options.maxRequests ?? Infinity); i++) {
+  const goOn = (i: number, elapsed: number) =>
+    i < (options.maxRequests ?? Infinity) &&
+    (elapsed < options.durationMs || (i < (options.minRequests ?? 0) && elapsed < MIN_REQUESTS_CAP_MS));
+  for (let i = 0; goOn(i, performance.now() - started); i++) {
     const before = options.before?.[i % options.before.length];
     if (before && (await send(before)) >= 400) errors++;
     const t0 = performance.now();
