@@ -9,6 +9,7 @@ import { doctorRecord, parseSeedFile, seedReferenceData } from '@clinic/devstack
 import { connectNats, createLogger } from '@clinic/service-kit';
 import { loadDemoDataOnFirstStart } from '../demo';
 import { autocannon, CONCURRENCY, direct, probe, say, type Request } from './measure';
+import { stackProcesses, withCpuPerRequest } from './process-cpu';
 import type { LatencyStats } from './stats';
 import { api, type Target } from './target';
 
@@ -19,11 +20,15 @@ interface Scenario extends Request {
   bodyFor?: (c: number, via: 'http' | 'nats') => Record<string, unknown>;
 }
 
+const MOST_CONNECTIONS = Math.max(...CONCURRENCY);
+
 export interface ScenarioFigures {
   name: string;
   http: Record<number, LatencyStats>;
   direct: Record<number, LatencyStats>;
   probe: LatencyStats;
+  /** CPU ms per request of each process of a stack the bench started, at the most connections through the gateway. */
+  cpu?: Record<string, number>;
 }
 
 const benchDoctor = (id: number) =>
@@ -115,7 +120,12 @@ export async function measureBaseline(
     const entry: ScenarioFigures = { name: scenario.name, http: {}, direct: {}, probe: undefined as never };
     for (const c of CONCURRENCY) {
       say(`${scenario.name}: ${c} connection(s) through the gateway`);
-      entry.http[c] = await autocannon(target, { ...scenario, body: scenario.bodyFor?.(c, 'http') }, c);
+      const run = () => autocannon(target, { ...scenario, body: scenario.bodyFor?.(c, 'http') }, c);
+      if (target.stack && c === MOST_CONNECTIONS) {
+        const { cpu, ...stats } = await withCpuPerRequest(stackProcesses(target.stack), run);
+        entry.http[c] = stats;
+        entry.cpu = cpu;
+      } else entry.http[c] = await run();
     }
     // A date of its own: the probe's bills are numbered apart from autocannon's.
     entry.probe = await probe(target, {

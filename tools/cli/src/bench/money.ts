@@ -10,7 +10,7 @@ import { MEASURED_BRANCH, OTHER_BRANCHES, type BillLoader } from './dataset';
 import { httpLoad, probe, say, type Request } from './measure';
 import { medianByRate, type LatencyStats } from './stats';
 import { api, type Target } from './target';
-import { stackProcesses, totalCpu, withCpuPerRequest } from './process-cpu';
+import { cpuByProcess, stackProcesses, withCpuPerRequest } from './process-cpu';
 import type { WriteFigures } from './scale';
 
 /** The clinic's today on the bench's own stack (CLINIC_TZ unset: the machine's zone): the day payments move money on. */
@@ -127,9 +127,5 @@ export function moneyLines(money: MoneyFigures, bills: number, fmt: (s: LatencyS
 /** The CPU a payment cost each process (absent for a stack the bench did not start). */
 function cpuLine(cpu: Record<string, number> | undefined): string[] {
   if (!cpu || Object.keys(cpu).length === 0) return [];
-  const each = Object.entries(cpu)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, ms]) => `${name} ${ms}`)
-    .join(', ');
-  return [`    CPU ms per payment (median round): ${each}; in all ${totalCpu(cpu)}`];
+  return [`    CPU ms per payment (median round): ${cpuByProcess(cpu)}`];
 }

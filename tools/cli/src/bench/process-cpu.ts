@@ -53,3 +53,12 @@ export async function withCpuPerRequest<T extends { count: number }>(
 /** The sum of a run's CPU ms per request over its processes. */
 export const totalCpu = (cpu: Record<string, number>): number =>
   Math.round(Object.values(cpu).reduce((sum, ms) => sum + ms, 0) * 1000) / 1000;
+
+/** A run's CPU ms per request as the report prints it: each process, costliest first, then the sum. */
+export function cpuByProcess(cpu: Record<string, number>): string {
+  const each = Object.entries(cpu)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name} ${ms}`)
+    .join(', ');
+  return `${each}; in all ${totalCpu(cpu)}`;
+}

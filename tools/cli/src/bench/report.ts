@@ -9,6 +9,7 @@ import { moneyLines, type MoneyFigures } from './money';
 import type { NumberProblem } from './checks';
 import type { WriteFigures } from './scale';
 import type { LatencyStats } from './stats';
+import { cpuByProcess } from './process-cpu';
 import { checkTargets, moneyTargets } from './targets';
 
 const ms = (n: number | null | undefined) =>
@@ -41,6 +42,10 @@ function baselineLines(results: Record<string, any>): string[] {
       `  ${s.name.padEnd(38)} http ${http.toFixed(2)} ms = gateway ${(http - direct).toFixed(2)} ms + NATS hop ${echo.toFixed(2)} ms + service ${(direct - echo).toFixed(2)} ms`,
     );
   }
+  const measured = results.baseline.scenarios.filter((s: { cpu?: Record<string, number> }) => s.cpu);
+  if (measured.length > 0)
+    lines.push('', `CPU ms per request of each process, ${Math.max(...CONCURRENCY)} connections through the gateway:`);
+  for (const s of measured) lines.push(`  ${s.name.padEnd(38)} ${cpuByProcess(s.cpu)}`);
   return lines;
 }
 
