@@ -239,3 +239,9 @@ export async function echoBaseline(): Promise<Record<number, LatencyStats>> {
     echo.stop();
   }
 }
+
+/**
+ * The scale part's one-connection probe. At least 20 reads: the first read after a step's bulk load met cold
+ * pages (5.6 s at the million, 2026-11-26).
+ */
+export const SCALE_PROBE = { durationMs: 4_000, maxRequests: 300, minRequests: 20 };

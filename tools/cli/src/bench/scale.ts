@@ -4,9 +4,9 @@
  * answer) and on repeat, at several data sizes; writes with the data stored
  * and on an empty database.
  */
-import { MongoClient } from 'mongodb';
 import { BillLoader, MEASURED_BRANCH, OTHER_BRANCHES, yearBefore } from './dataset';
-import { autocannon, httpLoad, probe, say, settle, type Request } from './measure';
+import { autocannon, httpLoad, probe, SCALE_PROBE as PROBE, say, settle, type Request } from './measure';
+import { measureSessions } from './scale-sessions';
 import { checkNumbers, checkSummaries } from './checks';
 import { measureMoney } from './money';
 import { medianByRate, type LatencyStats } from './stats';
@@ -14,8 +14,6 @@ import { api, type Target } from './target';
 
 const B = String(MEASURED_BRANCH);
 export const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
-// At least 20 reads: the first read after a step's bulk load met cold pages (5.6 s at the million, 2026-11-26).
-const PROBE = { durationMs: 4_000, maxRequests: 300, minRequests: 20 };
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -177,54 +175,6 @@ async function measureWrites(target: Target, charge: any, dates: string[]): Prom
   return Object.fromEntries(
     Object.entries(rounds).map(([name, runs]) => [name, { ...medianByRate(runs), runs: runs.map((run) => run.rps) }]),
   );
-}
-
-/** A year of sessions for 50 doctors, created a month at a time; the reads of a branch's day. */
-async function measureSessions(target: Target): Promise<Record<string, unknown>> {
-  const months = Array.from({ length: 13 }, (_, i) => {
-    const d = new Date();
-    d.setUTCDate(1);
-    d.setUTCMonth(d.getUTCMonth() + 1 + i);
-    return d.toISOString().slice(0, 7);
-  });
-  const timed = async (fn: () => Promise<any>) => {
-    const started = performance.now();
-    const result = await fn();
-    return { ms: Math.round(performance.now() - started), result };
-  };
-  let created = 0;
-  for (const month of months.slice(0, 12))
-    created += (await api(target, 'POST', '/auto_create_sessions', { month, store_id: MEASURED_BRANCH })).created;
-  await settle();
-  const preview = await timed(() => api(target, 'GET', `/preview_auto_sessions?month=${months[12]}&store_id=${B}`));
-  await settle();
-  const autoCreate = await timed(() =>
-    api(target, 'POST', '/auto_create_sessions', { month: months[12], store_id: MEASURED_BRANCH }),
-  );
-  const everything = await timed(() => api(target, 'GET', '/all_sessions'));
-  // Every session stored, the ones other parts of the bench made included: what the unfiltered list must answer.
-  const client = await MongoClient.connect(target.mongoUrl!);
-  const stored = await client
-    .db('clinic_sessions')
-    .collection('sessions')
-    .countDocuments({})
-    .finally(() => client.close());
-  const day = `${months[3]}-10`;
-  const read: Request = { method: 'GET', path: '/all_sessions', query: { store_id: B, date: day } };
-  const someSession = everything.result.sessions[0];
-  const write: Request = { method: 'PUT', path: `/update_session/${someSession.id}`, body: { max_patients: 31 } };
-  return {
-    sessions: created + autoCreate.result.created,
-    preview_ms: preview.ms,
-    preview_entries: preview.result.preview.length,
-    auto_create_ms: autoCreate.ms,
-    auto_created: autoCreate.result.created,
-    all_sessions_ms: everything.ms,
-    all_sessions_count: everything.result.sessions.length,
-    stored_sessions: stored,
-    day_after_write: await probe(target, read, { ...PROBE, before: [write] }),
-    day_repeat: await probe(target, read, PROBE),
-  };
 }
 
 export async function measureScale(target: Target): Promise<Record<string, any>> {
