@@ -57,7 +57,12 @@ it('waits for a write of the day still in flight: answers "retry" and puts the d
     }),
   );
   try {
-    const res = await close(store, today);
+    const closing = close(store, today);
+    await eventually(async () => ((await statusOf(store, today)) === 'closing' ? true : undefined), 2_500, 20);
+    // Refused while the close waits: a replica that remembered this would refuse the day after the close gave up.
+    const refused = await pay(m, bill, { amount: 1, method: 'Cash' });
+    expect(refused.body.error).toBe(`Day ${today} is closed for store ${store}.`);
+    const res = await closing;
     expect({ status: res.status, body: res.body }).toEqual({
       status: 409,
       body: {

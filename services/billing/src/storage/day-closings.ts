@@ -9,11 +9,16 @@
  * published or not; a write after the mark reads `closing` and is refused.
  * Only then does the close sum the day's ledger. A close that gives up puts
  * the day back open (unmark). No transaction is needed, on either server.
+ *
+ * Writes read a day's status through the coherent cache (one database read
+ * fewer per payment): a mark is followed by an invalidation that every
+ * replica has applied before the close looks for the day's writes, so a write
+ * that still read a cached "open" had stored its entry before that look.
  */
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
 import { fail, type Cents } from '@clinic/service-kit';
-import { withEventId, type Outbox } from '@clinic/service-kit/storage';
+import { withEventId, type Outbox, type VersionedCache } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError } from './database-quirks';
 
 export const DAY_CLOSINGS = 'day_closings';
@@ -58,6 +63,9 @@ const closingKey = (branchId: number, date: string) => `${branchId}:${date}`;
 /** What the outbox entry of a write of a branch's day carries (EventSpec.fences). */
 export const fenceOf = (branchId: number, date: string) => `day:${branchId}:${date}`;
 
+/** The cached reads of a branch's days' statuses: bumped by every change of a day's status from or to open. */
+const closingsScope = (branchId: number) => `closings:${branchId}`;
+
 /** How often a close looks whether the writes of its day in flight have settled. */
 const SETTLE_POLL_MS = 25;
 /** The server's time limit for a write's look at its days (the guard before it). */
@@ -69,6 +77,7 @@ export class DayClosings {
   constructor(
     db: Db,
     private readonly outbox: Outbox,
+    private readonly cache: VersionedCache,
   ) {
     this.closings = db.collection<ClosingDoc>(DAY_CLOSINGS);
   }
@@ -88,8 +97,21 @@ export class DayClosings {
   async closedAmong(
     days: Array<{ store_id: number; date: string }>,
   ): Promise<Array<{ store_id: number; date: string }>> {
-    const ids = [...new Set(days.map((d) => closingKey(d.store_id, d.date)))];
-    if (ids.length === 0) return [];
+    const datesOf = new Map<number, Set<string>>();
+    for (const { store_id, date } of days) datesOf.set(store_id, (datesOf.get(store_id) ?? new Set()).add(date));
+    const closed = await Promise.all(
+      [...datesOf].map(([branchId, dates]) => {
+        const sorted = [...dates].sort();
+        return this.cache.get(closingsScope(branchId), `closed:${sorted.join(',')}`, () =>
+          this.readClosed(branchId, sorted),
+        );
+      }),
+    );
+    return closed.flat();
+  }
+
+  private async readClosed(branchId: number, dates: string[]): Promise<Array<{ store_id: number; date: string }>> {
+    const ids = dates.map((date) => closingKey(branchId, date));
     // Bounded well within the write window of the write waiting for it (both servers honour maxTimeMS on a find).
     const docs = await this.closings
       .find({ _id: { $in: ids } }, { projection: { store_id: 1, date: 1, status: 1 }, maxTimeMS: GUARD_MAX_MS })
@@ -98,10 +120,25 @@ export class DayClosings {
   }
 
   /**
+   * Marks a day `closing` (see markOnce) and answers it once no replica can
+   * read it open from memory any more; puts it back open when that fails.
+   */
+  async markClosing(branchId: number, date: string): Promise<ClosingDoc> {
+    const marked = await this.markOnce(branchId, date);
+    try {
+      await this.cache.bump(closingsScope(branchId));
+    } catch (err) {
+      await this.unmark(marked).catch(() => undefined);
+      throw err;
+    }
+    return marked;
+  }
+
+  /**
    * Marks a day `closing`, from the version found (a day never closed has
    * none); answers it as marked. 409 when it is closed already.
    */
-  async markClosing(branchId: number, date: string): Promise<ClosingDoc> {
+  private async markOnce(branchId: number, date: string): Promise<ClosingDoc> {
     for (;;) {
       const found = await this.find(branchId, date);
       if (found?.status === 'closed') throw fail('DAY_ALREADY_CLOSED', DAY_MESSAGES.alreadyClosed(date, branchId));
@@ -148,6 +185,7 @@ export class DayClosings {
       { _id: marked._id, version: marked.version },
       { $set: { status: 'open', version: marked.version + 1 } },
     );
+    await this.cache.bump(closingsScope(marked.store_id));
   }
 
   /** Whether every write of the day that read it open has settled, waiting up to `waitMs` for them. */
@@ -180,7 +218,15 @@ export class DayClosings {
   ): Promise<ClosingDoc> {
     const found = await this.find(branchId, date);
     if (!found || found.status === 'open') throw fail('DAY_NOT_CLOSED', DAY_MESSAGES.notClosed(date, branchId));
-    return this.write(found, { status: 'open', cash: [] }, { action: 'reopened', reason }, context, view);
+    const reopened = await this.write(
+      found,
+      { status: 'open', cash: [] },
+      { action: 'reopened', reason },
+      context,
+      view,
+    );
+    await this.cache.bump(closingsScope(branchId));
+    return reopened;
   }
 
   /**

@@ -57,7 +57,7 @@ export class BillStorage {
     this.queries = new BillQueries(this.bills, this.dayTotals, deps.cache);
     const numbers = new BillNumbers(deps.db.collection(BILL_NUMBER_MARKS), (date) => this.queries.highestSeq(date));
     this.history = new AuditTrail(deps.db, BILL_HISTORY, deps.clock);
-    this.closings = new DayClosings(deps.db, deps.outbox);
+    this.closings = new DayClosings(deps.db, deps.outbox, deps.cache);
     this.ledger = new DrawerLedger(deps.db);
     this.exports = new BillExport(this.bills);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
