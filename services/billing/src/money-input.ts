@@ -14,8 +14,18 @@ import {
   refundBodySchema,
   reopenDayBodySchema,
 } from '@clinic/contracts';
-import { badRequest, given, optionalText, type Cents, type PlainObject } from '@clinic/service-kit';
-import { requireField, requireObject, requireShape, validAmount, validField } from '@clinic/service-kit';
+import {
+  badRequest,
+  given,
+  optionalText,
+  requireField,
+  requireObject,
+  requireShape,
+  validAmount,
+  validField,
+  type Cents,
+  type PlainObject,
+} from '@clinic/service-kit';
 import { userKey } from './day-end-report';
 import type { PaymentInput, RefundInput } from './money-rules';
 
