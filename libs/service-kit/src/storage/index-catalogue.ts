@@ -1,0 +1,16 @@
+/**
+ * The index catalogue: each service declares its collections' indexes and the
+ * queries each answers (services/<service>/src/storage/index-catalogue.ts), its
+ * storage creates the indexes, and `npm run docs` writes docs/indexes.md from them.
+ */
+import type { IndexSpec } from './database-quirks';
+
+/** A collection's indexes and the queries each answers (`index` says which index a query reads, in words). */
+export interface IndexedCollection {
+  collection: string;
+  indexes: IndexSpec[];
+  queries: { query: string; index: string }[];
+}
+
+/** An index's name as a catalogue's `index` text writes it (Markdown code). */
+export const indexRef = (name: string): string => `\`${name}\``;
