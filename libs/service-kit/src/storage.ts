@@ -18,7 +18,7 @@ export {
   writeErrorsOf,
   type IndexSpec,
 } from './storage/database-quirks';
-export { indexRef, type IndexedCollection } from './storage/index-catalogue';
+export { ensureCatalogueIndexes, indexRef, type IndexedCollection } from './storage/index-catalogue';
 export { RecordWriter, type StorageDeps } from './storage/record-write';
 export { IdAllocator, movePastIfTaken, withFreshId } from './storage/id-allocator';
 export { Outbox } from './storage/outbox';
