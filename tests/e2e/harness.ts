@@ -178,6 +178,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   };
 }
 
+/** How long a file's stack may take to start and be seeded on a busy machine. */
+const STACK_START_TIMEOUT_MS = 120_000;
+
 /**
  * The test file's stack: started, and seeded with `seed` as `npm run seed` does, before the file's tests and stopped
  * after them. Called at the top of a file, it stands in for the `beforeAll` and `afterAll` each file would write;
@@ -188,7 +191,7 @@ export function fileStack(seed?: unknown, options: TestStackOptions = {}): TestS
   beforeAll(async () => {
     started = await startTestStack(options);
     if (seed !== undefined) await started.seed(seed);
-  });
+  }, STACK_START_TIMEOUT_MS);
   afterAll(async () => {
     await started?.stop();
   });
