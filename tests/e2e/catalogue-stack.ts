@@ -7,23 +7,19 @@ import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import type { NatsConnection } from 'nats';
 import type { operations } from '@clinic/client';
-import { answerOf, startTestStack, type RequestOptions, type TestStack } from './harness';
+import { answerOf, fileStack, type RequestOptions } from './harness';
 
 dayjs.extend(utc);
 dayjs.extend(timezone);
 
-export let t: TestStack;
+export const t = fileStack();
 export let nc: NatsConnection;
 export let nextStore = 100;
 /** A store of its own for each test, so tests do not see each other's charges. */
 export const freshStore = () => nextStore++;
 
 beforeAll(async () => {
-  t = await startTestStack();
   nc = await t.nats('hospital');
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 export type NewCharge = operations['createHospitalCharge']['requestBody']['content']['application/json'];

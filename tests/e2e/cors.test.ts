@@ -4,21 +4,13 @@
  */
 import { parseCorsOrigins } from '../../services/gateway/src/cors';
 import { branch } from './fixtures';
-import { startTestStack, type TestStack } from './harness';
+import { fileStack } from './harness';
 
 const APP_ORIGIN = 'http://localhost:5173';
 const OTHER_APP_ORIGIN = 'http://127.0.0.1:8080';
 const UNLISTED_ORIGIN = 'http://evil.example';
 
-let t: TestStack;
-
-beforeAll(async () => {
-  t = await startTestStack({ env: { CORS_ORIGINS: `${APP_ORIGIN}, ${OTHER_APP_ORIGIN}` } });
-  await t.seed({ stores: [branch(1, 'Main')] });
-}, 120_000);
-afterAll(async () => {
-  await t?.stop();
-});
+const t = fileStack({ stores: [branch(1, 'Main')] }, { env: { CORS_ORIGINS: `${APP_ORIGIN}, ${OTHER_APP_ORIGIN}` } });
 
 const corsHeaders = (headers: Headers) =>
   [...headers.keys()].filter((name) => name.startsWith('access-control-')).sort();

@@ -6,18 +6,16 @@
  * with who cancelled them.
  */
 import fc from 'fast-check';
-import { failureOf, startTestStack, type TestStack } from './harness';
+import { failureOf, fileStack } from './harness';
 import { branch, DILANI, KASUN } from './fixtures';
 
-let t: TestStack;
+const t = fileStack({
+  stores: [branch(1, 'Colombo Central'), branch(2, 'Kandy Branch')],
+  users: [KASUN, DILANI],
+});
 const chargeIds: number[] = [];
 
 beforeAll(async () => {
-  t = await startTestStack();
-  await t.seed({
-    stores: [branch(1, 'Colombo Central'), branch(2, 'Kandy Branch')],
-    users: [KASUN, DILANI],
-  });
   for (const [store, name, amount] of [
     [1, 'CBC', 850],
     [1, 'Lipid Profile', 2400.5],
@@ -28,9 +26,6 @@ beforeAll(async () => {
         .charge_id,
     );
   }
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 /** Dates no other test of this file uses: one per test (and per property run). */

@@ -10,9 +10,12 @@ import ExcelJS from 'exceljs';
 import { headers as natsHeaders } from 'nats';
 import { EXPORT_BILL_COLUMNS, EXPORT_ITEM_COLUMNS, EXPORT_PAGE_BILLS } from '@clinic/contracts';
 import { branch, chargeIn } from './fixtures';
-import { failureOf, startTestStack, type TestStack } from './harness';
+import { failureOf, fileStack } from './harness';
 
-let t: TestStack;
+const t = fileStack({
+  stores: [branch(1, 'Colombo'), branch(2, 'Kandy')],
+  users: [{ id: 7, name: 'කසුන් සිල්වා' }],
+});
 const charges: number[] = [];
 const DATES = ['2091-05-01', '2091-05-02', '2091-05-04'];
 const RANGE = 'store_id=1&from=2091-05-01&to=2091-05-04';
@@ -26,11 +29,6 @@ const TRICKY_NAMES = [
 ];
 
 beforeAll(async () => {
-  t = await startTestStack();
-  await t.seed({
-    stores: [branch(1, 'Colombo'), branch(2, 'Kandy')],
-    users: [{ id: 7, name: 'කසුන් සිල්වා' }],
-  });
   for (const [name, amount] of [
     ['CBC', 850],
     ['Lipid Profile', 2400.5],
@@ -62,9 +60,6 @@ beforeAll(async () => {
   const cancelled = await t.post('/lab_bills', bills[2]);
   expect((await t.del(`/lab_bills/${cancelled.body.bill_id}`)).status).toBe(200);
 }, 120_000);
-afterAll(async () => {
-  await t?.stop();
-});
 
 /** Every bill the list shows for a query, page by page, by id. */
 async function listed(query: string): Promise<Array<Record<string, any>>> {

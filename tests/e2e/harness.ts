@@ -178,6 +178,31 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   };
 }
 
+/** How long a file's stack may take to start and be seeded on a busy machine. */
+const STACK_START_TIMEOUT_MS = 120_000;
+
+/**
+ * The test file's stack: started, and seeded with `seed` as `npm run seed` does, before the file's tests and stopped
+ * after them. Called at the top of a file, it stands in for the `beforeAll` and `afterAll` each file would write;
+ * the stack it gives is there from the file's first hook on (later `beforeAll`s may seed more through it).
+ */
+export function fileStack(seed?: unknown, options: TestStackOptions = {}): TestStack {
+  let started: TestStack | undefined;
+  beforeAll(async () => {
+    started = await startTestStack(options);
+    if (seed !== undefined) await started.seed(seed);
+  }, STACK_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as TestStack, {
+    get(_, key) {
+      if (!started) throw new Error(`the file's stack is not started yet: read its ${String(key)} in a hook or a test`);
+      return started[key as keyof TestStack];
+    },
+  });
+}
+
 /**
  * Every failure the API answers carries a code of libs/contracts' table, with one of the code's statuses and, for a
  * code of fixed texts, one of them: any end-to-end test that meets a failure without one fails here.

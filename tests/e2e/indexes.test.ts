@@ -6,15 +6,9 @@
  */
 import { MongoClient } from 'mongodb';
 import { DATABASE_CATALOGUES } from '../../tools/cli/src/docs/indexes';
-import { startTestStack, type TestStack } from './harness';
+import { fileStack } from './harness';
 
-let t: TestStack;
-beforeAll(async () => {
-  t = await startTestStack();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = fileStack();
 
 /**
  * An index's fields in order and whether it is unique. Not `sparse`: the

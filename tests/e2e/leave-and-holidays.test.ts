@@ -10,9 +10,8 @@
  */
 import { datesOn } from './calendar';
 import { branch } from './fixtures';
-import { startTestStack, type TestStack, failureOf } from './harness';
+import { failureOf, fileStack } from './harness';
 
-let t: TestStack;
 const YEAR = new Date().getUTCFullYear() + 15;
 const month = (m: number) => `${YEAR}-${String(m).padStart(2, '0')}`;
 
@@ -48,20 +47,14 @@ const SPEC_ENTRY_FIELDS = [
   'start_time',
 ];
 
-beforeAll(async () => {
-  t = await startTestStack();
-  await t.seed({
-    stores: [branch(1, 'Negombo Branch'), branch(2, 'Kandy Branch')],
-    doctors: [
-      doctor(1, 1, [slot('Monday', 1, '08:00', '11:00'), slot('Wednesday', 1, '16:00', '19:00')]),
-      doctor(2, 2, [slot('Saturday', 1, '08:30', '10:30'), slot('Saturday', 2, '14:00', '16:00')]),
-      doctor(3, 1, [slot('Tuesday', 1, null, '12:00')]),
-      doctor(4, 1, []),
-    ],
-  });
-});
-afterAll(async () => {
-  await t?.stop();
+const t = fileStack({
+  stores: [branch(1, 'Negombo Branch'), branch(2, 'Kandy Branch')],
+  doctors: [
+    doctor(1, 1, [slot('Monday', 1, '08:00', '11:00'), slot('Wednesday', 1, '16:00', '19:00')]),
+    doctor(2, 2, [slot('Saturday', 1, '08:30', '10:30'), slot('Saturday', 2, '14:00', '16:00')]),
+    doctor(3, 1, [slot('Tuesday', 1, null, '12:00')]),
+    doctor(4, 1, []),
+  ],
 });
 
 async function preview(m: string) {

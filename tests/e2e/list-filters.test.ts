@@ -3,27 +3,22 @@
  * on GET /lab_bills, and pages of the charge and session lists, which the spec
  * answers whole (and still does without page and per_page).
  */
-import { startTestStack, type TestStack, failureOf } from './harness';
+import { failureOf, fileStack } from './harness';
 import { cbcIn, DILANI, doctor, KASUN, MAIN_BRANCH, PATIENTS, SECOND_BRANCH } from './fixtures';
-
-let t: TestStack;
-let chargeId: number;
 
 const DOCTOR = 41;
 
+const t = fileStack({
+  stores: [MAIN_BRANCH, SECOND_BRANCH],
+  users: [KASUN, DILANI],
+  patients: PATIENTS,
+  doctors: [doctor(DOCTOR, { name: 'Dr. Paging', specialization: 'General', channeling_fee: 1500, store_id: 2 })],
+});
+let chargeId: number;
+
 beforeAll(async () => {
-  t = await startTestStack();
-  await t.seed({
-    stores: [MAIN_BRANCH, SECOND_BRANCH],
-    users: [KASUN, DILANI],
-    patients: PATIENTS,
-    doctors: [doctor(DOCTOR, { name: 'Dr. Paging', specialization: 'General', channeling_fee: 1500, store_id: 2 })],
-  });
   chargeId = await cbcIn(t, MAIN_BRANCH.id);
   await cbcIn(t, SECOND_BRANCH.id);
-}, 120_000);
-afterAll(async () => {
-  await t?.stop();
 });
 
 function bill(fields: Record<string, unknown>) {

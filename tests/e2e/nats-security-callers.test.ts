@@ -10,17 +10,7 @@ import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { BillingSubjects, NATS_USERS } from '@clinic/contracts';
 import { eventually, failureOf, sleep, TEST_JWT_SECRET } from './harness';
-import {
-  t,
-  billId,
-  PATIENT,
-  NIC,
-  decode,
-  validBill,
-  natsCall,
-  bearer,
-  subscriptionRefused,
-} from './nats-security-stack';
+import { t, billId, PATIENT, NIC, validBill, natsCall, bearer, subscriptionRefused } from './nats-security-stack';
 
 describe('private replies', () => {
   it("refuses a hospital subscription to _INBOX.> or to the gateway's inbox prefix, which receives nothing while bills are read", async () => {
@@ -28,7 +18,7 @@ describe('private replies', () => {
     const received: string[] = [];
     const subs = ['_INBOX.>', '_INBOX_gateway.>'].map((subject) =>
       // An error (the refusal) comes through the callback too, without a message.
-      hospital.subscribe(subject, { callback: (err, msg) => !err && received.push(decode(msg.data)) }),
+      hospital.subscribe(subject, { callback: (err, msg) => !err && received.push(msg.string()) }),
     );
     for (let i = 0; i < 3; i++) {
       const res = await t.get(`/lab_bills/${billId}`);

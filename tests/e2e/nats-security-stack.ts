@@ -14,8 +14,6 @@ export let chargeId: number;
 export const PATIENT = 'Nimal Private-Patient';
 export const NIC = 'NIC-PRIVATE-4242';
 
-export const decode = (data: Uint8Array) => new TextDecoder().decode(data);
-
 export const validBill = () => ({
   patient_name: PATIENT,
   patient_contact: '0771234567',
@@ -36,7 +34,7 @@ export async function natsCall(
 ): Promise<any> {
   const h = natsHeaders();
   for (const [name, value] of Object.entries(headers)) h.set(name, value);
-  return JSON.parse(decode((await nc.request(subject, JSON.stringify(payload), { timeout: 3000, headers: h })).data));
+  return (await nc.request(subject, JSON.stringify(payload), { timeout: 3000, headers: h })).json();
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

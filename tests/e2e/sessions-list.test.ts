@@ -1,18 +1,8 @@
 /** Sessions through the gateway (setup in sessions-stack.ts): the list's filters and joins, one session's read, the preview. */
-import { DAYS, datesOn } from './calendar';
+import { DAYS, datesOn, leapYearWithFeb29On, monthLabelOf, monthStartingOn } from './calendar';
 import { branch, doctor } from './fixtures';
 import { answerOf, refused, failureOf } from './harness';
-import {
-  t,
-  today,
-  inDays,
-  PREVIEW_YEAR,
-  CREATION_YEAR,
-  monthLabelOf,
-  monthStartingOn,
-  leapYearWithFeb29On,
-  addSession,
-} from './sessions-stack';
+import { t, today, inDays, PREVIEW_YEAR, CREATION_YEAR, addSession } from './sessions-stack';
 
 describe('GET /all_sessions', () => {
   it('filters by branch, doctor, date and derived status; orders by date descending then start time', async () => {

@@ -6,7 +6,6 @@ import dayjs from 'dayjs';
 import timezone from 'dayjs/plugin/timezone';
 import utc from 'dayjs/plugin/utc';
 import type { operations } from '@clinic/client';
-import { DAYS } from './calendar';
 import { branch, doctor } from './fixtures';
 import { answerOf, startTestStack, TEST_TZ, type TestStack } from './harness';
 
@@ -28,24 +27,6 @@ export const inDays = (n: number) => today().add(n, 'day').format('YYYY-MM-DD');
 export const PREVIEW_YEAR = today().year() + 10;
 export const CREATION_YEAR = PREVIEW_YEAR + 2;
 export const creationMonth = (month: number) => `${CREATION_YEAR}-${String(month).padStart(2, '0')}`;
-export const monthLabelOf = (month: string) => dayjs(`${month}-01`).format('MMMM YYYY');
-export const weekdayOf = (date: string) => DAYS[new Date(`${date}T00:00:00Z`).getUTCDay()];
-
-/** The first month of `year` whose first day is `day`. */
-export function monthStartingOn(day: string, year: number): string {
-  for (let m = 1; m <= 12; m++) {
-    const month = `${year}-${String(m).padStart(2, '0')}`;
-    if (weekdayOf(`${month}-01`) === day) return month;
-  }
-  throw new Error(`no month of ${year} starts on ${day}`);
-}
-
-/** The first year from `from` on whose February has a 29th falling on `day`. */
-export function leapYearWithFeb29On(day: string, from: number): number {
-  for (let year = from; ; year++) {
-    if (new Date(Date.UTC(year, 1, 29)).getUTCMonth() === 1 && weekdayOf(`${year}-02-29`) === day) return year;
-  }
-}
 
 export const slot = (
   day: string,

@@ -45,7 +45,7 @@ export { escapeRegExp, parseIntegerText, trimmedOrNull, type QueryParams } from 
 export { itemAt } from './domain/arrays';
 export { ClinicClock, MONTH_NAMES, daysInMonth, weekdayOf } from './domain/clock';
 export { fromCents, nullableAmount, nullableCents, percentOf, toCents, type Cents } from './domain/money';
-export { requireField, requireObject, requireShape, validAmount, validField } from './domain/field-check';
+export { optionalText, requireField, requireObject, requireShape, validAmount, validField } from './domain/field-check';
 
 // Calling a service over NATS.
 export {

@@ -17,6 +17,7 @@ export * from './domain/strict-json';
 export * from './nats/request-params';
 export * from './storage/mongo';
 export * from './storage/database-quirks';
+export * from './storage/index-catalogue';
 export * from './storage/id-allocator';
 export * from './storage/mongo-driver-fix';
 export * from './storage/database-breaker';

@@ -12,13 +12,13 @@ export {
   deleteByKeys,
   docKey,
   ensureIndexes,
-  indexRef,
   inChunks,
   isDuplicateKeyError,
+  isFerretDB,
   writeErrorsOf,
-  type IndexedCollection,
+  type IndexSpec,
 } from './storage/database-quirks';
-export { isFerretDB, type IndexSpec } from './storage/database-quirks';
+export { ensureCatalogueIndexes, indexRef, type IndexedCollection } from './storage/index-catalogue';
 export { RecordWriter, type StorageDeps } from './storage/record-write';
 export { IdAllocator, movePastIfTaken, withFreshId } from './storage/id-allocator';
 export { Outbox } from './storage/outbox';

@@ -9,7 +9,7 @@ import {
   SESSION_FIELDS,
 } from '@clinic/contracts';
 import { ServiceError } from '../src/domain/errors';
-import { requireObject, validAmount, validField } from '../src/domain/field-check';
+import { optionalText, requireObject, validAmount, validField } from '../src/domain/field-check';
 
 /** The message a value gets, or 'valid'. */
 function verdict(rule: Parameters<typeof validField>[0], value: unknown, field = 'f'): string {
@@ -141,5 +141,20 @@ describe('validAmount', () => {
     expect(() => validAmount(CHARGE_FIELDS.amount, 'x', 'amount')).toThrow(
       verdict(CHARGE_FIELDS.amount, 'x', 'amount'),
     );
+  });
+});
+
+describe('optionalText', () => {
+  const rule = LEDGER_FIELDS.reference;
+
+  it('is none when absent, null or blank, and the text trimmed otherwise', () => {
+    expect(optionalText({}, 'reference', rule)).toBeNull();
+    expect(optionalText({ reference: null }, 'reference', rule)).toBeNull();
+    expect(optionalText({ reference: '   ' }, 'reference', rule)).toBeNull();
+    expect(optionalText({ reference: '  SLIP-42 ' }, 'reference', rule)).toBe('SLIP-42');
+  });
+
+  it("refuses a value that breaks the rule with the rule's message", () => {
+    expect(() => optionalText({ reference: 42 }, 'reference', rule)).toThrow(rule.message('reference', 42));
   });
 });

@@ -14,15 +14,24 @@ import {
   refundBodySchema,
   reopenDayBodySchema,
 } from '@clinic/contracts';
-import { badRequest, given, trimmedOrNull, type Cents, type PlainObject } from '@clinic/service-kit';
-import { requireField, requireObject, requireShape, validAmount, validField } from '@clinic/service-kit';
+import {
+  badRequest,
+  given,
+  optionalText,
+  requireField,
+  requireObject,
+  requireShape,
+  validAmount,
+  validField,
+  type Cents,
+  type PlainObject,
+} from '@clinic/service-kit';
 import { userKey } from './day-end-report';
 import type { PaymentInput, RefundInput } from './money-rules';
 
 /** A required text that must not be blank, stored trimmed. */
 function requiredText(body: PlainObject, field: string, rule: typeof F.reason, message: string): string {
-  if (!given(body, field)) throw badRequest(message, field);
-  const text = trimmedOrNull(validField(rule, body[field], field));
+  const text = optionalText(body, field, rule);
   if (text === null) throw badRequest(message, field);
   return text;
 }
@@ -50,9 +59,7 @@ export function parsePayment(raw: unknown): PaymentInput {
     received_cents = validAmount(F.received_amount, body.received_amount, 'received_amount');
     if (received_cents < amount_cents) throw badRequest(LEDGER_MESSAGES.receivedBelowAmount, 'received_amount');
   }
-  const reference = given(body, 'reference')
-    ? trimmedOrNull(validField(F.reference, body.reference, 'reference'))
-    : null;
+  const reference = optionalText(body, 'reference', F.reference);
   requireShape(paymentBodySchema, method === 'Cash' ? body : { ...body, received_amount: null });
   return { amount_cents, method, received_cents, reference };
 }

@@ -25,6 +25,7 @@ import {
   isNonBlankString,
   isPositiveId,
   nullableCents,
+  optionalText,
   percentOf,
   requireField,
   requireObject,
@@ -220,9 +221,7 @@ export function parseCancelReason(raw: unknown, required: boolean): string | nul
   let reason: string | null = null;
   if (raw !== undefined) {
     const body = requireObject(raw, BILLING_MESSAGES.body);
-    if (given(body, 'reason')) {
-      reason = trimmedOrNull(validField(F.cancel_reason, body.reason, 'reason'));
-    }
+    reason = optionalText(body, 'reason', F.cancel_reason);
   }
   if (required && reason === null) throw badRequest(BILLING_MESSAGES.reasonRequired, 'reason');
   return reason;

@@ -19,18 +19,13 @@ import {
   requireBranch,
   requireCurrent,
   taggedReply,
-  type ClinicClock,
   type HandlerContext,
 } from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
 import type { ChargeDoc, ChargeStorage } from './storage';
-import { chargeView } from './views';
 
 export class ChargeOperations {
-  constructor(
-    private readonly storage: ChargeStorage,
-    private readonly clock: ClinicClock,
-  ) {}
+  constructor(private readonly storage: ChargeStorage) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
@@ -62,7 +57,7 @@ export class ChargeOperations {
 
   /** A live charge as its read answers it: the body its ETag is the digest of. */
   private representation(doc: ChargeDoc): ServiceReply {
-    return success(200, { charge: chargeView(doc, this.clock) });
+    return success(200, { charge: this.storage.queries.view(doc) });
   }
 
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {

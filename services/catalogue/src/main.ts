@@ -9,6 +9,6 @@ void startService({
   async setup({ db, ids, outbox, clock, cache }) {
     const storage = new ChargeStorage({ db, ids, outbox, cache, clock });
     await storage.prepare();
-    return catalogueHandlers(new ChargeOperations(storage, clock));
+    return catalogueHandlers(new ChargeOperations(storage));
   },
 });

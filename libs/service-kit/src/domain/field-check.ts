@@ -9,7 +9,7 @@ import { FIELD_MESSAGES, type FieldRule, type JsonSchema } from '@clinic/contrac
 import { badRequest, type Invalid } from './errors';
 import { type Cents, toCents } from './money';
 import { compileSchema, schemaFailure } from './schema';
-import { given, isBlankString, isPlainObject, type PlainObject } from './validation';
+import { given, isBlankString, isPlainObject, trimmedOrNull, type PlainObject } from './validation';
 
 /** The value, when it keeps `rule`; otherwise throws `invalid` (400 by default) with the rule's message for `field`. */
 export function validField<T>(rule: FieldRule<T>, value: unknown, field: string, invalid: Invalid = badRequest): T {
@@ -20,6 +20,11 @@ export function validField<T>(rule: FieldRule<T>, value: unknown, field: string,
 /** An amount of money that keeps `rule` (else as validField), in cents rounded half-up. */
 export function validAmount(rule: FieldRule<number>, value: unknown, field: string): Cents {
   return toCents(validField(rule, value, field));
+}
+
+/** An optional text field: absent or null is none; else it must keep `rule` (else as validField), and blank is none. */
+export function optionalText(body: PlainObject, field: string, rule: FieldRule<string>): string | null {
+  return given(body, field) ? trimmedOrNull(validField(rule, body[field], field)) : null;
 }
 
 /** A body, or an entry of a list in one, must be a JSON object: otherwise 400 with `message` (and `field`). */

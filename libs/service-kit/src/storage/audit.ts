@@ -6,7 +6,6 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from '../domain/clock';
-import { ensureIndexes } from './database-quirks';
 import type { CarriedDoc } from './outbox-entries';
 import type { Page } from '../nats/request-params';
 
@@ -82,10 +81,6 @@ export class AuditTrail {
   ) {
     this.entries = db.collection<AuditEntryDoc>(collectionName);
     this.indexName = auditTrailIndex(collectionName).name;
-  }
-
-  async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.entries, [auditTrailIndex(this.collectionName)]);
   }
 
   /** The entry of a change, to record with the change's event (Outbox EventSpec.records). */

@@ -91,19 +91,6 @@ export function inChunks<T>(values: T[], size = 5_000): T[][] {
 export type IndexSpec = IndexDescription & { substringSearch?: boolean };
 
 /**
- * A collection's indexes and the queries each answers, as a service declares them: its storage creates `indexes`,
- * and `npm run docs` writes docs/indexes.md from them (`index` says which index a query reads, in words).
- */
-export interface IndexedCollection {
-  collection: string;
-  indexes: IndexSpec[];
-  queries: { query: string; index: string }[];
-}
-
-/** An index's name as a catalogue's `index` text writes it (Markdown code). */
-export const indexRef = (name: string): string => `\`${name}\``;
-
-/**
  * Creates indexes idempotently, one per command: FerretDB v1.24 crashes the
  * connection when a single createIndexes command names several indexes that
  * already exist, which is what every restart would send. An index asking for

@@ -11,9 +11,10 @@
  */
 import { isDuplicateKeyError } from '@clinic/service-kit/storage';
 
-// String keys, which FerretDB v1 looks up through its primary-key index; indexes created one per command, and the
-// embedded server's substring table asked for by an explicit option (IndexSpec.substringSearch, patch 0018).
-export { docKey, ensureIndexes, type IndexSpec } from '@clinic/service-kit/storage';
+// String keys, which FerretDB v1 looks up through its primary-key index; the catalogue's indexes created one per
+// command, and the embedded server's substring table asked for by an explicit option (IndexSpec.substringSearch,
+// patch 0018).
+export { docKey, ensureCatalogueIndexes, type IndexSpec } from '@clinic/service-kit/storage';
 // A unique violation, reported two ways; a bulk write's per-document errors; fresh ids without an atomic $inc.
 export { isDuplicateKeyError, movePastIfTaken, writeErrorsOf } from '@clinic/service-kit/storage';
 

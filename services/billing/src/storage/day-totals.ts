@@ -21,11 +21,11 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
 import type { Logger } from '@clinic/service-kit';
 import { GroupCommit } from '@clinic/service-kit/storage';
-import { ensureIndexes, isDuplicateKeyError, writeErrorsOf } from './database-quirks';
+import { isDuplicateKeyError, writeErrorsOf } from './database-quirks';
 import type { DateRange } from '../filters';
 import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
 import type { BillDoc } from './documents';
-import { BILL_DAYS_INDEX_DESCRIPTIONS, BILL_INDEXES, dateCondition } from './indexes';
+import { BILL_INDEXES, dateCondition } from './indexes';
 import { sumGroups, type BillGroup } from '../summary-rules';
 import { sumLiveBills } from './live-bill-sums';
 
@@ -86,10 +86,6 @@ export class DayTotals {
     this.registry = db.collection<RegistryDoc>(BILL_DAYS);
     this.days = db.collection<DayDoc>(BILL_DAYS);
     this.months = db.collection<MonthDoc>(BILL_DAYS);
-  }
-
-  async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.registry, BILL_DAYS_INDEX_DESCRIPTIONS);
   }
 
   /** Before bills of these days are stored: from now on reads include the days (one write for all). */

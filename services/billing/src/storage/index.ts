@@ -6,7 +6,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from '@clinic/service-kit';
 import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
-import { ensureIndexes } from './database-quirks';
+import { ensureCatalogueIndexes } from './database-quirks';
 import { BillExport } from './bill-export';
 import { BILL_NUMBER_MARKS, BillNumbers } from './bill-numbers';
 import { BillQueries, branchScope } from './bill-queries';
@@ -17,7 +17,8 @@ import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
 import { IdempotencyClaims } from './idempotency';
 import { DrawerLedger } from './ledger';
 import { movesDayTotals, type WrittenBill } from './live-bill-sums';
-import { BILL_INDEX_DESCRIPTIONS, OBSOLETE_BILL_INDEXES } from './indexes';
+import { BILLING_INDEX_CATALOGUE } from './index-catalogue';
+import { OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
 import { NewBills } from './new-bills';
 
@@ -81,12 +82,9 @@ export class BillStorage {
     this.writes = new BillWrites(this.bills, this.history, deps, this.queries, this.closings, written);
   }
 
-  /** Indexes, and the data earlier versions did not keep; before the service takes requests. */
+  /** Indexes (index-catalogue.ts), and the data earlier versions did not keep; before the service takes requests. */
   async prepare(): Promise<void> {
-    await ensureIndexes(this.bills, BILL_INDEX_DESCRIPTIONS, this.db);
-    await this.dayTotals.ensureIndexes();
-    await this.history.ensureIndexes();
-    await this.ledger.ensureIndexes();
+    await ensureCatalogueIndexes(this.db, BILLING_INDEX_CATALOGUE);
     for (const name of OBSOLETE_BILL_INDEXES) await this.bills.dropIndex(name).catch(() => undefined);
     await runMigrations(this.db, this.bills, this.log);
   }

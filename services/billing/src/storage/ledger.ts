@@ -6,8 +6,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { LedgerKind, PaymentMethod } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
-import { ensureIndexes } from './database-quirks';
-import { BILL_INDEXES, LEDGER_INDEX_DESCRIPTIONS } from './indexes';
+import { BILL_INDEXES } from './indexes';
 import { BILL_LEDGER, type DrawerEntryDoc } from './ledger-documents';
 
 /** A branch's money of one day taken or given back by one user, in one method, of one kind. */
@@ -23,10 +22,6 @@ export class DrawerLedger {
 
   constructor(db: Db) {
     this.entries = db.collection<DrawerEntryDoc>(BILL_LEDGER);
-  }
-
-  async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.entries, LEDGER_INDEX_DESCRIPTIONS);
   }
 
   /** A branch's money of a day, summed per user, method and kind: one grouped query the index answers. */

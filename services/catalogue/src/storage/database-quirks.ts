@@ -7,5 +7,5 @@
  * Kept in the layout rather than here: a charge's name is unique among live
  * charges through `live_key` (documents.ts), as FerretDB v1 has no partial index.
  */
-// String keys, which FerretDB v1 looks up through its primary-key index; indexes created one per command.
-export { docKey, ensureIndexes } from '@clinic/service-kit/storage';
+// String keys, which FerretDB v1 looks up through its primary-key index; the catalogue's indexes created one per command.
+export { docKey, ensureCatalogueIndexes } from '@clinic/service-kit/storage';

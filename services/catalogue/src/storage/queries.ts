@@ -29,8 +29,13 @@ export class ChargeQueries {
   ): Promise<{ store_id: number; value: T } | null> {
     return this.deps.cache.sharedWith(share).get(chargeScope(id), 'one', async () => {
       const doc = await this.findLive(id);
-      return doc && { store_id: doc.store_id, value: present(chargeView(doc, this.deps.clock)) };
+      return doc && { store_id: doc.store_id, value: present(this.view(doc)) };
     });
+  }
+
+  /** A charge as the API shows it (its timestamps in the clinic's time zone): reads answer it, If-Match compares it. */
+  view(doc: ChargeDoc): ChargeView {
+    return chargeView(doc, this.deps.clock);
   }
 
   /** The branch of a charge that was ever created (deleted ones included), or null. */
@@ -46,7 +51,7 @@ export class ChargeQueries {
     return this.deps.cache
       .sharedWith(share)
       .get(branchScope(filter.store_id), JSON.stringify(filter), async () =>
-        present((await this.query(filter)).map((d) => chargeView(d, this.deps.clock))),
+        present((await this.query(filter)).map((d) => this.view(d))),
       );
   }
 

@@ -8,8 +8,8 @@
  * and a run's sessions are found with two queries rather than one `$or`, which
  * the embedded server answers by reading every run (runs.ts).
  */
-// String keys, which FerretDB v1 looks up through its primary-key index; indexes created one per command.
-export { docKey, ensureIndexes } from '@clinic/service-kit/storage';
+// String keys, which FerretDB v1 looks up through its primary-key index; the catalogue's indexes created one per command.
+export { docKey, ensureCatalogueIndexes } from '@clinic/service-kit/storage';
 // `$in` lists and deletes by key in slices the embedded server serves from its index.
 export { deleteByKeys, inChunks } from '@clinic/service-kit/storage';
 // A unique violation, reported two ways; a bulk write's per-document errors; fresh ids without an atomic $inc.

@@ -3,11 +3,12 @@
  * one place that knows how sessions and auto-creation runs are laid out,
  * indexed and read on both MongoDB and the embedded server.
  */
-import type { Collection } from 'mongodb';
 import type { RefKind } from '@clinic/contracts';
 import type { ReferenceData, StorageDeps } from '@clinic/service-kit/storage';
+import { ensureCatalogueIndexes } from './database-quirks';
 import { RUNS, SESSION_REFS_SCOPE, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
-import { ensureSessionIndexes } from './indexes';
+import { SESSIONS_INDEX_CATALOGUE } from './index-catalogue';
+import { OBSOLETE_APPOINTMENT_INDEXES } from './indexes';
 import { SessionQueries } from './queries';
 import { AutoCreateRuns } from './runs';
 import { SessionWrites } from './writes';
@@ -19,23 +20,22 @@ export class SessionStorage {
   readonly queries: SessionQueries;
   readonly writes: SessionWrites;
   readonly runs: AutoCreateRuns;
-  private readonly sessions: Collection<SessionDoc>;
-  private readonly runDocs: Collection<RunDoc>;
 
   constructor(
     private readonly deps: StorageDeps,
     private readonly refs: ReferenceData,
   ) {
-    this.sessions = deps.db.collection<SessionDoc>(SESSIONS);
-    this.runDocs = deps.db.collection<RunDoc>(RUNS);
-    this.runs = new AutoCreateRuns(this.sessions, this.runDocs, deps.ids, () => this.bumpCacheVersion());
-    this.queries = new SessionQueries(this.sessions, this.runs, refs, deps.cache, deps.clock);
-    this.writes = new SessionWrites(this.sessions, this.queries, deps);
+    const sessions = deps.db.collection<SessionDoc>(SESSIONS);
+    this.runs = new AutoCreateRuns(sessions, deps.db.collection<RunDoc>(RUNS), deps.ids, () => this.bumpCacheVersion());
+    this.queries = new SessionQueries(sessions, this.runs, refs, deps.cache, deps.clock);
+    this.writes = new SessionWrites(sessions, this.queries, deps);
   }
 
-  /** Indexes; before the service takes requests. */
+  /** The sessions database's indexes (index-catalogue.ts), less those no query uses any more; before requests. */
   async prepare(): Promise<void> {
-    await ensureSessionIndexes(this.sessions, this.runDocs, this.refs);
+    await ensureCatalogueIndexes(this.deps.db, SESSIONS_INDEX_CATALOGUE);
+    const appointments = this.refs.collection('appointment');
+    for (const name of OBSOLETE_APPOINTMENT_INDEXES) await appointments.dropIndex(name).catch(() => undefined);
   }
 
   /**

@@ -3,10 +3,7 @@
  * reads each: docs/indexes.md). Queries on the reference collections name
  * theirs (`hint`), so that MongoDB and the embedded server take the same plan.
  */
-import type { Collection, IndexDescription } from 'mongodb';
-import type { ReferenceData } from '@clinic/service-kit/storage';
-import { ensureIndexes } from './database-quirks';
-import type { RunDoc, SessionDoc } from './documents';
+import type { IndexDescription } from 'mongodb';
 
 export const SESSION_INDEXES = {
   /** One session per slot; also a doctor's sessions by date (the preview's `exists`). */
@@ -41,19 +38,5 @@ export const LEAVE_INDEX_DESCRIPTIONS: IndexDescription[] = [
 ];
 export const HOLIDAY_INDEX_DESCRIPTIONS: IndexDescription[] = [{ key: { date: 1 }, name: HOLIDAYS_BY_DATE }];
 
-export async function ensureSessionIndexes(
-  sessions: Collection<SessionDoc>,
-  runs: Collection<RunDoc>,
-  refs: ReferenceData,
-): Promise<void> {
-  await ensureIndexes(sessions, SESSION_INDEX_DESCRIPTIONS);
-  await ensureIndexes(refs.collection('appointment'), APPOINTMENT_INDEX_DESCRIPTIONS);
-  // Of an earlier version, which no query uses any more.
-  await refs
-    .collection('appointment')
-    .dropIndex('appointments_by_session')
-    .catch(() => undefined);
-  await ensureIndexes(runs, RUN_INDEX_DESCRIPTIONS);
-  await ensureIndexes(refs.collection('doctor_leave'), LEAVE_INDEX_DESCRIPTIONS);
-  await ensureIndexes(refs.collection('holiday'), HOLIDAY_INDEX_DESCRIPTIONS);
-}
+/** Appointment indexes of earlier versions, which no query uses any more: dropped at start-up. */
+export const OBSOLETE_APPOINTMENT_INDEXES = ['appointments_by_session'];

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { summarize } from './stats';
+import { summarize, type LatencyStats } from './stats';
 
 export interface HttpRequestSpec {
   url: string;
@@ -31,11 +31,10 @@ export interface ProbeOptions extends HttpRequestSpec {
   urls?: string[];
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 /** How long minRequests may stretch a probe. */
 const MIN_REQUESTS_CAP_MS = 60_000;
 
-export function send(spec: HttpRequestSpec, httpAgent = agent): Promise<number> {
+export function send(spec: HttpRequestSpec, httpAgent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
     const headers =
       spec.body === undefined
@@ -51,29 +50,38 @@ export function send(spec: HttpRequestSpec, httpAgent = agent): Promise<number> 
   });
 }
 
-async function main(options: ProbeOptions): Promise<void> {
+/** Times requests one at a time for `durationMs` (within minRequests and maxRequests); their latency. */
+export async function probe(options: ProbeOptions): Promise<LatencyStats> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const samples: number[] = [];
   let errors = 0;
   const started = performance.now();
   const goOn = (i: number, elapsed: number) =>
     i < (options.maxRequests ?? Infinity) &&
     (elapsed < options.durationMs || (i < (options.minRequests ?? 0) && elapsed < MIN_REQUESTS_CAP_MS));
-  for (let i = 0; goOn(i, performance.now() - started); i++) {
-    const before = options.before?.[i % options.before.length];
-    if (before && (await send(before)) >= 400) errors++;
-    const t0 = performance.now();
-    const status = await send(options.urls ? { ...options, url: options.urls[i % options.urls.length]! } : options);
-    if (status >= 400) errors++;
-    else samples.push(performance.now() - t0);
+  try {
+    for (let i = 0; goOn(i, performance.now() - started); i++) {
+      const before = options.before?.[i % options.before.length];
+      if (before && (await send(before, agent)) >= 400) errors++;
+      const t0 = performance.now();
+      const timed = options.urls ? { ...options, url: options.urls[i % options.urls.length]! } : options;
+      const status = await send(timed, agent);
+      if (status >= 400) errors++;
+      else samples.push(performance.now() - t0);
+    }
+  } finally {
+    agent.destroy();
   }
-  agent.destroy();
-  process.stdout.write(`${JSON.stringify(summarize(samples, errors, performance.now() - started))}\n`);
+  return summarize(samples, errors, performance.now() - started);
 }
 
 if (require.main === module) {
   // The bench always passes the options' file as the one argument.
-  main(JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ProbeOptions).catch((err: unknown) => {
-    process.stderr.write(`${(err as Error).stack}\n`);
-    process.exit(1);
-  });
+  probe(JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ProbeOptions).then(
+    (stats) => process.stdout.write(`${JSON.stringify(stats)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`${(err as Error).stack}\n`);
+      process.exit(1);
+    },
+  );
 }
