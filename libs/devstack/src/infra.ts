@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ferretDbBinary, natsServerBinary } from './paths';
+import { ferretDbBinary, goServerEnv, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess } from './process';
 import type { NatsUser } from '@clinic/contracts';
@@ -10,16 +10,6 @@ import { DB_PASSWORD_FILE, natsPasswords, ownSecret, privateDir } from './secret
 
 /** The embedded database's one user (FerretDB v1 has no roles: it reaches every database). */
 export const DB_USER = 'clinic';
-
-/**
- * The Go runtime of the local servers (nats-server, the embedded database):
- * their live heaps are small and churn fast, so Go's default (GOGC=100)
- * collects garbage several hundred times a second under load. 400 lets the
- * heap grow to five times what is live, tens of megabytes, and took about a
- * fifth off the database's CPU per payment (docs/PERFORMANCE.md). GOGC set
- * in the environment wins.
- */
-const goRuntimeEnv = () => ({ GOGC: process.env.GOGC ?? '400' });
 
 /** One nats-server of the local infrastructure. */
 export interface NatsNode {
@@ -188,7 +178,7 @@ async function natsNodes(
       name: single ? 'nats' : `nats-${node.name}`,
       command: node.network.netns ? 'ip' : bin,
       args: [...(node.network.netns ? ['netns', 'exec', node.network.netns, bin] : []), '-c', configPath],
-      env: { ...goRuntimeEnv(), ...natsServerPasswordEnv(passwords), ...routeCredentials },
+      env: { ...goServerEnv(), ...natsServerPasswordEnv(passwords), ...routeCredentials },
       output: { kind: 'file', path: join(options.logDir, single ? 'nats.log' : `nats-${node.name}.log`) },
     });
     const monitorUrl = single ? undefined : `http://${clientHost}:${node.monitor}`;
@@ -219,9 +209,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   const natsDir = join(options.dataDir, 'nats');
   const dbDir = join(options.dataDir, 'ferretdb');
   // Every folder its owner's alone (0700; one made before this rule is taken back): they hold patient data.
-  privateDir(options.dataDir);
-  privateDir(natsDir);
-  privateDir(dbDir);
+  for (const dir of [options.dataDir, natsDir, dbDir]) privateDir(dir);
   // The local server's users get passwords of this stack's own; an external server's are given (or in DATA_DIR).
   const passwords = natsPasswords(options.dataDir, { make: !options.natsUrl });
   const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
@@ -245,7 +233,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
       // Go profiling for performance work, e.g. FERRETDB_DEBUG_ADDR=127.0.0.1:6060.
       ...(process.env.FERRETDB_DEBUG_ADDR ? ['--debug-addr', process.env.FERRETDB_DEBUG_ADDR] : []),
     ],
-    env: goRuntimeEnv(),
+    env: goServerEnv(),
     output: { kind: 'file', path: join(options.logDir, 'ferretdb.log') },
   });
 

@@ -43,6 +43,13 @@ export function ferretDbBinary(): string {
   return path;
 }
 
+/**
+ * The environment of the local Go servers (nats-server, the embedded database). Their live heaps are small and
+ * churn fast, so Go's default GOGC=100 collected several hundred times a second under writes: 400 took a third off
+ * the database's CPU per payment (docs/PERFORMANCE.md). GOGC in the environment wins.
+ */
+export const goServerEnv = () => ({ GOGC: process.env.GOGC ?? '400' });
+
 export function serviceEntry(name: string): string {
   return join(REPO_ROOT, 'services', name, 'dist', 'main.js');
 }
