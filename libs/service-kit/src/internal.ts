@@ -32,6 +32,7 @@ export * from './storage/versioned-cache';
 export * from './cache/scoped-entries';
 export * from './cache/cache-coherence';
 export * from './storage/reference-data';
+export * from './storage/reference-cache';
 export * from './domain/clock';
 export * from './domain/money';
 export * from './domain/validation';

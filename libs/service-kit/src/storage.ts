@@ -37,3 +37,4 @@ export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type Fi
 export { GroupCommit } from './storage/group-commit';
 export { VersionedCache, type Share } from './storage/versioned-cache';
 export { ReferenceData, refCollectionName, type StoredRef } from './storage/reference-data';
+export { ReferenceCache, refScope } from './storage/reference-cache';

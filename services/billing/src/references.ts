@@ -6,31 +6,36 @@
  */
 import type { RefKind } from '@clinic/contracts';
 import type { Logger } from '@clinic/service-kit';
-import type { ReferenceData, StoredRef, VersionedCache } from '@clinic/service-kit/storage';
-
-/** The cache scope of one kind of reference record; applying a record of the kind bumps it. */
-export const refScope = (kind: RefKind): string => `refs:${kind}`;
+import {
+  ReferenceCache,
+  refScope,
+  type ReferenceData,
+  type StoredRef,
+  type VersionedCache,
+} from '@clinic/service-kit/storage';
 
 /** The cache scope of the users' names that reads show as billed_by_name. */
 export const USER_NAMES_SCOPE = refScope('user');
 
-/** The kinds whose records billing reads through its cache. */
-const CACHED_KINDS: readonly RefKind[] = ['user', 'store'];
-
 export class BillingReferences {
+  /** Branches and users, kept in the cache. */
+  private readonly kept: ReferenceCache;
+
   constructor(
     private readonly refs: ReferenceData,
-    private readonly cache: Pick<VersionedCache, 'get' | 'bump'>,
-  ) {}
+    cache: Pick<VersionedCache, 'get' | 'bump'>,
+  ) {
+    this.kept = new ReferenceCache(refs, cache, ['user', 'store']);
+  }
 
   /** Marks what billing keeps of a kind as changed, once a record of it is applied. */
-  async applied(kind: RefKind): Promise<void> {
-    if (CACHED_KINDS.includes(kind)) await this.cache.bump(refScope(kind));
+  applied(kind: RefKind): Promise<void> {
+    return this.kept.applied(kind);
   }
 
   /** A live branch, or null. */
   branch(id: number): Promise<StoredRef<'store'> | null> {
-    return this.cache.get(refScope('store'), `store:${id}`, () => this.refs.get('store', id));
+    return this.kept.get('store', id);
   }
 
   /** A live patient, or null. */
@@ -40,13 +45,9 @@ export class BillingReferences {
 
   /** The names of those of these users that are known (only integer ids name reference users). */
   async userNames(ids: Array<number | string | null>): Promise<Map<number, string>> {
-    const known = [...new Set(ids.filter((id): id is number => typeof id === 'number'))].sort((a, b) => a - b);
-    if (known.length === 0) return new Map();
-    const pairs = await this.cache.get(USER_NAMES_SCOPE, `names:${known.join(',')}`, async () => {
-      const users = await this.refs.many('user', known);
-      return [...users].map(([id, user]): [number, string] => [id, user.name]);
-    });
-    return new Map(pairs);
+    const known = ids.filter((id): id is number => typeof id === 'number');
+    const users = await this.kept.many('user', known);
+    return new Map([...users].map(([id, user]) => [id, user.name]));
   }
 
   /**

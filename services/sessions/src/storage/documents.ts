@@ -7,11 +7,6 @@ export const SESSIONS = 'sessions';
 export const RUNS = 'auto_create_runs';
 /** Cache scope of everything a session read shows: sessions, runs, and the doctors, stores and appointments joined in. */
 export const SESSIONS_SCOPE = 'sessions';
-/**
- * Cache scope of the doctors and stores joined into session reads: they change
- * only with HOSPITAL_REF, so a session write leaves them cached.
- */
-export const SESSION_REFS_SCOPE = 'sessions-refs';
 
 export interface SessionDoc {
   _id: string;

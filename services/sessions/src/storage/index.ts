@@ -4,9 +4,9 @@
  * indexed and read on both MongoDB and the embedded server.
  */
 import type { RefKind } from '@clinic/contracts';
-import type { ReferenceData, StorageDeps } from '@clinic/service-kit/storage';
+import { ReferenceCache, type ReferenceData, type StorageDeps } from '@clinic/service-kit/storage';
 import { ensureCatalogueIndexes } from './database-quirks';
-import { RUNS, SESSION_REFS_SCOPE, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
+import { RUNS, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
 import { SESSIONS_INDEX_CATALOGUE } from './index-catalogue';
 import { OBSOLETE_APPOINTMENT_INDEXES } from './indexes';
 import { SessionQueries } from './queries';
@@ -20,6 +20,8 @@ export class SessionStorage {
   readonly queries: SessionQueries;
   readonly writes: SessionWrites;
   readonly runs: AutoCreateRuns;
+  /** The doctors and branches session views join, kept in the cache. */
+  private readonly joined: ReferenceCache;
 
   constructor(
     private readonly deps: StorageDeps,
@@ -27,7 +29,8 @@ export class SessionStorage {
   ) {
     const sessions = deps.db.collection<SessionDoc>(SESSIONS);
     this.runs = new AutoCreateRuns(sessions, deps.db.collection<RunDoc>(RUNS), deps.ids, () => this.bumpCacheVersion());
-    this.queries = new SessionQueries(sessions, this.runs, refs, deps.cache, deps.clock);
+    this.joined = new ReferenceCache(refs, deps.cache, ['doctor', 'store']);
+    this.queries = new SessionQueries(sessions, this.runs, refs, this.joined, deps.cache, deps.clock);
     this.writes = new SessionWrites(sessions, this.queries, deps);
   }
 
@@ -48,8 +51,6 @@ export class SessionStorage {
 
   /** After a reference record is applied: session reads show doctors, stores and bookings. */
   referenceApplied(kind: RefKind): Promise<void> {
-    return kind === 'doctor' || kind === 'store'
-      ? this.deps.cache.bump(SESSIONS_SCOPE, SESSION_REFS_SCOPE)
-      : this.bumpCacheVersion();
+    return this.joined.applied(kind, [SESSIONS_SCOPE]);
   }
 }

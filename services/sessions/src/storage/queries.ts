@@ -2,29 +2,25 @@
 import type { Collection, Filter } from 'mongodb';
 import type { DoctorRecord } from '@clinic/contracts';
 import { itemAt, type ClinicClock } from '@clinic/service-kit';
-import type { ReferenceData, Share, StoredRef, VersionedCache } from '@clinic/service-kit/storage';
+import type { ReferenceCache, ReferenceData, Share, VersionedCache } from '@clinic/service-kit/storage';
 import { docKey, inChunks } from './database-quirks';
 import { DayBlocks } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
 import { sessionView } from '../views';
-import { SESSION_REFS_SCOPE, SESSIONS_SCOPE, slotKey, type SessionDoc } from './documents';
+import { SESSIONS_SCOPE, slotKey, type SessionDoc } from './documents';
 import { HOLIDAYS_BY_DATE, LEAVES_BY_DOCTOR, SESSION_INDEXES } from './indexes';
 import type { AutoCreateRuns } from './runs';
 
 type View = Record<string, unknown>;
 type OneSession<T> = { store_id: number; value: T } | null;
 
-/** The doctors and stores views have joined so far (null: no such record). */
-interface KnownRefs {
-  doctor: Map<number, StoredRef<'doctor'> | null>;
-  store: Map<number, StoredRef<'store'> | null>;
-}
-
 export class SessionQueries {
   constructor(
     private readonly sessions: Collection<SessionDoc>,
     private readonly runs: AutoCreateRuns,
     private readonly refs: ReferenceData,
+    /** The doctors and branches views join. */
+    private readonly joined: ReferenceCache,
     private readonly cache: VersionedCache,
     private readonly clock: ClinicClock,
   ) {}
@@ -55,13 +51,9 @@ export class SessionQueries {
       else if (filter.store_ids !== undefined) query.store_id = { $in: [...filter.store_ids] };
       if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
       if (filter.date !== undefined) query.session_date = filter.date;
-      // The hidden runs and the joined records are read alongside the sessions rather than after them.
-      const [docs, hidden, known] = await Promise.all([
-        this.sessions.find(query).toArray(),
-        this.runs.hidden(),
-        this.knownRefs(),
-      ]);
-      return present(await this.views(docs.filter(hiding(hidden).shows), known));
+      // The hidden runs are read alongside the sessions rather than after them.
+      const [docs, hidden] = await Promise.all([this.sessions.find(query).toArray(), this.runs.hidden()]);
+      return present(await this.views(docs.filter(hiding(hidden).shows)));
     });
   }
 
@@ -117,24 +109,18 @@ export class SessionQueries {
     });
   }
 
-  /**
-   * Sessions as the API returns them: joined with doctor, store and bookings,
-   * status derived. `known` is what knownRefs() answered, when the caller read
-   * it alongside the sessions.
-   */
-  async views(docs: SessionDoc[], known?: KnownRefs): Promise<Record<string, unknown>[]> {
-    const [refs, booked] = await Promise.all([known ?? this.knownRefs(), this.bookedCounts(docs.map((d) => d.id))]);
-    const [doctors, stores] = await Promise.all([
-      this.joined(
-        refs.doctor,
+  /** Sessions as the API returns them: joined with doctor, store and bookings, status derived. */
+  async views(docs: SessionDoc[]): Promise<Record<string, unknown>[]> {
+    const [doctors, stores, booked] = await Promise.all([
+      this.joined.many(
         'doctor',
         docs.map((d) => d.doctor_id),
       ),
-      this.joined(
-        refs.store,
+      this.joined.many(
         'store',
         docs.map((d) => d.store_id),
       ),
+      this.bookedCounts(docs.map((d) => d.id)),
     ]);
     return docs.map((doc) =>
       sessionView(
@@ -147,35 +133,6 @@ export class SessionQueries {
         this.clock,
       ),
     );
-  }
-
-  /**
-   * The doctors and stores views have joined, kept in memory until a reference
-   * record of either kind is applied (SESSION_REFS_SCOPE): a day's list joins
-   * up to 50 doctors of about 4 KB each, which took 15 ms of a 28 ms read after
-   * a session write. One token read serves both kinds.
-   */
-  private knownRefs(): Promise<KnownRefs> {
-    return this.cache.get(SESSION_REFS_SCOPE, 'joined', async () => ({ doctor: new Map(), store: new Map() }));
-  }
-
-  /** Doctors or stores by id: those `known` holds, the others read and added to it. */
-  private async joined<K extends 'doctor' | 'store'>(
-    known: Map<number, StoredRef<K> | null>,
-    kind: K,
-    ids: number[],
-  ): Promise<Map<number, StoredRef<K>>> {
-    const missing = [...new Set(ids)].filter((id) => !known.has(id));
-    if (missing.length > 0) {
-      const found = await this.refs.many(kind, missing);
-      for (const id of missing) known.set(id, found.get(id) ?? null);
-    }
-    const joined = new Map<number, StoredRef<K>>();
-    for (const id of ids) {
-      const record = known.get(id);
-      if (record) joined.set(id, record);
-    }
-    return joined;
   }
 
   /** Linked appointments that are not cancelled, per session id. */

@@ -1,0 +1,53 @@
+import type { RefKind } from '@clinic/contracts';
+import type { ReferenceData, StoredRef } from './reference-data';
+import type { VersionedCache } from './versioned-cache';
+
+/** The cache scope of one kind of reference record: applying a record of the kind bumps it. */
+export const refScope = (kind: RefKind): string => `refs:${kind}`;
+
+/**
+ * Reference records a service reads on every request (branches, users'
+ * names, doctors), kept in each replica's coherent cache: one map per kind,
+ * filled with the records asked for (null: no live record of that id), and
+ * dropped on every replica once a record of the kind is applied. Kinds not
+ * named are read from the database each time (patients: too many to keep).
+ */
+export class ReferenceCache {
+  constructor(
+    private readonly refs: ReferenceData,
+    private readonly cache: Pick<VersionedCache, 'get' | 'bump'>,
+    private readonly kept: readonly RefKind[],
+  ) {}
+
+  /**
+   * Marks what is kept of a kind as changed, with the scopes of `alongside`
+   * (reads that show records of the kind) in the same invalidation.
+   */
+  async applied(kind: RefKind, alongside: string[] = []): Promise<void> {
+    const scopes = [...(this.kept.includes(kind) ? [refScope(kind)] : []), ...alongside];
+    if (scopes.length > 0) await this.cache.bump(...scopes);
+  }
+
+  /** The live record of an id, or null. */
+  async get<K extends RefKind>(kind: K, id: number): Promise<StoredRef<K> | null> {
+    return (await this.many(kind, [id])).get(id) ?? null;
+  }
+
+  /** The live records of these ids, by id (those with none are left out). */
+  async many<K extends RefKind>(kind: K, ids: number[]): Promise<Map<number, StoredRef<K>>> {
+    if (!this.kept.includes(kind)) return this.refs.many(kind, [...new Set(ids)]);
+    // A map dropped meanwhile may still be filled here: no later read finds it.
+    const known = await this.cache.get(refScope(kind), 'known', async () => new Map<number, StoredRef<K> | null>());
+    const missing = [...new Set(ids)].filter((id) => !known.has(id));
+    if (missing.length > 0) {
+      const found = await this.refs.many(kind, missing);
+      for (const id of missing) known.set(id, found.get(id) ?? null);
+    }
+    const records = new Map<number, StoredRef<K>>();
+    for (const id of ids) {
+      const record = known.get(id);
+      if (record) records.set(id, record);
+    }
+    return records;
+  }
+}
