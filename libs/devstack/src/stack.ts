@@ -152,14 +152,16 @@ export class Stack {
     if (requested && !(await isPortFree(requested))) {
       throw new Error(`Port ${requested} for the gateway is in use. Stop what uses it, or set PORT to another port.`);
     }
-    this.gatewayPort = requested || (await freeListeningPort());
-    const tls = this.options.gatewayTls;
-    this.gatewayUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${this.gatewayPort}`;
-    if (tls?.caFile) this.gatewayCa = readFileSync(tls.caFile);
     for (const name of SERVICE_NAMES) {
       const count = this.options.replicas?.[name] ?? 1;
       for (let i = 0; i < count; i++) await this.addReplica(name);
     }
+    // Picked once the services run, right before the gateway binds it: a port found free while the services
+    // started could be taken meanwhile (another stack's metrics server took one in a test run).
+    this.gatewayPort = requested || (await freeListeningPort());
+    const tls = this.options.gatewayTls;
+    this.gatewayUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${this.gatewayPort}`;
+    if (tls?.caFile) this.gatewayCa = readFileSync(tls.caFile);
     this.gateway = new ManagedProcess({
       name: 'gateway',
       command: process.execPath,
@@ -263,6 +265,12 @@ export class Stack {
     return { status: response.status, body: JSON.parse(response.body.toString()) };
   }
 
+  /** Whether the gateway reports every service healthy: its envelope, not another server's answer on its port. */
+  private async answeredByGateway(): Promise<boolean> {
+    const { status, body } = await this.health();
+    return status === 200 && (body as { success?: unknown }).success === true;
+  }
+
   async waitHealthy(timeoutMs: number): Promise<void> {
     const failIfCrashed = () => {
       const crashed = this.crashed();
@@ -274,7 +282,7 @@ export class Stack {
     // waitFor takes a failed check for "not yet": a crash ends the wait here, and is reported after it.
     await waitFor(
       'the gateway to report every service healthy',
-      async () => this.crashed().length > 0 || (await this.health()).status === 200,
+      async () => this.crashed().length > 0 || (await this.answeredByGateway()),
       timeoutMs,
       200,
     );
