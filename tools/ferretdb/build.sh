@@ -53,8 +53,10 @@ unit_tests() {
   shift
   pkgs=$(sed -n 's|^+++ [^/[:space:]]*/\([^[:space:]]*\).*|\1|p' "$@" | xargs -n1 dirname | sort -u | sed 's|^|./|;s|^\./\.$|.|')
   echo "go test -short in $dir: $(echo $pkgs)"
+  # modernc's TestIssue118 fails at random: it looks for live allocations under libc.NewTLS in a sampled
+  # heap profile, and the package's own init makes one that stays live, caught whenever the sampler picks it.
   # shellcheck disable=SC2086
-  (cd "$dir" && go test -short -count=1 -tags ferretdb_debug $pkgs)
+  (cd "$dir" && go test -short -count=1 -tags ferretdb_debug -skip '^TestIssue118$' $pkgs)
 }
 
 patched_copy github.com/FerretDB/FerretDB FerretDB "$here"/patches/*.patch
