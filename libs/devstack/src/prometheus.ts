@@ -1,4 +1,4 @@
-import type { MetricsTarget } from './stack';
+import type { MetricsTarget } from './stack-options';
 
 /**
  * A Prometheus configuration scraping the given processes: one job per kind

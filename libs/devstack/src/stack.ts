@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
 import { dockerAvailable, startContainerInfrastructure } from './containers';
-import { externalInfrastructure, startLocalInfrastructure, type Infrastructure, type NatsNodeNetwork } from './infra';
+import { externalInfrastructure, startLocalInfrastructure, type Infrastructure } from './infra';
 import { httpRequest } from './http-client';
 import { natsCredentialsEnv } from './nats-config';
 import { localNatsTls } from './nats-tls';
@@ -12,62 +12,10 @@ import { ManagedProcess } from './process';
 import { hasTokenKey, JWT_SECRET_FILE, ownSecret } from './secrets';
 import { signingKeyOf, type SigningKey } from './tokens';
 import { Supervisor, type SupervisorOptions } from './supervisor';
+import type { MetricsTarget, StackOptions } from './stack-options';
+import { repickTakenPort } from './taken-ports';
 
-export type InfraChoice = 'auto' | 'local' | 'containers';
-
-export interface MetricsTarget {
-  /** gateway, billing, catalogue or sessions */
-  job: string;
-  /** The process: billing-1, billing-2... */
-  replica: string;
-  /** host:port serving /metrics */
-  address: string;
-}
-
-export interface StackOptions {
-  /** NATS JetStream store and FerretDB files live here (local servers only). */
-  dataDir: string;
-  logDir?: string;
-  /** External servers: each one given replaces the local server of its kind. */
-  natsUrl?: string;
-  mongoUrl?: string;
-  /** Where to get servers when none are given; `auto` uses testcontainers if a Docker engine answers. */
-  infra?: InfraChoice;
-  natsPort?: number;
-  dbPort?: number;
-  /** 0 or absent: a free port. */
-  gatewayPort?: number;
-  replicas?: Partial<Record<ServiceName, number>>;
-  /** Extra environment for every service and the gateway. */
-  env?: Record<string, string>;
-  /** Each process serves Prometheus metrics on a free port of its own (default: on). */
-  metrics?: boolean;
-  /** Where service and gateway logs go: the console, or one file each under logDir. */
-  serviceOutput?: 'inherit' | 'file';
-  readyTimeoutMs?: number;
-  /** Local NATS nodes: 1 (default) or 3 for a cluster (`NATS_CLUSTER=3`). */
-  natsCluster?: number;
-  /** Where each local NATS node listens (tests: a node in a network namespace). */
-  natsNetwork?: (node: number) => NatsNodeNetwork;
-  /** JetStream's sync_interval for local NATS nodes (`always`, `default`, a duration). */
-  syncInterval?: string;
-  /** Local NATS over TLS (`NATS_TLS=1`): a local CA and certificates in dataDir/tls; every process verifies against it. */
-  natsTls?: boolean;
-  /** The gateway serves HTTPS with these files; `caFile` is what the stack's own requests to it trust. */
-  gatewayTls?: GatewayTls;
-  /**
-   * Restart processes that exit unexpectedly (npm start). Off by default: tests
-   * stop and kill processes on purpose and keep control of when they return.
-   */
-  supervise?: boolean | SupervisorOptions;
-}
-
-export interface GatewayTls {
-  certFile: string;
-  keyFile: string;
-  /** The CA that signed certFile (else the system's CAs). */
-  caFile?: string;
-}
+export type { GatewayTls, InfraChoice, MetricsTarget, StackOptions } from './stack-options';
 
 /**
  * The whole system as child processes: NATS and the database (local, in
@@ -156,11 +104,9 @@ export class Stack {
       const count = this.options.replicas?.[name] ?? 1;
       for (let i = 0; i < count; i++) await this.addReplica(name);
     }
-    // Picked once the services run, right before the gateway binds it: a port found free while the services
-    // started could be taken meanwhile (another stack's metrics server took one in a test run).
-    this.gatewayPort = requested || (await freeListeningPort());
+    // Picked once the services run, right before the gateway binds it; waitStarted picks again if it is taken.
+    this.useGatewayPort(requested || (await freeListeningPort()));
     const tls = this.options.gatewayTls;
-    this.gatewayUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${this.gatewayPort}`;
     if (tls?.caFile) this.gatewayCa = readFileSync(tls.caFile);
     this.gateway = new ManagedProcess({
       name: 'gateway',
@@ -177,7 +123,31 @@ export class Stack {
       output: this.output('gateway'),
     });
     this.gateway.start();
-    await this.waitHealthy(this.options.readyTimeoutMs ?? 60_000);
+    await this.waitStarted(this.options.readyTimeoutMs ?? 60_000);
+  }
+
+  private useGatewayPort(port: number): void {
+    this.gatewayPort = port;
+    this.gatewayUrl = `${this.options.gatewayTls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  }
+
+  /** waitHealthy, where a process that found a port the stack picked taken starts again on a fresh one. */
+  private async waitStarted(timeoutMs: number, retries = 3): Promise<void> {
+    try {
+      await this.waitHealthy(timeoutMs);
+    } catch (err) {
+      let restarted = false;
+      for (const proc of this.crashed()) {
+        const picked = proc === this.gateway && !this.options.gatewayPort ? ['PORT', 'METRICS_PORT'] : ['METRICS_PORT'];
+        const key = await repickTakenPort(proc, picked);
+        if (!key) continue;
+        if (key === 'PORT') this.useGatewayPort(Number(proc.spec.env?.PORT));
+        proc.start();
+        restarted = true;
+      }
+      if (!restarted || retries === 0) throw err;
+      await this.waitStarted(timeoutMs, retries - 1);
+    }
   }
 
   private baseEnv(): Record<string, string> {
