@@ -45,10 +45,16 @@ export async function freeListeningPort(): Promise<number> {
   const bottom = Math.min(20_000, top - 1000);
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = bottom + Math.floor(Math.random() * (top - bottom));
-    if (await bindable(port)) return port;
+    if (!handedOut.has(port) && (await bindable(port))) {
+      handedOut.add(port);
+      return port;
+    }
   }
   return freePort();
 }
+
+/** Never the same port twice from one process: the child given the last one may not have bound it yet. */
+const handedOut = new Set<number>();
 
 export function canConnect(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
