@@ -110,26 +110,33 @@ export async function ensureEventReaders(
   log: Logger,
 ): Promise<void> {
   for (const reader of readers) {
-    try {
-      const info = await jsm.consumers.info(stream, reader);
-      if (info.config.deliver_subject) {
-        // Made by hand or by a version that let other systems create consumers: not ours to delete.
-        log.error(
-          { stream, consumer: reader, deliver_subject: info.config.deliver_subject },
-          'event reader is a push consumer: delete it so that it is provisioned again as a pull consumer',
-        );
-      }
-      continue;
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-    await jsm.consumers.add(stream, {
-      durable_name: reader,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(30_000),
-      max_ack_pending: 1_000,
-    });
-    log.info({ stream, consumer: reader }, 'event reader consumer created');
+    // A stream just made with three replicas can leave its first requests unanswered while it elects a leader.
+    await whileStarting(log, { stream, consumer: reader }, 'event reader not ready; trying again', () =>
+      ensureEventReader(jsm, stream, reader, log),
+    );
   }
+}
+
+async function ensureEventReader(jsm: JetStreamManager, stream: string, reader: string, log: Logger): Promise<void> {
+  try {
+    const info = await jsm.consumers.info(stream, reader);
+    if (info.config.deliver_subject) {
+      // Made by hand or by a version that let other systems create consumers: not ours to delete.
+      log.error(
+        { stream, consumer: reader, deliver_subject: info.config.deliver_subject },
+        'event reader is a push consumer: delete it so that it is provisioned again as a pull consumer',
+      );
+    }
+    return;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  await jsm.consumers.add(stream, {
+    durable_name: reader,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(30_000),
+    max_ack_pending: 1_000,
+  });
+  log.info({ stream, consumer: reader }, 'event reader consumer created');
 }
