@@ -29,7 +29,6 @@ export class Stack {
   gatewayUrl = '';
   /** The CA the gateway's HTTPS certificate chains to, for requests to it (undefined: plain HTTP or the system's CAs). */
   gatewayCa?: Buffer;
-  private gatewayPort = 0;
   /** Present when the stack supervises its processes. */
   supervisor?: Supervisor;
 
@@ -105,7 +104,8 @@ export class Stack {
       for (let i = 0; i < count; i++) await this.addReplica(name);
     }
     // Picked once the services run, right before the gateway binds it; waitStarted picks again if it is taken.
-    this.useGatewayPort(requested || (await freeListeningPort()));
+    const port = requested || (await freeListeningPort());
+    this.useGatewayPort(port);
     const tls = this.options.gatewayTls;
     if (tls?.caFile) this.gatewayCa = readFileSync(tls.caFile);
     this.gateway = new ManagedProcess({
@@ -116,7 +116,7 @@ export class Stack {
         ...this.baseEnv(),
         ...natsCredentialsEnv('gateway', this.infra.natsPasswords),
         ...(await this.metricsEnv()),
-        PORT: String(this.gatewayPort),
+        PORT: String(port),
         HOST: '127.0.0.1',
         ...(tls ? { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile } : {}),
       },
@@ -127,7 +127,6 @@ export class Stack {
   }
 
   private useGatewayPort(port: number): void {
-    this.gatewayPort = port;
     this.gatewayUrl = `${this.options.gatewayTls ? 'https' : 'http'}://127.0.0.1:${port}`;
   }
 

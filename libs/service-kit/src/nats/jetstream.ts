@@ -5,6 +5,7 @@ import {
   nanos,
   RetentionPolicy,
   StorageType,
+  type ConsumerConfig,
   type JetStreamManager,
   type NatsConnection,
 } from 'nats';
@@ -98,11 +99,39 @@ async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Lo
 }
 
 /**
- * The durable pull consumers other hospital systems read the service's events
- * through, one per reader name, created when missing. They have no deliver
- * subject: a reader fetches into its own inbox. Safe when replicas start at once
- * (JetStream creates a consumer idempotently when the configuration is the same).
+ * A durable pull consumer of `stream`, created when missing (JetStream creates
+ * one idempotently when the configuration is the same, so replicas may start at
+ * once). A stream just made with three replicas can leave its first requests
+ * unanswered while it elects a leader: this waits that out, as ensureStream does.
+ * Answers whether it created the consumer.
  */
+export async function ensurePullConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+  log: Logger,
+): Promise<boolean> {
+  const consumer = config.durable_name;
+  return whileStarting(log, { stream, consumer }, 'consumer not ready; trying again', async () => {
+    try {
+      const info = await jsm.consumers.info(stream, consumer);
+      if (info.config.deliver_subject) {
+        // Made by hand or by a version that let other systems create consumers: not ours to delete.
+        log.error(
+          { stream, consumer, deliver_subject: info.config.deliver_subject },
+          'consumer is a push consumer: delete it so that it is provisioned again as a pull consumer',
+        );
+      }
+      return false;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    await jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...config });
+    return true;
+  });
+}
+
+/** The durable pull consumers other hospital systems read the service's events through, one per reader name. */
 export async function ensureEventReaders(
   jsm: JetStreamManager,
   stream: string,
@@ -110,33 +139,9 @@ export async function ensureEventReaders(
   log: Logger,
 ): Promise<void> {
   for (const reader of readers) {
-    // A stream just made with three replicas can leave its first requests unanswered while it elects a leader.
-    await whileStarting(log, { stream, consumer: reader }, 'event reader not ready; trying again', () =>
-      ensureEventReader(jsm, stream, reader, log),
-    );
-  }
-}
-
-async function ensureEventReader(jsm: JetStreamManager, stream: string, reader: string, log: Logger): Promise<void> {
-  try {
-    const info = await jsm.consumers.info(stream, reader);
-    if (info.config.deliver_subject) {
-      // Made by hand or by a version that let other systems create consumers: not ours to delete.
-      log.error(
-        { stream, consumer: reader, deliver_subject: info.config.deliver_subject },
-        'event reader is a push consumer: delete it so that it is provisioned again as a pull consumer',
-      );
+    const config = { durable_name: reader, ack_wait: nanos(30_000), max_ack_pending: 1_000 };
+    if (await ensurePullConsumer(jsm, stream, config, log)) {
+      log.info({ stream, consumer: reader }, 'event reader consumer created');
     }
-    return;
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
   }
-  await jsm.consumers.add(stream, {
-    durable_name: reader,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: nanos(30_000),
-    max_ack_pending: 1_000,
-  });
-  log.info({ stream, consumer: reader }, 'event reader consumer created');
 }

@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, nanos, type JsMsg, type NatsConnection, type ConsumerMessages } from 'nats';
+import { nanos, type JsMsg, type NatsConnection, type ConsumerMessages } from 'nats';
 import type { Collection, Db } from 'mongodb';
 import {
   DELETION_MARKER_SCHEMA,
@@ -13,7 +13,7 @@ import {
   type RefRecordByKind,
   type ServiceName,
 } from '@clinic/contracts';
-import { ensureStream, jetStreamManager, streamReplicas, whileStarting } from '../nats/jetstream';
+import { ensurePullConsumer, ensureStream, jetStreamManager, streamReplicas, whileStarting } from '../nats/jetstream';
 import type { Logger } from '../process/logger';
 import { pauses, retryPolicy } from '../process/retry';
 import { docKey, findByKeys, isDuplicateKeyError } from './database-quirks';
@@ -125,10 +125,12 @@ export async function startReferenceConsumer(options: {
   const jsm = await jetStreamManager(nc, log);
   await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc, options.streamReplicas));
   const durable = refConsumerName(service);
-  // A stream just made with three replicas can leave its first requests unanswered while it elects a leader.
-  const starting = <T>(fn: () => Promise<T>) =>
-    whileStarting(log, { stream: REF_STREAM.name, consumer: durable }, 'reference stream not ready; trying again', fn);
-  const streamInfo = await starting(() => jsm.streams.info(REF_STREAM.name));
+  const streamInfo = await whileStarting(
+    log,
+    { stream: REF_STREAM.name },
+    'reference stream not ready; trying again',
+    () => jsm.streams.info(REF_STREAM.name),
+  );
 
   if (refs.kinds.length === 0) {
     // Nothing to keep: always up to date.
@@ -138,21 +140,15 @@ export async function startReferenceConsumer(options: {
     };
   }
 
-  await starting(async () => {
-    try {
-      await jsm.consumers.info(REF_STREAM.name, durable);
-    } catch {
-      await jsm.consumers.add(REF_STREAM.name, {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: `${REF_SUBJECT_PREFIX}.>`,
-        max_ack_pending: 256,
-        ack_wait: nanos(30_000),
-      });
-      log.info({ durable, stream_seq: streamInfo.state.last_seq }, 'reference consumer created');
-    }
-  });
+  const consumer = {
+    durable_name: durable,
+    filter_subject: `${REF_SUBJECT_PREFIX}.>`,
+    max_ack_pending: 256,
+    ack_wait: nanos(30_000),
+  };
+  if (await ensurePullConsumer(jsm, REF_STREAM.name, consumer, log)) {
+    log.info({ durable, stream_seq: streamInfo.state.last_seq }, 'reference consumer created');
+  }
 
   const js = nc.jetstream();
   let stopped = false;
