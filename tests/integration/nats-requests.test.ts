@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NatsError, RequestStrategy, type NatsConnection } from 'nats';
+import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
+import { callServiceReply, connectNats, createLogger, requestReplies } from '@clinic/service-kit/internal';
+
+// A request from the gateway to billing, on a real nats-server: the reply comes back as sent, and the request
+// captures no stack trace of its caller (nats.js's requestMany builds one whatever noAsyncTraces says).
+const dir = mkdtempSync(join(tmpdir(), 'clinic-nats-requests-'));
+const log = createLogger('nats-requests-test', 'silent');
+let infra: Infrastructure | undefined;
+let gateway: NatsConnection | undefined;
+let billing: NatsConnection | undefined;
+
+beforeAll(async () => {
+  infra = await startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs') });
+  await infra.startNats();
+  const { natsUrl, natsPasswords } = infra;
+  gateway = await connectNats({ url: natsUrl, user: 'gateway', password: natsPasswords.gateway }, { name: 'gw', log });
+  billing = await connectNats({ url: natsUrl, user: 'billing', password: natsPasswords.billing }, { name: 'bl', log });
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await billing?.close();
+  await infra?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('answers a request with the reply and leaves the stack trace limit as it found it', async () => {
+  const sub = billing!.subscribe('billing.bill.get', {
+    queue: 'billing',
+    callback: (_err, msg) =>
+      msg.respond(new TextEncoder().encode(`{"status":200,"body":${new TextDecoder().decode(msg.data)}}`)),
+  });
+  await billing!.flush();
+  const before = Error.stackTraceLimit;
+  const reply = await callServiceReply(gateway!, 'billing.bill.get', { params: { bill_id: '7' } } as never, {
+    correlationId: 'c-1',
+    timeoutMs: 2_000,
+  });
+  expect(new TextDecoder().decode(reply.data)).toBe('{"status":200,"body":{"params":{"bill_id":"7"}}}');
+  expect(Error.stackTraceLimit).toBe(before);
+  sub.unsubscribe();
+});
+
+it("builds no stack trace of the caller: an error carries none of this file's frames", async () => {
+  const failed = await (async function askNobody() {
+    const replies = await requestReplies(gateway!, 'billing.bill.history', new Uint8Array(), {
+      maxWait: 2_000,
+      strategy: RequestStrategy.Timer,
+    });
+    for await (const _ of replies) return null;
+    return null;
+  })().catch((err: unknown) => err);
+  expect(failed).toBeInstanceOf(NatsError);
+  expect((failed as NatsError).code).toBe('503');
+  expect((failed as Error).stack).not.toMatch(/askNobody|nats-requests\.test/);
+});
