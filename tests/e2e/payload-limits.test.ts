@@ -98,9 +98,11 @@ it('publishes one created event per session of a month stored in several inserts
     expect(res.body.errors).toEqual([]);
     const stored = (await t.get('/all_sessions')).body.sessions.filter((s: any) => s.session_date.startsWith(month));
     expect(stored).toHaveLength(res.body.created);
+    // About 2,400 events, each stored with its own fsync: ten seconds was too short on a loaded machine.
     const events = await reader.waitFor(
       (e) => e.subject === EventSubjects.sessionCreated && e.event.data.session.session_date.startsWith(month),
       res.body.created,
+      45_000,
     );
     const published = events.map((e) => e.event.data.session.id);
     expect(new Set(published).size).toBe(res.body.created);
@@ -108,7 +110,7 @@ it('publishes one created event per session of a month stored in several inserts
   } finally {
     reader.stop();
   }
-});
+}, 90_000);
 
 it('forwards a body as it came, so that it cannot outgrow the limit on the way', async () => {
   const charge = (
