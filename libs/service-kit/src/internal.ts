@@ -27,6 +27,7 @@ export * from './storage/outbox-collection';
 export * from './storage/prepared-events';
 export * from './storage/outbox-entries';
 export * from './storage/carried-docs';
+export * from './storage/batched-updates';
 export * from './storage/group-commit';
 export * from './storage/versioned-cache';
 export * from './cache/scoped-entries';

@@ -17,6 +17,17 @@ export const WRITE_TOO_LATE_MESSAGE = REQUEST_MESSAGES.writeTooLate;
 /** Less than this left of a write window is too little for the write: it is refused. */
 const WRITE_MIN_MS = 50;
 
+/**
+ * The server's time limit for a write that may be sent until `sendBy` (the
+ * end of its write window, on Date.now()'s clock). Throws a ServiceError
+ * (503) when too little is left: the write must not be sent.
+ */
+export function timeLeftToWrite(sendBy: number): number {
+  const left = sendBy - Date.now();
+  if (left < WRITE_MIN_MS) throw new ServiceError(503, WRITE_TOO_LATE_MESSAGE, 'SERVICE_BUSY');
+  return left;
+}
+
 /** What of the outbox a preparation works with. */
 export interface PreparationHost {
   /** Entries this process is writing, queuing or publishing; the sweeper leaves them alone. */
@@ -71,10 +82,6 @@ export function preparedEvents(entries: OutboxEntry[], storedAt: Date, host: Pre
         throw err;
       }
     },
-    writeOptions: () => {
-      const left = storedAt.getTime() + host.writeWindowMs - Date.now();
-      if (left < WRITE_MIN_MS) throw new ServiceError(503, WRITE_TOO_LATE_MESSAGE, 'SERVICE_BUSY');
-      return { maxTimeMS: left };
-    },
+    writeOptions: () => ({ maxTimeMS: timeLeftToWrite(storedAt.getTime() + host.writeWindowMs) }),
   };
 }

@@ -18,9 +18,10 @@
  *
  * The embedded server applies a filtered update as a read, then a write; its
  * patch 0013 gives such statements turns per collection, so the filter holds
- * at the write, as on MongoDB.
+ * at the write, as on MongoDB. The writes of changes made at the same time go
+ * in one command (batched-updates.ts), which it commits in one transaction.
  */
-import type { Collection, Db, Filter, UpdateFilter } from 'mongodb';
+import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { VersionedCache } from './versioned-cache';
 import type { ClinicClock } from '../domain/clock';
 import { REQUEST_MESSAGES, type ErrorCode } from '@clinic/contracts';
@@ -30,7 +31,8 @@ import { isDuplicateKeyError } from './database-quirks';
 import { KeyedMutex } from './mutex';
 import type { Outbox } from './outbox';
 import { pauses, retryPolicy } from '../process/retry';
-import { withEventId, type EventSpec, type WriteProof } from './outbox-entries';
+import { entityProof, withEventId, type EventSpec, type WriteProof } from './outbox-entries';
+import { BatchedUpdates } from './batched-updates';
 
 /** How long a change keeps starting again while other replicas change its record first (then 409). */
 const CHANGE_WAIT_MS = 3_000;
@@ -99,6 +101,16 @@ export interface RecordWriterOptions<Doc extends StoredRecord> {
   written(doc: Doc, before?: Doc): Promise<void>;
 }
 
+/**
+ * Finds the record once a change's write has landed: by the write's own proof
+ * when it proves that (a payment's ledger entry, kept for ever), otherwise by
+ * the event id the write put on the record.
+ */
+function landedFilter(collection: string, proof: WriteProof | undefined, key: string, eventId: string) {
+  const own = proof?.collection === collection && proof.exists ? proof : entityProof(collection, key, eventId);
+  return own.filter;
+}
+
 /** A change's write matched nothing: its record changed (or went) after it was read. */
 class ChangedMeanwhile extends ServiceError {
   constructor() {
@@ -109,8 +121,12 @@ class ChangedMeanwhile extends ServiceError {
 export class RecordWriter<Doc extends StoredRecord> {
   /** Changes of one record in this process, one at a time. */
   private readonly queue = new KeyedMutex();
+  /** The changes' compare-and-set writes, those of concurrent requests in one command. */
+  private readonly updates: BatchedUpdates;
 
-  constructor(private readonly options: RecordWriterOptions<Doc>) {}
+  constructor(private readonly options: RecordWriterOptions<Doc>) {
+    this.updates = new BatchedUpdates(options.collection as unknown as Collection<Document>);
+  }
 
   /**
    * Stores a new record under a fresh id with its event. `build` makes the
@@ -189,12 +205,13 @@ export class RecordWriter<Doc extends StoredRecord> {
         outbox.record(
           { ...spec, ...(write.proof ? { proof: write.proof } : {}) },
           async (eventId, options) => {
-            const result = await collection.updateOne(
-              { ...this.options.stillWritable, ...asFound } as Filter<Doc>,
-              { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } } as UpdateFilter<Doc>,
-              options,
-            );
-            if (result.matchedCount === 0) throw new ChangedMeanwhile();
+            const matched = await this.updates.apply({
+              filter: { ...this.options.stillWritable, ...asFound },
+              update: { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } },
+              sendBy: Date.now() + (options.maxTimeMS ?? Number.POSITIVE_INFINITY),
+              landed: landedFilter(collection.collectionName, write.proof, existing._id, eventId),
+            });
+            if (!matched) throw new ChangedMeanwhile();
             landed(after!, existing);
           },
           write.guard,
