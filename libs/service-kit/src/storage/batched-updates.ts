@@ -50,9 +50,10 @@ export class BatchedUpdates {
 
   /** Never rejects: each item's outcome is its own. */
   private async send(items: Submitted[]): Promise<void> {
+    let maxTimeMS = Number.POSITIVE_INFINITY;
     const ready = items.filter((item) => {
       try {
-        timeLeftToWrite(item.sendBy);
+        maxTimeMS = Math.min(maxTimeMS, timeLeftToWrite(item.sendBy));
         return true;
       } catch (error) {
         item.outcome = { error };
@@ -61,7 +62,6 @@ export class BatchedUpdates {
     });
     if (ready.length === 0) return;
     if (ready.length === 1) return this.sendAlone(ready[0]!);
-    const maxTimeMS = Math.min(...ready.map((item) => timeLeftToWrite(item.sendBy)));
     try {
       const result = await this.collection.bulkWrite(
         ready.map(({ filter, update }) => ({ updateOne: { filter: filter as Filter<Document>, update } })),
