@@ -52,6 +52,9 @@ const casOf = (id: string, from: number, to: number, set: Partial<Rec> = {}): Co
   landed: { _id: id, v: to },
 });
 
+/** A write the server cannot apply to a record whose `u` is text. */
+const incOfText = (id: string): CompareAndSet => ({ ...casOf(id, 0, 1), update: { $inc: { u: 1 } } });
+
 /** A compare-and-set as one statement of a bulk write. */
 const statementOf = (cas: CompareAndSet) => ({ updateOne: { filter: cas.filter, update: cas.update } });
 
@@ -88,6 +91,19 @@ describe("the embedded server's patch 0020", () => {
       (err: unknown) => err,
     );
     expect(isDuplicateKeyError(refused)).toBe(true);
+    expect(await versions(ids)).toEqual([1, 0, 0]);
+  });
+
+  it('writes the statements before one that fails on its own, and none after it', async () => {
+    const { ids } = await fresh('failing', 3);
+    await recs.updateOne({ _id: ids[1] }, { $set: { u: `text-${ids[1]}` } });
+    // The second cannot apply: $inc of a string. Unpatched, the first was written; so it is with the batch.
+    const steps = [
+      statementOf(casOf(ids[0]!, 0, 1)),
+      statementOf(incOfText(ids[1]!)),
+      statementOf(casOf(ids[2]!, 0, 1)),
+    ];
+    await expect(recs.bulkWrite(steps)).rejects.toThrow(/\$inc|non-numeric/i);
     expect(await versions(ids)).toEqual([1, 0, 0]);
   });
 });
