@@ -148,3 +148,19 @@ it('refuses a write with too little of its window left when the command goes, an
   expect((outcomes[2] as ServiceError).status).toBe(503);
   expect(await versions(ids)).toEqual([1, 1, 0]);
 });
+
+it('gives every write of a command that failed for another reason its error', async () => {
+  const { ids, batched } = await fresh('other', 4);
+  await recs.updateOne({ _id: ids[2] }, { $set: { u: `text-${ids[2]}` } });
+  updateCommands.length = 0;
+  // The first goes alone; the other three together, in a command the server refuses.
+  const writes = [casOf(ids[0]!, 0, 1), casOf(ids[1]!, 0, 1), incOfText(ids[2]!), casOf(ids[3]!, 0, 1)];
+  const outcomes = await Promise.all(writes.map((w) => batched.apply(w).catch((err: unknown) => err)));
+  expect(outcomes[0]).toBe(true);
+  for (const outcome of outcomes.slice(1)) {
+    expect(outcome).toBeInstanceOf(Error);
+    expect(outcome).not.toBeInstanceOf(ServiceError);
+    expect(isDuplicateKeyError(outcome)).toBe(false);
+  }
+  expect(updateCommands).toEqual([1, 3]);
+});

@@ -121,7 +121,7 @@ export class Outbox {
    */
   async record<T>(
     spec: EventSpec & { collection: string; key: string; proof?: ProofKind | WriteProof },
-    write: (eventId: string, options: WriteOptions) => Promise<T>,
+    write: (eventId: string, options: WriteOptions, proof: WriteProof) => Promise<T>,
     guard?: () => Promise<void>,
   ): Promise<T> {
     const eventId = spec.eventId ?? newEventId();
@@ -138,7 +138,7 @@ export class Outbox {
     });
     let result: T;
     try {
-      result = await write(eventId, options);
+      result = await write(eventId, options, proof);
     } catch (err) {
       if (isDuplicateKeyError(err) || err instanceof ServiceError) {
         // The write certainly did not happen.

@@ -31,7 +31,7 @@ import { isDuplicateKeyError } from './database-quirks';
 import { KeyedMutex } from './mutex';
 import type { Outbox } from './outbox';
 import { pauses, retryPolicy } from '../process/retry';
-import { entityProof, withEventId, type EventSpec, type WriteProof } from './outbox-entries';
+import { withEventId, type EventSpec, type WriteProof } from './outbox-entries';
 import { BatchedUpdates } from './batched-updates';
 
 /** How long a change keeps starting again while other replicas change its record first (then 409). */
@@ -99,16 +99,6 @@ export interface RecordWriterOptions<Doc extends StoredRecord> {
    * new record or a deletion).
    */
   written(doc: Doc, before?: Doc): Promise<void>;
-}
-
-/**
- * Finds the record once a change's write has landed: by the write's own proof
- * when it proves that (a payment's ledger entry, kept for ever), otherwise by
- * the event id the write put on the record.
- */
-function landedFilter(collection: string, proof: WriteProof | undefined, key: string, eventId: string) {
-  const own = proof?.collection === collection && proof.exists ? proof : entityProof(collection, key, eventId);
-  return own.filter;
 }
 
 /** A change's write matched nothing: its record changed (or went) after it was read. */
@@ -204,12 +194,13 @@ export class RecordWriter<Doc extends StoredRecord> {
       await this.refusingDuplicates(() =>
         outbox.record(
           { ...spec, ...(write.proof ? { proof: write.proof } : {}) },
-          async (eventId, options) => {
+          async (eventId, options, proof) => {
             const matched = await this.updates.apply({
               filter: { ...this.options.stillWritable, ...asFound },
               update: { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } },
               sendBy: Date.now() + (options.maxTimeMS ?? Number.POSITIVE_INFINITY),
-              landed: landedFilter(collection.collectionName, write.proof, existing._id, eventId),
+              // The sweeper's proof of this write: a change's is always of its own record.
+              landed: proof.filter,
             });
             if (!matched) throw new ChangedMeanwhile();
             landed(after!, existing);
