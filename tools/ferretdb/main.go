@@ -88,7 +88,10 @@ func main() {
 		// Write transactions take the write lock when they begin, waiting their turn
 		// (busy_timeout): begun as readers, concurrent updates failed with SQLITE_BUSY
 		// when another writer committed between their read and their write.
-		SQLiteURL: "file:" + abs + "/?_txlock=immediate",
+		// Statement journals in memory: the update statements of one command share a transaction (patch
+		// 0020), so each keeps a journal to undo itself alone, and one of a bill's (its nine indexes' pages)
+		// outgrew the 64 KiB SQLite keeps in memory, spilling to a temporary file write by write.
+		SQLiteURL: "file:" + abs + "/?_txlock=immediate&_pragma=temp_store(memory)",
 		Auth:      auth,
 	})
 	if err != nil {
