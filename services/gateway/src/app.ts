@@ -27,7 +27,7 @@ import type { GatewayConfig } from './config';
 import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 import { exportFile, forward } from './forward';
 import { HealthChecker } from './health';
-import { allowedMethods, DOCS_PREFIX, PARAM_LENGTH_MAX } from './methods';
+import { allowedMethods, DOCS_PREFIX, PARAM_LENGTH_MAX, staticPathsOf } from './methods';
 import { buildOpenApiDocument } from './openapi';
 import { registerRateLimits } from './rate-limit';
 import { clientErrorHandler, frameworkErrors } from './refusals';
@@ -59,6 +59,7 @@ export async function buildGateway({ config, nc, log, replies = null }: GatewayD
     // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the onRequest hook answers it instead.
     http: { requireHostHeader: false },
   });
+  const isStaticPath = staticPathsOf(app);
   const verifyToken = createTokenVerifier(config.tokens);
   // Before the body is read: 401, or 403 for a role not allowed (or a token naming no branch under
   // BRANCH_SCOPE=required); else the caller and its token on the request (the caller on its log line either way).
@@ -85,9 +86,9 @@ export async function buildGateway({ config, nc, log, replies = null }: GatewayD
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
       return sendFailure(reply, 'MALFORMED_REQUEST', GATEWAY_MESSAGES.hostRequired);
     // A known path asked with a method it does not have: 405, before any body is read.
-    // Only a path no route matched can be one, or one a parameter matched (it may be a static path of other
-    // methods: PUT /lab_bills/summary); requests a static route matched skip the router lookups.
-    if (!request.is404 && !request.routeOptions.url?.includes(':')) return;
+    // Only a path no route matched can be one, or one a parameter matched that is a static path of other
+    // methods (PUT /lab_bills/summary); every other request skips the router lookups.
+    if (!request.is404 && !(request.routeOptions.url?.includes(':') && isStaticPath(request.url))) return;
     const allowed = allowedMethods(app, request.url);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
