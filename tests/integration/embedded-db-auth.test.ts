@@ -1,5 +1,6 @@
 /**
- * The embedded database asks who is there: it listens on loopback only, every
+ * The embedded database asks who is there: it listens on loopback and on a
+ * Unix socket in the data folder (what the services use) only, every
  * connection must authenticate as the stack's user (SCRAM, FerretDB's
  * experimental authentication, patch 0017), whose password is made on the
  * first start into the data folder, readable by its owner only.
@@ -21,12 +22,20 @@ let dir: string;
 let infra: Infrastructure;
 let owner: MongoClient;
 
-const anonymousUrl = () => {
+/** The stack's URL without its user (over the socket the services use), or its TCP address, which tools use. */
+const anonymousUrl = (over: 'socket' | 'tcp' = 'socket') => {
   const url = new URL(infra.mongoUrl);
   url.username = '';
   url.password = '';
+  if (over === 'tcp') url.host = tcpAddress();
   return url.toString();
 };
+/** The address the server was told to take TCP connections on. */
+const tcpAddress = () => {
+  const args = infra.db!.spec.args;
+  return args[args.indexOf('--listen') + 1]!;
+};
+const socketPath = () => join(dir, 'ferretdb.sock');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-db-auth-'));
@@ -49,37 +58,45 @@ it('makes its password on the first start, readable by its owner only, and the U
   const password = readFileSync(file, 'utf8').trim();
   expect(password).toMatch(/^[\w-]{43}$/);
   const url = new URL(infra.mongoUrl);
-  expect({ host: url.hostname, user: url.username, password: decodeURIComponent(url.password) }).toEqual({
-    host: '127.0.0.1',
+  expect({
+    host: decodeURIComponent(url.hostname),
+    user: url.username,
+    password: decodeURIComponent(url.password),
+  }).toEqual({
+    host: socketPath(),
     user: 'clinic',
     password,
   });
+  expect(tcpAddress()).toMatch(/^127\.0\.0\.1:\d+$/);
 });
 
-it('refuses every read and write of an anonymous connection, and changes nothing', async () => {
-  const anonymous = await MongoClient.connect(anonymousUrl(), { serverSelectionTimeoutMS: 2000 });
-  try {
-    const bills = anonymous.db('clinic_billing').collection('bills');
-    await expect(bills.updateOne({ _id: 'b1' as never }, { $set: { grand_total_cents: 1 } })).rejects.toThrow(
-      /requires authentication/,
-    );
-    await expect(bills.insertOne({ forged: true })).rejects.toThrow(/requires authentication/);
-    await expect(bills.find().toArray()).rejects.toThrow(/requires authentication/);
-    await expect(anonymous.db('admin').command({ listDatabases: 1 })).rejects.toThrow(/requires authentication/);
-  } finally {
-    await anonymous.close();
-  }
-  expect(await owner.db('clinic_billing').collection('bills').find().toArray()).toEqual([
-    { _id: 'b1', grand_total_cents: 85000 },
-  ]);
-});
+it.each(['socket', 'tcp'] as const)(
+  'refuses every read and write of an anonymous connection over %s, and changes nothing',
+  async (over) => {
+    const anonymous = await MongoClient.connect(anonymousUrl(over), { serverSelectionTimeoutMS: 2000 });
+    try {
+      const bills = anonymous.db('clinic_billing').collection('bills');
+      await expect(bills.updateOne({ _id: 'b1' as never }, { $set: { grand_total_cents: 1 } })).rejects.toThrow(
+        /requires authentication/,
+      );
+      await expect(bills.insertOne({ forged: true })).rejects.toThrow(/requires authentication/);
+      await expect(bills.find().toArray()).rejects.toThrow(/requires authentication/);
+      await expect(anonymous.db('admin').command({ listDatabases: 1 })).rejects.toThrow(/requires authentication/);
+    } finally {
+      await anonymous.close();
+    }
+    expect(await owner.db('clinic_billing').collection('bills').find().toArray()).toEqual([
+      { _id: 'b1', grand_total_cents: 85000 },
+    ]);
+  },
+);
 
 /** The permission bits of each file and folder that holds the data: DATA_DIR, its database folder, the SQLite files. */
 function dataModes(): Record<string, string> {
   const dbDir = join(dir, 'ferretdb');
   const files = readdirSync(dbDir).filter((name) => name.includes('.sqlite'));
   expect(files).toEqual(expect.arrayContaining(['clinic_billing.sqlite']));
-  const paths = ['.', 'ferretdb', 'nats', ...files.map((name) => join('ferretdb', name))];
+  const paths = ['.', 'ferretdb', 'nats', 'ferretdb.sock', ...files.map((name) => join('ferretdb', name))];
   return Object.fromEntries(paths.map((path) => [path, (statSync(join(dir, path)).mode & 0o777).toString(8)]));
 }
 const ownerOnly = (modes: Record<string, string>) =>
@@ -110,6 +127,32 @@ it('refuses a wrong password', async () => {
   await expect(MongoClient.connect(url.toString(), { serverSelectionTimeoutMS: 2000 })).rejects.toThrow(
     /Authentication failed/,
   );
+});
+
+it('takes its socket back after it was killed, and never the socket of a server that runs', async () => {
+  infra.db!.signal('SIGKILL');
+  await infra.db!.waitForExit();
+  // The killed server left its socket behind: the next one binds it all the same.
+  expect(statSync(socketPath()).isSocket()).toBe(true);
+  await infra.startDb();
+  const run = spawnSync(
+    ferretDbBinary(),
+    ['--listen', '127.0.0.1:0', '--listen-unix', socketPath(), '--data-dir', join(dir, 'elsewhere')].concat([
+      '--auth-user',
+      'clinic',
+      '--auth-password-file',
+      join(dir, DB_PASSWORD_FILE),
+    ]),
+    { encoding: 'utf8', timeout: 10_000 },
+  );
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('another server listens on it');
+  const again = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  try {
+    expect(await again.db('clinic_billing').collection('bills').countDocuments()).toBe(1);
+  } finally {
+    await again.close();
+  }
 });
 
 it('keeps its user across a restart', async () => {

@@ -32,6 +32,7 @@ func main() {
 	}
 
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
+	listenUnix := flag.String("listen-unix", "", "if set, also listen on this Unix socket (clients on this machine spend less CPU per command than over TCP)")
 	dataDir := flag.String("data-dir", ".data/ferretdb", "directory for SQLite database files")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go profiling (/debug/pprof) on this loopback address")
@@ -50,6 +51,12 @@ func main() {
 	// Profiles show what the server holds in memory (and pprof's handlers cost CPU on demand): loopback only too.
 	if host, _, err := net.SplitHostPort(*debugAddr); *debugAddr != "" && (err != nil || !isLoopback(host)) {
 		log.Fatalf("--debug-addr %q: profiling listens on a loopback address only (127.0.0.1, ::1, localhost)", *debugAddr)
+	}
+
+	if *listenUnix != "" {
+		if err := freeSocketPath(*listenUnix); err != nil {
+			log.Fatal(err)
+		}
 	}
 
 	if *debugAddr != "" {
@@ -82,7 +89,7 @@ func main() {
 	auth := &ferretdb.AuthConfig{SetupDatabase: "admin", SetupUsername: *authUser, SetupPassword: password}
 
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener: ferretdb.ListenerConfig{TCP: *listen},
+		Listener: ferretdb.ListenerConfig{TCP: *listen, Unix: *listenUnix},
 		Logger:   logger,
 		Handler:  "sqlite",
 		// Write transactions take the write lock when they begin, waiting their turn
@@ -146,4 +153,24 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// freeSocketPath removes the socket a server killed without its shutdown left at path (binding fails while
+// the file is there), after checking that nothing answers on it: a live server's socket is never taken over.
+func freeSocketPath(path string) error {
+	info, err := os.Lstat(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if info.Mode()&os.ModeSocket == 0 {
+		return fmt.Errorf("--listen-unix %q: the path holds a file that is not a socket", path)
+	}
+	if conn, err := net.Dial("unix", path); err == nil {
+		conn.Close()
+		return fmt.Errorf("--listen-unix %q: another server listens on it", path)
+	}
+	return os.Remove(path)
 }

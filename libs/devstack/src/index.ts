@@ -4,6 +4,7 @@ export * from './process';
 export * from './supervisor';
 export * from './nats-config';
 export * from './infra';
+export { DB_USER } from './embedded-db';
 export * from './containers';
 export * from './stack';
 export * from './seed';

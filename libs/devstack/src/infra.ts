@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ferretDbBinary, goServerEnv, natsServerBinary } from './paths';
+import { goServerEnv, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
-import { ManagedProcess } from './process';
+import { ManagedProcess, waitServing } from './process';
+import { embeddedDb } from './embedded-db';
 import type { NatsUser } from '@clinic/contracts';
 import { natsServerPasswordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
-import { DB_PASSWORD_FILE, natsPasswords, ownSecret, privateDir } from './secrets';
-
-/** The embedded database's one user (FerretDB v1 has no roles: it reaches every database). */
-export const DB_USER = 'clinic';
+import { natsPasswords, privateDir } from './secrets';
 
 /** One nats-server of the local infrastructure. */
 export interface NatsNode {
@@ -82,24 +80,6 @@ async function portFor(requested: number | undefined, what: string): Promise<num
     throw new Error(`Port ${requested} for ${what} is in use. Stop what uses it, or set the port/URL to use another.`);
   }
   return requested;
-}
-
-/** Waits until a started process serves, or reports its log if it exited. */
-async function waitServing(
-  proc: ManagedProcess,
-  what: string,
-  serving: () => Promise<boolean>,
-  timeoutMs = 30_000,
-): Promise<void> {
-  await waitFor(
-    what,
-    async () => {
-      if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
-      return serving();
-    },
-    timeoutMs,
-    50,
-  );
 }
 
 /** The ports of the client URLs a cluster node advertises to its clients (its monitoring endpoint's varz). */
@@ -214,38 +194,16 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   const passwords = natsPasswords(options.dataDir, { make: !options.natsUrl });
   const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
 
-  // Every connection authenticates as the stack's user, whose password is made on the first start.
-  const dbPassword = options.mongoUrl ? '' : ownSecret(options.dataDir, DB_PASSWORD_FILE);
-  const db = new ManagedProcess({
-    name: 'ferretdb',
-    command: ferretDbBinary(),
-    args: [
-      '--listen',
-      `127.0.0.1:${dbPort}`,
-      '--data-dir',
-      dbDir,
-      '--auth-user',
-      DB_USER,
-      '--auth-password-file',
-      join(options.dataDir, DB_PASSWORD_FILE),
-      '--log-level',
-      process.env.FERRETDB_LOG_LEVEL ?? 'warn',
-      // Go profiling for performance work, e.g. FERRETDB_DEBUG_ADDR=127.0.0.1:6060.
-      ...(process.env.FERRETDB_DEBUG_ADDR ? ['--debug-addr', process.env.FERRETDB_DEBUG_ADDR] : []),
-    ],
-    env: goServerEnv(),
-    output: { kind: 'file', path: join(options.logDir, 'ferretdb.log') },
-  });
-
+  const db = options.mongoUrl ? undefined : embeddedDb({ ...options, dbDir, port: dbPort });
   const infra: Infrastructure = {
     kind: 'local',
     natsUrl: options.natsUrl ?? nodes.map((n) => n.url).join(','),
-    mongoUrl: options.mongoUrl ?? `mongodb://${DB_USER}:${encodeURIComponent(dbPassword)}@127.0.0.1:${dbPort}/`,
+    mongoUrl: options.mongoUrl ?? db!.url,
     natsPasswords: passwords,
     natsTlsCaFile: options.natsTls?.caFile,
     nats: nodes[0]?.process,
     natsNodes: nodes,
-    db: options.mongoUrl ? undefined : db,
+    db: db?.process,
     startNats: async () => {
       await Promise.all(nodes.map((n) => n.start()));
       // A service counts the cluster's nodes from the client URLs its node advertises (streamReplicas), and a
@@ -265,12 +223,9 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
         );
       }
     },
-    startDb: async () => {
-      db.start();
-      await waitServing(db, `ferretdb on port ${dbPort}`, () => canConnect(dbPort), 20_000);
-    },
+    startDb: async () => db?.start(),
     async stop() {
-      await Promise.all([...nodes.map((n) => n.process.stop()), db.stop()]);
+      await Promise.all([...nodes.map((n) => n.process.stop()), db?.process.stop()]);
     },
   };
   try {

@@ -56,7 +56,8 @@ export async function freeListeningPort(): Promise<number> {
 /** Never the same port twice from one process: the child given the last one may not have bound it yet. */
 const handedOut = new Set<number>();
 
-export function canConnect(port: number, host = '127.0.0.1'): Promise<boolean> {
+/** Whether a TCP port on `host`, or a Unix socket (a path), accepts a connection. */
+export function canConnect(target: number | string, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = new Socket();
     const done = (ok: boolean) => {
@@ -67,7 +68,8 @@ export function canConnect(port: number, host = '127.0.0.1'): Promise<boolean> {
     socket.once('connect', () => done(true));
     socket.once('timeout', () => done(false));
     socket.once('error', () => done(false));
-    socket.connect(port, host);
+    if (typeof target === 'string') socket.connect(target);
+    else socket.connect(target, host);
   });
 }
 

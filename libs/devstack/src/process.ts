@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { waitFor } from './ports';
 
 /** Children still running when this process exits are killed, so none outlives its supervisor. */
 const running = new Set<ChildProcess>();
@@ -126,4 +127,22 @@ export class ManagedProcess {
       return '';
     }
   }
+}
+
+/** Waits until a started process serves, or reports its log if it exited. */
+export async function waitServing(
+  proc: ManagedProcess,
+  what: string,
+  serving: () => Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await waitFor(
+    what,
+    async () => {
+      if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
+      return serving();
+    },
+    timeoutMs,
+    50,
+  );
 }

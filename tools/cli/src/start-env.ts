@@ -13,7 +13,10 @@ export const START_ENV = {
   NATS_URL: textVar('Set: an external NATS; npm start starts none of its own.'),
   MONGO_URL: textVar('Set: an external database; npm start starts none of its own.'),
   NATS_PORT: integerVar(4222, "The local nats-server's client port."),
-  DB_PORT: integerVar(27017, "The embedded database's port."),
+  DB_PORT: integerVar(
+    27017,
+    "The embedded database's TCP port (the services use its socket, `DATA_DIR/ferretdb.sock`).",
+  ),
   PORT: integerVar(3000, "The gateway's port."),
   ...TOKEN_LIFETIME_ENV,
 } as const satisfies EnvProperties;
