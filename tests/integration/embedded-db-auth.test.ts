@@ -155,6 +155,11 @@ it('takes its socket back after it was killed, and never the socket of a server 
   }
 });
 
+it('will not count another server on its socket as its own: a second stack on the same data folder fails', async () => {
+  const second = startLocalInfrastructure({ dataDir: dir, logDir: join(dir, 'logs-second'), natsUrl: infra.natsUrl });
+  await expect(second).rejects.toThrow(/another server listens on it/);
+});
+
 it('keeps its user across a restart', async () => {
   await infra.db!.stop();
   await infra.startDb();

@@ -19,7 +19,7 @@ export interface EmbeddedDb {
 /**
  * Where the services reach the embedded database: a Unix socket in the data folder (the owner's alone),
  * which costs each command less CPU on both ends than loopback TCP. The TCP port stays open for tools.
- * None when the path is too long for a socket address (108 bytes on Linux, 104 on macOS).
+ * None when the path is too long for a socket address (107 bytes on Linux, 103 on macOS).
  */
 function socketPath(dataDir: string): string | undefined {
   const path = join(dataDir, 'ferretdb.sock');
@@ -59,7 +59,10 @@ export function embeddedDb(options: { dataDir: string; logDir: string; dbDir: st
     url: `mongodb://${DB_USER}:${encodeURIComponent(password)}@${address}/`,
     async start() {
       if (!server.running) server.start();
-      await waitServing(server, `ferretdb on ${socket ?? `port ${port}`}`, () => canConnect(socket ?? port), 20_000);
+      // Its own TCP port first: the socket's path may be answered by another stack's server on the same
+      // DATA_DIR (this one then exits), and this server binds its socket right after its port.
+      const serving = async () => (await canConnect(port)) && (!socket || (await canConnect(socket)));
+      await waitServing(server, `ferretdb on port ${port}${socket ? ` and ${socket}` : ''}`, serving, 20_000);
     },
   };
 }

@@ -15,7 +15,7 @@ export const START_ENV = {
   NATS_PORT: integerVar(4222, "The local nats-server's client port."),
   DB_PORT: integerVar(
     27017,
-    "The embedded database's TCP port (the services use its socket, `DATA_DIR/ferretdb.sock`).",
+    "The embedded database's TCP port (the services use its socket, `DATA_DIR/ferretdb.sock`, when its path fits one).",
   ),
   PORT: integerVar(3000, "The gateway's port."),
   ...TOKEN_LIFETIME_ENV,
