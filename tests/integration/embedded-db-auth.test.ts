@@ -36,6 +36,17 @@ const tcpAddress = () => {
   return args[args.indexOf('--listen') + 1]!;
 };
 const socketPath = () => join(dir, 'ferretdb.sock');
+/** The stack's user, for another server started on its data folder. */
+const ownUser = () => ['--auth-user', 'clinic', '--auth-password-file', join(dir, DB_PASSWORD_FILE)];
+/** How many bills a new connection with the stack's URL counts. */
+async function billsOverStackUrl(): Promise<number> {
+  const client = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  try {
+    return await client.db('clinic_billing').collection('bills').countDocuments();
+  } finally {
+    await client.close();
+  }
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'clinic-db-auth-'));
@@ -137,22 +148,12 @@ it('takes its socket back after it was killed, and never the socket of a server 
   await infra.startDb();
   const run = spawnSync(
     ferretDbBinary(),
-    ['--listen', '127.0.0.1:0', '--listen-unix', socketPath(), '--data-dir', join(dir, 'elsewhere')].concat([
-      '--auth-user',
-      'clinic',
-      '--auth-password-file',
-      join(dir, DB_PASSWORD_FILE),
-    ]),
+    ['--listen', '127.0.0.1:0', '--listen-unix', socketPath(), '--data-dir', join(dir, 'elsewhere'), ...ownUser()],
     { encoding: 'utf8', timeout: 10_000 },
   );
   expect(run.status).not.toBe(0);
   expect(run.stderr).toContain('another server listens on it');
-  const again = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
-  try {
-    expect(await again.db('clinic_billing').collection('bills').countDocuments()).toBe(1);
-  } finally {
-    await again.close();
-  }
+  expect(await billsOverStackUrl()).toBe(1);
 });
 
 it('will not count another server on its socket as its own: a second stack on the same data folder fails', async () => {
@@ -163,12 +164,7 @@ it('will not count another server on its socket as its own: a second stack on th
 it('keeps its user across a restart', async () => {
   await infra.db!.stop();
   await infra.startDb();
-  const again = await MongoClient.connect(infra.mongoUrl, { serverSelectionTimeoutMS: 2000 });
-  try {
-    expect(await again.db('clinic_billing').collection('bills').countDocuments()).toBe(1);
-  } finally {
-    await again.close();
-  }
+  expect(await billsOverStackUrl()).toBe(1);
 });
 
 it('will not listen on an address other machines reach', async () => {
@@ -191,12 +187,11 @@ it('will not start without its user: no anonymous database, whatever the command
 });
 
 it('serves Go profiling on loopback only', () => {
-  const args = ['--listen', '127.0.0.1:0', '--data-dir', join(dir, 'elsewhere'), '--auth-user', 'clinic'];
-  const run = spawnSync(
-    ferretDbBinary(),
-    [...args, '--auth-password-file', join(dir, DB_PASSWORD_FILE), '--debug-addr', '0.0.0.0:0'],
-    { encoding: 'utf8', timeout: 10_000 },
-  );
+  const args = ['--listen', '127.0.0.1:0', '--data-dir', join(dir, 'elsewhere'), ...ownUser()];
+  const run = spawnSync(ferretDbBinary(), [...args, '--debug-addr', '0.0.0.0:0'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   expect(run.status).not.toBe(0);
   expect(run.stderr).toContain('profiling listens on a loopback address only');
 });

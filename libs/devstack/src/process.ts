@@ -136,16 +136,7 @@ export async function waitServing(
   serving: () => Promise<boolean>,
   timeoutMs = 30_000,
 ): Promise<void> {
-  // waitFor takes a check that throws for "not yet": an exit ends the wait here, and is thrown after it.
-  let exit: Error | undefined;
-  await waitFor(
-    what,
-    async () => {
-      if (proc.unexpectedExit) exit = new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
-      return exit !== undefined || serving();
-    },
-    timeoutMs,
-    50,
-  );
-  if (exit) throw exit;
+  // waitFor takes a check that throws for "not yet": an exit ends the wait, and is thrown after it.
+  await waitFor(what, async () => proc.unexpectedExit !== null || serving(), timeoutMs, 50);
+  if (proc.unexpectedExit) throw new Error(`${proc.spec.name} exited:\n${proc.logTail()}`);
 }
