@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { NatsError, RequestStrategy, type NatsConnection } from 'nats';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
@@ -57,4 +58,42 @@ it("builds no stack trace of the caller: an error carries none of this file's fr
   expect(failed).toBeInstanceOf(NatsError);
   expect((failed as NatsError).code).toBe('503');
   expect((failed as Error).stack).not.toMatch(/askNobody|nats-requests\.test/);
+});
+
+it('writes what one turn of the event loop sends in one write, every message in order', async () => {
+  const received: string[] = [];
+  const all = new Promise<void>((resolve) => {
+    billing!.subscribe('billing.bill.get', {
+      queue: 'billing',
+      max: 20,
+      callback: (_err, msg) => {
+        received.push(new TextDecoder().decode(msg.data));
+        if (received.length === 20) resolve();
+      },
+    });
+  });
+  await billing!.flush();
+  // The socket under the gateway's connection (nats.js's internals), its writes counted.
+  const socket = (gateway as unknown as { protocol: { transport: { socket: Socket } } }).protocol.transport.socket;
+  let writes = 0;
+  const counted = (name: '_write' | '_writev') => {
+    const original = socket[name] as (...args: unknown[]) => void;
+    socket[name] = ((...args: unknown[]) => {
+      writes++;
+      original.apply(socket, args);
+    }) as never;
+    return () => {
+      socket[name] = original as never;
+    };
+  };
+  const restore = [counted('_write'), counted('_writev')];
+  try {
+    // Twenty callbacks of one turn, each its own macrotask (as each HTTP request is the gateway's).
+    for (let i = 0; i < 20; i++) setImmediate(() => gateway!.publish('billing.bill.get', `m${i}`));
+    await all;
+  } finally {
+    for (const undo of restore) undo();
+  }
+  expect(received).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
+  expect(writes).toBe(1);
 });

@@ -1,6 +1,5 @@
 import type { Context } from '@opentelemetry/api';
 import {
-  connect,
   ErrorCode,
   headers as natsHeaders,
   NatsError,
@@ -18,6 +17,7 @@ import {
   type ServiceRequest,
 } from '@clinic/contracts';
 import type { NatsSettings } from '../process/config';
+import { connect } from './coalescing-transport';
 import type { Logger } from '../process/logger';
 import { countNatsRequest } from '../process/metrics';
 import { withRequestSpan } from '../process/tracing';
