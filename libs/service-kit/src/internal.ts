@@ -28,6 +28,7 @@ export * from './storage/prepared-events';
 export * from './storage/outbox-entries';
 export * from './storage/carried-docs';
 export * from './storage/batched-updates';
+export * from './storage/batched-finds';
 export * from './storage/group-commit';
 export * from './storage/versioned-cache';
 export * from './cache/scoped-entries';

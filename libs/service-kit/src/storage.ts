@@ -35,6 +35,7 @@ export {
 } from './storage/outbox-entries';
 export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './storage/audit';
 export { GroupCommit } from './storage/group-commit';
+export { BatchedFinds } from './storage/batched-finds';
 export { VersionedCache, type Share } from './storage/versioned-cache';
 export { ReferenceData, refCollectionName, type StoredRef } from './storage/reference-data';
 export { ReferenceCache, refScope } from './storage/reference-cache';

@@ -10,6 +10,7 @@ import {
   type Collection,
   type Db,
   type Document,
+  type Filter,
   type IndexDescription,
   type WriteError,
 } from 'mongodb';
@@ -54,11 +55,12 @@ const KEYS_PER_QUERY = 500;
 export async function findByKeys<T extends Document>(
   collection: Collection<T>,
   keys: string[],
-  projection?: Document,
+  { projection, filter }: { projection?: Document; filter?: Filter<T> } = {},
 ): Promise<T[]> {
   const found: T[] = [];
   for (const chunk of inChunks([...new Set(keys)], KEYS_PER_QUERY)) {
-    found.push(...((await collection.find({ _id: { $in: chunk } } as never, { projection }).toArray()) as T[]));
+    const query = { ...filter, _id: { $in: chunk } } as Filter<T>;
+    found.push(...((await collection.find(query, { projection }).toArray()) as T[]));
   }
   return found;
 }

@@ -1,7 +1,7 @@
 /** Reads of bills: one bill, a page of a branch's list, the revenue summary. */
 import type { Collection, Filter } from 'mongodb';
 import type { Cents, Page } from '@clinic/service-kit';
-import type { Share, VersionedCache } from '@clinic/service-kit/storage';
+import { BatchedFinds, type Share, type VersionedCache } from '@clinic/service-kit/storage';
 import { docKey } from './database-quirks';
 import type { BillFilter, DateRange } from '../filters';
 import type { DayTotals } from './day-totals';
@@ -20,15 +20,19 @@ export const branchScope = (branchId: number) => `bills:store:${branchId}`;
 const NEWEST_FIRST = { created_at: -1, id: -1 } as const;
 
 export class BillQueries {
+  private readonly live: BatchedFinds<BillDoc>;
+
   constructor(
     private readonly bills: Collection<BillDoc>,
     private readonly dayTotals: DayTotals,
     private readonly cache: VersionedCache,
-  ) {}
+  ) {
+    this.live = new BatchedFinds(bills, { is_deleted: false });
+  }
 
-  /** A bill that exists and is not cancelled. */
+  /** A bill that exists and is not cancelled (with those other requests look for at the same time). */
   findLive(id: number): Promise<BillDoc | null> {
-    return this.bills.findOne({ _id: docKey(id), is_deleted: false });
+    return this.live.find(docKey(id));
   }
 
   findById(id: number): Promise<BillDoc | null> {
