@@ -1,14 +1,16 @@
 /**
  * BatchedFinds on the embedded server: the reads of single records that
  * callers ask for while a query is in flight go together in the next one,
- * and each caller gets what a query of its own would have given it.
+ * and each caller gets what a query of its own would have given it; a find
+ * that waited over a second behind a query the server did not answer fails
+ * unsent.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
-import { BatchedFinds } from '@clinic/service-kit/internal';
+import { BatchedFinds, FindQueuedTooLong } from '@clinic/service-kit/internal';
 
 interface Rec {
   _id: string;
@@ -80,4 +82,23 @@ it('rejects every caller of a query the server refuses, and answers the next', a
   const outcomes = await Promise.all(['a', 'b', 'c'].map((key) => refused.find(key).catch((err: unknown) => err)));
   for (const outcome of outcomes) expect(outcome).toBeInstanceOf(MongoServerError);
   expect(await new BatchedFinds(recs).find('a')).toEqual({ _id: 'a', v: 1, live: true });
+});
+
+it('fails unsent the finds that waited over a second behind a query the server did not answer', async () => {
+  const finds = new BatchedFinds(recs);
+  infra.db!.signal('SIGSTOP');
+  let first: Promise<Rec | null>;
+  let queued: Array<Promise<unknown>>;
+  try {
+    first = finds.find('a');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    queued = ['b', 'c'].map((key) => finds.find(key).catch((err: unknown) => err));
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+  } finally {
+    infra.db!.signal('SIGCONT');
+  }
+  expect(await first).toEqual({ _id: 'a', v: 1, live: true });
+  for (const outcome of await Promise.all(queued)) expect(outcome).toBeInstanceOf(FindQueuedTooLong);
+  expect(await finds.find('b')).toEqual({ _id: 'b', v: 2, live: true });
+  expect(findCommands).toEqual([['a'], ['b']]);
 });

@@ -6,14 +6,34 @@
  * several saves each its command's own cost on both sides (the driver's
  * round trip, the server's parse, plan and transaction). A read is never
  * older than one sent alone at the time it was asked: it is sent then or later.
+ *
+ * Only one query is in flight at a time, so a query the database does not
+ * answer holds up those asked after it. A find that waited longer than
+ * QUEUED_MAX_MS is not sent but fails (FindQueuedTooLong, a 500 like any
+ * database failure): sent then, it could wait out the driver's socket timeout
+ * (4 s) on top, past the gateway's 5 s, and its write could land after the
+ * gateway had answered 504.
  */
 import type { Collection, Document, Filter } from 'mongodb';
 import { findByKeys } from './database-quirks';
 import { GroupCommit } from './group-commit';
 
+/** How long a find may wait for the query in flight before its own is sent (see the module's note). */
+const QUEUED_MAX_MS = 1_000;
+
+/** A find that waited too long for the query before it, which the database had not answered. */
+export class FindQueuedTooLong extends Error {
+  constructor(waitedMs: number) {
+    super(`find not sent: it waited ${waitedMs} ms for the query before it`);
+    this.name = 'FindQueuedTooLong';
+  }
+}
+
 interface Wanted<Doc> {
   key: string;
+  askedAt: number;
   found?: Doc | null;
+  refused?: FindQueuedTooLong;
 }
 
 export class BatchedFinds<Doc extends Document & { _id: string }> {
@@ -27,12 +47,20 @@ export class BatchedFinds<Doc extends Document & { _id: string }> {
 
   /** The record under `key` that matches the filter, or null; rejects as the query would alone. */
   async find(key: string): Promise<Doc | null> {
-    const wanted: Wanted<Doc> = { key };
+    const wanted: Wanted<Doc> = { key, askedAt: Date.now() };
     await this.batches.submit([wanted]);
+    if (wanted.refused) throw wanted.refused;
     return wanted.found ?? null;
   }
 
-  private async send(items: Wanted<Doc>[]): Promise<void> {
+  private async send(wanted: Wanted<Doc>[]): Promise<void> {
+    const now = Date.now();
+    const items = wanted.filter((item) => {
+      if (now - item.askedAt <= QUEUED_MAX_MS) return true;
+      item.refused = new FindQueuedTooLong(now - item.askedAt);
+      return false;
+    });
+    if (items.length === 0) return;
     const docs = await findByKeys(
       this.collection,
       items.map((item) => item.key),
