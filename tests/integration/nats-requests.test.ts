@@ -97,3 +97,24 @@ it('writes what one turn of the event loop sends in one write, every message in 
   expect(received).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
   expect(writes).toBe(1);
 });
+
+it('writes what it holds when the connection closes in the turn that sent it', async () => {
+  const { natsUrl, natsPasswords } = infra!;
+  const sender = await connectNats(
+    { url: natsUrl, user: 'gateway', password: natsPasswords.gateway },
+    { name: 'gw2', log },
+  );
+  const last = new Promise<string>((resolve) => {
+    billing!.subscribe('billing.bill.get', {
+      queue: 'billing',
+      max: 1,
+      callback: (_err, msg) => resolve(new TextDecoder().decode(msg.data)),
+    });
+  });
+  await billing!.flush();
+  sender.publish('billing.bill.get', 'last');
+  // nats.js hands the frame to the transport at the end of the microtask queue; the socket holds it until setImmediate.
+  await Promise.resolve();
+  await sender.close();
+  expect(await last).toBe('last');
+});
