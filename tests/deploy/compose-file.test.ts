@@ -112,8 +112,17 @@ it('lets billing, catalogue, sessions and the gateway scale: no published ports,
     expect(services[name].depends_on).toEqual({
       mongo: { condition: 'service_healthy' },
       ...Object.fromEntries(COMPOSE_NATS_NODES.map((node) => [node, { condition: 'service_healthy' }])),
+      provision: { condition: 'service_completed_successfully' },
     });
   }
+  expect(services.gateway.depends_on.provision).toEqual({ condition: 'service_completed_successfully' });
+});
+
+it('provisions the streams and consumers once, before the services, as its own NATS user', () => {
+  expect(services.provision.restart).toBe('no');
+  expect(services.provision.command).toEqual(['node', '/app/libs/service-kit/dist/provision-main.js']);
+  expect(existsSync(join(REPO_ROOT, 'libs', 'service-kit', 'src', 'provision-main.ts'))).toBe(true);
+  expect(services.provision.environment.NATS_USER).toBe('provisioner');
 });
 
 it("publishes only the load balancer's HTTPS port; anything else only on loopback, and only under a profile", () => {
@@ -127,7 +136,8 @@ it("publishes only the load balancer's HTTPS port; anything else only on loopbac
 });
 
 it('has a healthcheck for every process: the services and gateways on their readiness port', () => {
-  for (const [name, service] of Object.entries(services)) {
+  // Provisioning runs once and exits: compose waits for its exit instead.
+  for (const [name, service] of Object.entries(services).filter(([name]) => name !== 'provision')) {
     expect({ name, healthcheck: Boolean(service.healthcheck?.test) }).toEqual({ name, healthcheck: true });
   }
   for (const name of [...SERVICE_NAMES, 'gateway']) {
@@ -172,8 +182,6 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   // Services and the gateway know every node, and the streams get three replicas.
   const everyNode = COMPOSE_NATS_NODES.map((n) => `tls://${n}:4222`).join(',');
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
-  for (const name of SERVICE_NAMES) {
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
-    expect(services[name].environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
-  }
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+  expect(services.provision.environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
 });

@@ -40,7 +40,12 @@ it('writes a configuration the pinned nats-server accepts', () => {
 });
 
 it('connects each process as its own NATS user with the matching password', () => {
-  for (const name of [...SERVICE_NAMES, 'gateway'] as const) {
+  for (const name of [...SERVICE_NAMES, 'gateway', 'provisioner'] as const) {
+    if (name === 'provisioner') {
+      expect(services.provision.environment.NATS_USER).toBe(name);
+      expect(services.provision.environment.NATS_PASSWORD).toMatch(required(passwordVariable(name)));
+      continue;
+    }
     expect(services[name].environment.NATS_USER).toBe(name);
     expect(services[name].environment.NATS_PASSWORD).toMatch(required(passwordVariable(name)));
   }
@@ -49,9 +54,9 @@ it('connects each process as its own NATS user with the matching password', () =
 it('has no default password: compose refuses to start without each NATS and MongoDB password', () => {
   // Every reference to a password variable, wherever it is, is a required one.
   const references = [...composeText.matchAll(/\$\{((?:NATS|MONGO)_[A-Z]+_PASSWORD)[^}]*\}/g)];
-  // NATS: each node's six, each service's and the gateway's own, the routes' (the password, and in each of three
-  // routes); MongoDB: root, and each service's twice.
-  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 1 + 4 + 1 + 2 * SERVICE_NAMES.length);
+  // NATS: each user's in the nodes' environment, each service's, the gateway's and the provisioner's own, the
+  // routes' (the password, and in each of three routes); MongoDB: root, and each service's twice.
+  expect(references.length).toBe(NATS_USERS.length + SERVICE_NAMES.length + 2 + 4 + 1 + 2 * SERVICE_NAMES.length);
   for (const [reference, variable] of references) expect(reference).toMatch(required(variable!));
 });
 
@@ -81,14 +86,14 @@ it('gives the generated nats.conf no password either: the real nats-server refus
   expect(check(all)).toBe('valid');
 });
 
-it('gives the services the token key and rules of the gateway, and the event readers', () => {
+it('gives the services the token key and rules of the gateway, and provisioning the event readers', () => {
   for (const name of SERVICE_NAMES) {
     for (const setting of ['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_MAX_LIFETIME_S', ...TOKEN_RULE_SETTINGS]) {
       expect(services[name].environment[setting]).toBe(services.gateway.environment[setting]);
     }
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
-    expect(services[name].environment.EVENT_READERS).toBe('${EVENT_READERS:-hospital}');
   }
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+  expect(services.provision.environment.EVENT_READERS).toBe('${EVENT_READERS:-hospital}');
 });
 
 it('sets every setting the code reads', () => {

@@ -41,7 +41,6 @@ export const SERVICE_SETTINGS = [
   'NATS_TLS_CA_FILE',
   'NATS_USER',
   'NATS_PASSWORD',
-  'NATS_STREAM_REPLICAS',
   'MONGO_URL',
   'MONGO_DB',
   'CLINIC_TZ',
@@ -51,7 +50,6 @@ export const SERVICE_SETTINGS = [
   'JWT_PUBLIC_KEY',
   'JWT_MAX_LIFETIME_S',
   ...TOKEN_RULE_SETTINGS,
-  'EVENT_READERS',
   ...OBSERVABILITY_SETTINGS,
 ];
 /** Settings only one service reads. */

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import {
-  CacheCoherence,
   ClinicClock,
   createLogger,
   IdAllocator,
+  InvalidationLog,
   Outbox,
   VersionedCache,
 } from '@clinic/service-kit/internal';
@@ -156,13 +156,13 @@ async function importer(): Promise<{ storage: BillStorage; mongo: MongoClient }>
   const nc = await t.nats('billing');
   const log = createLogger('import', 'silent');
   const db = mongo.db('clinic_billing');
-  // A writer only: its imports are acknowledged once the billing replicas dropped what they changed.
-  const coherence = await CacheCoherence.start({ nc, service: 'billing', log, member: false });
+  // A writer only: its imports store their invalidations for the billing replicas' caches.
+  const invalidations = new InvalidationLog(nc, 'billing', log);
   const deps = {
     db,
     ids: new IdAllocator(db),
     outbox: new Outbox(db, nc.jetstream(), log),
-    cache: new VersionedCache(coherence, log),
+    cache: new VersionedCache(invalidations, log),
     clock: new ClinicClock(TEST_TZ),
   };
   return { storage: new BillStorage(deps, log), mongo };

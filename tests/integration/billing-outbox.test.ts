@@ -10,11 +10,10 @@
  */
 import type { NatsConnection } from 'nats';
 import { MongoNetworkError, type Db } from 'mongodb';
-import { eventStreamOf, REF_KINDS_BY_SERVICE } from '@clinic/contracts';
+import { REF_KINDS_BY_SERVICE } from '@clinic/contracts';
 import {
   ClinicClock,
   createLogger,
-  ensureStream,
   IdAllocator,
   Outbox,
   ReferenceData,
@@ -22,7 +21,7 @@ import {
   WRITE_TOO_LATE_MESSAGE,
   type HandlerContext,
   type OutboxOptions,
-  CacheCoherence,
+  InvalidationLog,
 } from '@clinic/service-kit/internal';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 import { entriesOnCreate } from '../../services/billing/src/money-rules';
@@ -38,15 +37,14 @@ const log = createLogger('billing-outbox-test', 'silent');
 const clock = new ClinicClock('Asia/Colombo');
 let parts: LocalParts;
 let nc: NatsConnection;
-let coherence: CacheCoherence;
+let invalidations: InvalidationLog;
 let db: Db;
 const started: Outbox[] = [];
 
 beforeAll(async () => {
   parts = await startLocalParts('billing-outbox', 'billing', 'clinic_billing', log);
   ({ nc, db } = parts);
-  await ensureStream(await nc.jetstreamManager(), eventStreamOf('billing'), log);
-  coherence = await CacheCoherence.start({ nc, service: 'billing', log, member: true });
+  invalidations = new InvalidationLog(nc, 'billing', log);
   await new BillStorage(replicaDeps(), log).prepare();
 }, 120_000);
 // A replica's sweeper goes with its test: another test's entries are not its to settle.
@@ -54,7 +52,7 @@ afterEach(async () => {
   for (const outbox of started.splice(0)) await outbox.stop(100);
 });
 afterAll(async () => {
-  await coherence?.stop();
+  invalidations?.stop();
   await stopLocalParts(parts);
 });
 
@@ -65,7 +63,7 @@ function replicaDeps(options: OutboxOptions & { sweeping?: boolean } = {}) {
     outbox.start();
     started.push(outbox);
   }
-  return { db, ids: new IdAllocator(db), outbox, cache: new VersionedCache(coherence, log), clock };
+  return { db, ids: new IdAllocator(db), outbox, cache: new VersionedCache(invalidations, log), clock };
 }
 
 function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {

@@ -6,13 +6,7 @@ import type { NatsConnection } from 'nats';
 import type { Db } from 'mongodb';
 import { eventStreamOf } from '@clinic/contracts';
 import type { Infrastructure } from '@clinic/devstack';
-import {
-  connectNats,
-  createLogger,
-  ensureEventReaders,
-  ensureStream,
-  type OutboxEntry,
-} from '@clinic/service-kit/internal';
+import { connectNats, createLogger, type OutboxEntry } from '@clinic/service-kit/internal';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 
 export const log = createLogger('outbox-test', 'silent');
@@ -27,9 +21,6 @@ export let db: Db;
 beforeAll(async () => {
   parts = await startLocalParts('outbox', 'catalogue', 'outbox_test', log);
   ({ infra, nc, db } = parts);
-  const jsm = await nc.jetstreamManager();
-  await ensureStream(jsm, STREAM, log);
-  await ensureEventReaders(jsm, STREAM.name, ['hospital'], log);
   reader = await connectNats(
     { url: infra.natsUrl, user: 'hospital', password: infra.natsPasswords.hospital },
     { name: 'outbox-test-reader', log },

@@ -6,10 +6,9 @@
  */
 import type { NatsConnection } from 'nats';
 import type { Collection, Db } from 'mongodb';
-import { eventStreamOf, EventSubjects, REQUEST_MESSAGES } from '@clinic/contracts';
+import { EventSubjects, REQUEST_MESSAGES } from '@clinic/contracts';
 import {
   createLogger,
-  ensureStream,
   IdAllocator,
   Outbox,
   RecordWriter,
@@ -34,7 +33,6 @@ let outbox: Outbox;
 beforeAll(async () => {
   parts = await startLocalParts('record-write', 'catalogue', 'record_write_test', log);
   ({ nc, db } = parts);
-  await ensureStream(await nc.jetstreamManager(), eventStreamOf('catalogue'), log);
   counters = db.collection<Counter>('counters');
   outbox = new Outbox(db, nc.jetstream(), log, { graceMs: 60_000 });
   outbox.start();

@@ -73,9 +73,6 @@ const replyHeaders: JsonSchema = {
     [HeaderNames.cacheScopes]: text(
       "on a 200 of a hot read: the cache scopes the answer depends on (comma-separated), for the gateway's reply cache",
     ),
-    [HeaderNames.cachePosition]: text(
-      "with x-cache-scopes: the service's cache stream sequence whose invalidations the answer shows",
-    ),
   },
 };
 

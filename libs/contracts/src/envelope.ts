@@ -69,12 +69,8 @@ export const HeaderNames = {
    */
   chunkCount: 'x-chunk-count',
   chunkIndex: 'x-chunk',
-  /**
-   * On a 200 of a hot read: the gateway may keep the reply until one of these cache scopes (comma-separated) is
-   * invalidated; `x-cache-position` is the service's cache stream sequence the answer shows every invalidation up to.
-   */
+  /** On a 200 of a hot read: the gateway may keep the reply until one of these cache scopes (comma-separated) is invalidated. */
   cacheScopes: 'x-cache-scopes',
-  cachePosition: 'x-cache-position',
 } as const;
 
 export const GENERIC_ERROR_MESSAGE = 'Internal server error.';

@@ -7,12 +7,13 @@
  * - replies: each user has its own inbox prefix (`_INBOX_<user>`, nats.js
  *   `inboxPrefix`) and may subscribe only there; responders answer through
  *   `allow_responses`, so no user can read another's replies;
- * - JetStream: nobody holds `$JS.API.>`. A service manages its own events
- *   stream and the consumers on it, and its own consumer on the reference
- *   stream. Nobody else may create a consumer at all: nats-server does not check
- *   a push consumer's deliver subject against its creator's permissions, so a
- *   consumer could be pointed at a service's subjects. Other hospital systems read
- *   events through durable pull consumers the services provision for them;
+ * - JetStream: nobody holds `$JS.API.>`. Streams and durable consumers are
+ *   made by `provisioner` alone, before the services start; no running process
+ *   may create, change, delete or purge a stream, nor create a consumer:
+ *   nats-server does not check a push consumer's deliver subject against its
+ *   creator's permissions, so a consumer could be pointed at a service's
+ *   subjects. Services and other hospital systems read through durable pull
+ *   consumers provisioned for them;
  * - discovery: each service answers the NATS Services API's `$SRV.PING`,
  *   `$SRV.INFO` and `$SRV.STATS` (for all services, for its name, and for its
  *   instance's id); only `ops` may ask, since the answers name hosts, pids and
@@ -24,8 +25,8 @@ import { HTTP_ROUTES } from './routes';
 import { JS } from './jetstream-api';
 import { cacheGrant, replyCacheGrant } from './nats-cache-grants';
 import {
-  DEFAULT_EVENT_READERS,
   eventStreamOf,
+  provisionedStreams,
   REF_KINDS_BY_SERVICE,
   REF_STREAM,
   REF_SUBJECT_PREFIX,
@@ -33,7 +34,7 @@ import {
 } from './streams';
 import { CatalogueSubjects, requestSubjectsOf, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
 
-export const NATS_USERS = ['gateway', 'billing', 'catalogue', 'sessions', 'hospital', 'ops'] as const;
+export const NATS_USERS = ['gateway', 'billing', 'catalogue', 'sessions', 'hospital', 'ops', 'provisioner'] as const;
 export type NatsUser = (typeof NATS_USERS)[number];
 
 /** The prefix of a user's reply subjects (nats.js `inboxPrefix`); only that user may subscribe to it. */
@@ -101,19 +102,16 @@ function referenceGrant(service: ServiceName): NatsGrant {
   const stream = REF_STREAM.name;
   if (REF_KINDS_BY_SERVICE[service].length === 0) {
     return {
-      purpose: `Create ${stream} when it is missing and report its last sequence (it keeps no reference data)`,
-      publish: [JS.streamInfo(stream), JS.streamCreate(stream)],
+      purpose: `Report ${stream}'s last sequence (it keeps no reference data)`,
+      publish: [JS.streamInfo(stream)],
     };
   }
   const consumer = refConsumerName(service);
   return {
-    purpose: `Create ${stream} when it is missing (never change it), and follow it with its own durable pull consumer \`${consumer}\``,
+    purpose: `Follow ${stream} with its provisioned durable pull consumer \`${consumer}\``,
     publish: [
       JS.streamInfo(stream),
-      JS.streamCreate(stream),
       JS.consumerInfo(stream, consumer),
-      JS.consumerCreate(stream, consumer),
-      `${JS.consumerCreate(stream, consumer)}.>`,
       JS.next(stream, consumer),
       JS.ack(stream, consumer),
     ],
@@ -146,19 +144,6 @@ function serviceUser(service: ServiceName): NatsUserSpec {
         ? [{ purpose: "Ask another service on behalf of its caller, with the caller's token", publish: calls }]
         : []),
       { purpose: `Publish its events (the outbox relay) to ${events.name}`, publish: events.subjects },
-      {
-        purpose: `Create its events stream ${events.name} and add subjects to it (never delete or purge it)`,
-        publish: [JS.streamInfo(events.name), JS.streamCreate(events.name), JS.streamUpdate(events.name)],
-      },
-      {
-        // By name only: a consumer's deliver subject is in the request's payload, which no permission reaches,
-        // and nats-server does not check it against its creator's rights (nats-io/nats-server#8274).
-        purpose: `Provision the event readers' durable pull consumers on ${events.name} (${DEFAULT_EVENT_READERS.join(', ')}), no other consumer`,
-        publish: [
-          JS.consumerInfo(events.name, '*'),
-          ...DEFAULT_EVENT_READERS.map((reader) => JS.consumerCreate(events.name, reader)),
-        ],
-      },
       referenceGrant(service),
       cacheGrant(service),
       jetStreamCheck,
@@ -181,7 +166,6 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
         publish: SERVICE_NAMES.map((s) => ServiceSubjects[s].health),
       },
       replyCacheGrant(),
-      jetStreamCheck,
       ownReplies('gateway'),
     ],
     allowResponses: 0,
@@ -235,6 +219,40 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
     ],
     allowResponses: 0,
   },
+  provisioner: {
+    job: "Provisioning, before the services start (`npm start`, docker compose's `provision`, `npm run provision`).",
+    grants: [
+      {
+        purpose: 'Create every stream, and update its configuration (never delete or purge one)',
+        publish: [
+          JS.accountInfo,
+          ...provisionedStreams().flatMap((s) => [
+            JS.streamInfo(s.name),
+            JS.streamCreate(s.name),
+            JS.streamUpdate(s.name),
+          ]),
+        ],
+      },
+      {
+        // A consumer's deliver subject is in the request's payload, which no permission reaches: only this user
+        // creates consumers, and only durable pull ones (service-kit provision.ts).
+        purpose: "Create the durable pull consumers: each service's on the reference stream, the event readers'",
+        publish: [
+          ...SERVICE_NAMES.filter((s) => REF_KINDS_BY_SERVICE[s].length > 0).flatMap((s) => [
+            JS.consumerInfo(REF_STREAM.name, refConsumerName(s)),
+            JS.consumerCreate(REF_STREAM.name, refConsumerName(s)),
+            `${JS.consumerCreate(REF_STREAM.name, refConsumerName(s))}.>`,
+          ]),
+          ...SERVICE_NAMES.flatMap((s) => {
+            const { name } = eventStreamOf(s);
+            return [JS.consumerInfo(name, '*'), JS.consumerCreate(name, '*')];
+          }),
+        ],
+      },
+      ownReplies('provisioner'),
+    ],
+    allowResponses: 0,
+  },
 };
 
 function flatten(spec: NatsUserSpec): NatsPermissions {
@@ -251,7 +269,7 @@ export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = Object.fromEn
 
 /** What the gateway publishes to follow the services' cache streams (its reply cache), not to call a service. */
 export function gatewayCacheSubjects(): Set<string> {
-  return new Set([...(replyCacheGrant().publish ?? []), ...(jetStreamCheck.publish ?? [])]);
+  return new Set(replyCacheGrant().publish ?? []);
 }
 
 /** Every request subject reachable by the gateway must be one a service answers with an access rule. */

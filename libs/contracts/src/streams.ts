@@ -1,4 +1,4 @@
-import { eventSubjectsOf, type ServiceName } from './subjects';
+import { eventSubjectsOf, SERVICE_NAMES, type ServiceName } from './subjects';
 
 /** Reference data owned by other hospital systems, published as whole records. */
 export const REF_KINDS = ['store', 'user', 'patient', 'doctor', 'appointment', 'doctor_leave', 'holiday'] as const;
@@ -12,6 +12,10 @@ export interface StreamSpec {
   subjects: string[];
   /** How long a message is kept (JetStream max_age); absent: until the stream's other limits. */
   maxAgeMs?: number;
+  /** Only the latest message of each subject is kept (JetStream max_msgs_per_subject 1). */
+  latestOnly?: boolean;
+  /** The server republishes each stored message here, with its sequence, for followers that hold no consumer. */
+  republishTo?: string;
 }
 
 export const REF_STREAM: StreamSpec = {
@@ -32,35 +36,32 @@ export function eventStreamOf(service: ServiceName): StreamSpec {
 }
 
 /**
- * The subjects by which the replicas of a service keep their read caches
- * exact (service-kit's cache-coherence.ts): each replica's lease renewals on
- * `lease.<replica>`, the invalidations writers publish on `inval` (both kept
- * in the service's cache stream, in one order), and the confirmations a
- * replica sends a writer on `applied.<writer>` (core NATS, not stored).
+ * The subjects of a service's read-cache invalidations (service-kit's cache/):
+ * a writer stores the scopes it changed on `inval`; the stream republishes
+ * each one on `stored` with its sequence, where every cache follows them.
  */
 export function cacheSubjectsOf(service: ServiceName) {
   const prefix = `cache.${service}`;
-  return {
-    lease: (replica: string) => `${prefix}.lease.${replica}`,
-    leases: `${prefix}.lease.*`,
-    invalidations: `${prefix}.inval`,
-    applied: (writer: string) => `${prefix}.applied.${writer}`,
-    allApplied: `${prefix}.applied.*`,
-  };
+  return { invalidations: `${prefix}.inval`, stored: `${prefix}.stored` };
 }
 
 /**
- * A service's cache stream: leases and invalidations in one order. A minute of
- * them is kept, far beyond a lease, so that a replica that follows the stream
- * never finds one gone before it read it (cache-coherence.ts).
+ * A service's cache stream: its invalidations in one order. Only the latest is
+ * kept: a reader asks its sequence to know what it must have applied.
  */
 export function cacheStreamOf(service: ServiceName): StreamSpec {
   const subjects = cacheSubjectsOf(service);
   return {
     name: `${service.toUpperCase()}_CACHE`,
-    subjects: [subjects.leases, subjects.invalidations],
-    maxAgeMs: 60_000,
+    subjects: [subjects.invalidations],
+    latestOnly: true,
+    republishTo: subjects.stored,
   };
+}
+
+/** Every stream, as provisioning makes it: the reference stream, and each service's events and cache streams. */
+export function provisionedStreams(): StreamSpec[] {
+  return [REF_STREAM, ...SERVICE_NAMES.flatMap((s) => [eventStreamOf(s), cacheStreamOf(s)])];
 }
 
 /** Which reference kinds each service keeps a read model of. */

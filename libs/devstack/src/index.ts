@@ -7,6 +7,7 @@ export * from './infra';
 export { DB_USER } from './embedded-db';
 export * from './containers';
 export * from './stack';
+export * from './provision';
 export * from './seed';
 export * from './tokens';
 export * from './secrets';

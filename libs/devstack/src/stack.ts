@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
+import { provisionStack } from './provision';
 import { dockerAvailable, startContainerInfrastructure } from './containers';
 import { externalInfrastructure, startLocalInfrastructure, type Infrastructure } from './infra';
 import { httpRequest } from './http-client';
@@ -99,6 +100,7 @@ export class Stack {
     if (requested && !(await isPortFree(requested))) {
       throw new Error(`Port ${requested} for the gateway is in use. Stop what uses it, or set PORT to another port.`);
     }
+    await provisionStack(this.infra, { ...process.env, ...this.options.env });
     for (const name of SERVICE_NAMES) {
       const count = this.options.replicas?.[name] ?? 1;
       for (let i = 0; i < count; i++) await this.addReplica(name);

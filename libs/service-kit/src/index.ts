@@ -61,8 +61,8 @@ export {
 export { readCorrelationId } from './nats/request-envelope';
 
 // Hot reads kept exact across processes (the services' caches and the gateway's reply cache).
-export { CacheCoherence } from './cache/cache-coherence';
-export { ScopedEntries } from './cache/scoped-entries';
+export { CoherentCache, type LoadTicket } from './cache/coherent-cache';
+export { InvalidationLog } from './cache/invalidation-log';
 
 // A process: settings, logs, tokens, metrics, traces, shutdown.
 export { METRICS_ENV, metricsSettingsOf, type MetricsSettings } from './process/metrics';

@@ -34,8 +34,8 @@ export {
   type WriteProof,
 } from './storage/outbox-entries';
 export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './storage/audit';
-export { GroupCommit } from './storage/group-commit';
+export { GroupCommit } from './concurrency/group-commit';
 export { BatchedFinds } from './storage/batched-finds';
-export { VersionedCache, type Share } from './storage/versioned-cache';
+export { VersionedCache, type Share } from './cache/versioned-cache';
 export { ReferenceData, refCollectionName, type StoredRef } from './storage/reference-data';
 export { ReferenceCache, refScope } from './storage/reference-cache';

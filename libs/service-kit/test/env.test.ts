@@ -1,6 +1,7 @@
 import { Limits } from '@clinic/contracts';
 import { serviceSettings } from '../src/process/config';
 import { readEnv } from '../src/process/env';
+import { consumerNames } from '../src/nats/provision';
 
 const SCHEMA = {
   PORT: { type: 'integer', default: 3000 },
@@ -46,26 +47,22 @@ describe('serviceSettings', () => {
     process.env = {
       ...saved,
       MONGO_DB: '',
-      EVENT_READERS: ' a, b ,a',
       REPLY_CHUNKS_MAX: '999',
       OWN: '7',
-      NATS_STREAM_REPLICAS: '',
       // There is no default token key.
       JWT_SECRET: 'env-test',
     };
     const settings = serviceSettings('billing', { OWN: { type: 'integer', default: 1 } });
     expect(settings).toMatchObject({
       mongoDb: 'clinic_billing',
-      eventReaders: ['a', 'b'],
       replyChunksMax: Limits.replyChunksMax,
-      streamReplicas: 0,
     });
     expect(settings.own.OWN).toBe(7);
   });
 
-  it('refuses a consumer name EVENT_READERS cannot hold', () => {
-    process.env = { ...saved, EVENT_READERS: 'ok,not ok' };
-    expect(() => serviceSettings('billing')).toThrow(
+  it("reads provisioning's consumer names apart, and refuses one a consumer cannot hold", () => {
+    expect(consumerNames('EVENT_READERS', ' a, b ,a')).toEqual(['a', 'b']);
+    expect(() => consumerNames('EVENT_READERS', 'ok,not ok')).toThrow(
       'EVENT_READERS: not ok cannot name a consumer (letters, digits, - and _ only)',
     );
   });

@@ -1,20 +1,13 @@
 import type { RefKind } from '@clinic/contracts';
-import type { CacheCoherence } from '../src/cache/cache-coherence';
 import { createLogger } from '../src/process/logger';
 import { ReferenceCache } from '../src/storage/reference-cache';
 import type { ReferenceData } from '../src/storage/reference-data';
-import { VersionedCache } from '../src/storage/versioned-cache';
+import { VersionedCache } from '../src/cache/versioned-cache';
 
 // The rule of ReferenceCache over a real VersionedCache: a record read from the database while its kind is
-// applied may answer that read, but never a read that starts after the change. The coherence between replicas
-// (NATS) is cache-coherence's own; here this process holds its lease and every invalidation is confirmed.
-const coherence = {
-  hot: () => true,
-  epoch: 0,
-  onInvalidated: () => undefined,
-  onNewEpoch: () => undefined,
-  invalidate: async () => undefined,
-} as unknown as CacheCoherence;
+// applied may answer that read, but never a read that starts after the change. Between replicas the stream
+// carries the invalidations (coherent-cache.test.ts); here one replica alone, whose stream stores nothing.
+const stream = { store: async () => undefined, latest: async () => 0 };
 
 /** The database's reference records as the test sets them; each read waits for `gate` when one is set. */
 class Records {
@@ -32,7 +25,7 @@ class Records {
 
 function setup(): { records: Records; refs: ReferenceCache } {
   const records = new Records();
-  const cache = new VersionedCache(coherence, createLogger('reference-cache-test', 'silent'));
+  const cache = new VersionedCache(stream, createLogger('reference-cache-test', 'silent'));
   return { records, refs: new ReferenceCache(records as unknown as ReferenceData, cache, ['user']) };
 }
 

@@ -80,10 +80,6 @@ export const GATEWAY_ENV = {
     1000,
     "Hot reads' replies the gateway keeps per service, answered from memory while they are current (docs/CACHE.md); 0: none.",
   ),
-  NATS_STREAM_REPLICAS: integerVar(
-    0,
-    "Replicas of the services' cache streams, should the gateway create one first; 0: as many as the cluster has nodes, at most 3.",
-  ),
   ...RATE_LIMIT_ENV,
 } as const satisfies EnvProperties;
 
@@ -127,7 +123,6 @@ export function gatewayConfig(): GatewayConfig {
       maxAgeMs: 30_000,
       maxBytes: 1024 * 1024,
       maxTotalBytes: 64 * 1024 * 1024,
-      streamReplicas: env.NATS_STREAM_REPLICAS,
     },
   };
 }

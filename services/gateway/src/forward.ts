@@ -73,7 +73,7 @@ export async function forward(
   const key = replies && service ? cacheKeyOf(request, idempotencyKey, ifMatch) : null;
   let pending: PendingReply | null = null;
   if (replies && service && key !== null) {
-    const found = replies.lookup(service, key);
+    const found = await replies.lookup(service, key);
     if ('hit' in found) {
       request.outcome = { cache: 'hit' };
       return sendReply(route, request, reply, found.hit);

@@ -17,32 +17,31 @@ export interface ScopedEntriesLimits<V> {
 
 /**
  * Values kept in memory under the scopes they depend on, and the mark of each
- * scope's latest invalidation: what a service's read cache (versioned-cache.ts)
- * and the gateway's reply cache (services/gateway reply-cache.ts) share. Marks
- * only grow: a counter of the process's own, or the cache stream's sequence.
- * A load keeps its value only if none of its scopes was invalidated after the
- * mark it started at (`invalidatedSince`): that invalidation may describe a
- * write the load did not see. The least recently used entry goes beyond
- * `maxEntries`.
+ * scope's latest invalidation (a count of this process's invalidations). A
+ * load keeps its value only if none of its scopes was invalidated after the
+ * mark it started at: that invalidation may describe a write it did not see.
  */
 export class ScopedEntries<V> {
   private readonly entries = new Map<string, ScopedEntry<V>>();
   private readonly byScope = new Map<string, Set<string>>();
   private readonly invalidatedAt = new Map<string, number>();
   private latestMark = 0;
-  /** The highest mark forgotten: a scope without one of its own counts as invalidated then. */
+  /** Marks up to this one are forgotten: a scope without a mark of its own counts as invalidated then. */
   private forgottenUpTo = 0;
   private weight = 0;
   private readonly limits: Required<ScopedEntriesLimits<V>>;
 
-  constructor(limits: number | ScopedEntriesLimits<V>) {
-    const given = typeof limits === 'number' ? { maxEntries: limits } : limits;
-    this.limits = { maxWeight: Infinity, weigh: () => 0, ...given };
+  constructor(limits: ScopedEntriesLimits<V>) {
+    this.limits = { maxWeight: Infinity, weigh: () => 0, ...limits };
   }
 
   /** The latest invalidation's mark. */
   get mark(): number {
     return this.latestMark;
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
   }
 
   /** The entry under `id`, made the most recently used. */
@@ -55,12 +54,12 @@ export class ScopedEntries<V> {
     return hit;
   }
 
-  keep(id: string, scopes: string[], value: V): void {
+  keep(id: string, scopes: string[], value: V, now: number): void {
     const { maxEntries, maxWeight, weigh } = this.limits;
     const weight = weigh(value);
     if (maxEntries <= 0 || weight > maxWeight) return;
     this.drop(id);
-    this.entries.set(id, { scopes, value, keptAt: Date.now(), weight });
+    this.entries.set(id, { scopes, value, keptAt: now, weight });
     this.weight += weight;
     for (const scope of scopes) {
       const ids = this.byScope.get(scope) ?? new Set<string>();
@@ -69,41 +68,25 @@ export class ScopedEntries<V> {
     while (this.entries.size > maxEntries || this.weight > maxWeight) this.drop(this.entries.keys().next().value!);
   }
 
-  /** The mark of the latest invalidation of any of these scopes (0: none known). */
-  latestInvalidation(scopes: readonly string[]): number {
-    let latest = 0;
-    for (const scope of scopes) latest = Math.max(latest, this.invalidatedAt.get(scope) ?? this.forgottenUpTo);
-    return latest;
-  }
-
   /** Whether any of these scopes was invalidated after `mark`. */
   invalidatedSince(scopes: readonly string[], mark: number): boolean {
-    return this.latestInvalidation(scopes) > mark;
+    return scopes.some((scope) => (this.invalidatedAt.get(scope) ?? this.forgottenUpTo) > mark);
   }
 
-  /**
-   * Drops what the scopes cover and notes their invalidation at `mark` (by
-   * default the next of the process's own count). `oldestInUse`: the lowest
-   * mark a load in progress started at, below which marks may be forgotten.
-   */
-  invalidate(scopes: readonly string[], oldestInUse: () => number, mark = this.latestMark + 1): void {
-    this.latestMark = Math.max(this.latestMark, mark);
+  /** Drops what the scopes cover and marks their invalidation. */
+  invalidate(scopes: readonly string[]): void {
+    const mark = ++this.latestMark;
+    if (this.invalidatedAt.size >= INVALIDATIONS_KEPT) {
+      // Forgetting every mark at once refuses only the loads in flight (their marks are older).
+      this.invalidatedAt.clear();
+      this.forgottenUpTo = mark - 1;
+    }
     for (const scope of scopes) {
       this.invalidatedAt.set(scope, mark);
       const ids = this.byScope.get(scope);
       if (!ids) continue;
       this.byScope.delete(scope);
       for (const id of ids) this.drop(id);
-    }
-    if (this.invalidatedAt.size > INVALIDATIONS_KEPT) this.forget(Math.min(oldestInUse(), this.latestMark));
-  }
-
-  /** An invalidation matters only to loads that started before it: the others' are forgotten. */
-  private forget(oldest: number): void {
-    for (const [scope, at] of this.invalidatedAt) {
-      if (at > oldest) continue;
-      this.invalidatedAt.delete(scope);
-      this.forgottenUpTo = Math.max(this.forgottenUpTo, at);
     }
   }
 

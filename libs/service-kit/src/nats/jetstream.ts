@@ -7,6 +7,7 @@ import {
   StorageType,
   type ConsumerConfig,
   type JetStreamManager,
+  type StreamConfig,
   type NatsConnection,
 } from 'nats';
 import type { StreamSpec } from '@clinic/contracts';
@@ -35,11 +36,11 @@ export function streamReplicas(nc: NatsConnection, configured = 0): number {
 }
 
 /**
- * Creates the stream, or widens its subjects and raises its replicas (a stream
- * made on a single server, or before the cluster grew, goes to `replicas`; a
- * stream is never lowered). Safe when several processes start at once (a
- * create that lost the race is followed by another look), and waits out a
- * cluster still electing its leaders or learning its peers, up to 30 s.
+ * Creates the stream, or brings its configuration to the spec's: a stream of
+ * data only gains subjects and replicas (a stream made on a single server, or
+ * before the cluster grew, goes to `replicas`; it is never lowered). Safe when
+ * run twice at once (a create that lost the race is followed by another look),
+ * and waits out a cluster still electing its leaders, up to 30 s.
  */
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas = 1): Promise<void> {
   await whileStarting(log, { stream: spec.name }, 'stream not ready; trying again', () =>
@@ -67,19 +68,31 @@ export function whileStarting<T>(log: Logger, fields: object, message: string, f
   }).execute(fn);
 }
 
+/** What a stream's configuration must hold: a cache stream's exactly; a stream of data keeps every subject it had. */
+function wantedConfig(spec: StreamSpec, replicas: number, had?: StreamConfig): Partial<StreamConfig> {
+  const subjects = had && !spec.latestOnly ? [...new Set([...had.subjects, ...spec.subjects])] : spec.subjects;
+  return {
+    subjects,
+    num_replicas: Math.max(had?.num_replicas || 1, replicas),
+    max_age: nanos(spec.maxAgeMs ?? 0),
+    max_msgs_per_subject: spec.latestOnly ? 1 : -1,
+    ...(spec.republishTo ? { republish: { src: spec.subjects[0]!, dest: spec.republishTo } } : {}),
+  };
+}
+
+function differs(had: StreamConfig, wanted: Partial<StreamConfig>): string[] {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  return (Object.keys(wanted) as Array<keyof StreamConfig>).filter((key) => !same(had[key], wanted[key]));
+}
+
 async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Logger, replicas: number): Promise<void> {
   try {
     const info = await jsm.streams.info(spec.name);
-    const missing = spec.subjects.filter((s) => !info.config.subjects.includes(s));
-    const current = info.config.num_replicas || 1;
-    if (missing.length > 0 || current < replicas) {
-      await jsm.streams.update(spec.name, {
-        ...info.config,
-        subjects: [...info.config.subjects, ...missing],
-        num_replicas: Math.max(current, replicas),
-      });
-      if (missing.length > 0) log.info({ stream: spec.name, added: missing }, 'stream subjects added');
-      if (current < replicas) log.info({ stream: spec.name, from: current, to: replicas }, 'stream replicas raised');
+    const wanted = wantedConfig(spec, replicas, info.config);
+    const changed = differs(info.config, wanted);
+    if (changed.length > 0) {
+      await jsm.streams.update(spec.name, { ...info.config, ...wanted });
+      log.info({ stream: spec.name, changed }, 'stream configuration updated');
     }
     return;
   } catch (err) {
@@ -87,13 +100,11 @@ async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec, log: Lo
   }
   await jsm.streams.add({
     name: spec.name,
-    subjects: spec.subjects,
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, spec.maxAgeMs ?? Infinity)),
-    ...(spec.maxAgeMs ? { max_age: nanos(spec.maxAgeMs) } : {}),
-    num_replicas: replicas,
+    ...wantedConfig(spec, replicas),
   });
   log.info({ stream: spec.name, subjects: spec.subjects, replicas }, 'stream created');
 }

@@ -71,8 +71,6 @@ export interface ResponderOptions {
   unguarded?: string[];
   /** NATS messages a reply may take at most. */
   replyChunksMax?: number;
-  /** The cache stream sequence this replica has applied (CacheCoherence.position), sent with a shared reply. */
-  cachePosition?: () => number;
 }
 
 export interface Responder {
@@ -132,7 +130,6 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
 
   async function handle(subject: string, handler: Handler, msg: Msg): Promise<void> {
     const started = performance.now();
-    const position = options.cachePosition?.();
     const correlationId = readCorrelationId(msg.headers?.get(HeaderNames.correlationId)) ?? randomUUID();
     const requestLog = log.child({ correlation_id: correlationId, subject, ...traceLogFields() });
     const deadline = Number(msg.headers?.get(HeaderNames.deadline) || 0);
@@ -179,9 +176,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     if (msg.reply) {
       const encoded = reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply));
       const cache =
-        shared.scopes && reply.status === 200 && position !== undefined
-          ? { [HeaderNames.cacheScopes]: shared.scopes.join(','), [HeaderNames.cachePosition]: String(position) }
-          : undefined;
+        shared.scopes && reply.status === 200 ? { [HeaderNames.cacheScopes]: shared.scopes.join(',') } : undefined;
       const chunks = respondInChunks(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload, cache);
       if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE, 'REPLY_TOO_LARGE');
     }

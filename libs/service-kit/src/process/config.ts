@@ -1,5 +1,5 @@
 /** A service's settings: one schema (env.ts) of the kit's variables and the service's own; a bad value stops it at start-up. */
-import { DEFAULT_EVENT_READERS, Limits } from '@clinic/contracts';
+import { Limits } from '@clinic/contracts';
 import { integerVar, NATS_ENV, readEnv, type EnvProperties, type EnvValues } from './env';
 import { METRICS_ENV, metricsSettingsOf, type MetricsSettings } from './metrics';
 import { TOKEN_ENV, tokenPolicyOf, type TokenPolicy } from '../auth/tokens';
@@ -23,10 +23,6 @@ export interface ServiceSettings<Own extends EnvProperties = EnvProperties> {
   clinicTz: string;
   /** NATS messages one reply may take at most (REPLY_CHUNKS_MAX); beyond, the caller gets 413. */
   replyChunksMax: number;
-  /** Names of the durable pull consumers provisioned on the service's events stream for other systems (EVENT_READERS). */
-  eventReaders: string[];
-  /** Replicas of the streams the service creates (NATS_STREAM_REPLICAS; 0: as many as the cluster has nodes, at most three). */
-  streamReplicas: number;
   tokens: TokenPolicy;
   metrics: MetricsSettings;
   /** The service's own variables, read with the same schema. */
@@ -52,16 +48,6 @@ export const serviceEnv = (service: string) =>
       Limits.replyChunksMax,
       'NATS messages one reply may take (at most what the NATS permissions allow); beyond, 413.',
     ),
-    EVENT_READERS: {
-      type: 'string',
-      default: DEFAULT_EVENT_READERS.join(','),
-      description:
-        'Names of the durable pull consumers the service provisions on its events stream for other systems (another name needs its consumer-create right: `DEFAULT_EVENT_READERS` in libs/contracts, then `npm run gen:nats-config`).',
-    },
-    NATS_STREAM_REPLICAS: integerVar(
-      0,
-      'Replicas of the streams the service creates or raises; 0: as many as the cluster has nodes, at most 3.',
-    ),
   }) as const satisfies EnvProperties;
 
 /** Every variable the kit reads in a service (a service adds its own). */
@@ -77,26 +63,8 @@ export function serviceSettings<Own extends EnvProperties>(service: string, own?
     clinicTz: env.CLINIC_TZ,
     // At most what the NATS permissions let a service send per request.
     replyChunksMax: Math.min(env.REPLY_CHUNKS_MAX, Limits.replyChunksMax),
-    eventReaders: consumerNames('EVENT_READERS', env.EVENT_READERS),
-    streamReplicas: env.NATS_STREAM_REPLICAS,
     tokens: tokenPolicyOf(env),
     metrics: metricsSettingsOf(env),
     own: env as EnvValues<Own>,
   };
-}
-
-/** A comma-separated list of JetStream consumer names (letters, digits, `-` and `_`). */
-function consumerNames(variable: string, value: string): string[] {
-  const names = [
-    ...new Set(
-      value
-        .split(',')
-        .map((name) => name.trim())
-        .filter(Boolean),
-    ),
-  ];
-  const bad = names.filter((name) => !/^[A-Za-z0-9_-]{1,64}$/.test(name));
-  if (bad.length > 0)
-    throw new Error(`${variable}: ${bad.join(', ')} cannot name a consumer (letters, digits, - and _ only)`);
-  return names;
 }

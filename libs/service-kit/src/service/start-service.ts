@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { JetStreamClient, NatsConnection } from 'nats';
 import type { Db } from 'mongodb';
 import {
-  eventStreamOf,
   failure,
   REF_KINDS_BY_SERVICE,
   REQUEST_MESSAGES,
@@ -13,12 +12,11 @@ import {
   type ServiceName,
 } from '@clinic/contracts';
 import { DatabaseBreaker } from '../storage/database-breaker';
-import { VersionedCache } from '../storage/versioned-cache';
-import { CacheCoherence } from '../cache/cache-coherence';
+import type { VersionedCache } from '../cache/versioned-cache';
+import { startReplicaCache } from '../cache/replica-cache';
 import { ClinicClock } from '../domain/clock';
 import { serviceSettings, type ServiceSettings } from '../process/config';
 import type { EnvProperties } from '../process/env';
-import { ensureEventReaders, ensureStream, jetStreamManager, streamReplicas } from '../nats/jetstream';
 import { runProcess } from '../process/lifecycle';
 import { createLogger, type Logger } from '../process/logger';
 import { startMetrics } from '../process/metrics';
@@ -79,10 +77,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
-    const jsm = await jetStreamManager(nc, log);
-    const events = eventStreamOf(name);
-    await ensureStream(jsm, events, log, streamReplicas(nc, settings.streamReplicas));
-    await ensureEventReaders(jsm, events.name, settings.eventReaders, log);
     const js = nc.jetstream();
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
     await ensureIndexes(mongo.db.collection(OUTBOX_COLLECTION.collection), OUTBOX_COLLECTION.indexes);
@@ -92,17 +86,9 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       service: name,
       refs,
       log: log.child({ component: 'reference' }),
-      streamReplicas: settings.streamReplicas,
     });
-    const cacheLog = log.child({ component: 'cache' });
-    const coherence = await CacheCoherence.start({
-      nc,
-      service: name,
-      log: cacheLog,
-      member: true,
-      streamReplicas: settings.streamReplicas,
-    });
-    const cache = new VersionedCache(coherence, cacheLog);
+    const replicaCache = await startReplicaCache(nc, name, log.child({ component: 'cache' }));
+    const { cache } = replicaCache;
     const infra: ServiceInfra<Own> = {
       name,
       settings,
@@ -153,7 +139,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
       replyChunksMax: settings.replyChunksMax,
-      cachePosition: () => coherence.position,
     });
     // Ready (GET /health on the metrics port) while NATS and the database both answer.
     metrics?.setReadiness(async () => {
@@ -164,7 +149,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
 
     return async () => {
       await responder.stop();
-      await coherence.stop();
+      replicaCache.stop();
       breaker.stop();
       await consumer.stop();
       await outbox.stop();

@@ -16,7 +16,7 @@
  */
 import type { Collection, Document, Filter } from 'mongodb';
 import { findByKeys } from './database-quirks';
-import { GroupCommit } from './group-commit';
+import { GroupCommit } from '../concurrency/group-commit';
 
 /** How long a find may wait for the query in flight before its own is sent (see the module's note). */
 const QUEUED_MAX_MS = 1_000;

@@ -16,7 +16,7 @@
  */
 import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import { isDuplicateKeyError } from './database-quirks';
-import { GroupCommit } from './group-commit';
+import { GroupCommit } from '../concurrency/group-commit';
 import { timeLeftToWrite } from './prepared-events';
 
 export interface CompareAndSet {

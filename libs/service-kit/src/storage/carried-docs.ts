@@ -5,7 +5,7 @@
  */
 import type { Db } from 'mongodb';
 import { itemAt } from '../domain/arrays';
-import { GroupCommit } from './group-commit';
+import { GroupCommit } from '../concurrency/group-commit';
 import { inChunks, isDuplicateKeyError, writeErrorsOf } from './database-quirks';
 import type { OutboxEntry } from './outbox-entries';
 

@@ -1,6 +1,6 @@
 import type { Collection, Db, Document } from 'mongodb';
 import { docKey, isDuplicateKeyError } from './database-quirks';
-import { KeyedMutex } from './mutex';
+import { KeyedMutex } from '../concurrency/mutex';
 import { retryPolicy } from '../process/retry';
 
 interface CounterDoc {

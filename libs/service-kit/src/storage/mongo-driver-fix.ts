@@ -1,4 +1,4 @@
-import { MongoNetworkError } from 'mongodb';
+import { MongoNetworkError, type MongoClient } from 'mongodb';
 
 /**
  * Works around a hang in the MongoDB Node.js driver (seen in 6.22; 7.9 has the
@@ -57,4 +57,20 @@ export function installMongoDriverFix(): void {
     });
   };
   proto[PATCHED] = true;
+}
+
+/** How often a pool looks for connections to open or close; the driver's 100 ms wakes an idle process ten times a second. */
+export const POOL_MAINTENANCE_MS = 10_000;
+
+/**
+ * Sets the pool's maintenance interval, which the driver reads from its parsed options but does not accept from
+ * the caller (minPoolSizeCheckFrequencyMS, internal in 6.x). With minPoolSize 0 and no maxIdleTimeMS the
+ * maintenance has nothing to do. Before connect(): the pool is made from these options.
+ */
+export function quietPoolMaintenance(client: MongoClient): void {
+  const options = client.options as unknown as Record<string, unknown>;
+  if (!('minPoolSize' in options)) {
+    throw new Error('mongodb driver internals changed (MongoClient.options): review mongo-driver-fix.ts');
+  }
+  options.minPoolSizeCheckFrequencyMS = POOL_MAINTENANCE_MS;
 }

@@ -7,7 +7,7 @@ import {
   type Db,
 } from 'mongodb';
 import type { Logger } from '../process/logger';
-import { installMongoDriverFix } from './mongo-driver-fix';
+import { installMongoDriverFix, quietPoolMaintenance } from './mongo-driver-fix';
 import { mongoMonitoringOptions, observeDatabaseCommands } from './database-metrics';
 import { pauses, retryPolicy } from '../process/retry';
 
@@ -33,12 +33,12 @@ export async function connectMongo(url: string, dbName: string, log: Logger, app
     // A write waits at most this long for a connection, then fails: with the write window (Outbox), it bounds
     // how late a write recorded in the outbox can be sent, and so how late it can land.
     waitQueueTimeoutMS: 2_000,
-    // Notice a returning server within a second (the default is ten), by polling:
-    // FerretDB does not stream topology changes.
-    heartbeatFrequencyMS: 1_000,
+    // FerretDB does not stream topology changes. The default ten seconds keeps a stack at rest quiet: an operation
+    // that finds no server asks for a check at once (every 500 ms while it waits).
     serverMonitoringMode: 'poll',
     ...mongoMonitoringOptions(),
   });
+  quietPoolMaintenance(client);
   logTopologyChanges(client, log);
   observeDatabaseCommands(client);
   await retryPolicy({

@@ -2,7 +2,7 @@ import { headers as natsHeaders, type JetStreamClient } from 'nats';
 import type { Collection, Db } from 'mongodb';
 import { HeaderNames } from '@clinic/contracts';
 import { CarriedDocs } from './carried-docs';
-import { GroupCommit } from './group-commit';
+import { GroupCommit } from '../concurrency/group-commit';
 import { ServiceError } from '../domain/errors';
 import { preparedEvents } from './prepared-events';
 import type { Logger } from '../process/logger';

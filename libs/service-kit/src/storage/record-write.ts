@@ -22,13 +22,13 @@
  * in one command (batched-updates.ts), which it commits in one transaction.
  */
 import type { Collection, Db, Document, Filter } from 'mongodb';
-import type { VersionedCache } from './versioned-cache';
+import type { VersionedCache } from '../cache/versioned-cache';
 import type { ClinicClock } from '../domain/clock';
 import { REQUEST_MESSAGES, type ErrorCode } from '@clinic/contracts';
 import { fail, ServiceError, type NotFoundCode } from '../domain/errors';
 import { withFreshId, type IdAllocator } from './id-allocator';
 import { isDuplicateKeyError } from './database-quirks';
-import { KeyedMutex } from './mutex';
+import { KeyedMutex } from '../concurrency/mutex';
 import type { Outbox } from './outbox';
 import { pauses, retryPolicy } from '../process/retry';
 import { withEventId, type EventSpec, type WriteProof } from './outbox-entries';

@@ -1,6 +1,6 @@
 import type { RefKind } from '@clinic/contracts';
 import type { ReferenceData, StoredRef } from './reference-data';
-import type { VersionedCache } from './versioned-cache';
+import type { VersionedCache } from '../cache/versioned-cache';
 
 /** The cache scope of one kind of reference record: applying a record of the kind bumps it. */
 export const refScope = (kind: RefKind): string => `refs:${kind}`;

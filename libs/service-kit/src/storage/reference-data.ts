@@ -1,4 +1,4 @@
-import { nanos, type JsMsg, type NatsConnection, type ConsumerMessages } from 'nats';
+import type { JsMsg, NatsConnection, ConsumerMessages } from 'nats';
 import type { Collection, Db } from 'mongodb';
 import {
   DELETION_MARKER_SCHEMA,
@@ -13,7 +13,7 @@ import {
   type RefRecordByKind,
   type ServiceName,
 } from '@clinic/contracts';
-import { ensurePullConsumer, ensureStream, jetStreamManager, streamReplicas, whileStarting } from '../nats/jetstream';
+import { jetStreamManager, whileStarting } from '../nats/jetstream';
 import type { Logger } from '../process/logger';
 import { pauses, retryPolicy } from '../process/retry';
 import { docKey, findByKeys, isDuplicateKeyError } from './database-quirks';
@@ -118,20 +118,10 @@ export async function startReferenceConsumer(options: {
   service: ServiceName;
   refs: ReferenceData;
   log: Logger;
-  /** NATS_STREAM_REPLICAS (0: from the cluster). */
-  streamReplicas?: number;
 }): Promise<ReferenceConsumer> {
   const { nc, service, refs, log } = options;
   const jsm = await jetStreamManager(nc, log);
-  await ensureStream(jsm, REF_STREAM, log, streamReplicas(nc, options.streamReplicas));
   const durable = refConsumerName(service);
-  const streamInfo = await whileStarting(
-    log,
-    { stream: REF_STREAM.name },
-    'reference stream not ready; trying again',
-    () => jsm.streams.info(REF_STREAM.name),
-  );
-
   if (refs.kinds.length === 0) {
     // Nothing to keep: always up to date.
     return {
@@ -139,16 +129,10 @@ export async function startReferenceConsumer(options: {
       stop: async () => undefined,
     };
   }
-
-  const consumer = {
-    durable_name: durable,
-    filter_subject: `${REF_SUBJECT_PREFIX}.>`,
-    max_ack_pending: 256,
-    ack_wait: nanos(30_000),
-  };
-  if (await ensurePullConsumer(jsm, REF_STREAM.name, consumer, log)) {
-    log.info({ durable, stream_seq: streamInfo.state.last_seq }, 'reference consumer created');
-  }
+  // Provisioned before the services start (provision.ts); a process that starts first waits for it.
+  await whileStarting(log, { consumer: durable }, 'reference consumer not provisioned yet; trying again', () =>
+    jsm.consumers.info(REF_STREAM.name, durable),
+  );
 
   const js = nc.jetstream();
   let stopped = false;

@@ -9,11 +9,11 @@ import { MongoClient } from 'mongodb';
 import type { NatsConnection } from 'nats';
 import { parseSeedFile, seedReferenceData } from '@clinic/devstack';
 import {
-  CacheCoherence,
   ClinicClock,
   connectNats,
   createLogger,
   IdAllocator,
+  InvalidationLog,
   machineTimeZone,
   Outbox,
   toCents,
@@ -100,7 +100,7 @@ export class BillLoader {
   private charges = new Map<number, Array<{ id: number; name: string; amount: number }>>();
   private mongo?: MongoClient;
   private nc?: NatsConnection;
-  private coherence?: CacheCoherence;
+  private invalidations?: InvalidationLog;
   private storage?: BillStorage;
 
   constructor(
@@ -135,13 +135,13 @@ export class BillLoader {
       { name: 'bench-load', log, waitForServer: false },
     );
     const db = this.mongo.db(process.env.BILLING_MONGO_DB ?? 'clinic_billing');
-    // A writer only: each import is acknowledged once the billing replicas dropped what it changed.
-    this.coherence = await CacheCoherence.start({ nc: this.nc, service: 'billing', log, member: false });
+    // A writer only: each import stores its invalidation for the billing replicas' caches.
+    this.invalidations = new InvalidationLog(this.nc, 'billing', log);
     const deps = {
       db,
       ids: new IdAllocator(db),
       outbox: new Outbox(db, this.nc.jetstream(), log),
-      cache: new VersionedCache(this.coherence, log),
+      cache: new VersionedCache(this.invalidations, log),
       clock: new ClinicClock(machineTimeZone()),
     };
     this.storage = new BillStorage(deps, log);
@@ -224,7 +224,7 @@ export class BillLoader {
   }
 
   async close(): Promise<void> {
-    await this.coherence?.stop();
+    this.invalidations?.stop();
     await this.nc?.close();
     await this.mongo?.close();
   }

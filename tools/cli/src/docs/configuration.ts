@@ -5,7 +5,13 @@
  */
 import { BILLING_ENV } from '@clinic/billing/dist/env';
 import { GATEWAY_PROCESS_ENV } from '@clinic/gateway/dist/config';
-import { serviceKitEnv, TOKEN_LIFETIME_ENV, type EnvProperties, type EnvProperty } from '@clinic/service-kit/internal';
+import {
+  PROVISION_ENV,
+  serviceKitEnv,
+  TOKEN_LIFETIME_ENV,
+  type EnvProperties,
+  type EnvProperty,
+} from '@clinic/service-kit/internal';
 import { START_ENV } from '../start-env';
 
 /** Who reads which schema: every variable a process reads is in its schema. */
@@ -14,6 +20,7 @@ export const PROCESS_ENVS: [string, EnvProperties][] = [
   ['billing', { ...serviceKitEnv('<service>'), ...BILLING_ENV }],
   ['catalogue', serviceKitEnv('<service>')],
   ['sessions', serviceKitEnv('<service>')],
+  ['provision', PROVISION_ENV],
   ['npm start', START_ENV],
   ['npm run token', TOKEN_LIFETIME_ENV],
 ];

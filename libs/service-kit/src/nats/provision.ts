@@ -1,0 +1,78 @@
+/**
+ * Provisioning: every stream and durable consumer, made by the `provisioner`
+ * NATS user before the services start (npm start, docker compose's
+ * `provision`, `npm run provision`). No running process holds these rights.
+ */
+import { nanos, type NatsConnection } from 'nats';
+import {
+  DEFAULT_EVENT_READERS,
+  eventStreamOf,
+  provisionedStreams,
+  REF_KINDS_BY_SERVICE,
+  REF_STREAM,
+  REF_SUBJECT_PREFIX,
+  refConsumerName,
+  SERVICE_NAMES,
+  type ServiceName,
+} from '@clinic/contracts';
+import { integerVar, NATS_ENV, type EnvProperties } from '../process/env';
+import type { Logger } from '../process/logger';
+import { ensureEventReaders, ensurePullConsumer, ensureStream, jetStreamManager, streamReplicas } from './jetstream';
+
+export const PROVISION_ENV = {
+  ...NATS_ENV,
+  EVENT_READERS: {
+    type: 'string',
+    default: DEFAULT_EVENT_READERS.join(','),
+    description:
+      'Provisioning: names of the durable pull consumers made on each events stream for other systems (comma-separated).',
+  },
+  NATS_STREAM_REPLICAS: integerVar(
+    0,
+    'Provisioning: replicas of each stream (raised, never lowered); 0: as many as the cluster has nodes, at most 3.',
+  ),
+} as const satisfies EnvProperties;
+
+export interface ProvisionSettings {
+  eventReaders: readonly string[];
+  /** 0: from the cluster (streamReplicas). */
+  streamReplicas: number;
+}
+
+/** A service's durable consumer on the reference stream. */
+export const refConsumerConfig = (service: ServiceName) => ({
+  durable_name: refConsumerName(service),
+  filter_subject: `${REF_SUBJECT_PREFIX}.>`,
+  max_ack_pending: 256,
+  ack_wait: nanos(30_000),
+});
+
+/** Makes or updates every stream and consumer; safe to run again, and by several processes at once. */
+export async function provision(nc: NatsConnection, log: Logger, settings: ProvisionSettings): Promise<void> {
+  const jsm = await jetStreamManager(nc, log);
+  const replicas = streamReplicas(nc, settings.streamReplicas);
+  for (const spec of provisionedStreams()) await ensureStream(jsm, spec, log, replicas);
+  for (const service of SERVICE_NAMES) {
+    if (REF_KINDS_BY_SERVICE[service].length > 0) {
+      if (await ensurePullConsumer(jsm, REF_STREAM.name, refConsumerConfig(service), log))
+        log.info({ consumer: refConsumerName(service) }, 'reference consumer created');
+    }
+    await ensureEventReaders(jsm, eventStreamOf(service).name, settings.eventReaders, log);
+  }
+}
+
+/** A comma-separated list of JetStream consumer names (letters, digits, `-` and `_`). */
+export function consumerNames(variable: string, value: string): string[] {
+  const names = [
+    ...new Set(
+      value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const bad = names.filter((name) => !/^[A-Za-z0-9_-]{1,64}$/.test(name));
+  if (bad.length > 0)
+    throw new Error(`${variable}: ${bad.join(', ')} cannot name a consumer (letters, digits, - and _ only)`);
+  return names;
+}
