@@ -12,9 +12,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BRANCH_MESSAGES } from '@clinic/contracts';
-import { freeListeningPort, ManagedProcess, waitFor } from '@clinic/devstack';
+import type { ManagedProcess } from '@clinic/devstack';
 import { branch, chargeIn, doctor } from './fixtures';
-import { startTestStack, type RequestOptions, type TestStack } from './harness';
+import { startSecondGateway, startTestStack, type RequestOptions, type TestStack } from './harness';
 
 let t: TestStack;
 let second: ManagedProcess;
@@ -23,18 +23,9 @@ let gateways: [string, string];
 beforeAll(async () => {
   // What is asserted is what each read shows, not the speed: a loaded machine must not turn writes into 504s.
   t = await startTestStack({ replicas: { catalogue: 2 }, env: { REQUEST_TIMEOUT_MS: '20000' } });
-  // A second gateway: the first one's settings on ports of its own.
-  const { spec } = t.stack.gateway;
-  const port = await freeListeningPort();
-  second = new ManagedProcess({
-    ...spec,
-    name: 'gateway-2',
-    env: { ...spec.env, PORT: String(port), METRICS_PORT: String(await freeListeningPort()) },
-    output: { kind: 'file', path: join(t.stack.logDir, 'gateway-2.log') },
-  });
-  second.start();
-  gateways = [t.url, `http://127.0.0.1:${port}`];
-  await waitFor('the second gateway', async () => (await fetch(`${gateways[1]}/health`)).status === 200, 60_000);
+  const started = await startSecondGateway(t);
+  second = started.process;
+  gateways = [t.url, started.url];
   await t.seed({
     stores: [branch(1, 'Main'), branch(2, 'Kandy')],
     doctors: [doctor(1, { name: 'Dr. Cache' })],

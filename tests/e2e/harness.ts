@@ -11,8 +11,10 @@ import type { NatsConnection } from 'nats';
 import { createClinicClient, type ClinicClient } from '@clinic/client';
 import { ERROR_CODES, type ErrorCode, type NatsUser, type ServiceName } from '@clinic/contracts';
 import {
+  freeListeningPort,
   httpRequest,
   localGatewayTls,
+  ManagedProcess,
   natsClientSettings,
   parseSeedFile,
   seedReferenceData,
@@ -21,6 +23,7 @@ import {
   type InfraChoice,
   type SeedResult,
   type StackOptions,
+  waitFor,
 } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
 
@@ -176,6 +179,22 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       if (!process.env.KEEP_E2E_DATA && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** One more gateway in front of the stack: the first one's settings on ports of its own; its URL and process. */
+export async function startSecondGateway(t: TestStack): Promise<{ url: string; process: ManagedProcess }> {
+  const { spec } = t.stack.gateway;
+  const port = await freeListeningPort();
+  const second = new ManagedProcess({
+    ...spec,
+    name: 'gateway-2',
+    env: { ...spec.env, PORT: String(port), METRICS_PORT: String(await freeListeningPort()) },
+    output: { kind: 'file', path: join(t.stack.logDir, 'gateway-2.log') },
+  });
+  second.start();
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor('the second gateway', async () => (await fetch(`${url}/health`)).status === 200, 60_000);
+  return { url, process: second };
 }
 
 /** How long a file's stack may take to start and be seeded on a busy machine. */

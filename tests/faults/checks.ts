@@ -134,6 +134,7 @@ export async function verify(
   billDate: string,
   recoverySince: number,
 ): Promise<Record<string, any>> {
+  await run.retryUnconfirmed();
   let bills = await storedBills(t);
   const byId = new Map(bills.map((b) => [b.id, b]));
   const confirmed = run.bills.filter((b) => b.created);
@@ -240,6 +241,7 @@ export async function verify(
 export const HEALTHY = {
   hangs: 0,
   bills_lost: 0,
+  unconfirmed_but_stored: 0,
   unreadable: 0,
   duplicates: 0,
   gaps: 0,

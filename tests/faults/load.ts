@@ -68,6 +68,19 @@ export class BillLoad extends LoadLoops {
     }
   }
 
+  /**
+   * After recovery, as a careful client would: each bill whose last attempt failed in a way worth retrying is
+   * sent once more with its key, so that one stored meanwhile comes back with its 201.
+   */
+  async retryUnconfirmed(): Promise<void> {
+    const pending = this.bills.filter((b) => !b.created && RETRIABLE.has(b.attempts.at(-1)?.status ?? 'network'));
+    for (const bill of pending) {
+      const attempt = await this.attempt(bill.key, JSON.stringify(bill.body));
+      bill.attempts.push(attempt);
+      if (attempt.status === 201) bill.created = { bill_id: attempt.body.bill_id, bill_number: attempt.body.bill_number };
+    }
+  }
+
   private async attempt(key: string, body: string): Promise<Attempt> {
     const startedAt = this.now();
     const t0 = performance.now();

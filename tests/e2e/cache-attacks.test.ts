@@ -1,0 +1,219 @@
+/**
+ * The caches as an attacker holding one process's NATS password would try
+ * them, and as a gateway that stops answering: writes keep their latency and
+ * their answers, the read right after each shows it, and what reaches a
+ * cache unread is dropped and counted (docs/CACHE.md).
+ */
+import { AckPolicy, DeliverPolicy } from 'nats';
+import { cacheSubjectsOf, SERVICE_NAMES } from '@clinic/contracts';
+import type { ManagedProcess } from '@clinic/devstack';
+import { branch, doctor } from './fixtures';
+import { sleep, startSecondGateway, startTestStack, type TestStack } from './harness';
+
+let t: TestStack;
+let second: { url: string; process: ManagedProcess };
+let chargeId: number;
+let sessionId: number;
+let round = 0;
+
+beforeAll(async () => {
+  t = await startTestStack();
+  second = await startSecondGateway(t);
+  await t.seed({ stores: [branch(1, 'Main')], doctors: [doctor(7, { name: 'Dr. Attack', store_id: 1 })] });
+  chargeId = (await t.post('/hospital_charges', { charge_name: 'CBC', charge_type: 'Lab', amount: 850, store_id: 1 }))
+    .body.charge_id;
+  sessionId = (
+    await t.post('/add_session', {
+      doctor_id: 7,
+      session_date: '2091-03-01',
+      session_no: 1,
+      start_time: '09:00',
+      end_time: '12:00',
+    })
+  ).body.session_id;
+}, 120_000);
+afterAll(async () => {
+  await second?.process.stop();
+  await t?.stop();
+});
+
+type Timings = Record<'bill' | 'payment' | 'charge' | 'session', number[]>;
+
+const timed = async <T>(into: number[], work: () => Promise<T>): Promise<T> => {
+  const started = performance.now();
+  const result = await work();
+  into.push(performance.now() - started);
+  return result;
+};
+
+/**
+ * A bill, its payment, a charge's new price and a session's new start, each through the first gateway and read
+ * right after through the second: every answer 2xx, every read shows the write.
+ */
+async function writeRounds(count: number): Promise<Timings> {
+  const timings: Timings = { bill: [], payment: [], charge: [], session: [] };
+  const other = { baseUrl: second.url };
+  for (let i = 0; i < count; i++) {
+    round++;
+    const bill = await timed(timings.bill, () =>
+      t.post('/lab_bills', {
+        patient_name: 'Attack Patient',
+        patient_contact: '0770000000',
+        bill_date: '2091-03-01',
+        payment_method: 'Cash',
+        payment_status: 'Pending',
+        store_id: 1,
+        items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
+      }),
+    );
+    expect(bill.status).toBe(201);
+    const billId = bill.body.bill_id;
+    const paid = await timed(timings.payment, () =>
+      t.post(`/lab_bills/${billId}/payments`, { amount: 850, method: 'Cash', received_amount: 1000 }),
+    );
+    expect(paid.status).toBe(201);
+    expect((await t.get(`/lab_bills/${billId}`, other)).body.bill.payment_status).toBe('Paid');
+
+    const price = 850 + round;
+    const charge = await timed(timings.charge, () =>
+      t.put(`/hospital_charges/${chargeId}`, {
+        charge_name: 'CBC',
+        charge_type: 'Lab',
+        amount: price,
+        status: 'Active',
+        store_id: 1,
+      }),
+    );
+    expect(charge.status).toBe(200);
+    const listed = (await t.get('/hospital_charges?store_id=1', other)).body.charges;
+    expect(listed.find((c: { id: number }) => c.id === chargeId).amount).toBe(price);
+
+    const start = `0${7 + (round % 3)}:${String(round % 60).padStart(2, '0')}`;
+    const session = await timed(timings.session, () => t.put(`/update_session/${sessionId}`, { start_time: start }));
+    expect(session.status).toBe(200);
+    expect((await t.get(`/get_session/${sessionId}`, other)).body.session.start_time).toBe(start);
+  }
+  return timings;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.99) - 1]!;
+
+/** Each kind of write at its usual latency: its median within 1.5 times the one before (and 5 ms of noise). */
+function expectUsualLatency(before: Timings, after: Timings): void {
+  const slower = (Object.keys(before) as Array<keyof Timings>)
+    .filter((kind) => median(after[kind]) > median(before[kind]) * 1.5 + 5)
+    .map((kind) => `${kind}: ${median(before[kind]).toFixed(1)} ms before, ${median(after[kind]).toFixed(1)} ms after`);
+  expect(slower).toEqual([]);
+}
+
+/** A counter of a process's /metrics, summed over the label sets that contain `labels`. */
+async function counterOf(process: ManagedProcess, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${process.spec.env!.METRICS_PORT}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) && line.includes(labels))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+it("keeps every write's latency and answer while the gateway's NATS user attacks the caches", async () => {
+  const before = await writeRounds(10);
+  const gateway = await t.nats('gateway');
+  const refusals: string[] = [];
+  const tryIt = async (subject: string, payload: string) => {
+    await gateway.request(subject, payload, { timeout: 500 }).catch((err: { code?: string }) => {
+      if (err.code === 'PERMISSIONS_VIOLATION') refusals.push(subject);
+    });
+  };
+  // One byte on a lease subject, rewriting a cache stream, a push consumer delivering to a service's subject.
+  await tryIt('cache.billing.lease.X', 'x');
+  await tryIt(
+    '$JS.API.STREAM.UPDATE.BILLING_CACHE',
+    JSON.stringify({
+      name: 'BILLING_CACHE',
+      subjects: ['cache.billing.inval', 'billing.bill.get', '_INBOX_hospital.>'],
+    }),
+  );
+  await tryIt(
+    '$JS.API.CONSUMER.CREATE.BILLING_CACHE.push',
+    JSON.stringify({
+      stream_name: 'BILLING_CACHE',
+      config: {
+        durable_name: 'push',
+        deliver_subject: 'billing.bill.cancel',
+        ack_policy: AckPolicy.None,
+        deliver_policy: DeliverPolicy.All,
+      },
+    }),
+  );
+  for (const service of SERVICE_NAMES) {
+    await tryIt(cacheSubjectsOf(service).invalidations, JSON.stringify({ s: ['sessions'] }));
+    await tryIt(cacheSubjectsOf(service).stored, 'x');
+  }
+  expect(refusals).toHaveLength(3 + 2 * SERVICE_NAMES.length);
+  // Forged lease renewals every 400 ms while the writes run.
+  let forging = true;
+  const forged = (async () => {
+    for (let n = 0; forging; n++) {
+      for (const service of SERVICE_NAMES) await tryIt(`cache.${service}.lease.GHOSTREPLICA000000000001`, `{"n":${n}}`);
+      await sleep(400);
+    }
+  })();
+  const after = await writeRounds(10);
+  forging = false;
+  await forged;
+  expectUsualLatency(before, after);
+  // The stream is as provisioning made it.
+  const stream = await (await (await t.nats('provisioner')).jetstreamManager()).streams.info('BILLING_CACHE');
+  expect(stream.config.subjects).toEqual(['cache.billing.inval']);
+  expect(stream.config.sealed).toBeFalsy();
+}, 120_000);
+
+it('keeps writes and reads exact while a service user stores garbage on its own cache stream, and counts it', async () => {
+  const before = await writeRounds(10);
+  const billing = (await t.nats('billing')).jetstream();
+  const countedBefore = await counterOf(t.stack.replica('billing'), 'clinic_cache_messages_dropped_total', 'billing');
+  let flooding = true;
+  const flood = (async () => {
+    while (flooding) {
+      for (const garbage of ['x', '{"s":"all"}', JSON.stringify({ s: ['a b'] }), JSON.stringify({ w: 1 })])
+        await billing.publish(cacheSubjectsOf('billing').invalidations, garbage);
+      await sleep(100);
+    }
+  })();
+  const after = await writeRounds(10);
+  flooding = false;
+  await flood;
+  expectUsualLatency(before, after);
+  const labels = 'reason="malformed"';
+  expect(await counterOf(t.stack.replica('billing'), 'clinic_cache_messages_dropped_total', labels)).toBeGreaterThan(
+    countedBefore,
+  );
+  expect(await counterOf(t.stack.gateway, 'clinic_cache_messages_dropped_total', 'gateway:billing')).toBeGreaterThan(0);
+}, 120_000);
+
+it('acknowledges 100 writes through one gateway at their usual latency while the other is paused for 10 s', async () => {
+  const charge = (n: number) =>
+    t.put(`/hospital_charges/${chargeId}`, {
+      charge_name: 'CBC',
+      charge_type: 'Lab',
+      amount: 2000 + n,
+      status: 'Active',
+      store_id: 1,
+    });
+  const usual: number[] = [];
+  for (let n = 0; n < 100; n++) expect((await timed(usual, () => charge(n))).status).toBe(200);
+  process.kill(second.process.pid!, 'SIGSTOP');
+  const paused: number[] = [];
+  const pausedAt = performance.now();
+  try {
+    for (let n = 100; n < 200; n++) expect((await timed(paused, () => charge(n))).status).toBe(200);
+  } finally {
+    await sleep(Math.max(0, 10_000 - (performance.now() - pausedAt)));
+    process.kill(second.process.pid!, 'SIGCONT');
+  }
+  expect(Math.max(...paused)).toBeLessThanOrEqual(Math.max(...usual) + p99(usual));
+  // Back, the paused gateway shows the last price at once.
+  const listed = (await t.get('/hospital_charges?store_id=1', { baseUrl: second.url })).body.charges;
+  expect(listed.find((c: { id: number }) => c.id === chargeId).amount).toBe(2199);
+}, 120_000);
