@@ -77,7 +77,8 @@ export class BillLoad extends LoadLoops {
     for (const bill of pending) {
       const attempt = await this.attempt(bill.key, JSON.stringify(bill.body));
       bill.attempts.push(attempt);
-      if (attempt.status === 201) bill.created = { bill_id: attempt.body.bill_id, bill_number: attempt.body.bill_number };
+      if (attempt.status === 201)
+        bill.created = { bill_id: attempt.body.bill_id, bill_number: attempt.body.bill_number };
     }
   }
 

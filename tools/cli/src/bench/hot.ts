@@ -18,6 +18,7 @@ import { autocannon, CONCURRENCY, direct, EchoBaseline, probe, say, type Request
 import type { LatencyStats } from './stats';
 import { api, type Target } from './target';
 import { withCpuPerRequest } from './process-cpu';
+import { measurePeers, PEER_CONNECTIONS, peerLines, type PeerFigures } from './peers/compare';
 
 /** A GET with an Idempotency-Key is never answered by the gateway's reply cache: it measures the forwarded path. */
 const FORWARDED = { 'idempotency-key': 'bench-hot-read-forwarded' };
@@ -53,6 +54,8 @@ export interface HotFigures {
   /** The echo at each concurrency, measured before and after its reads. */
   echo: Record<number, LatencyStats[]>;
   reads: HotReadFigures[];
+  /** The charge list next to a cached Moleculer's (absent when the bench measures a stack it did not start). */
+  peers?: PeerFigures | null;
 }
 
 /** The reads, on the demo data, a month of sessions and BILLS bills of one date in branch 1. */
@@ -179,6 +182,7 @@ export async function measureHot(target: Target): Promise<HotFigures> {
   } finally {
     echo.stop();
   }
+  figures.peers = await measurePeers(target);
   return figures;
 }
 
@@ -193,6 +197,20 @@ export interface HotTargetCheck {
 }
 
 export function hotTargets(figures: HotFigures): HotTargetCheck[] {
+  const peers = figures.peers
+    ? PEER_CONNECTIONS.map((c) => {
+        const [ours, theirs] = [figures.peers!.ours[c]!, figures.peers!.moleculer[c]!];
+        return {
+          target: `GET /hospital_charges repeated at ${c} connection(s): at least a cached Moleculer's rate, 0 errors`,
+          measured: `${ours.rps} req/s against ${theirs.rps} (${(ours.rps / Math.max(1, theirs.rps)).toFixed(2)}x), ${ours.errors} errors`,
+          met: ours.rps >= theirs.rps && ours.errors === 0,
+        };
+      })
+    : [];
+  return [...peers, ...echoTargets(figures)];
+}
+
+function echoTargets(figures: HotFigures): HotTargetCheck[] {
   return Object.entries(HOT_TARGETS).map(([conns, share]) => {
     const c = Number(conns);
     const echo = echoRate(figures, c);
@@ -249,6 +267,7 @@ export function hotLines(figures: HotFigures): string[] {
     const cpu = read.cpu ? `; CPU gateway ${read.cpu.gateway.toFixed(3)}, service ${read.cpu.service.toFixed(3)}` : '';
     lines.push(`  ${read.name.padEnd(32)} ${split}${hit}${cpu}`);
   }
+  if (figures.peers) lines.push(...peerLines(figures.peers));
   lines.push('', 'Targets:');
   for (const c of hotTargets(figures)) lines.push(`  ${c.met ? 'met   ' : 'MISSED'} ${c.target}: ${c.measured}`);
   return lines;

@@ -5,7 +5,8 @@
 // per setting (observability.ts). BENCH_PARTS (baseline,scale,observability) picks the parts; `money`
 // alone runs issue 25's payments and day-end at the largest of BENCH_SIZES (the scale part includes them);
 // `export` (not in the default set: run it alone on a stack of its own) issue 28's export of BENCH_EXPORT_BILLS bills;
-// `hot` (in the default set) issue 31's hot reads next to the raw NATS echo of the same run.
+// `hot` (in the default set) issue 31's hot reads next to the raw NATS echo of the same run and a cached Moleculer;
+// `idle` (in the default set) npm start at rest, the CPU of all its processes over a minute.
 // Starts its own stack on the embedded default, or uses GATEWAY_URL (with NATS_URL
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { fail } from '../args';
 import { measureBaseline } from './baseline';
 import { measureExport } from './export';
 import { measureHot } from './hot';
+import { measureIdle } from './idle';
 import { measureObservability } from './observability';
 import { BillLoader, seedScaleReferences, yearBefore } from './dataset';
 import { measureMoney } from './money';
@@ -25,7 +27,7 @@ import { startTarget, type Target } from './target';
 async function main(): Promise<void> {
   say(`machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${DURATION_S} s per autocannon run`);
   const parts = new Set(
-    (process.env.BENCH_PARTS ?? 'baseline,hot,scale,observability').split(',').map((p) => p.trim()),
+    (process.env.BENCH_PARTS ?? 'baseline,hot,idle,scale,observability').split(',').map((p) => p.trim()),
   );
   const scale = parts.has('scale');
   const moneyAlone = parts.has('money') && !scale;
@@ -68,6 +70,10 @@ async function main(): Promise<void> {
     } finally {
       await target.stop();
     }
+  }
+  if (parts.has('idle')) {
+    say('npm start at rest');
+    results.idle = await measureIdle();
   }
   // Stacks of its own, one per setting; not with GATEWAY_URL, whose settings are not the bench's.
   if (parts.has('observability') && !process.env.GATEWAY_URL) {

@@ -5,6 +5,7 @@ import { REPO_ROOT } from '@clinic/devstack';
 import { CONCURRENCY } from './measure';
 import { exportLines } from './export';
 import { hotLines } from './hot';
+import { idleLines } from './idle';
 import { moneyLines, type MoneyFigures } from './money';
 import type { NumberProblem } from './checks';
 import type { WriteFigures } from './scale';
@@ -164,6 +165,7 @@ function observabilityLines(figures: Record<string, any>): string[] {
 export function report(results: Record<string, any>, save: boolean): void {
   const lines = results.baseline ? baselineLines(results) : [];
   if (results.hot) lines.push(...hotLines(results.hot));
+  if (results.idle) lines.push(...idleLines(results.idle));
   if (results.scale) lines.push(...scaleLines(results.scale));
   if (results.money) {
     lines.push(...moneyLines(results.money, results.money.bills, fmt));
