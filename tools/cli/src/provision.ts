@@ -1,0 +1,38 @@
+// npm run provision: makes or updates every stream and durable consumer of a running NATS, as the `provisioner`
+// user (npm start does it before the services; this is for a NATS the services already use, after an upgrade).
+import type { NatsConnection } from 'nats';
+import { connectNats, createLogger, natsSettings } from '@clinic/service-kit';
+import { consumerNames, provision } from '@clinic/service-kit/provision';
+import { DEFAULT_EVENT_READERS } from '@clinic/contracts';
+import { dataDirFromEnv, natsPasswordOf } from '@clinic/devstack';
+import { fail } from './args';
+
+async function main(): Promise<void> {
+  const settings = natsSettings();
+  settings.user ??= 'provisioner';
+  const log = createLogger('provision', 'warn');
+  try {
+    settings.password ??= natsPasswordOf(settings.user, dataDirFromEnv());
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  let nc: NatsConnection;
+  try {
+    nc = await connectNats(settings, { name: 'provision', log, waitForServer: false });
+  } catch (err) {
+    fail(`Cannot reach NATS at ${settings.url} (${(err as Error).message}). Is the stack running?`);
+  }
+  try {
+    await provision(nc, log, {
+      eventReaders: consumerNames('EVENT_READERS', process.env.EVENT_READERS ?? DEFAULT_EVENT_READERS.join(',')),
+      streamReplicas: Number(process.env.NATS_STREAM_REPLICAS ?? 0),
+    });
+    process.stdout.write('Every stream and durable consumer is provisioned.\n');
+  } catch (err) {
+    fail(`Provisioning failed: ${(err as Error).message}`);
+  } finally {
+    await nc.close();
+  }
+}
+
+void main();
