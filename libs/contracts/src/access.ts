@@ -41,6 +41,17 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.closeDay]: admin,
   [BillingSubjects.dayClosing]: staff,
   [BillingSubjects.reopenDay]: admin,
+  [BillingSubjects.appointmentPay]: staff,
+  [BillingSubjects.appointmentRefund]: refunders,
+  [BillingSubjects.appointmentPayments]: staff,
+  // Refunds what the appointment holds: a caller outside REFUND_ROLES may cancel only one that holds nothing.
+  [BillingSubjects.appointmentCancel]: staff,
+  [BillingSubjects.appointmentSlip]: staff,
+  // Asked by sessions on behalf of its caller, whose token it forwards.
+  [BillingSubjects.appointmentBalances]: staff,
+  [BillingSubjects.settle]: refunders,
+  [BillingSubjects.settlement]: staff,
+  [BillingSubjects.reverseSettlement]: admin,
 
   [CatalogueSubjects.health]: publicAccess,
   [CatalogueSubjects.refStatus]: publicAccess,
@@ -62,6 +73,14 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [SessionsSubjects.delete]: authenticated,
   [SessionsSubjects.preview]: authenticated,
   [SessionsSubjects.autoCreate]: authenticated,
+  [SessionsSubjects.complete]: staff,
+  [SessionsSubjects.book]: staff,
+  [SessionsSubjects.appointments]: staff,
+  [SessionsSubjects.appointment]: staff,
+  [SessionsSubjects.updateAppointment]: staff,
+  // Asked by billing on behalf of its caller, whose token it forwards.
+  [SessionsSubjects.cancelAppointment]: staff,
+  [SessionsSubjects.channeling]: staff,
 };
 
 /** What a deployment sets about access, the same in the gateway and in every service. */

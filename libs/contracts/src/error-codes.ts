@@ -21,6 +21,7 @@ import { DAY_MESSAGES, LEDGER_MESSAGES } from './fields/billing-money';
 import { CATALOGUE_MESSAGES } from './fields/catalogue';
 import { FIELD_MESSAGES } from './fields/common';
 import { SESSIONS_MESSAGES } from './fields/sessions';
+import { CHANNELING_MESSAGES } from './fields/channeling';
 import { GATEWAY_MESSAGES, REQUEST_MESSAGES } from './http-messages';
 import { BAD_IDEMPOTENCY_KEY_MESSAGE, REPLY_TOO_LARGE_MESSAGE, TOO_DEEP_MESSAGE } from './limits';
 
@@ -200,6 +201,57 @@ export const ERROR_CODES = {
     SESSIONS_MESSAGES.deleteRefusal,
   ),
   NO_SCHEDULES: code(404, 'No doctor schedule gives a session in that month.', SESSIONS_MESSAGES.noSchedules),
+  APPOINTMENT_NOT_FOUND: code(
+    404,
+    'No such appointment (or of a branch out of reach).',
+    CHANNELING_MESSAGES.appointmentNotFound,
+  ),
+  SESSION_FULL: code(
+    409,
+    "The session's places are taken (max_patients, less the numbers it reserves for agents); an agent's booking: none of those is left.",
+    CHANNELING_MESSAGES.sessionFull,
+    CHANNELING_MESSAGES.agentNumbersTaken,
+    CHANNELING_MESSAGES.appointmentsMax,
+  ),
+  SESSION_CLOSED: code(
+    409,
+    'The session is cancelled or completed: it takes no booking or move.',
+    CHANNELING_MESSAGES.sessionClosed,
+  ),
+  SESSION_PAST: code(
+    409,
+    "The session's date is before the clinic's today: it takes no booking.",
+    CHANNELING_MESSAGES.sessionPast,
+  ),
+  FEE_LEVEL_NOT_OFFERED: code(
+    400,
+    "The branch offers no hospital fee of that level (its reference record's channeling_fees; `field`: fee_level).",
+    CHANNELING_MESSAGES.feeLevelNotOffered,
+  ),
+  APPOINTMENT_MOVE_REFUSED: code(
+    409,
+    'The appointment cannot move to that status from where it is (or it is cancelled).',
+    CHANNELING_MESSAGES.badMove,
+    CHANNELING_MESSAGES.cancelled,
+  ),
+  SESSION_NOT_COMPLETED: code(409, 'Settlement needs the session completed first.', CHANNELING_MESSAGES.notCompleted),
+  SESSION_SETTLED: code(
+    409,
+    'The session is settled: no second settlement, and no refund of its appointments until an admin reverses it.',
+    CHANNELING_MESSAGES.alreadySettled,
+    CHANNELING_MESSAGES.settledNoRefund,
+  ),
+  SETTLEMENT_NOT_FOUND: code(
+    404,
+    'The session has no settlement (or it was reversed).',
+    CHANNELING_MESSAGES.notSettled,
+  ),
+  CHANNELING_UNAVAILABLE: code(
+    503,
+    'Sessions or billing could not be asked about the appointment: retry.',
+    CHANNELING_MESSAGES.sessionsUnavailable,
+    CHANNELING_MESSAGES.billingUnavailable,
+  ),
 
   // The system.
   SERVICE_UNAVAILABLE: code(
@@ -235,6 +287,16 @@ export const ANSWER_TEXTS: readonly ErrorText[] = [
   SESSIONS_MESSAGES.notSaved,
   LEDGER_MESSAGES.paymentRecorded,
   LEDGER_MESSAGES.refundRecorded,
+  CHANNELING_MESSAGES.booked,
+  CHANNELING_MESSAGES.updated,
+  CHANNELING_MESSAGES.cancelledOk,
+  CHANNELING_MESSAGES.completed,
+  CHANNELING_MESSAGES.settled,
+  CHANNELING_MESSAGES.settlementReversed,
+  // The reasons an appointment is cancelled or marked absent with, in its answer and events.
+  CHANNELING_MESSAGES.sessionCancelled,
+  CHANNELING_MESSAGES.doctorOnLeave,
+  CHANNELING_MESSAGES.noShow,
   DAY_MESSAGES.closedNow,
   DAY_MESSAGES.reopened,
   // The reasons written on the ledger entries a cancellation or a change of a bill makes.

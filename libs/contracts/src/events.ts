@@ -3,6 +3,8 @@ import { billWithItemsSchema } from './schemas/billing-replies';
 import { chargeSchema } from './schemas/catalogue';
 import type { JsonSchema } from './schemas/common';
 import { sessionSchema } from './schemas/sessions';
+import { appointmentBalanceSchema, appointmentSchema, settlementSchema } from './schemas/channeling';
+import { ledgerEntrySchema } from './schemas/billing-money';
 import { EventSubjects, type EventSubject } from './subjects';
 
 /**
@@ -28,6 +30,15 @@ const billEventSchema: JsonSchema = {
   ),
 };
 
+/** An appointment as sessions' events carry it: its money is billing's, in billing's events. */
+const appointmentWithoutMoney: JsonSchema = {
+  ...appointmentSchema,
+  required: (appointmentSchema.required as string[]).filter((field) => field !== 'payment'),
+  properties: Object.fromEntries(
+    Object.entries(appointmentSchema.properties as Record<string, JsonSchema>).filter(([field]) => field !== 'payment'),
+  ),
+};
+
 const dataOf = (key: string, schema: JsonSchema): JsonSchema => ({
   type: 'object',
   required: [key],
@@ -49,6 +60,26 @@ export const EVENT_DATA_SCHEMAS: Record<EventSubject, JsonSchema> = {
   [EventSubjects.sessionCreated]: dataOf('session', sessionSchema),
   [EventSubjects.sessionUpdated]: dataOf('session', sessionSchema),
   [EventSubjects.sessionDeleted]: dataOf('session', sessionSchema),
+  [EventSubjects.sessionCancelled]: dataOf('session', sessionSchema),
+  [EventSubjects.sessionCompleted]: dataOf('session', sessionSchema),
+  [EventSubjects.appointmentBooked]: dataOf('appointment', appointmentWithoutMoney),
+  [EventSubjects.appointmentUpdated]: dataOf('appointment', appointmentWithoutMoney),
+  [EventSubjects.appointmentArrived]: dataOf('appointment', appointmentWithoutMoney),
+  [EventSubjects.appointmentConsulted]: dataOf('appointment', appointmentWithoutMoney),
+  [EventSubjects.appointmentAbsent]: dataOf('appointment', appointmentWithoutMoney),
+  [EventSubjects.appointmentCancelled]: dataOf('appointment', appointmentWithoutMoney),
+  [EventSubjects.appointmentPaymentRecorded]: {
+    type: 'object',
+    required: ['payment', 'appointment'],
+    properties: { payment: ledgerEntrySchema, appointment: appointmentBalanceSchema },
+  },
+  [EventSubjects.appointmentRefunded]: {
+    type: 'object',
+    required: ['refund', 'appointment'],
+    properties: { refund: ledgerEntrySchema, appointment: appointmentBalanceSchema },
+  },
+  [EventSubjects.settlementPaid]: dataOf('settlement', settlementSchema),
+  [EventSubjects.settlementReversed]: dataOf('settlement', settlementSchema),
 };
 
 /** The envelope of every event, with the `data` of `subject`. */

@@ -21,6 +21,9 @@ export const Limits = {
   perPageMax: 100,
   maxPatientsMax: 10_000,
   sessionNoMax: 1000,
+  /** Appointments one session holds (they live on it, each numbered); an appointment's id is session id x factor + number. */
+  appointmentsPerSessionMax: 1000,
+  appointmentIdFactor: 10_000,
   /** A session's status as sent, and the list's status filter. */
   sessionStatusMaxLength: 20,
   autoCreateErrorsMax: 10,

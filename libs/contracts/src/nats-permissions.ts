@@ -32,7 +32,15 @@ import {
   REF_SUBJECT_PREFIX,
   refConsumerName,
 } from './streams';
-import { CatalogueSubjects, requestSubjectsOf, SERVICE_NAMES, ServiceSubjects, type ServiceName } from './subjects';
+import {
+  BillingSubjects,
+  CatalogueSubjects,
+  requestSubjectsOf,
+  SERVICE_NAMES,
+  ServiceSubjects,
+  SessionsSubjects,
+  type ServiceName,
+} from './subjects';
 
 export const NATS_USERS = ['gateway', 'billing', 'catalogue', 'sessions', 'hospital', 'ops', 'provisioner'] as const;
 export type NatsUser = (typeof NATS_USERS)[number];
@@ -93,9 +101,9 @@ const jetStreamCheck: NatsGrant = {
 
 /** Subjects a service calls on behalf of its caller, forwarding the caller's token. */
 const SERVICE_CALLS: Record<ServiceName, string[]> = {
-  billing: [CatalogueSubjects.check],
+  billing: [CatalogueSubjects.check, SessionsSubjects.channeling, SessionsSubjects.cancelAppointment],
   catalogue: [],
-  sessions: [],
+  sessions: [BillingSubjects.appointmentBalances],
 };
 
 function referenceGrant(service: ServiceName): NatsGrant {

@@ -5,6 +5,7 @@
  */
 import type { RefKind } from './streams';
 import { WEEKDAYS, type Weekday } from './fields/sessions';
+import { FEE_LEVELS, type FeeLevel } from './fields/channeling';
 import { dateSchema, idSchema, TIME_PATTERN, type JsonSchema } from './schemas/common';
 
 export const STORE_STATUSES = ['active', 'inactive'] as const;
@@ -14,6 +15,8 @@ export interface StoreRecord {
   id: number;
   name: string;
   status: (typeof STORE_STATUSES)[number];
+  /** The hospital's share of a channeling fee, per fee level the branch offers (absent: local 0). */
+  channeling_fees?: Partial<Record<FeeLevel, number>>;
 }
 export interface UserRecord {
   id: number;
@@ -39,6 +42,10 @@ export interface DoctorRecord {
   status: (typeof DOCTOR_STATUSES)[number];
   store_id: number | null;
   schedule: ScheduleEntry[];
+  /** Minutes each patient takes, for the appointments' estimated times (absent: 10). */
+  minutes_per_patient?: number;
+  /** Whether the doctor is paid for a patient booked who never came (absent: false). */
+  paid_for_absent?: boolean;
 }
 export interface AppointmentRecord {
   id: number;
@@ -85,7 +92,18 @@ export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
   store: {
     type: 'object',
     required: ['id', 'name', 'status'],
-    properties: { id: idSchema, name: text, status: { type: 'string', enum: [...STORE_STATUSES] } },
+    properties: {
+      id: idSchema,
+      name: text,
+      status: { type: 'string', enum: [...STORE_STATUSES] },
+      channeling_fees: {
+        type: 'object',
+        additionalProperties: false,
+        properties: Object.fromEntries(
+          FEE_LEVELS.map((level) => [level, { type: 'number', minimum: 0, maximum: 999_999_999.99 }]),
+        ),
+      },
+    },
   },
   user: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
   patient: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
@@ -100,6 +118,8 @@ export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
       channeling_fee: { type: 'number', minimum: 0 },
       status: { type: 'string', enum: [...DOCTOR_STATUSES] },
       store_id: { ...idSchema, nullable: true },
+      minutes_per_patient: { type: 'integer', minimum: 1, maximum: 240 },
+      paid_for_absent: { type: 'boolean' },
       schedule: {
         type: 'array',
         maxItems: 100,

@@ -6,6 +6,7 @@ import { accessOf, type Access, type BranchScopeRule } from './access';
 import { EXPORT_ROUTE } from './exports';
 import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import { SESSION_ROUTES } from './routes-sessions';
+import { CHANNELING_ROUTES } from './routes-channeling';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
@@ -254,6 +255,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     responses: { 200: catalogue.catalogueResponses.history, ...standardFailures(404) },
   }),
   ...SESSION_ROUTES.map(route),
+  ...CHANNELING_ROUTES.map(route),
 ];
 
 export function pathParamsSchema(r: HttpRoute): JsonSchema | undefined {

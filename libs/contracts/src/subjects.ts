@@ -32,6 +32,18 @@ export const BillingSubjects = {
   closeDay: 'billing.day.close',
   dayClosing: 'billing.day.closing',
   reopenDay: 'billing.day.reopen',
+  /** Channeling: an appointment's fee (its own ledger, the same drawer), its cancellation, its slip. */
+  appointmentPay: 'billing.appointment.pay',
+  appointmentRefund: 'billing.appointment.refund',
+  appointmentPayments: 'billing.appointment.payments',
+  appointmentCancel: 'billing.appointment.cancel',
+  appointmentSlip: 'billing.appointment.slip',
+  /** Asked by sessions for the appointments it shows: their money, by id. */
+  appointmentBalances: 'billing.appointment.balances',
+  /** A session's settlement: the doctor paid their share. */
+  settle: 'billing.settlement.pay',
+  settlement: 'billing.settlement.get',
+  reverseSettlement: 'billing.settlement.reverse',
 } as const;
 
 export const CatalogueSubjects = {
@@ -57,6 +69,15 @@ export const SessionsSubjects = {
   delete: 'sessions.session.delete',
   preview: 'sessions.schedule.preview',
   autoCreate: 'sessions.schedule.autocreate',
+  complete: 'sessions.session.complete',
+  book: 'sessions.appointment.book',
+  appointments: 'sessions.appointment.list',
+  appointment: 'sessions.appointment.get',
+  updateAppointment: 'sessions.appointment.update',
+  /** Asked by billing: cancels an appointment (billing then gives back what it holds). */
+  cancelAppointment: 'sessions.appointment.cancel',
+  /** Asked by billing: a session and its appointments as stored, without their money (settlement, slip). */
+  channeling: 'sessions.session.channeling',
 } as const;
 
 export const ServiceSubjects = {
@@ -79,6 +100,18 @@ export const EventSubjects = {
   sessionCreated: 'sessions.session.created',
   sessionUpdated: 'sessions.session.updated',
   sessionDeleted: 'sessions.session.deleted',
+  sessionCancelled: 'sessions.session.cancelled',
+  sessionCompleted: 'sessions.session.completed',
+  appointmentBooked: 'sessions.appointment.booked',
+  appointmentUpdated: 'sessions.appointment.updated',
+  appointmentArrived: 'sessions.appointment.arrived',
+  appointmentConsulted: 'sessions.appointment.consulted',
+  appointmentAbsent: 'sessions.appointment.absent',
+  appointmentCancelled: 'sessions.appointment.cancelled',
+  appointmentPaymentRecorded: 'billing.appointment.payment_recorded',
+  appointmentRefunded: 'billing.appointment.refunded',
+  settlementPaid: 'billing.settlement.paid',
+  settlementReversed: 'billing.settlement.reversed',
 } as const;
 
 export type EventSubject = (typeof EventSubjects)[keyof typeof EventSubjects];

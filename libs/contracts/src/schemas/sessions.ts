@@ -1,5 +1,6 @@
 /** The channeling-session routes' requests and answers, built from the session's field rules (fields/sessions.ts). */
 import { NEW_SESSION_STATUS, SESSION_DISPLAY_STATUSES, SESSION_FIELDS as F, WEEKDAYS } from '../fields/sessions';
+import { CHANNELING_FIELDS as C } from '../fields/channeling';
 import { Limits } from '../limits';
 import {
   orEmptyAsNull,
@@ -50,7 +51,16 @@ export const updateSessionBodySchema: JsonSchema = {
   type: 'object',
   additionalProperties: true,
   description: `At least one of the fields below other than notes. doctor_id, session_no and store_id cannot be changed and are ignored; so are notes. ${IGNORED_FIELDS_NOTE}`,
-  anyOf: ['session_date', 'start_time', 'end_time', 'max_patients', 'status'].map((field) => ({
+  anyOf: [
+    'session_date',
+    'start_time',
+    'end_time',
+    'max_patients',
+    'status',
+    'minutes_per_patient',
+    'reserved_numbers',
+    'doctor_arrived_at',
+  ].map((field) => ({
     type: 'object',
     required: [field],
   })),
@@ -69,6 +79,18 @@ export const updateSessionBodySchema: JsonSchema = {
     status: {
       type: 'string',
       description: `${orList(quoted(SESSION_DISPLAY_STATUSES))}: \`Closed\` is stored cancelled, any other value active (Full is derived only)`,
+    },
+    minutes_per_patient: {
+      ...C.minutes_per_patient.schema,
+      description: "for the estimated times (default: the doctor's, else 10)",
+    },
+    reserved_numbers: {
+      ...C.reserved_numbers.schema,
+      description: 'the first numbers kept for online agents (at most max_patients)',
+    },
+    doctor_arrived_at: {
+      ...C.doctor_arrived_at.schema,
+      description: "the doctor's arrival: the estimated times move after it",
     },
     notes: { ...optionalText(Limits.notesMaxLength), description: 'accepted and ignored' },
     doctor_id: { ...idSchema, description: 'cannot be changed: ignored' },
@@ -160,6 +182,18 @@ export const sessionSchema: JsonSchema = {
     channeling_fee: { type: 'number', nullable: true },
     store_name: { type: 'string', nullable: true },
     booked_count: { type: 'integer' },
+    closed_as: {
+      type: 'string',
+      enum: ['cancelled', 'completed'],
+      nullable: true,
+      description: 'why a Closed session is closed; null while it is open',
+    },
+    minutes_per_patient: {
+      type: 'integer',
+      description: "for the appointments' estimated times: the session's setting, else the doctor's, else 10",
+    },
+    reserved_numbers: { type: 'integer', description: 'the first numbers, kept for online agents' },
+    doctor_arrived_at: { ...timeSchema, nullable: true, description: 'moves the estimated times when set' },
   },
 };
 
