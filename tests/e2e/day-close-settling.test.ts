@@ -91,7 +91,7 @@ it('does not wait for the events of a payment that is stored: JetStream refusing
   await outboxEmpty();
   // The events stream accepts no more messages (as while JetStream is away): billing keeps the events in its
   // outbox, their day fences with them, and retries.
-  const jsm = await (await m.t.nats('billing')).jetstreamManager();
+  const jsm = await (await m.t.nats('provisioner')).jetstreamManager();
   const { config, state } = await jsm.streams.info('BILLING_EVENTS');
   await jsm.streams.update('BILLING_EVENTS', { ...config, max_msgs: state.messages, discard: DiscardPolicy.New });
   try {

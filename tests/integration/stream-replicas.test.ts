@@ -26,6 +26,7 @@ const log = createLogger('replicas-test', 'silent');
 let dir: string;
 let infra: Infrastructure;
 let nc: NatsConnection;
+let events: NatsConnection;
 let rogue: ManagedProcess | undefined;
 let rogueMonitor: number;
 const connections: NatsConnection[] = [];
@@ -38,15 +39,21 @@ beforeAll(async () => {
     natsCluster: 3,
     mongoUrl: 'mongodb://unused/',
   });
+  // Streams and consumers are the provisioner's to make; events are billing's to publish.
   nc = await connectNats(
-    { url: infra.natsUrl, user: 'billing', password: infra.natsPasswords.billing },
+    { url: infra.natsUrl, user: 'provisioner', password: infra.natsPasswords.provisioner },
     { name: 'replicas-test', log },
+  );
+  events = await connectNats(
+    { url: infra.natsUrl, user: 'billing', password: infra.natsPasswords.billing },
+    { name: 'replicas-test-events', log },
   );
 }, 60_000);
 afterAll(async () => {
   await Promise.all(connections.map((c) => c.close()));
   await rogue?.stop();
   await nc?.close();
+  await events?.close();
   await infra?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -67,10 +74,10 @@ it('raises a one-replica stream to three, with its consumer and its messages', a
   const jsm = await nc.jetstreamManager();
   const spec = eventStreamOf('billing');
   await jsm.streams.add({ name: spec.name, subjects: spec.subjects, num_replicas: 1 });
-  // An event reader's consumer: the only kind a service may create on its stream (by name).
+  // An event reader's consumer, as provisioning makes it.
   const reader = DEFAULT_EVENT_READERS[0]!;
   await jsm.consumers.add(spec.name, { durable_name: reader, ack_policy: AckPolicy.Explicit });
-  const js = nc.jetstream();
+  const js = events.jetstream();
   for (let i = 0; i < 20; i++) await js.publish(spec.subjects[0]!, JSON.stringify({ i }));
 
   await ensureStream(jsm, spec, log, 3);
