@@ -1,5 +1,11 @@
 /** Calendar helpers for tests, computed independently of the services. */
 import dayjs from 'dayjs';
+import timezone from 'dayjs/plugin/timezone';
+import utc from 'dayjs/plugin/utc';
+import { TEST_TZ } from './harness';
+
+dayjs.extend(utc);
+dayjs.extend(timezone);
 
 export const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
@@ -34,3 +40,6 @@ export function leapYearWithFeb29On(day: string, from: number): number {
     if (new Date(Date.UTC(year, 1, 29)).getUTCMonth() === 1 && weekdayOf(`${year}-02-29`) === day) return year;
   }
 }
+
+/** `n` days after the clinic's today (TEST_TZ), as YYYY-MM-DD. */
+export const inDaysFromToday = (n: number): string => dayjs().tz(TEST_TZ).add(n, 'day').format('YYYY-MM-DD');

@@ -42,6 +42,7 @@ export * from './storage/reference-data';
 export * from './storage/reference-cache';
 export * from './domain/clock';
 export * from './domain/money';
+export * from './domain/idempotency';
 export * from './domain/validation';
 export * from './domain/arrays';
 export * from './process/lifecycle';

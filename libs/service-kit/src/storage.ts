@@ -19,7 +19,7 @@ export {
   type IndexSpec,
 } from './storage/database-quirks';
 export { ensureCatalogueIndexes, indexRef, type IndexedCollection } from './storage/index-catalogue';
-export { RecordWriter, type StorageDeps } from './storage/record-write';
+export { RecordWriter, type RecordWrite, type StorageDeps } from './storage/record-write';
 export { IdAllocator, movePastIfTaken, withFreshId } from './storage/id-allocator';
 export { Outbox } from './storage/outbox';
 export {
@@ -37,5 +37,5 @@ export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type Fi
 export { GroupCommit } from './concurrency/group-commit';
 export { BatchedFinds } from './storage/batched-finds';
 export { VersionedCache, type Share } from './cache/versioned-cache';
-export { ReferenceData, refCollectionName, type StoredRef } from './storage/reference-data';
+export { ReferenceData, refCollectionName, type AppliedRecord, type StoredRef } from './storage/reference-data';
 export { ReferenceCache, refScope } from './storage/reference-cache';

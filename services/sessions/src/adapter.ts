@@ -3,10 +3,23 @@ import { SessionsSubjects } from '@clinic/contracts';
 import { type Handler, subjectHandlers } from '@clinic/service-kit';
 import type { AutoCreation } from './auto-creation';
 import type { SessionOperations } from './sessions';
+import type { AppointmentOperations } from './appointments';
 
-export function sessionsHandlers(sessions: SessionOperations, autoCreation: AutoCreation): Record<string, Handler> {
+export function sessionsHandlers(
+  sessions: SessionOperations,
+  autoCreation: AutoCreation,
+  appointments: AppointmentOperations,
+): Record<string, Handler> {
   return {
-    ...subjectHandlers(SessionsSubjects, sessions, ['list', 'get', 'create', 'update', 'delete']),
+    ...subjectHandlers(SessionsSubjects, sessions, ['list', 'get', 'create', 'update', 'delete', 'complete']),
     ...subjectHandlers(SessionsSubjects, autoCreation, ['preview', 'autoCreate']),
+    ...subjectHandlers(SessionsSubjects, appointments, {
+      book: 'book',
+      appointments: 'list',
+      appointment: 'get',
+      updateAppointment: 'update',
+      cancelAppointment: 'cancel',
+      channeling: 'channeling',
+    }),
   };
 }

@@ -3,6 +3,10 @@ import { startService } from '@clinic/service-kit/storage';
 import { sessionsHandlers } from './adapter';
 import { AutoCreation } from './auto-creation';
 import { SessionOperations } from './sessions';
+import { AppointmentEvents } from './appointment-events';
+import { AppointmentOperations } from './appointments';
+import { BillingClient } from './billing-client';
+import { cancelBookingsOnLeave } from './leave-cancellations';
 import { SessionStorage } from './storage';
 
 /** How often this process retries its own failed rollbacks, and looks for runs others abandoned. */
@@ -11,17 +15,22 @@ const ABANDONED_SCAN_MS = 30_000;
 
 void startService({
   name: 'sessions',
-  async setup({ db, ids, outbox, clock, refs, log, cache }) {
+  async setup({ db, ids, outbox, clock, refs, log, cache, nc }) {
     const storage = new SessionStorage({ db, ids, outbox, cache, clock }, refs);
     await storage.prepare();
-    // Doctors, stores and appointments appear in every session read.
-    refs.onApplied((kind) => storage.referenceApplied(kind));
+    const events = new AppointmentEvents(storage, clock);
+    // Doctors, stores and appointments appear in every session read; a doctor's leave cancels their bookings.
+    refs.onApplied(async (kind, record) => {
+      await storage.referenceApplied(kind);
+      if (kind === 'doctor_leave') await cancelBookingsOnLeave(storage, events, record);
+    });
     const autoCreation = new AutoCreation(storage, outbox, clock);
     const scan = () =>
       storage.runs.rollBackAbandoned(log).catch((err: unknown) => log.warn({ err }, 'abandoned-run scan failed'));
     await scan();
     setInterval(scan, ABANDONED_SCAN_MS).unref();
     setInterval(() => autoCreation.finishRollbacks().catch(() => undefined), ROLLBACK_RETRY_MS).unref();
-    return sessionsHandlers(new SessionOperations(storage, refs, clock), autoCreation);
+    const appointments = new AppointmentOperations(storage, new BillingClient(nc), events, clock);
+    return sessionsHandlers(new SessionOperations(storage, refs, events, clock), autoCreation, appointments);
   },
 });

@@ -7,6 +7,7 @@
  */
 import {
   addSessionBodySchema,
+  CHANNELING_FIELDS as C,
   FIELD_MESSAGES,
   Limits,
   NEW_SESSION_STATUS,
@@ -107,6 +108,10 @@ export interface SessionChanges {
   end_time?: string;
   max_patients?: number | null;
   status?: SessionStoredStatus;
+  /** Channeling settings, beyond the spec. */
+  minutes_per_patient?: number;
+  reserved_numbers?: number;
+  doctor_arrived_at?: string | null;
 }
 
 /**
@@ -132,6 +137,15 @@ export function parseSessionChanges(body: PlainObject): SessionChanges {
     if (typeof body.status !== 'string') throw unprocessable(FIELD_MESSAGES.notText('status'), 'status');
     changes.status = body.status === 'Closed' ? 'cancelled' : 'active';
   }
+  for (const field of ['minutes_per_patient', 'reserved_numbers'] as const)
+    if (has(body, field)) changes[field] = validField(C[field], body[field], field, unprocessable);
+  if (has(body, 'doctor_arrived_at'))
+    changes.doctor_arrived_at = validField(
+      C.doctor_arrived_at,
+      body.doctor_arrived_at,
+      'doctor_arrived_at',
+      unprocessable,
+    );
   if (Object.keys(changes).length === 0) throw badRequest(SESSIONS_MESSAGES.noValidFields);
   if (given(body, 'notes') && typeof body.notes !== 'string')
     throw unprocessable(FIELD_MESSAGES.notText('notes'), 'notes');

@@ -1,5 +1,12 @@
 /** Channeling-session operations: the spec's steps in order, over the storage layer. */
-import { SESSIONS_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import {
+  CHANNELING_MESSAGES,
+  EventSubjects,
+  SESSIONS_MESSAGES,
+  success,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
 import {
   branchesOf,
   EncodedReply,
@@ -16,11 +23,14 @@ import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
 import type { ReferenceData } from '@clinic/service-kit/storage';
 import { parseListQuery, parseMaxPatients, parseNewSession, parseSessionChanges, requireSessionBody } from './rules';
 import type { SessionDoc, SessionStorage } from './storage';
+import type { AppointmentEvents } from './appointment-events';
+import { cancelWaiting, openCount } from './domain/appointments';
 
 export class SessionOperations {
   constructor(
     private readonly storage: SessionStorage,
     private readonly refs: ReferenceData,
+    private readonly events: AppointmentEvents,
     private readonly clock: ClinicClock,
   ) {}
 
@@ -93,14 +103,62 @@ export class SessionOperations {
     const body = requireSessionBody(request.body);
     const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     // A session that does not exist (or is of another branch) is not found before its changes are checked.
-    await this.storage.writes.update(id, ctx.correlationId, async (existing) => {
+    await this.storage.writes.changeSession(id, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
       const changes = parseSessionChanges(body);
       // Bad input is refused as such (400) whatever If-Match says; only a valid change can be stale (412).
       await this.requireCurrent(ctx, existing);
-      return changes;
+      // Closing a session cancels the bookings still waiting; what they paid is theirs to get back (billing).
+      const closing = changes.status === 'cancelled' && existing.status !== 'cancelled';
+      const dropped = closing ? cancelWaiting(existing, CHANNELING_MESSAGES.sessionCancelled) : null;
+      return {
+        set: { ...changes, ...(dropped?.set ?? {}) },
+        event: async (after) => {
+          const [session] = await this.storage.queries.views([after]);
+          const alongside = closing
+            ? [
+                { subject: EventSubjects.sessionCancelled, data: { session }, correlationId: ctx.correlationId },
+                ...(await this.events.events(EventSubjects.appointmentCancelled, after, dropped!.cancelled, ctx)),
+              ]
+            : [];
+          return {
+            subject: EventSubjects.sessionUpdated,
+            data: { session },
+            correlationId: ctx.correlationId,
+            alongside,
+          };
+        },
+      };
     });
     return success(200, { message: SESSIONS_MESSAGES.updated, session_id: id });
+  }
+
+  /** POST /sessions/{id}/complete: stored completed; patients still only booked did not come. */
+  async complete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
+    await this.storage.writes.changeSession(id, async (existing) => {
+      foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
+      if (existing.status === 'completed') return null;
+      if (existing.status === 'cancelled') throw fail('SESSION_CLOSED');
+      const absent = (existing.appointments ?? []).filter((a) => a.status === 'booked');
+      const appointments = (existing.appointments ?? []).map((a) =>
+        a.status === 'booked' ? { ...a, status: 'absent' as const } : a,
+      );
+      return {
+        set: { status: 'completed', appointments, open_count: openCount(appointments) },
+        event: async (after) => {
+          const [session] = await this.storage.queries.views([after]);
+          const marked = absent.map((a) => ({ ...a, status: 'absent' as const }));
+          return {
+            subject: EventSubjects.sessionCompleted,
+            data: { session },
+            correlationId: ctx.correlationId,
+            alongside: await this.events.events(EventSubjects.appointmentAbsent, after, marked, ctx),
+          };
+        },
+      };
+    });
+    return success(200, { message: CHANNELING_MESSAGES.completed, session_id: id });
   }
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -108,7 +166,7 @@ export class SessionOperations {
     await this.storage.writes.remove(id, ctx.correlationId, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
       await this.requireCurrent(ctx, existing);
-      const active = (await this.storage.queries.bookedCounts([id])).get(id) ?? 0;
+      const active = ((await this.storage.queries.bookedCounts([id])).get(id) ?? 0) + openCount(existing.appointments);
       if (active > 0) throw fail('SESSION_HAS_APPOINTMENTS', SESSIONS_MESSAGES.deleteRefusal(active));
     });
     return success(200, { message: SESSIONS_MESSAGES.deleted, session_id: id });

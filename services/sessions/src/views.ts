@@ -2,6 +2,7 @@
 import type { DoctorRecord } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
 import { displayStatus } from './rules';
+import { DEFAULT_MINUTES_PER_PATIENT } from './domain/appointments';
 import type { SessionDoc } from './storage/documents';
 
 /** What a session read joins in: its doctor, its branch's name and its bookings. */
@@ -13,7 +14,9 @@ export interface SessionJoin {
 
 /** A session as the API and its events show it, its status derived. */
 export function sessionView(doc: SessionDoc, join: SessionJoin, clock: ClinicClock): Record<string, unknown> {
-  const { doctor, branchName, booked } = join;
+  const { doctor, branchName } = join;
+  // Appointments booked here count as those other systems publish do.
+  const booked = join.booked + (doc.open_count ?? 0);
   return {
     id: doc.id,
     doctor_id: doc.doctor_id,
@@ -31,5 +34,17 @@ export function sessionView(doc: SessionDoc, join: SessionJoin, clock: ClinicClo
     channeling_fee: doctor?.channeling_fee ?? null,
     store_name: branchName,
     booked_count: booked,
+    closed_as: doc.status === 'active' ? null : doc.status,
+    minutes_per_patient: minutesPerPatient(doc, doctor),
+    reserved_numbers: doc.reserved_numbers ?? 0,
+    doctor_arrived_at: doc.doctor_arrived_at ?? null,
   };
+}
+
+/** The session's setting, else its doctor's, else the default. */
+export function minutesPerPatient(
+  doc: Pick<SessionDoc, 'minutes_per_patient'>,
+  doctor: Pick<DoctorRecord, 'minutes_per_patient'> | undefined,
+): number {
+  return doc.minutes_per_patient ?? doctor?.minutes_per_patient ?? DEFAULT_MINUTES_PER_PATIENT;
 }

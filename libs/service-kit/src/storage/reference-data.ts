@@ -36,8 +36,11 @@ export interface RefStatus {
 /** The collection holding a service's read model of one kind of reference record. */
 export const refCollectionName = (kind: RefKind): string => `ref_${kind}s`;
 
+/** A record as applied: its known fields, or a tombstone. */
+export type AppliedRecord = Record<string, unknown> & { id: number; deleted: boolean };
+
 export class ReferenceData {
-  private readonly appliedListeners: Array<(kind: RefKind) => Promise<void>> = [];
+  private readonly appliedListeners: Array<(kind: RefKind, record: AppliedRecord) => Promise<void>> = [];
 
   constructor(
     private readonly db: Db,
@@ -45,7 +48,7 @@ export class ReferenceData {
   ) {}
 
   /** Runs after each record is applied, before the message is acknowledged (e.g. to invalidate caches). */
-  onApplied(listener: (kind: RefKind) => Promise<void>): void {
+  onApplied(listener: (kind: RefKind, record: AppliedRecord) => Promise<void>): void {
     this.appliedListeners.push(listener);
   }
 
@@ -80,7 +83,7 @@ export class ReferenceData {
       // The upsert collided with a newer version of the record: nothing to do.
       if (!isDuplicateKeyError(err)) throw err;
     }
-    for (const listener of this.appliedListeners) await listener(kind);
+    for (const listener of this.appliedListeners) await listener(kind, fields as AppliedRecord);
   }
 }
 

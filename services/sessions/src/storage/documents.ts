@@ -1,5 +1,6 @@
 /** How a session and an auto-creation run are stored (the API's view of a session is views.ts). */
 import type { SessionStoredStatus } from '@clinic/contracts';
+import type { AppointmentDoc } from '../domain/appointments';
 import { docKey } from './database-quirks';
 
 export const SESSIONS = 'sessions';
@@ -23,6 +24,12 @@ export interface SessionDoc {
   /** The auto-creation run that inserted it; hidden until that run completes. */
   run_id?: string;
   _event_ids: string[];
+  /** Channeling: its appointments, numbered (domain/appointments.ts), and how many hold a place. */
+  appointments?: AppointmentDoc[];
+  open_count?: number;
+  minutes_per_patient?: number;
+  reserved_numbers?: number;
+  doctor_arrived_at?: string | null;
 }
 
 export type NewSessionDoc = Omit<SessionDoc, '_id' | 'id' | 'created_at' | '_event_ids'>;

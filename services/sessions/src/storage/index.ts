@@ -49,6 +49,15 @@ export class SessionStorage {
     return this.deps.cache.bump(SESSIONS_SCOPE);
   }
 
+  /** A session's doctor and branch, as the reference data holds them now (kept in the cache). */
+  async doctorAndBranch(session: Pick<SessionDoc, 'doctor_id' | 'store_id'>) {
+    const [doctor, store] = await Promise.all([
+      this.joined.get('doctor', session.doctor_id),
+      this.joined.get('store', session.store_id),
+    ]);
+    return { doctor, store };
+  }
+
   /** After a reference record is applied: session reads show doctors, stores and bookings. */
   referenceApplied(kind: RefKind): Promise<void> {
     return this.joined.applied(kind, [SESSIONS_SCOPE]);

@@ -52,7 +52,10 @@ export class SessionQueries {
       if (filter.doctor_id !== undefined) query.doctor_id = filter.doctor_id;
       if (filter.date !== undefined) query.session_date = filter.date;
       // The hidden runs are read alongside the sessions rather than after them.
-      const [docs, hidden] = await Promise.all([this.sessions.find(query).toArray(), this.runs.hidden()]);
+      const [docs, hidden] = await Promise.all([
+        this.sessions.find(query, { projection: { appointments: 0 } }).toArray(),
+        this.runs.hidden(),
+      ]);
       return present(await this.views(docs.filter(hiding(hidden).shows)));
     });
   }
@@ -133,6 +136,15 @@ export class SessionQueries {
         this.clock,
       ),
     );
+  }
+
+  /** A doctor's visible sessions in a date range that still have appointments waiting (a leave cancels them). */
+  async withWaitingAppointments(doctorId: number, from: string, to: string): Promise<SessionDoc[]> {
+    const docs = await this.sessions
+      .find(await this.visible({ doctor_id: doctorId, session_date: { $gte: from, $lte: to }, status: 'active' }))
+      .hint(SESSION_INDEXES.byDoctorDate)
+      .toArray();
+    return docs.filter((d) => d.appointments?.some((a) => a.status === 'booked' || a.status === 'arrived'));
   }
 
   /** Linked appointments that are not cancelled, per session id. */

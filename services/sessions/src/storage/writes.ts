@@ -1,7 +1,7 @@
 /** Writes of single sessions: create, update and delete, each through the one write path (RecordWriter) with its event. */
 import type { Collection } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
-import { RecordWriter, type StorageDeps } from '@clinic/service-kit/storage';
+import { RecordWriter, type RecordWrite, type StorageDeps } from '@clinic/service-kit/storage';
 import type { SessionChanges } from '../rules';
 import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
 import type { SessionQueries } from './queries';
@@ -48,6 +48,17 @@ export class SessionWrites {
         return { subject: EventSubjects.sessionUpdated, data: { session }, correlationId };
       },
     }));
+  }
+
+  /**
+   * Any other change of a visible session, as `decide` says once it has seen it (its appointments: a booking, a
+   * move, a cancellation), in one compare-and-set write; answers the session as written, or 'unchanged'.
+   */
+  changeSession(
+    id: number,
+    decide: (existing: SessionDoc) => Promise<RecordWrite<SessionDoc> | null>,
+  ): Promise<SessionDoc | null | 'unchanged'> {
+    return this.records.change(id, decide);
   }
 
   /** Deletes a visible session (404 when there is none) once `check` has accepted it. */

@@ -1,0 +1,261 @@
+/**
+ * Channeling appointments (issue 42): a patient booked into a session, moved
+ * through the session, cancelled. Each is one compare-and-set write of its
+ * session, so a number is given once and never past the cap, across replicas.
+ */
+import {
+  appointmentKey,
+  CHANNELING_MESSAGES,
+  EventSubjects,
+  idOfAppointment,
+  success,
+  type AppointmentStatus,
+  type EventSubject,
+  type ServiceReply,
+  type ServiceRequest,
+} from '@clinic/contracts';
+import {
+  callerOf,
+  fail,
+  foundInBranch,
+  idempotencyClaim,
+  pathId,
+  queryId,
+  toCents,
+  type ClinicClock,
+  type HandlerContext,
+} from '@clinic/service-kit';
+import type { AppointmentEvents } from './appointment-events';
+import { parseAppointmentChanges, parseBooking, parseReason, type BookingInput } from './appointment-input';
+import { appointmentView, paymentView } from './appointment-views';
+import type { BillingClient } from './billing-client';
+import { checkMove, feeSplit, nextNumber, openCount, replaced, type AppointmentDoc } from './domain/appointments';
+import type { SessionDoc, SessionStorage } from './storage';
+import { minutesPerPatient } from './views';
+
+const MOVE_EVENTS: Partial<Record<AppointmentStatus, EventSubject>> = {
+  arrived: EventSubjects.appointmentArrived,
+  consulted: EventSubjects.appointmentConsulted,
+  absent: EventSubjects.appointmentAbsent,
+  cancelled: EventSubjects.appointmentCancelled,
+};
+
+export class AppointmentOperations {
+  constructor(
+    private readonly storage: SessionStorage,
+    private readonly billing: BillingClient,
+    private readonly events: AppointmentEvents,
+    private readonly clock: ClinicClock,
+  ) {}
+
+  /** POST /sessions/{id}/appointments. */
+  async book(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const sessionId = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
+    const input = parseBooking(request.body);
+    const caller = callerOf(ctx);
+    const claim = idempotencyClaim(ctx.idempotencyKey ?? undefined, caller, {
+      session_id: sessionId,
+      body: request.body,
+    });
+    let booked: AppointmentDoc | undefined;
+    let replayed = false;
+    const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
+      foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
+      const earlier = claim && existing.appointments?.find((a) => a.idempotency_key === claim.key);
+      if (earlier) {
+        if (earlier.request_hash !== claim.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
+        [booked, replayed] = [earlier, true];
+        return null;
+      }
+      // A session full of its own bookings is refused before the others' are counted (the rush's many refusals).
+      nextNumber(existing, input.source, this.clock.today(), 0);
+      const external = (await this.storage.queries.bookedCounts([sessionId])).get(sessionId) ?? 0;
+      const no = nextNumber(existing, input.source, this.clock.today(), external);
+      booked = await this.newAppointment(existing, no, input, ctx);
+      if (claim) Object.assign(booked, { idempotency_key: claim.key, request_hash: claim.requestHash });
+      const appointments = [...(existing.appointments ?? []), booked];
+      return {
+        set: { appointments, open_count: openCount(appointments) },
+        event: async (session) => this.event(EventSubjects.appointmentBooked, session, booked!, ctx),
+      };
+    });
+    const session = after === 'unchanged' || after === null ? await this.visibleSession(sessionId) : after;
+    const money = replayed ? await this.billing.balances([idOfAppointment(sessionId, booked!.no)], ctx) : null;
+    return success(201, {
+      message: CHANNELING_MESSAGES.booked,
+      appointment: await this.withPayment(
+        session,
+        booked!,
+        replayed ? (money?.values().next().value ?? null) : NOTHING,
+      ),
+    });
+  }
+
+  /** GET /sessions/{id}/appointments: in number order, with their money. */
+  async list(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const sessionId = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
+    const session = foundInBranch(ctx, await this.storage.queries.findVisible(sessionId), 'SESSION_NOT_FOUND');
+    const appointments = [...(session.appointments ?? [])].sort((a, b) => a.no - b.no);
+    const money = await this.billing.balances(
+      appointments.map((a) => idOfAppointment(session.id, a.no)),
+      ctx,
+    );
+    const minutes = await this.events.minutesOf(session);
+    const external = (await this.storage.queries.bookedCounts([session.id])).get(session.id) ?? 0;
+    return success(200, {
+      session_id: session.id,
+      booked_count: openCount(appointments) + external,
+      appointments: appointments.map((a) => ({
+        ...appointmentView(session, a, minutes, this.clock),
+        payment: paymentView(a, money?.get(idOfAppointment(session.id, a.no)) ?? null),
+      })),
+    });
+  }
+
+  /** GET /appointments/{id}. */
+  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const { session, appointment } = await this.find(request, ctx);
+    const money = await this.billing.balances([idOfAppointment(session.id, appointment.no)], ctx);
+    return success(200, {
+      appointment: await this.withPayment(session, appointment, money?.values().next().value ?? null),
+    });
+  }
+
+  /** PUT /appointments/{id}: a move through the session, or corrected patient details. */
+  async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const { sessionId, no } = this.keyOf(request);
+    const changes = parseAppointmentChanges(request.body);
+    let changed: AppointmentDoc | undefined;
+    const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
+      foundInBranch(ctx, existing, 'APPOINTMENT_NOT_FOUND');
+      const current = existing.appointments?.find((a) => a.no === no);
+      if (!current) throw fail('APPOINTMENT_NOT_FOUND');
+      if (changes.status !== undefined) {
+        checkMove(current.status, changes.status);
+        if (existing.status !== 'active' && changes.status !== current.status) throw fail('SESSION_CLOSED');
+      } else if (current.status === 'cancelled') throw fail('APPOINTMENT_MOVE_REFUSED', CHANNELING_MESSAGES.cancelled);
+      changed = { ...current, ...changes };
+      const appointments = replaced(existing.appointments ?? [], changed);
+      const moved = changes.status !== undefined && changes.status !== current.status;
+      const subject = moved ? MOVE_EVENTS[changes.status!]! : EventSubjects.appointmentUpdated;
+      return {
+        set: { appointments, open_count: openCount(appointments) },
+        event: async (session) => this.event(subject, session, changed!, ctx),
+      };
+    });
+    const session = after === 'unchanged' || after === null ? await this.visibleSession(sessionId) : after;
+    const money = await this.billing.balances([idOfAppointment(sessionId, no)], ctx);
+    return success(200, {
+      message: CHANNELING_MESSAGES.updated,
+      appointment: await this.withPayment(session, changed!, money?.values().next().value ?? null),
+    });
+  }
+
+  /**
+   * Asked by billing (DELETE /appointments/{id}): cancels with the reason. A second ask answers the cancelled
+   * appointment with `already`, so that billing can finish the refunds of a cancellation it began.
+   */
+  async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const { sessionId, no } = this.keyOf(request);
+    const reason = parseReason(request.body);
+    let cancelled: AppointmentDoc | undefined;
+    let already = false;
+    const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
+      foundInBranch(ctx, existing, 'APPOINTMENT_NOT_FOUND');
+      const current = existing.appointments?.find((a) => a.no === no);
+      if (!current) throw fail('APPOINTMENT_NOT_FOUND');
+      if (current.status === 'cancelled') {
+        [cancelled, already] = [current, true];
+        return null;
+      }
+      cancelled = { ...current, status: 'cancelled', cancel_reason: reason, cancelled_at: new Date() };
+      const appointments = replaced(existing.appointments ?? [], cancelled);
+      return {
+        set: { appointments, open_count: openCount(appointments) },
+        event: async (session) => this.event(EventSubjects.appointmentCancelled, session, cancelled!, ctx),
+      };
+    });
+    const session = after === 'unchanged' || after === null ? await this.visibleSession(sessionId) : after;
+    return success(200, { appointment: await this.events.view(session, cancelled!), already });
+  }
+
+  /** Asked by billing: a session (or one appointment's) and its appointments as stored, without their money. */
+  async channeling(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const appointmentId = queryId(request.query ?? {}, 'appointment_id');
+    const key = appointmentId === undefined ? null : appointmentKey(appointmentId);
+    const sessionId = key?.sessionId ?? queryId(request.query ?? {}, 'session_id');
+    if (appointmentId !== undefined && !key) throw fail('APPOINTMENT_NOT_FOUND');
+    if (sessionId === undefined) throw fail('SESSION_NOT_FOUND');
+    const found = await this.storage.queries.findVisible(sessionId);
+    const session = foundInBranch(ctx, found, key ? 'APPOINTMENT_NOT_FOUND' : 'SESSION_NOT_FOUND');
+    const appointments = (session.appointments ?? []).filter((a) => !key || a.no === key.appointmentNo);
+    if (key && appointments.length === 0) throw fail('APPOINTMENT_NOT_FOUND');
+    const { doctor, store } = await this.storage.doctorAndBranch(session);
+    const minutes = minutesPerPatient(session, doctor ?? undefined);
+    const [view] = await this.storage.queries.views([session]);
+    return success(200, {
+      session: { ...view, paid_for_absent: doctor?.paid_for_absent === true, store_name: store?.name ?? null },
+      appointments: appointments
+        .sort((a, b) => a.no - b.no)
+        .map((a) => appointmentView(session, a, minutes, this.clock)),
+    });
+  }
+
+  /** The doctor's fee and the branch's fee of the level, snapshot on the appointment. */
+  private async newAppointment(
+    session: SessionDoc,
+    no: number,
+    input: BookingInput,
+    ctx: HandlerContext,
+  ): Promise<AppointmentDoc> {
+    const { doctor, store } = await this.storage.doctorAndBranch(session);
+    const branchFees = store?.channeling_fees
+      ? Object.fromEntries(Object.entries(store.channeling_fees).map(([level, fee]) => [level, toCents(fee)]))
+      : undefined;
+    return {
+      no,
+      status: 'booked',
+      ...input,
+      ...feeSplit(toCents(doctor?.channeling_fee ?? 0), branchFees, input.fee_level),
+      booked_by: callerOf(ctx),
+      booked_at: new Date(),
+      cancel_reason: null,
+      cancelled_at: null,
+    };
+  }
+
+  private keyOf(request: ServiceRequest): { sessionId: number; no: number } {
+    const key = appointmentKey(pathId(request, 'appointment_id', 'APPOINTMENT_NOT_FOUND'));
+    if (!key) throw fail('APPOINTMENT_NOT_FOUND');
+    return { sessionId: key.sessionId, no: key.appointmentNo };
+  }
+
+  private async find(request: ServiceRequest, ctx: HandlerContext) {
+    const { sessionId, no } = this.keyOf(request);
+    const session = foundInBranch(ctx, await this.storage.queries.findVisible(sessionId), 'APPOINTMENT_NOT_FOUND');
+    const appointment = session.appointments?.find((a) => a.no === no);
+    if (!appointment) throw fail('APPOINTMENT_NOT_FOUND');
+    return { session, appointment };
+  }
+
+  private async visibleSession(id: number): Promise<SessionDoc> {
+    const session = await this.storage.queries.findVisible(id);
+    if (!session) throw fail('SESSION_NOT_FOUND');
+    return session;
+  }
+
+  private async withPayment(
+    session: SessionDoc,
+    a: AppointmentDoc,
+    money: Parameters<typeof paymentView>[1],
+  ): Promise<Record<string, unknown>> {
+    return { ...(await this.events.view(session, a)), payment: paymentView(a, money) };
+  }
+
+  private event(subject: EventSubject, session: SessionDoc, a: AppointmentDoc, ctx: HandlerContext) {
+    return this.events.event(subject, session, a, ctx.correlationId);
+  }
+}
+
+/** A booking just made holds no money. */
+const NOTHING = { paid_cents: 0, refunded_cents: 0 };

@@ -1,0 +1,37 @@
+/** A doctor's leave, as the reference data brings it: the bookings of their sessions on those days are cancelled. */
+import { CHANNELING_MESSAGES, EventSubjects, type DoctorLeaveRecord } from '@clinic/contracts';
+import type { AppliedRecord } from '@clinic/service-kit/storage';
+import type { AppointmentEvents } from './appointment-events';
+import { cancelWaiting } from './domain/appointments';
+import type { SessionStorage } from './storage';
+
+/** Runs before the leave's message is acknowledged: a failure has it delivered again, and it starts over. */
+export async function cancelBookingsOnLeave(
+  storage: SessionStorage,
+  events: AppointmentEvents,
+  record: AppliedRecord,
+): Promise<void> {
+  if (record.deleted) return;
+  const leave = record as unknown as DoctorLeaveRecord;
+  const correlationId = `doctor-leave-${leave.id}`;
+  for (const session of await storage.queries.withWaitingAppointments(
+    leave.doctor_id,
+    leave.from_date,
+    leave.to_date,
+  )) {
+    await storage.writes.changeSession(session.id, async (existing) => {
+      if (existing.status !== 'active') return null;
+      const dropped = cancelWaiting(existing, CHANNELING_MESSAGES.doctorOnLeave);
+      if (dropped.cancelled.length === 0) return null;
+      return {
+        set: dropped.set,
+        event: async (after) => {
+          const [first, ...rest] = await events.events(EventSubjects.appointmentCancelled, after, dropped.cancelled, {
+            correlationId,
+          });
+          return { ...first!, alongside: rest };
+        },
+      };
+    });
+  }
+}
