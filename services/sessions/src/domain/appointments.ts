@@ -80,7 +80,8 @@ export function nextNumber(
   }
   // The counter's bookings leave the reserved numbers free, used or not.
   const counterOpen = open.filter((a) => a.no > reserved).length;
-  if (cap !== null && (counterOpen + reserved >= cap || open.length + external >= cap)) throw fail('SESSION_FULL', CHANNELING_MESSAGES.sessionFull);
+  if (cap !== null && (counterOpen + reserved >= cap || open.length + external >= cap))
+    throw fail('SESSION_FULL', CHANNELING_MESSAGES.sessionFull);
   const highest = appointments.reduce((max, a) => Math.max(max, a.no), reserved);
   return Math.max(highest, reserved) + 1;
 }
