@@ -6,7 +6,8 @@
 // alone runs issue 25's payments and day-end at the largest of BENCH_SIZES (the scale part includes them);
 // `export` (not in the default set: run it alone on a stack of its own) issue 28's export of BENCH_EXPORT_BILLS bills;
 // `hot` (in the default set) issue 31's hot reads next to the raw NATS echo of the same run and a cached Moleculer;
-// `idle` (in the default set) npm start at rest, the CPU of all its processes over a minute.
+// `idle` (in the default set) npm start at rest, the CPU of all its processes over a minute;
+// `channeling` (in the default set) bookings per second and the 8 a.m. rush.
 // Starts its own stack on the embedded default, or uses GATEWAY_URL (with NATS_URL
 // and MONGO_URL for the baselines, the bulk load and the checks).
 import { readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { measureBaseline } from './baseline';
 import { measureExport } from './export';
 import { measureHot } from './hot';
 import { measureIdle } from './idle';
+import { measureChanneling } from './channeling';
 import { measureObservability } from './observability';
 import { BillLoader, seedScaleReferences, yearBefore } from './dataset';
 import { measureMoney } from './money';
@@ -27,7 +29,7 @@ import { startTarget, type Target } from './target';
 async function main(): Promise<void> {
   say(`machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${DURATION_S} s per autocannon run`);
   const parts = new Set(
-    (process.env.BENCH_PARTS ?? 'baseline,hot,idle,scale,observability').split(',').map((p) => p.trim()),
+    (process.env.BENCH_PARTS ?? 'baseline,hot,channeling,idle,scale,observability').split(',').map((p) => p.trim()),
   );
   const scale = parts.has('scale');
   const moneyAlone = parts.has('money') && !scale;
@@ -44,7 +46,7 @@ async function main(): Promise<void> {
       target: process.env.GATEWAY_URL ?? 'embedded default',
     },
   };
-  if (parts.has('baseline') || parts.has('hot') || scale || moneyAlone || exportPart) {
+  if (parts.has('baseline') || parts.has('hot') || parts.has('channeling') || scale || moneyAlone || exportPart) {
     const target = await startTarget();
     // Ctrl-C or a timeout's SIGTERM stops the stack this run started, instead of leaving it running.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
         results.echo = await echoBaseline();
       }
       if (parts.has('hot')) results.hot = await measureHot(target);
+      if (parts.has('channeling')) results.channeling = await measureChanneling(target);
       if (scale || moneyAlone || exportPart) {
         say('reference data at scale: 100,000 patients, 50 doctors (through the reference stream)');
         results.references = await seedScaleReferences(target);

@@ -6,6 +6,7 @@ import { CONCURRENCY } from './measure';
 import { exportLines } from './export';
 import { hotLines } from './hot';
 import { idleLines } from './idle';
+import { channelingLines } from './channeling';
 import { moneyLines, type MoneyFigures } from './money';
 import type { NumberProblem } from './checks';
 import type { WriteFigures } from './scale';
@@ -166,6 +167,7 @@ export function report(results: Record<string, any>, save: boolean): void {
   const lines = results.baseline ? baselineLines(results) : [];
   if (results.hot) lines.push(...hotLines(results.hot));
   if (results.idle) lines.push(...idleLines(results.idle));
+  if (results.channeling) lines.push(...channelingLines(results.channeling));
   if (results.scale) lines.push(...scaleLines(results.scale));
   if (results.money) {
     lines.push(...moneyLines(results.money, results.money.bills, fmt));
