@@ -115,7 +115,8 @@ export class Stack {
       command: process.execPath,
       args: [serviceEntry('gateway')],
       env: {
-        ...this.baseEnv(),
+        // The gateway owns no data: it is given no database URL (nor its password).
+        ...withoutKeys(this.baseEnv(), ['MONGO_URL']),
         ...natsCredentialsEnv('gateway', this.infra.natsPasswords),
         ...(await this.metricsEnv()),
         PORT: String(port),
@@ -267,4 +268,8 @@ export class Stack {
     await Promise.all([...this.services.values()].flat().map((p) => p.stop()));
     await this.infra.stop();
   }
+}
+
+function withoutKeys(env: Record<string, string | undefined>, keys: string[]): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !keys.includes(key)));
 }

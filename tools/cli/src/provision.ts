@@ -1,18 +1,17 @@
 // npm run provision: makes or updates every stream and durable consumer of a running NATS, as the `provisioner`
 // user (npm start does it before the services; this is for a NATS the services already use, after an upgrade).
 import type { NatsConnection } from 'nats';
-import { connectNats, createLogger, natsSettings } from '@clinic/service-kit';
+import { connectNats, createLogger } from '@clinic/service-kit';
 import { consumerNames, provision } from '@clinic/service-kit/provision';
 import { DEFAULT_EVENT_READERS } from '@clinic/contracts';
-import { dataDirFromEnv, natsPasswordOf } from '@clinic/devstack';
+import { dataDirFromEnv, toolNatsSettings, type ToolNatsSettings } from '@clinic/devstack';
 import { fail } from './args';
 
 async function main(): Promise<void> {
-  const settings = natsSettings();
-  settings.user ??= 'provisioner';
   const log = createLogger('provision', 'warn');
+  let settings: ToolNatsSettings;
   try {
-    settings.password ??= natsPasswordOf(settings.user, dataDirFromEnv());
+    settings = toolNatsSettings(dataDirFromEnv(), 'provisioner');
   } catch (err) {
     fail((err as Error).message);
   }

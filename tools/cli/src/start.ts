@@ -9,7 +9,9 @@ import {
   prometheusConfig,
   signingKeyOf,
   signToken,
+  forgetRunningStack,
   Stack,
+  writeRunningStack,
 } from '@clinic/devstack';
 import { readEnv, tracingConfigured } from '@clinic/service-kit/internal';
 import { loadDemoDataOnFirstStart } from './demo';
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say(`${reason}: stopping every process`);
+    forgetRunningStack(dataDir);
     stack
       .stop()
       .then(() => {
@@ -98,6 +101,13 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Where the tools beside it (backup, seed, provision) find this stack.
+  writeRunningStack(dataDir, {
+    nats_url: stack.infra.natsUrl,
+    nats_tls_ca_file: stack.infra.natsTlsCaFile ?? null,
+    gateway_url: stack.gatewayUrl,
+    gateway_ca_file: env.TLS_CA_FILE ?? null,
+  });
   // Ports are free ones chosen at each start: the scrape config is written again each time.
   const scrapeConfig = join(dataDir, 'prometheus.yml');
   writeFileSync(scrapeConfig, prometheusConfig(stack.metricsTargets()));
