@@ -25,6 +25,8 @@ import { HTTP_ROUTES } from './routes';
 import { JS } from './jetstream-api';
 import { cacheGrant, replyCacheGrant } from './nats-cache-grants';
 import {
+  DEAD_LETTER_PREFIX,
+  DEAD_LETTER_STREAM,
   eventStreamOf,
   provisionedStreams,
   REF_KINDS_BY_SERVICE,
@@ -116,12 +118,13 @@ function referenceGrant(service: ServiceName): NatsGrant {
   }
   const consumer = refConsumerName(service);
   return {
-    purpose: `Follow ${stream} with its provisioned durable pull consumer \`${consumer}\``,
+    purpose: `Follow ${stream} with its provisioned durable pull consumer \`${consumer}\`; store what it cannot apply in ${DEAD_LETTER_STREAM.name}`,
     publish: [
       JS.streamInfo(stream),
       JS.consumerInfo(stream, consumer),
       JS.next(stream, consumer),
       JS.ack(stream, consumer),
+      `${DEAD_LETTER_PREFIX}.>`,
     ],
   };
 }
@@ -187,12 +190,17 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
       { purpose: `Publish reference records to ${REF_STREAM.name}`, publish: [`${REF_SUBJECT_PREFIX}.>`] },
       { purpose: "Call the services' operations, each request with a user's token", publish: routedSubjects() },
       {
-        purpose:
-          'Read events through the durable pull consumers provisioned for it: fetch, acknowledge, look up; never create one',
-        publish: SERVICE_NAMES.flatMap((s) => {
-          const { name } = eventStreamOf(s);
-          return [JS.streamInfo(name), JS.consumerInfo(name, '*'), JS.next(name, '*'), `$JS.ACK.${name}.>`];
-        }),
+        purpose: `Ask each service how far it applied ${REF_STREAM.name} (its records that could not be are in ${DEAD_LETTER_STREAM.name})`,
+        publish: SERVICE_NAMES.map((s) => ServiceSubjects[s].refStatus),
+      },
+      {
+        purpose: `Read events, and the reference records it sent that could not be applied (${DEAD_LETTER_STREAM.name}), through the durable pull consumers provisioned for it: fetch, acknowledge, look up; never create one`,
+        publish: [...SERVICE_NAMES.map((s) => eventStreamOf(s).name), DEAD_LETTER_STREAM.name].flatMap((name) => [
+          JS.streamInfo(name),
+          JS.consumerInfo(name, '*'),
+          JS.next(name, '*'),
+          `$JS.ACK.${name}.>`,
+        ]),
       },
       ownReplies('hospital'),
     ],
@@ -251,10 +259,10 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
             JS.consumerCreate(REF_STREAM.name, refConsumerName(s)),
             `${JS.consumerCreate(REF_STREAM.name, refConsumerName(s))}.>`,
           ]),
-          ...SERVICE_NAMES.flatMap((s) => {
-            const { name } = eventStreamOf(s);
-            return [JS.consumerInfo(name, '*'), JS.consumerCreate(name, '*')];
-          }),
+          ...[...SERVICE_NAMES.map((s) => eventStreamOf(s).name), DEAD_LETTER_STREAM.name].flatMap((name) => [
+            JS.consumerInfo(name, '*'),
+            JS.consumerCreate(name, '*'),
+          ]),
         ],
       },
       ownReplies('provisioner'),

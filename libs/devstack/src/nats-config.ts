@@ -154,7 +154,8 @@ export function renderNatsConfig(options: NatsConfigOptions): string {
     'jetstream {',
     `  store_dir: ${JSON.stringify(options.storeDir)}`,
     '  max_memory_store: 268435456',
-    '  max_file_store: 4294967296',
+    // Room for the streams' limits (provision.ts): three events streams of 1 GiB, the reference stream's 512 MiB.
+    '  max_file_store: 8589934592',
     ...(syncInterval === 'default'
       ? []
       : [`  sync_interval: ${syncInterval === 'always' ? 'always' : JSON.stringify(syncInterval)}`]),

@@ -15,6 +15,12 @@ async function main(): Promise<void> {
     await provision(nc, log, {
       eventReaders: consumerNames('EVENT_READERS', env.EVENT_READERS),
       streamReplicas: env.NATS_STREAM_REPLICAS,
+      limits: {
+        eventsMaxAgeDays: env.EVENTS_MAX_AGE_DAYS,
+        eventsMaxBytesMb: env.EVENTS_MAX_BYTES_MB,
+        refMaxBytesMb: env.REF_MAX_BYTES_MB,
+        deadLettersMaxAgeDays: env.DEAD_LETTERS_MAX_AGE_DAYS,
+      },
     });
     log.info('streams and consumers provisioned');
   } finally {

@@ -5,6 +5,7 @@
  */
 import { nanos, type NatsConnection } from 'nats';
 import {
+  DEAD_LETTER_STREAM,
   DEFAULT_EVENT_READERS,
   eventStreamOf,
   provisionedStreams,
@@ -14,6 +15,7 @@ import {
   refConsumerName,
   SERVICE_NAMES,
   type ServiceName,
+  type StreamSpec,
 } from '@clinic/contracts';
 import { integerVar, NATS_ENV, type EnvProperties } from '../process/env';
 import type { Logger } from '../process/logger';
@@ -31,12 +33,52 @@ export const PROVISION_ENV = {
     0,
     'Provisioning: replicas of each stream (raised, never lowered); 0: as many as the cluster has nodes, at most 3.',
   ),
+  EVENTS_MAX_AGE_DAYS: integerVar(
+    400,
+    "Provisioning: days each events stream keeps an event (a year and a month's margin).",
+  ),
+  EVENTS_MAX_BYTES_MB: integerVar(
+    1_024,
+    'Provisioning: MiB each events stream keeps at most, the oldest dropped first (docs/operations.md: the arithmetic).',
+  ),
+  REF_MAX_BYTES_MB: integerVar(512, 'Provisioning: MiB the reference stream keeps at most.'),
+  DEAD_LETTERS_MAX_AGE_DAYS: integerVar(90, 'Provisioning: days a reference record that could not be applied is kept.'),
 } as const satisfies EnvProperties;
+
+/** The streams' limits, as provisioning sets them (PROVISION_ENV). */
+export interface StreamLimits {
+  eventsMaxAgeDays: number;
+  eventsMaxBytesMb: number;
+  refMaxBytesMb: number;
+  deadLettersMaxAgeDays: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  eventsMaxAgeDays: 400,
+  eventsMaxBytesMb: 1_024,
+  refMaxBytesMb: 512,
+  deadLettersMaxAgeDays: 90,
+};
+
+const DAY_MS = 86_400_000;
+const MIB = 1024 * 1024;
+
+/** Every stream with its limits: the events' by age and size, the reference stream's by size, dead letters' by age. */
+export function limitedStreams(limits: StreamLimits): StreamSpec[] {
+  return provisionedStreams().map((spec) => {
+    if (spec.name === REF_STREAM.name) return { ...spec, maxBytes: limits.refMaxBytesMb * MIB };
+    if (spec.name === DEAD_LETTER_STREAM.name) return { ...spec, maxAgeMs: limits.deadLettersMaxAgeDays * DAY_MS };
+    if (SERVICE_NAMES.some((s) => eventStreamOf(s).name === spec.name))
+      return { ...spec, maxAgeMs: limits.eventsMaxAgeDays * DAY_MS, maxBytes: limits.eventsMaxBytesMb * MIB };
+    return spec;
+  });
+}
 
 export interface ProvisionSettings {
   eventReaders: readonly string[];
   /** 0: from the cluster (streamReplicas). */
   streamReplicas: number;
+  limits?: StreamLimits;
 }
 
 /** A service's durable consumer on the reference stream. */
@@ -51,7 +93,8 @@ export const refConsumerConfig = (service: ServiceName) => ({
 export async function provision(nc: NatsConnection, log: Logger, settings: ProvisionSettings): Promise<void> {
   const jsm = await jetStreamManager(nc, log);
   const replicas = streamReplicas(nc, settings.streamReplicas);
-  for (const spec of provisionedStreams()) await ensureStream(jsm, spec, log, replicas);
+  for (const spec of limitedStreams(settings.limits ?? DEFAULT_STREAM_LIMITS))
+    await ensureStream(jsm, spec, log, replicas);
   for (const service of SERVICE_NAMES) {
     if (REF_KINDS_BY_SERVICE[service].length > 0) {
       if (await ensurePullConsumer(jsm, REF_STREAM.name, refConsumerConfig(service), log))
@@ -59,6 +102,7 @@ export async function provision(nc: NatsConnection, log: Logger, settings: Provi
     }
     await ensureEventReaders(jsm, eventStreamOf(service).name, settings.eventReaders, log);
   }
+  await ensureEventReaders(jsm, DEAD_LETTER_STREAM.name, settings.eventReaders, log);
 }
 
 /** A comma-separated list of JetStream consumer names (letters, digits, `-` and `_`). */
