@@ -3,7 +3,7 @@
  * default, demo data, a printed admin token), `npm run token`, `npm run seed`,
  * and a clean stop on SIGTERM.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { NATS_USERS } from '@clinic/contracts';
 import {
   canConnect,
   freePort,
+  REPO_ROOT,
   natsPasswordFile,
   natsPasswords,
   passwordEnv,
@@ -49,9 +50,20 @@ it('prints where to scrape each process and writes a Prometheus scrape config fo
   expect(printed.map((p) => p.name).sort()).toEqual(['billing-1', 'catalogue-1', 'gateway', 'sessions-1']);
   for (const { url: metricsUrl } of printed)
     expect(await (await fetch(metricsUrl)).text()).toContain('process_cpu_seconds_total');
+  // The scrape config names a targets file Prometheus reads again by itself, and the alert rules.
   const config = JSON.parse(readFileSync(join(dataDir, 'prometheus.yml'), 'utf8'));
-  const targets = config.scrape_configs.flatMap((job: any) => job.static_configs.flatMap((c: any) => c.targets));
+  expect(config.rule_files).toEqual([join(REPO_ROOT, 'deploy', 'prometheus', 'alerts.yml')]);
+  const [file] = config.scrape_configs[0].file_sd_configs[0].files;
+  const groups = JSON.parse(readFileSync(file, 'utf8'));
+  const targets = groups.flatMap((g: { targets: string[] }) => g.targets);
   expect(targets.map((target: string) => `http://${target}/metrics`).sort()).toEqual(printed.map((p) => p.url).sort());
+  expect(groups.map((g: { labels: { job: string } }) => g.labels.job).sort()).toEqual([
+    'billing',
+    'catalogue',
+    'gateway',
+    'sessions',
+  ]);
+  expect(() => execFileSync('promtool', ['check', 'config', join(dataDir, 'prometheus.yml')])).not.toThrow();
   expect(stdout).toContain(`${url}/docs/asyncapi`);
   expect(stdout).toMatch(/Traces:\s+off/);
 });

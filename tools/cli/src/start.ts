@@ -6,7 +6,9 @@ import {
   DB_PASSWORD_FILE,
   hasTokenKey,
   JWT_SECRET_FILE,
-  prometheusConfig,
+  discoveringPrometheusConfig,
+  prometheusTargets,
+  REPO_ROOT,
   signingKeyOf,
   signToken,
   forgetRunningStack,
@@ -108,9 +110,14 @@ async function main(): Promise<void> {
     gateway_url: stack.gatewayUrl,
     gateway_ca_file: env.TLS_CA_FILE ?? null,
   });
-  // Ports are free ones chosen at each start: the scrape config is written again each time.
+  // Ports are free ones chosen at each start: the targets file is written again, and Prometheus reads it by itself.
   const scrapeConfig = join(dataDir, 'prometheus.yml');
-  writeFileSync(scrapeConfig, prometheusConfig(stack.metricsTargets()));
+  const targetsFile = join(dataDir, 'prometheus-targets.json');
+  writeFileSync(targetsFile, prometheusTargets(stack.metricsTargets()));
+  writeFileSync(
+    scrapeConfig,
+    discoveringPrometheusConfig(targetsFile, join(REPO_ROOT, 'deploy', 'prometheus', 'alerts.yml')),
+  );
   const otlp = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const lines = [
     '',
