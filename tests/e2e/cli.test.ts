@@ -119,7 +119,7 @@ it('makes each NATS user a password of its own on the first start: the former de
   for (const user of ['hospital', 'billing', 'ops']) {
     await expect(login(user, ['dev', user, 'password'].join('-'))).rejects.toThrow(/Authorization Violation/);
   }
-  await expect(login('hospital', natsPasswords(dataDir).hospital)).resolves.toBeUndefined();
+  await expect(login('hospital', natsPasswords(dataDir).hospital!)).resolves.toBeUndefined();
 });
 
 it('signs tokens for the running configuration with npm run token', async () => {

@@ -54,7 +54,12 @@ const NEEDS: Record<NatsUser, string[]> = {
   billing: serviceNeeds('billing'),
   catalogue: serviceNeeds('catalogue'),
   sessions: serviceNeeds('sessions'),
-  hospital: [...EVENTS, DEAD].flatMap((s) => [`STREAM.INFO ${s}`, `CONSUMER.INFO ${s}.*`, `CONSUMER.MSG.NEXT ${s}.*`]),
+  // Its own consumer on each stream it reads, and no other (deploy/outside-systems.json).
+  hospital: [...EVENTS, DEAD].flatMap((s) => [
+    `STREAM.INFO ${s}`,
+    `CONSUMER.INFO ${s}.hospital`,
+    `CONSUMER.MSG.NEXT ${s}.hospital`,
+  ]),
   ops: ['INFO', `STREAM.INFO ${REF}`, ...[REF, ...EVENTS].map((s) => `STREAM.SNAPSHOT ${s}`)],
   provisioner: [
     'INFO',

@@ -92,11 +92,3 @@ export const REF_KINDS_BY_SERVICE: Record<ServiceName, readonly RefKind[]> = {
 
 /** Durable consumer name of a service on the reference stream. */
 export const refConsumerName = (service: ServiceName): string => `${service}-ref`;
-
-/**
- * Other hospital systems read a service's events only through durable pull
- * consumers that the service provisions on its own stream, one per reader name
- * (EVENT_READERS; this by default). They may fetch from them and acknowledge,
- * never create a consumer (see nats-permissions.ts).
- */
-export const DEFAULT_EVENT_READERS: readonly string[] = ['hospital'];

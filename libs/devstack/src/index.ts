@@ -9,6 +9,7 @@ export * from './containers';
 export * from './stack';
 export * from './provision';
 export * from './running-stack';
+export * from './outside-systems';
 export * from './seed';
 export * from './tokens';
 export * from './secrets';

@@ -5,7 +5,7 @@ import { goServerEnv, natsServerBinary } from './paths';
 import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess, waitServing } from './process';
 import { embeddedDb } from './embedded-db';
-import type { NatsUser } from '@clinic/contracts';
+import type { OutsideSystem } from '@clinic/contracts';
 import { natsServerPasswordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
 import { natsPasswords, privateDir } from './secrets';
 
@@ -31,7 +31,7 @@ export interface Infrastructure {
   natsUrl: string;
   mongoUrl: string;
   /** Passwords of the NATS users (see libs/contracts nats-permissions). */
-  natsPasswords: Record<NatsUser, string>;
+  natsPasswords: Record<string, string>;
   /** With NATS over TLS: the CA every client verifies the servers against. */
   natsTlsCaFile?: string;
   /** Present for local servers, which fault tests stop and start on the same port and data. */
@@ -69,6 +69,8 @@ export interface LocalInfraOptions {
   natsNetwork?: (node: number) => NatsNodeNetwork;
   /** JetStream's sync_interval (`always`, `default` or a duration); see nats-config. */
   syncInterval?: string;
+  /** The outside systems that get NATS users (default: OUTSIDE_SYSTEMS_FILE's, else `hospital`). */
+  outsideSystems?: readonly OutsideSystem[];
   /** NATS over TLS with these files (nats-tls.ts makes them); clients then use tls:// URLs. */
   natsTls?: NatsTlsFiles;
 }
@@ -103,7 +105,7 @@ async function httpOk(url: string): Promise<boolean> {
 async function natsNodes(
   options: LocalInfraOptions,
   natsDir: string,
-  passwords: Record<NatsUser, string>,
+  passwords: Record<string, string>,
 ): Promise<NatsNode[]> {
   const count = options.natsCluster ?? 1;
   const base = options.natsPort || 0;
@@ -142,6 +144,7 @@ async function natsNodes(
       renderNatsConfig({
         listen: `${clientHost}:${node.client}`,
         storeDir,
+        systems: options.outsideSystems,
         syncInterval: options.syncInterval,
         tls: options.natsTls,
         ...(single
@@ -191,7 +194,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   // Every folder its owner's alone (0700; one made before this rule is taken back): they hold patient data.
   for (const dir of [options.dataDir, natsDir, dbDir]) privateDir(dir);
   // The local server's users get passwords of this stack's own; an external server's are given (or in DATA_DIR).
-  const passwords = natsPasswords(options.dataDir, { make: !options.natsUrl });
+  const passwords = natsPasswords(options.dataDir, { make: !options.natsUrl, systems: options.outsideSystems });
   const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
 
   const db = options.mongoUrl ? undefined : embeddedDb({ ...options, dbDir, port: dbPort });

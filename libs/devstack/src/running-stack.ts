@@ -7,7 +7,6 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { NatsUser } from '@clinic/contracts';
 import { natsPasswordOf } from './secrets';
 
 export const RUNNING_STACK_FILE = 'stack.json';
@@ -48,7 +47,7 @@ export interface ToolNatsSettings {
 /** How a tool reaches the stack of `dataDir` as `user`: the environment first, then what npm start wrote. */
 export function toolNatsSettings(
   dataDir: string,
-  user: NatsUser,
+  user: string,
   env: NodeJS.ProcessEnv = process.env,
 ): ToolNatsSettings {
   const running = readRunningStack(dataDir);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
 import { provisionStack } from './provision';
+import { installationSystems } from './outside-systems';
 import { dockerAvailable, startContainerInfrastructure } from './containers';
 import { externalInfrastructure, startLocalInfrastructure, type Infrastructure } from './infra';
 import { httpRequest } from './http-client';
@@ -79,6 +80,7 @@ export class Stack {
       natsCluster: options.natsCluster,
       natsNetwork: options.natsNetwork,
       syncInterval: options.syncInterval,
+      outsideSystems: installationSystems({ ...process.env, ...options.env }),
       natsTls: options.natsTls
         ? await localNatsTls(options.dataDir, options.natsCluster ?? 1, options.natsNetwork)
         : undefined,

@@ -6,7 +6,6 @@
 import { nanos, type NatsConnection } from 'nats';
 import {
   DEAD_LETTER_STREAM,
-  DEFAULT_EVENT_READERS,
   eventStreamOf,
   provisionedStreams,
   REF_KINDS_BY_SERVICE,
@@ -14,21 +13,19 @@ import {
   REF_SUBJECT_PREFIX,
   refConsumerName,
   SERVICE_NAMES,
+  type OutsideSystem,
   type ServiceName,
   type StreamSpec,
 } from '@clinic/contracts';
-import { integerVar, NATS_ENV, type EnvProperties } from '../process/env';
+import { integerVar, NATS_ENV, textVar, type EnvProperties } from '../process/env';
 import type { Logger } from '../process/logger';
 import { ensureEventReaders, ensurePullConsumer, ensureStream, jetStreamManager, streamReplicas } from './jetstream';
 
 export const PROVISION_ENV = {
   ...NATS_ENV,
-  EVENT_READERS: {
-    type: 'string',
-    default: DEFAULT_EVENT_READERS.join(','),
-    description:
-      'Provisioning: names of the durable pull consumers made on each events stream for other systems (comma-separated).',
-  },
+  OUTSIDE_SYSTEMS_FILE: textVar(
+    "Provisioning and NATS users: a JSON list of the other hospital systems on NATS (deploy/outside-systems.json's shape); each gets its user and a durable consumer on each stream it reads. Unset: one, `hospital`.",
+  ),
   NATS_STREAM_REPLICAS: integerVar(
     0,
     'Provisioning: replicas of each stream (raised, never lowered); 0: as many as the cluster has nodes, at most 3.',
@@ -75,7 +72,8 @@ export function limitedStreams(limits: StreamLimits): StreamSpec[] {
 }
 
 export interface ProvisionSettings {
-  eventReaders: readonly string[];
+  /** Each gets a durable pull consumer of its name on each stream it reads. */
+  systems: readonly OutsideSystem[];
   /** 0: from the cluster (streamReplicas). */
   streamReplicas: number;
   limits?: StreamLimits;
@@ -100,23 +98,7 @@ export async function provision(nc: NatsConnection, log: Logger, settings: Provi
       if (await ensurePullConsumer(jsm, REF_STREAM.name, refConsumerConfig(service), log))
         log.info({ consumer: refConsumerName(service) }, 'reference consumer created');
     }
-    await ensureEventReaders(jsm, eventStreamOf(service).name, settings.eventReaders, log);
   }
-  await ensureEventReaders(jsm, DEAD_LETTER_STREAM.name, settings.eventReaders, log);
-}
-
-/** A comma-separated list of JetStream consumer names (letters, digits, `-` and `_`). */
-export function consumerNames(variable: string, value: string): string[] {
-  const names = [
-    ...new Set(
-      value
-        .split(',')
-        .map((name) => name.trim())
-        .filter(Boolean),
-    ),
-  ];
-  const bad = names.filter((name) => !/^[A-Za-z0-9_-]{1,64}$/.test(name));
-  if (bad.length > 0)
-    throw new Error(`${variable}: ${bad.join(', ')} cannot name a consumer (letters, digits, - and _ only)`);
-  return names;
+  for (const system of settings.systems)
+    for (const stream of system.reads ?? []) await ensureEventReaders(jsm, stream, [system.name], log);
 }
