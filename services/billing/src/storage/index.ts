@@ -25,7 +25,7 @@ import { NewBills } from './new-bills';
 export type { BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
 export type { CashCountDoc, ClosingDoc } from './day-closings';
-export type { LedgerEntryDoc, DrawerEntryDoc } from './ledger-documents';
+export type { LedgerEntryDoc, DrawerEntryDoc, MoneyDoc } from './ledger-documents';
 export type { DrawerRow } from './ledger';
 export type { IdempotencyClaim } from './idempotency';
 export { branchScope, type CancelledBill } from './bill-queries';

@@ -4,7 +4,7 @@
  * RecordWriter), and bill_ledger keeps a drawer entry of each for the drawer's
  * queries by branch and day, stored through the outbox with its event.
  */
-import type { Caller, LedgerKind, PaymentMethod } from '@clinic/contracts';
+import type { Caller, LedgerKind, PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
 import type { CarriedDoc } from '@clinic/service-kit/storage';
 import type { BillDoc } from './documents';
@@ -30,6 +30,24 @@ export interface LedgerEntryDoc {
   /** The caller-scoped Idempotency-Key of the request that recorded it, and that request's hash. */
   idempotency_key?: string;
   request_hash?: string;
+}
+
+/**
+ * What holds money through a ledger of its own: a bill, an appointment's
+ * account. The money rules (money-rules.ts) read no more of it than this.
+ */
+export interface MoneyDoc {
+  grand_total_cents: Cents;
+  /** What a refund may name by `item_id`, each at most its line total. */
+  items: ReadonlyArray<{ id: number; line_total_cents: Cents }>;
+  /** Payments less reversals, and refunds; absent on bills stored before the ledger. */
+  paid_cents?: Cents;
+  refunded_cents?: Cents;
+  /** Oldest first: the authority on the document's money. */
+  ledger?: LedgerEntryDoc[];
+  /** Bills stored before the ledger: a Paid one was paid its total, in its method. */
+  payment_status?: PaymentStatus;
+  payment_method?: PaymentMethod;
 }
 
 /** What bill_ledger keeps of an entry: what the drawer groups and sums, by branch and day. */
