@@ -50,26 +50,48 @@ export interface MoneyDoc {
   payment_method?: PaymentMethod;
 }
 
+/**
+ * What moves a drawer's money: a ledger entry's kind (a bill's or an
+ * appointment's), or a doctor's payout at a session's settlement (cash out)
+ * and its reversal (the payout back in).
+ */
+export type DrawerKind = LedgerKind | 'payout' | 'payout_reversal';
+
 /** What bill_ledger keeps of an entry: what the drawer groups and sums, by branch and day. */
 export interface DrawerEntryDoc {
   _id: string;
-  bill_id: number;
+  /** A bill's money; absent on channeling's. */
+  bill_id?: number;
+  /** Channeling: an appointment's money, or a session's payout (session_id alone). */
+  appointment_id?: number;
+  session_id?: number;
   store_id: number;
   day: string;
-  /** Who took or gave back the money: the token's sub. */
+  /** Who took, gave back or paid out the money: the token's sub. */
   collector: number | string;
   role: string;
   method: PaymentMethod;
-  kind: LedgerKind;
+  kind: DrawerKind;
   amount_cents: Cents;
+  /** Channeling: the doctor's and the hospital's parts of the amount (fee-shares.ts); a payout is the doctor's. */
+  doctor_cents?: Cents;
+  hospital_cents?: Cents;
   at: Date;
 }
 
-/** The drawer entry of a ledger entry in bill_ledger, stored with its event (see Outbox, CarriedDoc). */
-export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CarriedDoc {
+/** What a drawer entry says besides the entry's own fields: whose money it is. */
+type DrawerOwner = Omit<
+  DrawerEntryDoc,
+  '_id' | 'day' | 'collector' | 'role' | 'method' | 'kind' | 'amount_cents' | 'at'
+>;
+
+/** The drawer entry of a ledger entry (or a payout) in bill_ledger, stored with its event (see Outbox, CarriedDoc). */
+export function drawerEntry(
+  entry: Pick<LedgerEntryDoc, 'day' | 'by' | 'method' | 'amount_cents' | 'at'> & { kind: DrawerKind },
+  owner: DrawerOwner,
+): CarriedDoc {
   const doc: Omit<DrawerEntryDoc, '_id'> = {
-    bill_id: bill.id,
-    store_id: bill.store_id,
+    ...owner,
     day: entry.day,
     collector: entry.by.sub,
     role: entry.by.role,
@@ -79,4 +101,9 @@ export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 
     at: entry.at,
   };
   return { collection: BILL_LEDGER, doc };
+}
+
+/** The drawer entry of a bill's ledger entry. */
+export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CarriedDoc {
+  return drawerEntry(entry, { bill_id: bill.id, store_id: bill.store_id });
 }
