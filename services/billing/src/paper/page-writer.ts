@@ -123,6 +123,21 @@ export class PageWriter {
   gap(points: number): void {
     this.y += points;
   }
+
+  /** On sheets, starts a new page unless the next `height` points fit on this one: a block kept together. */
+  keep(height: number): void {
+    this.fit(height);
+  }
+
+  /** A drawing `height` points tall over the whole width (a QR code), from the top of what is left. */
+  drawing(
+    height: number,
+    draw: (doc: PDFKit.PDFDocument, box: { left: number; top: number; width: number }) => void,
+  ): void {
+    this.fit(height);
+    draw(this.doc, { left: this.left, top: this.y, width: this.width });
+    this.y += height;
+  }
 }
 
 /** No bottom margin for pdfkit: the writer keeps its own, so that pdfkit never breaks a page by itself. */
