@@ -9,7 +9,7 @@
 import type { Cents } from '@clinic/service-kit';
 import type { PaperFonts } from './fonts';
 import { MM, renderPdf, type PageFormat, type PageWriter } from './page-writer';
-import { qrLayout } from './qr-code';
+import { QR_SIDE, QUIET_MODULES, qrLayout, qrPlacement } from './qr-code';
 import { formatAmount } from './receipt';
 
 export interface SlipData {
@@ -28,17 +28,6 @@ export interface SlipData {
 }
 
 const ROLL: PageFormat = { width: 80 * MM, margin: 4 * MM, fontSize: 8, titleSize: 11 };
-/** The QR code's side on paper, its quiet zone included: a phone or a counter scanner reads it at arm's length. */
-export const QR_SIDE = 30 * MM;
-/** Modules of light margin around the symbol that the standard asks for. */
-const QUIET_MODULES = 4;
-
-/** Where the QR code's runs go on the page: `side` points square, centred in the width given. */
-export function qrPlacement(size: number, width: number, side = QR_SIDE): { left: number; module: number } {
-  const module = side / (size + 2 * QUIET_MODULES);
-  return { left: (width - side) / 2 + QUIET_MODULES * module, module };
-}
-
 function layOut(w: PageWriter, data: SlipData): void {
   w.centered(data.branchName, { bold: true, size: ROLL.titleSize });
   w.centered('Channeling appointment');

@@ -6,6 +6,9 @@
  */
 import { create } from 'qrcode';
 
+/** Points per millimetre (page-writer's MM, not imported: this module stays free of pdfkit). */
+const MM = 72 / 25.4;
+
 /** A dark run of one row: from column `x`, `width` modules wide. */
 export interface QrRun {
   x: number;
@@ -35,4 +38,15 @@ export function qrLayout(text: string): QrLayout {
     }
   }
   return { size: modules.size, runs };
+}
+
+/** The QR code's side on paper, its quiet zone included: a phone or a counter scanner reads it at arm's length. */
+export const QR_SIDE = 30 * MM;
+/** Modules of light margin around the symbol that the standard asks for. */
+export const QUIET_MODULES = 4;
+
+/** Where the symbol's runs go: `side` points square with its quiet zone, centred in `width`; a module's side. */
+export function qrPlacement(size: number, width: number, side = QR_SIDE): { left: number; module: number } {
+  const module = side / (size + 2 * QUIET_MODULES);
+  return { left: (width - side) / 2 + QUIET_MODULES * module, module };
 }
