@@ -7,6 +7,10 @@
  * refund after it refused; a reversal, a refund, a settlement again; a
  * closed day; the A4 sheet; concurrent settlements, one paid.
  */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { EVENT_DATA_SCHEMAS, EventSubjects, type EventSubject } from '@clinic/contracts';
+import { EventReader } from './events';
 import { awayFromMidnight, clinicToday } from './money';
 import { failureOf } from './harness';
 import { expectPrinted, layoutLines, PdfTools } from './pdf-tools';
@@ -29,10 +33,15 @@ import {
 } from './channeling-money-stack';
 
 let tools: PdfTools;
-beforeAll(() => {
+let events: EventReader;
+beforeAll(async () => {
   tools = new PdfTools();
+  events = await EventReader.start(await t.nats('hospital'), 'BILLING_EVENTS');
 });
-afterAll(() => tools?.remove());
+afterAll(() => {
+  events?.stop();
+  tools?.remove();
+});
 
 const ADMIN = { role: 'admin', sub: 1 };
 const SETTLED = 'Session is settled: an admin must reverse its settlement before a refund.';
@@ -226,5 +235,25 @@ describe('settlement rules', () => {
     const elsewhere = { role: 'cashier', sub: 7, token: t.token('cashier', 7, 3600, [BRANCHES - 1]) };
     expect((await settle(sessionId, undefined, elsewhere)).body).toEqual(failureOf('Session not found.'));
     expect((await t.get(`/sessions/${sessionId}/settlement`)).body).toEqual(failureOf('Session is not settled.'));
+  });
+});
+
+describe("channeling's events", () => {
+  it('publishes each payment, refund, settlement and reversal with data as the contract states it', async () => {
+    const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+    const subjects: EventSubject[] = [
+      EventSubjects.appointmentPaymentRecorded,
+      EventSubjects.appointmentRefunded,
+      EventSubjects.settlementPaid,
+      EventSubjects.settlementReversed,
+    ];
+    for (const subject of subjects) {
+      const [first] = await events.waitFor((e) => e.subject === subject);
+      const validate = ajv.compile(EVENT_DATA_SCHEMAS[subject]);
+      const valid = validate(first!.event.data);
+      expect({ subject, errors: valid ? [] : validate.errors }).toEqual({ subject, errors: [] });
+    }
+    const paid = await events.waitFor((e) => e.subject === EventSubjects.settlementPaid, 3);
+    expect(paid.map((e) => e.event.data.settlement.amount)).toEqual(expect.arrayContaining([2951.25, 2451.25]));
   });
 });
