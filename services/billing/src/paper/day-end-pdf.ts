@@ -149,14 +149,7 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
     ),
     'None.',
   );
-  w.gap(28);
-  for (const role of ['Cashier', 'Checked by', 'Manager']) {
-    w.gap(22);
-    w.row([
-      { text: `${role}: ${'_'.repeat(40)}`, from: 0, to: 0.6 },
-      { text: `Date: ${'_'.repeat(16)}`, from: 0.6, to: 1, align: 'right' },
-    ]);
-  }
+  w.signatures(['Cashier', 'Checked by', 'Manager'], 28);
 }
 
 /** The drawer per user; a "Paid out" column (doctors' payouts, issue 42) only on a day someone paid one. */

@@ -129,6 +129,19 @@ export class PageWriter {
     this.fit(height);
   }
 
+  /** A signature line with its date for each role, `gap` points below what precedes them, kept on one page. */
+  signatures(roles: readonly string[], gap: number): void {
+    this.keep(gap + roles.length * 40);
+    this.gap(gap);
+    for (const role of roles) {
+      this.gap(22);
+      this.row([
+        { text: `${role}: ${'_'.repeat(40)}`, from: 0, to: 0.6 },
+        { text: `Date: ${'_'.repeat(16)}`, from: 0.6, to: 1, align: 'right' },
+      ]);
+    }
+  }
+
   /** A drawing `height` points tall over the whole width (a QR code), from the top of what is left. */
   drawing(
     height: number,

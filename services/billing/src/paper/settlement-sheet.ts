@@ -79,16 +79,7 @@ function layOut(w: PageWriter, sheet: SettlementSheet): void {
   w.rule();
   w.pair('Total paid to the doctor', formatAmount(sheet.amount), { bold: true });
   w.pair('Printed', sheet.printedAt);
-  // The signatures and what they sign for stay on one page.
-  w.keep(20 + 3 * 40);
-  w.gap(20);
-  for (const role of ['Received by (doctor)', 'Paid by (cashier)', 'Checked by']) {
-    w.gap(22);
-    w.row([
-      { text: `${role}: ${'_'.repeat(36)}`, from: 0, to: 0.65 },
-      { text: `Date: ${'_'.repeat(16)}`, from: 0.65, to: 1, align: 'right' },
-    ]);
-  }
+  w.signatures(['Received by (doctor)', 'Paid by (cashier)', 'Checked by'], 20);
 }
 
 export function renderSettlement(fonts: PaperFonts, sheet: SettlementSheet): Promise<Buffer> {
