@@ -4,8 +4,8 @@
  * Pure functions over the message as received.
  */
 import {
-  appointmentBalancesBodySchema,
   BILL_FIELDS,
+  balancesBodySchema,
   BILLING_MESSAGES,
   CHANNELING_MESSAGES,
   LEDGER_FIELDS as F,
@@ -46,7 +46,7 @@ export function parseSettlement(raw: unknown): PaymentMethod {
 export function parseBalances(raw: unknown): number[] {
   const body = requireObject(raw, BILLING_MESSAGES.body);
   requireField(body, 'appointment_ids');
-  requireShape(appointmentBalancesBodySchema, body);
+  requireShape(balancesBodySchema, body);
   return [...new Set(body.appointment_ids as number[])];
 }
 

@@ -189,23 +189,6 @@ export const settlementBodySchema: JsonSchema = strict({
   properties: { method: { ...LEDGER_FIELDS.method.schema, description: 'Cash by default' } },
 });
 
-/** billing.appointment.balances, asked by sessions (no HTTP route): the money of the appointments it shows. */
-export const appointmentBalancesBodySchema: JsonSchema = strict({
-  type: 'object',
-  required: ['appointment_ids'],
-  properties: {
-    appointment_ids: { type: 'array', maxItems: Limits.appointmentsPerSessionMax, items: idSchema },
-  },
-});
-
-export const appointmentBalancesReplySchema: JsonSchema = successSchema({
-  balances: {
-    type: 'object',
-    description: 'by appointment id (as text): what it took and gave back; 0 and 0 for one that took nothing',
-    additionalProperties: objectSchema({ paid_amount: moneyNumber, refunded_amount: moneyNumber }),
-  },
-});
-
 export const settlementReplies = {
   paid: successSchema({ message: { type: 'string' }, settlement: settlementSchema }),
   one: successSchema({ settlement: settlementSchema }),
