@@ -21,6 +21,7 @@ async function main(): Promise<void> {
         eventsMaxBytesMb: env.EVENTS_MAX_BYTES_MB,
         refMaxBytesMb: env.REF_MAX_BYTES_MB,
         deadLettersMaxAgeDays: env.DEAD_LETTERS_MAX_AGE_DAYS,
+        deadLettersMaxBytesMb: env.DEAD_LETTERS_MAX_BYTES_MB,
       },
     });
     log.info('streams and consumers provisioned');

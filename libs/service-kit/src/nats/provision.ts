@@ -40,6 +40,10 @@ export const PROVISION_ENV = {
   ),
   REF_MAX_BYTES_MB: integerVar(512, 'Provisioning: MiB the reference stream keeps at most.'),
   DEAD_LETTERS_MAX_AGE_DAYS: integerVar(90, 'Provisioning: days a reference record that could not be applied is kept.'),
+  DEAD_LETTERS_MAX_BYTES_MB: integerVar(
+    256,
+    'Provisioning: MiB of dead letters kept at most, the oldest dropped first (a flood of bad records cannot fill the disk).',
+  ),
 } as const satisfies EnvProperties;
 
 /** The streams' limits, as provisioning sets them (PROVISION_ENV). */
@@ -48,6 +52,7 @@ export interface StreamLimits {
   eventsMaxBytesMb: number;
   refMaxBytesMb: number;
   deadLettersMaxAgeDays: number;
+  deadLettersMaxBytesMb: number;
 }
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
@@ -55,16 +60,18 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   eventsMaxBytesMb: 1_024,
   refMaxBytesMb: 512,
   deadLettersMaxAgeDays: 90,
+  deadLettersMaxBytesMb: 256,
 };
 
 const DAY_MS = 86_400_000;
 const MIB = 1024 * 1024;
 
-/** Every stream with its limits: the events' by age and size, the reference stream's by size, dead letters' by age. */
+/** Every stream with its limits: the events' by age and size, the reference stream's by size, dead letters' by age and size. */
 export function limitedStreams(limits: StreamLimits): StreamSpec[] {
   return provisionedStreams().map((spec) => {
     if (spec.name === REF_STREAM.name) return { ...spec, maxBytes: limits.refMaxBytesMb * MIB };
-    if (spec.name === DEAD_LETTER_STREAM.name) return { ...spec, maxAgeMs: limits.deadLettersMaxAgeDays * DAY_MS };
+    if (spec.name === DEAD_LETTER_STREAM.name)
+      return { ...spec, maxAgeMs: limits.deadLettersMaxAgeDays * DAY_MS, maxBytes: limits.deadLettersMaxBytesMb * MIB };
     if (SERVICE_NAMES.some((s) => eventStreamOf(s).name === spec.name))
       return { ...spec, maxAgeMs: limits.eventsMaxAgeDays * DAY_MS, maxBytes: limits.eventsMaxBytesMb * MIB };
     return spec;

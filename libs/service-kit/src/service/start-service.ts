@@ -149,7 +149,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
 
     return async () => {
       await responder.stop();
-      replicaCache.stop();
+      await replicaCache.stop();
       breaker.stop();
       await consumer.stop();
       await outbox.stop();

@@ -203,7 +203,11 @@ export class RecordWriter<Doc extends StoredRecord> {
     const existing = await this.options.find(id);
     if (!existing) throw fail(this.options.notFound);
     const write = await decide(existing);
-    if (write === null) return 'unchanged';
+    if (write === null) {
+      // A replay may answer for a change whose invalidation its first try failed to store: it is stored again.
+      await this.options.written(existing, existing);
+      return 'unchanged';
+    }
     const after: Doc | null = 'remove' in write ? null : { ...existing, ...write.set };
     const event = 'remove' in write ? write.event : await write.event(after!);
     const spec = { ...event, collection: collection.collectionName, key: existing._id };

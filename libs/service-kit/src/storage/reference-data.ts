@@ -154,11 +154,12 @@ export async function startReferenceConsumer(options: {
 
   /** A message that cannot be applied is stored with its reason, then acknowledged; never only skipped. */
   async function deadLetter(m: JsMsg, kind: string, reason: DeadLetterReason, detail: string): Promise<void> {
-    const h = headers();
-    h.set(DeadLetterHeaders.reason, `${reason}: ${detail}`.slice(0, 500));
-    h.set(DeadLetterHeaders.subject, m.subject);
-    h.set(DeadLetterHeaders.sequence, String(m.seq));
     try {
+      const h = headers();
+      // The detail quotes what the publisher sent: nothing in it may break a header line.
+      h.set(DeadLetterHeaders.reason, headerSafe(`${reason}: ${detail}`));
+      h.set(DeadLetterHeaders.subject, m.subject);
+      h.set(DeadLetterHeaders.sequence, String(m.seq));
       // Every service that follows the stream meets it: one copy is stored (the message id).
       await js.publish(deadLetterSubject(kind), m.data, { headers: h, msgID: `ref-${m.seq}` });
     } catch (err) {
@@ -169,6 +170,11 @@ export async function startReferenceConsumer(options: {
     if (metricsEnabled()) deadLetters.inc({ kind, reason });
     log.warn({ subject: m.subject, seq: m.seq, reason, detail }, 'reference record not applied; kept as a dead letter');
     m.ack();
+  }
+
+  /** Printable ASCII only, at most 500 characters: what a NATS header value may hold whatever the record said. */
+  function headerSafe(text: string): string {
+    return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 500);
   }
 
   async function handle(m: JsMsg): Promise<void> {
@@ -205,7 +211,13 @@ export async function startReferenceConsumer(options: {
     .execute(async () => {
       const consumer = await js.consumers.get(REF_STREAM.name, durable);
       messages = await consumer.consume({ max_messages: 128 });
-      for await (const m of messages) await handle(m);
+      for await (const m of messages) {
+        // Whatever one record does, the loop goes on: it is delivered again, the others are not held.
+        await handle(m).catch((err: unknown) => {
+          log.error({ err, subject: m.subject, seq: m.seq }, 'reference record not handled; will be redelivered');
+          m.nak(1_000);
+        });
+      }
       if (!stopped) throw new Error('reference consumer ended');
     })
     .catch(() => undefined); // stopped

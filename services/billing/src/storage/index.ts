@@ -55,7 +55,7 @@ export class BillStorage {
   private readonly db: Db;
 
   constructor(
-    deps: StorageDeps,
+    private readonly deps: StorageDeps,
     private readonly log: Logger,
   ) {
     this.db = deps.db;
@@ -88,6 +88,14 @@ export class BillStorage {
       written,
     );
     this.writes = new BillWrites(this.bills, this.history, deps, this.queries, this.closings, written);
+  }
+
+  /**
+   * Before a replay answers: its bill's first try may have failed to store its invalidation, so it is stored again
+   * (an acknowledged write is never hidden by a cache).
+   */
+  markStale(doc: BillDoc): Promise<void> {
+    return this.deps.cache.bump(branchScope(doc.store_id));
   }
 
   /** Indexes (index-catalogue.ts), and the data earlier versions did not keep; before the service takes requests. */
