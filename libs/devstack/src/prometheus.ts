@@ -1,4 +1,11 @@
-import type { MetricsTarget } from './stack-options';
+export interface MetricsTarget {
+  /** gateway, billing, catalogue, sessions; nats and database for the servers */
+  job: string;
+  /** The process: billing-1, billing-2... */
+  replica: string;
+  /** host:port serving /metrics */
+  address: string;
+}
 
 /**
  * A Prometheus configuration scraping the given processes: one job per kind

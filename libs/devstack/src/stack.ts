@@ -192,13 +192,14 @@ export class Stack {
   /** Where Prometheus finds each process's metrics, by kind (gateway, billing...). */
   metricsTargets(): MetricsTarget[] {
     const all = [this.gateway, ...[...this.services.values()].flat()].filter(Boolean);
-    return all
+    const processes = all
       .filter((p) => p.spec.env?.METRICS_PORT)
       .map((p) => ({
         job: p.spec.name.replace(/-\d+$/, ''),
         replica: p.spec.name,
         address: `127.0.0.1:${p.spec.env!.METRICS_PORT}`,
       }));
+    return [...processes, ...this.infra.metricsTargets];
   }
 
   /** Starts one more replica of a service (ops would run `--scale <service>=N`). */

@@ -20,6 +20,7 @@ import type { EnvProperties } from '../process/env';
 import { runProcess } from '../process/lifecycle';
 import { createLogger, type Logger } from '../process/logger';
 import { startMetrics } from '../process/metrics';
+import { reportCertificateExpiry } from '../process/certificate-expiry';
 import { registerServiceGauges } from './service-gauges';
 import { IdAllocator } from '../storage/id-allocator';
 import { connectMongo } from '../storage/mongo';
@@ -74,6 +75,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const settings = serviceSettings(name, definition.env);
     const { tokens } = settings;
     const metrics = await startMetrics(name, settings.metrics, log);
+    reportCertificateExpiry([settings.nats.tlsCaFile]);
     const clock = new ClinicClock(settings.clinicTz);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
