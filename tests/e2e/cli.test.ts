@@ -47,9 +47,18 @@ it('starts everything and prints the URL and an admin token', async () => {
 it('prints where to scrape each process and writes a Prometheus scrape config for them all', async () => {
   const metricsLine = /Metrics:\s+([^\n]+)/.exec(stdout)![1]!;
   const printed = [...metricsLine.matchAll(/(\S+) (http:\/\/\S+\/metrics)/g)].map((m) => ({ name: m[1]!, url: m[2]! }));
-  expect(printed.map((p) => p.name).sort()).toEqual(['billing-1', 'catalogue-1', 'gateway', 'sessions-1']);
-  for (const { url: metricsUrl } of printed)
-    expect(await (await fetch(metricsUrl)).text()).toContain('process_cpu_seconds_total');
+  expect(printed.map((p) => p.name).sort()).toEqual([
+    'billing-1',
+    'catalogue-1',
+    'ferretdb',
+    'gateway',
+    'nats-n1',
+    'sessions-1',
+  ]);
+  for (const { name, url: metricsUrl } of printed)
+    expect(await (await fetch(metricsUrl)).text()).toContain(
+      name === 'nats-n1' ? 'gnatsd_varz_jetstream_stats_storage' : 'process_cpu_seconds_total',
+    );
   // The scrape config names a targets file Prometheus reads again by itself, and the alert rules.
   const config = JSON.parse(readFileSync(join(dataDir, 'prometheus.yml'), 'utf8'));
   expect(config.rule_files).toEqual([join(REPO_ROOT, 'deploy', 'prometheus', 'alerts.yml')]);
@@ -60,7 +69,9 @@ it('prints where to scrape each process and writes a Prometheus scrape config fo
   expect(groups.map((g: { labels: { job: string } }) => g.labels.job).sort()).toEqual([
     'billing',
     'catalogue',
+    'database',
     'gateway',
+    'nats',
     'sessions',
   ]);
   expect(() => execFileSync('promtool', ['check', 'config', join(dataDir, 'prometheus.yml')])).not.toThrow();
