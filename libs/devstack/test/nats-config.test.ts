@@ -14,6 +14,7 @@ import {
 } from '@clinic/contracts';
 import {
   composeNatsConfig,
+  composeNatsEntrypoint,
   NATS_IMAGE_TAG,
   NATS_SERVER_VERSION,
   renderNatsConfig,
@@ -23,8 +24,9 @@ import {
   withPermissionsTable,
 } from '../src';
 
-it('keeps deploy/nats/nats.conf in step with the contracts (run npm run gen:nats-config)', () => {
+it('keeps deploy/nats/nats.conf and its entrypoint in step with the contracts (run npm run gen:nats-config)', () => {
   expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8')).toBe(composeNatsConfig());
+  expect(readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'entrypoint.sh'), 'utf8')).toBe(composeNatsEntrypoint());
 });
 
 it('keeps the "who may do what on NATS" table of docs/nats.md in step with the contracts (run npm run gen:nats-config)', () => {
