@@ -17,7 +17,7 @@ import {
   passwordVariable,
   REPO_ROOT,
 } from '@clinic/devstack';
-import { compose, services, METRICS_PORT } from './compose-stack';
+import { compose, composeText, services, METRICS_PORT } from './compose-stack';
 
 it('conforms to the Compose Specification schema', () => {
   const schemaPath = join(dirname(require.resolve('dclint/package.json')), 'schemas', 'compose.schema.json');
@@ -208,4 +208,41 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
   // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
   expect(services.provision.environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+});
+
+it('pins every image to an exact release: NATS the one bootstrap builds, MongoDB 7, HAProxy 3.0, and the Node.js of the Dockerfile', () => {
+  const images = Object.fromEntries(
+    Object.entries(services)
+      .filter(([, service]) => service.image)
+      .map(([name, service]) => [name, service.image as string]),
+  );
+  for (const [name, image] of Object.entries(images))
+    expect({ name, image }).toEqual({ name, image: expect.stringMatching(/^[a-z/-]+:v?\d+\.\d+\.\d+(-[a-z]+)?$/) });
+  const bootstrap = readFileSync(join(REPO_ROOT, 'scripts', 'bootstrap.sh'), 'utf8');
+  const natsVersion = /^NATS_VERSION=v(\S+)$/m.exec(bootstrap)![1];
+  for (const node of COMPOSE_NATS_NODES) expect(images[node]).toBe(`nats:${natsVersion}-alpine`);
+  for (const node of COMPOSE_MONGO_NODES) expect(images[node]).toMatch(/^mongo:7\.0\.\d+$/);
+  expect(images.lb).toMatch(/^haproxy:3\.0\.\d+-alpine$/);
+  const nodeImage = DockerfileParser.parse(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'))
+    .getARGs()
+    .find((arg) => arg.getProperty()?.getName() === 'NODE_IMAGE');
+  expect(nodeImage?.getProperty()?.getValue()).toMatch(/^node:20\.\d+\.\d+-bookworm-slim$/);
+});
+
+it("rotates every container's log and limits its CPU and memory, each setting written once (YAML anchors)", () => {
+  for (const [name, service] of Object.entries(services)) {
+    expect({ name, logging: service.logging }).toEqual({
+      name,
+      logging: { driver: 'json-file', options: { 'max-size': '10m', 'max-file': '5' } },
+    });
+    const limits = service.deploy?.resources?.limits ?? {};
+    expect({ name, cpus: Number(limits.cpus) > 0, memory: /^\d+[MG]$/.test(limits.memory) }).toEqual({
+      name,
+      cpus: true,
+      memory: true,
+    });
+  }
+  // One place to change each: the anchors.
+  expect(composeText.match(/max-size/g)).toHaveLength(1);
+  expect(composeText.match(/^\s+deploy: \*/gm)!.length).toBeGreaterThanOrEqual(4);
 });
