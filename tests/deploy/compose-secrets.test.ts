@@ -124,6 +124,8 @@ it('gives each container the secrets it uses and no other', () => {
     ...Object.fromEntries(COMPOSE_NATS_NODES.map((node) => [node, given[node]])),
     lb: ['https.pem'],
     prometheus: [],
+    collector: [],
+    'collector-storage': [],
   });
 });
 
