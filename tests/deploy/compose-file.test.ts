@@ -132,12 +132,16 @@ it('provisions the streams and consumers once, before the services, as its own N
   expect(services.provision.environment.NATS_USER).toBe('provisioner');
 });
 
-it("publishes only the load balancer's HTTPS port; anything else only on loopback, and only under a profile", () => {
+it("publishes only the load balancer's HTTPS port and its HTTP redirect; anything else only on loopback, and only under a profile", () => {
   const published = Object.entries(services).flatMap(([name, service]) =>
     ((service.ports ?? []) as string[]).map((port) => ({ name, port, profiles: service.profiles })),
   );
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
-  expect(published.filter((p) => !p.profiles)).toEqual([{ name: 'lb', port: '0.0.0.0:${HTTPS_PORT:-443}:8443' }]);
+  expect(published.filter((p) => !p.profiles)).toEqual([
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+    { name: 'lb', port: '0.0.0.0:${HTTPS_PORT:-443}:8443' },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+    { name: 'lb', port: '0.0.0.0:${HTTP_PORT:-80}:8080' },
+  ]);
   for (const p of published.filter((p) => p.profiles)) expect(p.port).toMatch(/^127\.0\.0\.1:/);
   for (const name of [...COMPOSE_MONGO_NODES, ...COMPOSE_NATS_NODES]) expect(services[name].ports).toBeUndefined();
 });

@@ -19,6 +19,7 @@ import {
   SECRET_COPIES,
   SECRETS_MOUNT,
   secretsOf,
+  compose,
   services,
   tlsDir,
 } from './compose-stack';
@@ -185,11 +186,36 @@ describe('the load balancer', () => {
     ])
       expect(defaults).toContain(part);
     expect(config).toContain('bind :8443 ssl crt /etc/clinic/tls/https.pem');
-    expect(services.lb.ports).toEqual([expect.stringMatching(/:8443$/)]);
+    expect(services.lb.ports).toEqual([expect.stringMatching(/:8443$/), expect.stringMatching(/:8080$/)]);
     // Its key a secret, read as root; then HAProxy runs as the image's user.
     expect(secretsOf('lb')).toEqual({ '/etc/clinic/tls/https.pem': 'https.pem' });
     expect(services.lb.user).toBe('root');
     expect(config).toMatch(/^ {2}user haproxy\n {2}group haproxy$/m);
+  });
+
+  it('redirects port 80 to HTTPS, sends HSTS, and passes on the address the client connected from', () => {
+    const frontend = (name: string) => new RegExp(`^frontend ${name}\\n((?: {2}.*\\n)+)`, 'm').exec(config)![1]!;
+    expect(frontend('http')).toMatch(
+      /^ {2}bind :8080\n {2}http-request redirect code 308 location https:\/\/[^\n]+\n$/,
+    );
+    const https = frontend('https');
+    expect(https).toContain('http-after-response set-header Strict-Transport-Security "max-age=31536000"');
+    // A client's own header is dropped before `option forwardfor` adds the address it connected from.
+    expect(https).toContain('http-request del-header X-Forwarded-For');
+    expect(/^defaults\n(?: {2}.*\n)*? {2}option forwardfor\n/m.test(config)).toBe(true);
+  });
+
+  it('is alone with the gateways on the edge network, the one they trust for X-Forwarded-For', () => {
+    const edge = compose.networks.edge.ipam.config[0].subnet;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+    expect(edge).toBe('${EDGE_SUBNET:-172.30.255.0/27}');
+    expect(services.gateway.environment.TRUSTED_PROXIES).toBe(edge);
+    const onEdge = Object.entries(services)
+      .filter(([, service]) => (service.networks ?? []).includes('edge'))
+      .map(([name]) => name);
+    expect(onEdge.sort()).toEqual(['gateway', 'lb']);
+    expect(services.lb.networks).toEqual(['edge']);
+    expect(services.gateway.networks).toEqual(['default', 'edge']);
   });
 
   it('is a configuration HAProxy accepts, with the files compose mounts', () => {
