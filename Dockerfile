@@ -3,7 +3,8 @@
 # stage, then only that workspace's production dependencies in a slim runtime
 # image. Build from the repository root, naming the process:
 #   docker build --build-arg SERVICE=billing .    (gateway, billing, catalogue or sessions)
-ARG NODE_IMAGE=node:20-bookworm-slim
+# An exact release, so that a rebuild gets the same Node.js (docs/operations.md: pinned images).
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

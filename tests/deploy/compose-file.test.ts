@@ -8,9 +8,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
 import { DockerfileParser, ModifiableInstruction } from 'dockerfile-ast';
-import { NATS_USERS, SERVICE_NAMES } from '@clinic/contracts';
-import { COMPOSE_NATS_NODES, NATS_IMAGE_TAG, passwordVariable, REPO_ROOT } from '@clinic/devstack';
-import { compose, services, requiredQuoted, METRICS_PORT } from './compose-stack';
+import { SERVICE_NAMES } from '@clinic/contracts';
+import {
+  COMPOSE_MONGO_NODES,
+  COMPOSE_NATS_NODES,
+  composeNatsUsers,
+  NATS_IMAGE_TAG,
+  passwordVariable,
+  REPO_ROOT,
+} from '@clinic/devstack';
+import { compose, composeText, services, METRICS_PORT } from './compose-stack';
 
 it('conforms to the Compose Specification schema', () => {
   const schemaPath = join(dirname(require.resolve('dclint/package.json')), 'schemas', 'compose.schema.json');
@@ -110,7 +117,7 @@ it('lets billing, catalogue, sessions and the gateway scale: no published ports,
   }
   for (const name of SERVICE_NAMES) {
     expect(services[name].depends_on).toEqual({
-      mongo: { condition: 'service_healthy' },
+      ...Object.fromEntries(COMPOSE_MONGO_NODES.map((node) => [node, { condition: 'service_healthy' }])),
       ...Object.fromEntries(COMPOSE_NATS_NODES.map((node) => [node, { condition: 'service_healthy' }])),
       provision: { condition: 'service_completed_successfully' },
     });
@@ -125,19 +132,28 @@ it('provisions the streams and consumers once, before the services, as its own N
   expect(services.provision.environment.NATS_USER).toBe('provisioner');
 });
 
-it("publishes only the load balancer's HTTPS port; anything else only on loopback, and only under a profile", () => {
+it("publishes only the load balancer's HTTPS port and its HTTP redirect; anything else only on loopback, and only under a profile", () => {
   const published = Object.entries(services).flatMap(([name, service]) =>
     ((service.ports ?? []) as string[]).map((port) => ({ name, port, profiles: service.profiles })),
   );
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
-  expect(published.filter((p) => !p.profiles)).toEqual([{ name: 'lb', port: '0.0.0.0:${HTTPS_PORT:-443}:8443' }]);
+  expect(published.filter((p) => !p.profiles)).toEqual([
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+    { name: 'lb', port: '0.0.0.0:${HTTPS_PORT:-443}:8443' },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+    { name: 'lb', port: '0.0.0.0:${HTTP_PORT:-80}:8080' },
+  ]);
   for (const p of published.filter((p) => p.profiles)) expect(p.port).toMatch(/^127\.0\.0\.1:/);
-  for (const name of ['mongo', ...COMPOSE_NATS_NODES]) expect(services[name].ports).toBeUndefined();
+  for (const name of [...COMPOSE_MONGO_NODES, ...COMPOSE_NATS_NODES]) expect(services[name].ports).toBeUndefined();
 });
 
 it('has a healthcheck for every process: the services and gateways on their readiness port', () => {
-  // Provisioning runs once and exits: compose waits for its exit instead.
-  for (const [name, service] of Object.entries(services).filter(([name]) => name !== 'provision')) {
+  // One-shot containers run once and exit: compose waits for their exit instead. The collector's image holds the
+  // collector alone, with nothing to run a check with.
+  const unchecked = Object.entries(services)
+    .filter(([name, service]) => service.restart === 'no' || name === 'collector')
+    .map(([name]) => name);
+  expect(unchecked.sort()).toEqual(['collector', 'collector-storage', 'provision']);
+  for (const [name, service] of Object.entries(services).filter(([name]) => !unchecked.includes(name))) {
     expect({ name, healthcheck: Boolean(service.healthcheck?.test) }).toEqual({ name, healthcheck: true });
   }
   for (const name of [...SERVICE_NAMES, 'gateway']) {
@@ -146,18 +162,35 @@ it('has a healthcheck for every process: the services and gateways on their read
   }
 });
 
-it('runs MongoDB 7 as a single-node replica set and NATS with the generated configuration', () => {
-  expect(services.mongo.image).toMatch(/^mongo:7/);
-  expect(services.mongo.entrypoint.join(' ')).toContain('docker-entrypoint.sh mongod --replSet rs0');
-  for (const name of SERVICE_NAMES) expect(services[name].environment.MONGO_URL).toContain('replicaSet=rs0');
+it('runs MongoDB 7 as a replica set of three members, which every service lists, and NATS with the generated configuration', () => {
+  expect(COMPOSE_MONGO_NODES).toHaveLength(3);
+  const stores = new Set<string>();
+  for (const node of COMPOSE_MONGO_NODES) {
+    expect(services[node].image).toMatch(/^mongo:7/);
+    expect(services[node].command.slice(0, 3)).toEqual(['mongod', '--replSet', 'rs0']);
+    stores.add(services[node].volumes.find((v: string) => v.endsWith(':/data/db')));
+  }
+  expect(stores.size).toBe(3);
+  // mongo-1 initiates the set with the three members, once the other two answer.
+  const initiate = services['mongo-1'].healthcheck.test.join(' ');
+  expect(initiate).toContain("rs.initiate({ _id: 'rs0', members: [");
+  const members = [...initiate.matchAll(/host: '([^']+)'/g)].map((m) => m[1]);
+  expect(members).toEqual(COMPOSE_MONGO_NODES.map((node) => `${node}:27017`));
+  expect(services['mongo-1'].depends_on).toEqual({
+    'mongo-2': { condition: 'service_healthy' },
+    'mongo-3': { condition: 'service_healthy' },
+  });
+  const hosts = COMPOSE_MONGO_NODES.map((node) => `${node}:27017`).join(',');
+  for (const name of SERVICE_NAMES) {
+    expect(services[name].environment.MONGO_URL).toContain(`@${hosts}/?replicaSet=rs0&`);
+  }
   const natsConf = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8');
   expect(natsConf).toContain('jetstream');
   for (const node of COMPOSE_NATS_NODES) {
     expect(services[node].volumes).toContain('./deploy/nats/nats.conf:/etc/nats/nats.conf:ro');
-    for (const user of NATS_USERS) {
-      expect(natsConf).toContain(`password: $${passwordVariable(user)}`);
-      expect(services[node].environment[passwordVariable(user)]).toMatch(requiredQuoted(passwordVariable(user)));
-    }
+    expect(services[node].volumes).toContain('./deploy/nats/entrypoint.sh:/etc/nats/entrypoint.sh:ro');
+    expect(services[node].entrypoint).toEqual(['sh', '/etc/nats/entrypoint.sh']);
+    for (const user of composeNatsUsers()) expect(natsConf).toContain(`password: $${passwordVariable(user)}`);
   }
 });
 
@@ -168,13 +201,13 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   expect(natsConf).toContain('sync_interval: always');
   // Each node dials the others with the route password, and requires it of every route (with a certificate).
   expect(natsConf).toContain('routes: $NATS_ROUTES\n  authorization { user: route, password: $NATS_ROUTE_PASSWORD');
-  const routes = `[${COMPOSE_NATS_NODES.map((n) => `"nats://route:\${NATS_ROUTE_PASSWORD:?set NATS_ROUTE_PASSWORD (no default outside development)}@${n}:6222"`).join(', ')}]`;
+  const entrypoint = readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'entrypoint.sh'), 'utf8');
+  const routes = `NATS_ROUTES="[${COMPOSE_NATS_NODES.map((n) => `\\"nats://route:$route@${n}:6222\\"`).join(', ')}]"`;
+  expect(entrypoint).toContain(routes);
   const stores = new Set<string>();
   for (const node of COMPOSE_NATS_NODES) {
     expect(services[node].image).toBe(`nats:${NATS_IMAGE_TAG}`);
-    expect(services[node].environment.NATS_SERVER_NAME).toBe(node);
-    expect(services[node].environment.NATS_ROUTES).toBe(routes);
-    expect(services[node].environment.NATS_ROUTE_PASSWORD).toMatch(requiredQuoted('NATS_ROUTE_PASSWORD'));
+    expect(services[node].environment).toEqual({ NATS_SERVER_NAME: node });
     expect(services[node].healthcheck.test.join(' ')).toContain('/healthz');
     stores.add(services[node].volumes.find((v: string) => v.endsWith(':/data')));
   }
@@ -184,4 +217,41 @@ it('runs a three-node NATS cluster: named nodes routing to each other, each with
   for (const name of [...SERVICE_NAMES, 'gateway']) expect(services[name].environment.NATS_URL).toBe(everyNode);
   // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
   expect(services.provision.environment.NATS_STREAM_REPLICAS).toBe('${NATS_STREAM_REPLICAS:-3}');
+});
+
+it('pins every image to an exact release: NATS the one bootstrap builds, MongoDB 7, HAProxy 3.0, and the Node.js of the Dockerfile', () => {
+  const images = Object.fromEntries(
+    Object.entries(services)
+      .filter(([, service]) => service.image)
+      .map(([name, service]) => [name, service.image as string]),
+  );
+  for (const [name, image] of Object.entries(images))
+    expect({ name, image }).toEqual({ name, image: expect.stringMatching(/^[a-z/-]+:v?\d+\.\d+\.\d+(-[a-z]+)?$/) });
+  const bootstrap = readFileSync(join(REPO_ROOT, 'scripts', 'bootstrap.sh'), 'utf8');
+  const natsVersion = /^NATS_VERSION=v(\S+)$/m.exec(bootstrap)![1];
+  for (const node of COMPOSE_NATS_NODES) expect(images[node]).toBe(`nats:${natsVersion}-alpine`);
+  for (const node of COMPOSE_MONGO_NODES) expect(images[node]).toMatch(/^mongo:7\.0\.\d+$/);
+  expect(images.lb).toMatch(/^haproxy:3\.0\.\d+-alpine$/);
+  const nodeImage = DockerfileParser.parse(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'))
+    .getARGs()
+    .find((arg) => arg.getProperty()?.getName() === 'NODE_IMAGE');
+  expect(nodeImage?.getProperty()?.getValue()).toMatch(/^node:20\.\d+\.\d+-bookworm-slim$/);
+});
+
+it("rotates every container's log and limits its CPU and memory, each setting written once (YAML anchors)", () => {
+  for (const [name, service] of Object.entries(services)) {
+    expect({ name, logging: service.logging }).toEqual({
+      name,
+      logging: { driver: 'json-file', options: { 'max-size': '10m', 'max-file': '5' } },
+    });
+    const limits = service.deploy?.resources?.limits ?? {};
+    expect({ name, cpus: Number(limits.cpus) > 0, memory: /^\d+[MG]$/.test(limits.memory) }).toEqual({
+      name,
+      cpus: true,
+      memory: true,
+    });
+  }
+  // One place to change each: the anchors.
+  expect(composeText.match(/max-size/g)).toHaveLength(1);
+  expect(composeText.match(/^\s+deploy: \*/gm)!.length).toBeGreaterThanOrEqual(4);
 });

@@ -2,11 +2,11 @@
  * What the compose e2e files share: their stack, started for each importing file
  * (the beforeAll and afterAll below run in every file that imports this module), its seed and helpers.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
-import { COMPOSE_TLS_MOUNT, makeComposeSecrets, REPO_ROOT } from '@clinic/devstack';
+import { makeComposeSecrets, REPO_ROOT } from '@clinic/devstack';
 
 export const composeText = readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
 /** As docker compose reads it: YAML merge keys resolved. */
@@ -40,13 +40,14 @@ export const SERVICE_SETTINGS = [
   'NATS_URL',
   'NATS_TLS_CA_FILE',
   'NATS_USER',
-  'NATS_PASSWORD',
+  'NATS_PASSWORD_FILE',
   'MONGO_URL',
+  'MONGO_PASSWORD_FILE',
   'MONGO_DB',
   'CLINIC_TZ',
   'LOG_LEVEL',
   'REPLY_CHUNKS_MAX',
-  'JWT_SECRET',
+  'JWT_SECRET_FILE',
   'JWT_PUBLIC_KEY',
   'JWT_MAX_LIFETIME_S',
   ...TOKEN_RULE_SETTINGS,
@@ -62,10 +63,10 @@ export const GATEWAY_SETTINGS = [
   'TLS_CERT_FILE',
   'TLS_KEY_FILE',
   'NATS_USER',
-  'NATS_PASSWORD',
+  'NATS_PASSWORD_FILE',
   'HOST',
   'PORT',
-  'JWT_SECRET',
+  'JWT_SECRET_FILE',
   'JWT_PUBLIC_KEY',
   'JWT_MAX_LIFETIME_S',
   ...TOKEN_RULE_SETTINGS,
@@ -78,12 +79,9 @@ export const GATEWAY_SETTINGS = [
   'RATE_LIMIT_WRITE_MAX',
   'RATE_LIMIT_IP_MAX',
   'RATE_LIMIT_WINDOW_MS',
+  'TRUSTED_PROXIES',
   ...OBSERVABILITY_SETTINGS,
 ];
-/** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
-export const required = (variable: string) => new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
-/** The same for nats-server, which takes it quoted (a variable's value is read as config). */
-export const requiredQuoted = (variable: string) => new RegExp(`^"\\$\\{${variable}:\\?[^}]+\\}"$`);
 export const METRICS_PORT = '9464';
 
 export function sourceFiles(dir: string): string[] {
@@ -105,21 +103,55 @@ export function settingsReadBy(...dirs: string[]): Set<string> {
   return names;
 }
 
-/**
- * deploy/nats/nats.conf with the files of `npm run certs` where compose mounts them: the real nats-server
- * loads the certificates while it checks the file.
- */
-export let checkedNatsConf = '';
-beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'clinic-compose-tls-'));
-  await makeComposeSecrets(join(dir, 'tls'));
-  checkedNatsConf = join(dir, 'nats.conf');
-  writeFileSync(
-    checkedNatsConf,
-    readFileSync(join(REPO_ROOT, 'deploy', 'nats', 'nats.conf'), 'utf8').replaceAll(
-      COMPOSE_TLS_MOUNT,
-      join(dir, 'tls'),
-    ),
+/** Where a container finds its secrets, and where the copies of deploy/copy-secrets.sh are. */
+export const SECRETS_MOUNT = '/run/secrets';
+export const SECRET_COPIES = '/run/clinic';
+
+/** The folder the files of `npm run certs` are made in for these tests (TLS_DIR), made before them. */
+export let tlsDir = '';
+
+// biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
+const TLS_DIR_OF_COMPOSE = '${TLS_DIR:-./deploy/tls}/';
+
+/** A host path of the compose file (`./deploy/...`, `${TLS_DIR:-./deploy/tls}/...`) on this machine. */
+const hostPath = (path: string) =>
+  path.startsWith(TLS_DIR_OF_COMPOSE) ? join(tlsDir, path.slice(TLS_DIR_OF_COMPOSE.length)) : join(REPO_ROOT, path);
+
+/** The secrets a service lists, as `target` (the path inside the container) -> `source` (the secret's name). */
+export function secretsOf(name: string): Record<string, string> {
+  return Object.fromEntries(
+    ((services[name].secrets ?? []) as Array<string | { source: string; target?: string }>).map((secret) => {
+      const { source, target } = typeof secret === 'string' ? { source: secret, target: undefined } : secret;
+      const path = target ?? source;
+      return [path.startsWith('/') ? path : `${SECRETS_MOUNT}/${path}`, source];
+    }),
   );
+}
+
+/**
+ * Every file a service's container sees from the host, by its path inside the container -> the file here: its bind
+ * mounts (`host:container:ro`) and its secrets (the top-level `secrets:` entry's file).
+ */
+export function mountedFiles(name: string): Record<string, string> {
+  const binds = ((services[name].volumes ?? []) as string[]).flatMap((volume) => {
+    // host:container[:ro], where the host path may hold the `:-` of ${TLS_DIR:-...}.
+    const path = volume.replace(/:ro$/, '');
+    const at = path.lastIndexOf(':');
+    const [from, to] = [path.slice(0, at), path.slice(at + 1)];
+    return from.startsWith('.') || from.startsWith('$') ? [[to, hostPath(from)]] : [];
+  });
+  const secrets = Object.entries(secretsOf(name)).map(([to, source]) => [to, hostPath(compose.secrets[source].file)]);
+  return Object.fromEntries([...binds, ...secrets]);
+}
+
+/** `text` (a configuration a container reads) with each path inside the container replaced by the file here. */
+export function asOnHost(text: string, files: Record<string, string>): string {
+  return Object.entries(files).reduce((result, [inside, here]) => result.replaceAll(inside, here), text);
+}
+
+beforeAll(async () => {
+  tlsDir = join(mkdtempSync(join(tmpdir(), 'clinic-compose-tls-')), 'tls');
+  // The installation's CA in a folder of its own, as DATA_DIR/tls is.
+  await makeComposeSecrets(tlsDir, { caDir: join(dirname(tlsDir), 'ca') });
 });
-afterAll(() => rmSync(dirname(checkedNatsConf), { recursive: true, force: true }));
+afterAll(() => rmSync(dirname(tlsDir), { recursive: true, force: true }));

@@ -181,14 +181,20 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   };
 }
 
-/** One more gateway in front of the stack: the first one's settings on ports of its own; its URL and process. */
-export async function startSecondGateway(t: TestStack): Promise<{ url: string; process: ManagedProcess }> {
+/**
+ * One more gateway in front of the stack: the first one's settings (and `env`) on ports of its own; its URL and
+ * process. Its log is gateway-2.log.
+ */
+export async function startSecondGateway(
+  t: TestStack,
+  env: Record<string, string> = {},
+): Promise<{ url: string; process: ManagedProcess }> {
   const { spec } = t.stack.gateway;
   const port = await freeListeningPort();
   const second = new ManagedProcess({
     ...spec,
     name: 'gateway-2',
-    env: { ...spec.env, PORT: String(port), METRICS_PORT: String(await freeListeningPort()) },
+    env: { ...spec.env, ...env, PORT: String(port), METRICS_PORT: String(await freeListeningPort()) },
     output: { kind: 'file', path: join(t.stack.logDir, 'gateway-2.log') },
   });
   second.start();

@@ -1,7 +1,9 @@
 /**
  * A local certificate authority and server certificates it signs: for NATS
  * with TLS under npm start and the tests (`NATS_TLS=1`, files in DATA_DIR/tls)
- * and for docker compose (`npm run certs`).
+ * and for docker compose (`npm run certs`). One CA per installation: its folder
+ * (`caDir`, DATA_DIR/tls unless CA_DIR says otherwise) holds its key, and every
+ * other folder of certificates gets a copy of its `ca.crt` only.
  *
  * Made with @peculiar/x509 over Node's WebCrypto (ECDSA P-256, SHA-256): a
  * maintained TypeScript library, so no openssl binary (whose options differ
@@ -14,7 +16,7 @@ import 'reflect-metadata';
 import { webcrypto, X509Certificate as NodeCertificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import * as x509 from '@peculiar/x509';
 
 // Node's WebCrypto (this repository's TypeScript settings have no DOM types, hence the aliases and the cast).
@@ -53,12 +55,12 @@ export interface LocalCertificates {
 }
 
 export interface CertificateOptions {
-  /**
-   * Mode of the private key files: 0o600 by default. `npm run certs` gives 0o644 inside a 0o700
-   * folder: compose mounts each file into containers whose processes run as other users.
-   */
-  keyMode?: number;
+  /** The folder of the CA that signs (`ca.crt`, `ca.key`; made there when missing): by default the same folder. */
+  caDir?: string;
 }
+
+/** Every private key file: its owner's alone (compose's containers take copies of their own, docs/operations.md). */
+const KEY_MODE = 0o600;
 
 interface Authority {
   cert: x509.X509Certificate;
@@ -79,12 +81,18 @@ function newKeys(): Promise<webcrypto.CryptoKeyPair> {
   return webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
 }
 
-function writeKey(path: string, pem: string, mode: number): void {
-  writeFileSync(path, pem, { mode });
-  chmodSync(path, mode);
+function writeKey(path: string, pem: string): void {
+  writeFileSync(path, pem, { mode: KEY_MODE });
+  chmodSync(path, KEY_MODE);
 }
 
-async function authority(dir: string, keyMode: number): Promise<Authority> {
+/** `dir` made, or taken back, readable by its owner alone. */
+function ownerOnlyDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+}
+
+async function authority(dir: string): Promise<Authority> {
   const certPath = join(dir, 'ca.crt');
   const keyPath = join(dir, 'ca.key');
   if (existsSync(certPath) && existsSync(keyPath)) {
@@ -107,8 +115,7 @@ async function authority(dir: string, keyMode: number): Promise<Authority> {
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  // The CA's key only ever signs here: never mounted anywhere, so always owner-only.
-  writeKey(keyPath, await pemKey(keys.privateKey), Math.min(keyMode, 0o600));
+  writeKey(keyPath, await pemKey(keys.privateKey));
   writeFileSync(certPath, pem(cert.toString('pem')));
   return { cert, key: keys.privateKey };
 }
@@ -151,16 +158,23 @@ async function issue(ca: Authority, request: CertificateRequest): Promise<{ cert
   return { cert: pem(cert.toString('pem')), key: await pemKey(keys.privateKey) };
 }
 
-/** Makes what is missing or stale in `dir` (created 0700): the CA, then each server certificate. */
+/**
+ * Makes what is missing or stale in `dir` (created 0700): the CA in `caDir` (a copy of its certificate in `dir`),
+ * then each server certificate.
+ */
 export async function ensureCertificates(
   dir: string,
   requests: CertificateRequest[],
   options: CertificateOptions = {},
 ): Promise<LocalCertificates> {
-  const keyMode = options.keyMode ?? 0o600;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  const ca = await authority(dir, keyMode);
+  const caDir = options.caDir ?? dir;
+  ownerOnlyDir(dir);
+  ownerOnlyDir(caDir);
+  const ca = await authority(caDir);
+  const caCopy = join(dir, 'ca.crt');
+  const caPem = pem(ca.cert.toString('pem'));
+  if (resolve(caDir) !== resolve(dir) && (!existsSync(caCopy) || readFileSync(caCopy, 'utf8') !== caPem))
+    writeFileSync(caCopy, caPem);
   const servers: Record<string, CertificateFiles> = {};
   for (const request of requests) {
     const files = { cert: join(dir, `${request.name}.crt`), key: join(dir, `${request.name}.key`) };
@@ -172,8 +186,8 @@ export async function ensureCertificates(
     ) {
       const made = await issue(ca, request);
       writeFileSync(files.cert, made.cert);
-      writeKey(files.key, made.key, keyMode);
-      if (request.bundle) writeKey(bundle, made.cert + made.key, keyMode);
+      writeKey(files.key, made.key);
+      if (request.bundle) writeKey(bundle, made.cert + made.key);
     }
     servers[request.name] = files;
   }

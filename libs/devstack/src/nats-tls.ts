@@ -1,11 +1,19 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { NatsSettings } from '@clinic/service-kit';
 import { ensureCertificates } from './certs';
 import type { Infrastructure, NatsNodeNetwork } from './infra';
 import type { NatsTlsFiles } from './nats-config';
+import { dataDirFromEnv } from './secrets';
 
-/** Where the local CA and certificates of a stack live: DATA_DIR/tls, kept across starts. */
+/** Where the certificates of a stack live: DATA_DIR/tls, kept across starts. */
 export const tlsDir = (dataDir: string) => join(dataDir, 'tls');
+
+/**
+ * The installation's CA, the one every certificate of npm start and of `npm run certs` is signed by: CA_DIR, else
+ * DATA_DIR/tls (made by whichever needs it first).
+ */
+export const installationCaDir = (env: NodeJS.ProcessEnv = process.env): string =>
+  env.CA_DIR ? resolve(env.CA_DIR) : tlsDir(dataDirFromEnv(env));
 
 /**
  * The certificate every local NATS node serves (and presents to the others on
@@ -16,6 +24,7 @@ export async function localNatsTls(
   dataDir: string,
   nodes: number,
   network?: (node: number) => NatsNodeNetwork,
+  caDir = tlsDir(dataDir),
 ): Promise<NatsTlsFiles> {
   const hosts = new Set(['127.0.0.1', 'localhost']);
   for (let i = 0; i < nodes; i++) {
@@ -25,7 +34,9 @@ export async function localNatsTls(
       hosts.add(where.clusterHost);
     }
   }
-  const made = await ensureCertificates(tlsDir(dataDir), [{ name: 'nats', hosts: [...hosts], clientAuth: true }]);
+  const made = await ensureCertificates(tlsDir(dataDir), [{ name: 'nats', hosts: [...hosts], clientAuth: true }], {
+    caDir,
+  });
   const files = made.servers.nats!;
   return { certFile: files.cert, keyFile: files.key, caFile: made.caFile };
 }

@@ -24,8 +24,8 @@ function findOnPath(name: string, extraDirs: string[] = []): string | undefined 
  * built by scripts/bootstrap.sh into .tools/bin; docs/operations.md says why this one.
  */
 export const NATS_SERVER_VERSION = 'v2.12.15';
-/** The container image of the same release line (docker compose, testcontainers). */
-export const NATS_IMAGE_TAG = '2.12-alpine';
+/** The container image of the same release (docker compose, testcontainers). */
+export const NATS_IMAGE_TAG = `${NATS_SERVER_VERSION.slice(1)}-alpine`;
 
 /** NATS_SERVER_BIN, else the pinned build in .tools/bin, else one on the PATH. */
 export function natsServerBinary(): string {

@@ -35,6 +35,8 @@ export interface StackOptions {
   syncInterval?: string;
   /** Local NATS over TLS (`NATS_TLS=1`): a local CA and certificates in dataDir/tls; every process verifies against it. */
   natsTls?: boolean;
+  /** The installation's CA that signs those certificates (installationCaDir: CA_DIR): by default dataDir/tls. */
+  caDir?: string;
   /** The gateway serves HTTPS with these files; `caFile` is what the stack's own requests to it trust. */
   gatewayTls?: GatewayTls;
   /**

@@ -82,7 +82,7 @@ export class Stack {
       syncInterval: options.syncInterval,
       outsideSystems: installationSystems({ ...process.env, ...options.env }),
       natsTls: options.natsTls
-        ? await localNatsTls(options.dataDir, options.natsCluster ?? 1, options.natsNetwork)
+        ? await localNatsTls(options.dataDir, options.natsCluster ?? 1, options.natsNetwork, options.caDir)
         : undefined,
     });
   }

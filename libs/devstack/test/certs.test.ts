@@ -1,5 +1,5 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCertificates } from '../src/certs';
@@ -34,10 +34,8 @@ it('makes a CA and server certificates it signs, naming each host, with owner-on
 });
 
 it('keeps what is still good and makes again a certificate whose hosts changed', async () => {
-  const first = await ensureCertificates(dir, [{ name: 'gateway', hosts: ['gateway'] }], { keyMode: 0o644 });
-  // Keys other containers mount may be readable (inside the 0700 folder); the CA's key never is.
-  expect(mode(first.servers.gateway!.key)).toBe(0o644);
-  expect(mode(join(dir, 'ca.key'))).toBe(0o600);
+  const first = await ensureCertificates(dir, [{ name: 'gateway', hosts: ['gateway'] }]);
+  expect(mode(first.servers.gateway!.key)).toBe(0o600);
   const before = readFileSync(first.servers.gateway!.cert, 'utf8');
   const ca = readFileSync(first.caFile, 'utf8');
   await ensureCertificates(dir, [{ name: 'gateway', hosts: ['gateway'] }]);
@@ -46,4 +44,22 @@ it('keeps what is still good and makes again a certificate whose hosts changed',
   const after = read(first.servers.gateway!.cert);
   expect(after.subjectAltName).toBe('DNS:gateway, DNS:localhost');
   expect(readFileSync(first.caFile, 'utf8')).toBe(ca);
+});
+
+it("signs with another folder's CA: the certificate's folder gets its ca.crt and never its key", async () => {
+  const caDir = join(dir, 'ca');
+  const made = await ensureCertificates(join(dir, 'certs'), [{ name: 'gateway', hosts: ['gateway'] }], { caDir });
+  expect(made.caFile).toBe(join(dir, 'certs', 'ca.crt'));
+  expect(readFileSync(made.caFile, 'utf8')).toBe(readFileSync(join(caDir, 'ca.crt'), 'utf8'));
+  expect(existsSync(join(dir, 'certs', 'ca.key'))).toBe(false);
+  expect(mode(join(caDir, 'ca.key'))).toBe(0o600);
+  expect(mode(caDir)).toBe(0o700);
+  expect(read(made.servers.gateway!.cert).checkIssued(read(join(caDir, 'ca.crt')))).toBe(true);
+  // A certificate of a former CA is made again, by this one.
+  const other = await ensureCertificates(join(dir, 'other'), [{ name: 'gateway', hosts: ['gateway'] }]);
+  const signedByOther = await ensureCertificates(join(dir, 'certs'), [{ name: 'gateway', hosts: ['gateway'] }], {
+    caDir: join(dir, 'other'),
+  });
+  expect(read(signedByOther.servers.gateway!.cert).checkIssued(read(other.caFile))).toBe(true);
+  expect(readFileSync(signedByOther.caFile, 'utf8')).toBe(readFileSync(other.caFile, 'utf8'));
 });

@@ -5,6 +5,7 @@
  * mod.ts the same way.
  */
 export * from './process/env';
+export * from './process/secret-files';
 export * from './process/config';
 export * from './process/outside-systems';
 export * from './process/logger';

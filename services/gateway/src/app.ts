@@ -58,6 +58,8 @@ export async function buildGateway({ config, nc, log, replies = null }: GatewayD
     clientErrorHandler: clientErrorHandler(log),
     // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the onRequest hook answers it instead.
     http: { requireHostHeader: false },
+    // request.ip: the client behind the proxies TRUSTED_PROXIES names, else the peer (client-ip.ts).
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   });
   const isStaticPath = staticPathsOf(app);
   const verifyToken = createTokenVerifier(config.tokens);
@@ -101,6 +103,7 @@ export async function buildGateway({ config, nc, log, replies = null }: GatewayD
       url: request.url,
       status: reply.statusCode,
       duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+      client_ip: request.ip,
       caller_sub: request.caller?.sub,
       caller_role: request.caller?.role,
       caller_store_ids: request.caller?.store_ids,

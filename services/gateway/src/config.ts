@@ -15,6 +15,7 @@ import {
   type NatsSettings,
   type TokenPolicy,
 } from '@clinic/service-kit';
+import { PROXY_ENV, parseTrustedProxies } from './client-ip';
 import { parseCorsOrigins } from './cors';
 import type { ReplyCacheSettings } from './reply-cache';
 
@@ -34,6 +35,8 @@ export interface GatewayConfig {
   /** CORS_ORIGINS: the web origins that get CORS headers; empty, none does. */
   corsOrigins: string[];
   replyCache: ReplyCacheSettings;
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (client-ip.ts); empty, none. */
+  trustedProxies: string[];
 }
 
 /** Requests allowed per window; `max` 0 turns rate limiting off. */
@@ -81,6 +84,7 @@ export const GATEWAY_ENV = {
     "Hot reads' replies the gateway keeps per service, answered from memory while they are current (docs/CACHE.md); 0: none.",
   ),
   ...RATE_LIMIT_ENV,
+  ...PROXY_ENV,
 } as const satisfies EnvProperties;
 
 export function rateLimitConfig(env: EnvValues<typeof RATE_LIMIT_ENV> = readEnv(RATE_LIMIT_ENV)): RateLimitConfig {
@@ -118,6 +122,7 @@ export function gatewayConfig(): GatewayConfig {
     rateLimit: rateLimitConfig(env),
     metrics: metricsSettingsOf(env),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
+    trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
     replyCache: {
       maxEntries: env.REPLY_CACHE_ENTRIES,
       maxAgeMs: 30_000,

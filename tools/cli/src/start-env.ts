@@ -6,7 +6,13 @@ export const START_ENV = {
     1,
     '`3`: a three-node NATS cluster on `NATS_PORT`..+2 (routes on +2000, monitoring on +4000); tests take it too.',
   ),
-  NATS_TLS: integerVar(0, '`1`: NATS with TLS only, a local CA and certificates in `DATA_DIR/tls`.'),
+  NATS_TLS: integerVar(
+    0,
+    "`1`: NATS with TLS only, certificates in `DATA_DIR/tls` signed by the installation's CA (`CA_DIR`).",
+  ),
+  CA_DIR: textVar(
+    "The installation's CA (`ca.crt`, `ca.key`), which signs the certificates of npm start and of `npm run certs`; unset: `DATA_DIR/tls` (made there by whichever needs it first).",
+  ),
   TLS_CERT_FILE: textVar('Handed to the gateway: HTTPS with `TLS_KEY_FILE`.'),
   TLS_KEY_FILE: textVar('Handed to the gateway: HTTPS with `TLS_CERT_FILE`.'),
   TLS_CA_FILE: textVar("The CA that signed the gateway's certificate, which npm start's own checks trust."),

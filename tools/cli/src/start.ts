@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
   dataDirFromEnv,
+  installationCaDir,
   DB_PASSWORD_FILE,
   hasTokenKey,
   JWT_SECRET_FILE,
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
     serviceOutput: 'inherit',
     natsCluster,
     natsTls: env.NATS_TLS === 1,
+    caDir: installationCaDir(),
     gatewayTls:
       env.TLS_CERT_FILE && env.TLS_KEY_FILE
         ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE, caFile: env.TLS_CA_FILE }

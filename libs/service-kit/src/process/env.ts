@@ -7,6 +7,7 @@
  */
 import envSchema from 'env-schema';
 import type { ErrorObject } from 'ajv';
+import { withSecretFiles } from './secret-files';
 
 /**
  * The schema of one variable. `description` is what docs/configuration.md says of it (`npm run docs` renders every
@@ -52,8 +53,10 @@ export const NATS_ENV = {
 
 export function readEnv<P extends EnvProperties>(properties: P, env: NodeJS.ProcessEnv = process.env): EnvValues<P> {
   const given: Record<string, string> = {};
+  // Secrets given as files (JWT_SECRET_FILE...) read as the variables they stand for.
+  const values = withSecretFiles(env);
   for (const name of Object.keys(properties)) {
-    const value = env[name];
+    const value = values[name];
     if (value !== undefined && value !== '') given[name] = value;
   }
   const schema = {
