@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'nats';
-import { freePort, localNatsTls, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
+import { ensureCertificates, freePort, localNatsTls, REPO_ROOT, startLocalInfrastructure } from '@clinic/devstack';
 import { eventually, startTestStack, type TestStack } from './harness';
 import { cbcBill, seedMainWithCbc } from './fixtures';
 
@@ -198,15 +198,14 @@ it('NATS_TLS=1 npm start: loads the demo over TLS, and npm run seed verifies the
     expect(output).toContain('demo data loaded');
     const seed = join(dataDir, 'seed.json');
     writeFileSync(seed, JSON.stringify({ patients: [{ id: 901, name: 'Over TLS' }] }));
-    const natsUrl = `tls://127.0.0.1:${natsPort}`;
-    const seeded = await run(process.execPath, [cli('seed'), seed], {
-      env: { ...env, NATS_URL: natsUrl, NATS_TLS_CA_FILE: caFile },
-    });
+    // The tool finds the stack's URL and CA in what npm start wrote (DATA_DIR/stack.json): no variables.
+    const seeded = await run(process.execPath, [cli('seed'), seed], { env });
     expect(seeded.stdout).toMatch(/Published 1 record\(s\)/);
-    // Without the CA the tool cannot verify the server, and says the stack cannot be reached.
+    // Against another installation's CA it cannot verify the server, and says so.
+    const otherCa = (await ensureCertificates(join(dataDir, 'other-ca'), [])).caFile;
     await expect(
-      run(process.execPath, [cli('seed'), seed], { env: { ...env, NATS_URL: natsUrl } }),
-    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('unable to verify') });
+      run(process.execPath, [cli('seed'), seed], { env: { ...env, NATS_TLS_CA_FILE: otherCa } }),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/unable to verify|self.signed|certificate/i) });
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
