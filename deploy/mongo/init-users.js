@@ -18,3 +18,13 @@ for (const { user, db: name, password } of services) {
   db.getSiblingDB(name).createUser({ user, pwd: password, roles: [{ role: 'readWrite', db: name }] });
   print(`created user ${user} with readWrite on ${name}`);
 }
+// The metrics exporter signs in with its certificate (npm run certs: mongodb-exporter.pem) and only reads the
+// server's state: clusterMonitor, and the oplog's size on local.
+db.getSiblingDB('$external').createUser({
+  user: 'CN=mongodb-exporter',
+  roles: [
+    { role: 'clusterMonitor', db: 'admin' },
+    { role: 'read', db: 'local' },
+  ],
+});
+print('created the X.509 user CN=mongodb-exporter with clusterMonitor');

@@ -14,6 +14,7 @@ import {
   COMPOSE_MONGO_NODES,
   COMPOSE_NATS_NODES,
   composeNatsUsers,
+  MONGO_EXPORTER,
   composePasswords,
   natsServerBinary,
   REPO_ROOT,
@@ -123,6 +124,8 @@ it('gives each container the secrets it uses and no other', () => {
     'mongo-3': ['mongo-3.pem', 'mongo-keyfile'],
     ...Object.fromEntries(COMPOSE_NATS_NODES.map((node) => [node, given[node]])),
     lb: ['https.pem'],
+    'mongodb-exporter': ['mongodb-exporter.pem'],
+    ...Object.fromEntries(COMPOSE_NATS_NODES.map((node) => [`nats-exporter-${node.slice(-1)}`, []])),
     prometheus: [],
     collector: [],
     'collector-storage': [],
@@ -139,7 +142,7 @@ it('puts no password in any environment: compose secrets only, each a private fi
   // Every secret is a file of `npm run certs`, its owner's alone; of what it makes, only certificates are public,
   // and the keys of MongoDB's members and of HTTPS are mounted inside their bundles (.pem).
   const secretFiles = Object.values(compose.secrets as Record<string, { file: string }>).map((s) => basename(s.file));
-  const bundled = [...COMPOSE_MONGO_NODES, 'https'].map((name) => `${name}.key`);
+  const bundled = [...COMPOSE_MONGO_NODES, 'https', MONGO_EXPORTER].map((name) => `${name}.key`);
   const made = readdirSync(tlsDir).filter((file) => !file.endsWith('.crt') && !bundled.includes(file));
   expect(secretFiles.sort()).toEqual(made.sort());
   for (const file of secretFiles)
@@ -258,10 +261,19 @@ it('runs Prometheus under the observability profile, scraping every replica of e
     expect(services[name].environment.OTEL_SERVICE_NAME).toBe(name);
   }
   const config = YAML.parse(readFileSync(join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8'));
-  const jobs = Object.fromEntries(config.scrape_configs.map((job: any) => [job.job_name, job.dns_sd_configs]));
-  expect(Object.keys(jobs).sort()).toEqual([...SERVICE_NAMES, 'gateway'].sort());
-  for (const [job, sd] of Object.entries(jobs))
-    expect(sd).toEqual([{ names: [job], type: 'A', port: Number(METRICS_PORT) }]);
+  const jobs = Object.fromEntries(config.scrape_configs.map((job: any) => [job.job_name, job]));
+  expect(Object.keys(jobs).sort()).toEqual([...SERVICE_NAMES, 'gateway', 'nats', 'database'].sort());
+  for (const job of [...SERVICE_NAMES, 'gateway'])
+    expect(jobs[job].dns_sd_configs).toEqual([{ names: [job], type: 'A', port: Number(METRICS_PORT) }]);
+  // The servers through their exporters, each a service of the same profile.
+  const exporters = {
+    nats: COMPOSE_NATS_NODES.map((node) => `nats-exporter-${node.slice(-1)}:7777`),
+    database: [`${MONGO_EXPORTER}:9216`],
+  };
+  for (const [job, targets] of Object.entries(exporters)) {
+    expect(jobs[job].static_configs).toEqual([{ targets }]);
+    for (const target of targets) expect(services[target.split(':')[0]!].profiles).toEqual(['observability']);
+  }
   // Prometheus's own checker (Debian's prometheus package ships it) accepts the file.
   expect(() =>
     execFileSync('promtool', ['check', 'config', join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml')], {

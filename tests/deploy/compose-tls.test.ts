@@ -151,8 +151,8 @@ describe('MongoDB with authentication', () => {
       getSiblingDB: (name: string) => ({ createUser: (user: unknown) => created.push({ db: name, user }) }),
     };
     runInNewContext(script, { db, fs, process: { env }, print: () => undefined });
-    expect(created).toEqual(
-      SERVICE_NAMES.map((name) => ({
+    expect(created).toEqual([
+      ...SERVICE_NAMES.map((name) => ({
         db: `clinic_${name}`,
         user: {
           user: name,
@@ -160,7 +160,18 @@ describe('MongoDB with authentication', () => {
           roles: [{ role: 'readWrite', db: `clinic_${name}` }],
         },
       })),
-    );
+      // The metrics exporter: its certificate, no password, and only the server's state to read.
+      {
+        db: '$external',
+        user: {
+          user: 'CN=mongodb-exporter',
+          roles: [
+            { role: 'clusterMonitor', db: 'admin' },
+            { role: 'read', db: 'local' },
+          ],
+        },
+      },
+    ]);
     // A missing password stops it rather than make a user without one.
     const { MONGO_SESSIONS_PASSWORD_FILE: _s, ...withoutOne } = env;
     expect(() => runInNewContext(script, { db, fs, process: { env: withoutOne }, print: () => undefined })).toThrow(

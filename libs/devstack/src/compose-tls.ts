@@ -17,6 +17,8 @@ export const COMPOSE_TLS_DIR = 'deploy/tls';
 
 /** The members of compose's MongoDB replica set. */
 export const COMPOSE_MONGO_NODES = ['mongo-1', 'mongo-2', 'mongo-3'];
+/** Compose's MongoDB metrics exporter: its service, certificate and X.509 user (`CN=mongodb-exporter`). */
+export const MONGO_EXPORTER = 'mongodb-exporter';
 
 const LOOPBACK = ['localhost', '127.0.0.1'];
 
@@ -34,6 +36,8 @@ export function composeCertificates(hosts: string[] = []): CertificateRequest[] 
     // mongod takes its certificate and key in one file.
     ...COMPOSE_MONGO_NODES.map((node) => ({ name: node, hosts: [node, ...LOOPBACK], clientAuth: true, bundle: true })),
     { name: 'https', hosts: [...LOOPBACK, ...hosts], bundle: true },
+    // The database's metrics exporter signs in with this certificate (MONGODB-X509): no password to hand it.
+    { name: MONGO_EXPORTER, hosts: [MONGO_EXPORTER], clientAuth: true, bundle: true },
   ];
 }
 
