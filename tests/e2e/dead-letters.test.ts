@@ -5,7 +5,7 @@
  * and readable by the system that sent them; the stream's later records still apply.
  */
 import type { JsMsg } from 'nats';
-import { DeadLetterHeaders } from '@clinic/contracts';
+import { BillingSubjects, DeadLetterHeaders, SessionsSubjects } from '@clinic/contracts';
 import { branch } from './fixtures';
 import { eventually, fileStack } from './harness';
 
@@ -29,7 +29,7 @@ it('keeps what it cannot apply as a dead letter with its reason, once, for its s
   // A field name no header may carry (a line break) is reported without one, and holds nothing up either.
   await js.publish('hospital.ref.store', JSON.stringify({ ...branch(9, 'Fees'), channeling_fees: { 'a\r\nb': 1 } }));
   // A good record after them is applied: the bad ones hold nothing up.
-  await t.seed({ stores: [branch(2, 'After the bad ones')] });
+  const { lastSeq: last } = await t.seed({ stores: [branch(2, 'After the bad ones')] });
 
   const consumer = await js.consumers.get('HOSPITAL_REF_DEAD', 'hospital');
   const letters: JsMsg[] = [];
@@ -57,4 +57,9 @@ it('keeps what it cannot apply as a dead letter with its reason, once, for its s
   expect(await metricOf('billing', /^clinic_reference_dead_letters_total\{.*reason="unknown_kind"/)).toBe(1);
   expect(await metricOf('sessions', /^clinic_reference_dead_letters_total\{.*kind="store".*reason="not_json"/)).toBe(1);
   expect((await t.get('/lab_bills?store_id=2')).status).toBe(200);
+  // The sender asks each service how far it applied the stream: past every record it sent, the bad ones included.
+  for (const subject of [BillingSubjects.refStatus, SessionsSubjects.refStatus]) {
+    const reply = JSON.parse(new TextDecoder().decode((await hospital.request(subject, '{}', { timeout: 2000 })).data));
+    expect(reply.body.applied_seq).toBe(last);
+  }
 });
