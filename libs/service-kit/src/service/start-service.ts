@@ -134,7 +134,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       metadata: { instance },
       handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
       log,
-      verifyToken: createTokenVerifier(tokens),
+      verifyToken: createTokenVerifier(tokens, { log }),
       access: tokens.access,
       breaker,
       unguarded: [subjects.health, subjects.refStatus],
