@@ -4,7 +4,7 @@
  * If-None-Match and 304, If-Match and 412), 429 on every operation, and the
  * links from each create to the operations on what it created.
  */
-import { failureSchemaFor, HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
+import { closedSchema, failureSchemaFor, HTTP_ROUTES, type HttpRoute, type JsonSchema } from '@clinic/contracts';
 import { nameSharedParts } from './openapi-components';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, edited in place below
@@ -55,50 +55,6 @@ const RATE_LIMIT_RESPONSE = {
     ]),
   ),
 };
-
-/**
- * Fields a body may carry beyond its own are accepted and ignored, but a body holding a `__proto__` key, or a
- * `constructor` key holding a `prototype` one, at any depth, is refused (400). The document says so in JSON Schema
- * (the keywords a generated client's types ignore, so its types stay as they are): each object of a body refuses
- * those keys, and what it does not name must hold none (IgnoredValue: not Poisoned).
- */
-const POISONED = { $ref: '#/components/schemas/Poisoned' };
-const POISON_HERE = {
-  anyOf: [
-    { type: 'object', required: ['__proto__'] },
-    {
-      type: 'object',
-      required: ['constructor'],
-      properties: { constructor: { type: 'object', required: ['prototype'] } },
-    },
-  ],
-};
-const POISON_SCHEMAS = {
-  Poisoned: {
-    description: 'A value holding a `__proto__` key, or a `constructor` key holding a `prototype` one, at any depth',
-    anyOf: [
-      ...POISON_HERE.anyOf,
-      { type: 'object', not: { additionalProperties: { not: POISONED } } },
-      { type: 'array', contains: POISONED },
-    ],
-  },
-  IgnoredValue: {
-    description: 'A field the operation ignores: any JSON value but a poisoned one (refused, 400)',
-    not: POISONED,
-  },
-};
-
-// biome-ignore lint/suspicious/noExplicitAny: a JSON schema in the document
-function refusePoisonedKeys(schema: any): void {
-  if (typeof schema !== 'object' || schema === null) return;
-  if (schema.additionalProperties === true) {
-    schema.additionalProperties = { $ref: '#/components/schemas/IgnoredValue' };
-    schema.not = POISON_HERE;
-  }
-  for (const property of Object.values(schema.properties ?? {})) refusePoisonedKeys(property);
-  for (const key of ['items', 'anyOf', 'oneOf', 'allOf'])
-    for (const part of [schema[key]].flat()) refusePoisonedKeys(part);
-}
 
 export function openApiPath(url: string): string {
   return url.replace(/:(\w+)/g, '{$1}');
@@ -162,17 +118,15 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
     for (const parameter of operation.parameters ?? []) {
       if (parameter.in === 'query' && !parameter.required) parameter.allowEmptyValue = true;
     }
-    for (const content of Object.values(operation.requestBody?.content ?? {}))
-      refusePoisonedKeys((content as { schema?: unknown }).schema);
+    // A body is documented closed: what a client should send. Whether a server ignores other fields or refuses them
+    // (UNKNOWN_BODY_FIELDS) is said in its description; a generated client refuses a misspelt field either way.
+    // The refusal of `__proto__` and `constructor.prototype` keys is the parser's (400), not a schema's.
+    for (const content of Object.values<{ schema: JsonSchema }>(operation.requestBody?.content ?? {}))
+      content.schema = closedSchema(content.schema);
     addConditional(route, operation);
     if (operation.parameters.length === 0) delete operation.parameters;
     operation.responses['429'] = RATE_LIMIT_RESPONSE;
   }
-  const components = (document.components ?? {}) as Record<string, unknown>;
-  document.components = {
-    ...components,
-    schemas: { ...(components.schemas as object | undefined), ...POISON_SCHEMAS },
-  };
   for (const link of CREATED_ID_LINKS) {
     const create = operations.get(link.create);
     const created = create ? paths[create.path]?.[create.method]?.responses?.['201'] : undefined;
