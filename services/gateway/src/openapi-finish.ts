@@ -1,10 +1,13 @@
 /**
  * What @fastify/swagger cannot express from route schemas, added to the
- * OpenAPI document: optional bodies, PDF answers, conditional requests (ETag,
- * If-None-Match and 304, If-Match and 412), 429 on every operation, and the
- * links from each create to the operations on what it created.
+ * OpenAPI document: optional bodies, closed bodies, PDF answers, conditional
+ * requests (ETag, If-None-Match and 304, If-Match), each operation's failures
+ * (openapi-failures.ts), /health (openapi-health.ts), and the links from each
+ * create to the operations on what it created.
  */
-import { closedSchema, failureSchemaFor, HTTP_ROUTES, type HttpRoute, type JsonSchema } from '@clinic/contracts';
+import { closedSchema, HTTP_ROUTES, type HttpRoute, type JsonSchema } from '@clinic/contracts';
+import { failureResponses, isFailureStatus } from './openapi-failures';
+import { documentHealth } from './openapi-health';
 import { nameSharedParts } from './openapi-components';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, edited in place below
@@ -44,17 +47,19 @@ const ETAG_HEADER = {
   schema: { type: 'string' },
 };
 
-const RATE_LIMIT_RESPONSE = {
-  description:
-    'Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). ' +
-    'Retry after Retry-After seconds.',
-  headers: Object.fromEntries(
-    ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => [
-      name,
-      { schema: { type: 'integer' } },
-    ]),
-  ),
-};
+/**
+ * "At least one of these fields" (an `anyOf` of alternatives that only require a field): generators turn each
+ * alternative into a type of its own that takes any key, so a misspelt field would compile again. The document says
+ * `minProperties: 1` instead, with the rule in the body's description; the service still checks it.
+ */
+function oneFieldAtLeast(schema: JsonSchema): JsonSchema {
+  const alternatives = schema.anyOf as JsonSchema[] | undefined;
+  const requireOnly = (part: JsonSchema) =>
+    Array.isArray(part.required) && Object.keys(part).every((key) => ['type', 'required', 'properties'].includes(key));
+  if (schema.type !== 'object' || !alternatives?.every(requireOnly)) return schema;
+  const { anyOf: _alternatives, ...rest } = schema;
+  return { ...rest, minProperties: 1 };
+}
 
 export function openApiPath(url: string): string {
   return url.replace(/:(\w+)/g, '{$1}');
@@ -86,10 +91,6 @@ function addConditional(route: HttpRoute, operation: Record<string, any>): void 
         "ETag(s) of the representation the caller read; the change is refused (412) when the record's is no longer one of them. `*`: any",
       schema: { type: 'string' },
     });
-    responses['412'] = {
-      description: 'The record changed since it was read (If-Match)',
-      content: { 'application/json': { schema: failureSchemaFor(412) } },
-    };
   }
 }
 
@@ -122,10 +123,13 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
     // (UNKNOWN_BODY_FIELDS) is said in its description; a generated client refuses a misspelt field either way.
     // The refusal of `__proto__` and `constructor.prototype` keys is the parser's (400), not a schema's.
     for (const content of Object.values<{ schema: JsonSchema }>(operation.requestBody?.content ?? {}))
-      content.schema = closedSchema(content.schema);
+      content.schema = oneFieldAtLeast(closedSchema(content.schema));
     addConditional(route, operation);
     if (operation.parameters.length === 0) delete operation.parameters;
-    operation.responses['429'] = RATE_LIMIT_RESPONSE;
+    // Exactly the codes this operation can answer, per status (operation-errors.ts), 429 and the gateway's included.
+    for (const status of Object.keys(operation.responses))
+      if (isFailureStatus(status)) delete operation.responses[status];
+    Object.assign(operation.responses, failureResponses(route));
   }
   for (const link of CREATED_ID_LINKS) {
     const create = operations.get(link.create);
@@ -141,6 +145,7 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
       };
     }
   }
+  documentHealth(document);
   nameSharedParts(document);
   return document;
 }

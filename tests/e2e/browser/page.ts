@@ -37,7 +37,7 @@ function refused(response: Response, error: { code: string; error: string } | un
 async function run(): Promise<void> {
   show('trace-id', traceId);
   const created = await api.POST('/lab_bills', {
-    params: { header: { 'idempotency-key': `browser-${params.get('key')}` } },
+    params: { header: { 'Idempotency-Key': `browser-${params.get('key')}` } },
     body: {
       patient_name: 'Nimal Fernando',
       patient_contact: '0771234567',
