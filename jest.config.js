@@ -28,6 +28,7 @@ module.exports = {
         '<rootDir>/libs/*/test/**/*.test.ts',
         '<rootDir>/services/*/test/**/*.test.ts',
         '<rootDir>/tools/*/test/**/*.test.ts',
+        '<rootDir>/clients/*/test/**/*.test.ts',
         '<rootDir>/tests/deploy/**/*.test.ts',
       ],
     },

@@ -67,6 +67,19 @@ describe('bills', () => {
     expect(changed.body.bill.notes).toBe('changed');
   });
 
+  it('answers the typed client notModified for a 304, neither data nor an error, and the bill once it changed', async () => {
+    const id = await newBill();
+    const etag = etagOf(await t.get(`/lab_bills/${id}`));
+    const read = () =>
+      t.api().GET('/lab_bills/{bill_id}', { params: { path: { bill_id: id }, header: { 'If-None-Match': etag } } });
+    const current = await read();
+    expect({ ...current, response: current.response.status }).toEqual({ notModified: true, response: 304 });
+    expect((await t.put(`/lab_bills/${id}`, { notes: 'changed' })).status).toBe(200);
+    const changed = await read();
+    expect(changed.notModified).toBeUndefined();
+    expect(changed.data?.bill.notes).toBe('changed');
+  });
+
   it("changes the tag when what the read joins changes: the cashier's name", async () => {
     const id = await newBill();
     const before = await t.get(`/lab_bills/${id}`);
