@@ -83,6 +83,14 @@ function addConditional(route: HttpRoute, operation: Record<string, any>): void 
       headers: { ETag: ETAG_HEADER },
     };
   } else if (route.conditional === 'write') {
+    if (route.method === 'PUT' && responses['200'])
+      responses['200'].headers = {
+        ETag: {
+          description:
+            "The strong entity tag of the record's representation after the change (what a read would now give): send it as If-Match with the next change, no read needed",
+          schema: { type: 'string' },
+        },
+      };
     operation.parameters.push({
       name: 'If-Match',
       in: 'header',
