@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { createClinicClient, type ClinicClient } from '@clinic/client';
-import { ERROR_CODES, type ErrorCode, type NatsUser, type ServiceName } from '@clinic/contracts';
+import {
+  ERROR_CODES,
+  failuresOf,
+  HTTP_ROUTES,
+  type ErrorCode,
+  type HttpRoute,
+  type NatsUser,
+  type ServiceName,
+} from '@clinic/contracts';
 import {
   freeListeningPort,
   httpRequest,
@@ -238,6 +246,33 @@ export function checkFailureEnvelope(request: string, status: number, body: unkn
         ? "a text that is not one of the code's"
         : null;
   if (problem) throw new Error(`${request} answered ${status} ${JSON.stringify(body)}: ${problem}`);
+  const route = routeOf(request);
+  if (
+    route &&
+    !failuresOf(route)
+      .get(status)
+      ?.includes(failure.code as ErrorCode)
+  )
+    throw new Error(
+      `${request} answered ${status} ${JSON.stringify(body)}: a code ${route.operationId} does not document with ${status} (libs/contracts/src/operation-errors.ts)`,
+    );
+}
+
+const ROUTE_PATTERNS = HTTP_ROUTES.map((route) => ({
+  route,
+  pattern: new RegExp(`^${route.url.replace(/:\w+/g, '[^/]+')}$`),
+}));
+/** Paths of routes without a parameter: `/lab_bills/summary` is never a bill's id (PUT there is a 405). */
+const STATIC_PATHS = new Set(HTTP_ROUTES.filter((route) => !route.url.includes(':')).map((route) => route.url));
+
+/** The route a request (`METHOD /path?query`) was for, if any. */
+function routeOf(request: string): HttpRoute | undefined {
+  const [method, target = ''] = request.split(' ');
+  const path = new URL(target, 'http://x').pathname;
+  return ROUTE_PATTERNS.find(
+    ({ route, pattern }) =>
+      route.method === method && pattern.test(path) && (!route.url.includes(':') || !STATIC_PATHS.has(path)),
+  )?.route;
 }
 
 /** The codes of fixed texts (VALIDATION_FAILED's texts are made per field). */

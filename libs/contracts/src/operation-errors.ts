@@ -150,7 +150,8 @@ function callCodes(route: HttpRoute): ErrorCode[] {
     // An admin keeps chain-wide reach under BRANCH_SCOPE=required; any other role without branches is refused.
     ...(adminOnly ? [] : (['BRANCH_REQUIRED'] as const)),
     ...(limitedRoles ? (['FORBIDDEN'] as const) : []),
-    ...(route.branchScope === 'named' ? (['BRANCH_NOT_ALLOWED'] as const) : []),
+    // A branch the request names (a list's store_id filter too) outside the token's: 403.
+    ...(route.branchScope === 'named' || route.branchScope === 'listed' ? (['BRANCH_NOT_ALLOWED'] as const) : []),
     // The gateway reads a body on any method but GET, whether or not the operation takes one.
     ...(writes
       ? (['INVALID_JSON', 'BODY_FORBIDDEN_KEYS', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'SERVICE_BUSY'] as const)
