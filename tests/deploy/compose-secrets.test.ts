@@ -92,8 +92,8 @@ it('gives the services the token key and rules of the gateway, and provisioning 
       expect(services[name].environment[setting]).toBe(services.gateway.environment[setting]);
     }
   }
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's ${VAR:-default} syntax, not a template
-  expect(services.provision.environment.EVENT_READERS).toBe('${EVENT_READERS:-hospital}');
+  expect(services.provision.environment.OUTSIDE_SYSTEMS_FILE).toBe('/etc/clinic/outside-systems.json');
+  expect(services.provision.volumes).toContain('./deploy/outside-systems.json:/etc/clinic/outside-systems.json:ro');
 });
 
 it('sets every setting the code reads', () => {

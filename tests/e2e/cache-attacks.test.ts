@@ -4,7 +4,7 @@
  * their answers, the read right after each shows it, and what reaches a
  * cache unread is dropped and counted (docs/CACHE.md).
  */
-import { AckPolicy, DeliverPolicy } from 'nats';
+import { AckPolicy, DeliverPolicy, headers, type MsgHdrs } from 'nats';
 import { cacheSubjectsOf, SERVICE_NAMES } from '@clinic/contracts';
 import type { ManagedProcess } from '@clinic/devstack';
 import { branch, doctor } from './fixtures';
@@ -96,13 +96,22 @@ async function writeRounds(count: number): Promise<Timings> {
   return timings;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.99) - 1]!;
+function forgedSequence(): MsgHdrs {
+  const forged = headers();
+  forged.set('Nats-Sequence', '999999999');
+  forged.set('Nats-Last-Sequence', '1');
+  return forged;
+}
 
-/** Each kind of write at its usual latency: its median within 1.5 times the one before (and 5 ms of noise). */
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * Each kind of write at its usual latency: its median within twice the one before and 20 ms (a write that waited
+ * on a reader took seconds; this leaves room for a busy machine).
+ */
 function expectUsualLatency(before: Timings, after: Timings): void {
   const slower = (Object.keys(before) as Array<keyof Timings>)
-    .filter((kind) => median(after[kind]) > median(before[kind]) * 1.5 + 5)
+    .filter((kind) => median(after[kind]) > median(before[kind]) * 2 + 20)
     .map((kind) => `${kind}: ${median(before[kind]).toFixed(1)} ms before, ${median(after[kind]).toFixed(1)} ms after`);
   expect(slower).toEqual([]);
 }
@@ -125,7 +134,7 @@ it("keeps every write's latency and answer while the gateway's NATS user attacks
       if (err.code === 'PERMISSIONS_VIOLATION') refusals.push(subject);
     });
   };
-  // One byte on a lease subject, rewriting a cache stream, a push consumer delivering to a service's subject.
+  // One byte on the lease subject of old, rewriting a cache stream, a push consumer delivering to a service's subject.
   await tryIt('cache.billing.lease.X', 'x');
   await tryIt(
     '$JS.API.STREAM.UPDATE.BILLING_CACHE',
@@ -151,17 +160,7 @@ it("keeps every write's latency and answer while the gateway's NATS user attacks
     await tryIt(cacheSubjectsOf(service).stored, 'x');
   }
   expect(refusals).toHaveLength(3 + 2 * SERVICE_NAMES.length);
-  // Forged lease renewals every 400 ms while the writes run.
-  let forging = true;
-  const forged = (async () => {
-    for (let n = 0; forging; n++) {
-      for (const service of SERVICE_NAMES) await tryIt(`cache.${service}.lease.GHOSTREPLICA000000000001`, `{"n":${n}}`);
-      await sleep(400);
-    }
-  })();
   const after = await writeRounds(10);
-  forging = false;
-  await forged;
   expectUsualLatency(before, after);
   // The stream is as provisioning made it.
   const stream = await (await (await t.nats('provisioner')).jetstreamManager()).streams.info('BILLING_CACHE');
@@ -178,6 +177,10 @@ it('keeps writes and reads exact while a service user stores garbage on its own 
     while (flooding) {
       for (const garbage of ['x', '{"s":"all"}', JSON.stringify({ s: ['a b'] }), JSON.stringify({ w: 1 })])
         await billing.publish(cacheSubjectsOf('billing').invalidations, garbage);
+      // A valid body under forged sequence headers: a cache that believed them would think itself far ahead.
+      await billing.publish(cacheSubjectsOf('billing').invalidations, JSON.stringify({ s: [] }), {
+        headers: forgedSequence(),
+      });
       await sleep(100);
     }
   })();
@@ -189,6 +192,9 @@ it('keeps writes and reads exact while a service user stores garbage on its own 
   expect(await counterOf(t.stack.replica('billing'), 'clinic_cache_messages_dropped_total', labels)).toBeGreaterThan(
     countedBefore,
   );
+  expect(
+    await counterOf(t.stack.replica('billing'), 'clinic_cache_messages_dropped_total', 'reason="unreadable"'),
+  ).toBeGreaterThan(0);
   expect(await counterOf(t.stack.gateway, 'clinic_cache_messages_dropped_total', 'gateway:billing')).toBeGreaterThan(0);
 }, 120_000);
 
@@ -212,7 +218,9 @@ it('acknowledges 100 writes through one gateway at their usual latency while the
     await sleep(Math.max(0, 10_000 - (performance.now() - pausedAt)));
     process.kill(second.process.pid!, 'SIGCONT');
   }
-  expect(Math.max(...paused)).toBeLessThanOrEqual(Math.max(...usual) + p99(usual));
+  // A write that waited on the paused gateway would take the request timeout (5 s); none waits at all.
+  expect(median(paused)).toBeLessThanOrEqual(median(usual) * 2 + 20);
+  expect(Math.max(...paused)).toBeLessThan(2_000);
   // Back, the paused gateway shows the last price at once.
   const listed = (await t.get('/hospital_charges?store_id=1', { baseUrl: second.url })).body.charges;
   expect(listed.find((c: { id: number }) => c.id === chargeId).amount).toBe(2199);

@@ -3,7 +3,7 @@
  * default, demo data, a printed admin token), `npm run token`, `npm run seed`,
  * and a clean stop on SIGTERM.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { NATS_USERS } from '@clinic/contracts';
 import {
   canConnect,
   freePort,
+  REPO_ROOT,
   natsPasswordFile,
   natsPasswords,
   passwordEnv,
@@ -46,12 +47,34 @@ it('starts everything and prints the URL and an admin token', async () => {
 it('prints where to scrape each process and writes a Prometheus scrape config for them all', async () => {
   const metricsLine = /Metrics:\s+([^\n]+)/.exec(stdout)![1]!;
   const printed = [...metricsLine.matchAll(/(\S+) (http:\/\/\S+\/metrics)/g)].map((m) => ({ name: m[1]!, url: m[2]! }));
-  expect(printed.map((p) => p.name).sort()).toEqual(['billing-1', 'catalogue-1', 'gateway', 'sessions-1']);
-  for (const { url: metricsUrl } of printed)
-    expect(await (await fetch(metricsUrl)).text()).toContain('process_cpu_seconds_total');
+  expect(printed.map((p) => p.name).sort()).toEqual([
+    'billing-1',
+    'catalogue-1',
+    'ferretdb',
+    'gateway',
+    'nats-n1',
+    'sessions-1',
+  ]);
+  for (const { name, url: metricsUrl } of printed)
+    expect(await (await fetch(metricsUrl)).text()).toContain(
+      name === 'nats-n1' ? 'gnatsd_varz_jetstream_stats_storage' : 'process_cpu_seconds_total',
+    );
+  // The scrape config names a targets file Prometheus reads again by itself, and the alert rules.
   const config = JSON.parse(readFileSync(join(dataDir, 'prometheus.yml'), 'utf8'));
-  const targets = config.scrape_configs.flatMap((job: any) => job.static_configs.flatMap((c: any) => c.targets));
+  expect(config.rule_files).toEqual([join(REPO_ROOT, 'deploy', 'prometheus', 'alerts.yml')]);
+  const [file] = config.scrape_configs[0].file_sd_configs[0].files;
+  const groups = JSON.parse(readFileSync(file, 'utf8'));
+  const targets = groups.flatMap((g: { targets: string[] }) => g.targets);
   expect(targets.map((target: string) => `http://${target}/metrics`).sort()).toEqual(printed.map((p) => p.url).sort());
+  expect(groups.map((g: { labels: { job: string } }) => g.labels.job).sort()).toEqual([
+    'billing',
+    'catalogue',
+    'database',
+    'gateway',
+    'nats',
+    'sessions',
+  ]);
+  expect(() => execFileSync('promtool', ['check', 'config', join(dataDir, 'prometheus.yml')])).not.toThrow();
   expect(stdout).toContain(`${url}/docs/asyncapi`);
   expect(stdout).toMatch(/Traces:\s+off/);
 });
@@ -107,7 +130,7 @@ it('makes each NATS user a password of its own on the first start: the former de
   for (const user of ['hospital', 'billing', 'ops']) {
     await expect(login(user, ['dev', user, 'password'].join('-'))).rejects.toThrow(/Authorization Violation/);
   }
-  await expect(login('hospital', natsPasswords(dataDir).hospital)).resolves.toBeUndefined();
+  await expect(login('hospital', natsPasswords(dataDir).hospital!)).resolves.toBeUndefined();
 });
 
 it('signs tokens for the running configuration with npm run token', async () => {

@@ -43,11 +43,11 @@ it('scrapes every process: the gateway, both billing replicas, catalogue and ses
       .metricsTargets()
       .map((target) => target.replica)
       .sort(),
-  ).toEqual(['billing-1', 'billing-2', 'catalogue-1', 'gateway', 'sessions-1']);
+  ).toEqual(['billing-1', 'billing-2', 'catalogue-1', 'ferretdb', 'gateway', 'nats-n1', 'sessions-1']);
   const up = await eventually(
     async () => {
       const result = await prometheus.query('up');
-      return result.length === 5 && result.every((r) => r.value[1] === '1') ? result : undefined;
+      return result.length === 7 && result.every((r) => r.value[1] === '1') ? result : undefined;
     },
     20_000,
     250,
@@ -56,7 +56,9 @@ it('scrapes every process: the gateway, both billing replicas, catalogue and ses
     'billing-1',
     'billing-2',
     'catalogue-1',
+    'ferretdb',
     'gateway',
+    'nats-n1',
     'sessions-1',
   ]);
   for (const job of ['gateway', 'billing', 'catalogue', 'sessions']) {
@@ -66,8 +68,11 @@ it('scrapes every process: the gateway, both billing replicas, catalogue and ses
   }
 });
 
+/** The stack's own processes (not the servers it scrapes too). */
+const processes = () => t.stack.metricsTargets().filter((target) => !['nats', 'database'].includes(target.job));
+
 it("answers each process's readiness at /health on its metrics port (what compose's healthchecks ask)", async () => {
-  for (const target of t.stack.metricsTargets()) {
+  for (const target of processes()) {
     const response = await fetch(`http://${target.address}/health`);
     expect({ replica: target.replica, status: response.status, body: await response.json() }).toEqual({
       replica: target.replica,
@@ -75,6 +80,23 @@ it("answers each process's readiness at /health on its metrics port (what compos
       body: { status: 'ok' },
     });
   }
+});
+
+it("scrapes NATS's monitoring (JetStream's storage, each stream and consumer) and the database's own metrics", async () => {
+  // The storage alert's expression (deploy/prometheus/alerts.yml) over the real series: a share of the limit.
+  const used = await value(
+    'max by (instance) (gnatsd_varz_jetstream_stats_storage) / clamp_min(max by (instance) (gnatsd_varz_jetstream_config_max_storage), 1)',
+    (v) => v > 0,
+  );
+  expect(used).toBeLessThan(0.85);
+  expect(await value('count(jetstream_stream_total_messages{stream_name="BILLING_EVENTS"})')).toBe(1);
+  expect(
+    await value('count(jetstream_consumer_num_pending{stream_name="HOSPITAL_REF",consumer_name="billing-ref"})'),
+  ).toBe(1);
+  expect(await value('sum(gnatsd_varz_connections{job="nats"})', (v) => v >= 5)).toBeGreaterThanOrEqual(5);
+  // FerretDB's own: its connection pools and the commands it answered.
+  expect(await value('count(ferretdb_sqlite_pool_databases{job="database"})')).toBe(1);
+  expect(await value('sum(ferretdb_client_requests_total{job="database"})', (v) => v > 0)).toBeGreaterThan(0);
 });
 
 it('gives the request rate of POST /lab_bills and counts every bill, its NATS hops and database commands', async () => {
@@ -146,7 +168,7 @@ it('reports the outbox backlog, the reference-stream lag, the breaker and reques
 });
 
 it('traces nothing without the OTEL_* settings: no trace id on any log line', () => {
-  for (const target of t.stack.metricsTargets()) {
+  for (const target of processes()) {
     const lines = readFileSync(`${t.stack.logDir}/${target.replica}.log`, 'utf8').split('\n').filter(Boolean);
     expect(lines.filter((line) => line.includes('"correlation_id"')).length).toBeGreaterThan(0);
     expect(lines.filter((line) => line.includes('trace_id'))).toEqual([]);

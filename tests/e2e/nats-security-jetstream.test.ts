@@ -35,7 +35,10 @@ describe('least privilege on JetStream', () => {
         code: 'PERMISSIONS_VIOLATION',
       });
     }
-    await expect(jsm.consumers.info('BILLING_EVENTS', 'redirect')).rejects.toThrow(/not found/i);
+    // hospital may not even ask about another consumer; the provisioner sees none was made.
+    await expect(jsm.consumers.info('BILLING_EVENTS', 'redirect')).rejects.toThrow(/permissions violation/i);
+    const provisioner = await (await t.nats('provisioner')).jetstreamManager({ checkAPI: false });
+    await expect(provisioner.consumers.info('BILLING_EVENTS', 'redirect')).rejects.toThrow(/not found/i);
   });
 
   it('never runs a JetStream delivery as a request: a pull whose reply subject is billing.bill.list is ignored', async () => {

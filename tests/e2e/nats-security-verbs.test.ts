@@ -10,12 +10,13 @@ import { NATS_USERS, refConsumerName, SERVICE_NAMES, type NatsUser } from '@clin
 import { t } from './nats-security-stack';
 
 const REF = 'HOSPITAL_REF';
+const DEAD = 'HOSPITAL_REF_DEAD';
 const EVENTS = SERVICE_NAMES.map((s) => `${s.toUpperCase()}_EVENTS`);
 const CACHES = SERVICE_NAMES.map((s) => `${s.toUpperCase()}_CACHE`);
-const STREAMS = [REF, ...EVENTS, ...CACHES];
+const STREAMS = [REF, DEAD, ...EVENTS, ...CACHES];
 const DURABLES: Record<string, string[]> = {
   [REF]: ['billing-ref', 'sessions-ref'],
-  ...Object.fromEntries(EVENTS.map((stream) => [stream, ['hospital']])),
+  ...Object.fromEntries([...EVENTS, DEAD].map((stream) => [stream, ['hospital']])),
 };
 
 const STREAM_VERBS = [
@@ -53,13 +54,18 @@ const NEEDS: Record<NatsUser, string[]> = {
   billing: serviceNeeds('billing'),
   catalogue: serviceNeeds('catalogue'),
   sessions: serviceNeeds('sessions'),
-  hospital: EVENTS.flatMap((s) => [`STREAM.INFO ${s}`, `CONSUMER.INFO ${s}.*`, `CONSUMER.MSG.NEXT ${s}.*`]),
+  // Its own consumer on each stream it reads, and no other (deploy/outside-systems.json).
+  hospital: [...EVENTS, DEAD].flatMap((s) => [
+    `STREAM.INFO ${s}`,
+    `CONSUMER.INFO ${s}.hospital`,
+    `CONSUMER.MSG.NEXT ${s}.hospital`,
+  ]),
   ops: ['INFO', `STREAM.INFO ${REF}`, ...[REF, ...EVENTS].map((s) => `STREAM.SNAPSHOT ${s}`)],
   provisioner: [
     'INFO',
     ...STREAMS.flatMap((s) => [`STREAM.INFO ${s}`, `STREAM.CREATE ${s}`, `STREAM.UPDATE ${s}`]),
     ...['billing', 'sessions'].flatMap((s) => [`CONSUMER.INFO ${REF}.${s}-ref`, `CONSUMER.CREATE ${REF}.${s}-ref`]),
-    ...EVENTS.flatMap((s) => [`CONSUMER.INFO ${s}.*`, `CONSUMER.CREATE ${s}.*`]),
+    ...[...EVENTS, DEAD].flatMap((s) => [`CONSUMER.INFO ${s}.*`, `CONSUMER.CREATE ${s}.*`]),
   ],
 };
 

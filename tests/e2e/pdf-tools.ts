@@ -170,3 +170,24 @@ export function inkDifference(a: Gray, b: Gray): number {
     }
   return ink === 0 ? 1 : differ / ink;
 }
+
+/**
+ * Expects `text`, printed right of the word `label` on its line at `size` points, drawn as hb-view draws it alone
+ * in the font of `pkg` and `file` (pdftotext gives Sinhala and Tamil back in drawing order, so they are compared drawn).
+ */
+export function expectDrawnAsHbView(
+  tools: PdfTools,
+  pdf: Buffer,
+  label: Word,
+  text: string,
+  font: { pkg: string; file: string; size: number },
+): void {
+  const dpi = 600;
+  const px = (points: number) => Math.round((points * dpi) / 72);
+  const page = tools.raster(pdf, dpi);
+  const printed = inkOf(page, px(label.xMax + 2), px(label.yMin - 1), page.width, px(label.yMax + 1));
+  const independent = inkOf(tools.hbView(notoFont(font.pkg, font.file), text, font.size, dpi));
+  expect(Math.abs(printed.width - independent.width)).toBeLessThanOrEqual(3);
+  expect(Math.abs(printed.height - independent.height)).toBeLessThanOrEqual(3);
+  expect(inkDifference(printed, independent)).toBeLessThan(0.15);
+}

@@ -5,7 +5,7 @@
  * than printed as `?` or boxes, and long names, charges and notes wrap
  * without a word printed over another, on the 80 mm roll and on A5.
  */
-import { inkDifference, inkOf, notoFont, overlaps, PdfTools } from './pdf-tools';
+import { expectDrawnAsHbView, overlaps, PdfTools } from './pdf-tools';
 import { branch } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 
@@ -84,14 +84,7 @@ describe('a receipt in Sinhala, Tamil and English', () => {
     // The label's last word (`Billed by`: its `by`), then the value's column right of it.
     const at = words.findIndex((w) => w.text === label);
     const line = label === 'Billed' ? words[at + 1]! : words[at]!;
-    const dpi = 600;
-    const px = (points: number) => Math.round((points * dpi) / 72);
-    const page = tools.raster(pdf, dpi);
-    const printed = inkOf(page, px(line.xMax + 2), px(line.yMin - 1), page.width, px(line.yMax + 1));
-    const independent = inkOf(tools.hbView(notoFont(pkg, file), text, 8, dpi));
-    expect(Math.abs(printed.width - independent.width)).toBeLessThanOrEqual(3);
-    expect(Math.abs(printed.height - independent.height)).toBeLessThanOrEqual(3);
-    expect(inkDifference(printed, independent)).toBeLessThan(0.15);
+    expectDrawnAsHbView(tools, pdf, line, text, { pkg, file, size: 8 });
   });
 
   it.each(['80mm', 'a5'] as const)(

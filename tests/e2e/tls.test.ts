@@ -63,6 +63,28 @@ it('creates a bill and reads it back over HTTPS, the services answering over NAT
   expect(ids).toContain(created.body.bill_id);
 });
 
+it("reports how long the gateway's certificate and the CA the processes trust still run, for the expiry alert", async () => {
+  const metricsOf = async (port: string | undefined) =>
+    (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())
+      .split('\n')
+      .filter((line) => line.startsWith('clinic_tls_certificate_expiry_seconds{'))
+      .map((line) => [line.match(/file="([^"]+)"/)![1], Number(line.split(' ').at(-1)) / 86_400] as const);
+  const days = (entries: ReadonlyArray<readonly [string | undefined, number]>) =>
+    Object.fromEntries(entries.map(([file, d]) => [file, Math.round(d)]));
+  // The local CA lives ten years and a server certificate 397 days (devstack certs.ts), both made a day back.
+  expect(days(await metricsOf(t.stack.gateway.spec.env!.METRICS_PORT))).toEqual({
+    'ca.crt': expect.any(Number),
+    'gateway.crt': expect.any(Number),
+  });
+  const gateway = days(await metricsOf(t.stack.gateway.spec.env!.METRICS_PORT));
+  expect(gateway['gateway.crt']).toBeGreaterThan(360);
+  expect(gateway['gateway.crt']).toBeLessThanOrEqual(397);
+  expect(gateway['ca.crt']).toBeGreaterThan(3000);
+  expect(days(await metricsOf(t.stack.replica('billing').spec.env!.METRICS_PORT))).toEqual({
+    'ca.crt': gateway['ca.crt'],
+  });
+});
+
 it('refuses plain HTTP on the HTTPS port, and HTTPS to a client that does not trust the CA', async () => {
   const port = new URL(t.url).port;
   await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();

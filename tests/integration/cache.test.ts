@@ -4,8 +4,11 @@
  * reader, whether the reader is silent, gone or flooded; what arrives on the
  * cache subjects unsent or unreadable is dropped and counted.
  */
-import type { NatsConnection } from 'nats';
-import { cacheSubjectsOf } from '@clinic/contracts';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { headers, type NatsConnection } from 'nats';
+import { cacheStreamOf, cacheSubjectsOf } from '@clinic/contracts';
+import { provisionStack } from '@clinic/devstack';
 import { createLogger, startReplicaCache, type ReplicaCache } from '@clinic/service-kit/internal';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 
@@ -17,7 +20,7 @@ beforeAll(async () => {
   parts = await startLocalParts('cache', 'catalogue', 'cache_test', log);
 }, 120_000);
 afterAll(async () => {
-  for (const replica of opened) replica.stop();
+  for (const replica of opened) await replica.stop();
   await stopLocalParts(parts);
 });
 
@@ -156,4 +159,60 @@ it('refuses every other user the cache subjects: nobody but the service stores t
       code: 'PERMISSIONS_VIOLATION',
     });
   }
+});
+
+it("takes no sequence from a publisher's headers: a forged one neither moves the cache ahead nor keeps its entries", async () => {
+  const writer = await replica();
+  const reader = await replica();
+  const source = { value: 1 };
+  const load = counter(source);
+  expect(await reader.cache.get('store:9', 'list', load)).toBe(1);
+  const jsm = await (await parts.connect('provisioner')).jetstreamManager({ checkAPI: false });
+  const stream = cacheStreamOf('catalogue').name;
+  const current = (await jsm.streams.info(stream)).state.last_seq;
+  // The server adds its own sequence headers after these: a reader taking the first would jump far ahead.
+  const forged = headers();
+  forged.set('Nats-Sequence', '999999999');
+  forged.set('Nats-Last-Sequence', String(current));
+  forged.set('Nats-Stream', stream);
+  await writer.nc.jetstream().publish(cacheSubjectsOf('catalogue').invalidations, JSON.stringify({ s: [] }), {
+    headers: forged,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(reader.cache.applied).toBeLessThanOrEqual((await jsm.streams.info(stream)).state.last_seq);
+  // A change whose invalidation this reader has not applied (as if it were on its way) is not hidden by the entry.
+  source.value = 2;
+  expect(await reader.cache.get('store:9', 'list', load)).toBe(2);
+});
+
+// Last: it makes the stream anew under every replica still open.
+it('starts again when its stream was made anew: a sequence behind what it applied proves nothing', async () => {
+  const reader = await replica();
+  const source = { value: 1 };
+  const load = counter(source);
+  await reader.cache.bump('store:10');
+  expect(await reader.cache.get('store:10', 'list', load)).toBe(1);
+  // Its store lost (no user may delete a stream): the server starts empty and provisioning makes the streams anew.
+  await parts.infra.nats!.stop();
+  rmSync(join(parts.dir, 'nats', 'jetstream'), { recursive: true, force: true });
+  await parts.infra.startNats();
+  await provisionStack(parts.infra, {});
+  // Once the reader has reconnected (a flush fails while it has not).
+  for (
+    let tries = 0;
+    !(await reader.nc.flush().then(
+      () => true,
+      () => false,
+    )) && tries < 100;
+    tries++
+  )
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  // A write whose invalidation went with the old stream: the reader can no longer prove its entry.
+  source.value = 2;
+  expect(await reader.cache.get('store:10', 'list', load)).toBe(2);
+  // And it follows the new stream from there.
+  expect(await reader.cache.get('store:10', 'list', load)).toBe(2);
+  source.value = 3;
+  await reader.cache.bump('store:10');
+  expect(await reader.cache.get('store:10', 'list', load)).toBe(3);
 });

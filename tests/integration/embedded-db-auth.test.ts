@@ -6,7 +6,7 @@
  * first start into the data folder, readable by its owner only.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -194,4 +194,53 @@ it('serves Go profiling on loopback only', () => {
   });
   expect(run.status).not.toBe(0);
   expect(run.stderr).toContain('profiling listens on a loopback address only');
+});
+
+it("refuses its own user every way of managing users (patch 0021): no command, no write to the users' collection", async () => {
+  const admin = owner.db('admin');
+  for (const command of [
+    { createUser: 'intruder', pwd: 'intruder-password', roles: [] },
+    { updateUser: 'clinic', pwd: 'another-password' },
+    { dropUser: 'clinic' },
+    { usersInfo: 1 },
+  ])
+    await expect(admin.command(command)).rejects.toThrow(/no such command/);
+  const users = admin.collection('system.users');
+  await expect(users.insertOne({ _id: 'admin.intruder' as never, user: 'intruder' })).rejects.toThrow(
+    /on the admin database is not allowed/,
+  );
+  await expect(users.find().toArray()).rejects.toThrow(/on the admin database is not allowed/);
+  await expect(users.deleteMany({})).rejects.toThrow(/on the admin database is not allowed/);
+  await expect(admin.command({ renameCollection: 'clinic_billing.bills', to: 'admin.system.users' })).rejects.toThrow(
+    /on the admin database is not allowed/,
+  );
+  // What the driver and tools ask of the admin database still answers.
+  expect((await admin.command({ listDatabases: 1 })).databases.length).toBeGreaterThan(0);
+  expect((await admin.command({ ping: 1 })).ok).toBe(1);
+  expect(await billsOverStackUrl()).toBe(1);
+});
+
+// Last: the stack's URL carries the old password after it.
+it('takes a new password at the next start, and the old one no longer opens it', async () => {
+  const file = join(dir, DB_PASSWORD_FILE);
+  const old = readFileSync(file, 'utf8').trim();
+  await infra.db!.stop();
+  writeFileSync(file, 'a-new-password-for-the-next-start\n', { mode: 0o600 });
+  await infra.startDb();
+  const withPassword = (password: string) => {
+    const url = new URL(infra.mongoUrl);
+    url.password = password;
+    return url.toString();
+  };
+  await expect(MongoClient.connect(withPassword(old), { serverSelectionTimeoutMS: 2000 })).rejects.toThrow(
+    /Authentication failed/,
+  );
+  const client = await MongoClient.connect(withPassword('a-new-password-for-the-next-start'), {
+    serverSelectionTimeoutMS: 2000,
+  });
+  try {
+    expect(await client.db('clinic_billing').collection('bills').countDocuments()).toBe(1);
+  } finally {
+    await client.close();
+  }
 });

@@ -193,3 +193,41 @@ it('runs the guard once the event is recorded, right before the write; a refusal
   await writer.change(6, (existing) => fenced(guarded(false)(existing)));
   expect((await counters.findOne({ id: 6 }))!.n).toBe(1);
 });
+
+it('stores a record under its own key once: a second replica meets the duplicate, writes nothing and may change it', async () => {
+  const writers = [replica([]), replica([])];
+  const fresh: Omit<Counter, '_event_ids'> = { _id: 'counter:9', id: 9, n: 1, live: true };
+  const event = { subject: EventSubjects.chargeCreated, data: { n: 1 }, correlationId: 'insert-as' };
+  const outcomes = await Promise.allSettled(writers.map((writer) => writer.insertAs(fresh, { event })));
+  expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+  const stored = (await counters.findOne({ id: 9 }))!;
+  expect(stored._event_ids).toHaveLength(1);
+  // The loser's event was dropped with its write; it may change the record the winner stored.
+  await writers[1]!.change(9, increment);
+  expect((await counters.findOne({ id: 9 }))!.n).toBe(2);
+
+  // A guard that refuses stores nothing.
+  const refused = writers[0]!.insertAs(
+    { ...fresh, _id: 'counter:10', id: 10 },
+    {
+      event,
+      guard: async () => {
+        throw new ServiceError(409, 'Closed.', 'DAY_CLOSED');
+      },
+    },
+  );
+  await expect(refused).rejects.toThrow('Closed.');
+  expect(await counters.findOne({ id: 10 })).toBeNull();
+});
+
+it('marks the record stale again when nothing changes: a replay may answer for a write whose first marking failed', async () => {
+  await counter(9);
+  const landed: Array<{ before?: Counter; after: Counter }> = [];
+  const writer = replica(landed);
+  await writer.change(9, increment);
+  expect(await writer.change(9, () => null)).toBe('unchanged');
+  expect(landed.map(({ before, after }) => [before?.n, after.n])).toEqual([
+    [0, 1],
+    [1, 1],
+  ]);
+});

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AckPolicy, connect, headers, type Msg, type NatsConnection } from 'nats';
-import { DEFAULT_EVENT_READERS, eventStreamOf, REF_STREAM } from '@clinic/contracts';
+import { eventStreamOf, REF_STREAM } from '@clinic/contracts';
 import {
   freeListeningPort,
   ManagedProcess,
@@ -75,7 +75,7 @@ it('raises a one-replica stream to three, with its consumer and its messages', a
   const spec = eventStreamOf('billing');
   await jsm.streams.add({ name: spec.name, subjects: spec.subjects, num_replicas: 1 });
   // An event reader's consumer, as provisioning makes it.
-  const reader = DEFAULT_EVENT_READERS[0]!;
+  const reader = 'hospital';
   await jsm.consumers.add(spec.name, { durable_name: reader, ack_policy: AckPolicy.Explicit });
   const js = events.jetstream();
   for (let i = 0; i < 20; i++) await js.publish(spec.subjects[0]!, JSON.stringify({ i }));

@@ -18,6 +18,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/FerretDB/FerretDB/ferretdb"
 )
 
@@ -36,6 +40,7 @@ func main() {
 	dataDir := flag.String("data-dir", ".data/ferretdb", "directory for SQLite database files")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn, error")
 	debugAddr := flag.String("debug-addr", "", "if set, serve Go profiling (/debug/pprof) on this loopback address")
+	metricsAddr := flag.String("metrics-addr", "", "if set, serve Prometheus metrics (/metrics) on this loopback address")
 	authUser := flag.String("auth-user", "", "every connection must authenticate (SCRAM) as this user, created on the first start")
 	authPasswordFile := flag.String("auth-password-file", "", "file holding the password of --auth-user (kept out of the command line)")
 	flag.Parse()
@@ -51,6 +56,10 @@ func main() {
 	// Profiles show what the server holds in memory (and pprof's handlers cost CPU on demand): loopback only too.
 	if host, _, err := net.SplitHostPort(*debugAddr); *debugAddr != "" && (err != nil || !isLoopback(host)) {
 		log.Fatalf("--debug-addr %q: profiling listens on a loopback address only (127.0.0.1, ::1, localhost)", *debugAddr)
+	}
+
+	if host, _, err := net.SplitHostPort(*metricsAddr); *metricsAddr != "" && (err != nil || !isLoopback(host)) {
+		log.Fatalf("--metrics-addr %q: metrics listen on a loopback address only (127.0.0.1, ::1, localhost)", *metricsAddr)
 	}
 
 	if *listenUnix != "" {
@@ -103,6 +112,15 @@ func main() {
 	})
 	if err != nil {
 		log.Fatal(err)
+	}
+
+	if *metricsAddr != "" {
+		// FerretDB's own metrics (patch 0022), with the Go runtime's and the process's.
+		registry := prometheus.NewRegistry()
+		registry.MustRegister(f, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+		go func() { log.Println(http.ListenAndServe(*metricsAddr, mux)) }()
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

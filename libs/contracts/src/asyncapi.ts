@@ -218,15 +218,43 @@ export function asyncApiDocument(options: AsyncApiOptions = {}): Record<string, 
     },
     defaultContentType: 'application/json',
     servers: {
-      nats: {
+      local: {
         host: options.natsHost ?? 'localhost:4222',
         protocol: 'nats',
         description:
-          'NATS with JetStream; every client authenticates as its own user with the permissions in deploy/nats/nats.conf.',
+          'npm start: NATS with JetStream on loopback (NATS_TLS=1: TLS, verified against DATA_DIR/tls/ca.crt); every client authenticates as its own user with the permissions in deploy/nats/nats.conf.',
+        security: [{ $ref: '#/components/securitySchemes/userPassword' }],
       },
+      ...Object.fromEntries(
+        [1, 2, 3].map((n) => [
+          `compose-nats-${n}`,
+          {
+            host: `nats-${n}:4222`,
+            protocol: 'nats',
+            description: `docker compose: node ${n} of the three-node cluster, TLS only (the CA of npm run certs); other hospital systems reach it with deploy/compose.hospital-nats.yml`,
+            security: [
+              { $ref: '#/components/securitySchemes/userPassword' },
+              { $ref: '#/components/securitySchemes/tls' },
+            ],
+          },
+        ]),
+      ),
     },
     channels,
     operations,
-    components: { messages },
+    components: {
+      messages,
+      securitySchemes: {
+        userPassword: {
+          type: 'userPassword',
+          description:
+            'One NATS user per process kind and per outside system, each with its own password (DATA_DIR/nats-<user>-password under npm start; NATS_<USER>_PASSWORD in compose) and only the subjects of docs/nats.md.',
+        },
+        tls: {
+          type: 'X509',
+          description: "TLS: clients verify the servers against the installation's CA; plaintext clients are refused.",
+        },
+      },
+    },
   };
 }

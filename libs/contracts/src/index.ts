@@ -8,6 +8,7 @@ export * from './exports';
 export * from './reference';
 export * from './events';
 export * from './nats-permissions';
+export * from './outside-systems';
 export { JS } from './jetstream-api';
 export * from './schemas/common';
 export * from './fields/common';

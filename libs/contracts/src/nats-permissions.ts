@@ -24,7 +24,10 @@ import { Limits } from './limits';
 import { HTTP_ROUTES } from './routes';
 import { JS } from './jetstream-api';
 import { cacheGrant, replyCacheGrant } from './nats-cache-grants';
+import { DEFAULT_OUTSIDE_SYSTEMS, outsideSystemGrants, type OutsideSystem } from './outside-systems';
 import {
+  DEAD_LETTER_PREFIX,
+  DEAD_LETTER_STREAM,
   eventStreamOf,
   provisionedStreams,
   REF_KINDS_BY_SERVICE,
@@ -42,7 +45,11 @@ import {
   type ServiceName,
 } from './subjects';
 
-export const NATS_USERS = ['gateway', 'billing', 'catalogue', 'sessions', 'hospital', 'ops', 'provisioner'] as const;
+/** The users of the processes of the back end; outside systems add their own (outside-systems.ts). */
+export const PROCESS_USERS = ['gateway', 'billing', 'catalogue', 'sessions', 'ops', 'provisioner'] as const;
+export type ProcessUser = (typeof PROCESS_USERS)[number];
+/** The users of an installation that declares no outside system of its own (the one `hospital`). */
+export const NATS_USERS = [...PROCESS_USERS, ...DEFAULT_OUTSIDE_SYSTEMS.map((s) => s.name as 'hospital')] as const;
 export type NatsUser = (typeof NATS_USERS)[number];
 
 /** The prefix of a user's reply subjects (nats.js `inboxPrefix`); only that user may subscribe to it. */
@@ -54,8 +61,7 @@ export const inboxPrefixOf = (user: string): string => `_INBOX_${user}`;
  * and allow lists), so a request naming `catalogue.charge.created` as its reply would have the answer stored as an
  * event.
  */
-export const isUserInbox = (subject: string): boolean =>
-  NATS_USERS.some((user) => subject.startsWith(`${inboxPrefixOf(user)}.`));
+export const isUserInbox = (subject: string): boolean => /^_INBOX_[a-z][a-z0-9_]*\./.test(subject);
 
 /** Subjects one user may use for one purpose of its job. */
 export interface NatsGrant {
@@ -89,7 +95,7 @@ export const discoverySubjectsOf = (service: ServiceName): string[] =>
 
 const routedSubjects = (): string[] => [...new Set(HTTP_ROUTES.map((r) => r.subject))];
 
-const ownReplies = (user: NatsUser): NatsGrant => ({
+const ownReplies = (user: string): NatsGrant => ({
   purpose: "Receive the replies to its own requests (JetStream's answers and pulled messages too)",
   subscribe: [`${inboxPrefixOf(user)}.>`],
 });
@@ -116,12 +122,13 @@ function referenceGrant(service: ServiceName): NatsGrant {
   }
   const consumer = refConsumerName(service);
   return {
-    purpose: `Follow ${stream} with its provisioned durable pull consumer \`${consumer}\``,
+    purpose: `Follow ${stream} with its provisioned durable pull consumer \`${consumer}\`; store what it cannot apply in ${DEAD_LETTER_STREAM.name}`,
     publish: [
       JS.streamInfo(stream),
       JS.consumerInfo(stream, consumer),
       JS.next(stream, consumer),
       JS.ack(stream, consumer),
+      `${DEAD_LETTER_PREFIX}.>`,
     ],
   };
 }
@@ -161,7 +168,7 @@ function serviceUser(service: ServiceName): NatsUserSpec {
   };
 }
 
-export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
+const PROCESS_USER_SPECS: Record<ProcessUser, NatsUserSpec> = {
   gateway: {
     job: 'The HTTP gateway.',
     grants: [
@@ -181,23 +188,6 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
   billing: serviceUser('billing'),
   catalogue: serviceUser('catalogue'),
   sessions: serviceUser('sessions'),
-  hospital: {
-    job: 'Other hospital systems.',
-    grants: [
-      { purpose: `Publish reference records to ${REF_STREAM.name}`, publish: [`${REF_SUBJECT_PREFIX}.>`] },
-      { purpose: "Call the services' operations, each request with a user's token", publish: routedSubjects() },
-      {
-        purpose:
-          'Read events through the durable pull consumers provisioned for it: fetch, acknowledge, look up; never create one',
-        publish: SERVICE_NAMES.flatMap((s) => {
-          const { name } = eventStreamOf(s);
-          return [JS.streamInfo(name), JS.consumerInfo(name, '*'), JS.next(name, '*'), `$JS.ACK.${name}.>`];
-        }),
-      },
-      ownReplies('hospital'),
-    ],
-    allowResponses: 0,
-  },
   ops: {
     job: "Operators' tools: `npm run seed`, the demo data of `npm start`, `nats micro` (discovery).",
     grants: [
@@ -251,10 +241,10 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
             JS.consumerCreate(REF_STREAM.name, refConsumerName(s)),
             `${JS.consumerCreate(REF_STREAM.name, refConsumerName(s))}.>`,
           ]),
-          ...SERVICE_NAMES.flatMap((s) => {
-            const { name } = eventStreamOf(s);
-            return [JS.consumerInfo(name, '*'), JS.consumerCreate(name, '*')];
-          }),
+          ...[...SERVICE_NAMES.map((s) => eventStreamOf(s).name), DEAD_LETTER_STREAM.name].flatMap((name) => [
+            JS.consumerInfo(name, '*'),
+            JS.consumerCreate(name, '*'),
+          ]),
         ],
       },
       ownReplies('provisioner'),
@@ -262,6 +252,26 @@ export const NATS_USER_SPECS: Record<NatsUser, NatsUserSpec> = {
     allowResponses: 0,
   },
 };
+
+/** An outside system's user: its grants, and its own replies. */
+function outsideUser(system: OutsideSystem): NatsUserSpec {
+  return {
+    job: system.description ?? `Outside system ${system.name}.`,
+    grants: [...outsideSystemGrants(system, routedSubjects()), ownReplies(system.name)],
+    allowResponses: 0,
+  };
+}
+
+/** Every user of an installation: the processes', then each outside system's. */
+export function natsUserSpecs(
+  systems: readonly OutsideSystem[] = DEFAULT_OUTSIDE_SYSTEMS,
+): Record<string, NatsUserSpec> {
+  const clash = systems.find((s) => (PROCESS_USERS as readonly string[]).includes(s.name));
+  if (clash) throw new Error(`Outside system ${clash.name} takes the name of a process's NATS user`);
+  return { ...PROCESS_USER_SPECS, ...Object.fromEntries(systems.map((s) => [s.name, outsideUser(s)])) };
+}
+
+export const NATS_USER_SPECS = natsUserSpecs() as Record<NatsUser, NatsUserSpec>;
 
 function flatten(spec: NatsUserSpec): NatsPermissions {
   return {
@@ -271,9 +281,14 @@ function flatten(spec: NatsUserSpec): NatsPermissions {
   };
 }
 
-export const NATS_PERMISSIONS: Record<NatsUser, NatsPermissions> = Object.fromEntries(
-  NATS_USERS.map((user) => [user, flatten(NATS_USER_SPECS[user])]),
-) as Record<NatsUser, NatsPermissions>;
+/** Every user's permissions, flattened (what nats.conf lists). */
+export function natsPermissionsOf(
+  systems: readonly OutsideSystem[] = DEFAULT_OUTSIDE_SYSTEMS,
+): Record<string, NatsPermissions> {
+  return Object.fromEntries(Object.entries(natsUserSpecs(systems)).map(([user, spec]) => [user, flatten(spec)]));
+}
+
+export const NATS_PERMISSIONS = natsPermissionsOf() as Record<NatsUser, NatsPermissions>;
 
 /** What the gateway publishes to follow the services' cache streams (its reply cache), not to call a service. */
 export function gatewayCacheSubjects(): Set<string> {

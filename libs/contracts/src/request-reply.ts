@@ -7,10 +7,26 @@
 import { BRANCH_SCOPE_RULES, SESSION_WRITE_SUBJECTS, type BranchScopeRule } from './access';
 import { HTTP_ROUTES, type HttpRoute } from './routes';
 import { chargeCheckBodySchema, chargeCheckReplySchema } from './schemas/catalogue';
-import { successSchema, type JsonSchema } from './schemas/common';
+import {
+  balancesBodySchema,
+  balancesReplySchema,
+  cancelReplySchema,
+  channelingQuerySchema,
+  channelingReplySchema,
+  reasonBodySchema,
+} from './schemas/channeling';
+import { pathParams, successSchema, type JsonSchema } from './schemas/common';
 import { failureSchemaFor, standardFailures } from './schemas/failures';
 import { REF_STREAM } from './streams';
-import { CatalogueSubjects, SERVICE_NAMES, ServiceSubjects, serviceOf, type ServiceName } from './subjects';
+import {
+  BillingSubjects,
+  CatalogueSubjects,
+  SERVICE_NAMES,
+  ServiceSubjects,
+  SessionsSubjects,
+  serviceOf,
+  type ServiceName,
+} from './subjects';
 
 /** One request/reply subject: what its request carries and what it answers, by status. */
 export interface RequestReplySpec {
@@ -139,7 +155,37 @@ function internalSpecs(): RequestReplySpec[] {
     bodyRequired: true,
     replies: { 200: chargeCheckReplySchema, ...standardFailures() },
   };
-  return [...perService, check];
+  const channeling: RequestReplySpec[] = [
+    {
+      subject: BillingSubjects.appointmentBalances,
+      service: 'billing',
+      branchScope: 'record',
+      summary: "Sessions' question when it shows appointments: what each was paid and refunded",
+      body: balancesBodySchema,
+      bodyRequired: true,
+      replies: { 200: balancesReplySchema, ...standardFailures() },
+    },
+    {
+      subject: SessionsSubjects.channeling,
+      service: 'sessions',
+      branchScope: 'record',
+      summary:
+        "Billing's question before it moves an appointment's money or settles a session: the session and its appointments as stored",
+      query: channelingQuerySchema,
+      replies: { 200: channelingReplySchema, ...standardFailures(404) },
+    },
+    {
+      subject: SessionsSubjects.cancelAppointment,
+      service: 'sessions',
+      branchScope: 'record',
+      summary: "Billing's cancellation of an appointment (DELETE /appointments/{id}), before it refunds what it holds",
+      params: pathParams('appointment_id'),
+      body: reasonBodySchema,
+      bodyRequired: true,
+      replies: { 200: cancelReplySchema, ...standardFailures(400, 404) },
+    },
+  ];
+  return [...perService, check, ...channeling];
 }
 
 /** What a subject's documentation says of branch scope (OpenAPI and AsyncAPI alike). */

@@ -187,6 +187,6 @@ export const CHANNELING_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
       'The booking slip (PDF, an 80 mm roll): the clinic, the doctor, the date, the number and its time, the fees and a QR code of the appointment',
     param: 'appointment_id',
     produces: 'application/pdf',
-    responses: { 200: { type: 'string', format: 'binary' }, ...standardFailures(404, 503) },
+    responses: { 200: { type: 'string', description: 'the booking slip (PDF)' }, ...standardFailures(404, 503) },
   },
 ];

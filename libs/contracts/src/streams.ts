@@ -12,6 +12,8 @@ export interface StreamSpec {
   subjects: string[];
   /** How long a message is kept (JetStream max_age); absent: until the stream's other limits. */
   maxAgeMs?: number;
+  /** The most bytes it keeps, the oldest dropped first (JetStream max_bytes); absent: no limit. */
+  maxBytes?: number;
   /** Only the latest message of each subject is kept (JetStream max_msgs_per_subject 1). */
   latestOnly?: boolean;
   /** The server republishes each stored message here, with its sequence, for followers that hold no consumer. */
@@ -22,6 +24,23 @@ export const REF_STREAM: StreamSpec = {
   name: 'HOSPITAL_REF',
   subjects: [`${REF_SUBJECT_PREFIX}.>`],
 };
+
+/**
+ * Reference messages a service could not apply (not JSON, failing their kind's schema, of no known kind): each
+ * stored here with the reason, never only skipped, for the publisher to read (through its pull consumer) and fix.
+ */
+export const DEAD_LETTER_PREFIX = 'hospital.dead';
+export const deadLetterSubject = (kind: string): string => `${DEAD_LETTER_PREFIX}.${kind}`;
+export const DEAD_LETTER_STREAM: StreamSpec = {
+  name: 'HOSPITAL_REF_DEAD',
+  subjects: [`${DEAD_LETTER_PREFIX}.>`],
+};
+/** Headers of a dead letter: why, and where the message came from. */
+export const DeadLetterHeaders = {
+  reason: 'Clinic-Dead-Reason',
+  subject: 'Clinic-Dead-Subject',
+  sequence: 'Clinic-Dead-Sequence',
+} as const;
 
 /**
  * Each service's events stream lists its event subjects one by one: a wildcard
@@ -61,7 +80,7 @@ export function cacheStreamOf(service: ServiceName): StreamSpec {
 
 /** Every stream, as provisioning makes it: the reference stream, and each service's events and cache streams. */
 export function provisionedStreams(): StreamSpec[] {
-  return [REF_STREAM, ...SERVICE_NAMES.flatMap((s) => [eventStreamOf(s), cacheStreamOf(s)])];
+  return [REF_STREAM, DEAD_LETTER_STREAM, ...SERVICE_NAMES.flatMap((s) => [eventStreamOf(s), cacheStreamOf(s)])];
 }
 
 /** Which reference kinds each service keeps a read model of. */
@@ -73,11 +92,3 @@ export const REF_KINDS_BY_SERVICE: Record<ServiceName, readonly RefKind[]> = {
 
 /** Durable consumer name of a service on the reference stream. */
 export const refConsumerName = (service: ServiceName): string => `${service}-ref`;
-
-/**
- * Other hospital systems read a service's events only through durable pull
- * consumers that the service provisions on its own stream, one per reader name
- * (EVENT_READERS; this by default). They may fetch from them and acknowledge,
- * never create a consumer (see nats-permissions.ts).
- */
-export const DEFAULT_EVENT_READERS: readonly string[] = ['hospital'];

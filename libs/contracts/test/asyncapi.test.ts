@@ -61,7 +61,12 @@ it('names every event each service publishes, with the envelope and its data sch
     expect(payload.required).toEqual(['event_id', 'type', 'occurred_at', 'correlation_id', 'data']);
     expect(payload.properties.type.enum).toEqual([subject]);
     // The resource after the change; a bill's money events: the entry, and the bill's money.
-    const money: string[] = [EventSubjects.billPaymentRecorded, EventSubjects.billRefunded];
+    const money: string[] = [
+      EventSubjects.billPaymentRecorded,
+      EventSubjects.billRefunded,
+      EventSubjects.appointmentPaymentRecorded,
+      EventSubjects.appointmentRefunded,
+    ];
     expect(payload.properties.data.required).toHaveLength(money.includes(subject) ? 2 : 1);
   }
 });

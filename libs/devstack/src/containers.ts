@@ -64,6 +64,7 @@ export async function startContainerInfrastructure(dataDir: string): Promise<Inf
     mongoUrl: `mongodb://${mongoContainer.getHost()}:${mongoContainer.getMappedPort(27017)}/`,
     natsPasswords: passwords,
     natsNodes: [],
+    metricsTargets: [],
     startNats: unsupported,
     startDb: unsupported,
     async stop() {

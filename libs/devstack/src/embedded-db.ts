@@ -26,7 +26,14 @@ function socketPath(dataDir: string): string | undefined {
   return Buffer.byteLength(path) < 104 ? path : undefined;
 }
 
-export function embeddedDb(options: { dataDir: string; logDir: string; dbDir: string; port: number }): EmbeddedDb {
+export function embeddedDb(options: {
+  dataDir: string;
+  logDir: string;
+  dbDir: string;
+  port: number;
+  /** Its Prometheus metrics on loopback (FerretDB's own, patch 0022); 0: none. */
+  metricsPort?: number;
+}): EmbeddedDb {
   const { dataDir, port } = options;
   const socket = socketPath(dataDir);
   // Every connection authenticates as the stack's user, whose password is made on the first start.
@@ -49,6 +56,7 @@ export function embeddedDb(options: { dataDir: string; logDir: string; dbDir: st
       env.FERRETDB_LOG_LEVEL ?? 'warn',
       // Go profiling for performance work, e.g. FERRETDB_DEBUG_ADDR=127.0.0.1:6060.
       ...(env.FERRETDB_DEBUG_ADDR ? ['--debug-addr', env.FERRETDB_DEBUG_ADDR] : []),
+      ...(options.metricsPort ? ['--metrics-addr', `127.0.0.1:${options.metricsPort}`] : []),
     ],
     env: goServerEnv(),
     output: { kind: 'file', path: join(options.logDir, 'ferretdb.log') },

@@ -8,6 +8,8 @@ export { DB_USER } from './embedded-db';
 export * from './containers';
 export * from './stack';
 export * from './provision';
+export * from './running-stack';
+export * from './outside-systems';
 export * from './seed';
 export * from './tokens';
 export * from './secrets';

@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { goServerEnv, natsServerBinary } from './paths';
-import { canConnect, freeListeningPort, isPortFree, waitFor } from './ports';
+import { freeListeningPort, isPortFree, waitFor } from './ports';
 import { ManagedProcess, waitServing } from './process';
 import { embeddedDb } from './embedded-db';
-import type { NatsUser } from '@clinic/contracts';
+import type { OutsideSystem } from '@clinic/contracts';
 import { natsServerPasswordEnv, renderNatsConfig, routeEnv, type NatsTlsFiles } from './nats-config';
 import { natsPasswords, privateDir } from './secrets';
+import { startNatsExporter } from './nats-exporter';
+import type { MetricsTarget } from './prometheus';
 
 /** One nats-server of the local infrastructure. */
 export interface NatsNode {
@@ -18,8 +20,8 @@ export interface NatsNode {
   url: string;
   /** nats://host:port other nodes route to (a cluster's node). */
   routeUrl?: string;
-  /** The monitoring endpoint (http://host:port), for cluster nodes: /healthz, /jsz. */
-  monitorUrl?: string;
+  /** The monitoring endpoint (http://host:port): /healthz, /varz, /jsz. */
+  monitorUrl: string;
   /** Starts it (again, on the same ports and store) and waits until it serves. */
   start(): Promise<void>;
 }
@@ -31,7 +33,7 @@ export interface Infrastructure {
   natsUrl: string;
   mongoUrl: string;
   /** Passwords of the NATS users (see libs/contracts nats-permissions). */
-  natsPasswords: Record<NatsUser, string>;
+  natsPasswords: Record<string, string>;
   /** With NATS over TLS: the CA every client verifies the servers against. */
   natsTlsCaFile?: string;
   /** Present for local servers, which fault tests stop and start on the same port and data. */
@@ -39,6 +41,8 @@ export interface Infrastructure {
   /** Every local NATS node (one, or the nodes of a cluster). */
   natsNodes: NatsNode[];
   db?: ManagedProcess;
+  /** What Prometheus scrapes of the servers: each NATS node (through an exporter) and the database. */
+  metricsTargets: MetricsTarget[];
   startNats(): Promise<void>;
   startDb(): Promise<void>;
   stop(): Promise<void>;
@@ -69,6 +73,8 @@ export interface LocalInfraOptions {
   natsNetwork?: (node: number) => NatsNodeNetwork;
   /** JetStream's sync_interval (`always`, `default` or a duration); see nats-config. */
   syncInterval?: string;
+  /** The outside systems that get NATS users (default: OUTSIDE_SYSTEMS_FILE's, else `hospital`). */
+  outsideSystems?: readonly OutsideSystem[];
   /** NATS over TLS with these files (nats-tls.ts makes them); clients then use tls:// URLs. */
   natsTls?: NatsTlsFiles;
 }
@@ -103,7 +109,7 @@ async function httpOk(url: string): Promise<boolean> {
 async function natsNodes(
   options: LocalInfraOptions,
   natsDir: string,
-  passwords: Record<NatsUser, string>,
+  passwords: Record<string, string>,
 ): Promise<NatsNode[]> {
   const count = options.natsCluster ?? 1;
   const base = options.natsPort || 0;
@@ -116,7 +122,7 @@ async function natsNodes(
       network,
       client: await port(0, i, `NATS node ${i + 1}`),
       route: count > 1 ? await port(2000, i, `NATS node ${i + 1}'s routes`) : 0,
-      monitor: count > 1 ? await port(4000, i, `NATS node ${i + 1}'s monitoring`) : 0,
+      monitor: await port(4000, i, `NATS node ${i + 1}'s monitoring`),
     });
   }
   // nats-server does not take a single server's streams into a cluster (it restores them locally, and the
@@ -142,13 +148,14 @@ async function natsNodes(
       renderNatsConfig({
         listen: `${clientHost}:${node.client}`,
         storeDir,
+        systems: options.outsideSystems,
         syncInterval: options.syncInterval,
         tls: options.natsTls,
+        http: `${clientHost}:${node.monitor}`,
         ...(single
           ? {}
           : {
               serverName: node.name,
-              http: `${clientHost}:${node.monitor}`,
               cluster: { name: 'clinic', listen: `${node.network.clusterHost}:${node.route}`, routes },
             }),
       }),
@@ -161,7 +168,7 @@ async function natsNodes(
       env: { ...goServerEnv(), ...natsServerPasswordEnv(passwords), ...routeCredentials },
       output: { kind: 'file', path: join(options.logDir, single ? 'nats.log' : `nats-${node.name}.log`) },
     });
-    const monitorUrl = single ? undefined : `http://${clientHost}:${node.monitor}`;
+    const monitorUrl = `http://${clientHost}:${node.monitor}`;
     return {
       name: node.name,
       process: proc,
@@ -171,9 +178,7 @@ async function natsNodes(
       async start() {
         if (!proc.running) proc.start();
         // A cluster node serves once JetStream is current with the cluster (meta leader known, streams caught up).
-        await waitServing(proc, `${proc.spec.name} on port ${node.client}`, async () =>
-          monitorUrl ? httpOk(`${monitorUrl}/healthz`) : canConnect(node.client, clientHost),
-        );
+        await waitServing(proc, `${proc.spec.name} on port ${node.client}`, () => httpOk(`${monitorUrl}/healthz`));
       },
     };
   });
@@ -191,10 +196,19 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
   // Every folder its owner's alone (0700; one made before this rule is taken back): they hold patient data.
   for (const dir of [options.dataDir, natsDir, dbDir]) privateDir(dir);
   // The local server's users get passwords of this stack's own; an external server's are given (or in DATA_DIR).
-  const passwords = natsPasswords(options.dataDir, { make: !options.natsUrl });
+  const passwords = natsPasswords(options.dataDir, { make: !options.natsUrl, systems: options.outsideSystems });
   const nodes = options.natsUrl ? [] : await natsNodes(options, natsDir, passwords);
 
-  const db = options.mongoUrl ? undefined : embeddedDb({ ...options, dbDir, port: dbPort });
+  const dbMetricsPort = options.mongoUrl ? 0 : await freeListeningPort();
+  const db = options.mongoUrl ? undefined : embeddedDb({ ...options, dbDir, port: dbPort, metricsPort: dbMetricsPort });
+  // NATS's monitoring in Prometheus's format, served by this process (nats-exporter.ts): idle until scraped.
+  const exporters = await Promise.all(
+    nodes.map(async (node) => ({ node, ...(await startNatsExporter(node.monitorUrl)) })),
+  );
+  const metricsTargets: MetricsTarget[] = [
+    ...exporters.map(({ node, address }) => ({ job: 'nats', replica: `nats-${node.name}`, address })),
+    ...(db ? [{ job: 'database', replica: 'ferretdb', address: `127.0.0.1:${dbMetricsPort}` }] : []),
+  ];
   const infra: Infrastructure = {
     kind: 'local',
     natsUrl: options.natsUrl ?? nodes.map((n) => n.url).join(','),
@@ -204,6 +218,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     nats: nodes[0]?.process,
     natsNodes: nodes,
     db: db?.process,
+    metricsTargets,
     startNats: async () => {
       await Promise.all(nodes.map((n) => n.start()));
       // A service counts the cluster's nodes from the client URLs its node advertises (streamReplicas), and a
@@ -225,6 +240,7 @@ export async function startLocalInfrastructure(options: LocalInfraOptions): Prom
     },
     startDb: async () => db?.start(),
     async stop() {
+      for (const { server } of exporters) server.close();
       await Promise.all([...nodes.map((n) => n.process.stop()), db?.process.stop()]);
     },
   };
@@ -247,6 +263,7 @@ export function externalInfrastructure(natsUrl: string, mongoUrl: string, dataDi
     mongoUrl,
     natsPasswords: natsPasswords(dataDir),
     natsNodes: [],
+    metricsTargets: [],
     startNats: unsupported,
     startDb: unsupported,
     stop: async () => undefined,

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { NatsUser } from '@clinic/contracts';
 import type { NatsSettings } from '@clinic/service-kit';
 import { ensureCertificates } from './certs';
 import type { Infrastructure, NatsNodeNetwork } from './infra';
@@ -39,6 +38,6 @@ export async function localGatewayTls(dataDir: string): Promise<{ certFile: stri
 }
 
 /** How a client connects to the stack's NATS as `user`: its URL, password and, with TLS, the CA to verify against. */
-export function natsClientSettings(infra: Infrastructure, user: NatsUser): NatsSettings {
+export function natsClientSettings(infra: Infrastructure, user: string): NatsSettings {
   return { url: infra.natsUrl, user, password: infra.natsPasswords[user], tlsCaFile: infra.natsTlsCaFile };
 }

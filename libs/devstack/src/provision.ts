@@ -1,12 +1,12 @@
 import { connectNats, createLogger } from '@clinic/service-kit';
-import { consumerNames, provision } from '@clinic/service-kit/provision';
-import { DEFAULT_EVENT_READERS } from '@clinic/contracts';
+import { provision } from '@clinic/service-kit/provision';
 import type { Infrastructure } from './infra';
+import { installationSystems } from './outside-systems';
 
 /**
  * Makes every stream and consumer as the `provisioner` NATS user, before any
  * service starts: the services and the gateway hold no right to (provision.ts
- * in service-kit). EVENT_READERS and NATS_STREAM_REPLICAS as in compose.
+ * in service-kit). OUTSIDE_SYSTEMS_FILE and NATS_STREAM_REPLICAS as in compose.
  */
 export async function provisionStack(infra: Infrastructure, env: NodeJS.ProcessEnv): Promise<void> {
   const log = createLogger('provision', env.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
@@ -21,7 +21,7 @@ export async function provisionStack(infra: Infrastructure, env: NodeJS.ProcessE
   );
   try {
     await provision(nc, log, {
-      eventReaders: consumerNames('EVENT_READERS', env.EVENT_READERS ?? DEFAULT_EVENT_READERS.join(',')),
+      systems: installationSystems(env),
       streamReplicas: Number(env.NATS_STREAM_REPLICAS ?? 0),
     });
   } finally {

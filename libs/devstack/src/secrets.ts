@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { NATS_USERS, type NatsUser } from '@clinic/contracts';
+import { PROCESS_USERS, type OutsideSystem } from '@clinic/contracts';
+import { installationSystems } from './outside-systems';
 import { passwordVariable } from './nats-config';
 import { REPO_ROOT } from './paths';
 
@@ -16,7 +17,7 @@ export const JWT_SECRET_FILE = 'jwt-secret';
 export const DB_PASSWORD_FILE = 'ferretdb-password';
 
 /** The password of a NATS user (nats-server's and the user's processes'), unless NATS_<USER>_PASSWORD is set. */
-export const natsPasswordFile = (user: NatsUser): string => `nats-${user}-password`;
+export const natsPasswordFile = (user: string): string => `nats-${user}-password`;
 
 /**
  * Every secret a stack may have made for itself: a backup carries them, so that its restore opens its database
@@ -25,7 +26,8 @@ export const natsPasswordFile = (user: NatsUser): string => `nats-${user}-passwo
 export const OWN_SECRET_FILES: readonly string[] = [
   JWT_SECRET_FILE,
   DB_PASSWORD_FILE,
-  ...NATS_USERS.map(natsPasswordFile),
+  ...PROCESS_USERS.map(natsPasswordFile),
+  ...installationSystems().map((s) => natsPasswordFile(s.name)),
 ];
 
 /** DATA_DIR, or `.data` in the repository: where npm start keeps its data, and npm run token finds its secret. */
@@ -99,22 +101,24 @@ export function ownSecret(dataDir: string, name: string): string {
  */
 export function natsPasswords(
   dataDir: string,
-  options: { make?: boolean; env?: NodeJS.ProcessEnv } = {},
-): Record<NatsUser, string> {
+  options: { make?: boolean; env?: NodeJS.ProcessEnv; systems?: readonly OutsideSystem[] } = {},
+): Record<string, string> {
   const env = options.env ?? process.env;
+  const systems = options.systems ?? installationSystems(env);
   return Object.fromEntries(
-    NATS_USERS.map((user) => [
+    [...PROCESS_USERS, ...systems.map((s) => s.name)].map((user) => [
       user,
       options.make
         ? env[passwordVariable(user)] || ownSecret(dataDir, natsPasswordFile(user))
         : natsPasswordOf(user, dataDir, env),
     ]),
-  ) as Record<NatsUser, string>;
+  );
 }
 
 /** A NATS user's password for connecting to a running stack: NATS_<USER>_PASSWORD, else the one in `dataDir`. */
 export function natsPasswordOf(user: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  const known = (NATS_USERS as readonly string[]).includes(user) ? (user as NatsUser) : undefined;
+  const users = [...PROCESS_USERS, ...installationSystems(env).map((s) => s.name)];
+  const known = users.includes(user) ? user : undefined;
   if (!known) throw new Error(`${user} is not a NATS user of this stack: set NATS_PASSWORD with NATS_USER`);
   const password = env[passwordVariable(known)] || readOwnSecret(dataDir, natsPasswordFile(known));
   if (!password) {

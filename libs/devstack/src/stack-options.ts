@@ -2,16 +2,9 @@ import type { ServiceName } from '@clinic/contracts';
 import type { NatsNodeNetwork } from './infra';
 import type { SupervisorOptions } from './supervisor';
 
-export type InfraChoice = 'auto' | 'local' | 'containers';
+export type { MetricsTarget } from './prometheus';
 
-export interface MetricsTarget {
-  /** gateway, billing, catalogue or sessions */
-  job: string;
-  /** The process: billing-1, billing-2... */
-  replica: string;
-  /** host:port serving /metrics */
-  address: string;
-}
+export type InfraChoice = 'auto' | 'local' | 'containers';
 
 export interface StackOptions {
   /** NATS JetStream store and FerretDB files live here (local servers only). */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from '@clinic/contracts';
 import { provisionStack } from './provision';
+import { installationSystems } from './outside-systems';
 import { dockerAvailable, startContainerInfrastructure } from './containers';
 import { externalInfrastructure, startLocalInfrastructure, type Infrastructure } from './infra';
 import { httpRequest } from './http-client';
@@ -79,6 +80,7 @@ export class Stack {
       natsCluster: options.natsCluster,
       natsNetwork: options.natsNetwork,
       syncInterval: options.syncInterval,
+      outsideSystems: installationSystems({ ...process.env, ...options.env }),
       natsTls: options.natsTls
         ? await localNatsTls(options.dataDir, options.natsCluster ?? 1, options.natsNetwork)
         : undefined,
@@ -115,7 +117,8 @@ export class Stack {
       command: process.execPath,
       args: [serviceEntry('gateway')],
       env: {
-        ...this.baseEnv(),
+        // The gateway owns no data: it is given no database URL (nor its password).
+        ...withoutKeys(this.baseEnv(), ['MONGO_URL']),
         ...natsCredentialsEnv('gateway', this.infra.natsPasswords),
         ...(await this.metricsEnv()),
         PORT: String(port),
@@ -189,13 +192,14 @@ export class Stack {
   /** Where Prometheus finds each process's metrics, by kind (gateway, billing...). */
   metricsTargets(): MetricsTarget[] {
     const all = [this.gateway, ...[...this.services.values()].flat()].filter(Boolean);
-    return all
+    const processes = all
       .filter((p) => p.spec.env?.METRICS_PORT)
       .map((p) => ({
         job: p.spec.name.replace(/-\d+$/, ''),
         replica: p.spec.name,
         address: `127.0.0.1:${p.spec.env!.METRICS_PORT}`,
       }));
+    return [...processes, ...this.infra.metricsTargets];
   }
 
   /** Starts one more replica of a service (ops would run `--scale <service>=N`). */
@@ -267,4 +271,8 @@ export class Stack {
     await Promise.all([...this.services.values()].flat().map((p) => p.stop()));
     await this.infra.stop();
   }
+}
+
+function withoutKeys(env: Record<string, string | undefined>, keys: string[]): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !keys.includes(key)));
 }

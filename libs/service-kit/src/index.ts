@@ -75,6 +75,7 @@ export { TokenRefused } from './auth/token-claims';
 export { createTokenVerifier, type TokenVerifier, type VerifiedCaller } from './auth/token-verifier';
 export { tokenPolicyOf, type TokenPolicy } from './auth/tokens';
 export { LATENCY_BUCKETS, counter, gauge, histogram, metricsEnabled, startMetrics } from './process/metrics';
+export { reportCertificateExpiry } from './process/certificate-expiry';
 export { spanLogFields, stopTracing, tracingActive } from './process/tracing';
 export { endHttpSpan, startHttpSpan, type HttpSpan } from './process/http-span';
 export { runProcess } from './process/lifecycle';

@@ -6,6 +6,7 @@
  */
 export * from './process/env';
 export * from './process/config';
+export * from './process/outside-systems';
 export * from './process/logger';
 export * from './domain/errors';
 export * from './concurrency/mutex';

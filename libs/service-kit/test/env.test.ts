@@ -1,7 +1,10 @@
 import { Limits } from '@clinic/contracts';
 import { serviceSettings } from '../src/process/config';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readEnv } from '../src/process/env';
-import { consumerNames } from '../src/nats/provision';
+import { readOutsideSystems } from '../src/process/outside-systems';
 
 const SCHEMA = {
   PORT: { type: 'integer', default: 3000 },
@@ -60,10 +63,21 @@ describe('serviceSettings', () => {
     expect(settings.own.OWN).toBe(7);
   });
 
-  it("reads provisioning's consumer names apart, and refuses one a consumer cannot hold", () => {
-    expect(consumerNames('EVENT_READERS', ' a, b ,a')).toEqual(['a', 'b']);
-    expect(() => consumerNames('EVENT_READERS', 'ok,not ok')).toThrow(
-      'EVENT_READERS: not ok cannot name a consumer (letters, digits, - and _ only)',
-    );
+  it('reads the outside systems of an installation, refusing a bad list, and has `hospital` without one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'clinic-systems-'));
+    const file = (name: string, content: unknown) => {
+      writeFileSync(join(dir, name), JSON.stringify(content));
+      return join(dir, name);
+    };
+    expect(readOutsideSystems(undefined).map((s) => s.name)).toEqual(['hospital']);
+    const two = [
+      { name: 'hospital', calls: true },
+      { name: 'lab_system', reads: ['BILLING_EVENTS'] },
+    ];
+    expect(readOutsideSystems(file('two.json', two))).toEqual(two);
+    expect(() => readOutsideSystems(file('bad.json', [{ name: 'Bad Name' }]))).toThrow(/bad\.json/);
+    expect(() => readOutsideSystems(file('unknown.json', [{ name: 'x1', reads: ['NOPE'] }]))).toThrow(/unknown\.json/);
+    expect(() => readOutsideSystems(file('twice.json', [{ name: 'aa' }, { name: 'aa' }]))).toThrow(/named twice/);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

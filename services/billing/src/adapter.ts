@@ -1,12 +1,16 @@
 /** The NATS side of billing: one handler per subject. */
 import { BillingSubjects } from '@clinic/contracts';
 import { type Handler, subjectHandlers } from '@clinic/service-kit';
+import type { AppointmentCancelOperations } from './appointment-cancel';
+import type { AppointmentPaymentOperations } from './appointment-payments';
+import type { SlipOperations } from './appointment-slip';
 import type { BillOperations } from './bills';
 import type { DayCloseOperations } from './day-close';
 import type { DayEndOperations } from './day-end';
 import type { ExportOperations } from './exports';
 import type { PaymentOperations } from './payments';
 import type { ReceiptOperations } from './receipts';
+import type { SettlementOperations } from './session-settlement';
 
 export interface BillingOperations {
   bills: BillOperations;
@@ -15,10 +19,16 @@ export interface BillingOperations {
   dayEnd: DayEndOperations;
   receipts: ReceiptOperations;
   spreadsheets: ExportOperations;
+  /** Channeling's money (issue 42): appointments' payments, refunds, cancellations, slips; sessions' settlements. */
+  appointments: AppointmentPaymentOperations;
+  cancellations: AppointmentCancelOperations;
+  slips: SlipOperations;
+  settlements: SettlementOperations;
 }
 
 export function billingHandlers(operations: BillingOperations): Record<string, Handler> {
   const { bills, payments, days, dayEnd, receipts, spreadsheets } = operations;
+  const { appointments, cancellations, slips, settlements } = operations;
   return {
     ...subjectHandlers(BillingSubjects, bills, ['create', 'list', 'summary', 'get', 'update', 'cancel', 'history']),
     ...subjectHandlers(BillingSubjects, dayEnd, ['dayEnd']),
@@ -26,5 +36,14 @@ export function billingHandlers(operations: BillingOperations): Record<string, H
     ...subjectHandlers(BillingSubjects, spreadsheets, { export: 'page' }),
     ...subjectHandlers(BillingSubjects, payments, { pay: 'pay', refund: 'refund', payments: 'ledger' }),
     ...subjectHandlers(BillingSubjects, days, { closeDay: 'close', dayClosing: 'get', reopenDay: 'reopen' }),
+    ...subjectHandlers(BillingSubjects, appointments, [
+      'appointmentPay',
+      'appointmentRefund',
+      'appointmentPayments',
+      'appointmentBalances',
+    ]),
+    ...subjectHandlers(BillingSubjects, cancellations, ['appointmentCancel']),
+    ...subjectHandlers(BillingSubjects, slips, ['appointmentSlip']),
+    ...subjectHandlers(BillingSubjects, settlements, ['settle', 'settlement', 'reverseSettlement']),
   };
 }

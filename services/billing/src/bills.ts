@@ -99,7 +99,8 @@ export class BillOperations {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
       if (!replayed) await this.storage.claims.save(idempotency, doc.id);
     }
-    if (!replayed) countBillCreated();
+    if (replayed) await this.storage.markStale(doc);
+    else countBillCreated();
     return createdReply(doc);
   }
 
@@ -120,6 +121,7 @@ export class BillOperations {
     if (!doc) return null;
     requireBranch(ctx, doc.store_id);
     if (doc.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
+    await this.storage.markStale(doc);
     return createdReply(doc);
   }
 

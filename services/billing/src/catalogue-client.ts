@@ -1,15 +1,7 @@
 import type { NatsConnection } from 'nats';
-import { CatalogueSubjects, type ChargeCheckReply, type ServiceReply } from '@clinic/contracts';
-import {
-  callService,
-  fail,
-  ServiceError,
-  ServiceTimeoutError,
-  ServiceUnavailableError,
-  type HandlerContext,
-} from '@clinic/service-kit';
-
-const CHECK_TIMEOUT_MS = 3_000;
+import { CatalogueSubjects, type ChargeCheckReply } from '@clinic/contracts';
+import { fail, type HandlerContext } from '@clinic/service-kit';
+import { askAsCaller, refusalOf } from './caller-requests';
 
 /**
  * Billing's question to the catalogue, asked with its caller's token: which
@@ -23,25 +15,17 @@ export class CatalogueClient {
     chargeIds: number[],
     ctx: HandlerContext,
   ): Promise<{ invalid: number[]; amounts: Map<number, number> }> {
-    let reply: ServiceReply;
-    try {
-      reply = await callService(
-        this.nc,
-        CatalogueSubjects.check,
-        { body: { store_id: branchId, charge_ids: [...new Set(chargeIds)] } },
-        { token: ctx.token, correlationId: ctx.correlationId, timeoutMs: CHECK_TIMEOUT_MS },
-      );
-    } catch (err) {
-      if (err instanceof ServiceUnavailableError || err instanceof ServiceTimeoutError) {
-        ctx.log.warn({ err: err.message }, 'charge catalogue unavailable');
-        throw fail('CATALOGUE_UNAVAILABLE');
-      }
-      throw err;
-    }
+    const reply = await askAsCaller(
+      this.nc,
+      CatalogueSubjects.check,
+      { body: { store_id: branchId, charge_ids: [...new Set(chargeIds)] } },
+      ctx,
+      () => fail('CATALOGUE_UNAVAILABLE'),
+    );
     // The caller's token expired between billing's check and the catalogue's, or does not reach the branch
     // (billing refuses that first; the catalogue enforces it too, for whoever asks).
     if ((reply.status === 401 || reply.status === 403) && !reply.body.success)
-      throw new ServiceError(reply.status, reply.body.error, reply.body.code, reply.body.field);
+      throw refusalOf(reply.status, reply.body);
     const body = reply.body as Partial<ChargeCheckReply> & { success: boolean };
     if (reply.status !== 200 || !body.success || !Array.isArray(body.invalid_ids) || typeof body.amounts !== 'object') {
       throw new Error(`Unexpected charge check reply: ${JSON.stringify(reply)}`);

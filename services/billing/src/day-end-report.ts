@@ -5,7 +5,7 @@
  */
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type CashOutcome } from '@clinic/contracts';
 import { fromCents, nullableAmount, type Cents } from '@clinic/service-kit';
-import type { CashCountDoc, DrawerRow } from './storage';
+import type { CashCountDoc, DrawerKind, DrawerRow } from './storage';
 import type { CashierGroup } from './summary-rules';
 
 /** Count and grand total of bills, in cents while they are summed. */
@@ -69,11 +69,20 @@ function byUser(a: UserId, b: UserId): number {
 const nameOf = (names: Map<number, string>, userId: UserId) =>
   typeof userId === 'number' ? (names.get(userId) ?? null) : null;
 
-/** Cash taken in less cash given back, per user (userKey), in cents. */
+/** Whether a kind brings money into the drawer (+1) or takes it out (-1): a doctor's payout is cash out. */
+export const DRAWER_SIGN: Readonly<Record<DrawerKind, 1 | -1>> = {
+  payment: 1,
+  refund: -1,
+  reversal: -1,
+  payout: -1,
+  payout_reversal: 1,
+};
+
+/** Cash taken in less cash given back and paid out, per user (userKey), in cents. */
 function cashPerUser(rows: DrawerRow[]): Map<UserId, Cents> {
   const cash = new Map<UserId, Cents>();
   for (const row of rows) {
-    const sign = row.kind === 'payment' ? 1 : -1;
+    const sign = DRAWER_SIGN[row.kind];
     const user = userKey(row.collector);
     cash.set(user, (cash.get(user) ?? 0) + (row.method === 'Cash' ? sign * row.amount_cents : 0));
   }
@@ -81,30 +90,33 @@ function cashPerUser(rows: DrawerRow[]): Map<UserId, Cents> {
 }
 
 /**
- * The day-end report's drawer: per user who took or gave back money that
- * day, what they collected and gave back (refunds and reversals) per method,
- * and the cash that should be in their drawer.
+ * The day-end report's drawer: per user who took, gave back or paid out money
+ * that day, what they collected and gave back (refunds and reversals) per
+ * method, what they paid out to doctors (less payouts given back; only when
+ * they did), and the cash that should be in their drawer.
  */
 export function drawerOf(rows: DrawerRow[], names: Map<number, string>) {
   const cash = cashPerUser(rows);
   return [...cash.keys()].sort(byUser).map((userId) => {
     const mine = rows.filter((r) => userKey(r.collector) === userId);
-    const per = (taken: boolean) =>
+    const per = (kinds: DrawerKind[], sign: (kind: DrawerKind) => number = () => 1) =>
       Object.fromEntries(
         PAYMENT_METHODS.map((m) => [
           m,
           fromCents(
             mine
-              .filter((r) => r.method === m && (r.kind === 'payment') === taken)
-              .reduce((sum, r) => sum + r.amount_cents, 0),
+              .filter((r) => r.method === m && kinds.includes(r.kind))
+              .reduce((sum, r) => sum + sign(r.kind) * r.amount_cents, 0),
           ),
         ]),
       );
+    const paysOut = mine.some((r) => r.kind === 'payout' || r.kind === 'payout_reversal');
     return {
       user_id: userId,
       user_name: nameOf(names, userId),
-      collected: per(true),
-      refunded: per(false),
+      collected: per(['payment']),
+      refunded: per(['refund', 'reversal']),
+      ...(paysOut ? { paid_out: per(['payout', 'payout_reversal'], (kind) => -DRAWER_SIGN[kind]) } : {}),
       cash_in_drawer: fromCents(cash.get(userId)!),
     };
   });

@@ -5,6 +5,7 @@
  */
 import { success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { fromCents, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import { channelingOf } from './channeling-day';
 import { cashiersOf, drawerOf } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';
@@ -48,12 +49,14 @@ export class DayEndOperations {
   }
 
   private async report(store_id: number, date: string) {
-    const [groups, cancelledBills, drawerRows, owed] = await Promise.all([
+    const [groups, cancelledBills, drawerRows, owed, channelingRows] = await Promise.all([
       this.storage.queries.cashierGroups(store_id, date),
       this.storage.queries.cancelledOn(store_id, date),
       this.storage.ledger.drawer(store_id, date),
       this.storage.queries.owedOn(store_id, date),
+      this.storage.ledger.channeling(store_id, date),
     ]);
+    const channeling = channelingOf(channelingRows);
     const [cancellations, names] = await Promise.all([
       this.storage.history.latest(
         cancelledBills.map((b) => b.id),
@@ -72,6 +75,8 @@ export class DayEndOperations {
       // Issue 25: present once someone moved money that day, or a bill of the date owes some.
       ...(drawerRows.length > 0 ? { drawer: drawerOf(drawerRows, names) } : {}),
       ...(owed.bill_count > 0 ? { owed: { bill_count: owed.bill_count, due_amount: fromCents(owed.due) } } : {}),
+      // Issue 42: present once channeling money moved in the branch that day.
+      ...(channeling ? { channeling } : {}),
       cancelled: {
         count: cancelledBills.length,
         grand_total: fromCents(cancelledBills.reduce((sum, b) => sum + b.grand_total_cents, 0)),
@@ -91,23 +96,31 @@ export class DayEndOperations {
     };
   }
 
-  /** The money given back in the branch that day, each with its bill's number and its reason. */
+  /**
+   * The money given back in the branch that day, each with its bill's number
+   * (or its appointment's, channeling's) and its reason.
+   */
   private async givenBack(branchId: number, date: string): Promise<GivenBack[]> {
     const drawerEntries = await this.storage.ledger.givenBack(branchId, date);
-    const bills = new Map(
-      await Promise.all(
-        [...new Set(drawerEntries.map((r) => r.bill_id))].map(
-          async (id) => [id, await this.storage.queries.findById(id)] as const,
-        ),
+    const billIds = drawerEntries.flatMap((r) => (r.bill_id === undefined ? [] : [r.bill_id]));
+    const [bills, accounts] = await Promise.all([
+      Promise.all([...new Set(billIds)].map(async (id) => [id, await this.storage.queries.findById(id)] as const)).then(
+        (found) => new Map(found),
       ),
-    );
+      this.storage.channeling.accounts.findMany(drawerEntries.flatMap((r) => r.appointment_id ?? [])),
+    ]);
     const names = await this.refs.userNames(drawerEntries.map((r) => r.collector));
     return drawerEntries.map((drawerEntry) => {
-      const bill = bills.get(drawerEntry.bill_id);
-      const entry = bill?.ledger?.find((e) => e.id === drawerEntry._id);
+      const bill = drawerEntry.bill_id === undefined ? undefined : bills.get(drawerEntry.bill_id);
+      const account = drawerEntry.appointment_id === undefined ? undefined : accounts.get(drawerEntry.appointment_id);
+      const entry = (bill?.ledger ?? account?.ledger)?.find((e) => e.id === drawerEntry._id);
       return {
         at: this.clock.timestamp(drawerEntry.at) as string,
-        billNumber: bill?.bill_number ?? String(drawerEntry.bill_id),
+        billNumber:
+          bill?.bill_number ??
+          (drawerEntry.appointment_id === undefined
+            ? String(drawerEntry.bill_id)
+            : `Appointment ${drawerEntry.appointment_id}`),
         kind: drawerEntry.kind,
         method: drawerEntry.method,
         amount: drawerEntry.amount_cents,

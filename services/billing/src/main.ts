@@ -2,6 +2,9 @@ import './tracing';
 import { REFUND_ROLES, STAFF_ROLES } from '@clinic/contracts';
 import { startService } from '@clinic/service-kit/storage';
 import { billingHandlers } from './adapter';
+import { AppointmentCancelOperations } from './appointment-cancel';
+import { AppointmentPaymentOperations } from './appointment-payments';
+import { SlipOperations } from './appointment-slip';
 import { BillViews } from './bill-views';
 import { BillOperations } from './bills';
 import { CatalogueClient } from './catalogue-client';
@@ -13,6 +16,8 @@ import { loadPaperFonts } from './paper/fonts';
 import { PaymentOperations } from './payments';
 import { ReceiptOperations } from './receipts';
 import { BillingReferences } from './references';
+import { SessionsClient } from './sessions-client';
+import { SettlementOperations } from './session-settlement';
 import { BillStorage } from './storage';
 
 void startService({
@@ -24,18 +29,22 @@ void startService({
     const references = new BillingReferences(refs, cache);
     const views = new BillViews(references, clock);
     refs.onApplied((kind) => references.applied(kind));
+    const money = { refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES) };
+    const sessions = new SessionsClient(nc);
     return billingHandlers({
       bills: new BillOperations(storage, references, views, new CatalogueClient(nc), clock, {
         cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
         priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
       }),
-      payments: new PaymentOperations(storage, views, clock, {
-        refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES),
-      }),
+      payments: new PaymentOperations(storage, views, clock, money),
       days: new DayCloseOperations(storage, references, clock),
       dayEnd: new DayEndOperations(storage, references, clock, fonts),
       receipts: new ReceiptOperations(storage, references, clock, fonts),
       spreadsheets: new ExportOperations(storage, views),
+      appointments: new AppointmentPaymentOperations(storage, sessions, clock, money),
+      cancellations: new AppointmentCancelOperations(storage, sessions, clock, money),
+      slips: new SlipOperations(storage, sessions, references, clock, fonts),
+      settlements: new SettlementOperations(storage, sessions, references, clock, fonts, money),
     });
   },
 });

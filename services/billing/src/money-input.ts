@@ -30,7 +30,7 @@ import { userKey } from './day-end-report';
 import type { PaymentInput, RefundInput } from './money-rules';
 
 /** A required text that must not be blank, stored trimmed. */
-function requiredText(body: PlainObject, field: string, rule: typeof F.reason, message: string): string {
+export function requiredText(body: PlainObject, field: string, rule: typeof F.reason, message: string): string {
   const text = optionalText(body, field, rule);
   if (text === null) throw badRequest(message, field);
   return text;

@@ -3,7 +3,9 @@
  * a payment or a refund through the new routes, and what the spec's own
  * writes mean for the ledger (a bill created Paid, a PUT of payment_status
  * or payment_method, a cancellation). Each answers the ledger entries to
- * record, or throws the refusal; storage writes them with the bill.
+ * record, or throws the refusal; storage writes them with the bill. The
+ * rules of payments, refunds and giving back take any MoneyDoc, so that an
+ * appointment's account moves money exactly as a bill does.
  */
 import {
   LEDGER_MESSAGES,
@@ -16,7 +18,7 @@ import {
 } from '@clinic/contracts';
 import { badRequest, fail, type Cents } from '@clinic/service-kit';
 import type { BillChanges } from './rules';
-import type { BillChange, BillDoc, LedgerEntryDoc } from './storage';
+import type { BillChange, BillDoc, LedgerEntryDoc, MoneyDoc } from './storage';
 
 /** Who moves the money, on which day, and how entries get their ids (their events' ids). */
 export interface Mover {
@@ -69,12 +71,12 @@ function cashOf(method: PaymentMethod, amount: Cents, received: Cents | null): P
  * capped: the spec lets a client change a bill's payment status and method
  * at any time while it is active.
  */
-function roomFor(doc: BillDoc, entries: number): void {
+function roomFor(doc: MoneyDoc, entries: number): void {
   if (moneyOf(doc).ledger.length + entries > Limits.ledgerEntriesMax) throw fail('LEDGER_FULL');
 }
 
 /** POST /lab_bills/{id}/payments: at most what is due. */
-export function planPayment(doc: BillDoc, input: PaymentInput, mover: Mover): LedgerEntryDoc {
+export function planPayment(doc: MoneyDoc, input: PaymentInput, mover: Mover): LedgerEntryDoc {
   roomFor(doc, 1);
   const { due } = moneyOf(doc);
   if (input.amount_cents > due) throw badRequest(LEDGER_MESSAGES.overDue(due), 'amount');
@@ -88,7 +90,7 @@ export function planPayment(doc: BillDoc, input: PaymentInput, mover: Mover): Le
 }
 
 /** POST /lab_bills/{id}/refunds: at most what was paid and not given back, and of an item at most its line total. */
-export function planRefund(doc: BillDoc, input: RefundInput, mover: Mover): LedgerEntryDoc {
+export function planRefund(doc: MoneyDoc, input: RefundInput, mover: Mover): LedgerEntryDoc {
   roomFor(doc, 1);
   const money = moneyOf(doc);
   let itemLeft = Infinity;
@@ -111,13 +113,13 @@ export function planRefund(doc: BillDoc, input: RefundInput, mover: Mover): Ledg
  * the whole is counted (a refund may be given in another method than the
  * payment). Money paid before the ledger existed is in the bill's method.
  */
-export function heldByMethod(doc: BillDoc): Array<[PaymentMethod, Cents]> {
+export function heldByMethod(doc: MoneyDoc): Array<[PaymentMethod, Cents]> {
   const money = moneyOf(doc);
   const net = new Map<PaymentMethod, Cents>(PAYMENT_METHODS.map((m) => [m, 0]));
   for (const e of money.ledger)
     net.set(e.method, net.get(e.method)! + (e.kind === 'payment' ? 1 : -1) * e.amount_cents);
-  const recorded = [...net.values()].reduce((sum, cents) => sum + cents, 0);
-  net.set(doc.payment_method, net.get(doc.payment_method)! + money.held - recorded);
+  const unrecorded = money.held - [...net.values()].reduce((sum, cents) => sum + cents, 0);
+  if (unrecorded !== 0 && doc.payment_method) net.set(doc.payment_method, net.get(doc.payment_method)! + unrecorded);
   let left = money.held;
   const held: Array<[PaymentMethod, Cents]> = [];
   for (const [method, cents] of [...net].sort((a, b) => b[1] - a[1])) {
@@ -152,7 +154,7 @@ export function entriesOnCreate(
 }
 
 /** What goes back of the money a bill holds: one entry of `kind` per method it is held in. */
-function givingBack(doc: BillDoc, kind: LedgerKind, mover: Mover, reason: string | null): LedgerEntryDoc[] {
+function givingBack(doc: MoneyDoc, kind: LedgerKind, mover: Mover, reason: string | null): LedgerEntryDoc[] {
   return heldByMethod(doc).map(([method, cents]) => entry(mover, { kind, amount_cents: cents, method, reason }));
 }
 
@@ -196,15 +198,15 @@ export function entriesOnUpdate(doc: BillDoc, changes: BillChanges, mover: Mover
 }
 
 /** A cancellation gives back everything the bill holds, with the cancellation's reason. */
-export function entriesOnCancel(doc: BillDoc, reason: string | null, mover: Mover): LedgerEntryDoc[] {
+export function entriesOnCancel(doc: MoneyDoc, reason: string | null, mover: Mover): LedgerEntryDoc[] {
   return givingBack(doc, 'refund', mover, reason ?? LEDGER_MESSAGES.cancelled);
 }
 
 /** The bill's money fields once these entries are added; a payment or a refund sets the status the balance says. */
 export function withEntries(
-  doc: BillDoc,
+  doc: MoneyDoc,
   entries: LedgerEntryDoc[],
-): Pick<BillDoc, 'paid_cents' | 'refunded_cents' | 'ledger'> {
+): Required<Pick<MoneyDoc, 'paid_cents' | 'refunded_cents' | 'ledger'>> {
   const money = moneyOf(doc);
   let { paid, refunded } = money;
   for (const e of entries) {
@@ -263,7 +265,7 @@ export interface BillMoney {
  * its payment method, before the ledger began.
  */
 export function moneyOf(
-  doc: Pick<BillDoc, 'paid_cents' | 'refunded_cents' | 'ledger' | 'payment_status' | 'grand_total_cents'>,
+  doc: Pick<MoneyDoc, 'paid_cents' | 'refunded_cents' | 'ledger' | 'payment_status' | 'grand_total_cents'>,
 ): BillMoney {
   const paid = doc.paid_cents ?? (doc.payment_status === 'Paid' ? doc.grand_total_cents : 0);
   const refunded = doc.refunded_cents ?? 0;

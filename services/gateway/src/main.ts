@@ -1,5 +1,12 @@
 import './tracing';
-import { connectNats, createLogger, runProcess, startMetrics, stopTracing } from '@clinic/service-kit';
+import {
+  connectNats,
+  createLogger,
+  reportCertificateExpiry,
+  runProcess,
+  startMetrics,
+  stopTracing,
+} from '@clinic/service-kit';
 import { buildGateway } from './app';
 import { gatewayConfig } from './config';
 import { ReplyCache } from './reply-cache';
@@ -10,6 +17,7 @@ async function main(): Promise<void> {
     // Refuses to start without a token key, and with NODE_ENV=production a short, guessable or published secret.
     const config = gatewayConfig();
     const metrics = await startMetrics('gateway', config.metrics, log);
+    reportCertificateExpiry([process.env.TLS_CERT_FILE, config.nats.tlsCaFile]);
     const nc = await connectNats(config.nats, { name: 'gateway', log });
     const replies = await ReplyCache.start(nc, log, config.replyCache);
     const app = await buildGateway({ config, nc, log, replies });

@@ -80,7 +80,7 @@ export class ReplyCache {
         onRestart: (reason) => invalidations.restarted(reason),
       });
       const following = invalidations.follow((stored) => cache.deliver(stored));
-      // Until the stream answers, nothing is kept: every read goes to its service.
+      // Starts at the stream's latest; if it does not answer now, the first hit's check starts it instead.
       invalidations.latest().then(
         (seq) => cache.follower.restart(seq, 'start'),
         () => undefined,
@@ -119,7 +119,7 @@ export class ReplyCache {
   async stop(): Promise<void> {
     for (const { following, log } of this.services.values()) {
       following.unsubscribe();
-      log.stop();
+      await log.stop();
     }
   }
 }

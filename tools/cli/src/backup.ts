@@ -1,17 +1,14 @@
 // npm run backup -- DIR: an online backup of the running embedded stack (DATA_DIR, NATS_URL) into the new folder DIR.
 import { resolve } from 'node:path';
-import { backupEmbedded, dataDirFromEnv, natsPasswordOf } from '@clinic/devstack';
-import { natsSettings } from '@clinic/service-kit';
+import { backupEmbedded, dataDirFromEnv, toolNatsSettings } from '@clinic/devstack';
 import { fail } from './args';
 
 async function main(): Promise<void> {
   const dir = process.argv[2];
   if (!dir) fail('usage: npm run backup -- <new folder>', 2);
-  // Operators' tools connect as the `ops` NATS user unless told otherwise (its right to take stream snapshots).
-  const nats = natsSettings();
-  nats.user ??= 'ops';
+  // As the `ops` NATS user unless told otherwise (its right to take stream snapshots), where npm start is.
   const dataDir = dataDirFromEnv();
-  nats.password ??= natsPasswordOf(nats.user, dataDir);
+  const nats = toolNatsSettings(dataDir, 'ops');
   const say = (line: string) => process.stderr.write(`[backup] ${line}\n`);
   const manifest = await backupEmbedded({ dataDir, outDir: resolve(dir), nats, say });
   process.stdout.write(
@@ -19,4 +16,8 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => fail(`backup failed: ${(err as Error).message}`));
+main().catch((err: unknown) => {
+  const { code, message } = err as { code?: string; message: string };
+  const why = code === 'CONNECTION_REFUSED' ? 'NATS does not answer: is the stack of DATA_DIR running?' : message;
+  fail(`backup failed, nothing kept: ${why.split('\n')[0]}`);
+});

@@ -1,18 +1,16 @@
 // npm run provision: makes or updates every stream and durable consumer of a running NATS, as the `provisioner`
 // user (npm start does it before the services; this is for a NATS the services already use, after an upgrade).
 import type { NatsConnection } from 'nats';
-import { connectNats, createLogger, natsSettings } from '@clinic/service-kit';
-import { consumerNames, provision } from '@clinic/service-kit/provision';
-import { DEFAULT_EVENT_READERS } from '@clinic/contracts';
-import { dataDirFromEnv, natsPasswordOf } from '@clinic/devstack';
+import { connectNats, createLogger } from '@clinic/service-kit';
+import { provision } from '@clinic/service-kit/provision';
+import { dataDirFromEnv, installationSystems, toolNatsSettings, type ToolNatsSettings } from '@clinic/devstack';
 import { fail } from './args';
 
 async function main(): Promise<void> {
-  const settings = natsSettings();
-  settings.user ??= 'provisioner';
   const log = createLogger('provision', 'warn');
+  let settings: ToolNatsSettings;
   try {
-    settings.password ??= natsPasswordOf(settings.user, dataDirFromEnv());
+    settings = toolNatsSettings(dataDirFromEnv(), 'provisioner');
   } catch (err) {
     fail((err as Error).message);
   }
@@ -24,7 +22,7 @@ async function main(): Promise<void> {
   }
   try {
     await provision(nc, log, {
-      eventReaders: consumerNames('EVENT_READERS', process.env.EVENT_READERS ?? DEFAULT_EVENT_READERS.join(',')),
+      systems: installationSystems(),
       streamReplicas: Number(process.env.NATS_STREAM_REPLICAS ?? 0),
     });
     process.stdout.write('Every stream and durable consumer is provisioned.\n');

@@ -2,14 +2,15 @@
 // Publishes reference records and waits until every service has applied them.
 import { readFileSync } from 'node:fs';
 import type { NatsConnection } from 'nats';
-import { connectNats, createLogger, natsSettings } from '@clinic/service-kit';
+import { connectNats, createLogger } from '@clinic/service-kit';
 import {
   dataDirFromEnv,
-  natsPasswordOf,
   parseSeedFile,
   SeedError,
   seedReferenceData,
+  toolNatsSettings,
   type ParsedSeed,
+  type ToolNatsSettings,
 } from '@clinic/devstack';
 import { fail } from './args';
 
@@ -28,14 +29,12 @@ async function main(): Promise<void> {
   } catch (err) {
     fail((err as Error).message, 2);
   }
-  // Operators' tools connect as the `ops` NATS user unless told otherwise.
-  const settings = natsSettings();
-  settings.user ??= 'ops';
   const log = createLogger('seed', 'warn');
   let nc: NatsConnection;
+  let settings: ToolNatsSettings;
   try {
-    // The stack's own password, from the data folder of the npm start it talks to, as npm run token reads its key.
-    settings.password ??= natsPasswordOf(settings.user, dataDirFromEnv());
+    // As the `ops` NATS user unless told otherwise, where the npm start of DATA_DIR is, with its own password.
+    settings = toolNatsSettings(dataDirFromEnv(), 'ops');
   } catch (err) {
     fail((err as Error).message);
   }

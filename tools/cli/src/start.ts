@@ -6,10 +6,14 @@ import {
   DB_PASSWORD_FILE,
   hasTokenKey,
   JWT_SECRET_FILE,
-  prometheusConfig,
+  discoveringPrometheusConfig,
+  prometheusTargets,
+  REPO_ROOT,
   signingKeyOf,
   signToken,
+  forgetRunningStack,
   Stack,
+  writeRunningStack,
 } from '@clinic/devstack';
 import { readEnv, tracingConfigured } from '@clinic/service-kit/internal';
 import { loadDemoDataOnFirstStart } from './demo';
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say(`${reason}: stopping every process`);
+    forgetRunningStack(dataDir);
     stack
       .stop()
       .then(() => {
@@ -98,9 +103,21 @@ async function main(): Promise<void> {
     return;
   }
 
-  // Ports are free ones chosen at each start: the scrape config is written again each time.
+  // Where the tools beside it (backup, seed, provision) find this stack.
+  writeRunningStack(dataDir, {
+    nats_url: stack.infra.natsUrl,
+    nats_tls_ca_file: stack.infra.natsTlsCaFile ?? null,
+    gateway_url: stack.gatewayUrl,
+    gateway_ca_file: env.TLS_CA_FILE ?? null,
+  });
+  // Ports are free ones chosen at each start: the targets file is written again, and Prometheus reads it by itself.
   const scrapeConfig = join(dataDir, 'prometheus.yml');
-  writeFileSync(scrapeConfig, prometheusConfig(stack.metricsTargets()));
+  const targetsFile = join(dataDir, 'prometheus-targets.json');
+  writeFileSync(targetsFile, prometheusTargets(stack.metricsTargets()));
+  writeFileSync(
+    scrapeConfig,
+    discoveringPrometheusConfig(targetsFile, join(REPO_ROOT, 'deploy', 'prometheus', 'alerts.yml')),
+  );
   const otlp = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const lines = [
     '',

@@ -157,13 +157,39 @@ export const closingSchema: JsonSchema = objectSchema({
 export const closingEventDataSchema: JsonSchema = objectSchema({ closing: closingSchema });
 
 /** The day-end report's drawer: per user who took or gave back money that day. */
-export const drawerEntrySchema: JsonSchema = objectSchema({
-  user_id: F.user_id.schema,
-  user_name: { type: 'string', nullable: true },
-  collected: perMethod,
-  refunded: { ...perMethod, description: 'refunds and reversals' },
-  cash_in_drawer: { type: 'number', description: 'cash collected less cash given back' },
+export const drawerEntrySchema: JsonSchema = objectSchema(
+  {
+    user_id: F.user_id.schema,
+    user_name: { type: 'string', nullable: true },
+    collected: perMethod,
+    refunded: { ...perMethod, description: 'refunds and reversals' },
+    paid_out: {
+      ...perMethod,
+      description: "channeling: doctors' payouts less those given back; present only for a user who paid one that day",
+    },
+    cash_in_drawer: { type: 'number', description: 'cash collected less cash given back and paid out' },
+  },
+  ['user_id', 'user_name', 'collected', 'refunded', 'cash_in_drawer'],
+);
+
+/** The day-end's channeling money (issue 42): appointments' fees by share, and doctors' payouts. */
+const sharesSchema: JsonSchema = objectSchema({
+  doctor_share: { type: 'number' },
+  hospital_share: { type: 'number' },
+  total: { type: 'number' },
 });
+export const dayEndChannelingSchema: JsonSchema = {
+  ...objectSchema({
+    taken: {
+      ...sharesSchema,
+      description: "appointments' payments that day, in the doctor's and the hospital's shares",
+    },
+    refunded: { ...sharesSchema, description: 'refunds of appointments that day, by share' },
+    paid_out_to_doctors: { type: 'number', description: 'settlements paid out that day less payouts given back' },
+    payouts_reversed: { type: 'number', description: 'payouts given back into a drawer that day' },
+  }),
+  description: 'present once channeling money moved in the branch that day',
+};
 
 export const owedSchema: JsonSchema = {
   type: 'object',

@@ -8,7 +8,13 @@ import {
   PAYMENT_STATUSES,
 } from '../fields/billing';
 import { nullableId } from './billing';
-import { balanceProperties, drawerEntrySchema, ledgerEntrySchema, owedSchema } from './billing-money';
+import {
+  balanceProperties,
+  dayEndChannelingSchema,
+  drawerEntrySchema,
+  ledgerEntrySchema,
+  owedSchema,
+} from './billing-money';
 import {
   actorSchema,
   dateSchema,
@@ -206,6 +212,7 @@ export const dayEndSchema: JsonSchema = {
         'per user who took or gave back money in the branch that day (by when it moved); absent when nobody did',
     },
     owed: { ...owedSchema, description: `${owedSchema.description}; absent when none is` },
+    channeling: dayEndChannelingSchema,
     cancelled: {
       type: 'object',
       description: 'the bills of this date that were cancelled, whenever that happened',

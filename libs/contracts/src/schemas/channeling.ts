@@ -193,3 +193,41 @@ export const settlementReplies = {
   paid: successSchema({ message: { type: 'string' }, settlement: settlementSchema }),
   one: successSchema({ settlement: settlementSchema }),
 } as const;
+
+/** Sessions' question to billing: the money of these appointments. */
+export const balancesBodySchema: JsonSchema = strict({
+  type: 'object',
+  required: ['appointment_ids'],
+  properties: { appointment_ids: { type: 'array', maxItems: Limits.appointmentsPerSessionMax, items: idSchema } },
+});
+export const balancesReplySchema: JsonSchema = successSchema({
+  balances: {
+    type: 'object',
+    description: 'by appointment id: what it was paid and refunded (0 and 0 for one that took no money)',
+    additionalProperties: objectSchema({ paid_amount: moneyNumber, refunded_amount: moneyNumber }),
+  },
+});
+
+/** Billing's question to sessions: a session (or one appointment's) and its appointments as stored, without money. */
+export const channelingQuerySchema: JsonSchema = {
+  type: 'object',
+  properties: { session_id: idSchema, appointment_id: idSchema },
+};
+const appointmentWithoutPayment: JsonSchema = {
+  ...appointmentSchema,
+  required: (appointmentSchema.required as string[]).filter((field) => field !== 'payment'),
+  properties: Object.fromEntries(
+    Object.entries(appointmentSchema.properties as Record<string, JsonSchema>).filter(([field]) => field !== 'payment'),
+  ),
+};
+export const channelingReplySchema: JsonSchema = successSchema({
+  session: {
+    type: 'object',
+    description: "the session as its read answers it, with `paid_for_absent` (its doctor's setting)",
+  },
+  appointments: { type: 'array', items: appointmentWithoutPayment },
+});
+export const cancelReplySchema: JsonSchema = successSchema({
+  appointment: appointmentWithoutPayment,
+  already: { type: 'boolean', description: 'it was cancelled before: billing finishes what it began' },
+});

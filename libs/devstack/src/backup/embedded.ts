@@ -94,6 +94,24 @@ export async function backupEmbedded(options: {
   if (!isEmptyDir(options.outDir)) throw new Error(`${options.outDir} is not empty: back up into a new folder`);
   const dbDir = join(options.dataDir, 'ferretdb');
   if (!existsSync(dbDir)) throw new Error(`${dbDir} does not exist: is DATA_DIR the stack's data folder?`);
+  const existed = existsSync(options.outDir);
+  try {
+    return await backupInto(options, dbDir, say);
+  } catch (err) {
+    // A failed backup leaves nothing behind that looks like one.
+    if (existed)
+      for (const entry of readdirSync(options.outDir))
+        rmSync(join(options.outDir, entry), { recursive: true, force: true });
+    else rmSync(options.outDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function backupInto(
+  options: { outDir: string; dataDir: string; nats: NatsSettings },
+  dbDir: string,
+  say: (line: string) => void,
+): Promise<BackupManifest> {
   mkdirSync(join(options.outDir, 'nats'), { recursive: true, mode: 0o700 });
   const startedAt = new Date().toISOString();
   const nc = await connectNats(options.nats, {

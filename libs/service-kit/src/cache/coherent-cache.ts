@@ -58,10 +58,16 @@ export class CoherentCache<V> {
 
   /** Whether every invalidation stored before this call is applied here (false: not in time, or the stream is away). */
   async caughtUp(): Promise<boolean> {
+    const appliedBefore = this.follower.position;
     let seq: number;
     try {
       seq = await this.options.latest();
     } catch {
+      return false;
+    }
+    if (seq < appliedBefore) {
+      // Behind what was applied before it was asked: the stream was made again, and nothing kept can be proved.
+      this.follower.restart(seq, 'reset');
       return false;
     }
     return this.follower.reached(seq, this.options.maxWaitMs ?? MAX_WAIT_MS);

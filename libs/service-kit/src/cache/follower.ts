@@ -7,9 +7,9 @@ export interface StoredInvalidation {
 
 /**
  * Why a cache starts again from nothing: its process starts, a message was missed or came out of order, one could
- * not be read, or a wait for one ran out.
+ * not be read, a wait for one ran out, or the stream went back (made again, its sequences anew).
  */
-export type RestartReason = 'start' | 'gap' | 'unreadable' | 'lagging';
+export type RestartReason = 'start' | 'gap' | 'unreadable' | 'lagging' | 'reset';
 
 export interface FollowerEvents {
   invalidated(scopes: string[]): void;

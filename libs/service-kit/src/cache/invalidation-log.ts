@@ -160,13 +160,21 @@ export class InvalidationLog {
    * cannot be applied as sent empties the caches (null scopes; seq 0 when it cannot even be placed).
    */
   private read(msg: Msg): StoredInvalidation | null {
-    const header = (name: string) => Number(msg.headers?.get(name) || Number.NaN);
-    const [seq, previous] = [header('Nats-Sequence'), header('Nats-Last-Sequence')];
     if (msg.headers?.get('Nats-Stream') !== this.stream) {
       this.drop('foreign', msg, 0, 0);
       return null;
     }
-    if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(previous) || seq < 1)
+    // The server appends its own headers to a publisher's: a name given twice was forged, and nothing is placed by it.
+    const [seq, previous] = ['Nats-Sequence', 'Nats-Last-Sequence'].map((name) => {
+      const values = msg.headers?.values(name) ?? [];
+      return values.length === 1 ? Number(values[0] || Number.NaN) : Number.NaN;
+    }) as [number, number];
+    if (
+      !Number.isSafeInteger(seq) ||
+      !Number.isSafeInteger(previous) ||
+      seq < 1 ||
+      (msg.headers?.values('Nats-Stream').length ?? 0) !== 1
+    )
       return this.drop('unreadable', msg, 0, 0);
     let scopes: unknown;
     try {
@@ -194,8 +202,14 @@ export class InvalidationLog {
     this.warnings.warn(`restart:${reason}`, { cache: this.cache }, 'cache emptied; starting again');
   }
 
-  /** Stops retrying what was not stored (a process stopping; entries elsewhere age out). */
-  stop(): void {
+  /** Stops retrying, after one last try to store what was not (a process stopping; what still fails ages out). */
+  async stop(): Promise<void> {
     if (this.retrying) clearInterval(this.retrying);
+    this.retrying = null;
+    if (this.unsent.size === 0) return;
+    await this.nc
+      .jetstream()
+      .publish(this.subjects.invalidations, JSON.stringify({ s: [...this.unsent] }), { timeout: 1_000 })
+      .catch((err: unknown) => this.warnings.warn('unsent', { err }, 'cache invalidation lost at stop'));
   }
 }

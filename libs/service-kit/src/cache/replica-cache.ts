@@ -7,7 +7,7 @@ import { VersionedCache, type VersionedCacheOptions } from './versioned-cache';
 
 export interface ReplicaCache {
   cache: VersionedCache;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /**
@@ -32,7 +32,7 @@ export async function startReplicaCache(
     cache,
     stop: () => {
       following.unsubscribe();
-      invalidations.stop();
+      return invalidations.stop();
     },
   };
 }

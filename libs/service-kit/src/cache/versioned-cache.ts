@@ -56,6 +56,11 @@ export class VersionedCache {
     this.cache.deliver(stored);
   }
 
+  /** The sequence of the last invalidation applied here: never beyond the stream's own. */
+  get applied(): number {
+    return this.cache.follower.position;
+  }
+
   /** Starts at the stream's latest invalidation: nothing is kept before. */
   start(seq: number): void {
     this.cache.follower.restart(seq, 'start');

@@ -21,6 +21,7 @@ import type { EnvProperties } from '../process/env';
 import { runProcess } from '../process/lifecycle';
 import { createLogger, type Logger } from '../process/logger';
 import { startMetrics } from '../process/metrics';
+import { reportCertificateExpiry } from '../process/certificate-expiry';
 import { registerServiceGauges } from './service-gauges';
 import { IdAllocator } from '../storage/id-allocator';
 import { connectMongo } from '../storage/mongo';
@@ -75,6 +76,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const settings = serviceSettings(name, definition.env);
     const { tokens } = settings;
     const metrics = await startMetrics(name, settings.metrics, log);
+    reportCertificateExpiry([settings.nats.tlsCaFile]);
     const clock = new ClinicClock(settings.clinicTz);
     setUnknownBodyFields(settings.unknownBodyFields);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
@@ -151,7 +153,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
 
     return async () => {
       await responder.stop();
-      replicaCache.stop();
+      await replicaCache.stop();
       breaker.stop();
       await consumer.stop();
       await outbox.stop();

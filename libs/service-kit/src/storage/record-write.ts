@@ -138,6 +138,34 @@ export class RecordWriter<Doc extends StoredRecord> {
   }
 
   /**
+   * Stores a new record under the key it is known by elsewhere (an
+   * appointment's account, under the appointment's id), with its event; the
+   * guard and the proof as a change takes them. When a record has that key
+   * already (another replica stored it first), nothing is written and the
+   * duplicate-key error is thrown as is (or 409 `duplicate`), so that the
+   * caller may change that record instead.
+   */
+  async insertAs(
+    doc: Omit<Doc, '_event_ids'>,
+    write: { event: EventSpec; guard?: () => Promise<void>; proof?: WriteProof },
+  ): Promise<Doc> {
+    const { collection, outbox } = this.options;
+    const stored = await this.refusingDuplicates(() =>
+      outbox.record(
+        { ...write.event, collection: collection.collectionName, key: doc._id, proof: write.proof },
+        async (eventId, options) => {
+          const inserted = { ...doc, _event_ids: [eventId] } as Doc;
+          await collection.insertOne(inserted as never, options);
+          return inserted;
+        },
+        write.guard,
+      ),
+    );
+    await this.options.written(stored);
+    return stored;
+  }
+
+  /**
    * Changes or deletes one record, the steps in the module's order. `decide`
    * gets the record as found, may refuse the change (by throwing), and returns
    * the write, or null when nothing is to change; it runs again when the
@@ -175,7 +203,11 @@ export class RecordWriter<Doc extends StoredRecord> {
     const existing = await this.options.find(id);
     if (!existing) throw fail(this.options.notFound);
     const write = await decide(existing);
-    if (write === null) return 'unchanged';
+    if (write === null) {
+      // A replay may answer for a change whose invalidation its first try failed to store: it is stored again.
+      await this.options.written(existing, existing);
+      return 'unchanged';
+    }
     const after: Doc | null = 'remove' in write ? null : { ...existing, ...write.set };
     const event = 'remove' in write ? write.event : await write.event(after!);
     const spec = { ...event, collection: collection.collectionName, key: existing._id };

@@ -1,6 +1,8 @@
-import type { JsMsg, NatsConnection, ConsumerMessages } from 'nats';
+import { headers, type JsMsg, type NatsConnection, type ConsumerMessages } from 'nats';
 import type { Collection, Db } from 'mongodb';
 import {
+  DeadLetterHeaders,
+  deadLetterSubject,
   DELETION_MARKER_SCHEMA,
   isDeletionMarker,
   REF_KINDS,
@@ -14,6 +16,7 @@ import {
   type ServiceName,
 } from '@clinic/contracts';
 import { jetStreamManager, whileStarting } from '../nats/jetstream';
+import { counter, metricsEnabled } from '../process/metrics';
 import type { Logger } from '../process/logger';
 import { pauses, retryPolicy } from '../process/retry';
 import { docKey, findByKeys, isDuplicateKeyError } from './database-quirks';
@@ -105,6 +108,14 @@ export function refKindOfSubject(subject: string): RefKind | null {
   return (REF_KINDS as readonly string[]).includes(kind) ? (kind as RefKind) : null;
 }
 
+type DeadLetterReason = 'unknown_kind' | 'not_json' | 'invalid';
+
+const deadLetters = counter(
+  'clinic_reference_dead_letters_total',
+  'Reference records not applied and stored as dead letters (HOSPITAL_REF_DEAD), by kind and reason',
+  ['kind', 'reason'],
+);
+
 export interface ReferenceConsumer {
   status(): Promise<RefStatus>;
   stop(): Promise<void>;
@@ -141,9 +152,35 @@ export async function startReferenceConsumer(options: {
   let stopped = false;
   let messages: ConsumerMessages | null = null;
 
+  /** A message that cannot be applied is stored with its reason, then acknowledged; never only skipped. */
+  async function deadLetter(m: JsMsg, kind: string, reason: DeadLetterReason, detail: string): Promise<void> {
+    try {
+      const h = headers();
+      // The detail quotes what the publisher sent: nothing in it may break a header line.
+      h.set(DeadLetterHeaders.reason, headerSafe(`${reason}: ${detail}`));
+      h.set(DeadLetterHeaders.subject, m.subject);
+      h.set(DeadLetterHeaders.sequence, String(m.seq));
+      // Every service that follows the stream meets it: one copy is stored (the message id).
+      await js.publish(deadLetterSubject(kind), m.data, { headers: h, msgID: `ref-${m.seq}` });
+    } catch (err) {
+      log.error({ err, subject: m.subject, seq: m.seq }, 'dead letter not stored; the record will be redelivered');
+      m.nak(1_000);
+      return;
+    }
+    if (metricsEnabled()) deadLetters.inc({ kind, reason });
+    log.warn({ subject: m.subject, seq: m.seq, reason, detail }, 'reference record not applied; kept as a dead letter');
+    m.ack();
+  }
+
+  /** Printable ASCII only, at most 500 characters: what a NATS header value may hold whatever the record said. */
+  function headerSafe(text: string): string {
+    return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 500);
+  }
+
   async function handle(m: JsMsg): Promise<void> {
     const kind = refKindOfSubject(m.subject);
-    if (!kind || !refs.kinds.includes(kind)) {
+    if (!kind) return deadLetter(m, 'unknown', 'unknown_kind', m.subject);
+    if (!refs.kinds.includes(kind)) {
       m.ack();
       return;
     }
@@ -151,16 +188,10 @@ export async function startReferenceConsumer(options: {
     try {
       record = JSON.parse(new TextDecoder().decode(m.data));
     } catch {
-      log.warn({ subject: m.subject, seq: m.seq }, 'reference message is not JSON; skipped');
-      m.ack();
-      return;
+      return deadLetter(m, kind, 'not_json', 'the message is not JSON');
     }
     const problem = refRecordProblem(kind, record);
-    if (problem) {
-      log.warn({ subject: m.subject, seq: m.seq, problem }, 'invalid reference record skipped');
-      m.ack();
-      return;
-    }
+    if (problem) return deadLetter(m, kind, 'invalid', problem);
     try {
       await refs.apply(kind, record, m.seq);
       m.ack();
@@ -180,7 +211,13 @@ export async function startReferenceConsumer(options: {
     .execute(async () => {
       const consumer = await js.consumers.get(REF_STREAM.name, durable);
       messages = await consumer.consume({ max_messages: 128 });
-      for await (const m of messages) await handle(m);
+      for await (const m of messages) {
+        // Whatever one record does, the loop goes on: it is delivered again, the others are not held.
+        await handle(m).catch((err: unknown) => {
+          log.error({ err, subject: m.subject, seq: m.seq }, 'reference record not handled; will be redelivered');
+          m.nak(1_000);
+        });
+      }
       if (!stopped) throw new Error('reference consumer ended');
     })
     .catch(() => undefined); // stopped

@@ -120,24 +120,8 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
     ),
     'No bills.',
   );
-  const drawer = columns([0.22, 0.13, 0.13, 0.13, 0.13, 0.13, 0.13]);
-  table(
-    w,
-    'The drawer: money taken and given back that day, per user',
-    drawer(['User', 'Cash in', 'Card in', 'Online in', 'Cash out', 'Card+Online out', 'Cash in drawer']),
-    (report.drawer ?? []).map((d) =>
-      drawer([
-        d.user_name ?? String(d.user_id),
-        amount(d.collected.Cash!),
-        amount(d.collected.Card!),
-        amount(d.collected.Online!),
-        amount(d.refunded.Cash!),
-        amount(d.refunded.Card! + d.refunded.Online!),
-        amount(d.cash_in_drawer),
-      ]),
-    ),
-    'No money moved.',
-  );
+  layOutDrawer(w, report);
+  layOutChanneling(w, report);
   const cancelled = columns([0.22, 0.15, 0.2, 0.43], [2, 3]);
   table(
     w,
@@ -165,14 +149,62 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
     ),
     'None.',
   );
-  w.gap(28);
-  for (const role of ['Cashier', 'Checked by', 'Manager']) {
-    w.gap(22);
-    w.row([
-      { text: `${role}: ${'_'.repeat(40)}`, from: 0, to: 0.6 },
-      { text: `Date: ${'_'.repeat(16)}`, from: 0.6, to: 1, align: 'right' },
-    ]);
-  }
+  w.signatures(['Cashier', 'Checked by', 'Manager'], 28);
+}
+
+/** The drawer per user; a "Paid out" column (doctors' payouts, issue 42) only on a day someone paid one. */
+function layOutDrawer(w: PageWriter, report: DayEndReport): void {
+  const rows = report.drawer ?? [];
+  const paysOut = rows.some((d) => d.paid_out);
+  const drawer = paysOut
+    ? columns([0.2, 0.11, 0.11, 0.11, 0.11, 0.13, 0.11, 0.12])
+    : columns([0.22, 0.13, 0.13, 0.13, 0.13, 0.13, 0.13]);
+  const paidOut = (d: (typeof rows)[number]) => (paysOut ? [amount(d.paid_out?.Cash ?? 0)] : []);
+  table(
+    w,
+    'The drawer: money taken and given back that day, per user',
+    drawer([
+      'User',
+      'Cash in',
+      'Card in',
+      'Online in',
+      'Cash out',
+      'Card+Online out',
+      ...(paysOut ? ['Cash paid out'] : []),
+      'Cash in drawer',
+    ]),
+    rows.map((d) =>
+      drawer([
+        d.user_name ?? String(d.user_id),
+        amount(d.collected.Cash!),
+        amount(d.collected.Card!),
+        amount(d.collected.Online!),
+        amount(d.refunded.Cash!),
+        amount(d.refunded.Card! + d.refunded.Online!),
+        ...paidOut(d),
+        amount(d.cash_in_drawer),
+      ]),
+    ),
+    'No money moved.',
+  );
+}
+
+/** Channeling's money of the day (issue 42): the doctor's and the hospital's shares, and the doctors' payouts. */
+function layOutChanneling(w: PageWriter, report: DayEndReport): void {
+  const c = report.channeling;
+  if (!c) return;
+  const row = columns([0.4, 0.2, 0.2, 0.2]);
+  table(
+    w,
+    "Channeling: appointments' fees and doctors' payouts",
+    row(['', "Doctor's share", 'Hospital share', 'Total']),
+    [
+      row(['Taken', amount(c.taken.doctor_share), amount(c.taken.hospital_share), amount(c.taken.total)]),
+      row(['Given back', amount(c.refunded.doctor_share), amount(c.refunded.hospital_share), amount(c.refunded.total)]),
+      row(['Paid out to doctors', amount(c.paid_out_to_doctors), '', amount(c.paid_out_to_doctors)]),
+    ],
+    '',
+  );
 }
 
 export function renderDayEnd(fonts: PaperFonts, print: DayEndPrint): Promise<Buffer> {

@@ -123,6 +123,34 @@ export class PageWriter {
   gap(points: number): void {
     this.y += points;
   }
+
+  /** On sheets, starts a new page unless the next `height` points fit on this one: a block kept together. */
+  keep(height: number): void {
+    this.fit(height);
+  }
+
+  /** A signature line with its date for each role, `gap` points below what precedes them, kept on one page. */
+  signatures(roles: readonly string[], gap: number): void {
+    this.keep(gap + roles.length * 40);
+    this.gap(gap);
+    for (const role of roles) {
+      this.gap(22);
+      this.row([
+        { text: `${role}: ${'_'.repeat(40)}`, from: 0, to: 0.6 },
+        { text: `Date: ${'_'.repeat(16)}`, from: 0.6, to: 1, align: 'right' },
+      ]);
+    }
+  }
+
+  /** A drawing `height` points tall over the whole width (a QR code), from the top of what is left. */
+  drawing(
+    height: number,
+    draw: (doc: PDFKit.PDFDocument, box: { left: number; top: number; width: number }) => void,
+  ): void {
+    this.fit(height);
+    draw(this.doc, { left: this.left, top: this.y, width: this.width });
+    this.y += height;
+  }
 }
 
 /** No bottom margin for pdfkit: the writer keeps its own, so that pdfkit never breaks a page by itself. */

@@ -20,6 +20,7 @@ import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
 import { fail, type Cents } from '@clinic/service-kit';
 import { withEventId, type Outbox, type VersionedCache } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError } from './database-quirks';
+import { fenceCleared } from './fences';
 
 export const DAY_CLOSINGS = 'day_closings';
 
@@ -66,8 +67,6 @@ export const fenceOf = (branchId: number, date: string) => `day:${branchId}:${da
 /** The cached reads of a branch's days' statuses: bumped by every change of a day's status from or to open. */
 const closingsScope = (branchId: number) => `closings:${branchId}`;
 
-/** How often a close looks whether the writes of its day in flight have settled. */
-const SETTLE_POLL_MS = 25;
 /** The server's time limit for a write's look at its days (the guard before it). */
 const GUARD_MAX_MS = 1_000;
 
@@ -189,13 +188,8 @@ export class DayClosings {
   }
 
   /** Whether every write of the day that read it open has settled, waiting up to `waitMs` for them. */
-  async settled(branchId: number, date: string, waitMs: number): Promise<boolean> {
-    const giveUpAt = Date.now() + waitMs;
-    for (;;) {
-      if (!(await this.outbox.holdsFence(fenceOf(branchId, date)))) return true;
-      if (Date.now() >= giveUpAt) return false;
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
-    }
+  settled(branchId: number, date: string, waitMs: number): Promise<boolean> {
+    return fenceCleared(this.outbox, fenceOf(branchId, date), waitMs);
   }
 
   /** Stores the closing of a day marked `closing` (as `marked` left it), with its event. */

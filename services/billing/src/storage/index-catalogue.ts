@@ -15,6 +15,8 @@ import {
   LEDGER_INDEX_DESCRIPTIONS,
 } from './indexes';
 import { BILL_LEDGER } from './ledger-documents';
+import { APPOINTMENT_ACCOUNTS, APPOINTMENT_HISTORY } from './appointment-accounts';
+import { SETTLEMENT_HISTORY, SETTLEMENTS } from './settlements';
 
 export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
   {
@@ -89,8 +91,36 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
         query: "the printed day-end's refunds and reversals: `{store_id, day, kind:{$in}}`",
         index: indexRef(I.ledgerByDay),
       },
+      {
+        query:
+          "the day-end's channeling money: `[$match {store_id, day}, $group by kind, sums of doctor_cents and hospital_cents]` (a bill's entries have neither)",
+        index: indexRef(I.ledgerByDay),
+      },
     ],
   },
+  {
+    collection: APPOINTMENT_ACCOUNTS,
+    indexes: [],
+    queries: [
+      { query: "an appointment's account, its payments and refunds: `{_id, ...}`", index: '`_id`' },
+      { query: "the balances sessions asks for, and a settlement's accounts: `{_id:{$in}}`", index: '`_id`' },
+    ],
+  },
+  {
+    collection: SETTLEMENTS,
+    indexes: [],
+    queries: [{ query: "a session's settlement, its marks and writes: `{_id, version?}`", index: '`_id`' }],
+  },
+  ...[APPOINTMENT_HISTORY, SETTLEMENT_HISTORY].map((collection) => ({
+    collection,
+    indexes: [auditTrailIndex(collection)],
+    queries: [
+      {
+        query: "an appointment's or a session's history: `{entity_id}` by `at`",
+        index: indexRef(auditTrailIndex(collection).name),
+      },
+    ],
+  })),
   {
     collection: BILL_HISTORY,
     indexes: [auditTrailIndex(BILL_HISTORY)],

@@ -11,6 +11,7 @@ import { BillExport } from './bill-export';
 import { BILL_NUMBER_MARKS, BillNumbers } from './bill-numbers';
 import { BillQueries, branchScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
+import { ChannelingStorage } from './channeling';
 import { DayClosings } from './day-closings';
 import { DayTotals } from './day-totals';
 import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
@@ -25,10 +26,14 @@ import { NewBills } from './new-bills';
 export type { BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
 export type { CashCountDoc, ClosingDoc } from './day-closings';
-export type { LedgerEntryDoc, DrawerEntryDoc } from './ledger-documents';
-export type { DrawerRow } from './ledger';
+export type { LedgerEntryDoc, DrawerEntryDoc, DrawerKind, MoneyDoc } from './ledger-documents';
+export type { ChannelingRow, DrawerRow } from './ledger';
 export type { IdempotencyClaim } from './idempotency';
 export { branchScope, type CancelledBill } from './bill-queries';
+export type { AccountDoc, AccountOpening } from './appointment-accounts';
+export { feesOf } from './appointment-accounts';
+export type { AccountMove, AccountOutcome, AccountPlan, AccountView } from './account-writes';
+export type { SessionSettlementDoc, SettlementDoc } from './settlements';
 
 export class BillStorage {
   readonly queries: BillQueries;
@@ -43,12 +48,14 @@ export class BillStorage {
   readonly ledger: DrawerLedger;
   /** The pages of a spreadsheet export. */
   readonly exports: BillExport;
+  /** Appointments' accounts and sessions' settlements (channeling), in the same drawer and days. */
+  readonly channeling: ChannelingStorage;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
   private readonly db: Db;
 
   constructor(
-    deps: StorageDeps,
+    private readonly deps: StorageDeps,
     private readonly log: Logger,
   ) {
     this.db = deps.db;
@@ -61,6 +68,7 @@ export class BillStorage {
     this.closings = new DayClosings(deps.db, deps.outbox, deps.cache);
     this.ledger = new DrawerLedger(deps.db);
     this.exports = new BillExport(this.bills);
+    this.channeling = new ChannelingStorage(deps, this.closings);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.
     const written = async (bills: WrittenBill[]) => {
@@ -80,6 +88,14 @@ export class BillStorage {
       written,
     );
     this.writes = new BillWrites(this.bills, this.history, deps, this.queries, this.closings, written);
+  }
+
+  /**
+   * Before a replay answers: its bill's first try may have failed to store its invalidation, so it is stored again
+   * (an acknowledged write is never hidden by a cache).
+   */
+  markStale(doc: BillDoc): Promise<void> {
+    return this.deps.cache.bump(branchScope(doc.store_id));
   }
 
   /** Indexes (index-catalogue.ts), and the data earlier versions did not keep; before the service takes requests. */

@@ -4,7 +4,7 @@
  * RecordWriter), and bill_ledger keeps a drawer entry of each for the drawer's
  * queries by branch and day, stored through the outbox with its event.
  */
-import type { Caller, LedgerKind, PaymentMethod } from '@clinic/contracts';
+import type { Caller, LedgerKind, PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
 import type { CarriedDoc } from '@clinic/service-kit/storage';
 import type { BillDoc } from './documents';
@@ -32,26 +32,66 @@ export interface LedgerEntryDoc {
   request_hash?: string;
 }
 
+/**
+ * What holds money through a ledger of its own: a bill, an appointment's
+ * account. The money rules (money-rules.ts) read no more of it than this.
+ */
+export interface MoneyDoc {
+  grand_total_cents: Cents;
+  /** What a refund may name by `item_id`, each at most its line total. */
+  items: ReadonlyArray<{ id: number; line_total_cents: Cents }>;
+  /** Payments less reversals, and refunds; absent on bills stored before the ledger. */
+  paid_cents?: Cents;
+  refunded_cents?: Cents;
+  /** Oldest first: the authority on the document's money. */
+  ledger?: LedgerEntryDoc[];
+  /** Bills stored before the ledger: a Paid one was paid its total, in its method. */
+  payment_status?: PaymentStatus;
+  payment_method?: PaymentMethod;
+}
+
+/**
+ * What moves a drawer's money: a ledger entry's kind (a bill's or an
+ * appointment's), or a doctor's payout at a session's settlement (cash out)
+ * and its reversal (the payout back in).
+ */
+export type DrawerKind = LedgerKind | 'payout' | 'payout_reversal';
+
 /** What bill_ledger keeps of an entry: what the drawer groups and sums, by branch and day. */
 export interface DrawerEntryDoc {
   _id: string;
-  bill_id: number;
+  /** A bill's money; absent on channeling's. */
+  bill_id?: number;
+  /** Channeling: an appointment's money, or a session's payout (session_id alone). */
+  appointment_id?: number;
+  session_id?: number;
   store_id: number;
   day: string;
-  /** Who took or gave back the money: the token's sub. */
+  /** Who took, gave back or paid out the money: the token's sub. */
   collector: number | string;
   role: string;
   method: PaymentMethod;
-  kind: LedgerKind;
+  kind: DrawerKind;
   amount_cents: Cents;
+  /** Channeling: the doctor's and the hospital's parts of the amount (fee-shares.ts); a payout is the doctor's. */
+  doctor_cents?: Cents;
+  hospital_cents?: Cents;
   at: Date;
 }
 
-/** The drawer entry of a ledger entry in bill_ledger, stored with its event (see Outbox, CarriedDoc). */
-export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CarriedDoc {
+/** What a drawer entry says besides the entry's own fields: whose money it is. */
+type DrawerOwner = Omit<
+  DrawerEntryDoc,
+  '_id' | 'day' | 'collector' | 'role' | 'method' | 'kind' | 'amount_cents' | 'at'
+>;
+
+/** The drawer entry of a ledger entry (or a payout) in bill_ledger, stored with its event (see Outbox, CarriedDoc). */
+export function drawerEntry(
+  entry: Pick<LedgerEntryDoc, 'day' | 'by' | 'method' | 'amount_cents' | 'at'> & { kind: DrawerKind },
+  owner: DrawerOwner,
+): CarriedDoc {
   const doc: Omit<DrawerEntryDoc, '_id'> = {
-    bill_id: bill.id,
-    store_id: bill.store_id,
+    ...owner,
     day: entry.day,
     collector: entry.by.sub,
     role: entry.by.role,
@@ -61,4 +101,9 @@ export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 
     at: entry.at,
   };
   return { collection: BILL_LEDGER, doc };
+}
+
+/** The drawer entry of a bill's ledger entry. */
+export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CarriedDoc {
+  return drawerEntry(entry, { bill_id: bill.id, store_id: bill.store_id });
 }

@@ -4,17 +4,24 @@
  * drawer's queries: a branch's money of one day, per user, method and kind.
  */
 import type { Collection, Db } from 'mongodb';
-import type { LedgerKind, PaymentMethod } from '@clinic/contracts';
+import type { PaymentMethod } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
 import { BILL_INDEXES } from './indexes';
-import { BILL_LEDGER, type DrawerEntryDoc } from './ledger-documents';
+import { BILL_LEDGER, type DrawerEntryDoc, type DrawerKind } from './ledger-documents';
 
-/** A branch's money of one day taken or given back by one user, in one method, of one kind. */
+/** A branch's money of one day taken, given back or paid out by one user, in one method, of one kind. */
 export interface DrawerRow {
   collector: number | string;
   method: PaymentMethod;
-  kind: LedgerKind;
+  kind: DrawerKind;
   amount_cents: Cents;
+}
+
+/** A branch's channeling money of one day, of one kind: its doctor's and hospital's parts. */
+export interface ChannelingRow {
+  kind: DrawerKind;
+  doctor_cents: Cents;
+  hospital_cents: Cents;
 }
 
 export class DrawerLedger {
@@ -27,7 +34,7 @@ export class DrawerLedger {
   /** A branch's money of a day, summed per user, method and kind: one grouped query the index answers. */
   async drawer(branchId: number, day: string): Promise<DrawerRow[]> {
     const rows = await this.entries
-      .aggregate<{ _id: { c: number | string; m: PaymentMethod; k: LedgerKind }; a: number }>(
+      .aggregate<{ _id: { c: number | string; m: PaymentMethod; k: DrawerKind }; a: number }>(
         [
           { $match: { store_id: branchId, day } },
           { $group: { _id: { c: '$collector', m: '$method', k: '$kind' }, a: { $sum: '$amount_cents' } } },
@@ -36,6 +43,23 @@ export class DrawerLedger {
       )
       .toArray();
     return rows.map((row) => ({ collector: row._id.c, method: row._id.m, kind: row._id.k, amount_cents: row.a }));
+  }
+
+  /**
+   * A branch's channeling money of a day per kind, in the doctor's and the
+   * hospital's parts: a bill's entries have neither, and add nothing.
+   */
+  async channeling(branchId: number, day: string): Promise<ChannelingRow[]> {
+    const rows = await this.entries
+      .aggregate<{ _id: DrawerKind; d: number; h: number }>(
+        [
+          { $match: { store_id: branchId, day } },
+          { $group: { _id: '$kind', d: { $sum: '$doctor_cents' }, h: { $sum: '$hospital_cents' } } },
+        ],
+        { hint: BILL_INDEXES.ledgerByDay },
+      )
+      .toArray();
+    return rows.map((row) => ({ kind: row._id, doctor_cents: row.d, hospital_cents: row.h }));
   }
 
   /** A branch's refunds and reversals of a day, in the order they were made (the printed day-end lists them). */

@@ -39,14 +39,15 @@ export function moneyEvent(
 }
 
 /**
- * How the sweeper tells that a write of a bill that added ledger entries
- * happened: the bill holds the first of them. Its ledger is never trimmed,
+ * How the sweeper tells that a write of a bill (or of another document of
+ * `collection` with a ledger) that added ledger entries happened: the bill
+ * holds the first of them. Its ledger is never trimmed,
  * whereas the event ids it keeps are its latest 20 only (EVENT_IDS_KEPT), so
  * a write whose process died before settling it stays provable however many
  * writes of the bill follow. Entry ids are fresh, so the proof is exact.
  * Undefined when the write adds none (its event id proves it).
  */
-export function ledgerProof(billKey: string, entries: LedgerEntryDoc[]): WriteProof | undefined {
+export function ledgerProof(billKey: string, entries: LedgerEntryDoc[], collection = BILLS): WriteProof | undefined {
   const [first] = entries;
-  return first ? { collection: BILLS, filter: { _id: billKey, 'ledger.id': first.id }, exists: true } : undefined;
+  return first ? { collection, filter: { _id: billKey, 'ledger.id': first.id }, exists: true } : undefined;
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsUser } from '@clinic/contracts';
-import { dataDirFromEnv, natsPasswords, signingKeyOf, signToken, Stack } from '@clinic/devstack';
+import { dataDirFromEnv, natsPasswords, readRunningStack, signingKeyOf, signToken, Stack } from '@clinic/devstack';
 
 export interface Target {
   gatewayUrl: string;
@@ -19,16 +19,20 @@ export interface Target {
 
 export async function startTarget(): Promise<Target> {
   if (process.env.GATEWAY_URL) {
+    const dataDir = dataDirFromEnv();
+    // GATEWAY_URL=running: the stack npm start runs on DATA_DIR, as its stack.json says.
+    const running = process.env.GATEWAY_URL === 'running' ? readRunningStack(dataDir) : null;
+    if (process.env.GATEWAY_URL === 'running' && !running)
+      throw new Error(`GATEWAY_URL=running: no stack runs on ${dataDir} (npm start writes stack.json there)`);
     // The key of that stack: JWT_PRIVATE_KEY or JWT_SECRET, else the secret npm start made in DATA_DIR.
-    const signing = signingKeyOf(dataDirFromEnv());
+    const signing = signingKeyOf(dataDir);
     if (!signing)
       throw new Error('GATEWAY_URL: set JWT_SECRET (or DATA_DIR to the folder of the npm start that serves it)');
+    const natsUrl = process.env.NATS_URL || running?.nats_url;
     return {
-      gatewayUrl: process.env.GATEWAY_URL.replace(/\/$/, ''),
+      gatewayUrl: (running?.gateway_url ?? process.env.GATEWAY_URL).replace(/\/$/, ''),
       token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, signing),
-      nats: process.env.NATS_URL
-        ? { url: process.env.NATS_URL, passwords: natsPasswords(dataDirFromEnv()) }
-        : undefined,
+      nats: natsUrl ? { url: natsUrl, passwords: natsPasswords(dataDir) } : undefined,
       mongoUrl: process.env.MONGO_URL,
       stop: async () => undefined,
     };

@@ -1,0 +1,78 @@
+/**
+ * DELETE /appointments/{id} (issue 42): sessions cancels the appointment,
+ * then billing gives back everything its account holds, one refund per
+ * tender it was paid in, into the canceller's drawer (as a bill's
+ * cancellation does). Two steps in two services: a retry after a failure
+ * between them finds the appointment cancelled already (sessions answers
+ * `already`) and finishes the refund; the refund gives back what the account
+ * holds when it is written, so a second one finds nothing left, and an
+ * Idempotency-Key's retry answers the refunds the first made. A caller
+ * outside REFUND_ROLES may cancel only an appointment that holds nothing,
+ * and nobody one whose session is settled: both refused before anything changes.
+ */
+import { CHANNELING_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import { callerOf, fail, foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import { earlierEntries, openingOf, refOf } from './appointment-payments';
+import { parseReason } from './channeling-input';
+import { balanceView, paymentView } from './channeling-views';
+import { entriesOnCancel, moneyOf } from './money-rules';
+import type { PaymentOptions } from './payments';
+import { idempotencyOf, moverOf } from './requests';
+import type { SessionsClient } from './sessions-client';
+import type { BillStorage } from './storage';
+import { entryView } from './views';
+
+export class AppointmentCancelOperations {
+  constructor(
+    private readonly storage: BillStorage,
+    private readonly sessions: SessionsClient,
+    private readonly clock: ClinicClock,
+    private readonly options: PaymentOptions,
+  ) {}
+
+  async appointmentCancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'appointment_id', 'APPOINTMENT_NOT_FOUND');
+    const reason = parseReason(request.body);
+    const caller = callerOf(ctx);
+    const idempotency = idempotencyOf(ctx, caller, { appointment_id: id, kind: 'cancel', body: request.body });
+    const keyed = idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {};
+    const { appointment } = await this.sessions.appointment(id, ctx);
+    foundInBranch(ctx, appointment, 'APPOINTMENT_NOT_FOUND');
+    const { accounts, accountWrites, settlements } = this.storage.channeling;
+    const found = await accounts.findById(id);
+    const givesBack = found !== null && moneyOf(found).held > 0 && earlierEntries(found, idempotency).length === 0;
+    const mayRefund = this.options.refundRoles.includes(caller.role);
+    if (givesBack && !mayRefund) throw fail('FORBIDDEN');
+    if (givesBack) await settlements.assertRefundable(appointment.session_id);
+
+    const cancelled = await this.sessions.cancel(id, reason, ctx);
+    const ref = refOf(cancelled.appointment);
+    let account = found;
+    let refunds = found ? earlierEntries(found, idempotency) : [];
+    if (found) {
+      const outcome = await accountWrites.move(
+        openingOf(appointment),
+        { correlationId: ctx.correlationId, actor: caller },
+        (existing) => {
+          const earlier = earlierEntries(existing, idempotency);
+          if (earlier.length > 0) return { replay: earlier };
+          const entries = entriesOnCancel(existing, reason, moverOf(caller, this.clock)).map((e) => ({
+            ...e,
+            ...keyed,
+          }));
+          // Paid meanwhile (after the check above): only a refunder gives it back.
+          if (entries.length > 0 && !mayRefund) throw fail('FORBIDDEN');
+          return { entries, action: 'cancelled', reason };
+        },
+        (after) => balanceView(ref, after),
+      );
+      account = outcome.doc;
+      refunds = outcome.entries;
+    }
+    return success(200, {
+      message: CHANNELING_MESSAGES.cancelledOk,
+      appointment: { ...cancelled.appointment.view, payment: paymentView(ref, account) },
+      refunds: refunds.map((entry) => entryView(entry, this.clock)),
+    });
+  }
+}

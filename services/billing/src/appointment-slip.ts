@@ -1,0 +1,51 @@
+/** GET /appointments/{id}/slip: the booking slip of an appointment (issue 42), on an 80 mm roll. */
+import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
+import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import { refOf } from './appointment-payments';
+import { paymentStatusOf } from './channeling-views';
+import { moneyOf } from './money-rules';
+import { renderSlip } from './paper/appointment-slip';
+import type { PaperFonts } from './paper/fonts';
+import { pdfReply } from './paper/pdf-reply';
+import type { BillingReferences } from './references';
+import type { SessionsClient } from './sessions-client';
+import { feesOf, type BillStorage } from './storage';
+
+export class SlipOperations {
+  constructor(
+    private readonly storage: BillStorage,
+    private readonly sessions: SessionsClient,
+    private readonly refs: BillingReferences,
+    private readonly clock: ClinicClock,
+    private readonly fonts: PaperFonts,
+  ) {}
+
+  async appointmentSlip(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const id = pathId(request, 'appointment_id', 'APPOINTMENT_NOT_FOUND');
+    const { session, appointment } = await this.sessions.appointment(id, ctx);
+    foundInBranch(ctx, appointment, 'APPOINTMENT_NOT_FOUND');
+    const [account, branch] = await Promise.all([
+      this.storage.channeling.accounts.findById(id),
+      this.refs.branch(appointment.store_id),
+    ]);
+    // The fee as the account was opened with it, once it took money; else as booked.
+    const fees = account ? feesOf(account) : appointment.fees;
+    const money = account ? moneyOf(account) : { paid: 0, held: 0 };
+    const ref = refOf(appointment);
+    const pdf = await renderSlip(this.fonts, {
+      branchName: branch?.name ?? session.store_name ?? `Branch ${appointment.store_id}`,
+      doctorName: session.doctor_name ?? `Doctor ${appointment.doctor_id}`,
+      sessionDate: appointment.session_date,
+      appointmentId: appointment.id,
+      appointmentNo: appointment.appointment_no,
+      estimatedTime: appointment.estimated_time,
+      patientName: appointment.patient_name,
+      doctorFee: fees.doctor,
+      hospitalFee: fees.hospital,
+      paid: money.paid,
+      status: ref.cancelled ? 'Cancelled' : paymentStatusOf(fees.doctor + fees.hospital, money.paid, money.held),
+      printedAt: this.clock.timestamp(new Date()) as string,
+    });
+    return pdfReply(`appointment-${appointment.id}.pdf`, pdf);
+  }
+}

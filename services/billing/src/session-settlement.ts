@@ -1,0 +1,158 @@
+/**
+ * A session's settlement (issue 42): the doctor paid their share of a
+ * completed session, out of the payer's drawer; read as JSON or printed on
+ * A4; reversed by an admin with a reason, the payout back into the
+ * reverser's drawer. One settlement per session at a time
+ * (storage/settlements.ts: marked first, so that no refund of its
+ * appointments lands after the payout was counted).
+ */
+import { CHANNELING_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
+import { callerOf, fail, foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import { parseFormat, parseReason, parseSettlement } from './channeling-input';
+import { settlementView } from './channeling-views';
+import type { PaperFonts } from './paper/fonts';
+import { pdfReply } from './paper/pdf-reply';
+import { renderSettlement } from './paper/settlement-sheet';
+import type { PaymentOptions } from './payments';
+import type { BillingReferences } from './references';
+import { idempotencyOf, moverOf } from './requests';
+import type { SessionsClient } from './sessions-client';
+import { payoutOf, settlementLines } from './settlement-rules';
+import { feesOf, type BillStorage, type SettlementDoc } from './storage';
+
+/** How long a settlement waits for the refunds of its session still in flight before it answers "retry". */
+const REFUNDS_WAIT_MS = 3_000;
+
+export class SettlementOperations {
+  constructor(
+    private readonly storage: BillStorage,
+    private readonly sessions: SessionsClient,
+    private readonly refs: BillingReferences,
+    private readonly clock: ClinicClock,
+    private readonly fonts: PaperFonts,
+    private readonly options: PaymentOptions,
+  ) {}
+
+  private readonly view = (doc: SettlementDoc) => settlementView(doc, this.clock);
+
+  /** POST /sessions/{id}/settlement (REFUND_ROLES): the doctor's payout, in cash unless the body says otherwise. */
+  async settle(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const caller = callerOf(ctx);
+    if (!this.options.refundRoles.includes(caller.role)) throw fail('FORBIDDEN');
+    const sessionId = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
+    const method = parseSettlement(request.body);
+    const idempotency = idempotencyOf(ctx, caller, {
+      session_id: sessionId,
+      kind: 'settle',
+      body: request.body ?? null,
+    });
+    const { session, appointments } = await this.sessions.session(sessionId, ctx);
+    foundInBranch(ctx, session, 'SESSION_NOT_FOUND');
+    const { settlements, accounts } = this.storage.channeling;
+    if (idempotency) {
+      const found = await settlements.find(sessionId);
+      const earlier = [found?.current, ...(found?.reversed ?? [])].find((s) => s?.idempotency_key === idempotency.key);
+      if (earlier && earlier.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
+      if (earlier) return success(201, { message: CHANNELING_MESSAGES.settled, settlement: this.view(earlier) });
+    }
+    if (session.closed_as !== 'completed') throw fail('SESSION_NOT_COMPLETED');
+
+    const marked = await settlements.mark(sessionId, session.store_id);
+    try {
+      if (!(await settlements.settled(sessionId, REFUNDS_WAIT_MS))) throw fail('RECORD_BUSY');
+      const held = await accounts.findMany(appointments.map((a) => a.id));
+      const lines = settlementLines(
+        appointments.map((a) => {
+          const account = held.get(a.id);
+          return {
+            id: a.id,
+            appointment_no: a.appointment_no,
+            patient_name: a.patient_name,
+            status: a.status,
+            doctor_fee_cents: a.fees.doctor,
+            account: account ? { fees: feesOf(account), ledger: account.ledger } : null,
+          };
+        }),
+        session.paid_for_absent,
+      );
+      const mover = moverOf(caller, this.clock);
+      const settlement: SettlementDoc = {
+        id: mover.newId(),
+        session_id: session.id,
+        store_id: session.store_id,
+        doctor_id: session.doctor_id,
+        doctor_name: session.doctor_name,
+        session_date: session.session_date,
+        status: 'paid',
+        amount_cents: payoutOf(lines),
+        method,
+        day: mover.day,
+        paid_at: mover.at,
+        paid_by: { sub: caller.sub, role: caller.role },
+        lines,
+        reversal: null,
+        ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
+      };
+      await settlements.pay(marked, settlement, { actor: caller, correlationId: ctx.correlationId }, this.view);
+      return success(201, { message: CHANNELING_MESSAGES.settled, settlement: this.view(settlement) });
+    } catch (err) {
+      // Given up: refunds of the session go on (unless the settlement landed after all).
+      await settlements.unmark(marked).catch((unmarkErr: unknown) => {
+        ctx.log.warn({ err: unmarkErr, session_id: sessionId }, 'session left settling after a failed settlement');
+      });
+      throw err;
+    }
+  }
+
+  /** GET /sessions/{id}/settlement: the settlement in force, as JSON or on A4 (`format=pdf`). */
+  async settlement(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const sessionId = pathId(request, 'session_id', 'SETTLEMENT_NOT_FOUND');
+    const format = parseFormat(request.query);
+    const found = await this.storage.channeling.settlements.find(sessionId);
+    const doc = foundInBranch(ctx, found?.state === 'paid' ? found.current : null, 'SETTLEMENT_NOT_FOUND');
+    if (format === 'json') return success(200, { settlement: this.view(doc) });
+    const [branch, names] = await Promise.all([this.refs.branch(doc.store_id), this.refs.userNames([doc.paid_by.sub])]);
+    const paidBy =
+      typeof doc.paid_by.sub === 'number' ? (names.get(doc.paid_by.sub) ?? `User ${doc.paid_by.sub}`) : doc.paid_by.sub;
+    const pdf = await renderSettlement(this.fonts, {
+      branchName: branch?.name ?? `Branch ${doc.store_id}`,
+      doctorName: doc.doctor_name ?? `Doctor ${doc.doctor_id}`,
+      sessionId: doc.session_id,
+      sessionDate: doc.session_date,
+      method: doc.method,
+      paidAt: this.clock.timestamp(doc.paid_at) as string,
+      paidBy,
+      amount: doc.amount_cents,
+      lines: doc.lines.map((line) => ({
+        appointmentNo: line.appointment_no,
+        patientName: line.patient_name,
+        status: line.status,
+        doctorFee: line.doctor_fee_cents,
+        doctorPaid: line.doctor_paid_cents,
+        doctorRefunded: line.doctor_refunded_cents,
+        earned: line.earned_cents,
+      })),
+      reversal: null,
+      printedAt: this.clock.timestamp(new Date()) as string,
+    });
+    return pdfReply(`settlement-${doc.session_id}.pdf`, pdf);
+  }
+
+  /** DELETE /sessions/{id}/settlement (admin, with a reason): a new settlement may follow. */
+  async reverseSettlement(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
+    const caller = callerOf(ctx);
+    const sessionId = pathId(request, 'session_id', 'SETTLEMENT_NOT_FOUND');
+    const reason = parseReason(request.body);
+    const { settlements } = this.storage.channeling;
+    const found = await settlements.find(sessionId);
+    foundInBranch(ctx, found?.state === 'paid' ? found : null, 'SETTLEMENT_NOT_FOUND');
+    const mover = moverOf(caller, this.clock);
+    const reversed = await settlements.reverse(
+      sessionId,
+      { reason, at: mover.at, by: { sub: caller.sub, role: caller.role }, day: mover.day },
+      { actor: caller, correlationId: ctx.correlationId },
+      this.view,
+    );
+    return success(200, { message: CHANNELING_MESSAGES.settlementReversed, settlement: this.view(reversed) });
+  }
+}
