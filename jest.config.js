@@ -5,7 +5,14 @@ const transform = {
     'ts-jest',
     { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true } },
   ],
+  // jose is an ECMAScript module only, which Jest's module system does not load: transpiled to CommonJS like ours.
+  '/node_modules/jose/.+\\.js$': [
+    'ts-jest',
+    { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', allowJs: true } },
+  ],
 };
+/** Nothing under node_modules is transformed but jose. */
+const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 
 module.exports = {
   // End-to-end files each start their own servers and services; two at a time fit two cores.
@@ -16,10 +23,12 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: [
         '<rootDir>/libs/*/test/**/*.test.ts',
         '<rootDir>/services/*/test/**/*.test.ts',
         '<rootDir>/tools/*/test/**/*.test.ts',
+        '<rootDir>/clients/*/test/**/*.test.ts',
         '<rootDir>/tests/deploy/**/*.test.ts',
       ],
     },
@@ -27,12 +36,14 @@ module.exports = {
       displayName: 'integration',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
     },
     {
       displayName: 'faults',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: ['<rootDir>/tests/faults/**/*.test.ts'],
     },
     {
@@ -40,12 +51,14 @@ module.exports = {
       displayName: 'conformance',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: ['<rootDir>/tests/conformance/**/*.test.ts'],
     },
     {
       displayName: 'e2e',
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
     },
   ],

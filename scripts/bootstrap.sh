@@ -121,7 +121,7 @@ if [ "$mode" != start ]; then
   fi
 fi
 
-# The TypeScript build (npm run build: the client's types from docs/openapi.json, then tsc -b) needs the
+# The TypeScript build (npm run build: the client's types from docs/openapi.json, tsc -b, the client's ES modules) needs the
 # npm packages; it runs beside whatever Go is still compiling. When nothing else was to be done it is an
 # incremental check of a second or two, run quietly.
 if [ ${#running[@]} -eq 0 ]; then

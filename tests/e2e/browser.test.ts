@@ -1,20 +1,24 @@
 /**
  * A real browser (Debian's headless Chromium, driven by playwright-core) loads a
  * page from another origin that, with the typed client bundled by esbuild,
- * creates a bill with a token, reads it back and shows its number. The same
- * page from an origin CORS_ORIGINS does not list cannot: the browser refuses
- * the preflight, and the page shows the failure.
+ * creates a bill with a token, reads it back and shows its number, sending a
+ * sampled `traceparent` as OpenTelemetry's browser instrumentation does: the
+ * trace is continued to billing's log line. The same page from an origin
+ * CORS_ORIGINS does not list cannot: the browser refuses the preflight, and the
+ * page shows the failure.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { startTestStack, type TestStack } from './harness';
+import { eventually, startTestStack, type TestStack } from './harness';
 import { seedMainWithCbc } from './fixtures';
+import { startOtlpReceiver, type OtlpReceiver } from './observability';
+import { BillingSubjects } from '@clinic/contracts';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 /** Without the background-networking flags, Chromium's own connections are refused by a closed network. */
@@ -34,6 +38,7 @@ const PAGE = `<!doctype html>
 <head><meta charset="utf-8"><title>Clinic front end</title></head>
 <body>
   <p>Bill <span id="bill-number"></span> (id <span id="bill-id"></span>, ETag <span id="etag"></span>)</p>
+  <p>Trace <span id="trace-id"></span></p>
   <p id="failure"></p>
   <script src="/app.js"></script>
 </body>
@@ -41,6 +46,7 @@ const PAGE = `<!doctype html>
 `;
 
 let t: TestStack;
+let receiver: OtlpReceiver;
 let browser: BrowserContext;
 let userDataDir: string;
 let chargeId: number;
@@ -83,7 +89,9 @@ beforeAll(async () => {
   const script = bundle.outputFiles[0]!.text;
   allowedOrigin = await pageServer(script);
   otherOrigin = await pageServer(script);
-  t = await startTestStack({ env: { CORS_ORIGINS: allowedOrigin } });
+  receiver = await startOtlpReceiver();
+  // Tracing on, sampling as in production: only the page's sampled traceparent makes its requests traced.
+  t = await startTestStack({ env: { CORS_ORIGINS: allowedOrigin, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint } });
   chargeId = await seedMainWithCbc(t);
   userDataDir = mkdtempSync(join(tmpdir(), 'clinic-chromium-'));
   // A fresh profile of its own (playwright passes it as --user-data-dir).
@@ -98,6 +106,7 @@ afterAll(async () => {
   await browser?.close();
   for (const server of servers) server.close();
   await t?.stop();
+  await receiver?.stop();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
 
@@ -119,6 +128,7 @@ async function runPage(origin: string, key: string) {
       billNumber: await text('bill-number'),
       billId: await text('bill-id'),
       etag: await text('etag'),
+      traceId: await text('trace-id'),
       failure: await text('failure'),
     };
   } finally {
@@ -138,6 +148,16 @@ describe('a web app in a real browser', () => {
     expect(stored.status).toBe(200);
     expect(stored.body.bill).toMatchObject({ bill_number: shown.billNumber, store_id: 1, billed_by: 7 });
     expect(shown.etag).toBe(stored.headers.get('etag'));
+    // The page's trace (its traceparent allowed by the preflight) reached billing: on the line of its bill's creation.
+    expect(shown.traceId).toMatch(/^[0-9a-f]{32}$/);
+    const created = await eventually(async () =>
+      readFileSync(join(t.stack.logDir, 'billing-1.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(shown.traceId))
+        .map((line) => JSON.parse(line))
+        .find((line) => line.msg === 'request handled' && line.subject === BillingSubjects.create),
+    );
+    expect(created).toMatchObject({ trace_id: shown.traceId, status: 201 });
   });
 
   it('cannot call the API from an origin CORS_ORIGINS does not list: the page shows the failure, nothing is stored', async () => {

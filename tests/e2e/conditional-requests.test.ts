@@ -67,6 +67,36 @@ describe('bills', () => {
     expect(changed.body.bill.notes).toBe('changed');
   });
 
+  it('answers the typed client notModified for a 304, neither data nor an error, and the bill once it changed', async () => {
+    const id = await newBill();
+    const etag = etagOf(await t.get(`/lab_bills/${id}`));
+    const read = () =>
+      t.api().GET('/lab_bills/{bill_id}', { params: { path: { bill_id: id }, header: { 'If-None-Match': etag } } });
+    const current = await read();
+    expect({ ...current, response: current.response.status }).toEqual({ notModified: true, response: 304 });
+    expect((await t.put(`/lab_bills/${id}`, { notes: 'changed' })).status).toBe(200);
+    const changed = await read();
+    expect(changed.notModified).toBeUndefined();
+    expect(changed.data?.bill.notes).toBe('changed');
+  });
+
+  it('answers a PUT with the new tag, which a read then gives and the next conditional PUT takes', async () => {
+    const id = await newBill({ payment_method: 'Card', payment_status: 'Pending' });
+    const read = etagOf(await t.get(`/lab_bills/${id}`));
+    const first = await t.put(`/lab_bills/${id}`, { notes: 'first' }, { headers: { 'if-match': read } });
+    expect(first.status).toBe(200);
+    const tag = first.headers.get('etag');
+    expect(tag).toBe(etagOf(await t.get(`/lab_bills/${id}`)));
+    // A change that moves money (a payment on the ledger) answers the tag of the bill with it too.
+    const paid = await t.put(`/lab_bills/${id}`, { payment_status: 'Paid' }, { headers: { 'if-match': tag! } });
+    expect(paid.status).toBe(200);
+    const after = await t.get(`/lab_bills/${id}`);
+    expect(after.body.bill).toMatchObject({ notes: 'first', payment_status: 'Paid', due_amount: 0 });
+    expect(paid.headers.get('etag')).toBe(etagOf(after));
+    // The tag of the first change is stale once the second landed.
+    expectStale(await t.put(`/lab_bills/${id}`, { notes: 'third' }, { headers: { 'if-match': tag! } }));
+  });
+
   it("changes the tag when what the read joins changes: the cashier's name", async () => {
     const id = await newBill();
     const before = await t.get(`/lab_bills/${id}`);
@@ -170,7 +200,10 @@ describe('charges', () => {
     const etag = etagOf(await t.get(`/hospital_charges/${id}`));
     expect((await t.get(`/hospital_charges/${id}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
     const replacement = { store_id: 1, charge_name: 'ESR', charge_type: 'Lab', amount: 350 };
-    expect((await t.put(`/hospital_charges/${id}`, replacement, { headers: { 'if-match': etag } })).status).toBe(200);
+    const replaced = await t.put(`/hospital_charges/${id}`, replacement, { headers: { 'if-match': etag } });
+    expect(replaced.status).toBe(200);
+    // The PUT's answer carries the tag a read now gives.
+    expect(replaced.headers.get('etag')).toBe(etagOf(await t.get(`/hospital_charges/${id}`)));
     expectStale(
       await t.put(`/hospital_charges/${id}`, { ...replacement, amount: 400 }, { headers: { 'if-match': etag } }),
     );
@@ -193,9 +226,9 @@ describe('sessions', () => {
     const id = made.body.session_id;
     const etag = etagOf(await t.get(`/get_session/${id}`));
     expect((await t.get(`/get_session/${id}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
-    expect(
-      (await t.put(`/update_session/${id}`, { end_time: '11:00' }, { headers: { 'if-match': etag } })).status,
-    ).toBe(200);
+    const updated = await t.put(`/update_session/${id}`, { end_time: '11:00' }, { headers: { 'if-match': etag } });
+    expect(updated.status).toBe(200);
+    expect(updated.headers.get('etag')).toBe(etagOf(await t.get(`/get_session/${id}`)));
     expectStale(await t.put(`/update_session/${id}`, { end_time: '12:00' }, { headers: { 'if-match': etag } }));
     // Bad input is refused as such, whatever the tag: only a valid change can be stale.
     const bad = await t.put(`/update_session/${id}`, { session_date: '' }, { headers: { 'if-match': etag } });

@@ -32,6 +32,12 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase().split(', ')).toEqual(
       expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'if-match', 'if-none-match']),
     );
+    // What OpenTelemetry's fetch instrumentation and some HTTP libraries add to every call.
+    const traced = await preflight('/lab_bills', APP_ORIGIN, 'GET', 'traceparent,tracestate,baggage,x-requested-with');
+    expect(traced.status).toBe(204);
+    expect(traced.headers.get('access-control-allow-headers')?.toLowerCase().split(', ')).toEqual(
+      expect.arrayContaining(['traceparent', 'tracestate', 'baggage', 'x-requested-with']),
+    );
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     expect(res.headers.get('vary')).toMatch(/origin/i);

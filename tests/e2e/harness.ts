@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { createClinicClient, type ClinicClient } from '@clinic/client';
-import { ERROR_CODES, type ErrorCode, type NatsUser, type ServiceName } from '@clinic/contracts';
+import type { NatsUser, ServiceName } from '@clinic/contracts';
 import {
   freeListeningPort,
   httpRequest,
@@ -26,6 +26,9 @@ import {
   waitFor,
 } from '@clinic/devstack';
 import { connectNats, createLogger } from '@clinic/service-kit';
+import { checkFailureEnvelope } from './failure-envelopes';
+
+export { checkFailureEnvelope, DEGRADED, expectRefusals, failureOf } from './failure-envelopes';
 
 /** This test process's own HS256 secret (made at random: no secret is written in the repository). */
 export const TEST_JWT_SECRET = randomBytes(32).toString('base64url');
@@ -227,58 +230,6 @@ export function fileStack(seed?: unknown, options: TestStackOptions = {}): TestS
     },
   });
 }
-
-/**
- * Every failure the API answers carries a code of libs/contracts' table, with one of the code's statuses and, for a
- * code of fixed texts, one of them: any end-to-end test that meets a failure without one fails here.
- */
-export function checkFailureEnvelope(request: string, status: number, body: unknown): void {
-  const failure = body as { success?: unknown; error?: unknown; code?: unknown } | null;
-  if (typeof failure !== 'object' || failure === null || failure.success !== false) return;
-  const entry = ERROR_CODES[failure.code as ErrorCode] as (typeof ERROR_CODES)[ErrorCode] | undefined;
-  const problem = !entry
-    ? 'no code of the table (libs/contracts/src/error-codes.ts)'
-    : !(entry.status as readonly number[]).includes(status)
-      ? `a code answered with ${entry.status.join(', ')}, not ${status}`
-      : entry.messages.every((text) => typeof text === 'string') && !entry.messages.includes(String(failure.error))
-        ? "a text that is not one of the code's"
-        : null;
-  if (problem) throw new Error(`${request} answered ${status} ${JSON.stringify(body)}: ${problem}`);
-}
-
-/** The codes of fixed texts (VALIDATION_FAILED's texts are made per field). */
-const CODE_OF_TEXT = new Map(
-  (Object.keys(ERROR_CODES) as ErrorCode[])
-    .filter((code) => code !== 'VALIDATION_FAILED')
-    .flatMap((code) => ERROR_CODES[code].messages.map((text) => [text, code] as const)),
-);
-
-/**
- * The failure envelope of this text: the code of a fixed text, or VALIDATION_FAILED with `field`, the field the
- * text begins with (`items[0].qty must be...`, `Unknown field: x.`; none for the body as a whole).
- */
-export function failureOf(error: string) {
-  const code = CODE_OF_TEXT.get(error);
-  if (code) return { success: false, error, code };
-  const field =
-    /^Unknown field: (.+)\.$/.exec(error)?.[1] ??
-    /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+)*) (?:must|is|cannot|lists)\b/.exec(error)?.[1];
-  return { success: false, error, code: 'VALIDATION_FAILED', ...(field === undefined ? {} : { field }) };
-}
-
-/** Sends each case's body and expects it refused: its status and the envelope of its text (failureOf). */
-export async function expectRefusals(
-  cases: ReadonlyArray<readonly [body: unknown, status: number, error: string]>,
-  send: (body: unknown) => Promise<ApiResponse>,
-): Promise<void> {
-  for (const [body, status, error] of cases) {
-    const res = await send(body);
-    expect({ body, status: res.status, answer: res.body }).toEqual({ body, status, answer: failureOf(error) });
-  }
-}
-
-/** What GET /health answers while a part of the system is down. */
-export const DEGRADED = { ...failureOf('Some parts of the system are unavailable.'), status: 'degraded' };
 
 /**
  * A request the typed client's types refuse (a body of the wrong shape, a path id that is not a number): the tests

@@ -30,7 +30,13 @@ describe('POST /lab_bills/{id}/payments', () => {
     await awayFromMidnight();
     const store = m.freshStore();
     const id = await createBill(m, store, {}, {}, 2); // 1700, Pending
-    const first = await pay(m, id, { amount: 500, method: 'Cash', received_amount: 1000, by: 99 }, cashier);
+    // The collector is the caller: a body naming another is refused (a field the route does not take).
+    const naming = await pay(m, id, { amount: 500, method: 'Cash', received_amount: 1000, by: 99 }, cashier);
+    expect({ status: naming.status, body: naming.body }).toEqual({
+      status: 400,
+      body: failureOf('Unknown field: by.'),
+    });
+    const first = await pay(m, id, { amount: 500, method: 'Cash', received_amount: 1000 }, cashier);
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({
       success: true,

@@ -29,3 +29,4 @@ export * from './error-codes';
 export * from './http-messages';
 export * from './schemas/failures';
 export * from './schemas/named';
+export * from './operation-errors';

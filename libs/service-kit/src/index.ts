@@ -18,7 +18,7 @@ export { ServiceError, badRequest, fail, unprocessable, type Invalid } from './d
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './nats/request-params';
 export { optionalPage, pageFields, pageOfList, parsePage, type Page } from './nats/request-params';
 // Conditional requests: a single record's ETag, If-Match inside its write, If-None-Match at the gateway.
-export { entityTag, ifNoneMatchHolds, requireCurrent, taggedReply } from './domain/conditional';
+export { entityTag, ifNoneMatchHolds, requireCurrent, taggedReply, withNewTag } from './domain/conditional';
 export { idempotencyClaim, type IdempotencyClaim } from './domain/idempotency';
 // Branch scope (a token's store_ids): refuse a named branch, hide another branch's record, keep a list to the caller's.
 export {

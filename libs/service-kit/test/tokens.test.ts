@@ -155,6 +155,8 @@ describe('tokenPolicyFromEnv', () => {
       JWT_JWKS_URL: undefined,
       JWT_ISSUER: undefined,
       JWT_AUDIENCE: undefined,
+      JWT_JWKS_MAX_AGE_S: undefined,
+      JWT_JWKS_STALE_MAX_S: undefined,
       JWT_ROLE_CLAIM: undefined,
       JWT_STORE_IDS_CLAIM: undefined,
       NODE_ENV: undefined,
@@ -193,7 +195,13 @@ describe('tokenPolicyFromEnv', () => {
       JWT_AUDIENCE: 'clinic-api',
     };
     expect(withEnv(idp)()).toMatchObject({
-      key: { algorithm: 'JWKS', url: idp.JWT_JWKS_URL, refreshMinSeconds: 30 },
+      key: {
+        algorithm: 'JWKS',
+        url: idp.JWT_JWKS_URL,
+        refreshMinSeconds: 30,
+        maxAgeSeconds: 600,
+        staleMaxSeconds: 86_400,
+      },
       issuer: idp.JWT_ISSUER,
       audience: 'clinic-api',
       roleClaim: ['role'],
@@ -201,6 +209,10 @@ describe('tokenPolicyFromEnv', () => {
     expect(withEnv({ ...idp, JWT_ISSUER: undefined })).toThrow(/needs JWT_ISSUER and JWT_AUDIENCE/);
     expect(withEnv({ ...idp, JWT_AUDIENCE: undefined })).toThrow(/needs JWT_ISSUER and JWT_AUDIENCE/);
     expect(withEnv({ ...idp, NODE_ENV: 'production' })).toThrow(/must be https/);
+    expect(withEnv({ ...idp, JWT_JWKS_MAX_AGE_S: '60', JWT_JWKS_STALE_MAX_S: '30' })).toThrow(
+      /at least JWT_JWKS_MAX_AGE_S/,
+    );
+    expect(withEnv({ ...idp, JWT_JWKS_MAX_AGE_S: '0' })).toThrow(/JWT_JWKS_MAX_AGE_S must be a positive/);
     expect(withEnv({ ...idp, JWT_ROLE_CLAIM: 'realm_access.roles' })().roleClaim).toEqual(['realm_access', 'roles']);
     expect(withEnv({ ...idp, JWT_ROLE_CLAIM: 'realm_access..roles' })).toThrow(/JWT_ROLE_CLAIM/);
     // A directory's tokens: branches required unless said otherwise, and only known roles taken from a text claim.

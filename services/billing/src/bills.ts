@@ -13,6 +13,7 @@ import {
   toCents,
   requireCurrent,
   taggedReply,
+  withNewTag,
   type ClinicClock,
   type HandlerContext,
 } from '@clinic/service-kit';
@@ -169,13 +170,18 @@ export class BillOperations {
     const changes = parseBillUpdate(request.body); // rules 1-4
     const actor = callerOf(ctx);
     // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
-    await this.storage.writes.update(id, { correlationId: ctx.correlationId, actor }, async (existing) => {
-      foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
-      if (existing.status === 'cancelled') throw fail('BILL_CANCELLED'); // rule 6
-      await this.requireCurrent(ctx, existing);
-      return planUpdate(existing, changes, moverOf(actor, this.clock)); // rule 7, and the money it moves
-    });
-    return success(200, { message: BILLING_MESSAGES.updated });
+    const written = await this.storage.writes.update(
+      id,
+      { correlationId: ctx.correlationId, actor },
+      async (existing) => {
+        foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
+        if (existing.status === 'cancelled') throw fail('BILL_CANCELLED'); // rule 6
+        await this.requireCurrent(ctx, existing);
+        return planUpdate(existing, changes, moverOf(actor, this.clock)); // rule 7, and the money it moves
+      },
+    );
+    const reply = success(200, { message: BILLING_MESSAGES.updated });
+    return written ? withNewTag(reply, await this.representation(written)) : reply;
   }
 
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {

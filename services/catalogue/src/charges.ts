@@ -19,6 +19,7 @@ import {
   requireBranch,
   requireCurrent,
   taggedReply,
+  withNewTag,
   type HandlerContext,
 } from '@clinic/service-kit';
 import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
@@ -69,7 +70,7 @@ export class ChargeOperations {
       sameFields(await this.changeable(ctx, existing), fields) ? null : fields,
     );
     if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges, 'CHARGE_UNCHANGED');
-    return success(200, { message: CATALOGUE_MESSAGES.updated });
+    return withNewTag(success(200, { message: CATALOGUE_MESSAGES.updated }), this.representation(outcome));
   }
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {

@@ -62,7 +62,7 @@ export async function buildGateway({ config, nc, log, replies = null }: GatewayD
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   });
   const isStaticPath = staticPathsOf(app);
-  const verifyToken = createTokenVerifier(config.tokens);
+  const verifyToken = createTokenVerifier(config.tokens, { log });
   // Before the body is read: 401, or 403 for a role not allowed (or a token naming no branch under
   // BRANCH_SCOPE=required); else the caller and its token on the request (the caller on its log line either way).
   const authorize = (access: Access) => async (request: FastifyRequest) => {
@@ -149,7 +149,11 @@ export async function buildGateway({ config, nc, log, replies = null }: GatewayD
     { schema: { hide: true }, onRequest: authorize(HEALTH_DETAILS_ACCESS) },
     async (request, reply) => {
       const report = await health.report(request.httpSpan?.context);
-      return reply.code(report.success ? 200 : 503).send(report);
+      // The provider's keys as this gateway holds them: an outage is shown here while the last good keys verify.
+      const identityProvider = verifyToken.identityProvider?.();
+      return reply
+        .code(report.success ? 200 : 503)
+        .send(identityProvider ? { ...report, identity_provider: identityProvider } : report);
     },
   );
 

@@ -9,7 +9,11 @@ import fastifyCors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { HeaderNames } from '@clinic/contracts';
 
-/** What a browser may send beyond the CORS-safelisted headers. */
+/**
+ * What a browser may send beyond the CORS-safelisted headers: the API's own, the W3C trace context and baggage
+ * that OpenTelemetry's fetch instrumentation adds to every call (a client's `traceparent` is continued), and the
+ * `X-Requested-With` some HTTP libraries add; a preflight refusing one of them fails every call of the page.
+ */
 export const CORS_ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
@@ -17,6 +21,10 @@ export const CORS_ALLOWED_HEADERS = [
   'If-Match',
   'If-None-Match',
   'X-Correlation-Id',
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'X-Requested-With',
 ] as const;
 
 /** What a page may read of an answer beyond the CORS-safelisted headers. */

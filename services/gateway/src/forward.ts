@@ -67,8 +67,9 @@ export async function forward(
   reply: FastifyReply,
   { config, nc, replies }: ForwardDeps,
 ): Promise<FastifyReply> {
-  const idempotencyKey = idempotencyKeyOf(request);
-  const ifMatch = singleHeader(request, 'if-match');
+  // Each header only where the operation takes it (its documented failures say so); elsewhere it is ignored.
+  const idempotencyKey = route.idempotent ? idempotencyKeyOf(request) : undefined;
+  const ifMatch = route.conditional === 'write' ? singleHeader(request, 'if-match') : undefined;
   const service = serviceOf(route.subject);
   const key = replies && service ? cacheKeyOf(request, idempotencyKey, ifMatch) : null;
   let pending: PendingReply | null = null;

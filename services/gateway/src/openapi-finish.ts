@@ -1,10 +1,13 @@
 /**
  * What @fastify/swagger cannot express from route schemas, added to the
- * OpenAPI document: optional bodies, PDF answers, conditional requests (ETag,
- * If-None-Match and 304, If-Match and 412), 429 on every operation, and the
- * links from each create to the operations on what it created.
+ * OpenAPI document: optional bodies, closed bodies, PDF answers, conditional
+ * requests (ETag, If-None-Match and 304, If-Match), each operation's failures
+ * (openapi-failures.ts), /health (openapi-health.ts), and the links from each
+ * create to the operations on what it created.
  */
-import { failureSchemaFor, HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
+import { closedSchema, HTTP_ROUTES, type HttpRoute, type JsonSchema } from '@clinic/contracts';
+import { failureResponses, isFailureStatus } from './openapi-failures';
+import { documentHealth } from './openapi-health';
 import { nameSharedParts } from './openapi-components';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, edited in place below
@@ -44,60 +47,18 @@ const ETAG_HEADER = {
   schema: { type: 'string' },
 };
 
-const RATE_LIMIT_RESPONSE = {
-  description:
-    'Too many requests from this caller in the window (only when the server runs with RATE_LIMIT_MAX set). ' +
-    'Retry after Retry-After seconds.',
-  headers: Object.fromEntries(
-    ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => [
-      name,
-      { schema: { type: 'integer' } },
-    ]),
-  ),
-};
-
 /**
- * Fields a body may carry beyond its own are accepted and ignored, but a body holding a `__proto__` key, or a
- * `constructor` key holding a `prototype` one, at any depth, is refused (400). The document says so in JSON Schema
- * (the keywords a generated client's types ignore, so its types stay as they are): each object of a body refuses
- * those keys, and what it does not name must hold none (IgnoredValue: not Poisoned).
+ * "At least one of these fields" (an `anyOf` of alternatives that only require a field): generators turn each
+ * alternative into a type of its own that takes any key, so a misspelt field would compile again. The document says
+ * `minProperties: 1` instead, with the rule in the body's description; the service still checks it.
  */
-const POISONED = { $ref: '#/components/schemas/Poisoned' };
-const POISON_HERE = {
-  anyOf: [
-    { type: 'object', required: ['__proto__'] },
-    {
-      type: 'object',
-      required: ['constructor'],
-      properties: { constructor: { type: 'object', required: ['prototype'] } },
-    },
-  ],
-};
-const POISON_SCHEMAS = {
-  Poisoned: {
-    description: 'A value holding a `__proto__` key, or a `constructor` key holding a `prototype` one, at any depth',
-    anyOf: [
-      ...POISON_HERE.anyOf,
-      { type: 'object', not: { additionalProperties: { not: POISONED } } },
-      { type: 'array', contains: POISONED },
-    ],
-  },
-  IgnoredValue: {
-    description: 'A field the operation ignores: any JSON value but a poisoned one (refused, 400)',
-    not: POISONED,
-  },
-};
-
-// biome-ignore lint/suspicious/noExplicitAny: a JSON schema in the document
-function refusePoisonedKeys(schema: any): void {
-  if (typeof schema !== 'object' || schema === null) return;
-  if (schema.additionalProperties === true) {
-    schema.additionalProperties = { $ref: '#/components/schemas/IgnoredValue' };
-    schema.not = POISON_HERE;
-  }
-  for (const property of Object.values(schema.properties ?? {})) refusePoisonedKeys(property);
-  for (const key of ['items', 'anyOf', 'oneOf', 'allOf'])
-    for (const part of [schema[key]].flat()) refusePoisonedKeys(part);
+function oneFieldAtLeast(schema: JsonSchema): JsonSchema {
+  const alternatives = schema.anyOf as JsonSchema[] | undefined;
+  const requireOnly = (part: JsonSchema) =>
+    Array.isArray(part.required) && Object.keys(part).every((key) => ['type', 'required', 'properties'].includes(key));
+  if (schema.type !== 'object' || !alternatives?.every(requireOnly)) return schema;
+  const { anyOf: _alternatives, ...rest } = schema;
+  return { ...rest, minProperties: 1 };
 }
 
 export function openApiPath(url: string): string {
@@ -122,6 +83,14 @@ function addConditional(route: HttpRoute, operation: Record<string, any>): void 
       headers: { ETag: ETAG_HEADER },
     };
   } else if (route.conditional === 'write') {
+    if (route.method === 'PUT' && responses['200'])
+      responses['200'].headers = {
+        ETag: {
+          description:
+            "The strong entity tag of the record's representation after the change (what a read would now give): send it as If-Match with the next change, no read needed",
+          schema: { type: 'string' },
+        },
+      };
     operation.parameters.push({
       name: 'If-Match',
       in: 'header',
@@ -130,10 +99,6 @@ function addConditional(route: HttpRoute, operation: Record<string, any>): void 
         "ETag(s) of the representation the caller read; the change is refused (412) when the record's is no longer one of them. `*`: any",
       schema: { type: 'string' },
     });
-    responses['412'] = {
-      description: 'The record changed since it was read (If-Match)',
-      content: { 'application/json': { schema: failureSchemaFor(412) } },
-    };
   }
 }
 
@@ -162,17 +127,18 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
     for (const parameter of operation.parameters ?? []) {
       if (parameter.in === 'query' && !parameter.required) parameter.allowEmptyValue = true;
     }
-    for (const content of Object.values(operation.requestBody?.content ?? {}))
-      refusePoisonedKeys((content as { schema?: unknown }).schema);
+    // A body is documented closed: what a client should send. Whether a server ignores other fields or refuses them
+    // (UNKNOWN_BODY_FIELDS) is said in its description; a generated client refuses a misspelt field either way.
+    // The refusal of `__proto__` and `constructor.prototype` keys is the parser's (400), not a schema's.
+    for (const content of Object.values<{ schema: JsonSchema }>(operation.requestBody?.content ?? {}))
+      content.schema = oneFieldAtLeast(closedSchema(content.schema));
     addConditional(route, operation);
     if (operation.parameters.length === 0) delete operation.parameters;
-    operation.responses['429'] = RATE_LIMIT_RESPONSE;
+    // Exactly the codes this operation can answer, per status (operation-errors.ts), 429 and the gateway's included.
+    for (const status of Object.keys(operation.responses))
+      if (isFailureStatus(status)) delete operation.responses[status];
+    Object.assign(operation.responses, failureResponses(route));
   }
-  const components = (document.components ?? {}) as Record<string, unknown>;
-  document.components = {
-    ...components,
-    schemas: { ...(components.schemas as object | undefined), ...POISON_SCHEMAS },
-  };
   for (const link of CREATED_ID_LINKS) {
     const create = operations.get(link.create);
     const created = create ? paths[create.path]?.[create.method]?.responses?.['201'] : undefined;
@@ -187,6 +153,7 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
       };
     }
   }
+  documentHealth(document);
   nameSharedParts(document);
   return document;
 }

@@ -11,7 +11,6 @@ import {
   ERROR_CODE_NAMES,
   ERROR_CODES,
   errorCodeTable,
-  HeaderNames,
   HTTP_ROUTES,
   Limits,
   NAMED_SCHEMAS,
@@ -35,6 +34,7 @@ function openApiBase() {
     info: {
       title: 'Clinic API',
       version: '1.0.0',
+      license: { name: 'Proprietary (UNLICENSED)' },
       description:
         'Lab bills, hospital charges and channeling sessions. Every response is a JSON object with a boolean `success`; ' +
         'failures carry `error`. Send `Authorization: Bearer <JWT>`.\n\n' +
@@ -46,7 +46,7 @@ function openApiBase() {
         "answer's body); `If-None-Match` answers 304, and `If-Match` on their PUT and DELETE refuses a change of a " +
         'record that changed since (412).\n\n' +
         'Error codes: every failure is `{success: false, error, code, field?}`: `error` is the text, `code` one of ' +
-        'the table below (each answer lists the codes of its status), `field` the request field at fault (`items[0].qty`).' +
+        'the table below (each answer lists the codes this operation can answer with its status), `field` the request field at fault (`items[0].qty`).' +
         `\n\n${errorCodeTable()}`,
     },
     'x-error-codes': ERROR_CODES_DOCUMENTED,
@@ -62,12 +62,23 @@ function openApiBase() {
       },
     },
     security: [{ bearerAuth: [] }],
-    tags: [{ name: 'Lab bills' }, { name: 'Hospital charges' }, { name: 'Channeling sessions' }],
+    // The gateway that serves this document (at /docs/json); a client of docs/openapi.json sets its own base URL.
+    servers: [{ url: '/', description: 'The gateway serving this document' }],
+    tags: [
+      {
+        name: 'Lab bills',
+        description: "A branch's lab bills, their payments and refunds, its day-end and closed days",
+      },
+      { name: 'Hospital charges', description: "A branch's catalogue of charges, billed on lab bills" },
+      { name: 'Channeling sessions', description: "Doctors' sessions, the appointments booked into them, their fees" },
+      { name: 'Health', description: 'Whether the system answers, for load balancers and operators' },
+    ],
   };
 }
 
 const idempotencyKeyHeader = {
-  [HeaderNames.idempotencyKey]: {
+  // As the docs spell it (HTTP header names are case-insensitive; generated clients type the name as written here).
+  'Idempotency-Key': {
     type: 'string',
     minLength: 1,
     maxLength: Limits.idempotencyKeyMaxLength,

@@ -5,12 +5,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { HTTP_ROUTES } from '@clinic/contracts';
+import { failuresOf, HTTP_ROUTES, type HttpRoute } from '@clinic/contracts';
 import { buildOpenApiDocument } from '../src/openapi';
 
 const REPO_ROOT = join(__dirname, '..', '..', '..');
 
 let openapi: any;
+
+const operationOf = (route: HttpRoute) =>
+  openapi.paths[route.url.replace(/:(\w+)/g, '{$1}')][route.method.toLowerCase()];
 
 beforeAll(async () => {
   openapi = await buildOpenApiDocument();
@@ -56,13 +59,57 @@ it('states each failure answer and each named reply shape once, referred to wher
   const text = JSON.stringify(openapi);
   for (const [ref, kind = '', name = ''] of text.matchAll(/"\$ref":"#\/components\/(\w+)\/(\w+)"/g))
     expect({ ref, stated: name in openapi.components[kind] }).toEqual({ ref, stated: true });
-  for (const route of HTTP_ROUTES) {
-    const operation = openapi.paths[route.url.replace(/:(\w+)/g, '{$1}')][route.method.toLowerCase()];
-    expect(operation.responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });
-  }
-  expect(openapi.components.responses.BadRequest.content['application/json'].schema.properties.code.enum).toContain(
-    'VALIDATION_FAILED',
-  );
+  // The same answers everywhere (a 401 is the token's, whatever the operation) are named once.
+  for (const route of HTTP_ROUTES)
+    expect(operationOf(route).responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
   expect(text.match(/"\$ref":"#\/components\/schemas\/LabBillWithItems"/g)?.length).toBeGreaterThan(1);
   expect(text).not.toContain('"title":"LabBill"');
+});
+
+/** A failure answer's codes, following its reference when it is named. */
+function codesOf(response: any): string[] {
+  const stated = response.$ref ? openapi.components.responses[response.$ref.split('/').pop()] : response;
+  return stated.content['application/json'].schema.properties.code.enum;
+}
+
+it("lists exactly each operation's codes per status, 429, 413, 431, 503 and 504 with the envelope", () => {
+  for (const route of HTTP_ROUTES) {
+    const responses = operationOf(route).responses;
+    const failures = Object.keys(responses).filter((status) => Number(status) >= 400);
+    expect({ route: route.operationId, failures }).toEqual({
+      route: route.operationId,
+      failures: [...failuresOf(route).keys()].map(String),
+    });
+    for (const [status, codes] of failuresOf(route)) expect(codesOf(responses[String(status)])).toEqual(codes);
+    for (const status of ['429', '431', '503', '504']) expect(codesOf(responses[status]).length).toBeGreaterThan(0);
+    if (route.method !== 'GET') expect(codesOf(responses['413'])).toContain('BODY_TOO_LARGE');
+  }
+  const codes = (operationId: string, status: number) =>
+    failuresOf(HTTP_ROUTES.find((route) => route.operationId === operationId)!).get(status);
+  expect(codes('createLabBill', 400)).toContain('BILL_CHARGES_INVALID');
+  expect(codes('createLabBill', 400)).not.toContain('DOCTOR_NO_BRANCH');
+  expect(codes('createLabBill', 400)).not.toContain('BAD_ENVELOPE');
+  expect(codes('getLabBill', 404)).toEqual(['BILL_NOT_FOUND']);
+  expect(codes('listSessions', 422)).toEqual(['VALIDATION_FAILED']);
+});
+
+it('documents /health for anyone and /health/details for an admin, and where the API is served', () => {
+  expect(openapi.paths['/health'].get).toMatchObject({ operationId: 'getHealth', security: [] });
+  expect(Object.keys(openapi.paths['/health'].get.responses)).toEqual(['200', '431', '503']);
+  expect(
+    openapi.paths['/health/details'].get.responses['200'].content['application/json'].schema.properties,
+  ).toHaveProperty('identity_provider');
+  expect(openapi.servers).toEqual([{ url: '/', description: 'The gateway serving this document' }]);
+});
+
+it('refuses no valid body in its schemas: every body is closed, none carries the prototype-poisoning guard', () => {
+  for (const route of HTTP_ROUTES.filter((r) => r.body)) {
+    const schema = operationOf(route).requestBody.content['application/json'].schema;
+    expect({ route: route.operationId, additionalProperties: schema.additionalProperties }).toEqual({
+      route: route.operationId,
+      additionalProperties: false,
+    });
+  }
+  const text = JSON.stringify(openapi);
+  expect(text.includes('"not":') || text.includes('["__proto__"]')).toBe(false);
 });

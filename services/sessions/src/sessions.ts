@@ -18,6 +18,7 @@ import {
   requireBranch,
   requireCurrent,
   taggedReply,
+  withNewTag,
 } from '@clinic/service-kit';
 import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
 import type { ReferenceData } from '@clinic/service-kit/storage';
@@ -103,7 +104,7 @@ export class SessionOperations {
     const body = requireSessionBody(request.body);
     const id = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     // A session that does not exist (or is of another branch) is not found before its changes are checked.
-    await this.storage.writes.changeSession(id, async (existing) => {
+    const written = await this.storage.writes.changeSession(id, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
       const changes = parseSessionChanges(body);
       // Bad input is refused as such (400) whatever If-Match says; only a valid change can be stale (412).
@@ -130,7 +131,8 @@ export class SessionOperations {
         },
       };
     });
-    return success(200, { message: SESSIONS_MESSAGES.updated, session_id: id });
+    const reply = success(200, { message: SESSIONS_MESSAGES.updated, session_id: id });
+    return written && written !== 'unchanged' ? withNewTag(reply, await this.representation(written)) : reply;
   }
 
   /** POST /sessions/{id}/complete: stored completed; patients still only booked did not come. */

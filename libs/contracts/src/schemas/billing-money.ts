@@ -5,11 +5,11 @@ import { Limits } from '../limits';
 import {
   actorSchema,
   dateSchema,
-  IGNORED_FIELDS_NOTE,
   idSchema,
   nonBlank,
   objectSchema,
   timestampSchema,
+  UNKNOWN_FIELDS_REFUSED_NOTE,
   type JsonSchema,
 } from './common';
 
@@ -22,8 +22,8 @@ const perMethod: JsonSchema = {
 
 export const paymentBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: true,
-  description: `A payment towards the bill; the collector is the caller. ${IGNORED_FIELDS_NOTE}`,
+  additionalProperties: false,
+  description: `A payment towards the bill; the collector is the caller. ${UNKNOWN_FIELDS_REFUSED_NOTE}`,
   example: { amount: 1000, method: 'Cash', received_amount: 1500 },
   required: ['amount', 'method'],
   properties: {
@@ -40,8 +40,8 @@ export const paymentBodySchema: JsonSchema = {
 
 export const refundBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: true,
-  description: `Money given back; the bill stays as it is. ${IGNORED_FIELDS_NOTE}`,
+  additionalProperties: false,
+  description: `Money given back; the bill stays as it is. ${UNKNOWN_FIELDS_REFUSED_NOTE}`,
   example: { amount: 850, method: 'Cash', reason: 'Test not done', item_id: 12001 },
   required: ['amount', 'method', 'reason'],
   properties: {
@@ -54,8 +54,8 @@ export const refundBodySchema: JsonSchema = {
 
 export const dayCloseBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: true,
-  description: IGNORED_FIELDS_NOTE,
+  additionalProperties: false,
+  description: UNKNOWN_FIELDS_REFUSED_NOTE,
   // Another day than the bills' examples: a day closed by trying the example keeps its bills from changing.
   example: { store_id: 1, date: '2026-11-20', counted_cash: [{ user_id: 7, amount: 45250 }] },
   required: ['store_id', 'date'],
@@ -65,7 +65,10 @@ export const dayCloseBodySchema: JsonSchema = {
     counted_cash: {
       ...F.counted_cash.schema,
       description: "the cash counted in each user's drawer",
-      items: objectSchema({ user_id: F.user_id.schema, amount: F.counted_amount.schema }),
+      items: {
+        ...objectSchema({ user_id: F.user_id.schema, amount: F.counted_amount.schema }),
+        additionalProperties: false,
+      },
     },
   },
 };
@@ -74,8 +77,8 @@ export const dayQuerySchema: JsonSchema = objectSchema({ store_id: idSchema, dat
 
 export const reopenDayBodySchema: JsonSchema = {
   type: 'object',
-  additionalProperties: true,
-  description: IGNORED_FIELDS_NOTE,
+  additionalProperties: false,
+  description: UNKNOWN_FIELDS_REFUSED_NOTE,
   required: ['reason'],
   properties: {
     reason: { ...nonBlank(Limits.cancelReasonMaxLength), example: 'Counted before the last patient paid' },

@@ -25,10 +25,28 @@ export const moneySchema: JsonSchema = { type: 'number', minimum: 0, maximum: Li
 export const positiveMoneySchema: JsonSchema = { type: 'number', exclusiveMinimum: 0, maximum: Limits.moneyMax };
 
 /**
- * Request bodies accept fields beyond the ones a route uses and ignore them, as
- * the original service did: a front-end may send back the whole object it read.
+ * The spec's routes accept fields beyond the ones they use and ignore them, as the original service did (a front-end
+ * may send back the whole object it read), unless the services run with UNKNOWN_BODY_FIELDS=refuse.
  */
-export const IGNORED_FIELDS_NOTE = 'Other fields are accepted and ignored: they are neither stored nor echoed.';
+export const IGNORED_FIELDS_NOTE =
+  'Send only these fields: others are accepted and ignored (neither stored nor echoed), or refused with the field named (400; 422 on the session routes) when the server runs with UNKNOWN_BODY_FIELDS=refuse.';
+/** The routes beyond the spec refuse what they do not know: a misspelt field is a 400 naming it, not a silent no-op. */
+export const UNKNOWN_FIELDS_REFUSED_NOTE = 'A field not listed here is refused (400, `field` names it).';
+
+/** The schema with every object that accepts unknown fields (`additionalProperties: true`) refusing them instead. */
+export function closedSchema(schema: JsonSchema): JsonSchema {
+  const close = (part: unknown): unknown => {
+    if (Array.isArray(part)) return part.map(close);
+    if (typeof part !== 'object' || part === null) return part;
+    const entries = Object.entries(part).map(([key, value]) => {
+      if (key === 'additionalProperties' && value === true) return [key, false];
+      // Examples and defaults are values, not schemas.
+      return [key, key === 'example' || key === 'default' || key === 'enum' ? value : close(value)];
+    });
+    return Object.fromEntries(entries);
+  };
+  return close(schema) as JsonSchema;
+}
 
 /** `A, B or C`: a list of values in a description. */
 export const orList = (values: readonly string[]): string =>

@@ -2,15 +2,15 @@
 import { codesOfStatus } from '../error-codes';
 import type { JsonSchema } from './common';
 
-/** A failure answered with `status`: its `code` is one of that status's (error-codes.ts). */
-export function failureSchemaFor(status: number): JsonSchema {
+/** A failure answered with `status`: its `code` is one of `codes`, by default every code of that status (error-codes.ts). */
+export function failureSchemaFor(status: number, codes: readonly string[] = codesOfStatus(status)): JsonSchema {
   return {
     type: 'object',
     required: ['success', 'error', 'code'],
     properties: {
       success: { type: 'boolean', enum: [false] },
       error: { type: 'string', description: "the spec's text" },
-      code: { type: 'string', enum: codesOfStatus(status), description: 'what the failure is, for a program' },
+      code: { type: 'string', enum: [...codes], description: 'what the failure is, for a program' },
       field: { type: 'string', description: 'the request field at fault, as `items[0].qty`', example: 'items[0].qty' },
     },
   };

@@ -6,7 +6,8 @@
  */
 import { createVerifier } from 'fast-jwt';
 import { Limits, TOKEN_MESSAGES, type Caller } from '@clinic/contracts';
-import { jwksKeyResolver } from './jwks';
+import type { Logger } from '../process/logger';
+import { JwksKeyStore, type IdentityProviderStatus } from './jwks';
 import { callerOfClaims, TokenRefused } from './token-claims';
 import type { TokenPolicy } from './tokens';
 
@@ -17,12 +18,18 @@ export interface VerifiedCaller {
 }
 
 /** Checks an `Authorization` value (`Bearer <JWT>`) and answers the caller, or rejects with TokenRefused. */
-export type TokenVerifier = (authorization: string | undefined | null) => Promise<VerifiedCaller>;
+export type TokenVerifier = ((authorization: string | undefined | null) => Promise<VerifiedCaller>) & {
+  /** With an identity provider: whether its keys can be fetched, and until when the last good ones verify. */
+  identityProvider?: () => IdentityProviderStatus;
+};
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
 /** fast-jwt's verification of a policy's key, pinned to its algorithms (one each: no algorithm swaps). */
-function signatureCheck(policy: TokenPolicy): (token: string) => unknown {
+function signatureCheck(
+  policy: TokenPolicy,
+  log?: Logger,
+): { verify: (token: string) => unknown; keyStore?: JwksKeyStore } {
   const claims = {
     requiredClaims: ['exp', ...(policy.issuer ? ['iss'] : []), ...(policy.audience ? ['aud'] : [])],
     ...(policy.issuer ? { allowedIss: policy.issuer } : {}),
@@ -30,10 +37,26 @@ function signatureCheck(policy: TokenPolicy): (token: string) => unknown {
     cache: 10_000,
   };
   const { key } = policy;
-  if (key.algorithm === 'JWKS')
-    return createVerifier({ ...claims, key: jwksKeyResolver(key), algorithms: ['RS256', 'ES256'] });
-  const material = key.algorithm === 'HS256' ? key.secret : key.publicKey;
-  return createVerifier({ ...claims, key: material, algorithms: [key.algorithm] });
+  if (key.algorithm !== 'JWKS') {
+    const material = key.algorithm === 'HS256' ? key.secret : key.publicKey;
+    return { verify: createVerifier({ ...claims, key: material, algorithms: [key.algorithm] }) };
+  }
+  const keyStore = new JwksKeyStore({
+    url: key.url,
+    maxAgeMs: key.maxAgeSeconds * 1000,
+    staleMaxMs: key.staleMaxSeconds * 1000,
+    unknownKidIntervalMs: key.refreshMinSeconds * 1000,
+    log,
+  });
+  const verify = createVerifier({ ...claims, key: keyStore.resolve, algorithms: ['RS256', 'ES256'] });
+  return {
+    keyStore,
+    // The store is asked first: fast-jwt's cache of verified tokens would outlive keys past their stale limit.
+    verify: async (token) => {
+      await keyStore.usable();
+      return verify(token);
+    },
+  };
 }
 
 /**
@@ -45,9 +68,9 @@ function signatureCheck(policy: TokenPolicy): (token: string) => unknown {
  * the signature of a token used again is not checked again (fast-jwt still
  * checks its expiry on every use); a JWKS is asked only for a key it lacks.
  */
-export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
-  const verify = signatureCheck(policy);
-  return async (authorization) => {
+export function createTokenVerifier(policy: TokenPolicy, { log }: { log?: Logger } = {}): TokenVerifier {
+  const { verify, keyStore } = signatureCheck(policy, log);
+  const verifier: TokenVerifier = async (authorization) => {
     if (!authorization) throw new TokenRefused(TOKEN_MESSAGES.missing);
     const token = BEARER.exec(authorization)?.[1];
     if (!token || token.length > Limits.tokenMaxLength) throw new TokenRefused(TOKEN_MESSAGES.invalid);
@@ -61,4 +84,6 @@ export function createTokenVerifier(policy: TokenPolicy): TokenVerifier {
     }
     return { caller: callerOfClaims(claims, policy), token };
   };
+  if (keyStore) verifier.identityProvider = () => keyStore.status();
+  return verifier;
 }

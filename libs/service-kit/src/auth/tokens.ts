@@ -14,7 +14,7 @@ export type TokenKey =
   | { algorithm: 'HS256'; secret: string }
   | { algorithm: 'RS256'; publicKey: string }
   /** An identity provider's keys (RS256 or ES256), named by each token's `kid`. */
-  | { algorithm: 'JWKS'; url: string; refreshMinSeconds: number };
+  | { algorithm: 'JWKS'; url: string; refreshMinSeconds: number; maxAgeSeconds: number; staleMaxSeconds: number };
 
 export interface TokenPolicy extends ClaimRules {
   key: TokenKey;
@@ -51,7 +51,15 @@ export const TOKEN_ENV = {
   JWT_AUDIENCE: textVar("The `aud` the identity provider's tokens must carry for this API."),
   JWT_JWKS_REFRESH_MIN_S: integerVar(
     30,
-    'The least time between two fetches of the key set that an unknown `kid` causes.',
+    'The least time between two fetches of the key set that one unknown `kid` causes (all unknown `kid`s together cause at most one a second).',
+  ),
+  JWT_JWKS_MAX_AGE_S: integerVar(
+    600,
+    "The identity provider's key set is fetched again once it is this old (in the background), so that a key it removed stops verifying.",
+  ),
+  JWT_JWKS_STALE_MAX_S: integerVar(
+    86_400,
+    'While the identity provider cannot be reached, its last good key set keeps verifying until this long after it was fetched; past it every token is refused (401) until the provider answers again.',
   ),
   JWT_ROLE_CLAIM: {
     type: 'string',
@@ -122,8 +130,19 @@ function jwksKeyOf(env: EnvValues<typeof TOKEN_ENV>, url: string): TokenKey {
   }
   if (env.NODE_ENV === 'production' && parsed.protocol !== 'https:')
     throw new Error('JWT_JWKS_URL must be https when NODE_ENV=production');
-  if (env.JWT_JWKS_REFRESH_MIN_S < 1) throw new Error('JWT_JWKS_REFRESH_MIN_S must be a positive number of seconds');
-  return { algorithm: 'JWKS', url, refreshMinSeconds: env.JWT_JWKS_REFRESH_MIN_S };
+  for (const name of ['JWT_JWKS_REFRESH_MIN_S', 'JWT_JWKS_MAX_AGE_S'] as const)
+    if (env[name] < 1) throw new Error(`${name} must be a positive number of seconds`);
+  if (env.JWT_JWKS_STALE_MAX_S < env.JWT_JWKS_MAX_AGE_S)
+    throw new Error(
+      'JWT_JWKS_STALE_MAX_S must be at least JWT_JWKS_MAX_AGE_S: keys stay usable at least as long as fresh',
+    );
+  return {
+    algorithm: 'JWKS',
+    url,
+    refreshMinSeconds: env.JWT_JWKS_REFRESH_MIN_S,
+    maxAgeSeconds: env.JWT_JWKS_MAX_AGE_S,
+    staleMaxSeconds: env.JWT_JWKS_STALE_MAX_S,
+  };
 }
 
 /**

@@ -28,6 +28,14 @@ export function taggedReply(reply: ServiceReply): ServiceReply {
   return { status: reply.status, etag: entityTag(reply.body), body: reply.body };
 }
 
+/**
+ * A change's answer, carrying the ETag of the record's representation after it (as a read right after would
+ * give it), so that a client can make its next conditional change without reading the record again.
+ */
+export function withNewTag(reply: ServiceReply, representation: ServiceReply): ServiceReply {
+  return { status: reply.status, etag: entityTag(representation.body), body: reply.body };
+}
+
 /** The entity tags of an If-Match or If-None-Match header (`*` stays `*`; weak ones keep their `W/`). */
 export function listedTags(header: string): string[] {
   return [...header.matchAll(/\*|(?:W\/)?"[^"]*"/g)].map((m) => m[0]);

@@ -5,7 +5,7 @@
  * caller is told the rule's message otherwise), a required field, and last
  * the whole body against its route's schema.
  */
-import { FIELD_MESSAGES, type FieldRule, type JsonSchema } from '@clinic/contracts';
+import { closedSchema, FIELD_MESSAGES, type FieldRule, type JsonSchema } from '@clinic/contracts';
 import { badRequest, type Invalid } from './errors';
 import { type Cents, toCents } from './money';
 import { compileSchema, schemaFailure } from './schema';
@@ -38,8 +38,23 @@ export function requireField(body: PlainObject, field: string, invalid: Invalid 
   if (!given(body, field) || isBlankString(body[field])) throw invalid(FIELD_MESSAGES.required(name), name);
 }
 
+/**
+ * UNKNOWN_BODY_FIELDS=refuse (set once at start): requireShape refuses fields that a body's schema does not name
+ * even where it accepts them (the spec's routes, which ignore them by default, as the original service did).
+ */
+let refuseUnknownFields = false;
+export function setUnknownBodyFields(policy: 'ignore' | 'refuse'): void {
+  refuseUnknownFields = policy === 'refuse';
+}
+const closed = new WeakMap<JsonSchema, JsonSchema>();
+
 /** The whole body against its route's schema (sizes, unknown or nested fields), once the spec's own rules have passed. */
 export function requireShape(schema: JsonSchema, body: unknown, invalid: Invalid = badRequest): void {
-  const problem = schemaFailure(schema, body);
+  let shape = schema;
+  if (refuseUnknownFields) {
+    shape = closed.get(schema) ?? closedSchema(schema);
+    closed.set(schema, shape);
+  }
+  const problem = schemaFailure(shape, body);
   if (problem) throw invalid(problem.message, problem.field);
 }

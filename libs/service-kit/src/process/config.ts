@@ -21,6 +21,8 @@ export interface ServiceSettings<Own extends EnvProperties = EnvProperties> {
   mongoUrl: string;
   mongoDb: string;
   clinicTz: string;
+  /** UNKNOWN_BODY_FIELDS: whether the spec's routes refuse the body fields they do not name. */
+  unknownBodyFields: 'ignore' | 'refuse';
   /** NATS messages one reply may take at most (REPLY_CHUNKS_MAX); beyond, the caller gets 413. */
   replyChunksMax: number;
   tokens: TokenPolicy;
@@ -44,6 +46,13 @@ export const serviceEnv = (service: string) =>
       shownDefault: "the machine's time zone",
       description: 'The clinic\'s time zone: "today", a day\'s bounds, timestamps.',
     },
+    UNKNOWN_BODY_FIELDS: {
+      type: 'string',
+      enum: ['ignore', 'refuse'],
+      default: 'ignore',
+      description:
+        "Fields a body of the spec's routes does not name: `ignore` them, as the original service did, or `refuse` them (400, or 422 on the session routes, `field` naming the first). The routes beyond the spec always refuse them.",
+    },
     REPLY_CHUNKS_MAX: integerVar(
       Limits.replyChunksMax,
       'NATS messages one reply may take (at most what the NATS permissions allow); beyond, 413.',
@@ -61,6 +70,7 @@ export function serviceSettings<Own extends EnvProperties>(service: string, own?
     mongoUrl: env.MONGO_URL,
     mongoDb: env.MONGO_DB,
     clinicTz: env.CLINIC_TZ,
+    unknownBodyFields: env.UNKNOWN_BODY_FIELDS as 'ignore' | 'refuse',
     // At most what the NATS permissions let a service send per request.
     replyChunksMax: Math.min(env.REPLY_CHUNKS_MAX, Limits.replyChunksMax),
     tokens: tokenPolicyOf(env),

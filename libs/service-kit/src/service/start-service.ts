@@ -15,6 +15,7 @@ import { DatabaseBreaker } from '../storage/database-breaker';
 import type { VersionedCache } from '../cache/versioned-cache';
 import { startReplicaCache } from '../cache/replica-cache';
 import { ClinicClock } from '../domain/clock';
+import { setUnknownBodyFields } from '../domain/field-check';
 import { serviceSettings, type ServiceSettings } from '../process/config';
 import type { EnvProperties } from '../process/env';
 import { runProcess } from '../process/lifecycle';
@@ -77,6 +78,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const metrics = await startMetrics(name, settings.metrics, log);
     reportCertificateExpiry([settings.nats.tlsCaFile]);
     const clock = new ClinicClock(settings.clinicTz);
+    setUnknownBodyFields(settings.unknownBodyFields);
     const nc = await connectNats(settings.nats, { name: `${name}-${instance}`, log });
     const mongo = await connectMongo(settings.mongoUrl, settings.mongoDb, log, name);
     const js = nc.jetstream();
@@ -136,7 +138,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       metadata: { instance },
       handlers: { ...handlers, [subjects.health]: health, [subjects.refStatus]: refStatus },
       log,
-      verifyToken: createTokenVerifier(tokens),
+      verifyToken: createTokenVerifier(tokens, { log }),
       access: tokens.access,
       breaker,
       unguarded: [subjects.health, subjects.refStatus],

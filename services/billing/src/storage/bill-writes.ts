@@ -63,9 +63,13 @@ export class BillWrites {
     });
   }
 
-  /** Changes an active bill (404 when there is none) as `plan` decides, once it has accepted it. */
-  async update(id: number, context: ChangeContext, plan: (existing: BillDoc) => Promise<BillChange>): Promise<void> {
-    await this.change(id, async (existing) => ({ ...(await plan(existing)), action: 'updated' }), context);
+  /** Changes an active bill (404 when there is none) as `plan` decides, once it has accepted it; the bill as written. */
+  async update(
+    id: number,
+    context: ChangeContext,
+    plan: (existing: BillDoc) => Promise<BillChange>,
+  ): Promise<BillDoc | null> {
+    return this.change(id, async (existing) => ({ ...(await plan(existing)), action: 'updated' }), context);
   }
 
   /** Cancels an active bill (404 when there is none), giving back what `plan` says, once it has accepted it. */
@@ -125,7 +129,7 @@ export class BillWrites {
     decide: (existing: BillDoc) => Promise<BillChangeOf | null> | BillChangeOf | null,
     context: ChangeContext,
     landed: (after: BillDoc) => void = () => undefined,
-  ): Promise<void> {
+  ): Promise<BillDoc | null> {
     const after = await this.records.change(id, async (existing) => {
       const change = await decide(existing);
       if (!change) return null;
@@ -141,7 +145,9 @@ export class BillWrites {
         proof: ledgerProof(existing._id, change.entries),
       };
     });
-    if (after && after !== 'unchanged') landed(after);
+    if (!after || after === 'unchanged') return null;
+    landed(after);
+    return after;
   }
 
   /** The event of a change, with its history entry, and the events of the money it moved. */

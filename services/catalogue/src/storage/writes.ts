@@ -68,13 +68,13 @@ export class ChargeWrites {
 
   /**
    * Replaces a live charge's fields (404 when there is none) with what `check`
-   * returns for it; null leaves it as it is. Answers whether it changed.
+   * returns for it; null leaves it as it is. Answers the charge as written, or 'unchanged'.
    */
   async update(
     id: number,
     context: ChangeContext,
     check: (existing: ChargeDoc) => Promise<ChargeFields | null>,
-  ): Promise<'updated' | 'unchanged'> {
+  ): Promise<ChargeDoc | 'unchanged'> {
     const outcome = await this.records.change(id, async (existing) => {
       const fields = await check(existing);
       if (fields === null) return null;
@@ -88,7 +88,7 @@ export class ChargeWrites {
         event: (after) => this.eventOf(existing, after, EventSubjects.chargeUpdated, 'updated', context),
       };
     });
-    return outcome === 'unchanged' ? 'unchanged' : 'updated';
+    return outcome === null ? 'unchanged' : outcome;
   }
 
   /** Marks a live charge deleted (404 when there is none) once `check` has accepted it; it frees its name in the branch. */
