@@ -57,6 +57,16 @@ export class PdfTools {
     return { pages, words };
   }
 
+  /** The text layer as a reader copies it (pdftotext, reading order), spaces squeezed, one line per line. */
+  text(pdf: Buffer, mode: '-raw' | '-layout' | null = null): string {
+    const args = [...(mode ? [mode] : []), this.file(pdf), '-'];
+    return execFileSync('pdftotext', args, { encoding: 'utf8' })
+      .split('\n')
+      .map((line) => line.trim().replace(/\s+/g, ' '))
+      .filter(Boolean)
+      .join('\n');
+  }
+
   /** A page rendered in grey levels at `dpi` (pdftoppm's PGM). */
   raster(pdf: Buffer, dpi: number, page = 1): Gray {
     const prefix = join(this.dir, `raster-${++this.serial}`);
