@@ -172,6 +172,8 @@ it('validates every request envelope, reply and event of a tour through all the 
   expect((await call('GET', '/lab_bills/day_end?store_id=1&date=2094-03-01')).status).toBe(200);
   expect((await call('GET', '/lab_bills/day_end?store_id=1&date=2094-03-01&format=pdf')).status).toBe(200);
   expect((await call('GET', '/lab_bills/export?store_id=1&from=2094-03-01&to=2094-03-02&format=csv')).status).toBe(200);
+  const ledger = '/lab_bills/ledger/export?store_id=1&from=2094-03-01&to=2094-03-02&format=xlsx';
+  expect((await call('GET', ledger)).status).toBe(200);
   // The day the tour's money moved on: closed, read, reopened.
   const today = (await t.get(`/lab_bills/${bill.body.bill_id}/history`)).body.history.at(-1).ledger[0].day;
   expect((await call('POST', '/lab_bills/day_close', { store_id: 1, date: today })).status).toBe(201);

@@ -187,6 +187,8 @@ export class BranchFixtures {
         return { query: { store_id: String(b), date: this.billDate } };
       case 'GET /lab_bills/export':
         return { query: { store_id: String(b), from: this.billDate, to: this.billDate, format: 'csv' } };
+      case 'GET /lab_bills/ledger/export':
+        return { query: { store_id: String(b), from: this.billDate, to: this.billDate, format: 'csv' } };
       case 'GET /lab_bills/:bill_id':
       case 'GET /lab_bills/:bill_id/history':
       case 'GET /lab_bills/:bill_id/receipt':

@@ -35,6 +35,7 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.dayEnd]: staff,
   [BillingSubjects.receipt]: staff,
   [BillingSubjects.export]: staff,
+  [BillingSubjects.ledgerExport]: staff,
   [BillingSubjects.pay]: staff,
   [BillingSubjects.refund]: refunders,
   [BillingSubjects.payments]: staff,

@@ -5,6 +5,7 @@ export * from './access';
 export * from './limits';
 export * from './routes';
 export * from './exports';
+export * from './exports-ledger';
 export * from './reference';
 export * from './events';
 export * from './nats-permissions';

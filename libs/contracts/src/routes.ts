@@ -4,6 +4,7 @@
  */
 import { accessOf, type Access, type BranchScopeRule } from './access';
 import { EXPORT_ROUTE } from './exports';
+import { LEDGER_EXPORT_ROUTE } from './exports-ledger';
 import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import { SESSION_ROUTES } from './routes-sessions';
 import { CHANNELING_ROUTES } from './routes-channeling';
@@ -115,6 +116,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   }),
   ...DAY_CLOSE_ROUTES.map(route),
   route(EXPORT_ROUTE),
+  route(LEDGER_EXPORT_ROUTE),
   route({
     operationId: 'getLabBill',
     method: 'GET',

@@ -26,6 +26,8 @@ export const BillingSubjects = {
   dayEnd: 'billing.bill.dayend',
   receipt: 'billing.bill.receipt',
   export: 'billing.bill.export',
+  /** A branch's payments and refunds (the drawer ledger) of a range of days, a page at a time. */
+  ledgerExport: 'billing.ledger.export',
   pay: 'billing.bill.pay',
   refund: 'billing.bill.refund',
   payments: 'billing.bill.payments',

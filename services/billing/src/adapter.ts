@@ -8,6 +8,7 @@ import type { BillOperations } from './bills';
 import type { DayCloseOperations } from './day-close';
 import type { DayEndOperations } from './day-end';
 import type { ExportOperations } from './exports';
+import type { LedgerExportOperations } from './ledger-exports';
 import type { PaymentOperations } from './payments';
 import type { ReceiptOperations } from './receipts';
 import type { SettlementOperations } from './session-settlement';
@@ -19,6 +20,7 @@ export interface BillingOperations {
   dayEnd: DayEndOperations;
   receipts: ReceiptOperations;
   spreadsheets: ExportOperations;
+  ledgerExports: LedgerExportOperations;
   /** Channeling's money (issue 42): appointments' payments, refunds, cancellations, slips; sessions' settlements. */
   appointments: AppointmentPaymentOperations;
   cancellations: AppointmentCancelOperations;
@@ -27,13 +29,14 @@ export interface BillingOperations {
 }
 
 export function billingHandlers(operations: BillingOperations): Record<string, Handler> {
-  const { bills, payments, days, dayEnd, receipts, spreadsheets } = operations;
+  const { bills, payments, days, dayEnd, receipts, spreadsheets, ledgerExports } = operations;
   const { appointments, cancellations, slips, settlements } = operations;
   return {
     ...subjectHandlers(BillingSubjects, bills, ['create', 'list', 'summary', 'get', 'update', 'cancel', 'history']),
     ...subjectHandlers(BillingSubjects, dayEnd, ['dayEnd']),
     ...subjectHandlers(BillingSubjects, receipts, ['receipt']),
     ...subjectHandlers(BillingSubjects, spreadsheets, { export: 'page' }),
+    ...subjectHandlers(BillingSubjects, ledgerExports, ['ledgerExport']),
     ...subjectHandlers(BillingSubjects, payments, { pay: 'pay', refund: 'refund', payments: 'ledger' }),
     ...subjectHandlers(BillingSubjects, days, { closeDay: 'close', dayClosing: 'get', reopenDay: 'reopen' }),
     ...subjectHandlers(BillingSubjects, appointments, [

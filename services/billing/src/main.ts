@@ -12,6 +12,7 @@ import { DayCloseOperations } from './day-close';
 import { DayEndOperations } from './day-end';
 import { BILLING_ENV } from './env';
 import { ExportOperations } from './exports';
+import { LedgerExportOperations } from './ledger-exports';
 import { loadPaperFonts } from './paper/fonts';
 import { PaymentOperations } from './payments';
 import { ReceiptOperations } from './receipts';
@@ -41,6 +42,7 @@ void startService({
       dayEnd: new DayEndOperations(storage, references, clock, fonts),
       receipts: new ReceiptOperations(storage, references, clock, fonts),
       spreadsheets: new ExportOperations(storage, views),
+      ledgerExports: new LedgerExportOperations(storage, references, clock),
       appointments: new AppointmentPaymentOperations(storage, sessions, clock, money),
       cancellations: new AppointmentCancelOperations(storage, sessions, clock, money),
       slips: new SlipOperations(storage, sessions, references, clock, fonts),

@@ -57,12 +57,12 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
       },
       {
         query:
-          'a page of an export: `{store_id, is_deleted:false, bill_date, id:{$gt}, created_at:{$lte}, payment_method?, payment_status?}` by `id`, limit, one date after another',
+          'a page of an export: `{store_id, is_deleted:false (cancelled bills asked for: true, or `{$in:[false,true]}`), bill_date, id:{$gt}, created_at:{$lte}, payment_method?, payment_status?}` by `id`, limit, one date after another',
         index: `${indexRef(I.byDay)} (with a search: ${indexRef(I.list)})`,
       },
       {
         query:
-          'the next date of an export with a bill: `{store_id, is_deleted:false, bill_date:{$gt|$gte, $lte}, created_at:{$lte}}` by `bill_date`, limit 1',
+          'the next date of an export with a bill: `{store_id, is_deleted (as its pages), bill_date:{$gt|$gte, $lte}, created_at:{$lte}}` by `bill_date`, limit 1',
         index: indexRef(I.byDay),
       },
     ],
@@ -95,6 +95,11 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
         query:
           "the day-end's channeling money: `[$match {store_id, day}, $group by kind, sums of doctor_cents and hospital_cents]` (a bill's entries have neither)",
         index: indexRef(I.ledgerByDay),
+      },
+      {
+        query:
+          'a page of a ledger export: `{store_id, day, _id:{$gt}}` by `_id`, limit, one day after another; the next day with an entry: `{store_id, day:{$gt|$gte, $lte}}` by `day`, limit 1',
+        index: indexRef(I.ledgerExport),
       },
     ],
   },

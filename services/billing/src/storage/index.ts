@@ -22,6 +22,7 @@ import { BILLING_INDEX_CATALOGUE } from './index-catalogue';
 import { OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
 import { NewBills } from './new-bills';
+import { LedgerExport } from './ledger-export';
 
 export type { BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
@@ -50,6 +51,8 @@ export class BillStorage {
   readonly exports: BillExport;
   /** Appointments' accounts and sessions' settlements (channeling), in the same drawer and days. */
   readonly channeling: ChannelingStorage;
+  /** The pages of a ledger export. */
+  readonly ledgerExport: LedgerExport;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
   private readonly db: Db;
@@ -69,6 +72,7 @@ export class BillStorage {
     this.ledger = new DrawerLedger(deps.db);
     this.exports = new BillExport(this.bills);
     this.channeling = new ChannelingStorage(deps, this.closings);
+    this.ledgerExport = new LedgerExport(deps.db);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.
     const written = async (bills: WrittenBill[]) => {
