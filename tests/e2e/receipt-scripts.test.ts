@@ -91,7 +91,7 @@ describe('a receipt in Sinhala, Tamil and English', () => {
     const pdf = await receipt({ patient_name: SINHALA_NAME }, '80mm');
     const { words } = tools.words(pdf);
     // The label's last word (`Billed by`: its `by`), then the value's column right of it.
-    const at = words.findIndex((w) => w.text === label);
+    const at = words.findIndex((w, i) => w.text === label && (label !== 'Billed' || words[i + 1]?.text === 'by'));
     const line = label === 'Billed' ? words[at + 1]! : words[at]!;
     expectDrawnAsHbView(tools, pdf, line, text, { pkg, file, size: 8 });
   });

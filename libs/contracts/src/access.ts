@@ -34,6 +34,8 @@ export const SUBJECT_ACCESS: Readonly<Record<string, Access>> = {
   [BillingSubjects.history]: admin,
   [BillingSubjects.dayEnd]: staff,
   [BillingSubjects.receipt]: staff,
+  [BillingSubjects.refundSlip]: staff,
+  [BillingSubjects.cancellationSlip]: staff,
   [BillingSubjects.export]: staff,
   [BillingSubjects.ledgerExport]: staff,
   [BillingSubjects.pay]: staff,

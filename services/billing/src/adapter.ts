@@ -5,6 +5,7 @@ import type { AppointmentCancelOperations } from './appointment-cancel';
 import type { AppointmentPaymentOperations } from './appointment-payments';
 import type { SlipOperations } from './appointment-slip';
 import type { BillOperations } from './bills';
+import type { CreditNoteOperations } from './credit-notes';
 import type { DayCloseOperations } from './day-close';
 import type { DayEndOperations } from './day-end';
 import type { ExportOperations } from './exports';
@@ -19,6 +20,8 @@ export interface BillingOperations {
   days: DayCloseOperations;
   dayEnd: DayEndOperations;
   receipts: ReceiptOperations;
+  /** Credit notes: a refund's slip, a cancelled bill's slip. */
+  creditNotes: CreditNoteOperations;
   spreadsheets: ExportOperations;
   ledgerExports: LedgerExportOperations;
   /** Channeling's money (issue 42): appointments' payments, refunds, cancellations, slips; sessions' settlements. */
@@ -29,12 +32,13 @@ export interface BillingOperations {
 }
 
 export function billingHandlers(operations: BillingOperations): Record<string, Handler> {
-  const { bills, payments, days, dayEnd, receipts, spreadsheets, ledgerExports } = operations;
+  const { bills, payments, days, dayEnd, receipts, creditNotes, spreadsheets, ledgerExports } = operations;
   const { appointments, cancellations, slips, settlements } = operations;
   return {
     ...subjectHandlers(BillingSubjects, bills, ['create', 'list', 'summary', 'get', 'update', 'cancel', 'history']),
     ...subjectHandlers(BillingSubjects, dayEnd, ['dayEnd']),
     ...subjectHandlers(BillingSubjects, receipts, ['receipt']),
+    ...subjectHandlers(BillingSubjects, creditNotes, ['refundSlip', 'cancellationSlip']),
     ...subjectHandlers(BillingSubjects, spreadsheets, { export: 'page' }),
     ...subjectHandlers(BillingSubjects, ledgerExports, ['ledgerExport']),
     ...subjectHandlers(BillingSubjects, payments, { pay: 'pay', refund: 'refund', payments: 'ledger' }),

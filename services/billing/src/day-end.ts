@@ -8,6 +8,7 @@ import { fromCents, requireBranch, type ClinicClock, type HandlerContext } from 
 import { channelingOf } from './channeling-day';
 import { cashiersOf, drawerOf } from './day-end-report';
 import { parseDayEndQuery } from './filters';
+import { letterheadOf } from './domain/letterhead';
 import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
@@ -38,7 +39,7 @@ export class DayEndOperations {
     ]);
     const nameOf = (user: number | string) => (typeof user === 'number' ? (names.get(user) ?? `User ${user}`) : user);
     const pdf = await renderDayEnd(this.fonts, {
-      branchName: branch?.name ?? `Branch ${store_id}`,
+      letterhead: letterheadOf(branch, store_id),
       report,
       givenBack,
       printedAt: this.clock.timestamp(new Date()) as string,

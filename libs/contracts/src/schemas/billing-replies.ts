@@ -8,6 +8,7 @@ import {
   PAYMENT_STATUSES,
 } from '../fields/billing';
 import { nullableId } from './billing';
+import { printedEntryProperties } from './paper';
 import {
   balanceProperties,
   dayEndChannelingSchema,
@@ -241,6 +242,7 @@ const billHistoryEntrySchema: JsonSchema = {
   properties: {
     ...(historyEntry.properties as Record<string, JsonSchema>),
     ledger: { type: 'array', items: ledgerEntrySchema, description: 'the payments, refunds and reversals it made' },
+    ...printedEntryProperties,
     price_overrides: {
       type: 'array',
       description: "creations only: items billed at another price than the catalogue's at the time",

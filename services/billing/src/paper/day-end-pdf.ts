@@ -6,7 +6,9 @@
 import { PAYMENT_METHODS } from '@clinic/contracts';
 import { toCents, type Cents } from '@clinic/service-kit';
 import type { DayEndReport } from '../day-end';
+import type { LetterheadLines } from '../domain/letterhead';
 import type { PaperFonts } from './fonts';
+import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type Cell, type PageWriter } from './page-writer';
 import { formatAmount } from './receipt';
 
@@ -22,7 +24,7 @@ export interface GivenBack {
 }
 
 export interface DayEndPrint {
-  branchName: string;
+  letterhead: LetterheadLines;
   report: DayEndReport;
   givenBack: GivenBack[];
   printedAt: string;
@@ -69,8 +71,8 @@ function table(w: PageWriter, title: string, heading: Cell[], rows: Cell[][], em
 
 function layOut(w: PageWriter, print: DayEndPrint): void {
   const { report } = print;
-  w.onNewPage = () => w.pair(`${print.branchName}: day-end ${report.date} (continued)`, '');
-  w.centered(print.branchName, { bold: true, size: A4.titleSize });
+  w.onNewPage = () => w.pair(`${print.letterhead.title}: day-end ${report.date} (continued)`, '');
+  layOutLetterhead(w, print.letterhead, { title: A4.titleSize, text: A4.fontSize, logo: 20 * MM });
   w.centered(`Day-end report of ${report.date}`, { bold: true, size: 11 });
   w.pair(`Printed ${print.printedAt} by ${print.printedBy}`, `Branch ${report.store_id}`);
   w.rule();
@@ -208,6 +210,6 @@ function layOutChanneling(w: PageWriter, report: DayEndReport): void {
 }
 
 export function renderDayEnd(fonts: PaperFonts, print: DayEndPrint): Promise<Buffer> {
-  const info = { Title: `Day-end ${print.report.date}`, Subject: `Day-end report of ${print.branchName}` };
+  const info = { Title: `Day-end ${print.report.date}`, Subject: `Day-end report of ${print.letterhead.title}` };
   return renderPdf(fonts, A4, info, (w) => layOut(w, print));
 }

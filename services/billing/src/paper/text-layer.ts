@@ -9,7 +9,7 @@
  * down at the page's other edge. So the text object is written here, the Span
  * inside it, with pdfkit's own font (subset, widths, ToUnicode) doing the rest.
  * This is the one place that reaches into pdfkit's internals (`_font`,
- * `page.fonts`); tests/e2e/receipt-scripts.test.ts fails if a pdfkit release moves them.
+ * `page.fonts`); tests/e2e/paper-text.test.ts fails if a pdfkit release moves them.
  */
 
 /** What pdfkit's embedded font offers beyond its types: the glyphs and positions HarfBuzz chose, as hex codes. */

@@ -15,6 +15,7 @@ import {
   LEDGER_INDEX_DESCRIPTIONS,
 } from './indexes';
 import { BILL_LEDGER } from './ledger-documents';
+import { CREDIT_NOTE_INDEXES, CREDIT_NOTES } from './credit-note-numbers';
 import { APPOINTMENT_ACCOUNTS, APPOINTMENT_HISTORY } from './appointment-accounts';
 import { SETTLEMENT_HISTORY, SETTLEMENTS } from './settlements';
 
@@ -104,6 +105,21 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
     ],
   },
   {
+    collection: CREDIT_NOTES,
+    indexes: [
+      { key: { number: 1 }, name: CREDIT_NOTE_INDEXES.number, unique: true },
+      { key: { day: 1, seq: -1 }, name: CREDIT_NOTE_INDEXES.daySeq },
+    ],
+    queries: [
+      { query: "a note's number, given once: `{_id}` (the note's key)", index: '`_id`' },
+      {
+        query: "a day's highest note: `{day}` by `seq` descending, limit 1",
+        index: indexRef(CREDIT_NOTE_INDEXES.daySeq),
+      },
+      { query: 'a number is used once (no query)', index: indexRef(CREDIT_NOTE_INDEXES.number) },
+    ],
+  },
+  {
     collection: APPOINTMENT_ACCOUNTS,
     indexes: [],
     queries: [
@@ -132,7 +148,7 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
     queries: [
       {
         query:
-          "a page of a bill's history, oldest first: `{entity_id}` by `at`, skip, limit, and its count; the latest cancellation of some bills: `{entity_id:{$in}, action}`",
+          "a page of a bill's history, oldest first: `{entity_id}` by `at`, skip, limit, and its count; the latest cancellation of some bills: `{entity_id:{$in}, action}`; a bill's prints: `{entity_id, action:'printed'}`",
         index: indexRef(auditTrailIndex(BILL_HISTORY).name),
       },
     ],
