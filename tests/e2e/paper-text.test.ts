@@ -131,9 +131,17 @@ describe('the text layer of every paper', () => {
 
   it('gives back every string of the printed day-end', async () => {
     const report = await pdf(`/lab_bills/day_end?store_id=${STORE}&date=2093-04-11&format=pdf`);
-    expectCopyable(report, [LEGAL, ADDRESS, TAMIL, CANCEL_REASON], [/day-end .* \(continued\)/]);
+    expectCopyable(
+      report,
+      [LEGAL, ADDRESS, TAMIL, CANCEL_REASON],
+      [/day-end .* \(continued\)/, /^(Cashier|Checked by|Manager): /],
+    );
     const money = await pdf(`/lab_bills/day_end?store_id=${STORE}&date=${day}&format=pdf`);
-    expectCopyable(money, [LEGAL, TAMIL, REFUND_REASON], [/day-end .* \(continued\)/]);
+    expectCopyable(
+      money,
+      [LEGAL, TAMIL, REFUND_REASON],
+      [/day-end .* \(continued\)/, /^(Cashier|Checked by|Manager): /],
+    );
   });
 });
 

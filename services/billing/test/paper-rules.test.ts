@@ -1,6 +1,7 @@
 import { formatCreditNoteNumber } from '@clinic/contracts';
 import { copyMark, printId } from '../src/domain/copies';
 import { cancellationNote, refundNote, type GivenBackEntry } from '../src/domain/credit-notes';
+import { netOfDay } from '../src/domain/day-net';
 import { letterheadOf } from '../src/domain/letterhead';
 
 const at = new Date('2093-04-11T13:00:00Z');
@@ -96,5 +97,17 @@ describe('a letterhead', () => {
       letterheadOf({ name: 'L', letterhead: { ...base, logo: { media_type: 'image/png', data_base64 } } }, 1).logo;
     expect(logoOf(png)?.mediaType).toBe('image/png');
     expect(logoOf(Buffer.from('GIF89a').toString('base64'))).toBeNull();
+  });
+});
+
+describe('a day’s money net of what went back', () => {
+  it('takes payments less refunds and reversals; doctors’ payouts are neither', () => {
+    const rows = [
+      { kind: 'payment', amount_cents: 10_000 },
+      { kind: 'refund', amount_cents: 3900 },
+      { kind: 'reversal', amount_cents: 100 },
+      { kind: 'payout', amount_cents: 2000 },
+    ] as const;
+    expect(netOfDay(rows)).toEqual({ collected: 10_000, givenBack: 4000, net: 6000 });
   });
 });

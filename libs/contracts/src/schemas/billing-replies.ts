@@ -8,7 +8,7 @@ import {
   PAYMENT_STATUSES,
 } from '../fields/billing';
 import { nullableId } from './billing';
-import { printedEntryProperties } from './paper';
+import { dayEndPaperProperties, printedEntryProperties } from './paper';
 import {
   balanceProperties,
   dayEndChannelingSchema,
@@ -214,6 +214,7 @@ export const dayEndSchema: JsonSchema = {
     },
     owed: { ...owedSchema, description: `${owedSchema.description}; absent when none is` },
     channeling: dayEndChannelingSchema,
+    ...dayEndPaperProperties,
     cancelled: {
       type: 'object',
       description: 'the bills of this date that were cancelled, whenever that happened',
