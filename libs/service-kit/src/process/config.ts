@@ -42,7 +42,8 @@ export const serviceEnv = (service: string) =>
       type: 'string',
       default: machineTimeZone(),
       shownDefault: "the machine's time zone",
-      description: 'The clinic\'s time zone: "today", a day\'s bounds, timestamps.',
+      description:
+        'The clinic\'s time zone: "today", a day\'s bounds, timestamps (npm start and compose set Asia/Colombo unless told otherwise).',
     },
     REPLY_CHUNKS_MAX: integerVar(
       Limits.replyChunksMax,
