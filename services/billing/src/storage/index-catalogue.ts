@@ -58,7 +58,7 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
       },
       {
         query:
-          'a page of an export: `{store_id, is_deleted:false (cancelled bills asked for: true, or `{$in:[false,true]}`), bill_date, id:{$gt}, created_at:{$lte}, payment_method?, payment_status?}` by `id`, limit, one date after another',
+          'a page of an export: `{store_id, is_deleted:false (cancelled bills asked for: true, or $in false and true), bill_date, id:{$gt}, created_at:{$lte}, payment_method?, payment_status?}` by `id`, limit, one date after another',
         index: `${indexRef(I.byDay)} (with a search: ${indexRef(I.list)})`,
       },
       {
