@@ -99,6 +99,8 @@ if [ "$mode" != start ]; then
   debian=()
   command -v pdftotext >/dev/null || debian+=(poppler-utils)
   command -v hb-view >/dev/null || debian+=(libharfbuzz-bin)
+  # faketime (libfaketime): clinic-time.test.ts runs the stack at 23:30 UTC; npm run test:dates, every suite.
+  command -v faketime >/dev/null || debian+=(faketime)
   have_prometheus || debian+=(prometheus)
   command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || debian+=(haproxy)
   if [ ${#debian[@]} -gt 0 ]; then

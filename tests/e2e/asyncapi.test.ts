@@ -160,7 +160,10 @@ it('validates every request envelope, reply and event of a tour through all the 
   await call('GET', `/lab_bills/${bill.body.bill_id}`);
   // Created Paid: its payment's event; a refund, then a PUT back to Pending (a reversal), then a payment.
   const refund = { amount: 100, method: 'Cash', reason: 'Tour', item_id: null };
-  expect((await call('POST', `/lab_bills/${bill.body.bill_id}/refunds`, refund)).status).toBe(201);
+  const refunded = await call('POST', `/lab_bills/${bill.body.bill_id}/refunds`, refund);
+  expect(refunded.status).toBe(201);
+  const refundSlip = `/lab_bills/${bill.body.bill_id}/refund_slip?refund_id=${refunded.body.refund.id}`;
+  expect((await call('GET', refundSlip)).status).toBe(200);
   expect((await call('PUT', `/lab_bills/${bill.body.bill_id}`, { payment_status: 'Pending' })).status).toBe(200);
   const payment = { amount: 500, method: 'Card', reference: 'slip 1' };
   expect((await call('POST', `/lab_bills/${bill.body.bill_id}/payments`, payment)).status).toBe(201);
@@ -168,12 +171,17 @@ it('validates every request envelope, reply and event of a tour through all the 
   expect((await call('GET', `/lab_bills/${bill.body.bill_id}/payments`)).status).toBe(200);
   expect((await call('GET', `/lab_bills/${bill.body.bill_id}/receipt`)).status).toBe(200);
   expect((await call('DELETE', `/lab_bills/${bill.body.bill_id}`, { reason: 'Tour' })).status).toBe(200);
+  expect((await call('GET', `/lab_bills/${bill.body.bill_id}/cancellation_slip`)).status).toBe(200);
   expect((await call('GET', `/lab_bills/${bill.body.bill_id}/history`)).status).toBe(200);
   expect((await call('GET', '/lab_bills/day_end?store_id=1&date=2094-03-01')).status).toBe(200);
   expect((await call('GET', '/lab_bills/day_end?store_id=1&date=2094-03-01&format=pdf')).status).toBe(200);
   expect((await call('GET', '/lab_bills/export?store_id=1&from=2094-03-01&to=2094-03-02&format=csv')).status).toBe(200);
+  const ledger = '/lab_bills/ledger/export?store_id=1&from=2094-03-01&to=2094-03-02&format=xlsx';
+  expect((await call('GET', ledger)).status).toBe(200);
   // The day the tour's money moved on: closed, read, reopened.
-  const today = (await t.get(`/lab_bills/${bill.body.bill_id}/history`)).body.history.at(-1).ledger[0].day;
+  const today = (await t.get(`/lab_bills/${bill.body.bill_id}/history`)).body.history.findLast(
+    (e: { ledger?: unknown }) => e.ledger,
+  ).ledger[0].day;
   expect((await call('POST', '/lab_bills/day_close', { store_id: 1, date: today })).status).toBe(201);
   expect((await call('GET', `/lab_bills/day_close?store_id=1&date=${today}`)).status).toBe(200);
   expect(

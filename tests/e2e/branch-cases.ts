@@ -187,6 +187,18 @@ export class BranchFixtures {
         return { query: { store_id: String(b), date: this.billDate } };
       case 'GET /lab_bills/export':
         return { query: { store_id: String(b), from: this.billDate, to: this.billDate, format: 'csv' } };
+      case 'GET /lab_bills/ledger/export':
+        return { query: { store_id: String(b), from: this.billDate, to: this.billDate, format: 'csv' } };
+      case 'GET /lab_bills/:bill_id/refund_slip': {
+        const bill = await this.newBill(b);
+        const refund = await this.t.post(`/lab_bills/${bill}/refunds`, { amount: 10, method: 'Card', reason: 'Test' });
+        return { params: id(bill), query: { refund_id: refund.body.refund.id } };
+      }
+      case 'GET /lab_bills/:bill_id/cancellation_slip': {
+        const bill = await this.newBill(b);
+        await this.t.del(`/lab_bills/${bill}`);
+        return { params: id(bill) };
+      }
       case 'GET /lab_bills/:bill_id':
       case 'GET /lab_bills/:bill_id/history':
       case 'GET /lab_bills/:bill_id/receipt':

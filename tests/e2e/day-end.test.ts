@@ -203,6 +203,9 @@ describe('GET /lab_bills/day_end', () => {
       date,
       cashiers: [],
       totals: { ...(await summary(1, date)), paid_revenue: 0, pending_revenue: 0 },
+      refunds: [],
+      net: { collected: 0, given_back: 0, net: 0 },
+      closing: { store_id: 1, date, status: 'open', closed_at: null, closed_by: null, cash: [], history: [] },
       cancelled: { count: 0, grand_total: 0, bills: [] },
     });
     expect(report.totals.total_bills).toBe(0);

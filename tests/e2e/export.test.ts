@@ -78,12 +78,15 @@ async function download(query: string, role = 'cashier') {
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
+/** Text a spreadsheet evaluates: =, @, a tab or line break first, or + or - before anything but a plain number. */
+const FORMULA = /^[=@\t\r\n]|^[+-](?![0-9]+(\.[0-9]+)?$)/;
+
 /** A list value as the CSV writes it: amounts with two decimals, null empty, formula-like text behind a quote. */
 function csvOf(type: string, value: unknown): string {
   if (value === null) return '';
   if (type === 'money') return Number(value).toFixed(2);
   const text = String(value);
-  return type === 'text' && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return type === 'text' && FORMULA.test(text) ? `'${text}` : text;
 }
 
 describe('GET /lab_bills/export', () => {
@@ -113,8 +116,8 @@ describe('GET /lab_bills/export', () => {
     expect(names).toContain(`'=HYPERLINK("http://evil.example","click")`);
     expect(names).toContain("'-2+3");
     expect(names).toContain('සුනිල් පෙරේරා, "Sunil"');
-    expect(names.filter((name) => /^[=+\-@\t\r]/.test(name!))).toEqual([]);
-    expect(rows.every((r) => !/^[=+\-@\t\r]/.test(r.notes!))).toBe(true);
+    expect(names.filter((name) => FORMULA.test(name!))).toEqual([]);
+    expect(rows.every((r) => !FORMULA.test(r.notes!))).toBe(true);
   });
 
   it('writes Excel: a sheet of bills with typed dates and amounts equal to the list, and one of their items', async () => {

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import zlib from 'node:zlib';
 
 export class PdfTools {
   private readonly dir = mkdtempSync(join(tmpdir(), 'clinic-pdf-'));
@@ -55,6 +56,30 @@ export class PdfTools {
         });
     }
     return { pages, words };
+  }
+
+  /** The text layer as a reader copies it (pdftotext, reading order), spaces squeezed, one line per line. */
+  text(pdf: Buffer, mode: '-raw' | '-layout' | null = null): string {
+    const args = [...(mode ? [mode] : []), this.file(pdf), '-'];
+    return execFileSync('pdftotext', args, { encoding: 'utf8' })
+      .split('\n')
+      .map((line) => line.trim().replace(/\s+/g, ' '))
+      .filter(Boolean)
+      .join('\n');
+  }
+
+  /** Each page's lines as poppler lays them out (pdftotext -layout), spaces squeezed. */
+  pageLines(pdf: Buffer): string[][] {
+    const file = this.file(pdf);
+    return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' })
+      .split('\f')
+      .slice(0, -1)
+      .map((page) =>
+        page
+          .split('\n')
+          .map((line) => line.trim().replace(/\s+/g, ' '))
+          .filter(Boolean),
+      );
   }
 
   /** A page rendered in grey levels at `dpi` (pdftoppm's PGM). */
@@ -190,4 +215,59 @@ export function expectDrawnAsHbView(
   expect(Math.abs(printed.width - independent.width)).toBeLessThanOrEqual(3);
   expect(Math.abs(printed.height - independent.height)).toBeLessThanOrEqual(3);
   expect(inkDifference(printed, independent)).toBeLessThan(0.15);
+}
+
+/** The whole text of a PDF in the order it is drawn (pdftotext -raw), each run of blanks and line breaks one space. */
+export function flatText(tools: PdfTools, pdf: Buffer): string {
+  return tools.text(pdf, '-raw').replace(/\s+/g, ' ');
+}
+
+/**
+ * The pages that hold nothing but what repeats on every page or ends the paper (`furniture`: a continuation
+ * header, the printed-by footer, signature lines): none should.
+ */
+export function furnitureOnlyPages(tools: PdfTools, pdf: Buffer, furniture: RegExp[]): number[] {
+  return tools
+    .pageLines(pdf)
+    .map((lines, i) => ({ page: i + 1, body: lines.filter((line) => !furniture.some((f) => f.test(line))) }))
+    .filter(({ body }) => body.length === 0)
+    .map(({ page }) => page);
+}
+
+/** Every page of the PDF rendered by pdftoppm carries ink (none is blank). */
+export function blankPages(tools: PdfTools, pdf: Buffer, pages: number): number[] {
+  const blank: number[] = [];
+  for (let page = 1; page <= pages; page++) {
+    const gray = tools.raster(pdf, 30, page);
+    if (!gray.pixels.some((p) => p < 128)) blank.push(page);
+  }
+  return blank;
+}
+
+/** A PNG of `size` x `size` pixels, a dark square on white: a logo for a letterhead. */
+export function squarePng(size = 24): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(zlib.crc32(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
+  const rows = Array.from({ length: size }, (_, y) =>
+    Buffer.from([
+      0,
+      ...Array.from({ length: size }, (_, x) => (x > 3 && x < size - 4 && y > 3 && y < size - 4 ? 20 : 255)),
+    ]),
+  );
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

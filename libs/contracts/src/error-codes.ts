@@ -22,6 +22,7 @@ import { CATALOGUE_MESSAGES } from './fields/catalogue';
 import { FIELD_MESSAGES } from './fields/common';
 import { SESSIONS_MESSAGES } from './fields/sessions';
 import { CHANNELING_MESSAGES } from './fields/channeling';
+import { PAPER_MESSAGES } from './fields/paper';
 import { GATEWAY_MESSAGES, REQUEST_MESSAGES } from './http-messages';
 import { BAD_IDEMPOTENCY_KEY_MESSAGE, REPLY_TOO_LARGE_MESSAGE, TOO_DEEP_MESSAGE } from './limits';
 
@@ -145,6 +146,12 @@ export const ERROR_CODES = {
   ),
   RECORD_BUSY: code(409, 'Other requests kept changing the record: retry.', REQUEST_MESSAGES.recordBusy),
   BILL_NOT_FOUND: code(404, 'No such bill (or cancelled, or of a branch out of reach).', BILLING_MESSAGES.notFound),
+  REFUND_NOT_FOUND: code(
+    404,
+    'The bill has no refund of this id (a payment or a reversal has no slip).',
+    PAPER_MESSAGES.refundNotFound,
+  ),
+  BILL_NOT_CANCELLED: code(404, 'The bill is not cancelled: it has no cancellation slip.', PAPER_MESSAGES.notCancelled),
   STORE_NOT_FOUND: code(404, 'No such branch, or it is inactive.', BILLING_MESSAGES.storeNotFound),
   PATIENT_NOT_FOUND: code(404, 'No such patient.', BILLING_MESSAGES.patientNotFound),
   BILL_CHARGES_INVALID: code(

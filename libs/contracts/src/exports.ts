@@ -23,11 +23,11 @@ export interface ExportColumn {
   type: ExportColumnType;
 }
 
-const columns = (spec: Record<string, ExportColumnType>): ExportColumn[] =>
+export const exportColumns = (spec: Record<string, ExportColumnType>): ExportColumn[] =>
   Object.entries(spec).map(([key, type]) => ({ key, type }));
 
-/** One row per bill: the list's fields (a live bill's `status` and `is_deleted` never change, so they are left out). */
-export const EXPORT_BILL_COLUMNS = columns({
+/** One row per bill: the list's fields, and `status` last (`cancelled` only in an export that asks for them). */
+export const EXPORT_BILL_COLUMNS = exportColumns({
   id: 'integer',
   bill_number: 'text',
   bill_date: 'date',
@@ -54,10 +54,11 @@ export const EXPORT_BILL_COLUMNS = columns({
   received_amount: 'money',
   balance_amount: 'money',
   notes: 'text',
+  status: 'text',
 });
 
 /** The Excel file's second sheet: one row per item, with its bill's number and date. */
-export const EXPORT_ITEM_COLUMNS = columns({
+export const EXPORT_ITEM_COLUMNS = exportColumns({
   bill_id: 'integer',
   bill_number: 'text',
   bill_date: 'date',
@@ -101,6 +102,11 @@ export const exportQuerySchema: JsonSchema = {
     payment_status: text(`as the list: applied only when one of ${PAYMENT_STATUSES.join(', ')}`),
     status: text(`as the list: applied only when one of ${BILL_STATUSES.join(', ')}`),
     search: { ...F.search.schema, maxLength: Limits.searchMaxLength, description: 'as the list' },
+    include_cancelled: {
+      type: 'string',
+      enum: ['true', 'false'],
+      description: 'true: cancelled bills too, each with its `status` (`status=cancelled`: those alone)',
+    },
     part: {
       type: 'string',
       enum: [...EXPORT_PARTS],

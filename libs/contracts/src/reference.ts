@@ -17,6 +17,21 @@ export interface StoreRecord {
   status: (typeof STORE_STATUSES)[number];
   /** The hospital's share of a channeling fee, per fee level the branch offers (absent: local 0). */
   channeling_fees?: Partial<Record<FeeLevel, number>>;
+  /** What heads the branch's receipts, slips and reports (absent: its name alone). */
+  letterhead?: Letterhead;
+}
+
+export const LOGO_MEDIA_TYPES = ['image/png', 'image/jpeg'] as const;
+
+/** A branch's letterhead: who issues its papers, where, how to reach them, under which registration. */
+export interface Letterhead {
+  legal_name: string;
+  address: string;
+  phone: string;
+  /** The registration number of the institution (the health ministry's, the business registry's). */
+  registration_no: string;
+  /** Printed above the name, at most a few centimetres high. */
+  logo?: { media_type: (typeof LOGO_MEDIA_TYPES)[number]; data_base64: string } | null;
 }
 export interface UserRecord {
   id: number;
@@ -86,6 +101,29 @@ export interface RefRecordByKind {
 export type SeedFile = { [K in RefKind as `${K}s`]?: Array<RefRecordByKind[K] | DeletionMarker> };
 
 const text: JsonSchema = { type: 'string', maxLength: 500 };
+
+/** A logo of about 100 KB at most: the branch's record travels whole on every change of the branch. */
+export const LOGO_MAX_BASE64_LENGTH = 140_000;
+
+const letterheadSchema: JsonSchema = {
+  type: 'object',
+  required: ['legal_name', 'address', 'phone', 'registration_no'],
+  properties: {
+    legal_name: { ...text, minLength: 1 },
+    address: text,
+    phone: { type: 'string', maxLength: 100 },
+    registration_no: { type: 'string', maxLength: 100 },
+    logo: {
+      type: 'object',
+      nullable: true,
+      required: ['media_type', 'data_base64'],
+      properties: {
+        media_type: { type: 'string', enum: [...LOGO_MEDIA_TYPES] },
+        data_base64: { type: 'string', maxLength: LOGO_MAX_BASE64_LENGTH, pattern: '^[A-Za-z0-9+/]*={0,2}$' },
+      },
+    },
+  },
+};
 const time: JsonSchema = { type: 'string', pattern: TIME_PATTERN, nullable: true };
 
 export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
@@ -103,6 +141,7 @@ export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
           FEE_LEVELS.map((level) => [level, { type: 'number', minimum: 0, maximum: 999_999_999.99 }]),
         ),
       },
+      letterhead: letterheadSchema,
     },
   },
   user: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },

@@ -4,6 +4,8 @@
  */
 import { accessOf, type Access, type BranchScopeRule } from './access';
 import { EXPORT_ROUTE } from './exports';
+import { LEDGER_EXPORT_ROUTE } from './exports-ledger';
+import { CREDIT_NOTE_ROUTES } from './routes-paper';
 import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import { SESSION_ROUTES } from './routes-sessions';
 import { CHANNELING_ROUTES } from './routes-channeling';
@@ -115,6 +117,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   }),
   ...DAY_CLOSE_ROUTES.map(route),
   route(EXPORT_ROUTE),
+  route(LEDGER_EXPORT_ROUTE),
   route({
     operationId: 'getLabBill',
     method: 'GET',
@@ -174,12 +177,14 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     branchScope: 'record',
     subject: BillingSubjects.receipt,
     tag: 'Lab bills',
-    summary: 'Printable receipt of an active bill (PDF): an 80 mm roll by default, or A5',
+    summary:
+      'Printable receipt of a bill (PDF): an 80 mm roll by default, or A5; a cancelled bill reads CANCELLED, and every print after the first DUPLICATE n',
     param: 'bill_id',
     querystring: billing.receiptQuerySchema,
     produces: 'application/pdf',
     responses: { 200: billingReplies.billingExtraResponses.receipt, ...standardFailures(404, 413) },
   }),
+  ...CREDIT_NOTE_ROUTES.map(route),
   ...BILL_MONEY_ROUTES.map(route),
 
   route({

@@ -25,7 +25,12 @@ export const BillingSubjects = {
   history: 'billing.bill.history',
   dayEnd: 'billing.bill.dayend',
   receipt: 'billing.bill.receipt',
+  /** Credit notes: a refund's slip, a cancelled bill's slip. */
+  refundSlip: 'billing.bill.refundslip',
+  cancellationSlip: 'billing.bill.cancelslip',
   export: 'billing.bill.export',
+  /** A branch's payments and refunds (the drawer ledger) of a range of days, a page at a time. */
+  ledgerExport: 'billing.ledger.export',
   pay: 'billing.bill.pay',
   refund: 'billing.bill.refund',
   payments: 'billing.bill.payments',

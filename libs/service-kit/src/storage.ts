@@ -33,7 +33,14 @@ export {
   type WriteOptions,
   type WriteProof,
 } from './storage/outbox-entries';
-export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './storage/audit';
+export {
+  AuditTrail,
+  auditTrailIndex,
+  fieldChanges,
+  type AuditEntryDoc,
+  type AuditEntryView,
+  type FieldChange,
+} from './storage/audit';
 export { GroupCommit } from './concurrency/group-commit';
 export { BatchedFinds } from './storage/batched-finds';
 export { VersionedCache, type Share } from './cache/versioned-cache';

@@ -5,9 +5,11 @@ import type { AppointmentCancelOperations } from './appointment-cancel';
 import type { AppointmentPaymentOperations } from './appointment-payments';
 import type { SlipOperations } from './appointment-slip';
 import type { BillOperations } from './bills';
+import type { CreditNoteOperations } from './credit-notes';
 import type { DayCloseOperations } from './day-close';
 import type { DayEndOperations } from './day-end';
 import type { ExportOperations } from './exports';
+import type { LedgerExportOperations } from './ledger-exports';
 import type { PaymentOperations } from './payments';
 import type { ReceiptOperations } from './receipts';
 import type { SettlementOperations } from './session-settlement';
@@ -18,7 +20,10 @@ export interface BillingOperations {
   days: DayCloseOperations;
   dayEnd: DayEndOperations;
   receipts: ReceiptOperations;
+  /** Credit notes: a refund's slip, a cancelled bill's slip. */
+  creditNotes: CreditNoteOperations;
   spreadsheets: ExportOperations;
+  ledgerExports: LedgerExportOperations;
   /** Channeling's money (issue 42): appointments' payments, refunds, cancellations, slips; sessions' settlements. */
   appointments: AppointmentPaymentOperations;
   cancellations: AppointmentCancelOperations;
@@ -27,13 +32,15 @@ export interface BillingOperations {
 }
 
 export function billingHandlers(operations: BillingOperations): Record<string, Handler> {
-  const { bills, payments, days, dayEnd, receipts, spreadsheets } = operations;
+  const { bills, payments, days, dayEnd, receipts, creditNotes, spreadsheets, ledgerExports } = operations;
   const { appointments, cancellations, slips, settlements } = operations;
   return {
     ...subjectHandlers(BillingSubjects, bills, ['create', 'list', 'summary', 'get', 'update', 'cancel', 'history']),
     ...subjectHandlers(BillingSubjects, dayEnd, ['dayEnd']),
     ...subjectHandlers(BillingSubjects, receipts, ['receipt']),
+    ...subjectHandlers(BillingSubjects, creditNotes, ['refundSlip', 'cancellationSlip']),
     ...subjectHandlers(BillingSubjects, spreadsheets, { export: 'page' }),
+    ...subjectHandlers(BillingSubjects, ledgerExports, ['ledgerExport']),
     ...subjectHandlers(BillingSubjects, payments, { pay: 'pay', refund: 'refund', payments: 'ledger' }),
     ...subjectHandlers(BillingSubjects, days, { closeDay: 'close', dayClosing: 'get', reopenDay: 'reopen' }),
     ...subjectHandlers(BillingSubjects, appointments, [

@@ -3,6 +3,7 @@ import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
 import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import { refOf } from './appointment-payments';
 import { paymentStatusOf } from './channeling-views';
+import { letterheadOf } from './domain/letterhead';
 import { moneyOf } from './money-rules';
 import { renderSlip } from './paper/appointment-slip';
 import type { PaperFonts } from './paper/fonts';
@@ -33,7 +34,10 @@ export class SlipOperations {
     const money = account ? moneyOf(account) : { paid: 0, held: 0 };
     const ref = refOf(appointment);
     const pdf = await renderSlip(this.fonts, {
-      branchName: branch?.name ?? session.store_name ?? `Branch ${appointment.store_id}`,
+      letterhead: letterheadOf(
+        branch ?? (session.store_name ? { name: session.store_name } : null),
+        appointment.store_id,
+      ),
       doctorName: session.doctor_name ?? `Doctor ${appointment.doctor_id}`,
       sessionDate: appointment.session_date,
       appointmentId: appointment.id,

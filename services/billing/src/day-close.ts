@@ -6,11 +6,12 @@
  */
 import { DAY_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { badRequest, callerOf, fail, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import { cashCounts, cashView } from './day-end-report';
+import { cashCounts } from './day-end-report';
 import { parseDayEndQuery } from './filters';
 import { parseDayClose, parseReopen } from './money-input';
 import type { BillStorage, ClosingDoc } from './storage';
 import type { BillingReferences } from './references';
+import { closingUsers, closingView, openDayView } from './views/closing-view';
 
 /** How long a close waits for the writes of its day still in flight before it answers "retry". */
 const SETTLE_WAIT_MS = 3_000;
@@ -58,11 +59,7 @@ export class DayCloseOperations {
     const { store_id, date } = parseDayEndQuery(request.query);
     requireBranch(ctx, store_id);
     const found = await this.storage.closings.find(store_id, date);
-    if (!found) {
-      return success(200, {
-        closing: { store_id, date, status: 'open', closed_at: null, closed_by: null, cash: [], history: [] },
-      });
-    }
+    if (!found) return success(200, { closing: openDayView(store_id, date) });
     return success(200, { closing: this.view(found, await this.namesOf(found)) });
   }
 
@@ -85,24 +82,10 @@ export class DayCloseOperations {
   }
 
   private namesOf(doc: ClosingDoc): Promise<Map<number, string>> {
-    return this.refs.userNames([...doc.cash, ...doc.history.flatMap((h) => h.cash ?? [])].map((c) => c.user_id));
+    return this.refs.userNames(closingUsers(doc));
   }
 
   private view(doc: ClosingDoc, names: Map<number, string>): Record<string, unknown> {
-    return {
-      store_id: doc.store_id,
-      date: doc.date,
-      status: doc.status,
-      closed_at: this.clock.timestamp(doc.closed_at),
-      closed_by: doc.closed_by,
-      cash: doc.cash.map((c) => cashView(c, names)),
-      history: doc.history.map((h) => ({
-        action: h.action,
-        at: this.clock.timestamp(h.at),
-        by: h.by,
-        ...(h.reason !== undefined ? { reason: h.reason } : {}),
-        ...(h.cash ? { cash: h.cash.map((c) => cashView(c, names)) } : {}),
-      })),
-    };
+    return closingView(doc, names, this.clock);
   }
 }

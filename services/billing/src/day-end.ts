@@ -6,9 +6,11 @@
 import { success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { fromCents, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import { channelingOf } from './channeling-day';
+import { DayEndClosingFacts } from './day-end-closing';
 import { cashiersOf, drawerOf } from './day-end-report';
 import { parseDayEndQuery } from './filters';
-import { renderDayEnd, type GivenBack } from './paper/day-end-pdf';
+import { letterheadOf } from './domain/letterhead';
+import { renderDayEnd } from './paper/day-end-pdf';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
 import type { BillStorage } from './storage';
@@ -18,12 +20,17 @@ import type { BillingReferences } from './references';
 export type DayEndReport = Awaited<ReturnType<DayEndOperations['report']>>;
 
 export class DayEndOperations {
+  /** The refunds, the net and the closing (issue 44). */
+  private readonly closingFacts: DayEndClosingFacts;
+
   constructor(
     private readonly storage: BillStorage,
     private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
-  ) {}
+  ) {
+    this.closingFacts = new DayEndClosingFacts(storage, refs, clock);
+  }
 
   async dayEnd(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const { store_id, date, format } = parseDayEndQuery(request.query);
@@ -31,16 +38,18 @@ export class DayEndOperations {
     const report = await this.report(store_id, date);
     if (format === 'json') return success(200, { report });
     const printedBy = ctx.caller?.sub ?? '-';
-    const [branch, givenBack, names] = await Promise.all([
+    const [branch, names] = await Promise.all([
       this.refs.branch(store_id),
-      this.givenBack(store_id, date),
-      this.refs.userNames([printedBy, ...report.cancelled.bills.map((b) => b.cancelled_by?.sub ?? null)]),
+      this.refs.userNames([
+        printedBy,
+        report.closing.closed_by?.sub ?? null,
+        ...report.cancelled.bills.map((b) => b.cancelled_by?.sub ?? null),
+      ]),
     ]);
     const nameOf = (user: number | string) => (typeof user === 'number' ? (names.get(user) ?? `User ${user}`) : user);
     const pdf = await renderDayEnd(this.fonts, {
-      branchName: branch?.name ?? `Branch ${store_id}`,
+      letterhead: letterheadOf(branch, store_id),
       report,
-      givenBack,
       printedAt: this.clock.timestamp(new Date()) as string,
       printedBy: nameOf(printedBy),
       nameOf,
@@ -49,12 +58,14 @@ export class DayEndOperations {
   }
 
   private async report(store_id: number, date: string) {
-    const [groups, cancelledBills, drawerRows, owed, channelingRows] = await Promise.all([
+    const [groups, cancelledBills, drawerRows, owed, channelingRows, refunds, closing] = await Promise.all([
       this.storage.queries.cashierGroups(store_id, date),
       this.storage.queries.cancelledOn(store_id, date),
       this.storage.ledger.drawer(store_id, date),
       this.storage.queries.owedOn(store_id, date),
       this.storage.ledger.channeling(store_id, date),
+      this.closingFacts.refunds(store_id, date),
+      this.closingFacts.closing(store_id, date),
     ]);
     const channeling = channelingOf(channelingRows);
     const [cancellations, names] = await Promise.all([
@@ -77,6 +88,10 @@ export class DayEndOperations {
       ...(owed.bill_count > 0 ? { owed: { bill_count: owed.bill_count, due_amount: fromCents(owed.due) } } : {}),
       // Issue 42: present once channeling money moved in the branch that day.
       ...(channeling ? { channeling } : {}),
+      // Issue 44: what went back that day, the money net of it, and whether the day is closed.
+      refunds,
+      net: this.closingFacts.net(drawerRows),
+      closing,
       cancelled: {
         count: cancelledBills.length,
         grand_total: fromCents(cancelledBills.reduce((sum, b) => sum + b.grand_total_cents, 0)),
@@ -94,42 +109,5 @@ export class DayEndOperations {
         }),
       },
     };
-  }
-
-  /**
-   * The money given back in the branch that day, each with its bill's number
-   * (or its appointment's, channeling's) and its reason.
-   */
-  private async givenBack(branchId: number, date: string): Promise<GivenBack[]> {
-    const drawerEntries = await this.storage.ledger.givenBack(branchId, date);
-    const billIds = drawerEntries.flatMap((r) => (r.bill_id === undefined ? [] : [r.bill_id]));
-    const [bills, accounts] = await Promise.all([
-      Promise.all([...new Set(billIds)].map(async (id) => [id, await this.storage.queries.findById(id)] as const)).then(
-        (found) => new Map(found),
-      ),
-      this.storage.channeling.accounts.findMany(drawerEntries.flatMap((r) => r.appointment_id ?? [])),
-    ]);
-    const names = await this.refs.userNames(drawerEntries.map((r) => r.collector));
-    return drawerEntries.map((drawerEntry) => {
-      const bill = drawerEntry.bill_id === undefined ? undefined : bills.get(drawerEntry.bill_id);
-      const account = drawerEntry.appointment_id === undefined ? undefined : accounts.get(drawerEntry.appointment_id);
-      const entry = (bill?.ledger ?? account?.ledger)?.find((e) => e.id === drawerEntry._id);
-      return {
-        at: this.clock.timestamp(drawerEntry.at) as string,
-        billNumber:
-          bill?.bill_number ??
-          (drawerEntry.appointment_id === undefined
-            ? String(drawerEntry.bill_id)
-            : `Appointment ${drawerEntry.appointment_id}`),
-        kind: drawerEntry.kind,
-        method: drawerEntry.method,
-        amount: drawerEntry.amount_cents,
-        by:
-          typeof drawerEntry.collector === 'number'
-            ? (names.get(drawerEntry.collector) ?? `User ${drawerEntry.collector}`)
-            : drawerEntry.collector,
-        reason: entry?.reason ?? null,
-      };
-    });
   }
 }

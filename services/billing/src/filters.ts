@@ -118,6 +118,8 @@ export interface ExportQuery {
   cursor: ExportCursor | null;
   /** The first page's time: bills created later are left out of every page. */
   asOf: Date | null;
+  /** `include_cancelled=true`: cancelled bills too (the list's `status` then picks either). */
+  includeCancelled: boolean;
 }
 
 const CURSOR = /^(\d{4}-\d{2}-\d{2})\.(\d{1,15})$/;
@@ -147,6 +149,9 @@ export function parseExportQuery(query: QueryParams): ExportQuery {
   if (cursor !== undefined && !match) throw badRequest(EXPORT_MESSAGES.badCursor, 'cursor');
   const asOf = queryText(query, 'as_of');
   if (asOf !== undefined && Number.isNaN(Date.parse(asOf))) throw badRequest(EXPORT_MESSAGES.badAsOf, 'as_of');
+  const includeCancelled = queryText(query, 'include_cancelled');
+  if (includeCancelled !== undefined && includeCancelled !== 'true' && includeCancelled !== 'false')
+    throw badRequest(FIELD_MESSAGES.notOneOf('include_cancelled', ['true', 'false']), 'include_cancelled');
   const part = queryText(query, 'part') ?? 'bills';
   if (!(EXPORT_PARTS as readonly string[]).includes(part))
     throw badRequest(FIELD_MESSAGES.notOneOf('part', EXPORT_PARTS), 'part');
@@ -156,5 +161,6 @@ export function parseExportQuery(query: QueryParams): ExportQuery {
     part: part as ExportPart,
     cursor: match ? { date: match[1]!, after: Number(match[2]) } : null,
     asOf: asOf === undefined ? null : new Date(asOf),
+    includeCancelled: includeCancelled === 'true',
   };
 }

@@ -8,10 +8,13 @@ import { SlipOperations } from './appointment-slip';
 import { BillViews } from './bill-views';
 import { BillOperations } from './bills';
 import { CatalogueClient } from './catalogue-client';
+import { CreditNoteOperations } from './credit-notes';
 import { DayCloseOperations } from './day-close';
 import { DayEndOperations } from './day-end';
 import { BILLING_ENV } from './env';
 import { ExportOperations } from './exports';
+import { LedgerExportOperations } from './ledger-exports';
+import { PaperDesk } from './paper-desk';
 import { loadPaperFonts } from './paper/fonts';
 import { PaymentOperations } from './payments';
 import { ReceiptOperations } from './receipts';
@@ -31,6 +34,7 @@ void startService({
     refs.onApplied((kind) => references.applied(kind));
     const money = { refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES) };
     const sessions = new SessionsClient(nc);
+    const desk = new PaperDesk(storage, references, clock);
     return billingHandlers({
       bills: new BillOperations(storage, references, views, new CatalogueClient(nc), clock, {
         cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
@@ -39,8 +43,10 @@ void startService({
       payments: new PaymentOperations(storage, views, clock, money),
       days: new DayCloseOperations(storage, references, clock),
       dayEnd: new DayEndOperations(storage, references, clock, fonts),
-      receipts: new ReceiptOperations(storage, references, clock, fonts),
+      receipts: new ReceiptOperations(storage, desk, fonts),
+      creditNotes: new CreditNoteOperations(storage, desk, fonts),
       spreadsheets: new ExportOperations(storage, views),
+      ledgerExports: new LedgerExportOperations(storage, references, clock),
       appointments: new AppointmentPaymentOperations(storage, sessions, clock, money),
       cancellations: new AppointmentCancelOperations(storage, sessions, clock, money),
       slips: new SlipOperations(storage, sessions, references, clock, fonts),

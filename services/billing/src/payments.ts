@@ -57,10 +57,10 @@ export class PaymentOperations {
     return this.record(request, ctx, 'refund', (existing, mover) => planRefund(existing, input, mover));
   }
 
-  /** GET /lab_bills/{id}/payments: a live bill's ledger, oldest first. */
+  /** GET /lab_bills/{id}/payments: a bill's ledger, oldest first; a cancelled bill's too, its refunds with it. */
   async ledger(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
-    const doc = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
+    const doc = foundInBranch(ctx, await this.storage.queries.findById(id), 'BILL_NOT_FOUND');
     return success(200, {
       bill_id: doc.id,
       bill_number: doc.bill_number,

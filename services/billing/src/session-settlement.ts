@@ -12,6 +12,7 @@ import { parseFormat, parseReason, parseSettlement } from './channeling-input';
 import { settlementView } from './channeling-views';
 import type { PaperFonts } from './paper/fonts';
 import { pdfReply } from './paper/pdf-reply';
+import { letterheadOf } from './domain/letterhead';
 import { renderSettlement } from './paper/settlement-sheet';
 import type { PaymentOptions } from './payments';
 import type { BillingReferences } from './references';
@@ -115,7 +116,7 @@ export class SettlementOperations {
     const paidBy =
       typeof doc.paid_by.sub === 'number' ? (names.get(doc.paid_by.sub) ?? `User ${doc.paid_by.sub}`) : doc.paid_by.sub;
     const pdf = await renderSettlement(this.fonts, {
-      branchName: branch?.name ?? `Branch ${doc.store_id}`,
+      letterhead: letterheadOf(branch, doc.store_id),
       doctorName: doc.doctor_name ?? `Doctor ${doc.doctor_id}`,
       sessionId: doc.session_id,
       sessionDate: doc.session_date,

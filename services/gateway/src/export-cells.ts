@@ -6,12 +6,15 @@
 import type { ExportColumn, ExportColumnType } from '@clinic/contracts';
 
 /**
- * Text a spreadsheet would take for a formula (OWASP, CSV injection): =, +,
- * -, @, a tab or a carriage return first. Only text columns are neutralised:
- * a number such as -500.00 in an amount column is data, and Excel reads it
- * as a number, never a formula.
+ * Text a spreadsheet would take for a formula (OWASP, CSV injection): =, @,
+ * a tab, a CR or an LF first, or + or - before anything but a plain number
+ * (`-2+3` is a formula; `+94712223344`, a phone number, is a number, shown
+ * as written in the text cell of Excel's files, and guarded by nothing here).
+ * Only text columns are neutralised: a number such as -500.00 in an amount
+ * column is data. The quoting of a field with a line break in it is the CSV
+ * writer's (export.ts): a reader that splits it takes no new row.
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_START = /^[=@\t\r\n]|^[+-](?![0-9]+(\.[0-9]+)?$)/;
 
 export function cellForCsv(column: ExportColumn, value: unknown): string {
   if (value === null || value === undefined) return '';

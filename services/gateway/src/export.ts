@@ -11,28 +11,18 @@ import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { NatsConnection } from 'nats';
-import {
-  EXPORT_BILL_COLUMNS,
-  EXPORT_ITEM_COLUMNS,
-  type ExportColumn,
-  type ExportPart,
-  type HttpRoute,
-} from '@clinic/contracts';
+import { EXPORT_FILES, type ExportColumn, type ExportSheet, type HttpRoute } from '@clinic/contracts';
 import { callServiceRaw, splitReply } from '@clinic/service-kit';
 import type { GatewayConfig } from './config';
 import { requestEnvelope } from './envelope';
 import { cellForCsv, cellForExcel, EXCEL_FORMATS } from './export-cells';
 
 type Row = Record<string, unknown>;
-interface Page {
-  as_of: string;
-  next: string | null;
-  bills?: Row[];
-  items?: Row[];
-}
+/** A page: its rows under the name of their part (`bills`, `items`, `entries`). */
+type Page = { as_of: string; next: string | null } & { [part: string]: Row[] | undefined };
 
 /** Asks billing for the pages of one part of the export, the first given, and yields their rows. */
-type Pages = (part: ExportPart, first?: Page) => AsyncGenerator<Row[]>;
+type Pages = (part: string, first?: Page) => AsyncGenerator<Row[]>;
 
 export async function sendExport(
   route: HttpRoute,
@@ -55,7 +45,8 @@ export async function sendExport(
       }),
     );
   };
-  const first = await ask({ part: 'bills' });
+  const { prefix, sheets } = EXPORT_FILES[route.subject]!;
+  const first = await ask({ part: sheets[0]!.part });
   // A refusal (400, 403...) goes out as the service wrote it.
   if (first.status !== 200)
     return reply
@@ -76,8 +67,9 @@ export async function sendExport(
   reply
     .code(200)
     .type(route.exports![format]!)
-    .header('content-disposition', `attachment; filename="bills-${query.store_id}-${range}.${format}"`);
-  const file = format === 'csv' ? Readable.from(csvChunks(pages, firstPage)) : xlsxStream(pages, firstPage);
+    .header('content-disposition', `attachment; filename="${prefix}-${query.store_id}-${range}.${format}"`);
+  const file =
+    format === 'csv' ? Readable.from(csvChunks(pages, firstPage, sheets[0]!)) : xlsxStream(pages, firstPage, sheets);
   file.on('error', (err) => {
     request.log.error({ err, correlation_id: request.id }, 'export stopped: the file is incomplete');
   });
@@ -92,13 +84,16 @@ async function answered(reply: { status: number; body: Uint8Array }) {
   return reply;
 }
 
-/** RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM so that Excel reads Sinhala and Tamil. */
-async function* csvChunks(pages: Pages, first: Page): AsyncGenerator<string> {
-  const options = { record_delimiter: 'windows' as const, quoted_match: /^\s|\s$/ };
-  yield `\ufeff${stringify([EXPORT_BILL_COLUMNS.map((c) => c.key)], options)}`;
-  for await (const rows of pages('bills', first)) {
+/**
+ * RFC 4180 (CRLF, quotes doubled), UTF-8 with a BOM so that Excel reads Sinhala and Tamil. A field holding a
+ * CR or an LF alone is quoted too: csv-stringify quotes only the record delimiter, and a reader would start a row.
+ */
+async function* csvChunks(pages: Pages, first: Page, sheet: ExportSheet): AsyncGenerator<string> {
+  const options = { record_delimiter: 'windows' as const, quoted_match: [/^\s|\s$/, /[\r\n]/] };
+  yield `\ufeff${stringify([sheet.columns.map((c) => c.key)], options)}`;
+  for await (const rows of pages(sheet.part, first)) {
     yield stringify(
-      rows.map((row) => EXPORT_BILL_COLUMNS.map((column) => cellForCsv(column, row[column.key]))),
+      rows.map((row) => sheet.columns.map((column) => cellForCsv(column, row[column.key]))),
       options,
     );
   }
@@ -112,8 +107,8 @@ async function sent(out: PassThrough): Promise<void> {
   if (out.destroyed) throw new Error('the client went away');
 }
 
-/** The workbook written by exceljs's streaming writer: the bills' sheet, then their items' (a second pass). */
-function xlsxStream(pages: Pages, first: Page): Readable {
+/** The workbook written by exceljs's streaming writer: a sheet per part, each a pass over the pages. */
+function xlsxStream(pages: Pages, first: Page, sheets: readonly ExportSheet[]): Readable {
   const out = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const writeSheet = async (name: string, columns: ExportColumn[], rows: AsyncGenerator<Row[]>) => {
@@ -128,8 +123,8 @@ function xlsxStream(pages: Pages, first: Page): Readable {
     sheet.commit();
   };
   void (async () => {
-    await writeSheet('Bills', EXPORT_BILL_COLUMNS, pages('bills', first));
-    await writeSheet('Items', EXPORT_ITEM_COLUMNS, pages('items'));
+    for (const [i, sheet] of sheets.entries())
+      await writeSheet(sheet.name, sheet.columns, pages(sheet.part, i === 0 ? first : undefined));
     await workbook.commit();
   })().catch((err: unknown) => out.destroy(err as Error));
   return out;

@@ -24,5 +24,10 @@ export const START_ENV = {
     "The embedded database's TCP port (the services use its socket, `DATA_DIR/ferretdb.sock`, when its path fits one).",
   ),
   PORT: integerVar(3000, "The gateway's port."),
+  CLINIC_TZ: {
+    type: 'string',
+    default: 'Asia/Colombo',
+    description: 'Handed to every service: the clinic\'s time zone, its "today" and the times its papers print.',
+  },
   ...TOKEN_LIFETIME_ENV,
 } as const satisfies EnvProperties;

@@ -16,7 +16,7 @@ import {
   Stack,
   writeRunningStack,
 } from '@clinic/devstack';
-import { readEnv, tracingConfigured } from '@clinic/service-kit/internal';
+import { ClinicClock, readEnv, tracingConfigured } from '@clinic/service-kit/internal';
 import { loadDemoDataOnFirstStart } from './demo';
 import { START_ENV } from './start-env';
 
@@ -45,6 +45,8 @@ async function main(): Promise<void> {
       `JWT_SECRET is not set: tokens are signed and checked with this installation's own secret, ${join(dataDir, JWT_SECRET_FILE)} (made on the first start; npm run token signs with it)`,
     );
   }
+  // An unknown zone stops npm start here rather than each service after it started.
+  new ClinicClock(env.CLINIC_TZ);
   const natsCluster = env.NATS_CLUSTER;
   if (natsCluster !== 1 && natsCluster !== 3) throw new Error(`NATS_CLUSTER must be 1 or 3, got ${natsCluster}`);
   const nats = natsCluster === 1 ? 'NATS' : `a ${natsCluster}-node NATS cluster`;
@@ -65,7 +67,7 @@ async function main(): Promise<void> {
       env.TLS_CERT_FILE && env.TLS_KEY_FILE
         ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE, caFile: env.TLS_CA_FILE }
         : undefined,
-    env: { CORS_ORIGINS: process.env.CORS_ORIGINS || LOCAL_DEV_ORIGINS },
+    env: { CORS_ORIGINS: process.env.CORS_ORIGINS || LOCAL_DEV_ORIGINS, CLINIC_TZ: env.CLINIC_TZ },
     // Every process that exits unexpectedly is restarted with backoff; a crash loop is given up.
     supervise: { log: (line) => process.stderr.write(`${line}\n`) },
   });

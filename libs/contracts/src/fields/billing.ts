@@ -21,7 +21,8 @@ export type DayEndFormat = (typeof DAY_END_FORMATS)[number];
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** What a bill's history entries record. */
-export const BILL_HISTORY_ACTIONS = ['created', 'updated', 'cancelled', 'payment', 'refund'] as const;
+/** `printed`: a receipt or credit note printed, the first time or again (its `copy`). */
+export const BILL_HISTORY_ACTIONS = ['created', 'updated', 'cancelled', 'payment', 'refund', 'printed'] as const;
 export type BillHistoryAction = (typeof BILL_HISTORY_ACTIONS)[number];
 
 /** `LB-<bill date without dashes>-<its sequence, 4 digits or more>`: LB-20261121-0001. */

@@ -8,6 +8,7 @@ import {
   PAYMENT_STATUSES,
 } from '../fields/billing';
 import { nullableId } from './billing';
+import { dayEndPaperProperties, printedEntryProperties } from './paper';
 import {
   balanceProperties,
   dayEndChannelingSchema,
@@ -213,6 +214,7 @@ export const dayEndSchema: JsonSchema = {
     },
     owed: { ...owedSchema, description: `${owedSchema.description}; absent when none is` },
     channeling: dayEndChannelingSchema,
+    ...dayEndPaperProperties,
     cancelled: {
       type: 'object',
       description: 'the bills of this date that were cancelled, whenever that happened',
@@ -241,6 +243,7 @@ const billHistoryEntrySchema: JsonSchema = {
   properties: {
     ...(historyEntry.properties as Record<string, JsonSchema>),
     ledger: { type: 'array', items: ledgerEntrySchema, description: 'the payments, refunds and reversals it made' },
+    ...printedEntryProperties,
     price_overrides: {
       type: 'array',
       description: "creations only: items billed at another price than the catalogue's at the time",

@@ -44,7 +44,8 @@ export const serviceEnv = (service: string) =>
       type: 'string',
       default: machineTimeZone(),
       shownDefault: "the machine's time zone",
-      description: 'The clinic\'s time zone: "today", a day\'s bounds, timestamps.',
+      description:
+        'The clinic\'s time zone: "today", a day\'s bounds, timestamps (npm start and compose set Asia/Colombo unless told otherwise).',
     },
     UNKNOWN_BODY_FIELDS: {
       type: 'string',

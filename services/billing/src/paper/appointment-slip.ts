@@ -7,13 +7,15 @@
  * column. Pure rendering: the caller gathers the figures.
  */
 import type { Cents } from '@clinic/service-kit';
+import type { LetterheadLines } from '../domain/letterhead';
 import type { PaperFonts } from './fonts';
+import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type PageFormat, type PageWriter } from './page-writer';
 import { QR_SIDE, QUIET_MODULES, qrLayout, qrPlacement } from './qr-code';
 import { formatAmount } from './receipt';
 
 export interface SlipData {
-  branchName: string;
+  letterhead: LetterheadLines;
   doctorName: string;
   sessionDate: string;
   appointmentId: number;
@@ -29,7 +31,7 @@ export interface SlipData {
 
 const ROLL: PageFormat = { width: 80 * MM, margin: 4 * MM, fontSize: 8, titleSize: 11 };
 function layOut(w: PageWriter, data: SlipData): void {
-  w.centered(data.branchName, { bold: true, size: ROLL.titleSize });
+  layOutLetterhead(w, data.letterhead, { title: ROLL.titleSize, text: ROLL.fontSize, logo: 14 * MM });
   w.centered('Channeling appointment');
   w.rule();
   w.pair('Doctor', data.doctorName, { bold: true });

@@ -1,30 +1,23 @@
 /**
  * The day-end report printed on A4, for the branch's file and the cashiers'
  * signatures: the JSON report's figures, laid out as a manager reads them,
- * and the money given back that day with its reasons. Pure rendering.
+ * the money given back that day with its reasons, and the day's close.
+ * Pure rendering.
  */
 import { PAYMENT_METHODS } from '@clinic/contracts';
-import { toCents, type Cents } from '@clinic/service-kit';
+import { toCents } from '@clinic/service-kit';
 import type { DayEndReport } from '../day-end';
+import type { LetterheadLines } from '../domain/letterhead';
+import { layOutClosing } from './day-end-closing';
 import type { PaperFonts } from './fonts';
-import { MM, renderPdf, type Cell, type PageWriter } from './page-writer';
+import { layOutLetterhead } from './letterhead';
+import { MM, renderPdf, type PageWriter } from './page-writer';
 import { formatAmount } from './receipt';
-
-/** A refund or reversal of the day, as the printed report lists it. */
-export interface GivenBack {
-  at: string;
-  billNumber: string;
-  kind: string;
-  method: string;
-  amount: Cents;
-  by: string;
-  reason: string | null;
-}
+import { columns, table } from './tables';
 
 export interface DayEndPrint {
-  branchName: string;
+  letterhead: LetterheadLines;
   report: DayEndReport;
-  givenBack: GivenBack[];
   printedAt: string;
   printedBy: string;
   /** A user's name, or how the API shows a user it has no name of. */
@@ -35,42 +28,10 @@ const A4 = { width: 210 * MM, height: 297 * MM, margin: 15 * MM, fontSize: 9, ti
 
 const amount = (value: number) => formatAmount(toCents(value));
 
-/** Columns from their widths (fractions of the text width): text ones (the first, and `text`) left-aligned, figures right. */
-function columns(widths: number[], text: number[] = []): (texts: string[]) => Cell[] {
-  return (texts) => {
-    let from = 0;
-    return texts.map((content, i) => {
-      const align = i === 0 || text.includes(i) ? 'left' : 'right';
-      const cell: Cell = { text: content, from, to: Math.min(1, from + widths[i]!), align };
-      from = cell.to;
-      return cell;
-    });
-  };
-}
-
-/** A table: its heading row, repeated at the top of every page it runs over. */
-function table(w: PageWriter, title: string, heading: Cell[], rows: Cell[][], empty: string): void {
-  w.gap(4);
-  w.paragraph(title, { bold: true, size: 11 });
-  if (rows.length === 0) {
-    w.paragraph(empty);
-    return;
-  }
-  const before = w.onNewPage;
-  w.onNewPage = () => {
-    before();
-    w.row(heading, { bold: true });
-  };
-  w.row(heading, { bold: true });
-  w.rule();
-  for (const row of rows) w.row(row);
-  w.onNewPage = before;
-}
-
 function layOut(w: PageWriter, print: DayEndPrint): void {
   const { report } = print;
-  w.onNewPage = () => w.pair(`${print.branchName}: day-end ${report.date} (continued)`, '');
-  w.centered(print.branchName, { bold: true, size: A4.titleSize });
+  w.onNewPage = () => w.pair(`${print.letterhead.title}: day-end ${report.date} (continued)`, '');
+  layOutLetterhead(w, print.letterhead, { title: A4.titleSize, text: A4.fontSize, logo: 20 * MM });
   w.centered(`Day-end report of ${report.date}`, { bold: true, size: 11 });
   w.pair(`Printed ${print.printedAt} by ${print.printedBy}`, `Branch ${report.store_id}`);
   w.rule();
@@ -90,6 +51,9 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
       ...(report.owed
         ? [totals(['Still owed on bills of the date', String(report.owed.bill_count), amount(report.owed.due_amount)])]
         : []),
+      totals(['Money taken that day', '', amount(report.net.collected)]),
+      totals(['Given back that day', String(report.refunds.length), amount(report.net.given_back)]),
+      totals(['Net taken that day', '', amount(report.net.net)]),
     ],
     '',
   );
@@ -142,14 +106,19 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
     w,
     'Refunds and reversals of the day',
     back(['Bill', 'At', 'Method', 'Amount', 'By', 'Reason']),
-    print.givenBack.map((g) =>
-      back([g.billNumber, g.at.slice(11), g.method, amount(g.amount / 100), g.by, g.reason ?? g.kind]).map((cell, i) =>
-        i === 5 ? { ...cell, align: 'left' as const } : cell,
-      ),
+    report.refunds.map((g) =>
+      back([
+        g.bill_number ?? (g.appointment_id === null ? String(g.bill_id) : `Appointment ${g.appointment_id}`),
+        g.at.slice(11),
+        g.method,
+        amount(g.amount),
+        g.by_name ?? print.nameOf(g.by),
+        g.reason ?? g.kind,
+      ]).map((cell, i) => (i === 5 ? { ...cell, align: 'left' as const } : cell)),
     ),
     'None.',
   );
-  w.signatures(['Cashier', 'Checked by', 'Manager'], 28);
+  layOutClosing(w, report.closing, print.nameOf, ['Cashier', 'Checked by', 'Manager']);
 }
 
 /** The drawer per user; a "Paid out" column (doctors' payouts, issue 42) only on a day someone paid one. */
@@ -208,6 +177,6 @@ function layOutChanneling(w: PageWriter, report: DayEndReport): void {
 }
 
 export function renderDayEnd(fonts: PaperFonts, print: DayEndPrint): Promise<Buffer> {
-  const info = { Title: `Day-end ${print.report.date}`, Subject: `Day-end report of ${print.branchName}` };
+  const info = { Title: `Day-end ${print.report.date}`, Subject: `Day-end report of ${print.letterhead.title}` };
   return renderPdf(fonts, A4, info, (w) => layOut(w, print));
 }

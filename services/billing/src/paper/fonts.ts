@@ -44,14 +44,22 @@ export type PaperFonts = Record<FontWeight, Record<FontScript, ShapedFont>>;
 
 /**
  * Replaces fontkit's layout with HarfBuzz's: the glyphs, their offsets and
- * advances in font units, as fontkit's GlyphRun has them. For the PDF's
- * ToUnicode map (one text per glyph, for the whole document), a glyph that
- * the font maps a character of its cluster to stands for that character; a
- * glyph HarfBuzz made of several (a conjunct) stands for those left over.
+ * advances in font units, as fontkit's GlyphRun has them.
+ *
+ * The PDF's ToUnicode map holds one text per glyph for the whole document,
+ * set at the glyph's first use (fontkit keeps a glyph object per id), so it
+ * cannot follow context: the text layer comes from each word's ActualText
+ * (text-layer.ts), and the map is what tools that ignore it read. There, a
+ * glyph of the font's cmap stands for its own character; one HarfBuzz made
+ * of several (a conjunct) stands for those of its cluster left over, and one
+ * with none left for a zero-width space, never for nothing (an empty entry
+ * is an odd-length string to some readers).
  */
 function shapeWithHarfBuzz(hb: HarfBuzz, font: fontkit.Font, data: Buffer): ShapedFont {
   const hbFont = new hb.Font(new hb.Face(new hb.Blob(data)));
   const buffer = new hb.Buffer();
+  // Every glyph of the cmap created once with its own character, before any layout.
+  for (const codePoint of font.characterSet) font.glyphForCodePoint(codePoint);
   // pdfkit reads glyphs (id, advanceWidth, codePoints) and positions (in font units) of what layout returns.
   font.layout = ((text: string) => {
     buffer.reset();
@@ -73,7 +81,10 @@ function shapeWithHarfBuzz(hb: HarfBuzz, font: fontkit.Font, data: Buffer): Shap
       const combined = members.find(({ j }) => codePoints.get(j)!.length === 0);
       if (combined) codePoints.set(combined.j, left);
     });
-    const glyphs = infos.map((info, i) => font.getGlyph(info.codepoint, codePoints.get(i) ?? []));
+    const glyphs = infos.map((info, i) => {
+      const own = codePoints.get(i) ?? [];
+      return font.getGlyph(info.codepoint, own.length > 0 ? own : [ZERO_WIDTH_SPACE]);
+    });
     const positions = buffer.getGlyphPositions().map((p) => ({
       xAdvance: p.xAdvance,
       yAdvance: p.yAdvance,
@@ -84,6 +95,8 @@ function shapeWithHarfBuzz(hb: HarfBuzz, font: fontkit.Font, data: Buffer): Shap
   }) as unknown as fontkit.Font['layout'];
   return font;
 }
+
+const ZERO_WIDTH_SPACE = 0x200b;
 
 let loading: Promise<PaperFonts> | null = null;
 

@@ -38,6 +38,8 @@ export class PageWriter {
   /** Written at the top of every page after the first. */
   onNewPage: () => void = () => undefined;
   private readonly set: Typesetter;
+  /** While measuring (measure()): blocks move `y` and draw nothing, on one endless page. */
+  private dry = false;
 
   constructor(
     private readonly doc: PDFKit.PDFDocument,
@@ -57,7 +59,7 @@ export class PageWriter {
 
   /** Starts a new page unless `height` fits on this one (a block taller than a page starts at its top). */
   private fit(height: number): void {
-    if (!this.format.height) return;
+    if (!this.format.height || this.dry) return;
     if (this.y + height <= this.pageHeight - this.format.margin || this.y === this.format.margin) return;
     this.doc.addPage({ size: [this.format.width, this.pageHeight], margins: pageMargins(this.format) });
     this.y = this.format.margin;
@@ -73,7 +75,7 @@ export class PageWriter {
     const style = this.style(options);
     for (const line of this.set.lines(text, this.width, style)) {
       this.fit(this.set.lineHeight(style));
-      this.set.draw([line], this.left, this.y, this.width, style, options.align);
+      if (!this.dry) this.set.draw([line], this.left, this.y, this.width, style, options.align);
       this.y += this.set.lineHeight(style);
     }
     this.y += 1;
@@ -88,8 +90,10 @@ export class PageWriter {
     const valueLines = this.set.lines(value, valueWidth, style);
     const height = this.set.height(labelLines.length > valueLines.length ? labelLines : valueLines, style);
     this.fit(height);
-    this.set.draw(labelLines, this.left, this.y, labelWidth, style);
-    this.set.draw(valueLines, this.left + this.width - valueWidth, this.y, valueWidth, style, 'right');
+    if (!this.dry) {
+      this.set.draw(labelLines, this.left, this.y, labelWidth, style);
+      this.set.draw(valueLines, this.left + this.width - valueWidth, this.y, valueWidth, style, 'right');
+    }
     this.y += height + 1.5;
   }
 
@@ -104,19 +108,20 @@ export class PageWriter {
     });
     const height = Math.max(...boxes.map((box) => this.set.height(box.lines, style)));
     this.fit(height);
-    for (const box of boxes) this.set.draw(box.lines, box.x, this.y, box.width, style, box.align);
+    if (!this.dry) for (const box of boxes) this.set.draw(box.lines, box.x, this.y, box.width, style, box.align);
     this.y += height + 2;
   }
 
   rule(): void {
     this.fit(6);
     this.y += 2;
-    this.doc
-      .moveTo(this.left, this.y)
-      .lineTo(this.left + this.width, this.y)
-      .lineWidth(0.5)
-      .strokeColor('#555555')
-      .stroke();
+    if (!this.dry)
+      this.doc
+        .moveTo(this.left, this.y)
+        .lineTo(this.left + this.width, this.y)
+        .lineWidth(0.5)
+        .strokeColor('#555555')
+        .stroke();
     this.y += 4;
   }
 
@@ -129,6 +134,29 @@ export class PageWriter {
     this.fit(height);
   }
 
+  /** How tall `block` would be, drawn from here on one page; nothing is drawn. */
+  measure(block: () => void): number {
+    const [y, dry] = [this.y, this.dry];
+    this.dry = true;
+    try {
+      block();
+      return this.y - y;
+    } finally {
+      [this.y, this.dry] = [y, dry];
+    }
+  }
+
+  /**
+   * `block` on one page: on a new one unless it fits on this one, so that what
+   * ends a document (its totals and footer, the signatures) never stands alone
+   * on a page. A block taller than a page goes on from here.
+   */
+  together(block: () => void): void {
+    const height = this.measure(block);
+    if (this.format.height && height <= this.pageHeight - 2 * this.format.margin) this.keep(height);
+    block();
+  }
+
   /** A signature line with its date for each role, `gap` points below what precedes them, kept on one page. */
   signatures(roles: readonly string[], gap: number): void {
     this.keep(gap + roles.length * 40);
@@ -136,10 +164,17 @@ export class PageWriter {
     for (const role of roles) {
       this.gap(22);
       this.row([
-        { text: `${role}: ${'_'.repeat(40)}`, from: 0, to: 0.6 },
-        { text: `Date: ${'_'.repeat(16)}`, from: 0.6, to: 1, align: 'right' },
+        { text: this.blank(`${role}: `, 0.6, 40), from: 0, to: 0.6 },
+        { text: this.blank('Date: ', 0.4, 16), from: 0.6, to: 1, align: 'right' },
       ]);
     }
+  }
+
+  /** `label` and a line to write on: at most `most` underscores, as many as fit in `share` of the width. */
+  private blank(label: string, share: number, most: number): string {
+    const style = this.style({});
+    const room = share * this.width - GUTTER / 2 - this.set.width(label, style);
+    return `${label}${'_'.repeat(Math.max(4, Math.min(most, Math.floor(room / this.set.width('_', style)) - 1)))}`;
   }
 
   /** A drawing `height` points tall over the whole width (a QR code), from the top of what is left. */
@@ -148,7 +183,7 @@ export class PageWriter {
     draw: (doc: PDFKit.PDFDocument, box: { left: number; top: number; width: number }) => void,
   ): void {
     this.fit(height);
-    draw(this.doc, { left: this.left, top: this.y, width: this.width });
+    if (!this.dry) draw(this.doc, { left: this.left, top: this.y, width: this.width });
     this.y += height;
   }
 }

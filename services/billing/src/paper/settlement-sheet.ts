@@ -5,7 +5,9 @@
  * kept together on one page. Pure rendering.
  */
 import type { Cents } from '@clinic/service-kit';
+import type { LetterheadLines } from '../domain/letterhead';
 import type { PaperFonts } from './fonts';
+import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type Cell, type PageWriter } from './page-writer';
 import { formatAmount } from './receipt';
 
@@ -20,7 +22,7 @@ export interface SheetLine {
 }
 
 export interface SettlementSheet {
-  branchName: string;
+  letterhead: LetterheadLines;
   doctorName: string;
   sessionId: number;
   sessionDate: string;
@@ -52,7 +54,7 @@ function layOut(w: PageWriter, sheet: SettlementSheet): void {
     w.pair(`${sheet.doctorName}: session ${sheet.sessionDate} (continued)`, '');
     w.row(heading, { bold: true });
   };
-  w.centered(sheet.branchName, { bold: true, size: A4.titleSize });
+  layOutLetterhead(w, sheet.letterhead, { title: A4.titleSize, text: A4.fontSize, logo: 20 * MM });
   w.centered("Doctor's settlement", { bold: true, size: 11 });
   w.pair('Doctor', sheet.doctorName, { bold: true });
   w.pair('Session', `${sheet.sessionDate} (session ${sheet.sessionId})`);
@@ -85,7 +87,7 @@ function layOut(w: PageWriter, sheet: SettlementSheet): void {
 export function renderSettlement(fonts: PaperFonts, sheet: SettlementSheet): Promise<Buffer> {
   const info = {
     Title: `Settlement of session ${sheet.sessionId}`,
-    Subject: `Doctor's settlement, ${sheet.branchName}`,
+    Subject: `Doctor's settlement, ${sheet.letterhead.title}`,
   };
   return renderPdf(fonts, A4, info, (w) => layOut(w, sheet));
 }

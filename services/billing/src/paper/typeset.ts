@@ -7,6 +7,7 @@
 import LineBreaker from 'linebreak';
 import type { FontScript, FontWeight, PaperFonts } from './fonts';
 import { scriptRuns, type ScriptRun } from './script-runs';
+import { showText, textWidth } from './text-layer';
 
 export interface TextStyle {
   size: number;
@@ -53,7 +54,7 @@ export class Typesetter {
   private measured(text: string, style: TextStyle): SetLine {
     const runs = scriptRuns(text).map((run) => {
       this.use(run.script, style);
-      return { ...run, width: this.doc.widthOfString(run.text) };
+      return { ...run, width: textWidth(this.doc, run.text) };
     });
     return { runs, width: runs.reduce((sum, run) => sum + run.width, 0) };
   }
@@ -103,7 +104,7 @@ export class Typesetter {
       let left = align === 'left' ? x : align === 'right' ? x + width - line.width : x + (width - line.width) / 2;
       for (const run of line.runs) {
         this.use(run.script, style);
-        this.doc.text(run.text, left, baseline, { lineBreak: false, baseline: 'alphabetic' });
+        showText(this.doc, run.text, left, baseline);
         left += run.width;
       }
     });

@@ -1,6 +1,6 @@
 /**
- * The pages of an export: a branch's live bills, date by date from the
- * first, by id within a date, each page starting after the last bill of the
+ * The pages of an export: a branch's live bills (and its cancelled ones on
+ * request), date by date from the first, by id within a date, each page starting after the last bill of the
  * one before (a cursor, not a skip, so a page costs its own rows). Only
  * equalities and ranges on indexed fields, which both servers answer from
  * the index (see indexes.ts).
@@ -22,22 +22,24 @@ export class BillExport {
    * Dates without a bill are skipped in one read, so a range of centuries costs its bills' dates only.
    */
   async page(
-    query: Pick<ExportQuery, 'filter' | 'cursor'>,
+    query: Pick<ExportQuery, 'filter' | 'cursor' | 'includeCancelled'>,
     asOf: Date,
     withItems: boolean,
     maxBills: number,
     maxDays: number,
   ): Promise<{ docs: BillDoc[]; next: ExportCursor | null }> {
     const { filter } = query;
-    if (filter.status === 'cancelled') return { docs: [], next: null };
+    const deleted = deletedCondition(filter.status, query.includeCancelled);
+    if (deleted === null) return { docs: [], next: null };
     const search = filter.search ? searchCondition(filter.search) : null;
     const projection = withItems ? WITH_ITEMS : LIST_PROJECTION;
-    let cursor: ExportCursor | null = query.cursor ?? (await this.firstDate(filter, { $gte: filter.from_date }, asOf));
+    let cursor: ExportCursor | null =
+      query.cursor ?? (await this.firstDate(filter, deleted, { $gte: filter.from_date }, asOf));
     const docs: BillDoc[] = [];
     for (let days = 0; cursor && days < maxDays && docs.length < maxBills; days++) {
       const condition: Filter<BillDoc> = {
         store_id: filter.store_id,
-        is_deleted: false,
+        is_deleted: deleted,
         bill_date: cursor.date,
         id: { $gt: cursor.after },
         created_at: { $lte: asOf },
@@ -56,7 +58,7 @@ export class BillExport {
       cursor =
         found.length === wanted
           ? { date: cursor.date, after: found[found.length - 1]!.id }
-          : await this.firstDate(filter, { $gt: cursor.date }, asOf);
+          : await this.firstDate(filter, deleted, { $gt: cursor.date }, asOf);
     }
     return { docs, next: cursor };
   }
@@ -64,6 +66,7 @@ export class BillExport {
   /** The first date within `start` and the range's end with a live bill of the branch, as a cursor; null when none. */
   private async firstDate(
     filter: ExportQuery['filter'],
+    deleted: Deleted,
     start: { $gte: string } | { $gt: string },
     asOf: Date,
   ): Promise<ExportCursor | null> {
@@ -71,7 +74,7 @@ export class BillExport {
       .find(
         {
           store_id: filter.store_id,
-          is_deleted: false,
+          is_deleted: deleted,
           bill_date: { ...start, $lte: filter.to_date },
           created_at: { $lte: asOf },
         },
@@ -83,4 +86,13 @@ export class BillExport {
       .toArray();
     return first ? { date: first.bill_date, after: 0 } : null;
   }
+}
+
+type Deleted = boolean | { $in: boolean[] };
+
+/** Which bills a page reads: live ones, unless cancelled ones were asked for; null when the filter leaves none. */
+function deletedCondition(status: ExportQuery['filter']['status'], includeCancelled: boolean): Deleted | null {
+  if (!includeCancelled) return status === 'cancelled' ? null : false;
+  if (status) return status === 'cancelled';
+  return { $in: [false, true] };
 }

@@ -15,6 +15,7 @@ import {
   LEDGER_INDEX_DESCRIPTIONS,
 } from './indexes';
 import { BILL_LEDGER } from './ledger-documents';
+import { CREDIT_NOTE_INDEXES, CREDIT_NOTES } from './credit-note-numbers';
 import { APPOINTMENT_ACCOUNTS, APPOINTMENT_HISTORY } from './appointment-accounts';
 import { SETTLEMENT_HISTORY, SETTLEMENTS } from './settlements';
 
@@ -57,12 +58,12 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
       },
       {
         query:
-          'a page of an export: `{store_id, is_deleted:false, bill_date, id:{$gt}, created_at:{$lte}, payment_method?, payment_status?}` by `id`, limit, one date after another',
+          'a page of an export: `{store_id, is_deleted:false (cancelled bills asked for: true, or $in false and true), bill_date, id:{$gt}, created_at:{$lte}, payment_method?, payment_status?}` by `id`, limit, one date after another',
         index: `${indexRef(I.byDay)} (with a search: ${indexRef(I.list)})`,
       },
       {
         query:
-          'the next date of an export with a bill: `{store_id, is_deleted:false, bill_date:{$gt|$gte, $lte}, created_at:{$lte}}` by `bill_date`, limit 1',
+          'the next date of an export with a bill: `{store_id, is_deleted (as its pages), bill_date:{$gt|$gte, $lte}, created_at:{$lte}}` by `bill_date`, limit 1',
         index: indexRef(I.byDay),
       },
     ],
@@ -96,6 +97,26 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
           "the day-end's channeling money: `[$match {store_id, day}, $group by kind, sums of doctor_cents and hospital_cents]` (a bill's entries have neither)",
         index: indexRef(I.ledgerByDay),
       },
+      {
+        query:
+          'a page of a ledger export: `{store_id, day, _id:{$gt}}` by `_id`, limit, one day after another; the next day with an entry: `{store_id, day:{$gt|$gte, $lte}}` by `day`, limit 1',
+        index: indexRef(I.ledgerExport),
+      },
+    ],
+  },
+  {
+    collection: CREDIT_NOTES,
+    indexes: [
+      { key: { number: 1 }, name: CREDIT_NOTE_INDEXES.number, unique: true },
+      { key: { day: 1, seq: -1 }, name: CREDIT_NOTE_INDEXES.daySeq },
+    ],
+    queries: [
+      { query: "a note's number, given once: `{_id}` (the note's key)", index: '`_id`' },
+      {
+        query: "a day's highest note: `{day}` by `seq` descending, limit 1",
+        index: indexRef(CREDIT_NOTE_INDEXES.daySeq),
+      },
+      { query: 'a number is used once (no query)', index: indexRef(CREDIT_NOTE_INDEXES.number) },
     ],
   },
   {
@@ -127,7 +148,7 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
     queries: [
       {
         query:
-          "a page of a bill's history, oldest first: `{entity_id}` by `at`, skip, limit, and its count; the latest cancellation of some bills: `{entity_id:{$in}, action}`",
+          "a page of a bill's history, oldest first: `{entity_id}` by `at`, skip, limit, and its count; the latest cancellation of some bills: `{entity_id:{$in}, action}`; a bill's prints: `{entity_id, action:'printed'}`",
         index: indexRef(auditTrailIndex(BILL_HISTORY).name),
       },
     ],

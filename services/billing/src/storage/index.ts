@@ -22,6 +22,9 @@ import { BILLING_INDEX_CATALOGUE } from './index-catalogue';
 import { OBSOLETE_BILL_INDEXES } from './indexes';
 import { runMigrations } from './migrations';
 import { NewBills } from './new-bills';
+import { LedgerExport } from './ledger-export';
+import { CreditNoteBook } from './credit-note-numbers';
+import { PaperPrints } from './paper-prints';
 
 export type { BillDoc } from './documents';
 export type { BillChange } from './bill-writes';
@@ -50,6 +53,12 @@ export class BillStorage {
   readonly exports: BillExport;
   /** Appointments' accounts and sessions' settlements (channeling), in the same drawer and days. */
   readonly channeling: ChannelingStorage;
+  /** The prints of bills' papers (their copies), in the bills' history. */
+  readonly prints: PaperPrints;
+  /** Credit notes' numbers. */
+  readonly creditNotes: CreditNoteBook;
+  /** The pages of a ledger export. */
+  readonly ledgerExport: LedgerExport;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
   private readonly db: Db;
@@ -69,6 +78,9 @@ export class BillStorage {
     this.ledger = new DrawerLedger(deps.db);
     this.exports = new BillExport(this.bills);
     this.channeling = new ChannelingStorage(deps, this.closings);
+    this.prints = new PaperPrints(deps.db);
+    this.creditNotes = new CreditNoteBook(deps.db);
+    this.ledgerExport = new LedgerExport(deps.db);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.
     const written = async (bills: WrittenBill[]) => {
