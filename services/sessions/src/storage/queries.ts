@@ -1,6 +1,6 @@
 /** Reads of sessions: one session, the lists, the preview's slots, bookings, leaves and holidays. */
 import type { Collection, Filter } from 'mongodb';
-import type { DoctorRecord } from '@clinic/contracts';
+import type { DoctorLeaveRecord, DoctorRecord } from '@clinic/contracts';
 import { itemAt, type ClinicClock } from '@clinic/service-kit';
 import type { ReferenceCache, ReferenceData, Share, VersionedCache } from '@clinic/service-kit/storage';
 import { docKey, inChunks } from './database-quirks';
@@ -145,6 +145,11 @@ export class SessionQueries {
       .hint(SESSION_INDEXES.byDoctorDate)
       .toArray();
     return docs.filter((d) => d.appointments?.some((a) => a.status === 'booked' || a.status === 'arrived'));
+  }
+
+  /** A doctor's leave as it stands now: null when unknown or deleted. */
+  leave(id: number): Promise<DoctorLeaveRecord | null> {
+    return this.refs.get('doctor_leave', id);
   }
 
   /** Linked appointments that are not cancelled, per session id. */
