@@ -5,7 +5,7 @@
  * (EventSpec.fences), so once no entry holds the fence, every write that read
  * the thing open has settled.
  */
-import type { Outbox } from '@clinic/service-kit/storage';
+import type { Outbox } from './outbox';
 
 /** How often a closer looks whether the writes it waits for have settled. */
 const POLL_MS = 25;
