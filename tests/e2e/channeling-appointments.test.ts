@@ -207,5 +207,13 @@ describe('the session and its appointments', () => {
       status: 'cancelled',
       cancel_reason: 'Doctor on leave.',
     });
+    // A booking after the leave would stand with nobody to cancel it: refused, and nothing stored.
+    const after = await book(id, patient('After the leave'));
+    expect({ status: after.status, body: after.body }).toEqual({
+      status: 409,
+      body: failureOf('Doctor is on leave on the session date.'),
+    });
+    expect(after.body.code).toBe('DOCTOR_ON_LEAVE');
+    expect((await t.get(`/sessions/${id}/appointments`)).body.appointments).toHaveLength(1);
   });
 });

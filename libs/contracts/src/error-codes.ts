@@ -223,6 +223,16 @@ export const ERROR_CODES = {
     "The session's date is before the clinic's today: it takes no booking.",
     CHANNELING_MESSAGES.sessionPast,
   ),
+  DOCTOR_ON_LEAVE: code(
+    409,
+    "The session's date is on its doctor's leave (a `doctor_leave` reference record): it takes no booking.",
+    CHANNELING_MESSAGES.onLeave,
+  ),
+  SESSION_ON_HOLIDAY: code(
+    409,
+    "The session's date is a holiday of its branch, or of every branch (a `holiday` reference record): it takes no booking.",
+    CHANNELING_MESSAGES.holiday,
+  ),
   FEE_LEVEL_NOT_OFFERED: code(
     400,
     "The branch offers no hospital fee of that level (its reference record's channeling_fees; `field`: fee_level).",

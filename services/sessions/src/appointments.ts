@@ -29,8 +29,16 @@ import type { AppointmentEvents } from './appointment-events';
 import { parseAppointmentChanges, parseBooking, parseReason, type BookingInput } from './appointment-input';
 import { appointmentView, paymentView } from './appointment-views';
 import type { BillingClient } from './billing-client';
-import { checkMove, feeSplit, nextNumber, openCount, replaced, type AppointmentDoc } from './domain/appointments';
-import type { SessionDoc, SessionStorage } from './storage';
+import {
+  checkDayOpen,
+  checkMove,
+  feeSplit,
+  nextNumber,
+  openCount,
+  replaced,
+  type AppointmentDoc,
+} from './domain/appointments';
+import { bookingFence, type SessionDoc, type SessionStorage } from './storage';
 import { minutesPerPatient } from './views';
 
 const MOVE_EVENTS: Partial<Record<AppointmentStatus, EventSubject>> = {
@@ -76,7 +84,13 @@ export class AppointmentOperations {
       const appointments = [...(existing.appointments ?? []), booked];
       return {
         set: { appointments, open_count: openCount(appointments) },
-        event: async (session) => this.event(EventSubjects.appointmentBooked, session, booked!, ctx),
+        event: async (session) => ({
+          ...(await this.event(EventSubjects.appointmentBooked, session, booked!, ctx)),
+          fences: [bookingFence(existing.doctor_id)],
+        }),
+        // Once the fence is stored: a leave stored before this look refuses the booking, one stored after it waits
+        // for the booking to land before it cancels the day's bookings (leave-cancellations.ts).
+        guard: async () => checkDayOpen(await this.storage.queries.blocksOf(existing)),
       };
     });
     const session = after === 'unchanged' || after === null ? await this.visibleSession(sessionId) : after;

@@ -20,6 +20,8 @@ export async function cancelBookingsOnLeave(
   const leave = await storage.queries.leave(record.id);
   if (!leave) return;
   const correlationId = `doctor-leave-${leave.id}`;
+  // A booking that looked at the leaves before this one was stored lands first: the query below sees it.
+  await storage.bookingsSettled(leave.doctor_id);
   for (const session of await storage.queries.withWaitingAppointments(
     leave.doctor_id,
     leave.from_date,

@@ -44,6 +44,8 @@ export const CHANNELING_MESSAGES = {
   agentNumbersTaken: 'Session has no number left for agents.',
   sessionClosed: 'Session is closed.',
   sessionPast: 'Session date has passed.',
+  onLeave: 'Doctor is on leave on the session date.',
+  holiday: (name: string) => `Session date is a holiday: ${name}.`,
   appointmentsMax: `A session holds at most ${Limits.appointmentsPerSessionMax} appointments.`,
   feeLevelNotOffered: (level: string) => `fee_level ${level} is not offered at this branch.`,
   badMove: (from: string, to: string) => `An appointment ${from} cannot become ${to}.`,

@@ -76,7 +76,8 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
     indexes: LEAVE_INDEX_DESCRIPTIONS,
     queries: [
       {
-        query: 'leaves touching a range: `{doctor_id:{$in}?, from_date:{$lte}, to_date:{$gte}, deleted:false}`',
+        query:
+          "leaves touching a range (the lists, a booking's day): `{doctor_id:{$in}?, from_date:{$lte}, to_date:{$gte}, deleted:false}`",
         index: indexRef(LEAVES_BY_DOCTOR),
       },
     ],
@@ -84,6 +85,11 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
   {
     collection: refCollectionName('holiday'),
     indexes: HOLIDAY_INDEX_DESCRIPTIONS,
-    queries: [{ query: 'holidays in a range: `{date:{$gte,$lte}, deleted:false}`', index: indexRef(HOLIDAYS_BY_DATE) }],
+    queries: [
+      {
+        query: "holidays in a range (the lists, a booking's day): `{date:{$gte,$lte}, deleted:false}`",
+        index: indexRef(HOLIDAYS_BY_DATE),
+      },
+    ],
   },
 ];

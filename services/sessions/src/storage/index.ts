@@ -5,6 +5,7 @@
  */
 import type { RefKind } from '@clinic/contracts';
 import { ReferenceCache, type ReferenceData, type StorageDeps } from '@clinic/service-kit/storage';
+import { bookingsSettled } from './booking-fences';
 import { ensureCatalogueIndexes } from './database-quirks';
 import { RUNS, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
 import { SESSIONS_INDEX_CATALOGUE } from './index-catalogue';
@@ -13,6 +14,7 @@ import { SessionQueries } from './queries';
 import { AutoCreateRuns } from './runs';
 import { SessionWrites } from './writes';
 
+export { bookingFence } from './booking-fences';
 export { slotKey, type NewSessionDoc, type SessionDoc } from './documents';
 export type { RunInsertResult } from './runs';
 
@@ -56,6 +58,11 @@ export class SessionStorage {
       this.joined.get('store', session.store_id),
     ]);
     return { doctor, store };
+  }
+
+  /** Once the doctor's bookings in flight have landed or been refused (booking-fences.ts). */
+  bookingsSettled(doctorId: number): Promise<void> {
+    return bookingsSettled(this.deps.outbox, doctorId);
   }
 
   /** After a reference record is applied: session reads show doctors, stores and bookings. */

@@ -4,7 +4,7 @@ import type { DoctorLeaveRecord, DoctorRecord } from '@clinic/contracts';
 import { itemAt, type ClinicClock } from '@clinic/service-kit';
 import type { ReferenceCache, ReferenceData, Share, VersionedCache } from '@clinic/service-kit/storage';
 import { docKey, inChunks } from './database-quirks';
-import { DayBlocks } from '../blocks';
+import { DayBlocks, type DayBlock } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
 import { sessionView } from '../views';
 import { SESSIONS_SCOPE, slotKey, type SessionDoc } from './documents';
@@ -189,6 +189,19 @@ export class SessionQueries {
    * without a range), for these doctors (every doctor without a list).
    */
   async dayBlocks(range?: { from: string; to: string }, doctorIds?: number[]): Promise<DayBlocks> {
+    const { leaves, holidays } = await this.blockingRecords(range, doctorIds);
+    const shown = leaves.length + holidays.length > 0 || (await this.holdsDayBlocks());
+    return new DayBlocks(leaves, holidays, shown);
+  }
+
+  /** What keeps a session's day free of bookings: its doctor's leave, its branch's holiday. */
+  async blocksOf(session: Pick<SessionDoc, 'doctor_id' | 'store_id' | 'session_date'>): Promise<DayBlock> {
+    const day = session.session_date;
+    const { leaves, holidays } = await this.blockingRecords({ from: day, to: day }, [session.doctor_id]);
+    return new DayBlocks(leaves, holidays, true).of(session.doctor_id, session.store_id, day);
+  }
+
+  private async blockingRecords(range?: { from: string; to: string }, doctorIds?: number[]) {
     const leaveQuery: Record<string, unknown> = { deleted: false };
     const holidayQuery: Record<string, unknown> = { deleted: false };
     if (doctorIds) leaveQuery.doctor_id = { $in: doctorIds };
@@ -208,8 +221,7 @@ export class SessionQueries {
         .hint(HOLIDAYS_BY_DATE)
         .toArray(),
     ]);
-    const shown = leaves.length + holidays.length > 0 || (await this.holdsDayBlocks());
-    return new DayBlocks(leaves, holidays, shown);
+    return { leaves, holidays };
   }
 
   /** Whether any leave or holiday record is held at all. */
