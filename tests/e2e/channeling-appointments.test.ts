@@ -197,6 +197,29 @@ describe('the session and its appointments', () => {
     expect((await t.del(`/delete_session/${id}`)).status).toBe(409);
   });
 
+  it('keeps a completed session completed when a client sends back the Closed it shows, and never reopens it', async () => {
+    const id = await session();
+    const there = (await book(id, patient('Still there'))).body.appointment.id;
+    await t.put(`/appointments/${there}`, { status: 'arrived' });
+    await t.post(`/sessions/${id}/complete`);
+    const echoed = await t.put(`/update_session/${id}`, { status: 'Closed', notes: 'seen by the doctor' });
+    expect(echoed.body).toEqual({ success: true, message: 'Session updated successfully.', session_id: id });
+    const unchanged = async () => {
+      expect((await t.get(`/get_session/${id}`)).body.session).toMatchObject({ closed_as: 'completed' });
+      expect((await t.get(`/appointments/${there}`)).body.appointment).toMatchObject({
+        status: 'arrived',
+        cancel_reason: null,
+      });
+    };
+    await unchanged();
+    const reopen = await t.put(`/update_session/${id}`, { status: 'Open' });
+    expect({ status: reopen.status, body: reopen.body }).toEqual({
+      status: 409,
+      body: failureOf('Session is completed: it cannot be reopened.'),
+    });
+    await unchanged();
+  });
+
   it("cancels the bookings of a doctor's session on a day of leave the reference data brings", async () => {
     const id = await session({}, 20);
     const a = (await book(id, patient('On leave'))).body.appointment.id;

@@ -218,6 +218,11 @@ export const ERROR_CODES = {
     'The session is cancelled or completed: it takes no booking or move.',
     CHANNELING_MESSAGES.sessionClosed,
   ),
+  SESSION_COMPLETED: code(
+    409,
+    'The session is completed: a status other than `Closed` would reopen it, which it refuses.',
+    CHANNELING_MESSAGES.completedNoReopen,
+  ),
   SESSION_PAST: code(
     409,
     "The session's date is before the clinic's today: it takes no booking.",

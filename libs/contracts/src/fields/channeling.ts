@@ -43,6 +43,7 @@ export const CHANNELING_MESSAGES = {
   sessionFull: 'Session is full.',
   agentNumbersTaken: 'Session has no number left for agents.',
   sessionClosed: 'Session is closed.',
+  completedNoReopen: 'Session is completed: it cannot be reopened.',
   sessionPast: 'Session date has passed.',
   onLeave: 'Doctor is on leave on the session date.',
   holiday: (name: string) => `Session date is a holiday: ${name}.`,
