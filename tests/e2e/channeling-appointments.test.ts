@@ -140,6 +140,41 @@ describe('the session and its appointments', () => {
     expect((await t.get(`/appointments/${id * 10_000 + 99}`)).body).toEqual(failureOf('Appointment not found.'));
   });
 
+  it("answers another branch's appointment as one that does not exist, on every path, changing nothing", async () => {
+    const id = await session();
+    const a = (await book(id, patient('Colombo only'))).body.appointment.id;
+    const kandyOnly = { token: t.token('receptionist', 9, 3600, [2]) };
+    const noSession = (id + 500) * 10_000 + 1;
+    const appointmentNotFound = failureOf('Appointment not found.');
+    for (const [appointment, options] of [
+      [a, kandyOnly],
+      [noSession, {}],
+    ] as const) {
+      const answers = [
+        await t.get(`/appointments/${appointment}`, options),
+        await t.put(`/appointments/${appointment}`, { status: 'arrived' }, options),
+        await t.request('DELETE', `/appointments/${appointment}`, { reason: 'Probing' }, options),
+        await t.post(`/appointments/${appointment}/payments`, { amount: 100, method: 'Cash' }, options),
+      ];
+      for (const answer of answers)
+        expect({ appointment, status: answer.status, body: answer.body }).toEqual({
+          appointment,
+          status: 404,
+          body: appointmentNotFound,
+        });
+    }
+    const sessionNotFound = { status: 404, body: failureOf('Session not found.') };
+    const list = await t.get(`/sessions/${id}/appointments`, kandyOnly);
+    expect({ status: list.status, body: list.body }).toEqual(sessionNotFound);
+    const complete = await t.post(`/sessions/${id}/complete`, undefined, kandyOnly);
+    expect({ status: complete.status, body: complete.body }).toEqual(sessionNotFound);
+    expect((await t.get(`/appointments/${a}`)).body.appointment).toMatchObject({
+      status: 'booked',
+      payment: { paid_amount: 0, payment_status: 'Unpaid' },
+    });
+    expect((await t.get(`/get_session/${id}`)).body.session.status).toBe('Open');
+  });
+
   it('cancels the waiting appointments of a closed session, and refuses bookings into it', async () => {
     const reader = await EventReader.start(await t.nats('hospital'), 'SESSIONS_EVENTS');
     try {
