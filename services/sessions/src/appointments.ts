@@ -62,7 +62,7 @@ export class AppointmentOperations {
     const sessionId = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     const input = parseBooking(request.body);
     const caller = callerOf(ctx);
-    const claim = idempotencyClaim(ctx.idempotencyKey ?? undefined, caller, {
+    const claim = idempotencyClaim(ctx.idempotencyKey, caller, {
       session_id: sessionId,
       body: request.body,
     });
