@@ -114,6 +114,16 @@ describe('booking', () => {
     expect(again.body.appointment.id).toBe(first.body.appointment.id);
     expect((await book(id, patient('Someone else'), { headers })).status).toBe(422);
     expect((await t.get(`/sessions/${id}/appointments`)).body.appointments).toHaveLength(1);
+    // The key is the caller's, not the session's: sent to another session it books nobody.
+    const other = await session();
+    const elsewhere = await book(other, patient('Retry'), { headers });
+    expect({ status: elsewhere.status, body: elsewhere.body }).toEqual({
+      status: 422,
+      body: failureOf('This Idempotency-Key was already used for a different request.'),
+    });
+    expect((await t.get(`/sessions/${other}/appointments`)).body.appointments).toEqual([]);
+    // Another caller's key of the same name is another key.
+    expect((await book(other, patient('Retry'), { headers, sub: 2 })).status).toBe(201);
   });
 
   it("refuses another branch's session as not found, and a past one", async () => {

@@ -70,6 +70,8 @@ export class AppointmentOperations {
     let replayed = false;
     const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
+      // The key is the caller's across sessions: bound to its first request, refused with another.
+      if (claim) await this.storage.bookingKeys.bind(claim, sessionId);
       const earlier = claim && existing.appointments?.find((a) => a.idempotency_key === claim.key);
       if (earlier) {
         if (earlier.request_hash !== claim.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');

@@ -6,6 +6,7 @@
 import type { RefKind } from '@clinic/contracts';
 import { ReferenceCache, type ReferenceData, type StorageDeps } from '@clinic/service-kit/storage';
 import { bookingsSettled } from './booking-fences';
+import { BookingKeys } from './booking-keys';
 import { ensureCatalogueIndexes } from './database-quirks';
 import { RUNS, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
 import { SESSIONS_INDEX_CATALOGUE } from './index-catalogue';
@@ -22,6 +23,7 @@ export class SessionStorage {
   readonly queries: SessionQueries;
   readonly writes: SessionWrites;
   readonly runs: AutoCreateRuns;
+  readonly bookingKeys: BookingKeys;
   /** The doctors and branches session views join, kept in the cache. */
   private readonly joined: ReferenceCache;
 
@@ -34,6 +36,7 @@ export class SessionStorage {
     this.joined = new ReferenceCache(refs, deps.cache, ['doctor', 'store']);
     this.queries = new SessionQueries(sessions, this.runs, refs, this.joined, deps.cache, deps.clock);
     this.writes = new SessionWrites(sessions, this.queries, deps);
+    this.bookingKeys = new BookingKeys(deps.db);
   }
 
   /** The sessions database's indexes (index-catalogue.ts), less those no query uses any more; before requests. */
