@@ -6,9 +6,11 @@
  * answer, and every retried key is answered with the one appointment it made.
  */
 import { randomUUID } from 'node:crypto';
+import { SessionsSubjects } from '@clinic/contracts';
 import { inDaysFromToday } from '../e2e/calendar';
 import { branch, doctor } from '../e2e/fixtures';
 import { sleep, startTestStack, type ApiResponse, type TestStack } from '../e2e/harness';
+import { untilInFlight } from './in-flight';
 
 let t: TestStack;
 
@@ -24,6 +26,8 @@ afterAll(async () => {
 });
 
 let retried = 0;
+/** Bookings the killed replica holds unanswered when it is killed. */
+const IN_FLIGHT_AT_KILL = 10;
 
 /** Sends until answered: a 5xx or a broken connection is retried with the same key. */
 async function carefully(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
@@ -58,13 +62,14 @@ it('kill -9 one sessions replica of two during a rush: no number twice, every ke
       ),
     ),
   );
-  await sleep(100);
+  // Killed while it holds bookings it has received and not answered: their callers get no answer and retry.
+  await untilInFlight(t, 'sessions', 0, [SessionsSubjects.book], IN_FLIGHT_AT_KILL);
   t.stack.replica('sessions', 0).signal('SIGKILL');
   const answers = await rush;
   t.stack.replica('sessions', 0).start();
   await t.stack.waitHealthy(30_000);
 
-  // The kill met requests in flight: some were answered 503 or 504 first, then retried.
+  // The kill met requests in flight: they were answered 503 or 504 first, then retried.
   expect(retried).toBeGreaterThan(0);
   const booked = answers.filter((a) => a.status === 201).map((a) => a.body.appointment);
   const refused = answers.filter((a) => a.status !== 201);
