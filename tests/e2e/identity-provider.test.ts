@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { BRANCH_MESSAGES, HTTP_ROUTES, TOKEN_MESSAGES } from '@clinic/contracts';
 import { freeListeningPort, REPO_ROOT, waitFor } from '@clinic/devstack';
-import { viaHttp, viaNats, type Call } from './branch-cases';
+import { viaHttp, viaNats, type Call } from './branch-transport';
 import { branch } from './fixtures';
 import { sleep, startTestStack, TEST_JWT_SECRET, type TestStack } from './harness';
 
