@@ -119,12 +119,13 @@ describe('upserts', () => {
     expect(await reserve()).toEqual({ _id: 'bill', seq: 20 });
   });
 
-  it('replace only an older version, and refuse to insert over a newer one with E11000', async () => {
+  it('replace an older version or the same one, and refuse to insert over a newer one with E11000', async () => {
     const c = await collection();
     const apply = (seq: number, name: string) =>
-      c.replaceOne({ _id: '5', _seq: { $lt: seq } }, { name, _seq: seq }, { upsert: true });
+      c.replaceOne({ _id: '5', _seq: { $lte: seq } }, { name, _seq: seq }, { upsert: true });
     expect(await apply(3, 'three')).toMatchObject({ upsertedCount: 1, upsertedId: '5' });
     expect(await apply(4, 'four')).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
+    expect(await apply(4, 'four')).toMatchObject({ matchedCount: 1, upsertedCount: 0 });
     expect(await c.findOne({ _id: '5' })).toEqual({ _id: '5', name: 'four', _seq: 4 });
     const err = await refusal(apply(2, 'two'));
     expect(err.code).toBe(11000);

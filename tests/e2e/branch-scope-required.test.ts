@@ -5,7 +5,9 @@
  * admin token without the claim keeps its chain-wide reach.
  */
 import { AUTH_MESSAGES, BRANCH_MESSAGES, HTTP_ROUTES } from '@clinic/contracts';
-import { BranchFixtures, everyRoute, OTHER, OWN, outcome, roleFor, successStatus, TRANSPORTS } from './branch-cases';
+import { BranchFixtures, everyRoute, roleFor, successStatus } from './branch-cases';
+import { OTHER, OWN } from './branch-records';
+import { outcome, TRANSPORTS } from './branch-transport';
 
 const fx = BranchFixtures.ofFile(2165, { BRANCH_SCOPE: 'required' });
 

@@ -16,20 +16,9 @@ import {
   TOKEN_MESSAGES,
   type HttpRoute,
 } from '@clinic/contracts';
-import {
-  BranchFixtures,
-  everyRoute,
-  OTHER,
-  OWN,
-  outcome,
-  refusalOf,
-  roleFor,
-  routeName,
-  successStatus,
-  TRANSPORTS,
-  viaNats,
-  type Call,
-} from './branch-cases';
+import { BranchFixtures, everyRoute, refusalOf, roleFor, routeName, successStatus } from './branch-cases';
+import { OTHER, OWN } from './branch-records';
+import { outcome, TRANSPORTS, viaNats, type Call } from './branch-transport';
 import { TEST_JWT_SECRET } from './harness';
 
 const fx = BranchFixtures.ofFile(2160);

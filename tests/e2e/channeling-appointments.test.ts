@@ -114,6 +114,16 @@ describe('booking', () => {
     expect(again.body.appointment.id).toBe(first.body.appointment.id);
     expect((await book(id, patient('Someone else'), { headers })).status).toBe(422);
     expect((await t.get(`/sessions/${id}/appointments`)).body.appointments).toHaveLength(1);
+    // The key is the caller's, not the session's: sent to another session it books nobody.
+    const other = await session();
+    const elsewhere = await book(other, patient('Retry'), { headers });
+    expect({ status: elsewhere.status, body: elsewhere.body }).toEqual({
+      status: 422,
+      body: failureOf('This Idempotency-Key was already used for a different request.'),
+    });
+    expect((await t.get(`/sessions/${other}/appointments`)).body.appointments).toEqual([]);
+    // Another caller's key of the same name is another key.
+    expect((await book(other, patient('Retry'), { headers, sub: 2 })).status).toBe(201);
   });
 
   it("refuses another branch's session as not found, and a past one", async () => {
@@ -138,6 +148,41 @@ describe('the session and its appointments', () => {
     expect(consulted.body.appointment).toMatchObject({ status: 'consulted', patient_name: 'Moving Fixed' });
     expect((await t.get(`/appointments/${a}`)).body.appointment.status).toBe('consulted');
     expect((await t.get(`/appointments/${id * 10_000 + 99}`)).body).toEqual(failureOf('Appointment not found.'));
+  });
+
+  it("answers another branch's appointment as one that does not exist, on every path, changing nothing", async () => {
+    const id = await session();
+    const a = (await book(id, patient('Colombo only'))).body.appointment.id;
+    const kandyOnly = { token: t.token('receptionist', 9, 3600, [2]) };
+    const noSession = (id + 500) * 10_000 + 1;
+    const appointmentNotFound = failureOf('Appointment not found.');
+    for (const [appointment, options] of [
+      [a, kandyOnly],
+      [noSession, {}],
+    ] as const) {
+      const answers = [
+        await t.get(`/appointments/${appointment}`, options),
+        await t.put(`/appointments/${appointment}`, { status: 'arrived' }, options),
+        await t.request('DELETE', `/appointments/${appointment}`, { reason: 'Probing' }, options),
+        await t.post(`/appointments/${appointment}/payments`, { amount: 100, method: 'Cash' }, options),
+      ];
+      for (const answer of answers)
+        expect({ appointment, status: answer.status, body: answer.body }).toEqual({
+          appointment,
+          status: 404,
+          body: appointmentNotFound,
+        });
+    }
+    const sessionNotFound = { status: 404, body: failureOf('Session not found.') };
+    const list = await t.get(`/sessions/${id}/appointments`, kandyOnly);
+    expect({ status: list.status, body: list.body }).toEqual(sessionNotFound);
+    const complete = await t.post(`/sessions/${id}/complete`, undefined, kandyOnly);
+    expect({ status: complete.status, body: complete.body }).toEqual(sessionNotFound);
+    expect((await t.get(`/appointments/${a}`)).body.appointment).toMatchObject({
+      status: 'booked',
+      payment: { paid_amount: 0, payment_status: 'Unpaid' },
+    });
+    expect((await t.get(`/get_session/${id}`)).body.session.status).toBe('Open');
   });
 
   it('cancels the waiting appointments of a closed session, and refuses bookings into it', async () => {
@@ -197,6 +242,29 @@ describe('the session and its appointments', () => {
     expect((await t.del(`/delete_session/${id}`)).status).toBe(409);
   });
 
+  it('keeps a completed session completed when a client sends back the Closed it shows, and never reopens it', async () => {
+    const id = await session();
+    const there = (await book(id, patient('Still there'))).body.appointment.id;
+    await t.put(`/appointments/${there}`, { status: 'arrived' });
+    await t.post(`/sessions/${id}/complete`);
+    const echoed = await t.put(`/update_session/${id}`, { status: 'Closed', notes: 'seen by the doctor' });
+    expect(echoed.body).toEqual({ success: true, message: 'Session updated successfully.', session_id: id });
+    const unchanged = async () => {
+      expect((await t.get(`/get_session/${id}`)).body.session).toMatchObject({ closed_as: 'completed' });
+      expect((await t.get(`/appointments/${there}`)).body.appointment).toMatchObject({
+        status: 'arrived',
+        cancel_reason: null,
+      });
+    };
+    await unchanged();
+    const reopen = await t.put(`/update_session/${id}`, { status: 'Open' });
+    expect({ status: reopen.status, body: reopen.body }).toEqual({
+      status: 409,
+      body: failureOf('Session is completed: it cannot be reopened.'),
+    });
+    await unchanged();
+  });
+
   it("cancels the bookings of a doctor's session on a day of leave the reference data brings", async () => {
     const id = await session({}, 20);
     const a = (await book(id, patient('On leave'))).body.appointment.id;
@@ -207,5 +275,13 @@ describe('the session and its appointments', () => {
       status: 'cancelled',
       cancel_reason: 'Doctor on leave.',
     });
+    // A booking after the leave would stand with nobody to cancel it: refused, and nothing stored.
+    const after = await book(id, patient('After the leave'));
+    expect({ status: after.status, body: after.body }).toEqual({
+      status: 409,
+      body: failureOf('Doctor is on leave on the session date.'),
+    });
+    expect(after.body.code).toBe('DOCTOR_ON_LEAVE');
+    expect((await t.get(`/sessions/${id}/appointments`)).body.appointments).toHaveLength(1);
   });
 });

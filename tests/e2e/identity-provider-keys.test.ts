@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createSigner } from 'fast-jwt';
 import { TOKEN_MESSAGES } from '@clinic/contracts';
 import { freeListeningPort } from '@clinic/devstack';
-import { viaHttp, viaNats } from './branch-cases';
+import { viaHttp, viaNats } from './branch-transport';
 import { eventually, sleep, type TestStack } from './harness';
 import {
   AUDIENCE,

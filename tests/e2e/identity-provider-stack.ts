@@ -9,7 +9,7 @@ import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
 import { join } from 'node:path';
 import { HTTP_ROUTES } from '@clinic/contracts';
 import { REPO_ROOT, waitFor } from '@clinic/devstack';
-import type { Call } from './branch-cases';
+import type { Call } from './branch-transport';
 import { branch } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
 

@@ -10,7 +10,7 @@ import { createHmac, createPublicKey } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { BRANCH_MESSAGES, TOKEN_MESSAGES } from '@clinic/contracts';
 import { freeListeningPort } from '@clinic/devstack';
-import { viaHttp, viaNats } from './branch-cases';
+import { viaHttp, viaNats } from './branch-transport';
 import { TEST_JWT_SECRET, type TestStack } from './harness';
 import {
   AUDIENCE,

@@ -8,7 +8,7 @@ import { startTestStack, type TestStack } from './harness';
 
 export let t: TestStack;
 /** Made in beforeAll, which checks each. */
-export const ids = {} as { bill: number; charge: number; otherCharge: number; session: number };
+export const ids = {} as { bill: number; charge: number; otherCharge: number; session: number; appointment: number };
 
 export const OPERATORS: unknown[] = [{ $gt: '' }, { $ne: null }, { $where: 'sleep(1000)' }, { $regex: '.*' }, ['$in']];
 
@@ -66,25 +66,61 @@ export function validBody(route: HttpRoute): Record<string, unknown> | undefined
       return { session_date: '2099-01-06', start_time: '09:00', end_time: '10:00', max_patients: 5, status: 'Open' };
     case 'POST /auto_create_sessions':
       return { month: '2099-03', doctor_id: 1, store_id: 1 };
+    case 'POST /sessions/:session_id/appointments':
+      return {
+        patient_name: 'P',
+        patient_contact: 'C',
+        patient_nic: 'N',
+        patient_id: 1,
+        fee_level: 'local',
+        source: 'counter',
+      };
+    case 'PUT /appointments/:appointment_id':
+      return { status: 'arrived', patient_name: 'P', patient_contact: 'C', patient_nic: 'N', patient_id: 1 };
+    case 'DELETE /appointments/:appointment_id':
+    case 'DELETE /sessions/:session_id/settlement':
+      return { reason: 'r' };
+    case 'POST /appointments/:appointment_id/payments':
+      return { amount: 1, method: 'Cash', received_amount: 5, reference: 'r' };
+    case 'POST /appointments/:appointment_id/refunds':
+      return { amount: 1, method: 'Cash', reason: 'r', item_id: 1 };
+    case 'POST /sessions/:session_id/settlement':
+      return { method: 'Cash' };
     default:
       return undefined;
   }
 }
 
 export function pathOf(route: HttpRoute): string {
-  const byParam: Record<string, number> = { bill_id: ids.bill, charge_id: ids.charge, session_id: ids.session };
+  const byParam: Record<string, number> = {
+    bill_id: ids.bill,
+    charge_id: ids.charge,
+    session_id: ids.session,
+    appointment_id: ids.appointment,
+  };
   return route.param ? route.url.replace(`:${route.param}`, String(byParam[route.param])) : route.url;
 }
 
 /** Everything the stack holds that an accepted injection could have changed. */
 export async function snapshot(): Promise<string> {
-  const [bill, charges, sessions, bills] = await Promise.all([
+  const [bill, charges, sessions, bills, appointments, ledger, settlement] = await Promise.all([
     t.get(`/lab_bills/${ids.bill}`),
     t.get('/hospital_charges?store_id=1'),
     t.get('/all_sessions'),
     t.get('/lab_bills?store_id=1&per_page=100'),
+    t.get(`/sessions/${ids.session}/appointments`),
+    t.get(`/appointments/${ids.appointment}/payments`),
+    t.get(`/sessions/${ids.session}/settlement`),
   ]);
-  return JSON.stringify([bill.body, charges.body, sessions.body, bills.body.total]);
+  return JSON.stringify([
+    bill.body,
+    charges.body,
+    sessions.body,
+    bills.body.total,
+    appointments.body,
+    ledger.body,
+    settlement.body,
+  ]);
 }
 
 beforeAll(async () => {
@@ -116,6 +152,9 @@ beforeAll(async () => {
       end_time: '10:00',
     })
   ).body.session_id;
+  ids.appointment = (
+    await t.post(`/sessions/${ids.session}/appointments`, { patient_name: 'Booked', patient_contact: '0771234567' })
+  ).body.appointment?.id;
   for (const [name, id] of Object.entries(ids)) if (!id) throw new Error(`setup failed: no ${name}`);
 });
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { EVENT_DATA_SCHEMAS, eventSchema } from './events';
 import { HeaderNames } from './envelope';
 import { errorCodeTable } from './error-codes';
 import { DELETION_MARKER_SCHEMA, REF_RECORD_SCHEMAS } from './reference';
+import { HTTP_ROUTES } from './routes';
 import { accessNote, replyEnvelopeSchema, requestEnvelopeSchema, requestReplySpecs } from './request-reply';
 import type { JsonSchema } from './schemas/common';
 import { eventStreamOf, REF_KINDS, REF_STREAM, refSubject, REF_KINDS_BY_SERVICE } from './streams';
@@ -39,6 +40,11 @@ export function toJsonSchema(schema: unknown): unknown {
 
 const text = (description: string): JsonSchema => ({ type: 'string', description });
 
+/** The subjects whose routes answer a retry with the same Idempotency-Key with the first result. */
+const KEYED_SUBJECTS = HTTP_ROUTES.filter((route) => route.idempotent)
+  .map((route) => route.subject)
+  .join(', ');
+
 const requestHeaders: JsonSchema = {
   type: 'object',
   properties: {
@@ -52,7 +58,7 @@ const requestHeaders: JsonSchema = {
       'epoch milliseconds after which the requester no longer waits: the request is then dropped unprocessed',
     ),
     [HeaderNames.idempotencyKey]: text(
-      `billing.bill.create, billing.bill.pay, billing.bill.refund: a retried request returns the first result instead of making a second (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
+      `${KEYED_SUBJECTS}: a retried request returns the first result instead of making a second (1-${Limits.idempotencyKeyMaxLength} visible ASCII characters)`,
     ),
     [HeaderNames.ifMatch]: text(
       "the update or delete of a bill, a charge or a session: the etag(s) of the record's read; 412 PRECONDITION_FAILED when it changed since",

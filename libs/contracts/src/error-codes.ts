@@ -225,10 +225,25 @@ export const ERROR_CODES = {
     'The session is cancelled or completed: it takes no booking or move.',
     CHANNELING_MESSAGES.sessionClosed,
   ),
+  SESSION_COMPLETED: code(
+    409,
+    'The session is completed: a status other than `Closed` would reopen it, which it refuses.',
+    CHANNELING_MESSAGES.completedNoReopen,
+  ),
   SESSION_PAST: code(
     409,
     "The session's date is before the clinic's today: it takes no booking.",
     CHANNELING_MESSAGES.sessionPast,
+  ),
+  DOCTOR_ON_LEAVE: code(
+    409,
+    "The session's date is on its doctor's leave (a `doctor_leave` reference record): it takes no booking.",
+    CHANNELING_MESSAGES.onLeave,
+  ),
+  SESSION_ON_HOLIDAY: code(
+    409,
+    "The session's date is a holiday of its branch, or of every branch (a `holiday` reference record): it takes no booking.",
+    CHANNELING_MESSAGES.holiday,
   ),
   FEE_LEVEL_NOT_OFFERED: code(
     400,

@@ -15,7 +15,7 @@ import {
   channelingReplySchema,
   reasonBodySchema,
 } from './schemas/channeling';
-import { pathParams, successSchema, type JsonSchema } from './schemas/common';
+import { successSchema, type JsonSchema } from './schemas/common';
 import { failureSchemaFor, standardFailures } from './schemas/failures';
 import { REF_STREAM } from './streams';
 import {
@@ -61,25 +61,28 @@ function queryEnvelope(query: JsonSchema): JsonSchema {
   return { type: 'object', properties, ...(query.required ? { required: query.required } : {}) };
 }
 
+/** A path id travels as the text the client wrote, as a query value does. */
+function pathIdText(name: string): JsonSchema {
+  return {
+    type: 'object',
+    required: [name],
+    properties: {
+      [name]: {
+        type: 'string',
+        maxLength: 100,
+        description: 'the path id as the client wrote it; one that is not a positive integer is not found',
+      },
+    },
+  };
+}
+
 function fromRoute(route: HttpRoute): RequestReplySpec {
   return {
     subject: route.subject,
     service: serviceOf(route.subject)!,
     summary: `${route.summary} (HTTP: ${route.method} ${route.url})`,
     branchScope: route.branchScope,
-    params: route.param
-      ? {
-          type: 'object',
-          required: [route.param],
-          properties: {
-            [route.param]: {
-              type: 'string',
-              maxLength: 100,
-              description: 'the path id as the client wrote it; one that is not a positive integer is not found',
-            },
-          },
-        }
-      : undefined,
+    params: route.param ? pathIdText(route.param) : undefined,
     query: route.querystring ? queryEnvelope(route.querystring) : undefined,
     body: route.body,
     bodyRequired: Boolean(route.body && !route.bodyOptional),
@@ -171,7 +174,7 @@ function internalSpecs(): RequestReplySpec[] {
       branchScope: 'record',
       summary:
         "Billing's question before it moves an appointment's money or settles a session: the session and its appointments as stored",
-      query: channelingQuerySchema,
+      query: queryEnvelope(channelingQuerySchema),
       replies: { 200: channelingReplySchema, ...standardFailures(404) },
     },
     {
@@ -179,7 +182,7 @@ function internalSpecs(): RequestReplySpec[] {
       service: 'sessions',
       branchScope: 'record',
       summary: "Billing's cancellation of an appointment (DELETE /appointments/{id}), before it refunds what it holds",
-      params: pathParams('appointment_id'),
+      params: pathIdText('appointment_id'),
       body: reasonBodySchema,
       bodyRequired: true,
       replies: { 200: cancelReplySchema, ...standardFailures(400, 404) },

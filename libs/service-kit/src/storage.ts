@@ -22,6 +22,7 @@ export { ensureCatalogueIndexes, indexRef, type IndexedCollection } from './stor
 export { RecordWriter, type RecordWrite, type StorageDeps } from './storage/record-write';
 export { IdAllocator, movePastIfTaken, withFreshId } from './storage/id-allocator';
 export { Outbox } from './storage/outbox';
+export { fenceCleared } from './storage/fences';
 export {
   entityProof,
   newEventId,

@@ -11,13 +11,21 @@
  * and nobody one whose session is settled: both refused before anything changes.
  */
 import { CHANNELING_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import { callerOf, fail, foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import {
+  callerOf,
+  fail,
+  foundInBranch,
+  idempotencyClaim,
+  pathId,
+  type ClinicClock,
+  type HandlerContext,
+} from '@clinic/service-kit';
 import { earlierEntries, openingOf, refOf } from './appointment-payments';
 import { parseReason } from './channeling-input';
 import { balanceView, paymentView } from './channeling-views';
 import { entriesOnCancel, moneyOf } from './money-rules';
 import type { PaymentOptions } from './payments';
-import { idempotencyOf, moverOf } from './requests';
+import { moverOf } from './requests';
 import type { SessionsClient } from './sessions-client';
 import type { BillStorage } from './storage';
 import { entryView } from './views';
@@ -34,7 +42,11 @@ export class AppointmentCancelOperations {
     const id = pathId(request, 'appointment_id', 'APPOINTMENT_NOT_FOUND');
     const reason = parseReason(request.body);
     const caller = callerOf(ctx);
-    const idempotency = idempotencyOf(ctx, caller, { appointment_id: id, kind: 'cancel', body: request.body });
+    const idempotency = idempotencyClaim(ctx.idempotencyKey, caller, {
+      appointment_id: id,
+      kind: 'cancel',
+      body: request.body,
+    });
     const keyed = idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {};
     const { appointment } = await this.sessions.appointment(id, ctx);
     foundInBranch(ctx, appointment, 'APPOINTMENT_NOT_FOUND');

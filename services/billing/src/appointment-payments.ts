@@ -16,12 +16,14 @@ import {
 import {
   callerOf,
   fail,
-  fromCents,
   foundInBranch,
+  fromCents,
+  idempotencyClaim,
   pathId,
   withinBranches,
   type ClinicClock,
   type HandlerContext,
+  type IdempotencyClaim,
 } from '@clinic/service-kit';
 import { parseBalances } from './channeling-input';
 import type { ChanneledAppointment } from './channeling-replies';
@@ -29,16 +31,9 @@ import { balanceView, type AppointmentRef } from './channeling-views';
 import { checkShareRefund } from './fee-shares';
 import { parsePayment, parseRefund } from './money-input';
 import { moneyOf, planPayment, planRefund, type Mover } from './money-rules';
-import { idempotencyOf, moverOf } from './requests';
+import { moverOf } from './requests';
 import type { SessionsClient } from './sessions-client';
-import {
-  feesOf,
-  type AccountDoc,
-  type AccountOpening,
-  type BillStorage,
-  type IdempotencyClaim,
-  type LedgerEntryDoc,
-} from './storage';
+import { feesOf, type AccountDoc, type AccountOpening, type BillStorage, type LedgerEntryDoc } from './storage';
 import { entryView } from './views';
 import type { PaymentOptions } from './payments';
 
@@ -138,7 +133,7 @@ export class AppointmentPaymentOperations {
   ): Promise<ServiceReply> {
     const id = pathId(request, 'appointment_id', 'APPOINTMENT_NOT_FOUND');
     const caller = callerOf(ctx);
-    const idempotency = idempotencyOf(ctx, caller, { appointment_id: id, kind, body: request.body });
+    const idempotency = idempotencyClaim(ctx.idempotencyKey, caller, { appointment_id: id, kind, body: request.body });
     const keyed = idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {};
     const { appointment } = await this.sessions.appointment(id, ctx);
     foundInBranch(ctx, appointment, 'APPOINTMENT_NOT_FOUND');

@@ -6,23 +6,25 @@ import {
   fail,
   foundInBranch,
   fromCents,
+  idempotencyClaim,
   pageFields,
   parsePage,
   pathId,
   requireBranch,
-  toCents,
   requireCurrent,
   taggedReply,
+  toCents,
   withNewTag,
   type ClinicClock,
   type HandlerContext,
+  type IdempotencyClaim,
 } from '@clinic/service-kit';
 import { entriesOnCreate, planCancel, planUpdate } from './money-rules';
-import { idempotencyOf, moverOf } from './requests';
+import { moverOf } from './requests';
 import { USER_NAMES_SCOPE, type BillingReferences } from './references';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
-import { branchScope, type BillDoc, type BillStorage, type IdempotencyClaim } from './storage';
+import { branchScope, type BillDoc, type BillStorage } from './storage';
 import type { BillViews } from './bill-views';
 import { parseListQuery, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
@@ -55,7 +57,7 @@ export class BillOperations {
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const caller = callerOf(ctx);
-    const idempotency = idempotencyOf(ctx, caller, request.body);
+    const idempotency = idempotencyClaim(ctx.idempotencyKey, caller, request.body);
     if (idempotency) {
       const replay = await this.replay(idempotency, ctx);
       if (replay) return replay;

@@ -10,16 +10,18 @@ import {
   callerOf,
   fail,
   foundInBranch,
+  idempotencyClaim,
   pathId,
   reachesBranch,
   ServiceError,
   type ClinicClock,
   type HandlerContext,
+  type IdempotencyClaim,
 } from '@clinic/service-kit';
 import { parsePayment, parseRefund } from './money-input';
 import { moneyOf, planEntry, planPayment, planRefund, type Mover } from './money-rules';
-import { idempotencyOf, moverOf } from './requests';
-import type { BillDoc, BillStorage, IdempotencyClaim, LedgerEntryDoc } from './storage';
+import { moverOf } from './requests';
+import type { BillDoc, BillStorage, LedgerEntryDoc } from './storage';
 import type { BillViews } from './bill-views';
 import { balanceView, entryView } from './views';
 
@@ -82,7 +84,7 @@ export class PaymentOperations {
   ): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const caller = callerOf(ctx);
-    const idempotency = idempotencyOf(ctx, caller, { bill_id: id, kind, body: request.body });
+    const idempotency = idempotencyClaim(ctx.idempotencyKey, caller, { bill_id: id, kind, body: request.body });
     const keyed = idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {};
     let outcome: { doc: BillDoc; entry: LedgerEntryDoc };
     try {

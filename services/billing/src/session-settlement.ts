@@ -7,7 +7,15 @@
  * appointments lands after the payout was counted).
  */
 import { CHANNELING_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
-import { callerOf, fail, foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import {
+  callerOf,
+  fail,
+  foundInBranch,
+  idempotencyClaim,
+  pathId,
+  type ClinicClock,
+  type HandlerContext,
+} from '@clinic/service-kit';
 import { parseFormat, parseReason, parseSettlement } from './channeling-input';
 import { settlementView } from './channeling-views';
 import type { PaperFonts } from './paper/fonts';
@@ -16,7 +24,7 @@ import { letterheadOf } from './domain/letterhead';
 import { renderSettlement } from './paper/settlement-sheet';
 import type { PaymentOptions } from './payments';
 import type { BillingReferences } from './references';
-import { idempotencyOf, moverOf } from './requests';
+import { moverOf } from './requests';
 import type { SessionsClient } from './sessions-client';
 import { payoutOf, settlementLines } from './settlement-rules';
 import { feesOf, type BillStorage, type SettlementDoc } from './storage';
@@ -42,7 +50,7 @@ export class SettlementOperations {
     if (!this.options.refundRoles.includes(caller.role)) throw fail('FORBIDDEN');
     const sessionId = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     const method = parseSettlement(request.body);
-    const idempotency = idempotencyOf(ctx, caller, {
+    const idempotency = idempotencyClaim(ctx.idempotencyKey, caller, {
       session_id: sessionId,
       kind: 'settle',
       body: request.body ?? null,

@@ -25,12 +25,21 @@ import {
   type ClinicClock,
   type HandlerContext,
 } from '@clinic/service-kit';
+import type { RecordWrite } from '@clinic/service-kit/storage';
 import type { AppointmentEvents } from './appointment-events';
 import { parseAppointmentChanges, parseBooking, parseReason, type BookingInput } from './appointment-input';
 import { appointmentView, paymentView } from './appointment-views';
 import type { BillingClient } from './billing-client';
-import { checkMove, feeSplit, nextNumber, openCount, replaced, type AppointmentDoc } from './domain/appointments';
-import type { SessionDoc, SessionStorage } from './storage';
+import {
+  checkDayOpen,
+  checkMove,
+  feeSplit,
+  nextNumber,
+  openCount,
+  replaced,
+  type AppointmentDoc,
+} from './domain/appointments';
+import { bookingFence, type SessionDoc, type SessionStorage } from './storage';
 import { minutesPerPatient } from './views';
 
 const MOVE_EVENTS: Partial<Record<AppointmentStatus, EventSubject>> = {
@@ -53,7 +62,7 @@ export class AppointmentOperations {
     const sessionId = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
     const input = parseBooking(request.body);
     const caller = callerOf(ctx);
-    const claim = idempotencyClaim(ctx.idempotencyKey ?? undefined, caller, {
+    const claim = idempotencyClaim(ctx.idempotencyKey, caller, {
       session_id: sessionId,
       body: request.body,
     });
@@ -61,6 +70,8 @@ export class AppointmentOperations {
     let replayed = false;
     const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
+      // The key is the caller's across sessions: bound to its first request, refused with another.
+      if (claim) await this.storage.bookingKeys.bind(claim, sessionId);
       const earlier = claim && existing.appointments?.find((a) => a.idempotency_key === claim.key);
       if (earlier) {
         if (earlier.request_hash !== claim.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
@@ -76,7 +87,13 @@ export class AppointmentOperations {
       const appointments = [...(existing.appointments ?? []), booked];
       return {
         set: { appointments, open_count: openCount(appointments) },
-        event: async (session) => this.event(EventSubjects.appointmentBooked, session, booked!, ctx),
+        event: async (session) => ({
+          ...(await this.event(EventSubjects.appointmentBooked, session, booked!, ctx)),
+          fences: [bookingFence(existing.doctor_id)],
+        }),
+        // Once the fence is stored: a leave stored before this look refuses the booking, one stored after it waits
+        // for the booking to land before it cancels the day's bookings (leave-cancellations.ts).
+        guard: async () => checkDayOpen(await this.storage.queries.blocksOf(existing)),
       };
     });
     const session = after === 'unchanged' || after === null ? await this.visibleSession(sessionId) : after;
@@ -126,10 +143,7 @@ export class AppointmentOperations {
     const { sessionId, no } = this.keyOf(request);
     const changes = parseAppointmentChanges(request.body);
     let changed: AppointmentDoc | undefined;
-    const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
-      foundInBranch(ctx, existing, 'APPOINTMENT_NOT_FOUND');
-      const current = existing.appointments?.find((a) => a.no === no);
-      if (!current) throw fail('APPOINTMENT_NOT_FOUND');
+    const session = await this.changeAppointment(sessionId, no, ctx, (existing, current) => {
       if (changes.status !== undefined) {
         checkMove(current.status, changes.status);
         if (existing.status !== 'active' && changes.status !== current.status) throw fail('SESSION_CLOSED');
@@ -140,10 +154,9 @@ export class AppointmentOperations {
       const subject = moved ? MOVE_EVENTS[changes.status!]! : EventSubjects.appointmentUpdated;
       return {
         set: { appointments, open_count: openCount(appointments) },
-        event: async (session) => this.event(subject, session, changed!, ctx),
+        event: async (after) => this.event(subject, after, changed!, ctx),
       };
     });
-    const session = after === 'unchanged' || after === null ? await this.visibleSession(sessionId) : after;
     const money = await this.billing.balances([idOfAppointment(sessionId, no)], ctx);
     return success(200, {
       message: CHANNELING_MESSAGES.updated,
@@ -160,10 +173,7 @@ export class AppointmentOperations {
     const reason = parseReason(request.body);
     let cancelled: AppointmentDoc | undefined;
     let already = false;
-    const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
-      foundInBranch(ctx, existing, 'APPOINTMENT_NOT_FOUND');
-      const current = existing.appointments?.find((a) => a.no === no);
-      if (!current) throw fail('APPOINTMENT_NOT_FOUND');
+    const session = await this.changeAppointment(sessionId, no, ctx, (existing, current) => {
       if (current.status === 'cancelled') {
         [cancelled, already] = [current, true];
         return null;
@@ -172,10 +182,9 @@ export class AppointmentOperations {
       const appointments = replaced(existing.appointments ?? [], cancelled);
       return {
         set: { appointments, open_count: openCount(appointments) },
-        event: async (session) => this.event(EventSubjects.appointmentCancelled, session, cancelled!, ctx),
+        event: async (after) => this.event(EventSubjects.appointmentCancelled, after, cancelled!, ctx),
       };
     });
-    const session = after === 'unchanged' || after === null ? await this.visibleSession(sessionId) : after;
     return success(200, { appointment: await this.events.view(session, cancelled!), already });
   }
 
@@ -238,10 +247,37 @@ export class AppointmentOperations {
     return { session, appointment };
   }
 
-  private async visibleSession(id: number): Promise<SessionDoc> {
+  /** The session again after its write found nothing to change (it may be gone by now). */
+  private async visibleSession(
+    id: number,
+    notFound: 'SESSION_NOT_FOUND' | 'APPOINTMENT_NOT_FOUND' = 'SESSION_NOT_FOUND',
+  ): Promise<SessionDoc> {
     const session = await this.storage.queries.findVisible(id);
-    if (!session) throw fail('SESSION_NOT_FOUND');
+    if (!session) throw fail(notFound);
     return session;
+  }
+
+  /**
+   * A change of appointment `no` in its session's write, as `decide` says once it has seen both; the session after
+   * it. A session missing or of a branch out of reach is 404 APPOINTMENT_NOT_FOUND, as a number it never gave.
+   */
+  private async changeAppointment(
+    sessionId: number,
+    no: number,
+    ctx: HandlerContext,
+    decide: (existing: SessionDoc, current: AppointmentDoc) => RecordWrite<SessionDoc> | null,
+  ): Promise<SessionDoc> {
+    const after = await this.storage.writes.changeSession(
+      sessionId,
+      async (existing) => {
+        foundInBranch(ctx, existing, 'APPOINTMENT_NOT_FOUND');
+        const current = existing.appointments?.find((a) => a.no === no);
+        if (!current) throw fail('APPOINTMENT_NOT_FOUND');
+        return decide(existing, current);
+      },
+      'APPOINTMENT_NOT_FOUND',
+    );
+    return after === 'unchanged' || after === null ? this.visibleSession(sessionId, 'APPOINTMENT_NOT_FOUND') : after;
   }
 
   private async withPayment(

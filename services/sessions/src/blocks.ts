@@ -11,6 +11,10 @@ export interface DayBlock {
   holiday: string | null;
 }
 
+/** Whether the leave keeps the doctor away on `date`. */
+export const leaveCovers = (leave: DoctorLeaveRecord, doctorId: number, date: string): boolean =>
+  leave.doctor_id === doctorId && leave.from_date <= date && date <= leave.to_date;
+
 export class DayBlocks {
   private readonly leavesByDoctor = new Map<number, DoctorLeaveRecord[]>();
   private readonly holidaysByDate = new Map<string, HolidayRecord[]>();
@@ -36,7 +40,7 @@ export class DayBlocks {
   }
 
   onLeave(doctorId: number, date: string): boolean {
-    return (this.leavesByDoctor.get(doctorId) ?? []).some((leave) => leave.from_date <= date && date <= leave.to_date);
+    return (this.leavesByDoctor.get(doctorId) ?? []).some((leave) => leaveCovers(leave, doctorId, date));
   }
 
   holiday(branchId: number | null, date: string): string | null {

@@ -19,6 +19,7 @@ import {
 } from '@clinic/contracts';
 import {
   badRequest,
+  fail,
   given,
   has,
   isPlainObject,
@@ -155,6 +156,17 @@ export function parseSessionChanges(body: PlainObject): SessionChanges {
   if (has(shaped, 'max_patients')) shaped.max_patients = null;
   requireShape(updateSessionBodySchema, shaped, unprocessable);
   return changes;
+}
+
+/**
+ * The changes a stored session takes: `Closed` cancels an active session only (a completed one, shown `Closed`, stays
+ * completed when a client sends back what it read), and a completed session is never reopened.
+ */
+export function changesFor(stored: SessionStoredStatus, changes: SessionChanges): SessionChanges {
+  if (stored === 'completed' && changes.status === 'active') throw fail('SESSION_COMPLETED');
+  if (changes.status !== 'cancelled' || stored === 'active') return changes;
+  const { status: _unchanged, ...others } = changes;
+  return others;
 }
 
 export interface SessionListFilter {

@@ -22,7 +22,14 @@ import {
 } from '@clinic/service-kit';
 import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
 import type { ReferenceData } from '@clinic/service-kit/storage';
-import { parseListQuery, parseMaxPatients, parseNewSession, parseSessionChanges, requireSessionBody } from './rules';
+import {
+  changesFor,
+  parseListQuery,
+  parseMaxPatients,
+  parseNewSession,
+  parseSessionChanges,
+  requireSessionBody,
+} from './rules';
 import type { SessionDoc, SessionStorage } from './storage';
 import type { AppointmentEvents } from './appointment-events';
 import { cancelWaiting, openCount } from './domain/appointments';
@@ -106,11 +113,13 @@ export class SessionOperations {
     // A session that does not exist (or is of another branch) is not found before its changes are checked.
     const written = await this.storage.writes.changeSession(id, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
-      const changes = parseSessionChanges(body);
+      const asked = parseSessionChanges(body);
       // Bad input is refused as such (400) whatever If-Match says; only a valid change can be stale (412).
       await this.requireCurrent(ctx, existing);
+      const changes = changesFor(existing.status, asked);
+      if (Object.keys(changes).length === 0) return null;
       // Closing a session cancels the bookings still waiting; what they paid is theirs to get back (billing).
-      const closing = changes.status === 'cancelled' && existing.status !== 'cancelled';
+      const closing = changes.status === 'cancelled';
       const dropped = closing ? cancelWaiting(existing, CHANNELING_MESSAGES.sessionCancelled) : null;
       return {
         set: { ...changes, ...(dropped?.set ?? {}) },

@@ -1,4 +1,4 @@
-import { DayBlocks } from '../src/blocks';
+import { DayBlocks, leaveCovers } from '../src/blocks';
 
 const leave = (id: number, doctor_id: number, from_date: string, to_date: string) => ({
   id,
@@ -40,5 +40,17 @@ describe('DayBlocks', () => {
   it('spans each doctor’s leaves for the sessions query', () => {
     expect(blocks.leaveSpans()).toEqual([{ doctor_id: 5, from: '2040-03-09', to: '2040-03-20' }]);
     expect(blocks.holidayDates().sort()).toEqual(['2040-03-15', '2040-03-16']);
+  });
+});
+
+describe('leaveCovers', () => {
+  it("holds a session on the leave's days, of its doctor only", () => {
+    const shortened = leave(1, 5, '2040-03-10', '2040-03-10');
+    expect(['2040-03-09', '2040-03-10', '2040-03-11'].map((d) => leaveCovers(shortened, 5, d))).toEqual([
+      false,
+      true,
+      false,
+    ]);
+    expect(leaveCovers(shortened, 6, '2040-03-10')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import type { DoctorRecord } from '@clinic/contracts';
 import { datesOfMonth, monthLabel, planMonth, runOf, schedulingDoctors, type PlannedSession } from '../src/planning';
-import { displayStatus } from '../src/rules';
+import { changesFor, displayStatus } from '../src/rules';
 
 const doctor = (overrides: Partial<DoctorRecord> = {}): DoctorRecord => ({
   id: 1,
@@ -25,6 +25,23 @@ describe('displayStatus', () => {
     ['active', 0, 0, 'Open'],
   ] as const)('stored %s, cap %p, booked %p -> %s', (stored, cap, booked, expected) => {
     expect(displayStatus(stored, cap, booked)).toBe(expected);
+  });
+});
+
+describe('changesFor', () => {
+  it('cancels an active session on Closed, and leaves one already closed as it is', () => {
+    expect(changesFor('active', { status: 'cancelled', max_patients: 5 })).toEqual({
+      status: 'cancelled',
+      max_patients: 5,
+    });
+    expect(changesFor('completed', { status: 'cancelled', max_patients: 5 })).toEqual({ max_patients: 5 });
+    expect(changesFor('cancelled', { status: 'cancelled' })).toEqual({});
+  });
+
+  it('reopens a cancelled session, never a completed one', () => {
+    expect(changesFor('cancelled', { status: 'active' })).toEqual({ status: 'active' });
+    expect(() => changesFor('completed', { status: 'active' })).toThrow('Session is completed: it cannot be reopened.');
+    expect(changesFor('completed', { start_time: '09:00' })).toEqual({ start_time: '09:00' });
   });
 });
 

@@ -10,7 +10,11 @@ export interface IdempotencyClaim {
 }
 
 /** The request's key (absent: null), and the hash of `request` (its keys sorted, so their order does not matter). */
-export function idempotencyClaim(key: string | undefined, caller: Caller, request: unknown): IdempotencyClaim | null {
+export function idempotencyClaim(
+  key: string | null | undefined,
+  caller: Caller,
+  request: unknown,
+): IdempotencyClaim | null {
   if (!key) return null;
   return {
     key: `${JSON.stringify(caller.sub)}:${key}`,

@@ -53,7 +53,10 @@ export interface ServiceDefinition<Own extends EnvProperties = EnvProperties> {
   name: ServiceName;
   /** The service's own environment variables, read with the kit's (settings.own). */
   env?: Own;
-  /** Creates indexes and returns the handlers by subject. */
+  /**
+   * Creates indexes, registers what runs on each reference record applied (`refs.onApplied`: none is applied
+   * before setup returns) and returns the handlers by subject.
+   */
   setup(infra: ServiceInfra<Own>): Promise<Record<string, Handler>>;
 }
 
@@ -66,7 +69,7 @@ const KIT_VERSION = (
 
 /**
  * Starts a service: NATS, its database, its events stream and outbox relay,
- * its reference-data consumer, then its subjects; and stops all of it in the
+ * its setup, its reference-data consumer, then its subjects; and stops all of it in the
  * reverse order on SIGTERM/SIGINT.
  */
 export async function startService<Own extends EnvProperties>(definition: ServiceDefinition<Own>): Promise<void> {
@@ -85,12 +88,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
     await ensureIndexes(mongo.db.collection(OUTBOX_COLLECTION.collection), OUTBOX_COLLECTION.indexes);
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
-    const consumer = await startReferenceConsumer({
-      nc,
-      service: name,
-      refs,
-      log: log.child({ component: 'reference' }),
-    });
     const replicaCache = await startReplicaCache(nc, name, log.child({ component: 'cache' }));
     const { cache } = replicaCache;
     const infra: ServiceInfra<Own> = {
@@ -107,6 +104,14 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       cache,
     };
     const handlers = await definition.setup(infra);
+    // After setup, which registers what runs on each record applied: a record that waited while the service
+    // was down must meet those listeners too (a doctor's leave cancels bookings).
+    const consumer = await startReferenceConsumer({
+      nc,
+      service: name,
+      refs,
+      log: log.child({ component: 'reference' }),
+    });
 
     const subjects = ServiceSubjects[name];
     const breaker = new DatabaseBreaker(() => mongo.db.command({ ping: 1 }), log.child({ component: 'breaker' }));

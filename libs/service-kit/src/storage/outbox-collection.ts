@@ -7,7 +7,8 @@ export const OUTBOX_COLLECTION: IndexedCollection = {
   queries: [
     { query: 'entries older than the grace period, oldest first, 500 at most', index: indexRef('outbox_by_age') },
     {
-      query: 'an entry fencing a day being closed: `{fences}` (billing)',
+      query:
+        "an entry fencing a day being closed or a session settled (billing), a doctor's bookings (sessions): `{fences}`",
       index: 'none: the outbox holds only the entries in flight',
     },
   ],

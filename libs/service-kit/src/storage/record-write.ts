@@ -170,11 +170,14 @@ export class RecordWriter<Doc extends StoredRecord> {
    * gets the record as found, may refuse the change (by throwing), and returns
    * the write, or null when nothing is to change; it runs again when the
    * record changed before the write. Answers the record as written (null when
-   * deleted), or 'unchanged'.
+   * deleted), or 'unchanged'. `notFound`: the 404 when the record is missing,
+   * for a route that reaches it through something else of it (an appointment
+   * of a session), where the record's own code would tell what exists.
    */
   change(
     id: number,
     decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
+    notFound: NotFoundCode = this.options.notFound,
   ): Promise<Doc | null | 'unchanged'> {
     return this.queue.run(`${this.options.recordKind}:${id}`, () => {
       const giveUpAt = Date.now() + CHANGE_WAIT_MS;
@@ -183,13 +186,14 @@ export class RecordWriter<Doc extends StoredRecord> {
         retries: Infinity,
         // At random, so that two replicas that keep colliding on one record drift apart.
         pause: pauses.doublingJittered(2, 50),
-      }).execute(() => this.changeOnce(id, decide));
+      }).execute(() => this.changeOnce(id, decide, notFound));
     });
   }
 
   private async changeOnce(
     id: number,
     decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
+    notFound: NotFoundCode,
   ): Promise<Doc | null | 'unchanged'> {
     const { collection, outbox } = this.options;
     let marking: Promise<{ failure?: unknown }> = Promise.resolve({});
@@ -201,7 +205,7 @@ export class RecordWriter<Doc extends StoredRecord> {
       );
     };
     const existing = await this.options.find(id);
-    if (!existing) throw fail(this.options.notFound);
+    if (!existing) throw fail(notFound);
     const write = await decide(existing);
     if (write === null) {
       // A replay may answer for a change whose invalidation its first try failed to store: it is stored again.

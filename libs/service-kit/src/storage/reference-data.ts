@@ -50,7 +50,10 @@ export class ReferenceData {
     readonly kinds: readonly RefKind[],
   ) {}
 
-  /** Runs after each record is applied, before the message is acknowledged (e.g. to invalidate caches). */
+  /**
+   * Runs after each record is applied, before the message is acknowledged (e.g. to invalidate caches); not for a
+   * version older than the one stored.
+   */
   onApplied(listener: (kind: RefKind, record: AppliedRecord) => Promise<void>): void {
     this.appliedListeners.push(listener);
   }
@@ -71,22 +74,29 @@ export class ReferenceData {
     return new Map(docs.filter((doc) => !doc.deleted).map((doc) => [doc.id, doc]));
   }
 
-  async apply(kind: RefKind, record: unknown, seq: number): Promise<void> {
+  /**
+   * Stores the record unless a newer version of it (a later stream sequence) is stored already, and answers
+   * whether this version now stands. Its listeners run only then, so that an outdated version acts on nothing;
+   * the same message delivered again stands again (its listeners may not have finished the first time).
+   */
+  async apply(kind: RefKind, record: unknown, seq: number): Promise<boolean> {
     const rec = record as { id: number };
     const fields = isDeletionMarker(record)
       ? { id: rec.id, deleted: true }
       : { ...pickKnownFields(kind, record as Record<string, unknown>), deleted: false };
     try {
       await this.collection(kind).replaceOne(
-        { _id: docKey(rec.id), _seq: { $lt: seq } } as never,
+        { _id: docKey(rec.id), _seq: { $lte: seq } } as never,
         { ...fields, _seq: seq } as never,
         { upsert: true },
       );
     } catch (err) {
-      // The upsert collided with a newer version of the record: nothing to do.
+      // The upsert collided with a newer version of the record: this one is outdated.
       if (!isDuplicateKeyError(err)) throw err;
+      return false;
     }
     for (const listener of this.appliedListeners) await listener(kind, fields as AppliedRecord);
+    return true;
   }
 }
 

@@ -18,9 +18,8 @@
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
 import { fail, type Cents } from '@clinic/service-kit';
-import { withEventId, type Outbox, type VersionedCache } from '@clinic/service-kit/storage';
+import { fenceCleared, withEventId, type Outbox, type VersionedCache } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError } from './database-quirks';
-import { fenceCleared } from './fences';
 
 export const DAY_CLOSINGS = 'day_closings';
 

@@ -4,14 +4,9 @@
  * document keyed by it answers a repeated request with one read by _id.
  */
 import type { Collection, Db } from 'mongodb';
+import type { IdempotencyClaim } from '@clinic/service-kit';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';
-
-export interface IdempotencyClaim {
-  /** The key, scoped to the caller who sent it. */
-  key: string;
-  requestHash: string;
-}
 
 interface ClaimDoc {
   _id: string;

@@ -31,7 +31,6 @@ export type { BillChange } from './bill-writes';
 export type { CashCountDoc, ClosingDoc } from './day-closings';
 export type { LedgerEntryDoc, DrawerEntryDoc, DrawerKind, MoneyDoc } from './ledger-documents';
 export type { ChannelingRow, DrawerRow } from './ledger';
-export type { IdempotencyClaim } from './idempotency';
 export { branchScope, type CancelledBill } from './bill-queries';
 export type { AccountDoc, AccountOpening } from './appointment-accounts';
 export { feesOf } from './appointment-accounts';

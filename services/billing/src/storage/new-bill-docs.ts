@@ -4,7 +4,7 @@ import { itemAt } from '@clinic/service-kit';
 import { docKey } from './database-quirks';
 import type { BillInput, Totals } from '../rules';
 import { ITEM_ID_FACTOR, type BillDoc } from './documents';
-import type { IdempotencyClaim } from './idempotency';
+import type { IdempotencyClaim } from '@clinic/service-kit';
 import type { LedgerEntryDoc } from './ledger-documents';
 import { searchTextOf } from './search';
 

@@ -23,7 +23,8 @@ import type { DayTotals } from './day-totals';
 import type { WrittenBill } from './live-bill-sums';
 import { billEventData } from '../views';
 import { BILL_COUNTER, billHistoryEntries, BILLS, type BillDoc } from './documents';
-import type { IdempotencyClaim, IdempotencyClaims } from './idempotency';
+import type { IdempotencyClaim } from '@clinic/service-kit';
+import type { IdempotencyClaims } from './idempotency';
 import { ledgerProof, moneyEvent } from './money-events';
 import {
   daysOf,

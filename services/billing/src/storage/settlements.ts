@@ -21,11 +21,10 @@ import {
   type PaymentMethod,
 } from '@clinic/contracts';
 import { fail, ServiceError, type Cents } from '@clinic/service-kit';
-import { withEventId, type AuditTrail, type CarriedDoc, type Outbox } from '@clinic/service-kit/storage';
+import { fenceCleared, withEventId, type AuditTrail, type CarriedDoc, type Outbox } from '@clinic/service-kit/storage';
 import type { SettlementLine } from '../settlement-rules';
 import { isDuplicateKeyError } from './database-quirks';
 import { fenceOf, type DayClosings } from './day-closings';
-import { fenceCleared } from './fences';
 import { drawerEntry } from './ledger-documents';
 
 export const SETTLEMENTS = 'settlements';

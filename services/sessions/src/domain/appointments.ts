@@ -17,6 +17,7 @@ import {
   type SessionStoredStatus,
 } from '@clinic/contracts';
 import { badRequest, fail, type Cents } from '@clinic/service-kit';
+import type { DayBlock } from '../blocks';
 
 /** Minutes per patient when neither the session nor its doctor says. */
 export const DEFAULT_MINUTES_PER_PATIENT = 10;
@@ -84,6 +85,12 @@ export function nextNumber(
     throw fail('SESSION_FULL', CHANNELING_MESSAGES.sessionFull);
   const highest = appointments.reduce((max, a) => Math.max(max, a.no), reserved);
   return Math.max(highest, reserved) + 1;
+}
+
+/** Refuses a booking on a day its doctor is on leave, or its branch (or every branch) keeps a holiday. */
+export function checkDayOpen(block: DayBlock): void {
+  if (block.on_leave) throw fail('DOCTOR_ON_LEAVE');
+  if (block.holiday !== null) throw fail('SESSION_ON_HOLIDAY', CHANNELING_MESSAGES.holiday(block.holiday));
 }
 
 /** `HH:MM` plus minutes, within the day (a clock past midnight stops at 23:59). */

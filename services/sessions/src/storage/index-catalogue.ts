@@ -1,5 +1,6 @@
 /** The sessions' collections, their indexes and the queries each answers (`npm run docs`: docs/indexes.md). */
 import { indexRef, refCollectionName, type IndexedCollection } from '@clinic/service-kit/storage';
+import { BOOKING_KEYS } from './booking-keys';
 import { RUNS, SESSIONS } from './documents';
 import {
   APPOINTMENT_INDEX_DESCRIPTIONS,
@@ -36,6 +37,11 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
       },
       { query: 'the sessions of an auto-creation run: `{run_id(:{$in})}`', index: indexRef(I.byRun) },
     ],
+  },
+  {
+    collection: BOOKING_KEYS,
+    indexes: [],
+    queries: [{ query: "a booking's Idempotency-Key, bound once: insert, or read `{_id}`", index: '`_id`' }],
   },
   {
     collection: refCollectionName('appointment'),
@@ -76,7 +82,8 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
     indexes: LEAVE_INDEX_DESCRIPTIONS,
     queries: [
       {
-        query: 'leaves touching a range: `{doctor_id:{$in}?, from_date:{$lte}, to_date:{$gte}, deleted:false}`',
+        query:
+          "leaves touching a range (the lists, a booking's day): `{doctor_id:{$in}?, from_date:{$lte}, to_date:{$gte}, deleted:false}`",
         index: indexRef(LEAVES_BY_DOCTOR),
       },
     ],
@@ -84,6 +91,11 @@ export const SESSIONS_INDEX_CATALOGUE: IndexedCollection[] = [
   {
     collection: refCollectionName('holiday'),
     indexes: HOLIDAY_INDEX_DESCRIPTIONS,
-    queries: [{ query: 'holidays in a range: `{date:{$gte,$lte}, deleted:false}`', index: indexRef(HOLIDAYS_BY_DATE) }],
+    queries: [
+      {
+        query: "holidays in a range (the lists, a booking's day): `{date:{$gte,$lte}, deleted:false}`",
+        index: indexRef(HOLIDAYS_BY_DATE),
+      },
+    ],
   },
 ];

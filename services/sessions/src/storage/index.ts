@@ -5,6 +5,8 @@
  */
 import type { RefKind } from '@clinic/contracts';
 import { ReferenceCache, type ReferenceData, type StorageDeps } from '@clinic/service-kit/storage';
+import { bookingsSettled } from './booking-fences';
+import { BookingKeys } from './booking-keys';
 import { ensureCatalogueIndexes } from './database-quirks';
 import { RUNS, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
 import { SESSIONS_INDEX_CATALOGUE } from './index-catalogue';
@@ -13,6 +15,7 @@ import { SessionQueries } from './queries';
 import { AutoCreateRuns } from './runs';
 import { SessionWrites } from './writes';
 
+export { bookingFence } from './booking-fences';
 export { slotKey, type NewSessionDoc, type SessionDoc } from './documents';
 export type { RunInsertResult } from './runs';
 
@@ -20,6 +23,7 @@ export class SessionStorage {
   readonly queries: SessionQueries;
   readonly writes: SessionWrites;
   readonly runs: AutoCreateRuns;
+  readonly bookingKeys: BookingKeys;
   /** The doctors and branches session views join, kept in the cache. */
   private readonly joined: ReferenceCache;
 
@@ -32,6 +36,7 @@ export class SessionStorage {
     this.joined = new ReferenceCache(refs, deps.cache, ['doctor', 'store']);
     this.queries = new SessionQueries(sessions, this.runs, refs, this.joined, deps.cache, deps.clock);
     this.writes = new SessionWrites(sessions, this.queries, deps);
+    this.bookingKeys = new BookingKeys(deps.db);
   }
 
   /** The sessions database's indexes (index-catalogue.ts), less those no query uses any more; before requests. */
@@ -56,6 +61,11 @@ export class SessionStorage {
       this.joined.get('store', session.store_id),
     ]);
     return { doctor, store };
+  }
+
+  /** Once the doctor's bookings in flight have landed or been refused (booking-fences.ts). */
+  bookingsSettled(doctorId: number): Promise<void> {
+    return bookingsSettled(this.deps.outbox, doctorId);
   }
 
   /** After a reference record is applied: session reads show doctors, stores and bookings. */

@@ -1,10 +1,10 @@
 /** Reads of sessions: one session, the lists, the preview's slots, bookings, leaves and holidays. */
 import type { Collection, Filter } from 'mongodb';
-import type { DoctorRecord } from '@clinic/contracts';
+import type { DoctorLeaveRecord, DoctorRecord } from '@clinic/contracts';
 import { itemAt, type ClinicClock } from '@clinic/service-kit';
 import type { ReferenceCache, ReferenceData, Share, VersionedCache } from '@clinic/service-kit/storage';
 import { docKey, inChunks } from './database-quirks';
-import { DayBlocks } from '../blocks';
+import { DayBlocks, type DayBlock } from '../blocks';
 import { isActiveAppointment, type SessionListFilter } from '../rules';
 import { sessionView } from '../views';
 import { SESSIONS_SCOPE, slotKey, type SessionDoc } from './documents';
@@ -147,6 +147,11 @@ export class SessionQueries {
     return docs.filter((d) => d.appointments?.some((a) => a.status === 'booked' || a.status === 'arrived'));
   }
 
+  /** A doctor's leave as it stands now: null when unknown or deleted. */
+  leave(id: number): Promise<DoctorLeaveRecord | null> {
+    return this.refs.get('doctor_leave', id);
+  }
+
   /** Linked appointments that are not cancelled, per session id. */
   async bookedCounts(sessionIds: number[]): Promise<Map<number, number>> {
     const counts = new Map<number, number>();
@@ -184,6 +189,19 @@ export class SessionQueries {
    * without a range), for these doctors (every doctor without a list).
    */
   async dayBlocks(range?: { from: string; to: string }, doctorIds?: number[]): Promise<DayBlocks> {
+    const { leaves, holidays } = await this.blockingRecords(range, doctorIds);
+    const shown = leaves.length + holidays.length > 0 || (await this.holdsDayBlocks());
+    return new DayBlocks(leaves, holidays, shown);
+  }
+
+  /** What keeps a session's day free of bookings: its doctor's leave, its branch's holiday. */
+  async blocksOf(session: Pick<SessionDoc, 'doctor_id' | 'store_id' | 'session_date'>): Promise<DayBlock> {
+    const day = session.session_date;
+    const { leaves, holidays } = await this.blockingRecords({ from: day, to: day }, [session.doctor_id]);
+    return new DayBlocks(leaves, holidays, true).of(session.doctor_id, session.store_id, day);
+  }
+
+  private async blockingRecords(range?: { from: string; to: string }, doctorIds?: number[]) {
     const leaveQuery: Record<string, unknown> = { deleted: false };
     const holidayQuery: Record<string, unknown> = { deleted: false };
     if (doctorIds) leaveQuery.doctor_id = { $in: doctorIds };
@@ -203,8 +221,7 @@ export class SessionQueries {
         .hint(HOLIDAYS_BY_DATE)
         .toArray(),
     ]);
-    const shown = leaves.length + holidays.length > 0 || (await this.holdsDayBlocks());
-    return new DayBlocks(leaves, holidays, shown);
+    return { leaves, holidays };
   }
 
   /** Whether any leave or holiday record is held at all. */

@@ -1,6 +1,7 @@
 /** Writes of single sessions: create, update and delete, each through the one write path (RecordWriter) with its event. */
 import type { Collection } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
+import type { NotFoundCode } from '@clinic/service-kit';
 import { RecordWriter, type RecordWrite, type StorageDeps } from '@clinic/service-kit/storage';
 import type { SessionChanges } from '../rules';
 import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
@@ -53,12 +54,14 @@ export class SessionWrites {
   /**
    * Any other change of a visible session, as `decide` says once it has seen it (its appointments: a booking, a
    * move, a cancellation), in one compare-and-set write; answers the session as written, or 'unchanged'.
+   * `notFound`: the 404 of a missing session (an appointment's route answers APPOINTMENT_NOT_FOUND).
    */
   changeSession(
     id: number,
     decide: (existing: SessionDoc) => Promise<RecordWrite<SessionDoc> | null>,
+    notFound: NotFoundCode = 'SESSION_NOT_FOUND',
   ): Promise<SessionDoc | null | 'unchanged'> {
-    return this.records.change(id, decide);
+    return this.records.change(id, decide, notFound);
   }
 
   /** Deletes a visible session (404 when there is none) once `check` has accepted it. */

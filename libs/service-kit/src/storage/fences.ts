@@ -1,11 +1,11 @@
 /**
  * Waiting for the writes in flight of something being closed (a day, a
- * session's settlement): each such write's outbox entry carries a fence from
+ * session's settlement, a doctor's days of leave): each such write's outbox entry carries a fence from
  * before its write until the write has landed and its records are stored
  * (EventSpec.fences), so once no entry holds the fence, every write that read
  * the thing open has settled.
  */
-import type { Outbox } from '@clinic/service-kit/storage';
+import type { Outbox } from './outbox';
 
 /** How often a closer looks whether the writes it waits for have settled. */
 const POLL_MS = 25;
