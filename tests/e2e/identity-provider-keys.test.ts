@@ -129,6 +129,8 @@ it('keeps verifying with the last good keys while the provider is down, says so,
   expect(await gatewayMetrics()).toMatch(
     /clinic_jwks_fetches_total\{[^}]*reason="max_age",outcome="failed"[^}]*\} [1-9]/,
   );
+  // What the IdentityProviderUnreachable alert watches (deploy/prometheus/alerts.yml).
+  expect(await gatewayMetrics()).toMatch(/^clinic_identity_provider_up(\{[^}]*\})? 0$/m);
 
   // Past the stale limit every token is refused, one verified before included, at the gateway and over NATS.
   await eventually(
@@ -147,4 +149,5 @@ it('keeps verifying with the last good keys while the provider is down, says so,
   expect(await viaHttp(t, charges, chargesOf(1), unused)).toMatchObject(ok);
   expect(await viaNats(hospital, charges, chargesOf(1), unused)).toMatchObject(ok);
   expect((await t.get('/health/details', { token: manager })).body.identity_provider).toMatchObject({ status: 'ok' });
+  expect(await gatewayMetrics()).toMatch(/^clinic_identity_provider_up(\{[^}]*\})? 1$/m);
 }, 90_000);

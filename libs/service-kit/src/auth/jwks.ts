@@ -15,7 +15,7 @@
  * Keys are handed to fast-jwt as PEM.
  */
 import { KeyObject, type webcrypto } from 'node:crypto';
-import { counter, metricsEnabled } from '../process/metrics';
+import { counter, gauge, metricsEnabled } from '../process/metrics';
 import type { Logger } from '../process/logger';
 
 export interface KeyStoreOptions {
@@ -61,6 +61,17 @@ const fetches = counter(
   ['reason', 'outcome'],
 );
 
+/** The key stores of this process whose reachability the gauge below reports. */
+const reported = new Set<JwksKeyStore>();
+gauge({
+  name: 'clinic_identity_provider_up',
+  help: "1 while the identity provider's keys were last fetched fine (or not yet asked for), 0 while it is unreachable",
+  collect() {
+    this.reset();
+    for (const store of reported) this.set(['unreachable', 'expired'].includes(store.status().status) ? 0 : 1);
+  },
+});
+
 /** Unknown kids remembered for their interval; beyond this many the oldest are forgotten (the global ceiling holds). */
 const KIDS_REMEMBERED = 10_000;
 
@@ -81,6 +92,12 @@ export class JwksKeyStore {
   constructor(private readonly options: KeyStoreOptions) {
     this.now = options.now ?? Date.now;
     this.globalIntervalMs = options.globalIntervalMs ?? 1_000;
+  }
+
+  /** Reports this store in `clinic_identity_provider_up` (the one a process verifies its tokens with). */
+  reportReachability(): this {
+    reported.add(this);
+    return this;
   }
 
   /**

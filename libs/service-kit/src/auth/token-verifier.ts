@@ -47,7 +47,7 @@ function signatureCheck(
     staleMaxMs: key.staleMaxSeconds * 1000,
     unknownKidIntervalMs: key.refreshMinSeconds * 1000,
     log,
-  });
+  }).reportReachability();
   const verify = createVerifier({ ...claims, key: keyStore.resolve, algorithms: ['RS256', 'ES256'] });
   return {
     keyStore,
