@@ -42,6 +42,11 @@ describe('POST /add_session', () => {
       channeling_fee: 2500,
       store_name: 'Colombo Central',
       booked_count: 0,
+      // Channeling's (issue 42): how it closed, when the doctor came, minutes per number, numbers kept for agents.
+      closed_as: null,
+      doctor_arrived_at: null,
+      minutes_per_patient: 10,
+      reserved_numbers: 0,
     });
     expect(
       Math.abs(dayjs.tz((await getSession(res.body.session_id)).created_at, TEST_TZ).diff(today(), 'second')),

@@ -54,14 +54,27 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
   listHospitalCharges: ['VALIDATION_FAILED'],
   createHospitalCharge: ['VALIDATION_FAILED', 'CHARGE_NAME_TAKEN'],
   getHospitalCharge: ['CHARGE_NOT_FOUND'],
-  updateHospitalCharge: ['VALIDATION_FAILED', 'CHARGE_NOT_FOUND', 'CHARGE_NAME_TAKEN', 'RECORD_BUSY'],
+  updateHospitalCharge: [
+    'VALIDATION_FAILED',
+    'CHARGE_NOT_FOUND',
+    'CHARGE_NAME_TAKEN',
+    'CHARGE_UNCHANGED',
+    'RECORD_BUSY',
+  ],
   deleteHospitalCharge: ['CHARGE_NOT_FOUND', 'RECORD_BUSY'],
   getHospitalChargeHistory: ['VALIDATION_FAILED', 'CHARGE_NOT_FOUND'],
   // The session routes refuse a field with 422, as the spec has it; a body that is no object at all with 400.
   listSessions: [VALIDATION_422],
   getSession: ['SESSION_NOT_FOUND'],
   addSession: ['VALIDATION_FAILED', VALIDATION_422, 'DOCTOR_NOT_FOUND', 'DOCTOR_NO_BRANCH', 'SESSION_SLOT_TAKEN'],
-  updateSession: ['VALIDATION_FAILED', VALIDATION_422, 'SESSION_NOT_FOUND', 'SESSION_SLOT_TAKEN', 'RECORD_BUSY'],
+  updateSession: [
+    'VALIDATION_FAILED',
+    VALIDATION_422,
+    'SESSION_NOT_FOUND',
+    'SESSION_SLOT_TAKEN',
+    'SESSION_COMPLETED',
+    'RECORD_BUSY',
+  ],
   deleteSession: ['SESSION_NOT_FOUND', 'SESSION_HAS_APPOINTMENTS', 'RECORD_BUSY'],
   previewAutoSessions: [VALIDATION_422],
   autoCreateSessions: [VALIDATION_422, 'NO_SCHEDULES'],
@@ -72,6 +85,8 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'SESSION_FULL',
     'SESSION_CLOSED',
     'SESSION_PAST',
+    'DOCTOR_ON_LEAVE',
+    'SESSION_ON_HOLIDAY',
     'RECORD_BUSY',
   ],
   listAppointments: ['SESSION_NOT_FOUND'],
@@ -160,6 +175,8 @@ function callCodes(route: HttpRoute): ErrorCode[] {
       ? (['INVALID_JSON', 'BODY_FORBIDDEN_KEYS', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'SERVICE_BUSY'] as const)
       : []),
     ...(writes ? [] : (['REPLY_TOO_LARGE'] as const)),
+    // A path segment over 100 characters: only a route's own parameter can be one and still match it.
+    ...(route.param ? (['PATH_TOO_LONG'] as const) : []),
     ...(route.idempotent ? (['IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_REUSED'] as const) : []),
     ...(route.conditional === 'write' ? (['IF_MATCH_INVALID', 'PRECONDITION_FAILED'] as const) : []),
   ];

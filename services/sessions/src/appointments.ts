@@ -24,6 +24,7 @@ import {
   toCents,
   type ClinicClock,
   type HandlerContext,
+  type IdempotencyClaim,
 } from '@clinic/service-kit';
 import type { RecordWrite } from '@clinic/service-kit/storage';
 import type { AppointmentEvents } from './appointment-events';
@@ -66,6 +67,7 @@ export class AppointmentOperations {
       session_id: sessionId,
       body: request.body,
     });
+    await this.refuseEarly(sessionId, input.source, claim, ctx);
     let booked: AppointmentDoc | undefined;
     let replayed = false;
     const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
@@ -106,6 +108,27 @@ export class AppointmentOperations {
         replayed ? (money?.values().next().value ?? null) : NOTHING,
       ),
     });
+  }
+
+  /**
+   * A booking the session as read now already refuses (full of its own bookings, closed, past) is refused without
+   * waiting its turn behind the session's writes: the 8 a.m. rush's many refusals. The refusal stands at this read;
+   * a retry of a booking that was made takes its turn and is answered with it.
+   */
+  private async refuseEarly(
+    sessionId: number,
+    source: BookingInput['source'],
+    claim: IdempotencyClaim | null,
+    ctx: HandlerContext,
+  ): Promise<void> {
+    const session = foundInBranch(ctx, await this.storage.queries.findVisible(sessionId), 'SESSION_NOT_FOUND');
+    if (claim && session.appointments?.some((a) => a.idempotency_key === claim.key)) return;
+    try {
+      nextNumber(session, source, this.clock.today(), 0);
+    } catch (refusal) {
+      if (claim) await this.storage.bookingKeys.bind(claim, sessionId);
+      throw refusal;
+    }
   }
 
   /** GET /sessions/{id}/appointments: in number order, with their money. */

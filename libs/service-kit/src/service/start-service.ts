@@ -29,7 +29,7 @@ import { ensureIndexes } from '../storage/database-quirks';
 import { connectNats } from '../nats/nats-client';
 import { Outbox } from '../storage/outbox';
 import { OUTBOX_COLLECTION } from '../storage/outbox-collection';
-import { ReferenceData, startReferenceConsumer } from '../storage/reference-data';
+import { ReferenceData, startReferenceConsumer, type ReferenceConsumer } from '../storage/reference-data';
 import { startResponder, type Handler } from '../nats/responder';
 import { createTokenVerifier } from '../auth/token-verifier';
 import { stopTracing } from '../process/tracing';
@@ -112,6 +112,7 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       refs,
       log: log.child({ component: 'reference' }),
     });
+    await caughtUp(consumer, log);
 
     const subjects = ServiceSubjects[name];
     const breaker = new DatabaseBreaker(() => mongo.db.command({ ping: 1 }), log.child({ component: 'breaker' }));
@@ -168,4 +169,24 @@ export async function startService<Own extends EnvProperties>(definition: Servic
       await stopTracing();
     };
   });
+}
+
+/** How long a starting service waits to apply the reference records that arrived while it was down. */
+const CATCH_UP_MAX_MS = 15_000;
+
+/**
+ * Answers nothing before the records that waited for it are applied (a doctor's new fee, a leave), or 15 s have
+ * passed: a long backlog then goes on being applied while the service answers.
+ */
+async function caughtUp(consumer: ReferenceConsumer, log: Logger): Promise<void> {
+  const deadline = Date.now() + CATCH_UP_MAX_MS;
+  for (;;) {
+    const { pending } = await consumer.status().catch(() => ({ pending: 0 }));
+    if (pending === 0) return;
+    if (Date.now() >= deadline) {
+      log.warn({ pending }, 'reference records still being applied; answering meanwhile');
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
