@@ -7,6 +7,23 @@ const transform = {
   ],
 };
 
+/**
+ * Packages published as ES modules only, which Jest 29 cannot require (Node 20 can): compiled to CommonJS like the
+ * tests, for the gateway built in-process (tests/integration/gateway-harness.ts): content-disposition 3 through
+ * @fastify/static (the docs' files), cookie 2 through light-my-request (fastify's inject).
+ */
+const ESM_ONLY = ['content-disposition', 'cookie'];
+const withEsmOnly = {
+  transform: {
+    ...transform,
+    [`node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: [
+      'ts-jest',
+      { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'es2022' } },
+    ],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+};
+
 module.exports = {
   // End-to-end files each start their own servers and services; two at a time fit two cores.
   maxWorkers: 2,
@@ -26,7 +43,7 @@ module.exports = {
     {
       displayName: 'integration',
       testEnvironment: 'node',
-      transform,
+      ...withEsmOnly,
       testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
     },
     {
