@@ -1,18 +1,23 @@
 /** @type {import('jest').Config} */
+/**
+ * Packages published as ECMAScript modules only, which Jest 29's module system cannot require (Node 20 can):
+ * compiled to CommonJS like the tests. jose (the identity provider's keys); content-disposition 3 and cookie 2,
+ * which the gateway built in-process needs (@fastify/static, fastify's inject: tests/integration/gateway-harness.ts).
+ */
+const ESM_ONLY = ['jose', 'content-disposition', 'cookie'];
 // Transpile only: type checking is `tsc -p tsconfig.tests.json`, run by npm test.
 const transform = {
   '^.+\\.ts$': [
     'ts-jest',
     { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true } },
   ],
-  // jose is an ECMAScript module only, which Jest's module system does not load: transpiled to CommonJS like ours.
-  '/node_modules/jose/.+\\.js$': [
+  [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: [
     'ts-jest',
     { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', allowJs: true } },
   ],
 };
-/** Nothing under node_modules is transformed but jose. */
-const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
+/** Nothing else under node_modules is transformed. */
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`];
 
 module.exports = {
   // End-to-end files each start their own servers and services; two at a time fit two cores.

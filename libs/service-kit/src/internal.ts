@@ -15,6 +15,7 @@ export * from './nats/nats-client';
 export * from './domain/schema';
 export * from './nats/responder';
 export * from './nats/request-envelope';
+export * from './nats/reply-chunks';
 export * from './domain/strict-json';
 export * from './nats/request-params';
 export * from './storage/mongo';

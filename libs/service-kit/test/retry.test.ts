@@ -26,6 +26,25 @@ describe('pauses', () => {
     expect(sequence(pauses.doubling(100, 2_000), 7)).toEqual([100, 200, 400, 800, 1600, 2000, 2000]);
     expect(sequence(pauses.constant(500), 3)).toEqual([500, 500, 500]);
   });
+
+  it('draws the jittered ones at random, never above their most: record changes racing other replicas', () => {
+    // RecordWriter's: from 2 ms, at most 50.
+    for (let run = 0; run < 100; run++) {
+      for (const duration of sequence(pauses.doublingJittered(2, 50), 12)) {
+        expect(duration).toBeGreaterThanOrEqual(0);
+        expect(duration).toBeLessThanOrEqual(50);
+      }
+    }
+    const drawn = (random: number) => {
+      const spy = jest.spyOn(Math, 'random').mockReturnValue(random);
+      try {
+        return sequence(pauses.doublingJittered(2, 50), 4);
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    expect(drawn(0)).not.toEqual(drawn(0.99));
+  });
 });
 
 describe('retryPolicy', () => {

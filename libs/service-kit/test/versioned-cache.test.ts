@@ -1,5 +1,4 @@
 import { VersionedCache } from '../src/cache/versioned-cache';
-import { ScopedEntries } from '../src/cache/scoped-entries';
 import { createLogger } from '../src/process/logger';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -95,27 +94,5 @@ describe('VersionedCache', () => {
     await settle();
     expect(loads).toBe(2);
     expect(await cache.get('s', 'k', load)).toBe('v1');
-  });
-});
-
-describe('ScopedEntries', () => {
-  it('refuses the loads in flight when it forgets its marks, and keeps those that start after', () => {
-    const entries = new ScopedEntries<string>({ maxEntries: 10 });
-    const before = entries.mark;
-    for (let i = 0; i < 10_001; i++) entries.invalidate([`scope:${i}`]);
-    // A scope never invalidated: only the forgetting can tell the old load it may not keep.
-    expect(entries.invalidatedSince(['other'], before)).toBe(true);
-    expect(entries.invalidatedSince(['other'], entries.mark)).toBe(false);
-  });
-
-  it('drops the least recently used beyond its entries and its weight', () => {
-    const entries = new ScopedEntries<string>({ maxEntries: 2, maxWeight: 10, weigh: (v) => v.length });
-    entries.keep('a', ['s'], 'aaaa', 0);
-    entries.keep('b', ['s'], 'bbbb', 0);
-    entries.find('a');
-    entries.keep('c', ['t'], 'cccc', 0);
-    expect(['a', 'b', 'c'].filter((id) => entries.has(id))).toEqual(['a', 'c']);
-    entries.invalidate(['t']);
-    expect(entries.has('c')).toBe(false);
   });
 });

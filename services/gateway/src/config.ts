@@ -108,8 +108,9 @@ export function tlsFiles(certFile: string | undefined, keyFile: string | undefin
 }
 
 /** The gateway's settings, read with one schema; a bad value stops it at start-up. */
-export function gatewayConfig(): GatewayConfig {
-  const env = readEnv(GATEWAY_PROCESS_ENV);
+export function gatewayConfig(
+  env: EnvValues<typeof GATEWAY_PROCESS_ENV> = readEnv(GATEWAY_PROCESS_ENV),
+): GatewayConfig {
   return {
     host: env.HOST,
     port: env.PORT,

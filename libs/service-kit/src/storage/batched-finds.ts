@@ -29,6 +29,11 @@ export class FindQueuedTooLong extends Error {
   }
 }
 
+/** Why a find asked at `askedAt` is not sent at `now`: it waited too long (see the module's note); null: it is sent. */
+export function queuedTooLong(askedAt: number, now: number): FindQueuedTooLong | null {
+  return now - askedAt <= QUEUED_MAX_MS ? null : new FindQueuedTooLong(now - askedAt);
+}
+
 interface Wanted<Doc> {
   key: string;
   askedAt: number;
@@ -56,9 +61,9 @@ export class BatchedFinds<Doc extends Document & { _id: string }> {
   private async send(wanted: Wanted<Doc>[]): Promise<void> {
     const now = Date.now();
     const items = wanted.filter((item) => {
-      if (now - item.askedAt <= QUEUED_MAX_MS) return true;
-      item.refused = new FindQueuedTooLong(now - item.askedAt);
-      return false;
+      const refused = queuedTooLong(item.askedAt, now);
+      if (refused) item.refused = refused;
+      return !refused;
     });
     if (items.length === 0) return;
     const docs = await findByKeys(

@@ -37,6 +37,26 @@ export interface OutboxOptions {
   sweepIntervalMs?: number;
 }
 
+/** The defaults: a write window well within the grace period (see the class's note). */
+export function outboxTimings(options: OutboxOptions = {}): Required<OutboxOptions> {
+  const graceMs = options.graceMs ?? 10_000;
+  return {
+    graceMs,
+    writeWindowMs: options.writeWindowMs ?? Math.floor(graceMs * 0.4),
+    sweepIntervalMs: options.sweepIntervalMs ?? 5_000,
+  };
+}
+
+/** The sweeper takes the entries stored before this: their writes can no longer be in flight. */
+export function sweepCutoff(now: number, graceMs: number): Date {
+  return new Date(now - graceMs);
+}
+
+/** Whether the write an entry describes happened, from whether its proof's filter found a document. */
+export function proofHolds(proof: WriteProof, found: boolean): boolean {
+  return proof.exists === found;
+}
+
 /** The entries of one preparation that are inserted together with others' (more: a batch of its own). */
 const GROUPED_ENTRIES_MAX = 64;
 
@@ -95,9 +115,10 @@ export class Outbox {
   ) {
     this.entries = db.collection<StoredOutboxEntry | OutboxEntry>(OUTBOX_COLLECTION.collection);
     this.carried = new CarriedDocs(db);
-    this.graceMs = options.graceMs ?? 10_000;
-    this.writeWindowMs = options.writeWindowMs ?? Math.floor(this.graceMs * 0.4);
-    this.sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
+    const timings = outboxTimings(options);
+    this.graceMs = timings.graceMs;
+    this.writeWindowMs = timings.writeWindowMs;
+    this.sweepIntervalMs = timings.sweepIntervalMs;
   }
 
   start(): void {
@@ -262,7 +283,7 @@ export class Outbox {
   }
 
   private async sweep(): Promise<void> {
-    const cutoff = new Date(Date.now() - this.graceMs);
+    const cutoff = sweepCutoff(Date.now(), this.graceMs);
     const stale = (
       await this.entries
         .find({ created_at: { $lt: cutoff } })
@@ -293,6 +314,6 @@ export class Outbox {
 
   private async writeHappened({ proof }: OutboxEntry): Promise<boolean> {
     const found = await this.db.collection(proof.collection).findOne(proof.filter, { projection: { _id: 1 } });
-    return proof.exists ? found !== null : found === null;
+    return proofHolds(proof, found !== null);
   }
 }

@@ -22,8 +22,8 @@ const WRITE_MIN_MS = 50;
  * end of its write window, on Date.now()'s clock). Throws a ServiceError
  * (503) when too little is left: the write must not be sent.
  */
-export function timeLeftToWrite(sendBy: number): number {
-  const left = sendBy - Date.now();
+export function timeLeftToWrite(sendBy: number, now = Date.now()): number {
+  const left = sendBy - now;
   if (left < WRITE_MIN_MS) throw new ServiceError(503, WRITE_TOO_LATE_MESSAGE, 'SERVICE_BUSY');
   return left;
 }

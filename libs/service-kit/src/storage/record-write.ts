@@ -102,10 +102,20 @@ export interface RecordWriterOptions<Doc extends StoredRecord> {
 }
 
 /** A change's write matched nothing: its record changed (or went) after it was read. */
-class ChangedMeanwhile extends ServiceError {
+export class ChangedMeanwhile extends ServiceError {
   constructor() {
     super(409, REQUEST_MESSAGES.recordBusy, 'RECORD_BUSY');
   }
+}
+
+/** The filter of a change's write: the record as it was found, and no other version (then `stillWritable`). */
+export function asFoundFilter<Doc extends StoredRecord>(existing: Doc, stillWritable?: Filter<Doc>): Filter<Doc> {
+  return { ...stillWritable, _id: existing._id, _event_ids: existing._event_ids ?? { $exists: false } } as Filter<Doc>;
+}
+
+/** Whether a change starts again from the read after `err`: only when its record changed meanwhile, until `giveUpAt`. */
+export function startsAgain(err: unknown, giveUpAt: number, now = Date.now()): boolean {
+  return err instanceof ChangedMeanwhile && now < giveUpAt;
 }
 
 export class RecordWriter<Doc extends StoredRecord> {
@@ -182,7 +192,7 @@ export class RecordWriter<Doc extends StoredRecord> {
     return this.queue.run(`${this.options.recordKind}:${id}`, () => {
       const giveUpAt = Date.now() + CHANGE_WAIT_MS;
       return retryPolicy({
-        retryOn: (err) => err instanceof ChangedMeanwhile && Date.now() < giveUpAt,
+        retryOn: (err) => startsAgain(err, giveUpAt),
         retries: Infinity,
         // At random, so that two replicas that keep colliding on one record drift apart.
         pause: pauses.doublingJittered(2, 50),
@@ -215,14 +225,9 @@ export class RecordWriter<Doc extends StoredRecord> {
     const after: Doc | null = 'remove' in write ? null : { ...existing, ...write.set };
     const event = 'remove' in write ? write.event : await write.event(after!);
     const spec = { ...event, collection: collection.collectionName, key: existing._id };
-    // The version found, and no other.
-    const asFound = {
-      _id: existing._id,
-      _event_ids: existing._event_ids ?? { $exists: false },
-    } as Filter<Doc>;
     if ('remove' in write) {
       await outbox.record({ ...spec, proof: 'absent' }, async (_eventId, options) => {
-        const result = await collection.deleteOne(asFound, options);
+        const result = await collection.deleteOne(asFoundFilter(existing), options);
         if (result.deletedCount === 0) throw new ChangedMeanwhile();
         landed(existing);
       });
@@ -232,7 +237,7 @@ export class RecordWriter<Doc extends StoredRecord> {
           { ...spec, ...(write.proof ? { proof: write.proof } : {}) },
           async (eventId, options, proof) => {
             const matched = await this.updates.apply({
-              filter: { ...this.options.stillWritable, ...asFound },
+              filter: asFoundFilter(existing, this.options.stillWritable),
               update: { $set: { ...write.set, _event_ids: withEventId(existing._event_ids, eventId) } },
               sendBy: Date.now() + (options.maxTimeMS ?? Number.POSITIVE_INFINITY),
               // The sweeper's proof of this write: a change's is always of its own record.

@@ -1,0 +1,95 @@
+/**
+ * The gateway's reply cache as forward uses it, over a real NATS server and
+ * its invalidation streams: a read the service marked shareable is answered
+ * from memory, per URL and token, until the service invalidates a scope it
+ * depends on; reads that carry an Idempotency-Key or If-Match, and replies
+ * without scopes, always reach the service.
+ */
+import type { Msg } from 'nats';
+import { HeaderNames } from '@clinic/contracts';
+import { waitFor } from '@clinic/devstack';
+import { createLogger, startReplicaCache, type ReplicaCache } from '@clinic/service-kit/internal';
+import { ask, fileGateway, replyWith } from './gateway-harness';
+
+/** What the stub answers a read of a charge with: its version, per charge id. */
+const versions = new Map<string, number>();
+
+/** A charge at its version, marked shareable under its own scope and its branch's. */
+function answerWithScopes(msg: Msg): void {
+  const id = (JSON.parse(msg.string()) as { params: { charge_id: string } }).params.charge_id;
+  const version = versions.get(id) ?? 1;
+  replyWith(
+    msg,
+    { status: 200, etag: `"v${version}"`, body: { success: true, charge: { id: Number(id), version } } },
+    { [HeaderNames.cacheScopes]: `charges:one:${id},charges:store:1` },
+  );
+}
+
+const t = fileGateway('gateway-reply-cache', { env: { REPLY_CACHE_ENTRIES: '100' }, answer: answerWithScopes });
+const token = t.token('cashier', 5);
+let writer: ReplicaCache;
+
+beforeAll(async () => {
+  writer = await startReplicaCache(await t.connect('catalogue'), 'catalogue', createLogger('writer', 'silent'));
+  // The gateway keeps nothing until it has learned where the invalidations' stream stands, which it asks at start.
+  await waitFor(
+    'the reply cache to follow the invalidations',
+    async () => {
+      await read(0);
+      const asked = t.catalogue.received.length;
+      await read(0);
+      return t.catalogue.received.length === asked;
+    },
+    10_000,
+  );
+});
+afterAll(() => writer?.stop());
+
+const read = (id: number, headers: Record<string, string> = {}, as = token) =>
+  ask(t.app, 'GET', `/hospital_charges/${id}`, { token: as, headers });
+
+it('answers a read the service marked shareable from memory, its ETag and 304 too', async () => {
+  const first = await read(1);
+  const second = await read(1);
+  expect(t.catalogue.received).toHaveLength(1);
+  expect([second.status, second.headers.etag, second.body]).toEqual([first.status, first.headers.etag, first.body]);
+  const unchanged = await read(1, { 'if-none-match': '"v1"' });
+  expect([unchanged.status, unchanged.body]).toEqual([304, '']);
+  expect(t.catalogue.received).toHaveLength(1);
+});
+
+it("keeps each URL's and each token's reply apart", async () => {
+  await read(2);
+  await read(3);
+  await read(2, {}, t.token('cashier', 6));
+  await read(2);
+  expect(t.catalogue.received.map(({ data }) => data)).toEqual([
+    '{"params":{"charge_id":"2"}}',
+    '{"params":{"charge_id":"3"}}',
+    '{"params":{"charge_id":"2"}}',
+  ]);
+});
+
+it('asks the service again once it invalidated a scope the reply depends on, and only then', async () => {
+  expect((await read(4)).json).toEqual({ success: true, charge: { id: 4, version: 1 } });
+  await writer.cache.bump('charges:store:2');
+  expect((await read(4)).json).toEqual({ success: true, charge: { id: 4, version: 1 } });
+  expect(t.catalogue.received).toHaveLength(1);
+  versions.set('4', 2);
+  // Acknowledged once stored: the gateway's next read applies it first.
+  await writer.cache.bump('charges:one:4');
+  const after = await read(4);
+  expect([after.headers.etag, after.json]).toEqual(['"v2"', { success: true, charge: { id: 4, version: 2 } }]);
+  expect(t.catalogue.received).toHaveLength(2);
+});
+
+it('forwards every read with an Idempotency-Key or an If-Match, and every reply without scopes', async () => {
+  await read(5);
+  await read(5, { 'idempotency-key': 'k-1' });
+  await read(5, { 'if-match': '"v1"' });
+  expect(t.catalogue.received).toHaveLength(3);
+  t.catalogue.answer = (msg) => replyWith(msg, { status: 200, body: { success: true, charge: { id: 6 } } });
+  await read(6);
+  await read(6);
+  expect(t.catalogue.received).toHaveLength(5);
+});
