@@ -35,6 +35,7 @@ export {
 } from './storage/outbox-entries';
 export { AuditTrail, auditTrailIndex, fieldChanges, type AuditEntryView, type FieldChange } from './storage/audit';
 export { GroupCommit } from './concurrency/group-commit';
+export { KeyedMutex } from './concurrency/mutex';
 export { BatchedFinds } from './storage/batched-finds';
 export { VersionedCache, type Share } from './cache/versioned-cache';
 export { ReferenceData, refCollectionName, type AppliedRecord, type StoredRef } from './storage/reference-data';

@@ -62,7 +62,12 @@ function openApiBase() {
       },
     },
     security: [{ bearerAuth: [] }],
-    tags: [{ name: 'Lab bills' }, { name: 'Hospital charges' }, { name: 'Channeling sessions' }],
+    tags: [
+      { name: 'Lab bills' },
+      { name: 'Hospital charges' },
+      { name: 'Channeling sessions' },
+      { name: 'Cash office' },
+    ],
   };
 }
 

@@ -26,6 +26,7 @@ import {
   timestampSchema,
   type JsonSchema,
 } from './common';
+import { cashOfficeDayEndProperties } from './cash-office';
 
 export const billSchema: JsonSchema = {
   type: 'object',
@@ -213,6 +214,7 @@ export const dayEndSchema: JsonSchema = {
     },
     owed: { ...owedSchema, description: `${owedSchema.description}; absent when none is` },
     channeling: dayEndChannelingSchema,
+    ...cashOfficeDayEndProperties,
     cancelled: {
       type: 'object',
       description: 'the bills of this date that were cancelled, whenever that happened',
