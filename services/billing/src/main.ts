@@ -10,6 +10,7 @@ import { BillOperations } from './bills';
 import { CatalogueClient } from './catalogue-client';
 import { DayCloseOperations } from './day-close';
 import { DayEndOperations } from './day-end';
+import type { Controls } from './domain/approvals';
 import { BILLING_ENV } from './env';
 import { ExportOperations } from './exports';
 import { loadPaperFonts } from './paper/fonts';
@@ -19,6 +20,11 @@ import { BillingReferences } from './references';
 import { SessionsClient } from './sessions-client';
 import { SettlementOperations } from './session-settlement';
 import { BillStorage } from './storage';
+import { ApprovalOperations } from './operations/approvals';
+import { CashOffice } from './operations/cash-office';
+import { CashOfficeSection } from './operations/day-end-cash-office';
+import { ShiftCloseOperations } from './operations/shift-close';
+import { ShiftOperations } from './operations/shifts';
 
 void startService({
   name: 'billing',
@@ -31,20 +37,44 @@ void startService({
     refs.onApplied((kind) => references.applied(kind));
     const money = { refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES) };
     const sessions = new SessionsClient(nc);
+    const office = new CashOffice(storage, references, clock, {
+      shifts: settings.own.CASH_SHIFTS === 'on',
+      moneyNeedsStaff: settings.own.MONEY_NEEDS_STAFF === 'true',
+    });
+    const approvals = new ApprovalOperations(storage, references, clock);
+    const desk = { office, approvals, controls: controlsOf(settings.own) };
+    const shifts = new ShiftOperations(storage, references, office, clock);
     return billingHandlers({
-      bills: new BillOperations(storage, references, views, new CatalogueClient(nc), clock, {
-        cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
-        priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
-      }),
-      payments: new PaymentOperations(storage, views, clock, money),
-      days: new DayCloseOperations(storage, references, clock),
-      dayEnd: new DayEndOperations(storage, references, clock, fonts),
+      bills: new BillOperations(
+        storage,
+        references,
+        views,
+        new CatalogueClient(nc),
+        clock,
+        {
+          cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
+          priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
+        },
+        desk,
+      ),
+      payments: new PaymentOperations(storage, views, clock, money, desk),
+      days: new DayCloseOperations(storage, references, clock, office),
+      dayEnd: new DayEndOperations(
+        storage,
+        references,
+        clock,
+        fonts,
+        new CashOfficeSection(storage, references, clock),
+      ),
       receipts: new ReceiptOperations(storage, references, clock, fonts),
       spreadsheets: new ExportOperations(storage, views),
-      appointments: new AppointmentPaymentOperations(storage, sessions, clock, money),
-      cancellations: new AppointmentCancelOperations(storage, sessions, clock, money),
+      appointments: new AppointmentPaymentOperations(storage, sessions, clock, money, office),
+      cancellations: new AppointmentCancelOperations(storage, sessions, clock, money, office),
       slips: new SlipOperations(storage, sessions, references, clock, fonts),
-      settlements: new SettlementOperations(storage, sessions, references, clock, fonts, money),
+      settlements: new SettlementOperations(storage, sessions, references, clock, fonts, money, office),
+      shifts,
+      shiftEnds: new ShiftCloseOperations(shifts),
+      approvals,
     });
   },
 });
@@ -63,4 +93,15 @@ function rolesSetting(name: string, value: string, allowed: readonly string[]): 
   if (roles.length === 0 || unknown.length > 0)
     throw new Error(`${name} must list some of ${allowed.join(', ')} (comma-separated), got "${value}"`);
   return roles;
+}
+
+/** The controls the clinic switched on (each off by default, as the spec has it). */
+function controlsOf(own: { [K in keyof typeof BILLING_ENV]: unknown }): Controls {
+  return {
+    priceOverride: own.APPROVE_PRICE_OVERRIDE === 'true',
+    discountAbovePct: typeof own.APPROVE_DISCOUNT_ABOVE_PCT === 'number' ? own.APPROVE_DISCOUNT_ABOVE_PCT : null,
+    billDate: own.APPROVE_BILL_DATE === 'true',
+    refundTender: own.APPROVE_REFUND_TENDER === 'true',
+    receivedShort: own.APPROVE_CASH_SHORT === 'true',
+  };
 }

@@ -1,10 +1,8 @@
-/** What billing's operations take from a request besides its message: its Idempotency-Key, and who moves money when. */
+/** What billing's operations take from a request besides its message: its Idempotency-Key. */
 import { createHash } from 'node:crypto';
 import stableStringify from 'safe-stable-stringify';
 import type { Caller } from '@clinic/contracts';
-import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
-import { newEventId } from '@clinic/service-kit/storage';
-import type { Mover } from './money-rules';
+import type { HandlerContext } from '@clinic/service-kit';
 import type { IdempotencyClaim } from './storage';
 
 /** The request's Idempotency-Key, scoped to its caller, and the hash of what it asks (`request`). */
@@ -17,10 +15,4 @@ export function idempotencyOf(ctx: HandlerContext, caller: Caller, request: unkn
       .update(stableStringify(request) ?? 'null')
       .digest('hex'),
   };
-}
-
-/** The caller moves money today, on the clinic's clock; each entry is named by its event's id. */
-export function moverOf(caller: Caller, clock: ClinicClock): Mover {
-  const at = new Date();
-  return { by: caller, day: (clock.timestamp(at) as string).slice(0, 10), at, newId: newEventId };
 }

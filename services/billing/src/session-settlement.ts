@@ -15,10 +15,12 @@ import { pdfReply } from './paper/pdf-reply';
 import { renderSettlement } from './paper/settlement-sheet';
 import type { PaymentOptions } from './payments';
 import type { BillingReferences } from './references';
-import { idempotencyOf, moverOf } from './requests';
+import { optionalId } from './domain/shift-input';
+import type { CashOffice } from './operations/cash-office';
+import { idempotencyOf } from './requests';
 import type { SessionsClient } from './sessions-client';
 import { payoutOf, settlementLines } from './settlement-rules';
-import { feesOf, type BillStorage, type SettlementDoc } from './storage';
+import { feesOf, settlementProof, type BillStorage, type SettlementDoc } from './storage';
 
 /** How long a settlement waits for the refunds of its session still in flight before it answers "retry". */
 const REFUNDS_WAIT_MS = 3_000;
@@ -31,6 +33,7 @@ export class SettlementOperations {
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
     private readonly options: PaymentOptions,
+    private readonly office: CashOffice,
   ) {}
 
   private readonly view = (doc: SettlementDoc) => settlementView(doc, this.clock);
@@ -56,8 +59,10 @@ export class SettlementOperations {
       if (earlier) return success(201, { message: CHANNELING_MESSAGES.settled, settlement: this.view(earlier) });
     }
     if (session.closed_as !== 'completed') throw fail('SESSION_NOT_COMPLETED');
+    const drawer = await this.office.drawerOf(ctx, session.store_id, optionalId(request.body, 'shift_id'));
 
     const marked = await settlements.mark(sessionId, session.store_id);
+    const cash = this.office.scope();
     try {
       if (!(await settlements.settled(sessionId, REFUNDS_WAIT_MS))) throw fail('RECORD_BUSY');
       const held = await accounts.findMany(appointments.map((a) => a.id));
@@ -75,7 +80,7 @@ export class SettlementOperations {
         }),
         session.paid_for_absent,
       );
-      const mover = moverOf(caller, this.clock);
+      const mover = this.office.mover(drawer);
       const settlement: SettlementDoc = {
         id: mover.newId(),
         session_id: session.id,
@@ -91,9 +96,21 @@ export class SettlementOperations {
         paid_by: { sub: caller.sub, role: caller.role },
         lines,
         reversal: null,
+        drawer: drawer.ref,
         ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
       };
-      await settlements.pay(marked, settlement, { actor: caller, correlationId: ctx.correlationId }, this.view);
+      const payout = { id: settlement.id, kind: 'payout' as const, method, amount_cents: settlement.amount_cents };
+      await cash.run(
+        () =>
+          settlements.pay(
+            marked,
+            settlement,
+            { actor: caller, correlationId: ctx.correlationId },
+            this.view,
+            cash.guard(drawer, settlement.amount_cents > 0 ? [payout] : [], settlementProof(sessionId)),
+          ),
+        () => [settlement.id],
+      );
       return success(201, { message: CHANNELING_MESSAGES.settled, settlement: this.view(settlement) });
     } catch (err) {
       // Given up: refunds of the session go on (unless the settlement landed after all).
@@ -145,13 +162,16 @@ export class SettlementOperations {
     const reason = parseReason(request.body);
     const { settlements } = this.storage.channeling;
     const found = await settlements.find(sessionId);
-    foundInBranch(ctx, found?.state === 'paid' ? found : null, 'SETTLEMENT_NOT_FOUND');
-    const mover = moverOf(caller, this.clock);
+    const paid = foundInBranch(ctx, found?.state === 'paid' ? found : null, 'SETTLEMENT_NOT_FOUND');
+    // The payout comes back into the reverser's drawer (or the shift the body names).
+    const drawer = await this.office.drawerOf(ctx, paid.store_id, optionalId(request.body, 'shift_id'));
+    const mover = this.office.mover(drawer);
     const reversed = await settlements.reverse(
       sessionId,
-      { reason, at: mover.at, by: { sub: caller.sub, role: caller.role }, day: mover.day },
+      { reason, at: mover.at, by: { sub: caller.sub, role: caller.role }, day: mover.day, drawer: drawer.ref },
       { actor: caller, correlationId: ctx.correlationId },
       this.view,
+      this.office.guardOf(drawer, [], settlementProof(sessionId)),
     );
     return success(200, { message: CHANNELING_MESSAGES.settlementReversed, settlement: this.view(reversed) });
   }

@@ -3,11 +3,12 @@
  * signatures: the JSON report's figures, laid out as a manager reads them,
  * and the money given back that day with its reasons. Pure rendering.
  */
-import { PAYMENT_METHODS } from '@clinic/contracts';
 import { toCents, type Cents } from '@clinic/service-kit';
 import type { DayEndReport } from '../day-end';
 import type { PaperFonts } from './fonts';
-import { MM, renderPdf, type Cell, type PageWriter } from './page-writer';
+import { layOutCashOffice, layOutTenders } from '../views/paper/day-end-cash-office';
+import { MM, renderPdf, type PageWriter } from './page-writer';
+import { columns, table } from './tables';
 import { formatAmount } from './receipt';
 
 /** A refund or reversal of the day, as the printed report lists it. */
@@ -35,38 +36,6 @@ const A4 = { width: 210 * MM, height: 297 * MM, margin: 15 * MM, fontSize: 9, ti
 
 const amount = (value: number) => formatAmount(toCents(value));
 
-/** Columns from their widths (fractions of the text width): text ones (the first, and `text`) left-aligned, figures right. */
-function columns(widths: number[], text: number[] = []): (texts: string[]) => Cell[] {
-  return (texts) => {
-    let from = 0;
-    return texts.map((content, i) => {
-      const align = i === 0 || text.includes(i) ? 'left' : 'right';
-      const cell: Cell = { text: content, from, to: Math.min(1, from + widths[i]!), align };
-      from = cell.to;
-      return cell;
-    });
-  };
-}
-
-/** A table: its heading row, repeated at the top of every page it runs over. */
-function table(w: PageWriter, title: string, heading: Cell[], rows: Cell[][], empty: string): void {
-  w.gap(4);
-  w.paragraph(title, { bold: true, size: 11 });
-  if (rows.length === 0) {
-    w.paragraph(empty);
-    return;
-  }
-  const before = w.onNewPage;
-  w.onNewPage = () => {
-    before();
-    w.row(heading, { bold: true });
-  };
-  w.row(heading, { bold: true });
-  w.rule();
-  for (const row of rows) w.row(row);
-  w.onNewPage = before;
-}
-
 function layOut(w: PageWriter, print: DayEndPrint): void {
   const { report } = print;
   w.onNewPage = () => w.pair(`${print.branchName}: day-end ${report.date} (continued)`, '');
@@ -93,18 +62,8 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
     ],
     '',
   );
-  const byMethod = {
-    Cash: [t.cash_count, t.cash_revenue],
-    Card: [t.card_count, t.card_revenue],
-    Online: [t.online_count, t.online_revenue],
-  };
-  table(
-    w,
-    'Per payment method (bills of the date)',
-    totals(['Method', 'Bills', 'Amount']),
-    PAYMENT_METHODS.map((m) => totals([m, String(byMethod[m][0]), amount(byMethod[m][1]!)])),
-    '',
-  );
+  // Per tender from the ledger: the bills' own payment_method would disagree with the drawer on split tenders.
+  layOutTenders(w, report);
   const cashier = columns([0.4, 0.15, 0.15, 0.3]);
   table(
     w,
@@ -122,6 +81,7 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
   );
   layOutDrawer(w, report);
   layOutChanneling(w, report);
+  layOutCashOffice(w, report, print.nameOf);
   const cancelled = columns([0.22, 0.15, 0.2, 0.43], [2, 3]);
   table(
     w,

@@ -49,5 +49,10 @@ export function moneyEvent(
  */
 export function ledgerProof(billKey: string, entries: LedgerEntryDoc[], collection = BILLS): WriteProof | undefined {
   const [first] = entries;
-  return first ? { collection, filter: { _id: billKey, 'ledger.id': first.id }, exists: true } : undefined;
+  return first ? { ...entryProof(billKey, collection)(first.id), exists: true } : undefined;
 }
+
+/** How to find the document (a bill, an account) that holds a ledger entry, once its write landed. */
+export const entryProof =
+  (key: string, collection = BILLS) =>
+  (entryId: string) => ({ collection, filter: { _id: key, 'ledger.id': entryId } });

@@ -27,6 +27,8 @@ import { isDuplicateKeyError } from './database-quirks';
 import { fenceOf, type DayClosings } from './day-closings';
 import { fenceCleared } from './fences';
 import { drawerEntry } from './ledger-documents';
+import type { CashGuard } from './shift-holds';
+import type { DrawerRef } from '../domain/drawer';
 
 export const SETTLEMENTS = 'settlements';
 /** Every settlement and reversal of a session, never changed. */
@@ -51,7 +53,9 @@ export interface SettlementDoc {
   paid_at: Date;
   paid_by: Caller;
   lines: SettlementLine[];
-  reversal: { reason: string; at: Date; by: Caller; day: string } | null;
+  reversal: { reason: string; at: Date; by: Caller; day: string; drawer?: DrawerRef } | null;
+  /** The drawer the payout went out of (absent on settlements from before drawers were named: the payer's). */
+  drawer?: DrawerRef;
   idempotency_key?: string;
   request_hash?: string;
 }
@@ -77,6 +81,12 @@ export interface SettlementContext {
 }
 
 const settlementKey = (sessionId: number) => String(sessionId);
+/** How to find the settlement a payout was part of, once its write landed (a shift's hold on the payout). */
+export const settlementProof = (sessionId: number) => (id: string) => ({
+  collection: SETTLEMENTS,
+  filter: { _id: settlementKey(sessionId), $or: [{ 'current.id': id }, { 'reversed.id': id }] },
+});
+
 /** What the outbox entry of a refund of the session's appointments carries (EventSpec.fences). */
 export const settlementFence = (sessionId: number) => `settlement:${sessionId}`;
 
@@ -160,8 +170,9 @@ export class Settlements {
     settlement: SettlementDoc,
     context: SettlementContext,
     view: (doc: SettlementDoc) => Record<string, unknown>,
+    cash?: CashGuard,
   ): Promise<SessionSettlementDoc> {
-    const payout = this.payout(settlement, 'payout', settlement.day, settlement.paid_at);
+    const payout = this.payout(settlement, 'payout', settlement.day, settlement.paid_at, settlement.drawer);
     return this.write(
       marked,
       { state: 'paid', current: settlement, reversed: marked.reversed },
@@ -173,6 +184,7 @@ export class Settlements {
         day: settlement.day,
       },
       context,
+      cash,
     );
   }
 
@@ -182,12 +194,19 @@ export class Settlements {
     reversal: NonNullable<SettlementDoc['reversal']>,
     context: SettlementContext,
     view: (doc: SettlementDoc) => Record<string, unknown>,
+    cash?: CashGuard,
   ): Promise<SettlementDoc> {
     for (;;) {
       const found = await this.find(sessionId);
       if (found?.state !== 'paid' || !found.current) throw fail('SETTLEMENT_NOT_FOUND');
       const reversed: SettlementDoc = { ...found.current, status: 'reversed', reversal };
-      const payback = this.payout({ ...reversed, paid_by: reversal.by }, 'payout_reversal', reversal.day, reversal.at);
+      const payback = this.payout(
+        { ...reversed, paid_by: reversal.by },
+        'payout_reversal',
+        reversal.day,
+        reversal.at,
+        reversal.drawer,
+      );
       try {
         await this.write(
           found,
@@ -199,6 +218,7 @@ export class Settlements {
             day: reversal.day,
           },
           context,
+          cash,
         );
         return reversed;
       } catch (err) {
@@ -209,13 +229,20 @@ export class Settlements {
   }
 
   /** The drawer entry of a payout or of its reversal; none for a payout of nothing. */
-  private payout(settlement: SettlementDoc, kind: 'payout' | 'payout_reversal', day: string, at: Date): CarriedDoc[] {
+  private payout(
+    settlement: SettlementDoc,
+    kind: 'payout' | 'payout_reversal',
+    day: string,
+    at: Date,
+    drawer: DrawerRef | undefined,
+  ): CarriedDoc[] {
     if (settlement.amount_cents === 0) return [];
     const moved = {
       kind,
       day,
       at,
       by: settlement.paid_by,
+      drawer,
       method: settlement.method,
       amount_cents: settlement.amount_cents,
     };
@@ -259,6 +286,7 @@ export class Settlements {
       day: string;
     },
     context: SettlementContext,
+    cash?: CashGuard,
   ): Promise<SessionSettlementDoc> {
     const { day, ...spec } = event;
     const set = { ...change, version: found.version + 1, marked_at: null };
@@ -266,7 +294,7 @@ export class Settlements {
       {
         ...spec,
         correlationId: context.correlationId,
-        fences: [fenceOf(found.store_id, day)],
+        fences: [fenceOf(found.store_id, day), ...(cash?.fences ?? [])],
         collection: SETTLEMENTS,
         key: found._id,
       },
@@ -280,7 +308,10 @@ export class Settlements {
         if (result.matchedCount === 0) throw new ChangedMeanwhile();
         return { ...found, ...set, _event_ids };
       },
-      () => this.closings.assertOpen(found.store_id, [day]),
+      async () => {
+        await this.closings.assertOpen(found.store_id, [day]);
+        await cash?.guard();
+      },
     );
   }
 }
