@@ -21,7 +21,7 @@ import { optionalId } from './domain/shift-input';
 import type { CashOffice } from './operations/cash-office';
 import { idempotencyOf } from './requests';
 import type { SessionsClient } from './sessions-client';
-import { APPOINTMENT_ACCOUNTS, entryProof, type BillStorage } from './storage';
+import { APPOINTMENT_ACCOUNTS, ledgerOwner, type BillStorage } from './storage';
 import { entryView } from './views';
 
 export class AppointmentCancelOperations {
@@ -72,7 +72,7 @@ export class AppointmentCancelOperations {
               if (entries.length > 0 && !mayRefund) throw fail('FORBIDDEN');
               if (entries.length > 0 && !drawer) throw fail('RECORD_BUSY');
               const guard = drawer
-                ? cash.guard(drawer, entries, entryProof(existing._id, APPOINTMENT_ACCOUNTS))
+                ? cash.guard(drawer, entries, ledgerOwner(existing._id, APPOINTMENT_ACCOUNTS))
                 : undefined;
               return { entries, action: 'cancelled', reason, cash: guard };
             },

@@ -35,7 +35,7 @@ import { idempotencyOf } from './requests';
 import type { SessionsClient } from './sessions-client';
 import {
   APPOINTMENT_ACCOUNTS,
-  entryProof,
+  ledgerOwner,
   feesOf,
   type AccountDoc,
   type AccountOpening,
@@ -163,7 +163,7 @@ export class AppointmentPaymentOperations {
             const earlier = earlierEntries(existing, idempotency);
             if (earlier.length > 0) return { replay: earlier };
             const entry = { ...plan(appointment, existing, this.office.mover(drawer)), ...keyed };
-            const proof = entryProof(existing._id, APPOINTMENT_ACCOUNTS);
+            const proof = ledgerOwner(existing._id, APPOINTMENT_ACCOUNTS);
             return { entries: [entry], action: kind, cash: cash.guard(drawer, [entry], proof) };
           },
           (after) => balanceView(ref, after),

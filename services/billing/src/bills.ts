@@ -31,7 +31,7 @@ import type { CatalogueClient } from './catalogue-client';
 import {
   branchScope,
   docKey,
-  entryProof,
+  ledgerOwner,
   type BillChange,
   type BillDoc,
   type BillStorage,
@@ -136,7 +136,7 @@ export class BillOperations {
             idempotency,
             entries,
             id,
-            cash: drawer ? cash.guard(drawer, entries, entryProof(docKey(id ?? 0))) : undefined,
+            cash: drawer ? cash.guard(drawer, entries, ledgerOwner(docKey(id ?? 0))) : undefined,
             details: {
               ...(overrides.length > 0 ? { price_overrides: overrides } : {}),
               ...withApprovalDetails(used, this.clock),
@@ -270,7 +270,7 @@ export class BillOperations {
           const drawer = await office.drawerOf(ctx, existing.store_id, shiftId);
           const change = plan(office.mover(drawer));
           landed = change.entries.map((e) => e.id);
-          return { ...change, cash: cash.guard(drawer, change.entries, entryProof(existing._id)) };
+          return { ...change, cash: cash.guard(drawer, change.entries, ledgerOwner(existing._id)) };
         }),
       () => landed,
     );

@@ -23,7 +23,7 @@ import { heldByMethod, moneyOf, planEntry, planPayment, planRefund, type Mover }
 import { withApproval, type ApprovalOperations, type UsedApproval } from './operations/approvals';
 import type { CashOffice } from './operations/cash-office';
 import { idempotencyOf } from './requests';
-import { entryProof, type BillDoc, type BillStorage, type IdempotencyClaim, type LedgerEntryDoc } from './storage';
+import { ledgerOwner, type BillDoc, type BillStorage, type IdempotencyClaim, type LedgerEntryDoc } from './storage';
 import type { BillViews } from './bill-views';
 import { balanceView, entryView } from './views';
 
@@ -123,7 +123,7 @@ export class PaymentOperations {
               const drawer = await office.drawerFor(caller, staff, existing.store_id, shiftId);
               const entry = { ...plan(existing, office.mover(drawer)), ...keyed };
               const change = planEntry(existing, entry);
-              const guard = cash.guard(drawer, [entry], entryProof(existing._id));
+              const guard = cash.guard(drawer, [entry], ledgerOwner(existing._id));
               const details = used ? { approval: { id: used.approval.id, checks: used.approval.checks } } : undefined;
               return { entry, change: { ...change, cash: guard, details } };
             }),

@@ -20,7 +20,7 @@ import type { CashOffice } from './operations/cash-office';
 import { idempotencyOf } from './requests';
 import type { SessionsClient } from './sessions-client';
 import { payoutOf, settlementLines } from './settlement-rules';
-import { feesOf, settlementProof, type BillStorage, type SettlementDoc } from './storage';
+import { feesOf, settlementOwner, type BillStorage, type SettlementDoc } from './storage';
 
 /** How long a settlement waits for the refunds of its session still in flight before it answers "retry". */
 const REFUNDS_WAIT_MS = 3_000;
@@ -107,7 +107,7 @@ export class SettlementOperations {
             settlement,
             { actor: caller, correlationId: ctx.correlationId },
             this.view,
-            cash.guard(drawer, settlement.amount_cents > 0 ? [payout] : [], settlementProof(sessionId)),
+            cash.guard(drawer, settlement.amount_cents > 0 ? [payout] : [], settlementOwner(sessionId)),
           ),
         () => [settlement.id],
       );
@@ -171,7 +171,7 @@ export class SettlementOperations {
       { reason, at: mover.at, by: { sub: caller.sub, role: caller.role }, day: mover.day, drawer: drawer.ref },
       { actor: caller, correlationId: ctx.correlationId },
       this.view,
-      this.office.guardOf(drawer, [], settlementProof(sessionId)),
+      this.office.guardOf(drawer, [], settlementOwner(sessionId)),
     );
     return success(200, { message: CHANNELING_MESSAGES.settlementReversed, settlement: this.view(reversed) });
   }

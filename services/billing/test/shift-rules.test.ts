@@ -25,7 +25,7 @@ const hold = (id: string, amount_cents: number, at: number): CashHold => ({
   id,
   amount_cents,
   at: new Date(at),
-  proof: { collection: 'bills', filter: { _id: '1', 'ledger.id': id } },
+  owner: { collection: 'bills', key: '1', paths: ['ledger.id'] },
 });
 
 describe('a shift: its drawer from float to count', () => {

@@ -35,11 +35,11 @@ import {
 import type { ChangeContext, ChargeDoc, ChargeStorage } from './storage';
 
 /** What the catalogue's control asks approval for: the change as the body gives it. */
-const changeDetails = (action: 'create' | 'update' | 'delete', chargeId: number | null, fields?: ChargeFields) => ({
-  action,
-  charge_id: chargeId,
-  ...(fields ? { ...fields, amount_cents: undefined, amount: fromCents(fields.amount_cents) } : {}),
-});
+function changeDetails(action: 'create' | 'update' | 'delete', chargeId: number | null, fields?: ChargeFields) {
+  if (!fields) return { action, charge_id: chargeId };
+  const { amount_cents, ...rest } = fields;
+  return { action, charge_id: chargeId, ...rest, amount: fromCents(amount_cents) };
+}
 
 export class ChargeOperations {
   constructor(
@@ -150,8 +150,8 @@ export class ChargeOperations {
     change: ChargeChange,
     write: () => Promise<T>,
   ): Promise<T> {
-    if (!this.approvals.controls(ctx)) return write();
     const approvalId = approvalIdOf(body);
+    if (!this.approvals.controls(ctx)) return write();
     context.details = { approval: await this.approvals.use(change, approvalId, ctx) };
     try {
       return await write();
@@ -171,8 +171,8 @@ export class ChargeOperations {
     fields: ChargeFields | undefined,
     write: (approve: (existing: ChargeDoc) => Promise<void>) => Promise<T>,
   ): Promise<T> {
-    if (!this.approvals.controls(ctx)) return write(async () => undefined);
     const approvalId = approvalIdOf(body);
+    if (!this.approvals.controls(ctx)) return write(async () => undefined);
     let used: ChargeChange | null = null;
     try {
       return await write(async (existing) => {

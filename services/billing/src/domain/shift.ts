@@ -24,17 +24,25 @@ export interface ShiftMovementRecord {
   by: Caller;
 }
 
+/** The document a write holding cash changes (a bill, an account, a settlement, the shift): it holds the entry once the write landed. */
+export interface HoldOwner {
+  collection: string;
+  key: string;
+  /** Where it keeps the entry's id (`ledger.id`); dotted paths are not stored as keys, only named. */
+  paths: string[];
+}
+
 /**
  * Cash promised out of the drawer by a write in flight (a refund, a drop):
  * counted against the drawer until its ledger entry is stored, or until the
- * write is known never to land. `proof` finds the write's document once it did.
+ * write is known never to land (its `owner` lacks the entry).
  */
 export interface CashHold {
   /** The ledger entry's id. */
   id: string;
   amount_cents: Cents;
   at: Date;
-  proof: { collection: string; filter: Record<string, unknown> };
+  owner: HoldOwner;
 }
 
 export interface ShiftCount {

@@ -11,12 +11,12 @@ import { newEventId } from '@clinic/service-kit/storage';
 import { SHIFT_MESSAGES, type Caller } from '@clinic/contracts';
 import { callerOf, fail, ServiceError, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import { DRAWER_SIGN, userKey, type DrawerKind, type DrawerRef } from '../domain/drawer';
-import { assertMayUse, assertTakesMoney } from '../domain/shift';
+import { assertMayUse } from '../domain/shift';
 import { drawerUserOf, type StaffUser } from '../domain/staff';
 import type { Mover } from '../money-rules';
 import type { BillingReferences } from '../references';
 import type { BillStorage, CashGuard, CashOut, LedgerEntryDoc, ShiftDoc } from '../storage';
-import type { CashHold } from '../domain/shift';
+import type { HoldOwner } from '../domain/shift';
 
 export interface CashOfficeSettings {
   /** CASH_SHIFTS=on. */
@@ -47,13 +47,9 @@ export class CashScope {
 
   constructor(private readonly office: CashOffice) {}
 
-  /** The guard of a write of these entries (none without a shift); `proofOf` finds the write once it landed. */
-  guard(
-    drawer: MoneyDrawer,
-    entries: readonly Moved[],
-    proofOf: (id: string) => CashHold['proof'],
-  ): CashGuard | undefined {
-    const guard = this.office.guardOf(drawer, entries, proofOf);
+  /** The guard of a write of these entries (none without a shift); `owner`: the document the write changes. */
+  guard(drawer: MoneyDrawer, entries: readonly Moved[], owner: HoldOwner): CashGuard | undefined {
+    const guard = this.office.guardOf(drawer, entries, owner);
     if (guard) this.guards.push(guard);
     return guard;
   }
@@ -133,7 +129,12 @@ export class CashOffice {
     if (shift.store_id !== storeId)
       throw fail('SHIFT_NOT_OPEN', SHIFT_MESSAGES.otherBranch(shift.id, storeId), 'shift_id');
     assertMayUse(shift, staff.user_id, caller.role);
-    assertTakesMoney(shift);
+    if (shift.status !== 'open')
+      throw fail(
+        'SHIFT_NOT_OPEN',
+        SHIFT_MESSAGES.notOpen(shift.id, shift.status),
+        shiftId === null ? undefined : 'shift_id',
+      );
     return shift;
   }
 
@@ -173,15 +174,11 @@ export class CashOffice {
   }
 
   /** With a shift: the write is fenced with it, and what its entries take out in cash is held. */
-  guardOf(
-    drawer: MoneyDrawer,
-    entries: readonly Moved[],
-    proofOf: (id: string) => CashHold['proof'],
-  ): CashGuard | undefined {
+  guardOf(drawer: MoneyDrawer, entries: readonly Moved[], owner: HoldOwner): CashGuard | undefined {
     if (!drawer.shift) return undefined;
     const out: CashOut[] = entries
       .filter((e) => e.method === 'Cash' && DRAWER_SIGN[e.kind] < 0)
       .map((e) => ({ id: e.id, amount_cents: e.amount_cents }));
-    return this.storage.cashOffice.cash.guardFor(drawer.shift.id, out, proofOf);
+    return this.storage.cashOffice.cash.guardFor(drawer.shift.id, out, owner);
   }
 }

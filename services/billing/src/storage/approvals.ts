@@ -28,7 +28,9 @@ export interface ApprovalContext {
   view: (doc: Approval) => Record<string, unknown>;
 }
 
-const newestFirst = (docs: ApprovalDoc[]) => docs.sort((a, b) => b.id - a.id);
+/** Ids come from each replica's own block of the counter: the time they were asked orders them. */
+const newestFirst = (docs: ApprovalDoc[]) =>
+  docs.sort((a, b) => b.requested_at.getTime() - a.requested_at.getTime() || b.id - a.id);
 
 export class Approvals {
   readonly approvals: Collection<ApprovalDoc>;

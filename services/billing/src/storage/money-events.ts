@@ -4,6 +4,7 @@ import type { ClinicClock } from '@clinic/service-kit';
 import type { CarriedDoc, EventSpec, WriteProof } from '@clinic/service-kit/storage';
 import { BILLS, type BillDoc } from './documents';
 import { balanceView, entryView } from '../views';
+import type { HoldOwner } from '../domain/shift';
 import { drawerEntryOf, type LedgerEntryDoc } from './ledger-documents';
 
 /**
@@ -49,10 +50,8 @@ export function moneyEvent(
  */
 export function ledgerProof(billKey: string, entries: LedgerEntryDoc[], collection = BILLS): WriteProof | undefined {
   const [first] = entries;
-  return first ? { ...entryProof(billKey, collection)(first.id), exists: true } : undefined;
+  return first ? { collection, filter: { _id: billKey, 'ledger.id': first.id }, exists: true } : undefined;
 }
 
-/** How to find the document (a bill, an account) that holds a ledger entry, once its write landed. */
-export const entryProof =
-  (key: string, collection = BILLS) =>
-  (entryId: string) => ({ collection, filter: { _id: key, 'ledger.id': entryId } });
+/** The document (a bill, an account) whose ledger holds the entries a write adds, once it landed. */
+export const ledgerOwner = (key: string, collection = BILLS): HoldOwner => ({ collection, key, paths: ['ledger.id'] });

@@ -29,6 +29,7 @@ import { fenceCleared } from './fences';
 import { drawerEntry } from './ledger-documents';
 import type { CashGuard } from './shift-holds';
 import type { DrawerRef } from '../domain/drawer';
+import type { HoldOwner } from '../domain/shift';
 
 export const SETTLEMENTS = 'settlements';
 /** Every settlement and reversal of a session, never changed. */
@@ -81,10 +82,11 @@ export interface SettlementContext {
 }
 
 const settlementKey = (sessionId: number) => String(sessionId);
-/** How to find the settlement a payout was part of, once its write landed (a shift's hold on the payout). */
-export const settlementProof = (sessionId: number) => (id: string) => ({
+/** The session's settlement document, which holds a payout once its write landed (a shift's hold on it). */
+export const settlementOwner = (sessionId: number): HoldOwner => ({
   collection: SETTLEMENTS,
-  filter: { _id: settlementKey(sessionId), $or: [{ 'current.id': id }, { 'reversed.id': id }] },
+  key: settlementKey(sessionId),
+  paths: ['current.id', 'reversed.id'],
 });
 
 /** What the outbox entry of a refund of the session's appointments carries (EventSpec.fences). */

@@ -20,6 +20,7 @@ import {
   availableCash,
   settledHolds,
   type CashHold,
+  type HoldOwner,
   type ShiftMovementRecord,
 } from '../domain/shift';
 import { BILL_INDEXES } from './indexes';
@@ -81,7 +82,10 @@ export class ShiftCash {
     const stale = shift.holds.filter((h) => !stored.has(h.id) && now - h.at.getTime() > HOLD_STALE_MS);
     const landed = new Set<string>();
     for (const hold of stale) {
-      const found = await this.entries.db.collection(hold.proof.collection).countDocuments(hold.proof.filter);
+      const { collection, key, paths } = hold.owner;
+      const found = await this.entries.db
+        .collection<{ _id: string }>(collection)
+        .countDocuments({ _id: key, $or: paths.map((path) => ({ [path]: hold.id })) });
       if (found > 0) landed.add(hold.id);
     }
     const settled = settledHolds(shift.holds, stored, landed, now, HOLD_STALE_MS);
@@ -92,7 +96,7 @@ export class ShiftCash {
   }
 
   /** Holds cash going out of an open shift's drawer; 409 when the drawer holds too little. */
-  hold(shiftId: number, out: readonly CashOut[], proofOf: (id: string) => CashHold['proof']): Promise<void> {
+  hold(shiftId: number, out: readonly CashOut[], owner: HoldOwner): Promise<void> {
     return this.queue.run(String(shiftId), async () => {
       for (;;) {
         const shift = await this.existing(shiftId);
@@ -103,7 +107,7 @@ export class ShiftCash {
         const wanted = fresh.reduce((sum, o) => sum + o.amount_cents, 0);
         if (wanted > cents) throw fail('DRAWER_SHORT', SHIFT_MESSAGES.drawerShort(shift.id, Math.max(0, cents)));
         const at = new Date();
-        const holds = [...keep, ...fresh.map((o) => ({ ...o, at, proof: proofOf(o.id) }))];
+        const holds = [...keep, ...fresh.map((o) => ({ ...o, at, owner }))];
         if (await this.shifts.setFields(shift, { holds })) return;
       }
     });
@@ -134,7 +138,7 @@ export class ShiftCash {
           id,
           amount_cents,
           at,
-          proof: { collection: SHIFTS, filter: { _id: shift._id, 'movements.id': id } },
+          owner: { collection: SHIFTS, key: shift._id, paths: ['movements.id'] },
         };
         const moved = {
           kind: movement.kind === 'drop' ? ('drop' as const) : ('petty_payout' as const),
@@ -182,13 +186,13 @@ export class ShiftCash {
    * The guard of a write moving money in a shift's drawer: the write is fenced
    * with the shift, and its cash going out held (else the shift must be open).
    */
-  guardFor(shiftId: number, out: readonly CashOut[], proofOf: (id: string) => CashHold['proof']): CashGuard {
+  guardFor(shiftId: number, out: readonly CashOut[], owner: HoldOwner): CashGuard {
     const taken: string[] = [];
     return {
       fences: [shiftFence(shiftId)],
       guard: async () => {
         if (out.length === 0) return this.assertTakes(shiftId);
-        await this.hold(shiftId, out, proofOf);
+        await this.hold(shiftId, out, owner);
         taken.push(...out.map((o) => o.id));
       },
       release: (landed) =>

@@ -87,10 +87,10 @@ export class Shifts {
     return this.shifts.findOne({ open_key: liveKey(storeId, userId) }, { hint: SHIFT_INDEXES.openKey });
   }
 
-  /** A branch's shifts opened on a day, in the order they opened. */
+  /** A branch's shifts opened on a day, in the order they opened (ids come from each replica's own block). */
   async ofDay(storeId: number, day: string): Promise<ShiftDoc[]> {
     const docs = await this.shifts.find({ store_id: storeId, day }).hint(SHIFT_INDEXES.byDay).toArray();
-    return docs.sort((a, b) => a.id - b.id);
+    return docs.sort((a, b) => a.opened_at.getTime() - b.opened_at.getTime() || a.id - b.id);
   }
 
   /** A branch's shifts still live that opened on `day` or before: the day cannot close while they hold drawers. */
