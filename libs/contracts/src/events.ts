@@ -4,7 +4,8 @@ import { chargeSchema } from './schemas/catalogue';
 import type { JsonSchema } from './schemas/common';
 import { sessionSchema } from './schemas/sessions';
 import { appointmentBalanceSchema, appointmentSchema, settlementSchema } from './schemas/channeling';
-import { approvalSchema, shiftSchema } from './schemas/cash-office';
+import { approvalSchema } from './schemas/approvals';
+import { shiftSchema } from './schemas/shifts';
 import { ledgerEntrySchema } from './schemas/billing-money';
 import { EventSubjects, type EventSubject } from './subjects';
 

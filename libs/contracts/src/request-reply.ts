@@ -15,7 +15,7 @@ import {
   channelingReplySchema,
   reasonBodySchema,
 } from './schemas/channeling';
-import { approvalReplies, releaseApprovalBodySchema, useApprovalBodySchema } from './schemas/cash-office';
+import { approvalReplies, releaseApprovalBodySchema, useApprovalBodySchema } from './schemas/approvals';
 import { pathParams, successSchema, type JsonSchema } from './schemas/common';
 import { failureSchemaFor, standardFailures } from './schemas/failures';
 import { REF_STREAM } from './streams';

@@ -1,19 +1,21 @@
 /** The routes of the cash office (issue 43): cashiers' shifts and their drawers, approvals of what controls refuse. */
 import type { HttpRoute } from './routes';
 import {
-  acceptHandoverBodySchema,
   approvalReplies,
   approvalsQuerySchema,
-  closeShiftBodySchema,
   decideApprovalBodySchema,
+  requestApprovalBodySchema,
+} from './schemas/approvals';
+import {
+  acceptHandoverBodySchema,
+  closeShiftBodySchema,
   handoverBodySchema,
   openShiftBodySchema,
-  requestApprovalBodySchema,
   shiftMovementBodySchema,
   shiftReplies,
   shiftsQuerySchema,
   signOffBodySchema,
-} from './schemas/cash-office';
+} from './schemas/shifts';
 import { standardFailures } from './schemas/failures';
 import { BillingSubjects } from './subjects';
 

@@ -12,7 +12,8 @@ import {
   timestampSchema,
   type JsonSchema,
 } from './common';
-import { approvalIdProperty, shiftIdProperty } from './cash-office';
+import { approvalIdProperty } from './approvals';
+import { shiftIdProperty } from './shifts';
 
 const nullableMoney: JsonSchema = { type: 'number', nullable: true };
 const perMethod: JsonSchema = {

@@ -26,7 +26,7 @@ import {
   timestampSchema,
   type JsonSchema,
 } from './common';
-import { cashOfficeDayEndProperties } from './cash-office';
+import { cashOfficeDayEndProperties } from './cash-office-day-end';
 
 export const billSchema: JsonSchema = {
   type: 'object',

@@ -13,7 +13,8 @@ import {
   pageQueryProperties,
   type JsonSchema,
 } from './common';
-import { approvalIdProperty, shiftIdProperty } from './cash-office';
+import { approvalIdProperty } from './approvals';
+import { shiftIdProperty } from './shifts';
 
 const F = BILL_FIELDS;
 export const nullableId: JsonSchema = { ...idSchema, nullable: true };

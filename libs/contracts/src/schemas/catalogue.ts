@@ -21,7 +21,7 @@ import {
   timestampSchema,
   type JsonSchema,
 } from './common';
-import { approvalIdProperty } from './cash-office';
+import { approvalIdProperty } from './approvals';
 
 const chargeFields: Record<string, JsonSchema> = {
   charge_name: nonBlank(Limits.nameMaxLength),

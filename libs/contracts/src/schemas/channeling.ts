@@ -21,7 +21,7 @@ import {
   timestampSchema,
   type JsonSchema,
 } from './common';
-import { shiftIdProperty } from './cash-office';
+import { shiftIdProperty } from './shifts';
 
 const name = nonBlank(Limits.nameMaxLength);
 const moneyNumber: JsonSchema = { type: 'number' };

@@ -1,6 +1,6 @@
 /** The failure envelope's schemas: `{success: false, error, code, field?}`, with the codes of each status. */
 import { codesOfStatus } from '../error-codes';
-import { approvalNeededSchema } from './cash-office';
+import { approvalNeededSchema } from './approvals';
 import type { JsonSchema } from './common';
 
 /** A failure answered with `status`: its `code` is one of that status's (error-codes.ts). */

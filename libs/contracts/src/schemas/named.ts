@@ -6,7 +6,8 @@
  */
 import { cashCountSchema, closingSchema, ledgerEntrySchema } from './billing-money';
 import { billSchema, billWithItemsSchema } from './billing-replies';
-import { approvalSchema, shiftSchema } from './cash-office';
+import { approvalSchema } from './approvals';
+import { shiftSchema } from './shifts';
 import { chargeSchema } from './catalogue';
 import { actorSchema, type JsonSchema } from './common';
 

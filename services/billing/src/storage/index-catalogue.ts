@@ -18,7 +18,7 @@ import {
 } from './indexes';
 import { BILL_LEDGER } from './ledger-documents';
 import { APPOINTMENT_ACCOUNTS, APPOINTMENT_HISTORY } from './appointment-accounts';
-import { SETTLEMENT_HISTORY, SETTLEMENTS } from './settlements';
+import { SETTLEMENT_HISTORY, SETTLEMENTS } from './settlement-documents';
 
 export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
   {

@@ -12,82 +12,26 @@
  * after MARK_STALE_MS: refunds go on, and the next settlement marks anew.
  */
 import type { Collection, Db } from 'mongodb';
-import {
-  CHANNELING_MESSAGES,
-  EventSubjects,
-  REQUEST_MESSAGES,
-  type Caller,
-  type EventSubject,
-  type PaymentMethod,
-} from '@clinic/contracts';
-import { fail, ServiceError, type Cents } from '@clinic/service-kit';
-import { withEventId, type AuditTrail, type CarriedDoc, type Outbox } from '@clinic/service-kit/storage';
-import type { SettlementLine } from '../settlement-rules';
+import { CHANNELING_MESSAGES, EventSubjects, REQUEST_MESSAGES, type EventSubject } from '@clinic/contracts';
+import { fail, ServiceError } from '@clinic/service-kit';
+import type { AuditTrail, CarriedDoc, Outbox } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError } from './database-quirks';
 import { fenceOf, type DayClosings } from './day-closings';
 import { fenceCleared } from './fences';
 import { drawerEntry } from './ledger-documents';
 import type { CashGuard } from './shift-holds';
+import { writeVersion } from './versioned-write';
 import type { DrawerRef } from '../domain/drawer';
-import type { HoldOwner } from '../domain/shift';
-
-export const SETTLEMENTS = 'settlements';
-/** Every settlement and reversal of a session, never changed. */
-export const SETTLEMENT_HISTORY = 'settlement_history';
+import {
+  SETTLEMENTS,
+  settlementKey,
+  type SessionSettlementDoc,
+  type SettlementContext,
+  type SettlementDoc,
+} from './settlement-documents';
 
 /** Longer than a settlement takes (its wait for refunds in flight, 3 s, and its write window). */
 export const MARK_STALE_MS = 30_000;
-
-export interface SettlementDoc {
-  /** Its event's id, and its payout's drawer entry's. */
-  id: string;
-  session_id: number;
-  store_id: number;
-  doctor_id: number;
-  doctor_name: string | null;
-  session_date: string;
-  status: 'paid' | 'reversed';
-  amount_cents: Cents;
-  method: PaymentMethod;
-  /** The clinic's day the payout went out of the payer's drawer. */
-  day: string;
-  paid_at: Date;
-  paid_by: Caller;
-  lines: SettlementLine[];
-  reversal: { reason: string; at: Date; by: Caller; day: string; drawer?: DrawerRef } | null;
-  /** The drawer the payout went out of (absent on settlements from before drawers were named: the payer's). */
-  drawer?: DrawerRef;
-  idempotency_key?: string;
-  request_hash?: string;
-}
-
-export interface SessionSettlementDoc {
-  _id: string;
-  session_id: number;
-  store_id: number;
-  state: 'open' | 'settling' | 'paid';
-  /** Changed by every write: each write names the version it read (compare-and-set). */
-  version: number;
-  marked_at: Date | null;
-  /** The settlement in force (state `paid`). */
-  current: SettlementDoc | null;
-  /** Earlier settlements, reversed, oldest first. */
-  reversed: SettlementDoc[];
-  _event_ids: string[];
-}
-
-export interface SettlementContext {
-  actor: Caller;
-  correlationId: string;
-}
-
-const settlementKey = (sessionId: number) => String(sessionId);
-/** The session's settlement document, which holds a payout once its write landed (a shift's hold on it). */
-export const settlementOwner = (sessionId: number): HoldOwner => ({
-  collection: SETTLEMENTS,
-  key: settlementKey(sessionId),
-  paths: ['current.id', 'reversed.id'],
-});
 
 /** What the outbox entry of a refund of the session's appointments carries (EventSpec.fences). */
 export const settlementFence = (sessionId: number) => `settlement:${sessionId}`;
@@ -291,30 +235,23 @@ export class Settlements {
     cash?: CashGuard,
   ): Promise<SessionSettlementDoc> {
     const { day, ...spec } = event;
-    const set = { ...change, version: found.version + 1, marked_at: null };
-    return this.outbox.record(
-      {
+    const after = await writeVersion<SessionSettlementDoc>(
+      this.outbox,
+      this.settlements,
+      found,
+      { ...change, marked_at: null },
+      () => ({
         ...spec,
         correlationId: context.correlationId,
         fences: [fenceOf(found.store_id, day), ...(cash?.fences ?? [])],
-        collection: SETTLEMENTS,
-        key: found._id,
-      },
-      async (eventId, options) => {
-        const _event_ids = withEventId(found._event_ids, eventId);
-        const result = await this.settlements.updateOne(
-          { _id: found._id, version: found.version },
-          { $set: { ...set, _event_ids } },
-          options,
-        );
-        if (result.matchedCount === 0) throw new ChangedMeanwhile();
-        return { ...found, ...set, _event_ids };
-      },
+      }),
       async () => {
         await this.closings.assertOpen(found.store_id, [day]);
         await cash?.guard();
       },
     );
+    if (!after) throw new ChangedMeanwhile();
+    return after;
   }
 }
 
