@@ -148,7 +148,8 @@ export class AppointmentPaymentOperations {
     const { appointment } = await this.sessions.appointment(id, ctx);
     foundInBranch(ctx, appointment, 'APPOINTMENT_NOT_FOUND');
     const ref = refOf(appointment);
-    const found = await this.storage.channeling.accounts.findById(id);
+    // A retry answers what its first request recorded, whatever its drawer is now.
+    const found = idempotency ? await this.storage.channeling.accounts.findById(id) : null;
     const replay = found !== null && earlierEntries(found, idempotency).length > 0;
     const drawer = replay
       ? this.office.draft(caller)
