@@ -8,7 +8,6 @@ import type { Caller, LedgerKind, PaymentMethod, PaymentStatus } from '@clinic/c
 import type { Cents } from '@clinic/service-kit';
 import type { CarriedDoc } from '@clinic/service-kit/storage';
 import type { DrawerKind, DrawerRef } from '../domain/drawer';
-import type { BillDoc } from './documents';
 
 export const BILL_LEDGER = 'bill_ledger';
 
@@ -106,6 +105,6 @@ export function drawerEntry(
 }
 
 /** The drawer entry of a bill's ledger entry. */
-export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CarriedDoc {
+export function drawerEntryOf(entry: LedgerEntryDoc, bill: { id: number; store_id: number }): CarriedDoc {
   return drawerEntry(entry, { bill_id: bill.id, store_id: bill.store_id });
 }
