@@ -99,9 +99,17 @@ function rolesSetting(name: string, value: string, allowed: readonly string[]): 
 function controlsOf(own: { [K in keyof typeof BILLING_ENV]: unknown }): Controls {
   return {
     priceOverride: own.APPROVE_PRICE_OVERRIDE === 'true',
-    discountAbovePct: typeof own.APPROVE_DISCOUNT_ABOVE_PCT === 'number' ? own.APPROVE_DISCOUNT_ABOVE_PCT : null,
+    discountAbovePct: percentSetting('APPROVE_DISCOUNT_ABOVE_PCT', own.APPROVE_DISCOUNT_ABOVE_PCT),
     billDate: own.APPROVE_BILL_DATE === 'true',
     refundTender: own.APPROVE_REFUND_TENDER === 'true',
     receivedShort: own.APPROVE_CASH_SHORT === 'true',
   };
+}
+
+/** A percentage from the environment (unset: null); another value stops the service at start-up. */
+function percentSetting(name: string, value: unknown): number | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'number' || value < 0 || value > 100)
+    throw new Error(`${name} must be 0 to 100, got "${value}"`);
+  return value;
 }

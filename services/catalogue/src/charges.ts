@@ -41,6 +41,9 @@ function changeDetails(action: 'create' | 'update' | 'delete', chargeId: number 
   return { action, charge_id: chargeId, ...rest, amount: fromCents(amount_cents) };
 }
 
+/** A change refused, or refused as too late to write (503 SERVICE_BUSY): it did not land. */
+const refused = (err: unknown) => err instanceof ServiceError && (err.status < 500 || err.code === 'SERVICE_BUSY');
+
 export class ChargeOperations {
   constructor(
     private readonly storage: ChargeStorage,
@@ -156,7 +159,7 @@ export class ChargeOperations {
     try {
       return await write();
     } catch (err) {
-      if (err instanceof ServiceError && err.status < 500) await this.approvals.release(change, approvalId!, ctx);
+      if (refused(err)) await this.approvals.release(change, approvalId!, ctx);
       throw err;
     }
   }
@@ -185,7 +188,7 @@ export class ChargeOperations {
         used = change;
       });
     } catch (err) {
-      if (used && err instanceof ServiceError && err.status < 500) await this.approvals.release(used, approvalId!, ctx);
+      if (used && refused(err)) await this.approvals.release(used, approvalId!, ctx);
       throw err;
     }
   }

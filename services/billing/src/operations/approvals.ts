@@ -242,7 +242,9 @@ export async function withApproval<T>(used: UsedApproval | null, change: () => P
   try {
     return await change();
   } catch (err) {
-    if (used && err instanceof ServiceError && err.status < 500) await used.giveBack().catch(() => undefined);
+    // A refusal, or a write refused as too late (503 SERVICE_BUSY): the change did not land.
+    const refused = err instanceof ServiceError && (err.status < 500 || err.code === 'SERVICE_BUSY');
+    if (used && refused) await used.giveBack().catch(() => undefined);
     throw err;
   }
 }
