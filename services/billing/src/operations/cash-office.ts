@@ -12,7 +12,7 @@ import { SHIFT_MESSAGES, type Caller } from '@clinic/contracts';
 import { callerOf, fail, ServiceError, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import { DRAWER_SIGN, userKey, type DrawerKind, type DrawerRef } from '../domain/drawer';
 import { assertMayUse } from '../domain/shift';
-import { drawerUserOf, type StaffUser } from '../domain/staff';
+import { drawerUserOf, userIdOf, type StaffUser } from '../domain/staff';
 import type { Mover } from '../money-rules';
 import type { BillingReferences } from '../references';
 import type { BillStorage, CashGuard, CashOut, LedgerEntryDoc, ShiftDoc } from '../storage';
@@ -91,9 +91,12 @@ export class CashOffice {
 
   /** The staff user the caller is, when known; 403 when money needs one and the caller is none. */
   async staffOf(caller: Caller, forMoney: boolean): Promise<StaffUser | null> {
+    const enforced = forMoney && (this.settings.shifts || this.settings.moneyNeedsStaff);
+    const id = userIdOf(caller.sub);
+    // Unless staff must be known, a user id names its user: no directory read on the way to the money.
+    if (!enforced && id !== null) return { user_id: id, name: null, known: false };
     const staff = await this.refs.staffOf(caller);
-    if (forMoney && (this.settings.shifts || this.settings.moneyNeedsStaff) && !staff?.known)
-      throw fail('STAFF_UNKNOWN');
+    if (enforced && !staff?.known) throw fail('STAFF_UNKNOWN');
     return staff;
   }
 
