@@ -1,7 +1,7 @@
 /**
  * An appointment's money through the gateway (issue 42, billing's side):
  * split payments, a refund of the doctor's share only, the ledger and the
- * balance sessions shows, a cancellation's refunds in the canceller's drawer
+ * balance sessions shows, a cancellation's refunds out of the drawers that took the money
  * and in the tenders paid, keyed retries answered once, a closed day, the
  * booking slip read back with pdftotext.
  */
@@ -146,7 +146,7 @@ describe('POST /appointments/{id}/payments and /refunds', () => {
 });
 
 describe('DELETE /appointments/{id}', () => {
-  it('gives back what it holds, in the tenders paid, into the canceller’s drawer; retries finish once', async () => {
+  it('gives back what it holds, in the tenders paid, out of the drawer that took it; retries finish once', async () => {
     await awayFromMidnight();
     const store = freshBranch();
     const id = await book(await sessionIn(store), 'Kamal Silva');
@@ -172,15 +172,20 @@ describe('DELETE /appointments/{id}', () => {
         payment: { paid_amount: FEE.total, refunded_amount: FEE.total, refund_due: 0, payment_status: 'Refunded' },
       },
     });
-    const refunds = cancelled.body.refunds.map((r: { method: string; amount: number; by: unknown; reason: string }) => [
-      r.method,
-      r.amount,
-      r.by,
-      r.reason,
-    ]);
+    const refunds = cancelled.body.refunds.map(
+      (r: { method: string; amount: number; by: unknown; reason: string; drawer: unknown }) => [
+        r.method,
+        r.amount,
+        r.by,
+        r.reason,
+        r.drawer,
+      ],
+    );
+    // Dilani cancels; the money goes back out of Kasun's drawer, which took it (issue 43).
+    const kasuns = { user_id: 7, shift_id: null };
     expect(refunds).toEqual([
-      ['Card', 1250.75, { sub: 8, role: 'cashier' }, 'Patient asked'],
-      ['Cash', 1000, { sub: 8, role: 'cashier' }, 'Patient asked'],
+      ['Card', 1250.75, { sub: 8, role: 'cashier' }, 'Patient asked', kasuns],
+      ['Cash', 1000, { sub: 8, role: 'cashier' }, 'Patient asked', kasuns],
     ]);
     const retried = await cancel(id, 'Patient asked', { ...DILANI_CASHIER, headers });
     expect(retried.body.refunds.map((r: { id: string }) => r.id)).toEqual(
@@ -191,8 +196,12 @@ describe('DELETE /appointments/{id}', () => {
     expect((await t.get(`/appointments/${id}/payments`)).body.ledger).toHaveLength(4);
 
     const report = await dayEndOf(store, clinicToday());
-    expect(drawerLine(report, 7)).toMatchObject({ collected: { Cash: 1000, Card: 1250.75 }, cash_in_drawer: 1000 });
-    expect(drawerLine(report, 8)).toMatchObject({ refunded: { Cash: 1000, Card: 1250.75 }, cash_in_drawer: -1000 });
+    expect(drawerLine(report, 7)).toMatchObject({
+      collected: { Cash: 1000, Card: 1250.75 },
+      refunded: { Cash: 1000, Card: 1250.75 },
+      cash_in_drawer: 0,
+    });
+    expect(drawerLine(report, 8)).toBeUndefined();
   });
 
   it('finishes the refund of an appointment its session cancelled (the refund sessions left due)', async () => {

@@ -1,12 +1,12 @@
 /**
  * GET /lab_bills/day_end?format=pdf (issue 28): the day-end printed on A4 in
- * the receipts' fonts, read back with poppler: totals, per payment method,
+ * the receipts' fonts, read back with poppler: totals, per tender from the ledger,
  * the drawer per cashier, cancelled bills with their reasons, the refunds of
  * the day, signature lines; nothing printed over anything else. Without
  * `format` the JSON report is as before.
  */
 import { awayFromMidnight, clinicToday, createBill, moneyStackOfFile, refund } from './money';
-import { expectPrinted, overlaps, PdfTools } from './pdf-tools';
+import { expectPrinted, layoutLines, overlaps, PdfTools } from './pdf-tools';
 
 const file = moneyStackOfFile(3);
 let tools: PdfTools;
@@ -64,10 +64,9 @@ describe('GET /lab_bills/day_end?format=pdf', () => {
     expectPrinted(text, [
       `Day-end report of ${today}`,
       `All live bills ${report.totals.total_bills} ${money(report.totals.total_revenue)}`,
-      `Cash ${report.totals.cash_count} ${money(report.totals.cash_revenue)}`,
-      `Card ${report.totals.card_count} ${money(report.totals.card_revenue)}`,
-      `Kasun Silva ${money(kasun.collected.Cash)}`,
-      `${money(kasun.refunded.Cash)} 0.00 ${money(kasun.cash_in_drawer)}`,
+      // Per tender from the ledger (issue 43): what the drawers took and gave back, as the drawer table says.
+      `Cash ${money(report.tenders.Cash.taken)} ${money(report.tenders.Cash.given_back)} 0.00 0.00 ${money(report.tenders.Cash.net)}`,
+      `Card ${money(report.tenders.Card.taken)} 0.00 0.00 0.00 ${money(report.tenders.Card.net)}`,
       `Cancelled bills (1, ${money(850)})`,
       report.cancelled.bills[0].bill_number,
       'billed twice',
@@ -76,6 +75,11 @@ describe('GET /lab_bills/day_end?format=pdf', () => {
       'Cashier:',
       'Checked by:',
       'Manager:',
+    ]);
+    // The drawer's row as laid out (its heading wraps, which reorders the words of a one-row table).
+    const kasunsRow = [money(kasun.collected.Cash), '0.00', '0.00', money(kasun.refunded.Cash), '0.00'];
+    expectPrinted(layoutLines(tools.file(res.pdf)), [
+      `Kasun Silva ${[...kasunsRow, money(kasun.cash_in_drawer)].join(' ')}`,
     ]);
   });
 

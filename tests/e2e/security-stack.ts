@@ -86,6 +86,26 @@ export function validBody(route: HttpRoute): Record<string, unknown> | undefined
       return { amount: 1, method: 'Cash', reason: 'r', item_id: 1 };
     case 'POST /sessions/:session_id/settlement':
       return { method: 'Cash' };
+    case 'DELETE /hospital_charges/:charge_id':
+      return { approval_id: null };
+    // The cash office (shifts are off here: a valid body is refused 409, an injected field 400 before that).
+    case 'POST /shifts':
+      return { store_id: 1, float: 100, float_denominations: [{ value: 100, count: 1 }], note: 'n' };
+    case 'POST /shifts/:shift_id/drops':
+    case 'POST /shifts/:shift_id/payouts':
+      return { amount: 1, reason: 'r' };
+    case 'POST /shifts/:shift_id/close':
+      return { counted: 1, denominations: [{ value: 1, count: 1 }], note: 'n' };
+    case 'POST /shifts/:shift_id/handover':
+      return { to_user_id: 1, counted: 1, denominations: [{ value: 1, count: 1 }], note: 'n' };
+    case 'POST /shifts/:shift_id/accept':
+      return { amount: 1 };
+    case 'POST /shifts/:shift_id/sign_off':
+    case 'POST /approvals/:approval_id/approve':
+    case 'POST /approvals/:approval_id/decline':
+      return { note: 'n' };
+    case 'POST /approvals':
+      return { store_id: 1, checks: [{ rule: 'bill_date', details: { bill_date: '2099-01-01' } }], reason: 'r' };
     default:
       return undefined;
   }

@@ -22,13 +22,16 @@ import {
   type HandlerContext,
   type OutboxOptions,
   InvalidationLog,
+  newEventId,
 } from '@clinic/service-kit/internal';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 import { entriesOnCreate } from '../../services/billing/src/money-rules';
 import { BillViews } from '../../services/billing/src/bill-views';
 import { PaymentOperations } from '../../services/billing/src/payments';
 import { BillingReferences } from '../../services/billing/src/references';
-import { moverOf } from '../../services/billing/src/requests';
+import { NO_CONTROLS } from '../../services/billing/src/domain/approvals';
+import { ApprovalOperations } from '../../services/billing/src/operations/approvals';
+import { CashOffice } from '../../services/billing/src/operations/cash-office';
 import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
 import { BillStorage } from '../../services/billing/src/storage';
 import { fenceOf } from '../../services/billing/src/storage/day-closings';
@@ -70,8 +73,21 @@ function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {
   const deps = replicaDeps(options);
   const storage = new BillStorage(deps, log);
   const refs = new ReferenceData(db, REF_KINDS_BY_SERVICE.billing);
-  const views = new BillViews(new BillingReferences(refs, deps.cache), clock);
-  const payments = new PaymentOperations(storage, views, clock, { refundRoles: ['admin', 'cashier'] });
+  const references = new BillingReferences(refs, deps.cache);
+  const views = new BillViews(references, clock);
+  const office = new CashOffice(storage, references, clock, { shifts: false, moneyNeedsStaff: false });
+  const approvals = new ApprovalOperations(storage, references, clock);
+  const payments = new PaymentOperations(
+    storage,
+    views,
+    clock,
+    { refundRoles: ['admin', 'cashier'] },
+    {
+      office,
+      approvals,
+      controls: NO_CONTROLS,
+    },
+  );
   return { storage, outbox: deps.outbox, refs, payments };
 }
 
@@ -105,7 +121,16 @@ async function newBill(storage: BillStorage, storeId: number, payment_status = '
     correlationId: 'billing-outbox-test',
     actor: cashier,
     idempotency: null,
-    entries: entriesOnCreate({ ...input, grand_total_cents: totals.grand_total }, moverOf(cashier, clock)),
+    entries: entriesOnCreate(
+      { ...input, grand_total_cents: totals.grand_total },
+      {
+        by: cashier,
+        day: today(),
+        at: new Date(),
+        newId: newEventId,
+        drawer: { user: cashier.sub, shift_id: null },
+      },
+    ),
   });
   return doc.id;
 }

@@ -33,6 +33,19 @@ export interface FailureBody {
   code: ErrorCode;
   /** The request field at fault, as `items[0].qty`: on validation failures (and a few others, error-codes.ts). */
   field?: string;
+  /** APPROVAL_REQUIRED: what needs an admin's approval, as POST /approvals takes it. */
+  approval?: ApprovalNeeded;
+}
+
+/** One thing a clinic's control refused, and what it found. */
+export interface ApprovalCheck {
+  rule: string;
+  details: Record<string, unknown>;
+}
+
+export interface ApprovalNeeded {
+  store_id: number;
+  checks: ApprovalCheck[];
 }
 
 export type ResponseBody = SuccessBody | FailureBody;
@@ -87,9 +100,14 @@ export function success(status: number, fields: Record<string, unknown> = {}): S
   return { status, body: { success: true, ...fields } };
 }
 
-export function failure(status: number, error: string, code: ErrorCode, field?: string): ServiceReply<FailureBody> {
-  return {
-    status,
-    body: field === undefined ? { success: false, error, code } : { success: false, error, code, field },
-  };
+export function failure(
+  status: number,
+  error: string,
+  code: ErrorCode,
+  field?: string,
+  approval?: ApprovalNeeded,
+): ServiceReply<FailureBody> {
+  const body: FailureBody =
+    field === undefined ? { success: false, error, code } : { success: false, error, code, field };
+  return { status, body: approval === undefined ? body : { ...body, approval } };
 }

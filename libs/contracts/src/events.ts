@@ -4,6 +4,8 @@ import { chargeSchema } from './schemas/catalogue';
 import type { JsonSchema } from './schemas/common';
 import { sessionSchema } from './schemas/sessions';
 import { appointmentBalanceSchema, appointmentSchema, settlementSchema } from './schemas/channeling';
+import { approvalSchema } from './schemas/approvals';
+import { shiftSchema } from './schemas/shifts';
 import { ledgerEntrySchema } from './schemas/billing-money';
 import { EventSubjects, type EventSubject } from './subjects';
 
@@ -80,6 +82,17 @@ export const EVENT_DATA_SCHEMAS: Record<EventSubject, JsonSchema> = {
   },
   [EventSubjects.settlementPaid]: dataOf('settlement', settlementSchema),
   [EventSubjects.settlementReversed]: dataOf('settlement', settlementSchema),
+  [EventSubjects.shiftOpened]: dataOf('shift', shiftSchema),
+  [EventSubjects.shiftCashMoved]: dataOf('shift', shiftSchema),
+  [EventSubjects.shiftClosed]: dataOf('shift', shiftSchema),
+  [EventSubjects.shiftHandingOver]: dataOf('shift', shiftSchema),
+  [EventSubjects.shiftHandedOver]: dataOf('shift', shiftSchema),
+  [EventSubjects.shiftSignedOff]: dataOf('shift', shiftSchema),
+  [EventSubjects.approvalRequested]: dataOf('approval', approvalSchema),
+  [EventSubjects.approvalApproved]: dataOf('approval', approvalSchema),
+  [EventSubjects.approvalDeclined]: dataOf('approval', approvalSchema),
+  [EventSubjects.approvalUsed]: dataOf('approval', approvalSchema),
+  [EventSubjects.approvalReleased]: dataOf('approval', approvalSchema),
 };
 
 /** The envelope of every event, with the `data` of `subject`. */

@@ -36,6 +36,13 @@ export const Limits = {
   /** Users a day's closing counts the cash of, and the length of a user id given as text (a token's `sub`). */
   countedCashMax: 200,
   userIdMaxLength: 200,
+  /** A float or a count by denomination: how many kinds of notes and coins, and how many of one. */
+  denominationsMax: 30,
+  denominationCountMax: 100_000,
+  /** What one approval may cover (a bill's items each priced apart, say). */
+  approvalChecksMax: 100,
+  /** An identity provider's `sub`, as a user's reference record may carry it. */
+  subjectMaxLength: 255,
   /** Nesting of objects and arrays in a body; real bodies need 3. Deeper ones would overflow recursive code (JSON.stringify). */
   jsonDepthMax: 32,
   /** NATS messages one reply may take (each at most the server's max_payload, 1 MiB by default). */

@@ -108,7 +108,7 @@ const jetStreamCheck: NatsGrant = {
 /** Subjects a service calls on behalf of its caller, forwarding the caller's token. */
 const SERVICE_CALLS: Record<ServiceName, string[]> = {
   billing: [CatalogueSubjects.check, SessionsSubjects.channeling, SessionsSubjects.cancelAppointment],
-  catalogue: [],
+  catalogue: [BillingSubjects.useApproval, BillingSubjects.releaseApproval],
   sessions: [BillingSubjects.appointmentBalances],
 };
 

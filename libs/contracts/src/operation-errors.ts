@@ -16,6 +16,29 @@ type Answered = ErrorCode | `${ErrorCode}:${number}`;
 const VALIDATION_422: Answered = 'VALIDATION_FAILED:422';
 
 /** What each operation's service refuses on its own, beyond what every call of its kind may get (failuresOf). */
+/** A money move's drawer: a known staff user's, with CASH_SHIFTS=on an open shift of theirs holding the cash it takes out. */
+const MONEY_DRAWER: readonly Answered[] = [
+  'STAFF_UNKNOWN',
+  'SHIFT_REQUIRED',
+  'SHIFT_NOT_FOUND',
+  'SHIFT_NOT_OPEN',
+  'SHIFT_NOT_YOURS',
+  'DRAWER_SHORT',
+];
+
+/** A control a manager switched on: an admin's approval, named by `approval_id`, used once. */
+const APPROVED: readonly Answered[] = ['APPROVAL_REQUIRED', 'APPROVAL_NOT_FOUND', 'APPROVAL_NOT_USABLE'];
+
+/** A move on a shift: with shifts in use, by a known staff user, on their own open shift (or any, for an admin). */
+const OWN_OPEN_SHIFT: readonly Answered[] = [
+  'VALIDATION_FAILED',
+  'SHIFTS_OFF',
+  'STAFF_UNKNOWN',
+  'SHIFT_NOT_FOUND',
+  'SHIFT_NOT_OPEN',
+  'SHIFT_NOT_YOURS',
+];
+
 export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
   createLabBill: [
     'VALIDATION_FAILED',
@@ -26,6 +49,8 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'BILL_NUMBER_CONFLICT',
     'DAY_CLOSED',
     'CATALOGUE_UNAVAILABLE',
+    ...MONEY_DRAWER,
+    ...APPROVED,
   ],
   listLabBills: ['VALIDATION_FAILED'],
   getLabBillSummary: ['VALIDATION_FAILED'],
@@ -36,23 +61,53 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'DAY_ALREADY_CLOSED',
     'DAY_STILL_RECORDING',
     'DAY_CHANGED_MEANWHILE',
+    'SHIFTS_LIVE',
   ],
   getDayClose: ['VALIDATION_FAILED'],
   reopenDay: ['VALIDATION_FAILED', 'DAY_NOT_CLOSED', 'DAY_CHANGED_MEANWHILE'],
   exportLabBills: ['VALIDATION_FAILED'],
   getLabBill: ['BILL_NOT_FOUND'],
-  updateLabBill: ['VALIDATION_FAILED', 'BILL_NOT_FOUND', 'BILL_CANCELLED', 'DAY_CLOSED', 'RECORD_BUSY'],
-  cancelLabBill: ['VALIDATION_FAILED', 'BILL_NOT_FOUND', 'BILL_ALREADY_CANCELLED', 'DAY_CLOSED', 'RECORD_BUSY'],
+  updateLabBill: [
+    'VALIDATION_FAILED',
+    'BILL_NOT_FOUND',
+    'BILL_CANCELLED',
+    'DAY_CLOSED',
+    'RECORD_BUSY',
+    ...MONEY_DRAWER,
+  ],
+  cancelLabBill: [
+    'VALIDATION_FAILED',
+    'BILL_NOT_FOUND',
+    'BILL_ALREADY_CANCELLED',
+    'DAY_CLOSED',
+    'RECORD_BUSY',
+    ...MONEY_DRAWER,
+  ],
   getLabBillHistory: ['VALIDATION_FAILED', 'BILL_NOT_FOUND'],
   getLabBillReceipt: ['VALIDATION_FAILED', 'BILL_NOT_FOUND', 'RECORD_BUSY'],
   getLabBillRefundSlip: ['VALIDATION_FAILED', 'BILL_NOT_FOUND', 'REFUND_NOT_FOUND', 'RECORD_BUSY'],
   getLabBillCancellationSlip: ['VALIDATION_FAILED', 'BILL_NOT_FOUND', 'BILL_NOT_CANCELLED', 'RECORD_BUSY'],
   exportLedger: ['VALIDATION_FAILED'],
-  recordLabBillPayment: ['VALIDATION_FAILED', 'BILL_NOT_FOUND', 'LEDGER_FULL', 'DAY_CLOSED', 'RECORD_BUSY'],
+  recordLabBillPayment: [
+    'VALIDATION_FAILED',
+    'BILL_NOT_FOUND',
+    'LEDGER_FULL',
+    'DAY_CLOSED',
+    'RECORD_BUSY',
+    ...MONEY_DRAWER,
+  ],
   listLabBillPayments: ['BILL_NOT_FOUND'],
-  refundLabBill: ['VALIDATION_FAILED', 'BILL_NOT_FOUND', 'LEDGER_FULL', 'DAY_CLOSED', 'RECORD_BUSY'],
+  refundLabBill: [
+    'VALIDATION_FAILED',
+    'BILL_NOT_FOUND',
+    'LEDGER_FULL',
+    'DAY_CLOSED',
+    'RECORD_BUSY',
+    ...MONEY_DRAWER,
+    ...APPROVED,
+  ],
   listHospitalCharges: ['VALIDATION_FAILED'],
-  createHospitalCharge: ['VALIDATION_FAILED', 'CHARGE_NAME_TAKEN'],
+  createHospitalCharge: ['VALIDATION_FAILED', 'CHARGE_NAME_TAKEN', 'APPROVALS_UNAVAILABLE', ...APPROVED],
   getHospitalCharge: ['CHARGE_NOT_FOUND'],
   updateHospitalCharge: [
     'VALIDATION_FAILED',
@@ -60,8 +115,10 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'CHARGE_NAME_TAKEN',
     'CHARGE_UNCHANGED',
     'RECORD_BUSY',
+    'APPROVALS_UNAVAILABLE',
+    ...APPROVED,
   ],
-  deleteHospitalCharge: ['CHARGE_NOT_FOUND', 'RECORD_BUSY'],
+  deleteHospitalCharge: ['CHARGE_NOT_FOUND', 'RECORD_BUSY', 'APPROVALS_UNAVAILABLE', ...APPROVED],
   getHospitalChargeHistory: ['VALIDATION_FAILED', 'CHARGE_NOT_FOUND'],
   // The session routes refuse a field with 422, as the spec has it; a body that is no object at all with 400.
   listSessions: [VALIDATION_422],
@@ -98,6 +155,7 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'SESSION_SETTLED',
     'DAY_CLOSED',
     'CHANNELING_UNAVAILABLE',
+    ...MONEY_DRAWER,
   ],
   getSettlement: ['VALIDATION_FAILED', 'SESSION_NOT_FOUND', 'SETTLEMENT_NOT_FOUND', 'CHANNELING_UNAVAILABLE'],
   reverseSettlement: [
@@ -106,6 +164,7 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'SETTLEMENT_NOT_FOUND',
     'DAY_CLOSED',
     'CHANNELING_UNAVAILABLE',
+    ...MONEY_DRAWER,
   ],
   getAppointment: ['APPOINTMENT_NOT_FOUND'],
   updateAppointment: [
@@ -122,6 +181,7 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'SESSION_SETTLED',
     'DAY_CLOSED',
     'CHANNELING_UNAVAILABLE',
+    ...MONEY_DRAWER,
   ],
   recordAppointmentPayment: [
     'VALIDATION_FAILED',
@@ -130,6 +190,7 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'LEDGER_FULL',
     'DAY_CLOSED',
     'CHANNELING_UNAVAILABLE',
+    ...MONEY_DRAWER,
   ],
   listAppointmentPayments: ['APPOINTMENT_NOT_FOUND', 'CHANNELING_UNAVAILABLE'],
   refundAppointment: [
@@ -139,8 +200,32 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'LEDGER_FULL',
     'DAY_CLOSED',
     'CHANNELING_UNAVAILABLE',
+    ...MONEY_DRAWER,
   ],
   getAppointmentSlip: ['APPOINTMENT_NOT_FOUND', 'CHANNELING_UNAVAILABLE'],
+  // The cash office (issue 43): shifts and the approvals a clinic's controls ask for.
+  openShift: ['VALIDATION_FAILED', 'SHIFTS_OFF', 'STORE_NOT_FOUND', 'STAFF_UNKNOWN', 'SHIFT_ALREADY_OPEN'],
+  listShifts: ['VALIDATION_FAILED'],
+  getShift: ['SHIFT_NOT_FOUND'],
+  dropCash: [...OWN_OPEN_SHIFT, 'DRAWER_SHORT', 'RECORD_BUSY'],
+  payOutCash: [...OWN_OPEN_SHIFT, 'DRAWER_SHORT', 'RECORD_BUSY'],
+  closeShift: [...OWN_OPEN_SHIFT, 'SHIFT_STILL_RECORDING', 'RECORD_BUSY'],
+  signOffShift: ['VALIDATION_FAILED', 'SHIFTS_OFF', 'SHIFT_NOT_FOUND', 'SHIFT_SIGN_OFF_REFUSED', 'RECORD_BUSY'],
+  handOverShift: [...OWN_OPEN_SHIFT, 'SHIFT_STILL_RECORDING', 'RECORD_BUSY'],
+  acceptHandover: [
+    'VALIDATION_FAILED',
+    'SHIFTS_OFF',
+    'STAFF_UNKNOWN',
+    'SHIFT_NOT_FOUND',
+    'HANDOVER_REFUSED',
+    'SHIFT_ALREADY_OPEN',
+    'RECORD_BUSY',
+  ],
+  requestApproval: ['VALIDATION_FAILED'],
+  listApprovals: ['VALIDATION_FAILED'],
+  getApproval: ['APPROVAL_NOT_FOUND'],
+  approveApproval: ['VALIDATION_FAILED', 'APPROVAL_NOT_FOUND', 'APPROVAL_DECIDED'],
+  declineApproval: ['VALIDATION_FAILED', 'APPROVAL_NOT_FOUND', 'APPROVAL_DECIDED'],
 };
 
 /** What any call may meet: the token, the gateway's parser, the rate limit, a service that fails or does not answer. */

@@ -6,6 +6,7 @@
 import type { RefKind } from './streams';
 import { WEEKDAYS, type Weekday } from './fields/sessions';
 import { FEE_LEVELS, type FeeLevel } from './fields/channeling';
+import { Limits } from './limits';
 import { dateSchema, idSchema, TIME_PATTERN, type JsonSchema } from './schemas/common';
 
 export const STORE_STATUSES = ['active', 'inactive'] as const;
@@ -36,6 +37,11 @@ export interface Letterhead {
 export interface UserRecord {
   id: number;
   name: string;
+  /**
+   * The `sub` an identity provider's tokens carry for this person (a text, as every provider issues): a token
+   * with it acts as this staff user (billed_by, the drawer, reports).
+   */
+  subject?: string;
 }
 export interface PatientRecord {
   id: number;
@@ -144,7 +150,15 @@ export const REF_RECORD_SCHEMAS: Record<RefKind, JsonSchema> = {
       letterhead: letterheadSchema,
     },
   },
-  user: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
+  user: {
+    type: 'object',
+    required: ['id', 'name'],
+    properties: {
+      id: idSchema,
+      name: text,
+      subject: { type: 'string', minLength: 1, maxLength: Limits.subjectMaxLength },
+    },
+  },
   patient: { type: 'object', required: ['id', 'name'], properties: { id: idSchema, name: text } },
   doctor: {
     type: 'object',

@@ -15,6 +15,7 @@ import {
   channelingReplySchema,
   reasonBodySchema,
 } from './schemas/channeling';
+import { approvalReplies, releaseApprovalBodySchema, useApprovalBodySchema } from './schemas/approvals';
 import { successSchema, type JsonSchema } from './schemas/common';
 import { failureSchemaFor, standardFailures } from './schemas/failures';
 import { REF_STREAM } from './streams';
@@ -188,7 +189,28 @@ function internalSpecs(): RequestReplySpec[] {
       replies: { 200: cancelReplySchema, ...standardFailures(400, 404) },
     },
   ];
-  return [...perService, check, ...channeling];
+  const approvals: RequestReplySpec[] = [
+    {
+      subject: BillingSubjects.useApproval,
+      service: 'billing',
+      branchScope: 'named',
+      summary:
+        "Catalogue's use of an approval (APPROVE_CATALOGUE_CHANGES): checked against what the change needs, then marked used",
+      body: useApprovalBodySchema,
+      bodyRequired: true,
+      replies: { 200: approvalReplies.changed, ...standardFailures(404, 409) },
+    },
+    {
+      subject: BillingSubjects.releaseApproval,
+      service: 'billing',
+      branchScope: 'record',
+      summary: 'Catalogue gives an approval back when the change it was used for was refused after all',
+      body: releaseApprovalBodySchema,
+      bodyRequired: true,
+      replies: { 200: approvalReplies.changed, ...standardFailures(404, 409) },
+    },
+  ];
+  return [...perService, check, ...channeling, ...approvals];
 }
 
 /** What a subject's documentation says of branch scope (OpenAPI and AsyncAPI alike). */

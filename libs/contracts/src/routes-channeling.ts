@@ -5,7 +5,7 @@ import {
   appointmentReplies,
   appointmentUpdateBodySchema,
   bookingBodySchema,
-  reasonBodySchema,
+  reasonWithShiftBodySchema,
   settlementBodySchema,
   settlementReplies,
 } from './schemas/channeling';
@@ -97,7 +97,7 @@ export const CHANNELING_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     tag,
     summary: "Reverse the session's settlement (admin, with a reason): the payout goes back into the drawer",
     param: 'session_id',
-    body: reasonBodySchema,
+    body: reasonWithShiftBodySchema,
     responses: { 200: settlementReplies.one, ...standardFailures(400, 404, 409, 413) },
   },
   {
@@ -133,7 +133,7 @@ export const CHANNELING_ROUTES: ReadonlyArray<Omit<HttpRoute, 'access'>> = [
     summary:
       'Cancel an appointment with a reason; what it holds is refunded through the ledger, in the tenders it was paid in. Send an Idempotency-Key header to make retries safe.',
     param: 'appointment_id',
-    body: reasonBodySchema,
+    body: reasonWithShiftBodySchema,
     idempotent: true,
     responses: { 200: appointmentMoneyReplies.cancelled, ...standardFailures(400, 403, 404, 409, 413, 503) },
   },

@@ -9,6 +9,7 @@ import { CREDIT_NOTE_ROUTES } from './routes-paper';
 import { BILL_MONEY_ROUTES, DAY_CLOSE_ROUTES } from './routes-money';
 import { SESSION_ROUTES } from './routes-sessions';
 import { CHANNELING_ROUTES } from './routes-channeling';
+import { CASH_OFFICE_ROUTES } from './routes-cash-office';
 import * as billing from './schemas/billing';
 import * as billingReplies from './schemas/billing-replies';
 import * as catalogue from './schemas/catalogue';
@@ -28,7 +29,7 @@ export interface HttpRoute {
   access: Access;
   /** How it keeps to the branches of a token with `store_ids` (BRANCH_SCOPE_RULES). */
   branchScope: BranchScopeRule;
-  tag: 'Lab bills' | 'Hospital charges' | 'Channeling sessions';
+  tag: 'Lab bills' | 'Hospital charges' | 'Channeling sessions' | 'Cash office';
   summary: string;
   /** Path parameter name, when the route has one. */
   param?: string;
@@ -244,7 +245,9 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     tag: 'Hospital charges',
     summary: 'Delete a hospital charge (soft delete)',
     param: 'charge_id',
-    responses: { 200: messageSchema, ...standardFailures(404, 409) },
+    body: catalogue.deleteChargeBodySchema,
+    bodyOptional: true,
+    responses: { 200: messageSchema, ...standardFailures(404, 409, 413) },
   }),
   route({
     operationId: 'getHospitalChargeHistory',
@@ -261,6 +264,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   }),
   ...SESSION_ROUTES.map(route),
   ...CHANNELING_ROUTES.map(route),
+  ...CASH_OFFICE_ROUTES.map(route),
 ];
 
 export function pathParamsSchema(r: HttpRoute): JsonSchema | undefined {

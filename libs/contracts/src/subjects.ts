@@ -49,6 +49,24 @@ export const BillingSubjects = {
   settle: 'billing.settlement.pay',
   settlement: 'billing.settlement.get',
   reverseSettlement: 'billing.settlement.reverse',
+  /** The cash office: cashiers' shifts and their drawers. */
+  openShift: 'billing.shift.open',
+  shifts: 'billing.shift.list',
+  shift: 'billing.shift.get',
+  dropCash: 'billing.shift.drop',
+  payOutCash: 'billing.shift.payout',
+  closeShift: 'billing.shift.close',
+  signOffShift: 'billing.shift.signoff',
+  handOverShift: 'billing.shift.handover',
+  acceptHandover: 'billing.shift.accept',
+  /** Approvals of what a clinic's controls refuse; catalogue uses and releases them over NATS. */
+  requestApproval: 'billing.approval.request',
+  approvals: 'billing.approval.list',
+  approval: 'billing.approval.get',
+  approve: 'billing.approval.approve',
+  decline: 'billing.approval.decline',
+  useApproval: 'billing.approval.use',
+  releaseApproval: 'billing.approval.release',
 } as const;
 
 export const CatalogueSubjects = {
@@ -117,6 +135,17 @@ export const EventSubjects = {
   appointmentRefunded: 'billing.appointment.refunded',
   settlementPaid: 'billing.settlement.paid',
   settlementReversed: 'billing.settlement.reversed',
+  shiftOpened: 'billing.shift.opened',
+  shiftCashMoved: 'billing.shift.cash_moved',
+  shiftClosed: 'billing.shift.closed',
+  shiftHandingOver: 'billing.shift.handing_over',
+  shiftHandedOver: 'billing.shift.handed_over',
+  shiftSignedOff: 'billing.shift.signed_off',
+  approvalRequested: 'billing.approval.requested',
+  approvalApproved: 'billing.approval.approved',
+  approvalDeclined: 'billing.approval.declined',
+  approvalUsed: 'billing.approval.used',
+  approvalReleased: 'billing.approval.released',
 } as const;
 
 export type EventSubject = (typeof EventSubjects)[keyof typeof EventSubjects];

@@ -12,9 +12,18 @@
 
 // A service: start-up, its handlers, the spec's envelope errors.
 export { EncodedReply } from './nats/reply-chunks';
+export { askAsCaller, refusalOf } from './nats/caller-requests';
 export type { Handler, HandlerContext } from './nats/responder';
 export { subjectHandlers } from './nats/subject-handlers';
-export { ServiceError, badRequest, fail, unprocessable, type Invalid, type NotFoundCode } from './domain/errors';
+export {
+  ServiceError,
+  approvalRequired,
+  badRequest,
+  fail,
+  unprocessable,
+  type Invalid,
+  type NotFoundCode,
+} from './domain/errors';
 export { callerOf, pathId, queryId, queryText, requiredQueryId } from './nats/request-params';
 export { optionalPage, pageFields, pageOfList, parsePage, type Page } from './nats/request-params';
 // Conditional requests: a single record's ETag, If-Match inside its write, If-None-Match at the gateway.

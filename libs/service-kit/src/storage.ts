@@ -43,6 +43,7 @@ export {
   type FieldChange,
 } from './storage/audit';
 export { GroupCommit } from './concurrency/group-commit';
+export { KeyedMutex } from './concurrency/mutex';
 export { BatchedFinds } from './storage/batched-finds';
 export { VersionedCache, type Share } from './cache/versioned-cache';
 export { ReferenceData, refCollectionName, type AppliedRecord, type StoredRef } from './storage/reference-data';

@@ -12,6 +12,9 @@ import type { ExportOperations } from './exports';
 import type { LedgerExportOperations } from './ledger-exports';
 import type { PaymentOperations } from './payments';
 import type { ReceiptOperations } from './receipts';
+import type { ApprovalOperations } from './operations/approvals';
+import type { ShiftCloseOperations } from './operations/shift-close';
+import type { ShiftOperations } from './operations/shifts';
 import type { SettlementOperations } from './session-settlement';
 
 export interface BillingOperations {
@@ -29,11 +32,15 @@ export interface BillingOperations {
   cancellations: AppointmentCancelOperations;
   slips: SlipOperations;
   settlements: SettlementOperations;
+  /** The cash office (issue 43): shifts, their ends, approvals. */
+  shifts: ShiftOperations;
+  shiftEnds: ShiftCloseOperations;
+  approvals: ApprovalOperations;
 }
 
 export function billingHandlers(operations: BillingOperations): Record<string, Handler> {
   const { bills, payments, days, dayEnd, receipts, creditNotes, spreadsheets, ledgerExports } = operations;
-  const { appointments, cancellations, slips, settlements } = operations;
+  const { appointments, cancellations, slips, settlements, shifts, shiftEnds, approvals } = operations;
   return {
     ...subjectHandlers(BillingSubjects, bills, ['create', 'list', 'summary', 'get', 'update', 'cancel', 'history']),
     ...subjectHandlers(BillingSubjects, dayEnd, ['dayEnd']),
@@ -52,5 +59,16 @@ export function billingHandlers(operations: BillingOperations): Record<string, H
     ...subjectHandlers(BillingSubjects, cancellations, ['appointmentCancel']),
     ...subjectHandlers(BillingSubjects, slips, ['appointmentSlip']),
     ...subjectHandlers(BillingSubjects, settlements, ['settle', 'settlement', 'reverseSettlement']),
+    ...subjectHandlers(BillingSubjects, shifts, ['openShift', 'shifts', 'shift', 'dropCash', 'payOutCash']),
+    ...subjectHandlers(BillingSubjects, shiftEnds, ['closeShift', 'signOffShift', 'handOverShift', 'acceptHandover']),
+    ...subjectHandlers(BillingSubjects, approvals, [
+      'requestApproval',
+      'approvals',
+      'approval',
+      'approve',
+      'decline',
+      'useApproval',
+      'releaseApproval',
+    ]),
   };
 }

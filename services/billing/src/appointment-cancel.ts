@@ -13,21 +13,22 @@
 import { CHANNELING_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
   callerOf,
+  type ClinicClock,
   fail,
   foundInBranch,
+  type HandlerContext,
   idempotencyClaim,
   pathId,
-  type ClinicClock,
-  type HandlerContext,
 } from '@clinic/service-kit';
 import { earlierEntries, openingOf, refOf } from './appointment-payments';
 import { parseReason } from './channeling-input';
 import { balanceView, paymentView } from './channeling-views';
 import { entriesOnCancel, moneyOf } from './money-rules';
 import type { PaymentOptions } from './payments';
-import { moverOf } from './requests';
+import { optionalId } from './domain/shift-input';
+import type { CashOffice } from './operations/cash-office';
 import type { SessionsClient } from './sessions-client';
-import type { BillStorage } from './storage';
+import { APPOINTMENT_ACCOUNTS, ledgerOwner, type BillStorage } from './storage';
 import { entryView } from './views';
 
 export class AppointmentCancelOperations {
@@ -36,6 +37,7 @@ export class AppointmentCancelOperations {
     private readonly sessions: SessionsClient,
     private readonly clock: ClinicClock,
     private readonly options: PaymentOptions,
+    private readonly office: CashOffice,
   ) {}
 
   async appointmentCancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -56,27 +58,38 @@ export class AppointmentCancelOperations {
     const mayRefund = this.options.refundRoles.includes(caller.role);
     if (givesBack && !mayRefund) throw fail('FORBIDDEN');
     if (givesBack) await settlements.assertRefundable(appointment.session_id);
+    // What it holds goes back from a drawer: the caller's, or the shift the body names.
+    const drawer = givesBack
+      ? await this.office.drawerOf(ctx, appointment.store_id, optionalId(request.body, 'shift_id'))
+      : null;
 
     const cancelled = await this.sessions.cancel(id, reason, ctx);
     const ref = refOf(cancelled.appointment);
     let account = found;
     let refunds = found ? earlierEntries(found, idempotency) : [];
     if (found) {
-      const outcome = await accountWrites.move(
-        openingOf(appointment),
-        { correlationId: ctx.correlationId, actor: caller },
-        (existing) => {
-          const earlier = earlierEntries(existing, idempotency);
-          if (earlier.length > 0) return { replay: earlier };
-          const entries = entriesOnCancel(existing, reason, moverOf(caller, this.clock)).map((e) => ({
-            ...e,
-            ...keyed,
-          }));
-          // Paid meanwhile (after the check above): only a refunder gives it back.
-          if (entries.length > 0 && !mayRefund) throw fail('FORBIDDEN');
-          return { entries, action: 'cancelled', reason };
-        },
-        (after) => balanceView(ref, after),
+      const cash = this.office.scope();
+      const outcome = await cash.run(
+        () =>
+          accountWrites.move(
+            openingOf(appointment),
+            { correlationId: ctx.correlationId, actor: caller },
+            (existing) => {
+              const earlier = earlierEntries(existing, idempotency);
+              if (earlier.length > 0) return { replay: earlier };
+              const mover = this.office.mover(drawer ?? this.office.draft(caller));
+              const entries = entriesOnCancel(existing, reason, mover).map((e) => ({ ...e, ...keyed }));
+              // Paid meanwhile (after the check above): only a refunder gives it back, from a drawer found for it.
+              if (entries.length > 0 && !mayRefund) throw fail('FORBIDDEN');
+              if (entries.length > 0 && !drawer) throw fail('RECORD_BUSY');
+              const guard = drawer
+                ? cash.guard(drawer, entries, ledgerOwner(existing._id, APPOINTMENT_ACCOUNTS))
+                : undefined;
+              return { entries, action: 'cancelled', reason, cash: guard };
+            },
+            (after) => balanceView(ref, after),
+          ),
+        (moved) => moved.entries.map((e) => e.id),
       );
       account = outcome.doc;
       refunds = outcome.entries;

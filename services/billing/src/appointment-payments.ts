@@ -15,15 +15,15 @@ import {
 } from '@clinic/contracts';
 import {
   callerOf,
+  type ClinicClock,
   fail,
   foundInBranch,
   fromCents,
+  type HandlerContext,
   idempotencyClaim,
+  type IdempotencyClaim,
   pathId,
   withinBranches,
-  type ClinicClock,
-  type HandlerContext,
-  type IdempotencyClaim,
 } from '@clinic/service-kit';
 import { parseBalances } from './channeling-input';
 import type { ChanneledAppointment } from './channeling-replies';
@@ -31,9 +31,18 @@ import { balanceView, type AppointmentRef } from './channeling-views';
 import { checkShareRefund } from './fee-shares';
 import { parsePayment, parseRefund } from './money-input';
 import { moneyOf, planPayment, planRefund, type Mover } from './money-rules';
-import { moverOf } from './requests';
+import { optionalId } from './domain/shift-input';
+import type { CashOffice } from './operations/cash-office';
 import type { SessionsClient } from './sessions-client';
-import { feesOf, type AccountDoc, type AccountOpening, type BillStorage, type LedgerEntryDoc } from './storage';
+import {
+  APPOINTMENT_ACCOUNTS,
+  ledgerOwner,
+  feesOf,
+  type AccountDoc,
+  type AccountOpening,
+  type BillStorage,
+  type LedgerEntryDoc,
+} from './storage';
 import { entryView } from './views';
 import type { PaymentOptions } from './payments';
 
@@ -69,6 +78,7 @@ export class AppointmentPaymentOperations {
     private readonly sessions: SessionsClient,
     private readonly clock: ClinicClock,
     private readonly options: PaymentOptions,
+    private readonly office: CashOffice,
   ) {}
 
   /** POST /appointments/{id}/payments: the collector is the caller; a cancelled appointment takes nothing. */
@@ -122,8 +132,8 @@ export class AppointmentPaymentOperations {
 
   /**
    * Records the entry `plan` makes on the appointment's account (opened by
-   * its first payment), or answers the one an earlier request with the same
-   * Idempotency-Key made.
+   * its first payment) in the caller's drawer (or the shift the body names),
+   * or answers the one an earlier request with the same Idempotency-Key made.
    */
   private async record(
     request: ServiceRequest,
@@ -138,16 +148,28 @@ export class AppointmentPaymentOperations {
     const { appointment } = await this.sessions.appointment(id, ctx);
     foundInBranch(ctx, appointment, 'APPOINTMENT_NOT_FOUND');
     const ref = refOf(appointment);
-    const outcome = await this.storage.channeling.accountWrites.move(
-      openingOf(appointment),
-      { correlationId: ctx.correlationId, actor: caller },
-      (existing) => {
-        const earlier = earlierEntries(existing, idempotency);
-        if (earlier.length > 0) return { replay: earlier };
-        const entry = { ...plan(appointment, existing, moverOf(caller, this.clock)), ...keyed };
-        return { entries: [entry], action: kind };
-      },
-      (after) => balanceView(ref, after),
+    // A retry answers what its first request recorded, whatever its drawer is now.
+    const found = idempotency ? await this.storage.channeling.accounts.findById(id) : null;
+    const replay = found !== null && earlierEntries(found, idempotency).length > 0;
+    const drawer = replay
+      ? this.office.draft(caller)
+      : await this.office.drawerOf(ctx, appointment.store_id, optionalId(request.body, 'shift_id'));
+    const cash = this.office.scope();
+    const outcome = await cash.run(
+      () =>
+        this.storage.channeling.accountWrites.move(
+          openingOf(appointment),
+          { correlationId: ctx.correlationId, actor: caller },
+          (existing) => {
+            const earlier = earlierEntries(existing, idempotency);
+            if (earlier.length > 0) return { replay: earlier };
+            const entry = { ...plan(appointment, existing, this.office.mover(drawer)), ...keyed };
+            const proof = ledgerOwner(existing._id, APPOINTMENT_ACCOUNTS);
+            return { entries: [entry], action: kind, cash: cash.guard(drawer, [entry], proof) };
+          },
+          (after) => balanceView(ref, after),
+        ),
+      (moved) => moved.entries.map((e) => e.id),
     );
     return success(201, {
       message: kind === 'payment' ? LEDGER_MESSAGES.paymentRecorded : LEDGER_MESSAGES.refundRecorded,

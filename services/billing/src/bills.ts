@@ -7,6 +7,7 @@ import {
   foundInBranch,
   fromCents,
   idempotencyClaim,
+  given,
   pageFields,
   parsePage,
   pathId,
@@ -18,13 +19,18 @@ import {
   type ClinicClock,
   type HandlerContext,
   type IdempotencyClaim,
+  type PlainObject,
 } from '@clinic/service-kit';
-import { entriesOnCreate, planCancel, planUpdate } from './money-rules';
-import { moverOf } from './requests';
+import { billChecks } from './domain/approvals';
+import { optionalId } from './domain/shift-input';
+import { entriesOnCreate, planCancel, planUpdate, type Mover } from './money-rules';
+import { withApproval, type UsedApproval } from './operations/approvals';
+import type { MoneyDesk } from './payments';
+import { approvalRecord } from './views/approval-view';
 import { USER_NAMES_SCOPE, type BillingReferences } from './references';
 import { countBillCreated } from './metrics';
 import type { CatalogueClient } from './catalogue-client';
-import { branchScope, type BillDoc, type BillStorage } from './storage';
+import { branchScope, docKey, ledgerOwner, type BillChange, type BillDoc, type BillStorage } from './storage';
 import type { BillViews } from './bill-views';
 import { parseListQuery, parseSummaryQuery } from './filters';
 import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
@@ -45,6 +51,10 @@ export interface BillingOptions {
   priceOverrideRoles: readonly string[];
 }
 
+/** A write that moves a bill's money in a drawer: the history details of its approval, and its holds. */
+const withApprovalDetails = (used: UsedApproval | null, clock: ClinicClock) =>
+  used ? { approval: approvalRecord(used.approval, clock) } : {};
+
 export class BillOperations {
   constructor(
     private readonly storage: BillStorage,
@@ -53,6 +63,7 @@ export class BillOperations {
     private readonly catalogue: CatalogueClient,
     private readonly clock: ClinicClock,
     private readonly options: BillingOptions,
+    private readonly desk: MoneyDesk,
   ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
@@ -62,7 +73,11 @@ export class BillOperations {
       const replay = await this.replay(idempotency, ctx);
       if (replay) return replay;
     }
+    const { office } = this.desk;
     const input = parseNewBill(request.body, caller); // rules 1-6
+    // A caller whose token's subject maps to a staff user bills as them (billed_by's default).
+    if (input.billed_by === null && !given(request.body as PlainObject, 'billed_by'))
+      input.billed_by = (await office.staffOf(caller, false))?.user_id ?? null;
     requireBranch(ctx, input.store_id);
     const branch = await this.refs.branch(input.store_id); // rule 7
     if (branch?.status !== 'active') throw fail('STORE_NOT_FOUND');
@@ -88,15 +103,42 @@ export class BillOperations {
         'items',
       );
     const totals = computeTotals(input.items, input.discount_type, input.discount_value); // rule 10
-    // A bill created Paid records the payment of its total by the caller, today.
-    const entries = entriesOnCreate({ ...input, grand_total_cents: totals.grand_total }, moverOf(caller, this.clock));
-    const { doc, replayed } = await this.storage.newBills.create(input, totals, {
-      correlationId: ctx.correlationId,
-      actor: caller,
-      idempotency,
-      entries,
-      details: overrides.length > 0 ? { price_overrides: overrides } : {},
-    }); // rules 11-12, and 409 when the bill's day, or the day its payment moves on, is closed
+    const catalogue = new Map([...amounts].map(([chargeId, amount]) => [chargeId, toCents(amount)]));
+    const checks = billChecks(input, totals, catalogue, this.clock.today(), this.desk.controls);
+    // A bill created Paid records the payment of its total by the caller, today, into their drawer.
+    const paid = input.payment_status === 'Paid' && totals.grand_total > 0;
+    const drawer = paid ? await office.drawerOf(ctx, input.store_id, optionalId(request.body, 'shift_id')) : null;
+    const id = checks.length > 0 || drawer?.shift ? await this.storage.newBills.newId() : undefined;
+    const used = await this.desk.approvals.pass(
+      ctx,
+      input.store_id,
+      checks,
+      optionalId(request.body, 'approval_id'),
+      'bill',
+      String(id),
+    );
+    const entries = drawer
+      ? entriesOnCreate({ ...input, grand_total_cents: totals.grand_total }, office.mover(drawer))
+      : [];
+    const cash = office.scope();
+    const { doc, replayed } = await withApproval(used, () =>
+      cash.run(
+        () =>
+          this.storage.newBills.create(input, totals, {
+            correlationId: ctx.correlationId,
+            actor: caller,
+            idempotency,
+            entries,
+            id,
+            cash: drawer ? cash.guard(drawer, entries, ledgerOwner(docKey(id ?? 0))) : undefined,
+            details: {
+              ...(overrides.length > 0 ? { price_overrides: overrides } : {}),
+              ...withApprovalDetails(used, this.clock),
+            },
+          }),
+        () => entries.map((e) => e.id),
+      ),
+    ); // rules 11-12, and 409 when the bill's day, or the day its payment moves on, is closed
     if (idempotency) {
       if (replayed && doc.request_hash !== idempotency.requestHash) throw fail('IDEMPOTENCY_KEY_REUSED');
       if (!replayed) await this.storage.claims.save(idempotency, doc.id);
@@ -171,17 +213,17 @@ export class BillOperations {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const changes = parseBillUpdate(request.body); // rules 1-4
     const actor = callerOf(ctx);
-    // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
-    const written = await this.storage.writes.update(
-      id,
-      { correlationId: ctx.correlationId, actor },
-      async (existing) => {
+    let written: BillDoc | null = null;
+    await this.moving(ctx, request.body, async (money) => {
+      // Rule 5: a bill that does not exist (or is cancelled, or of another branch) is not found.
+      written = await this.storage.writes.update(id, { correlationId: ctx.correlationId, actor }, async (existing) => {
         foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
         if (existing.status === 'cancelled') throw fail('BILL_CANCELLED'); // rule 6
         await this.requireCurrent(ctx, existing);
-        return planUpdate(existing, changes, moverOf(actor, this.clock)); // rule 7, and the money it moves
-      },
-    );
+        const moves = (mover: Mover) => planUpdate(existing, changes, mover); // rule 7, and the money it moves
+        return money(existing, moves);
+      });
+    });
     const reply = success(200, { message: BILLING_MESSAGES.updated });
     return written ? withNewTag(reply, await this.representation(written)) : reply;
   }
@@ -190,13 +232,46 @@ export class BillOperations {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
     const reason = parseCancelReason(request.body, this.options.cancelReasonRequired);
     const actor = callerOf(ctx);
-    await this.storage.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, async (existing) => {
-      foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
-      if (existing.status === 'cancelled') throw fail('BILL_ALREADY_CANCELLED');
-      await this.requireCurrent(ctx, existing);
-      return planCancel(existing, reason, moverOf(actor, this.clock)); // what it holds goes back
-    });
+    await this.moving(ctx, request.body, (money) =>
+      this.storage.writes.cancel(id, reason, { correlationId: ctx.correlationId, actor }, async (existing) => {
+        foundInBranch(ctx, existing, 'BILL_NOT_FOUND');
+        if (existing.status === 'cancelled') throw fail('BILL_ALREADY_CANCELLED');
+        await this.requireCurrent(ctx, existing);
+        return money(existing, (mover) => planCancel(existing, reason, mover)); // what it holds goes back
+      }),
+    );
     return success(200, { message: BILLING_MESSAGES.cancelled });
+  }
+
+  /**
+   * A change of a bill that may move its money (a PUT, a cancellation): a
+   * change that moves none needs no drawer; one that does moves it in the
+   * caller's drawer or the shift the body names (`shift_id`), its cash going
+   * out held there first.
+   */
+  private async moving(
+    ctx: HandlerContext,
+    body: unknown,
+    write: (money: (existing: BillDoc, plan: (mover: Mover) => BillChange) => Promise<BillChange>) => Promise<void>,
+  ): Promise<void> {
+    const { office } = this.desk;
+    const caller = callerOf(ctx);
+    const shiftId = optionalId(body, 'shift_id');
+    const cash = office.scope();
+    let landed: string[] = [];
+    await cash.run(
+      () =>
+        write(async (existing, plan) => {
+          // Planned once without a drawer: only a change that moves money needs one.
+          const dry = plan(office.mover(office.draft(caller)));
+          if (dry.entries.length === 0) return dry;
+          const drawer = await office.drawerOf(ctx, existing.store_id, shiftId);
+          const change = plan(office.mover(drawer));
+          landed = change.entries.map((e) => e.id);
+          return { ...change, cash: cash.guard(drawer, change.entries, ledgerOwner(existing._id)) };
+        }),
+      () => landed,
+    );
   }
 
   /** A page of the changes of a bill, oldest first; a cancelled bill's too. */

@@ -1,7 +1,6 @@
 import type { NatsConnection } from 'nats';
 import { CatalogueSubjects, type ChargeCheckReply } from '@clinic/contracts';
-import { fail, type HandlerContext } from '@clinic/service-kit';
-import { askAsCaller, refusalOf } from './caller-requests';
+import { askAsCaller, fail, refusalOf, type HandlerContext } from '@clinic/service-kit';
 
 /**
  * Billing's question to the catalogue, asked with its caller's token: which

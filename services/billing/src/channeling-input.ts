@@ -9,7 +9,7 @@ import {
   BILLING_MESSAGES,
   CHANNELING_MESSAGES,
   LEDGER_FIELDS as F,
-  reasonBodySchema,
+  reasonWithShiftBodySchema,
   settlementBodySchema,
   type DayEndFormat,
   type PaymentMethod,
@@ -25,11 +25,11 @@ import {
 } from '@clinic/service-kit';
 import { requiredText } from './money-input';
 
-/** DELETE /appointments/{id} and DELETE /sessions/{id}/settlement: the reason, required. */
+/** DELETE /appointments/{id} and DELETE /sessions/{id}/settlement: the reason, required (and the shift that pays). */
 export function parseReason(raw: unknown): string {
   const body = requireObject(raw, BILLING_MESSAGES.body);
   const reason = requiredText(body, 'reason', F.reason, CHANNELING_MESSAGES.reasonRequired);
-  requireShape(reasonBodySchema, body);
+  requireShape(reasonWithShiftBodySchema, body);
   return reason;
 }
 

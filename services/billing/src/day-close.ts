@@ -12,6 +12,8 @@ import { parseDayClose, parseReopen } from './money-input';
 import type { BillStorage, ClosingDoc } from './storage';
 import type { BillingReferences } from './references';
 import { closingUsers, closingView, openDayView } from './views/closing-view';
+import type { CashOffice } from './operations/cash-office';
+import { DayCounters } from './operations/day-counts';
 
 /** How long a close waits for the writes of its day still in flight before it answers "retry". */
 const SETTLE_WAIT_MS = 3_000;
@@ -21,6 +23,7 @@ export class DayCloseOperations {
     private readonly storage: BillStorage,
     private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
+    private readonly office: CashOffice,
   ) {}
 
   /** POST /lab_bills/day_close (admin). */
@@ -31,12 +34,15 @@ export class DayCloseOperations {
     const today = this.clock.today();
     if (date > today) throw badRequest(DAY_MESSAGES.inFuture(today), 'date');
     if (!(await this.refs.branch(store_id))) throw fail('STORE_NOT_FOUND');
+    const counts = await this.counters.known(store_id, date, counted);
     const { closings } = this.storage;
     const marked = await closings.markClosing(store_id, date);
     try {
       if (!(await closings.settled(store_id, date, SETTLE_WAIT_MS)))
         throw fail('DAY_STILL_RECORDING', DAY_MESSAGES.stillRecording(date, store_id));
-      const cash = cashCounts(await this.storage.ledger.drawer(store_id, date), counted);
+      const cash = this.office.shiftsOn
+        ? await this.counters.fromShifts(store_id, date)
+        : cashCounts(await this.storage.ledger.drawer(store_id, date), counts);
       const names = await this.refs.userNamesIfReadable(
         cash.map((c) => c.user_id),
         ctx.log,
@@ -52,6 +58,10 @@ export class DayCloseOperations {
       });
       throw err;
     }
+  }
+
+  private get counters() {
+    return new DayCounters(this.storage, this.refs, this.office);
   }
 
   /** GET /lab_bills/day_close: a day never closed reads `open`, without figures or history. */

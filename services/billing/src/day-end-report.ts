@@ -5,7 +5,8 @@
  */
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type CashOutcome } from '@clinic/contracts';
 import { fromCents, nullableAmount, type Cents } from '@clinic/service-kit';
-import type { CashCountDoc, DrawerKind, DrawerRow } from './storage';
+import { DRAWER_SIGN, userKey, type DrawerKind, type UserId } from './domain/drawer';
+import type { CashCountDoc, DrawerRow } from './storage';
 import type { CashierGroup } from './summary-rules';
 
 /** Count and grand total of bills, in cents while they are summed. */
@@ -43,20 +44,7 @@ export function cashiersOf(groups: CashierGroup[], names: Map<number, string>) {
     });
 }
 
-type UserId = number | string;
-
-/**
- * The one form of a user id: a token's `sub` may name user 7 as the integer
- * 7 or as the text "7" (identity providers send text), and a count may name
- * them either way, so a text that is an integer written plainly (no sign but
- * `-`, no leading zero, within the safe integers) is that integer; any other
- * text stays a text. Only integers name reference users (and their names).
- */
-export function userKey(id: UserId): UserId {
-  if (typeof id === 'number' || !/^-?(0|[1-9]\d*)$/.test(id)) return id;
-  const n = Number(id);
-  return Number.isSafeInteger(n) ? n : id;
-}
+export { userKey };
 
 /** Users in order: integer ids first, ascending, then the others as text. */
 function byUser(a: UserId, b: UserId): number {
@@ -68,15 +56,6 @@ function byUser(a: UserId, b: UserId): number {
 
 const nameOf = (names: Map<number, string>, userId: UserId) =>
   typeof userId === 'number' ? (names.get(userId) ?? null) : null;
-
-/** Whether a kind brings money into the drawer (+1) or takes it out (-1): a doctor's payout is cash out. */
-export const DRAWER_SIGN: Readonly<Record<DrawerKind, 1 | -1>> = {
-  payment: 1,
-  refund: -1,
-  reversal: -1,
-  payout: -1,
-  payout_reversal: 1,
-};
 
 /** Cash taken in less cash given back and paid out, per user (userKey), in cents. */
 function cashPerUser(rows: DrawerRow[]): Map<UserId, Cents> {
@@ -110,13 +89,17 @@ export function drawerOf(rows: DrawerRow[], names: Map<number, string>) {
           ),
         ]),
       );
-    const paysOut = mine.some((r) => r.kind === 'payout' || r.kind === 'payout_reversal');
+    const paysOut = mine.some((r) => ['payout', 'payout_reversal', 'petty_payout'].includes(r.kind));
+    const drops = mine.some((r) => r.kind === 'drop');
     return {
       user_id: userId,
       user_name: nameOf(names, userId),
       collected: per(['payment']),
       refunded: per(['refund', 'reversal']),
-      ...(paysOut ? { paid_out: per(['payout', 'payout_reversal'], (kind) => -DRAWER_SIGN[kind]) } : {}),
+      ...(paysOut
+        ? { paid_out: per(['payout', 'payout_reversal', 'petty_payout'], (kind) => -DRAWER_SIGN[kind]) }
+        : {}),
+      ...(drops ? { dropped: per(['drop']) } : {}),
       cash_in_drawer: fromCents(cash.get(userId)!),
     };
   });

@@ -16,6 +16,7 @@ import { pdfReply } from './paper/pdf-reply';
 import type { BillStorage } from './storage';
 import { summarize } from './summary-rules';
 import type { BillingReferences } from './references';
+import type { CashOfficeSection } from './operations/day-end-cash-office';
 
 export type DayEndReport = Awaited<ReturnType<DayEndOperations['report']>>;
 
@@ -28,6 +29,7 @@ export class DayEndOperations {
     private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
+    private readonly cashOffice: CashOfficeSection,
   ) {
     this.closingFacts = new DayEndClosingFacts(storage, refs, clock);
   }
@@ -68,12 +70,13 @@ export class DayEndOperations {
       this.closingFacts.closing(store_id, date),
     ]);
     const channeling = channelingOf(channelingRows);
-    const [cancellations, names] = await Promise.all([
+    const [cancellations, names, cashOffice] = await Promise.all([
       this.storage.history.latest(
         cancelledBills.map((b) => b.id),
         'cancelled',
       ),
       this.refs.userNames([...groups.map((g) => g.billed_by), ...drawerRows.map((r) => r.collector)]),
+      this.cashOffice.of(store_id, date, drawerRows),
     ]);
     const totals = summarize(groups);
     const revenueOf = (status: string) =>
@@ -92,6 +95,8 @@ export class DayEndOperations {
       refunds,
       net: this.closingFacts.net(drawerRows),
       closing,
+      // Issue 43: per tender from the ledger, the day's shifts, the approvals asked for.
+      ...cashOffice,
       cancelled: {
         count: cancelledBills.length,
         grand_total: fromCents(cancelledBills.reduce((sum, b) => sum + b.grand_total_cents, 0)),

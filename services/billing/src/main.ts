@@ -11,6 +11,7 @@ import { CatalogueClient } from './catalogue-client';
 import { CreditNoteOperations } from './credit-notes';
 import { DayCloseOperations } from './day-close';
 import { DayEndOperations } from './day-end';
+import type { Controls } from './domain/approvals';
 import { BILLING_ENV } from './env';
 import { ExportOperations } from './exports';
 import { LedgerExportOperations } from './ledger-exports';
@@ -22,6 +23,11 @@ import { BillingReferences } from './references';
 import { SessionsClient } from './sessions-client';
 import { SettlementOperations } from './session-settlement';
 import { BillStorage } from './storage';
+import { ApprovalOperations } from './operations/approvals';
+import { CashOffice } from './operations/cash-office';
+import { CashOfficeSection } from './operations/day-end-cash-office';
+import { ShiftCloseOperations } from './operations/shift-close';
+import { ShiftOperations } from './operations/shifts';
 
 void startService({
   name: 'billing',
@@ -34,23 +40,47 @@ void startService({
     refs.onApplied((kind) => references.applied(kind));
     const money = { refundRoles: rolesSetting('REFUND_ROLES', settings.own.REFUND_ROLES, REFUND_ROLES) };
     const sessions = new SessionsClient(nc);
-    const desk = new PaperDesk(storage, references, clock);
+    const office = new CashOffice(storage, references, clock, {
+      shifts: settings.own.CASH_SHIFTS === 'on',
+      moneyNeedsStaff: settings.own.MONEY_NEEDS_STAFF === 'true',
+    });
+    const approvals = new ApprovalOperations(storage, references, clock);
+    const desk = { office, approvals, controls: controlsOf(settings.own) };
+    const shifts = new ShiftOperations(storage, references, office, clock);
+    const paperDesk = new PaperDesk(storage, references, clock);
     return billingHandlers({
-      bills: new BillOperations(storage, references, views, new CatalogueClient(nc), clock, {
-        cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
-        priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
-      }),
-      payments: new PaymentOperations(storage, views, clock, money),
-      days: new DayCloseOperations(storage, references, clock),
-      dayEnd: new DayEndOperations(storage, references, clock, fonts),
-      receipts: new ReceiptOperations(storage, desk, fonts),
-      creditNotes: new CreditNoteOperations(storage, desk, fonts),
+      bills: new BillOperations(
+        storage,
+        references,
+        views,
+        new CatalogueClient(nc),
+        clock,
+        {
+          cancelReasonRequired: settings.own.CANCEL_REASON_REQUIRED === 'true',
+          priceOverrideRoles: rolesSetting('PRICE_OVERRIDE_ROLES', settings.own.PRICE_OVERRIDE_ROLES, STAFF_ROLES),
+        },
+        desk,
+      ),
+      payments: new PaymentOperations(storage, views, clock, money, desk),
+      days: new DayCloseOperations(storage, references, clock, office),
+      dayEnd: new DayEndOperations(
+        storage,
+        references,
+        clock,
+        fonts,
+        new CashOfficeSection(storage, references, clock),
+      ),
+      receipts: new ReceiptOperations(storage, paperDesk, fonts),
+      creditNotes: new CreditNoteOperations(storage, paperDesk, fonts),
       spreadsheets: new ExportOperations(storage, views),
       ledgerExports: new LedgerExportOperations(storage, references, clock),
-      appointments: new AppointmentPaymentOperations(storage, sessions, clock, money),
-      cancellations: new AppointmentCancelOperations(storage, sessions, clock, money),
+      appointments: new AppointmentPaymentOperations(storage, sessions, clock, money, office),
+      cancellations: new AppointmentCancelOperations(storage, sessions, clock, money, office),
       slips: new SlipOperations(storage, sessions, references, clock, fonts),
-      settlements: new SettlementOperations(storage, sessions, references, clock, fonts, money),
+      settlements: new SettlementOperations(storage, sessions, references, clock, fonts, money, office),
+      shifts,
+      shiftEnds: new ShiftCloseOperations(shifts),
+      approvals,
     });
   },
 });
@@ -69,4 +99,23 @@ function rolesSetting(name: string, value: string, allowed: readonly string[]): 
   if (roles.length === 0 || unknown.length > 0)
     throw new Error(`${name} must list some of ${allowed.join(', ')} (comma-separated), got "${value}"`);
   return roles;
+}
+
+/** The controls the clinic switched on (each off by default, as the spec has it). */
+function controlsOf(own: { [K in keyof typeof BILLING_ENV]: unknown }): Controls {
+  return {
+    priceOverride: own.APPROVE_PRICE_OVERRIDE === 'true',
+    discountAbovePct: percentSetting('APPROVE_DISCOUNT_ABOVE_PCT', own.APPROVE_DISCOUNT_ABOVE_PCT),
+    billDate: own.APPROVE_BILL_DATE === 'true',
+    refundTender: own.APPROVE_REFUND_TENDER === 'true',
+    receivedShort: own.APPROVE_CASH_SHORT === 'true',
+  };
+}
+
+/** A percentage from the environment (unset: null); another value stops the service at start-up. */
+function percentSetting(name: string, value: unknown): number | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'number' || value < 0 || value > 100)
+    throw new Error(`${name} must be 0 to 100, got "${value}"`);
+  return value;
 }

@@ -17,15 +17,20 @@ import {
   type PaymentStatus,
 } from '@clinic/contracts';
 import { badRequest, fail, type Cents } from '@clinic/service-kit';
+import { backToDrawers, type DrawerRef } from './domain/drawer';
 import type { BillChanges } from './rules';
 import type { BillChange, BillDoc, LedgerEntryDoc, MoneyDoc } from './storage';
 
-/** Who moves the money, on which day, and how entries get their ids (their events' ids). */
+/** Who moves the money, on which day, in which drawer, and how entries get their ids (their events' ids). */
 export interface Mover {
   by: Caller;
   day: string;
   at: Date;
   newId(): string;
+  /** The drawer the money moves in (operations/cash-office.ts). */
+  drawer: DrawerRef;
+  /** Money given back (a cancellation, a bill set back to Pending) comes out of the drawers that took it. */
+  backFromTakers?: boolean;
 }
 
 export interface PaymentInput {
@@ -52,6 +57,7 @@ function entry(mover: Mover, draft: Draft): LedgerEntryDoc {
     reason: null,
     item_id: null,
     ...draft,
+    drawer: draft.drawer ?? mover.drawer,
     id: mover.newId(),
     day: mover.day,
     at: mover.at,
@@ -153,9 +159,15 @@ export function entriesOnCreate(
   ];
 }
 
-/** What goes back of the money a bill holds: one entry of `kind` per method it is held in. */
+/**
+ * What goes back of the money a bill holds: one entry of `kind` per method it
+ * is held in, in the mover's drawer, or split over the drawers that took it.
+ */
 function givingBack(doc: MoneyDoc, kind: LedgerKind, mover: Mover, reason: string | null): LedgerEntryDoc[] {
-  return heldByMethod(doc).map(([method, cents]) => entry(mover, { kind, amount_cents: cents, method, reason }));
+  const held = heldByMethod(doc);
+  if (!mover.backFromTakers)
+    return held.map(([method, cents]) => entry(mover, { kind, amount_cents: cents, method, reason }));
+  return backToDrawers(held, moneyOf(doc).ledger, mover.drawer).map((part) => entry(mover, { kind, reason, ...part }));
 }
 
 /**

@@ -4,7 +4,7 @@
  * biller, every bill checks its branch: both were a database read each),
  * patients straight from the database (too many to keep).
  */
-import type { RefKind } from '@clinic/contracts';
+import type { Caller, RefKind } from '@clinic/contracts';
 import type { Logger } from '@clinic/service-kit';
 import {
   ReferenceCache,
@@ -13,6 +13,7 @@ import {
   type StoredRef,
   type VersionedCache,
 } from '@clinic/service-kit/storage';
+import { userIdOf, type StaffUser } from './domain/staff';
 
 /** The cache scope of the users' names that reads show as billed_by_name. */
 export const USER_NAMES_SCOPE = refScope('user');
@@ -23,7 +24,7 @@ export class BillingReferences {
 
   constructor(
     private readonly refs: ReferenceData,
-    cache: Pick<VersionedCache, 'get' | 'bump'>,
+    private readonly cache: Pick<VersionedCache, 'get' | 'bump'>,
   ) {
     this.kept = new ReferenceCache(refs, cache, ['user', 'store']);
   }
@@ -63,5 +64,30 @@ export class BillingReferences {
       log.warn({ err }, 'users’ names not read; answered without them');
       return new Map();
     }
+  }
+
+  /**
+   * The staff user a caller is: a `sub` that is a user id names that user (known when a live record has it);
+   * another text, the live user whose record carries it as `subject`; null when none does.
+   */
+  async staffOf(caller: Pick<Caller, 'sub'>): Promise<StaffUser | null> {
+    const id = userIdOf(caller.sub);
+    if (id !== null) {
+      const user = await this.kept.get('user', id);
+      return { user_id: id, name: user?.name ?? null, known: user !== null };
+    }
+    const found = (await this.bySubject()).get(String(caller.sub));
+    return found ? { user_id: found.id, name: found.name, known: true } : null;
+  }
+
+  /** The users carrying an identity provider's subject, kept until a user record is applied. */
+  private bySubject(): Promise<Map<string, { id: number; name: string }>> {
+    return this.cache.get(refScope('user'), 'subjects', async () => {
+      const users = await this.refs
+        .collection('user')
+        .find({ subject: { $exists: true }, deleted: false } as never)
+        .toArray();
+      return new Map(users.map((u) => [u.subject as string, { id: u.id, name: u.name }]));
+    });
   }
 }

@@ -9,12 +9,12 @@
 import { CHANNELING_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
   callerOf,
+  type ClinicClock,
   fail,
   foundInBranch,
+  type HandlerContext,
   idempotencyClaim,
   pathId,
-  type ClinicClock,
-  type HandlerContext,
 } from '@clinic/service-kit';
 import { parseFormat, parseReason, parseSettlement } from './channeling-input';
 import { settlementView } from './channeling-views';
@@ -24,10 +24,11 @@ import { letterheadOf } from './domain/letterhead';
 import { renderSettlement } from './paper/settlement-sheet';
 import type { PaymentOptions } from './payments';
 import type { BillingReferences } from './references';
-import { moverOf } from './requests';
+import { optionalId } from './domain/shift-input';
+import type { CashOffice } from './operations/cash-office';
 import type { SessionsClient } from './sessions-client';
 import { payoutOf, settlementLines } from './settlement-rules';
-import { feesOf, type BillStorage, type SettlementDoc } from './storage';
+import { feesOf, settlementOwner, type BillStorage, type SettlementDoc } from './storage';
 
 /** How long a settlement waits for the refunds of its session still in flight before it answers "retry". */
 const REFUNDS_WAIT_MS = 3_000;
@@ -40,6 +41,7 @@ export class SettlementOperations {
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
     private readonly options: PaymentOptions,
+    private readonly office: CashOffice,
   ) {}
 
   private readonly view = (doc: SettlementDoc) => settlementView(doc, this.clock);
@@ -65,8 +67,10 @@ export class SettlementOperations {
       if (earlier) return success(201, { message: CHANNELING_MESSAGES.settled, settlement: this.view(earlier) });
     }
     if (session.closed_as !== 'completed') throw fail('SESSION_NOT_COMPLETED');
+    const drawer = await this.office.drawerOf(ctx, session.store_id, optionalId(request.body, 'shift_id'));
 
     const marked = await settlements.mark(sessionId, session.store_id);
+    const cash = this.office.scope();
     try {
       if (!(await settlements.settled(sessionId, REFUNDS_WAIT_MS))) throw fail('RECORD_BUSY');
       const held = await accounts.findMany(appointments.map((a) => a.id));
@@ -84,7 +88,7 @@ export class SettlementOperations {
         }),
         session.paid_for_absent,
       );
-      const mover = moverOf(caller, this.clock);
+      const mover = this.office.mover(drawer);
       const settlement: SettlementDoc = {
         id: mover.newId(),
         session_id: session.id,
@@ -100,9 +104,21 @@ export class SettlementOperations {
         paid_by: { sub: caller.sub, role: caller.role },
         lines,
         reversal: null,
+        drawer: drawer.ref,
         ...(idempotency ? { idempotency_key: idempotency.key, request_hash: idempotency.requestHash } : {}),
       };
-      await settlements.pay(marked, settlement, { actor: caller, correlationId: ctx.correlationId }, this.view);
+      const payout = { id: settlement.id, kind: 'payout' as const, method, amount_cents: settlement.amount_cents };
+      await cash.run(
+        () =>
+          settlements.pay(
+            marked,
+            settlement,
+            { actor: caller, correlationId: ctx.correlationId },
+            this.view,
+            cash.guard(drawer, settlement.amount_cents > 0 ? [payout] : [], settlementOwner(sessionId)),
+          ),
+        () => [settlement.id],
+      );
       return success(201, { message: CHANNELING_MESSAGES.settled, settlement: this.view(settlement) });
     } catch (err) {
       // Given up: refunds of the session go on (unless the settlement landed after all).
@@ -154,13 +170,16 @@ export class SettlementOperations {
     const reason = parseReason(request.body);
     const { settlements } = this.storage.channeling;
     const found = await settlements.find(sessionId);
-    foundInBranch(ctx, found?.state === 'paid' ? found : null, 'SETTLEMENT_NOT_FOUND');
-    const mover = moverOf(caller, this.clock);
+    const paid = foundInBranch(ctx, found?.state === 'paid' ? found : null, 'SETTLEMENT_NOT_FOUND');
+    // The payout comes back into the reverser's drawer (or the shift the body names).
+    const drawer = await this.office.drawerOf(ctx, paid.store_id, optionalId(request.body, 'shift_id'));
+    const mover = this.office.mover(drawer);
     const reversed = await settlements.reverse(
       sessionId,
-      { reason, at: mover.at, by: { sub: caller.sub, role: caller.role }, day: mover.day },
+      { reason, at: mover.at, by: { sub: caller.sub, role: caller.role }, day: mover.day, drawer: drawer.ref },
       { actor: caller, correlationId: ctx.correlationId },
       this.view,
+      this.office.guardOf(drawer, [], settlementOwner(sessionId)),
     );
     return success(200, { message: CHANNELING_MESSAGES.settlementReversed, settlement: this.view(reversed) });
   }

@@ -8,8 +8,7 @@
  */
 import type { NatsConnection } from 'nats';
 import { CHANNELING_MESSAGES, SessionsSubjects } from '@clinic/contracts';
-import { fail, type HandlerContext } from '@clinic/service-kit';
-import { askAsCaller, refusalOf } from './caller-requests';
+import { askAsCaller, fail, refusalOf, type HandlerContext } from '@clinic/service-kit';
 import { readCancelled, readChanneling, type ChanneledAppointment, type ChanneledSession } from './channeling-replies';
 
 export class SessionsClient {

@@ -1,6 +1,7 @@
 /** How the API, the events and the history show a bill, its items, its ledger entries and its balance. */
 import { fromCents, nullableAmount, type ClinicClock } from '@clinic/service-kit';
 import type { BillDoc } from './storage/documents';
+import { userKey } from './domain/drawer';
 import { moneyOf } from './money-rules';
 import type { LedgerEntryDoc } from './storage/ledger-documents';
 
@@ -81,6 +82,7 @@ export function entryView(entry: LedgerEntryDoc, clock: ClinicClock): Record<str
     day: entry.day,
     at: clock.timestamp(entry.at),
     by: entry.by,
+    drawer: { user_id: entry.drawer?.user ?? userKey(entry.by.sub), shift_id: entry.drawer?.shift_id ?? null },
   };
 }
 

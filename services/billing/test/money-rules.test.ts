@@ -3,7 +3,13 @@ import type { BillDoc, LedgerEntryDoc } from '../src/storage';
 
 const mover = (): Mover => {
   let n = 0;
-  return { by: { sub: 7, role: 'cashier' }, day: '2090-05-05', at: new Date(0), newId: () => `e${++n}` };
+  return {
+    by: { sub: 7, role: 'cashier' },
+    day: '2090-05-05',
+    at: new Date(0),
+    newId: () => `e${++n}`,
+    drawer: { user: 7, shift_id: null },
+  };
 };
 
 /** A ledger entry of `cents` in `method`. */

@@ -18,20 +18,48 @@ import {
   pathId,
   requireBranch,
   requireCurrent,
+  ServiceError,
   taggedReply,
   withNewTag,
   type HandlerContext,
 } from '@clinic/service-kit';
-import { parseChargeCheck, parseChargeUpdate, parseListQuery, parseNewCharge, sameFields } from './rules';
-import type { ChargeDoc, ChargeStorage } from './storage';
+import type { ApprovalsClient, ChargeChange } from './approvals-client';
+import {
+  approvalIdOf,
+  parseChargeCheck,
+  parseChargeUpdate,
+  parseListQuery,
+  parseNewCharge,
+  sameFields,
+  type ChargeFields,
+} from './rules';
+import type { ChangeContext, ChargeDoc, ChargeStorage } from './storage';
+
+/** What the catalogue's control asks approval for: the change as the body gives it. */
+function changeDetails(action: 'create' | 'update' | 'delete', chargeId: number | null, fields?: ChargeFields) {
+  if (!fields) return { action, charge_id: chargeId };
+  const { amount_cents, ...rest } = fields;
+  return { action, charge_id: chargeId, ...rest, amount: fromCents(amount_cents) };
+}
+
+/** A change refused, or refused as too late to write (503 SERVICE_BUSY): it did not land. */
+const refused = (err: unknown) => err instanceof ServiceError && (err.status < 500 || err.code === 'SERVICE_BUSY');
 
 export class ChargeOperations {
-  constructor(private readonly storage: ChargeStorage) {}
+  constructor(
+    private readonly storage: ChargeStorage,
+    private readonly approvals: ApprovalsClient,
+  ) {}
 
   async create(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const input = parseNewCharge(request.body);
     requireBranch(ctx, input.store_id);
-    const doc = await this.storage.writes.create(input, { actor: callerOf(ctx), correlationId: ctx.correlationId });
+    const context: ChangeContext = this.changeContext(ctx);
+    const { store_id, ...fields } = input;
+    const change = { store_id, details: changeDetails('create', null, fields), target_id: `name:${input.charge_name}` };
+    const doc = await this.controlled(ctx, request.body, context, change, () =>
+      this.storage.writes.create(input, context),
+    );
     return success(201, { message: CATALOGUE_MESSAGES.created, charge_id: doc.id });
   }
 
@@ -66,8 +94,13 @@ export class ChargeOperations {
     const fields = parseChargeUpdate(request.body);
     // A charge that does not exist (or is deleted, or of another branch) is not found; one that would not change
     // is not written.
-    const outcome = await this.storage.writes.update(id, this.changeContext(ctx), async (existing) =>
-      sameFields(await this.changeable(ctx, existing), fields) ? null : fields,
+    const context = this.changeContext(ctx);
+    const outcome = await this.controlledChange(ctx, request.body, context, id, 'update', fields, (approve) =>
+      this.storage.writes.update(id, context, async (existing) => {
+        if (sameFields(await this.changeable(ctx, existing), fields)) return null;
+        await approve(existing);
+        return fields;
+      }),
     );
     if (outcome === 'unchanged') return failure(200, CATALOGUE_MESSAGES.noChanges, 'CHARGE_UNCHANGED');
     return withNewTag(success(200, { message: CATALOGUE_MESSAGES.updated }), this.representation(outcome));
@@ -75,9 +108,12 @@ export class ChargeOperations {
 
   async delete(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'charge_id', 'CHARGE_NOT_FOUND');
-    await this.storage.writes.softDelete(id, this.changeContext(ctx), async (existing) => {
-      await this.changeable(ctx, existing);
-    });
+    const context = this.changeContext(ctx);
+    await this.controlledChange(ctx, request.body, context, id, 'delete', undefined, (approve) =>
+      this.storage.writes.softDelete(id, context, async (existing) => {
+        await approve(await this.changeable(ctx, existing));
+      }),
+    );
     return success(200, { message: CATALOGUE_MESSAGES.deleted });
   }
 
@@ -102,8 +138,60 @@ export class ChargeOperations {
     return success(200, reply);
   }
 
-  private changeContext(ctx: HandlerContext) {
+  private changeContext(ctx: HandlerContext): ChangeContext {
     return { actor: callerOf(ctx), correlationId: ctx.correlationId };
+  }
+
+  /**
+   * A change the catalogue's control covers (a cashier's, with
+   * APPROVE_CATALOGUE_CHANGES): it uses the body's approval first (recorded
+   * in the change's history entry) and gives it back when the change is refused.
+   */
+  private async controlled<T>(
+    ctx: HandlerContext,
+    body: unknown,
+    context: ChangeContext,
+    change: ChargeChange,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    const approvalId = approvalIdOf(body);
+    if (!this.approvals.controls(ctx)) return write();
+    context.details = { approval: await this.approvals.use(change, approvalId, ctx) };
+    try {
+      return await write();
+    } catch (err) {
+      if (refused(err)) await this.approvals.release(change, approvalId!, ctx);
+      throw err;
+    }
+  }
+
+  /** A controlled change of a charge found by id: its approval is used once the charge is found (404 first). */
+  private async controlledChange<T>(
+    ctx: HandlerContext,
+    body: unknown,
+    context: ChangeContext,
+    id: number,
+    action: 'update' | 'delete',
+    fields: ChargeFields | undefined,
+    write: (approve: (existing: ChargeDoc) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
+    const approvalId = approvalIdOf(body);
+    if (!this.approvals.controls(ctx)) return write(async () => undefined);
+    let used: ChargeChange | null = null;
+    try {
+      return await write(async (existing) => {
+        const change = {
+          store_id: existing.store_id,
+          details: changeDetails(action, id, fields),
+          target_id: String(id),
+        };
+        context.details = { approval: await this.approvals.use(change, approvalId, ctx) };
+        used = change;
+      });
+    } catch (err) {
+      if (used && refused(err)) await this.approvals.release(used, approvalId!, ctx);
+      throw err;
+    }
   }
 
   /** The charge a change found, when the caller reaches its branch (404) and, with If-Match, has read it as it is (412). */

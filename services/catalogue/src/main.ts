@@ -1,14 +1,18 @@
 import './tracing';
 import { startService } from '@clinic/service-kit/storage';
 import { catalogueHandlers } from './adapter';
+import { ApprovalsClient } from './approvals-client';
 import { ChargeOperations } from './charges';
+import { CATALOGUE_ENV } from './env';
 import { ChargeStorage } from './storage';
 
 void startService({
   name: 'catalogue',
-  async setup({ db, ids, outbox, clock, cache }) {
+  env: CATALOGUE_ENV,
+  async setup({ db, ids, outbox, clock, cache, nc, settings }) {
     const storage = new ChargeStorage({ db, ids, outbox, cache, clock });
     await storage.prepare();
-    return catalogueHandlers(new ChargeOperations(storage));
+    const approvals = new ApprovalsClient(nc, settings.own.APPROVE_CATALOGUE_CHANGES === 'true');
+    return catalogueHandlers(new ChargeOperations(storage, approvals));
   },
 });

@@ -5,6 +5,7 @@
  * messages, are libs/contracts' (fields/catalogue.ts).
  */
 import {
+  CASH_OFFICE_FIELDS,
   CATALOGUE_MESSAGES,
   CHARGE_FIELDS as F,
   createChargeBodySchema,
@@ -18,6 +19,7 @@ import {
 import {
   badRequest,
   given,
+  isPlainObject,
   optionalPage,
   queryText,
   requiredQueryId,
@@ -126,4 +128,10 @@ export function parseChargeCheck(raw: unknown): ChargeCheckRequest {
     store_id: validField(F.store_id, body.store_id, 'store_id'),
     charge_ids: validField(F.charge_ids, body.charge_ids, 'charge_ids'),
   };
+}
+
+/** The approval a change names (`approval_id`, APPROVE_CATALOGUE_CHANGES), or null. */
+export function approvalIdOf(raw: unknown): number | null {
+  if (!isPlainObject(raw) || !given(raw, 'approval_id')) return null;
+  return validField(CASH_OFFICE_FIELDS.approval_id, raw.approval_id, 'approval_id');
 }

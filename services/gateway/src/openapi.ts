@@ -71,6 +71,10 @@ function openApiBase() {
       },
       { name: 'Hospital charges', description: "A branch's catalogue of charges, billed on lab bills" },
       { name: 'Channeling sessions', description: "Doctors' sessions, the appointments booked into them, their fees" },
+      {
+        name: 'Cash office',
+        description: "Cashiers' shifts and drawers, and the approvals a clinic's controls ask for",
+      },
       { name: 'Health', description: 'Whether the system answers, for load balancers and operators' },
     ],
   };

@@ -12,6 +12,8 @@ import {
   UNKNOWN_FIELDS_REFUSED_NOTE,
   type JsonSchema,
 } from './common';
+import { approvalIdProperty } from './approvals';
+import { shiftIdProperty } from './shifts';
 
 const nullableMoney: JsonSchema = { type: 'number', nullable: true };
 const perMethod: JsonSchema = {
@@ -35,6 +37,7 @@ export const paymentBodySchema: JsonSchema = {
       description: 'Cash only: what the patient handed over, at least the amount; the change is computed',
     },
     reference: { ...F.reference.schema, description: 'a card slip or transfer number' },
+    shift_id: shiftIdProperty,
   },
 };
 
@@ -49,6 +52,8 @@ export const refundBodySchema: JsonSchema = {
     method: F.method.schema,
     reason: { ...nonBlank(Limits.cancelReasonMaxLength) },
     item_id: { ...F.item_id.schema, nullable: true, description: 'the refunded item (at most its line total in all)' },
+    shift_id: shiftIdProperty,
+    approval_id: approvalIdProperty,
   },
 };
 
@@ -99,6 +104,11 @@ export const ledgerEntrySchema: JsonSchema = objectSchema({
   day: { ...dateSchema, description: "the clinic's day the money moved (its drawer)" },
   at: { ...timestampSchema, nullable: false },
   by: { ...actorSchema, description: 'who took or gave back the money' },
+  drawer: {
+    ...objectSchema({ user_id: F.user_id.schema, shift_id: { ...idSchema, nullable: true } }),
+    description:
+      'whose drawer the money moved in: the staff user (a token mapped to one, else its `sub`) and, with CASH_SHIFTS=on, the shift',
+  },
 });
 
 /** What a bill's money stands at. */
@@ -165,8 +175,10 @@ export const drawerEntrySchema: JsonSchema = objectSchema(
     refunded: { ...perMethod, description: 'refunds and reversals' },
     paid_out: {
       ...perMethod,
-      description: "channeling: doctors' payouts less those given back; present only for a user who paid one that day",
+      description:
+        "doctors' payouts less those given back, and petty cash (issue 43); present only for a user who paid one that day",
     },
+    dropped: { ...perMethod, description: 'cash put in the safe from their drawer; present only when they did' },
     cash_in_drawer: { type: 'number', description: 'cash collected less cash given back and paid out' },
   },
   ['user_id', 'user_name', 'collected', 'refunded', 'cash_in_drawer'],

@@ -27,6 +27,7 @@ import {
   timestampSchema,
   type JsonSchema,
 } from './common';
+import { cashOfficeDayEndProperties } from './cash-office-day-end';
 
 export const billSchema: JsonSchema = {
   type: 'object',
@@ -215,6 +216,7 @@ export const dayEndSchema: JsonSchema = {
     owed: { ...owedSchema, description: `${owedSchema.description}; absent when none is` },
     channeling: dayEndChannelingSchema,
     ...dayEndPaperProperties,
+    ...cashOfficeDayEndProperties,
     cancelled: {
       type: 'object',
       description: 'the bills of this date that were cancelled, whenever that happened',

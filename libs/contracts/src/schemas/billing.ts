@@ -13,6 +13,8 @@ import {
   pageQueryProperties,
   type JsonSchema,
 } from './common';
+import { approvalIdProperty } from './approvals';
+import { shiftIdProperty } from './shifts';
 
 const F = BILL_FIELDS;
 export const nullableId: JsonSchema = { ...idSchema, nullable: true };
@@ -71,6 +73,8 @@ export const createBillBodySchema: JsonSchema = {
     discount_amount: { ...nullableMoney, description: 'accepted but ignored: computed by the service' },
     subtotal: { ...nullableMoney, description: 'accepted but ignored: computed by the service' },
     grand_total: { ...nullableMoney, description: 'accepted but ignored: computed by the service' },
+    shift_id: shiftIdProperty,
+    approval_id: approvalIdProperty,
   },
 };
 
@@ -100,6 +104,7 @@ export const updateBillBodySchema: JsonSchema = {
     received_amount: { ...F.cash_amount.schema, nullable: true },
     balance_amount: { ...F.cash_amount.schema, nullable: true },
     notes: optionalText(Limits.notesMaxLength),
+    shift_id: shiftIdProperty,
   },
 };
 
@@ -144,6 +149,10 @@ export const cancelBillBodySchema: JsonSchema = {
   description: `Optional. The reason is stored trimmed with the cancellation's history entry; the service makes it mandatory when CANCEL_REASON_REQUIRED=true. ${IGNORED_FIELDS_NOTE}`,
   properties: {
     reason: { ...F.cancel_reason.schema, example: 'Patient billed twice' },
+    shift_id: {
+      ...shiftIdProperty,
+      description: `${shiftIdProperty.description}; what the bill holds is refunded from it`,
+    },
   },
 };
 

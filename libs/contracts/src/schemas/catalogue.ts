@@ -21,6 +21,7 @@ import {
   timestampSchema,
   type JsonSchema,
 } from './common';
+import { approvalIdProperty } from './approvals';
 
 const chargeFields: Record<string, JsonSchema> = {
   charge_name: nonBlank(Limits.nameMaxLength),
@@ -36,7 +37,7 @@ export const createChargeBodySchema: JsonSchema = {
   description: IGNORED_FIELDS_NOTE,
   example: { charge_name: 'Vitamin D', charge_type: 'Lab', amount: 3500, store_id: 1, notes: 'Fasting not required' },
   required: ['charge_name', 'charge_type', 'amount', 'store_id'],
-  properties: { ...chargeFields, store_id: CHARGE_FIELDS.store_id.schema },
+  properties: { ...chargeFields, store_id: CHARGE_FIELDS.store_id.schema, approval_id: approvalIdProperty },
 };
 
 export const updateChargeBodySchema: JsonSchema = {
@@ -44,7 +45,15 @@ export const updateChargeBodySchema: JsonSchema = {
   additionalProperties: true,
   required: ['charge_name', 'charge_type', 'amount'],
   description: `status omitted means Active. store_id cannot be changed: like id, created_by and the timestamps a read returned, it is ignored. ${IGNORED_FIELDS_NOTE}`,
-  properties: chargeFields,
+  properties: { ...chargeFields, approval_id: approvalIdProperty },
+};
+
+/** Optional: with APPROVE_CATALOGUE_CHANGES=true a cashier's deletion needs an admin's approval. */
+export const deleteChargeBodySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: IGNORED_FIELDS_NOTE,
+  properties: { approval_id: approvalIdProperty },
 };
 
 export const listChargesQuerySchema: JsonSchema = {

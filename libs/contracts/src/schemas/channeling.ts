@@ -21,6 +21,7 @@ import {
   timestampSchema,
   type JsonSchema,
 } from './common';
+import { shiftIdProperty } from './shifts';
 
 const name = nonBlank(Limits.nameMaxLength);
 const moneyNumber: JsonSchema = { type: 'number' };
@@ -69,6 +70,12 @@ export const reasonBodySchema: JsonSchema = strict({
   required: ['reason'],
   properties: { reason: nonBlank(Limits.cancelReasonMaxLength) },
 });
+
+/** A cancellation's or a reversal's reason, and the shift whose drawer the money moves in (CASH_SHIFTS=on). */
+export const reasonWithShiftBodySchema: JsonSchema = {
+  ...reasonBodySchema,
+  properties: { ...(reasonBodySchema.properties as Record<string, JsonSchema>), shift_id: shiftIdProperty },
+};
 
 /** What an appointment's money stands at (billing's ledger); null when billing could not be asked. */
 export const appointmentPaymentSchema: JsonSchema = {
@@ -186,7 +193,7 @@ export const settlementBodySchema: JsonSchema = strict({
   type: 'object',
   description: "Pays the doctor their share of the completed session, out of the caller's drawer.",
   example: { method: 'Cash' },
-  properties: { method: { ...LEDGER_FIELDS.method.schema, description: 'Cash by default' } },
+  properties: { method: { ...LEDGER_FIELDS.method.schema, description: 'Cash by default' }, shift_id: shiftIdProperty },
 });
 
 export const settlementReplies = {

@@ -1,5 +1,6 @@
 /** The failure envelope's schemas: `{success: false, error, code, field?}`, with the codes of each status. */
 import { codesOfStatus } from '../error-codes';
+import { approvalNeededSchema } from './approvals';
 import type { JsonSchema } from './common';
 
 /** A failure answered with `status`: its `code` is one of `codes`, by default every code of that status (error-codes.ts). */
@@ -12,6 +13,7 @@ export function failureSchemaFor(status: number, codes: readonly string[] = code
       error: { type: 'string', description: "the spec's text" },
       code: { type: 'string', enum: [...codes], description: 'what the failure is, for a program' },
       field: { type: 'string', description: 'the request field at fault, as `items[0].qty`', example: 'items[0].qty' },
+      ...(status === 403 ? { approval: approvalNeededSchema } : {}),
     },
   };
 }

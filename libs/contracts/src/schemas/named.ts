@@ -6,15 +6,19 @@
  */
 import { cashCountSchema, closingSchema, ledgerEntrySchema } from './billing-money';
 import { billSchema, billWithItemsSchema } from './billing-replies';
+import { approvalSchema } from './approvals';
+import { shiftSchema } from './shifts';
 import { chargeSchema } from './catalogue';
 import { actorSchema, type JsonSchema } from './common';
 
 export const NAMED_SCHEMAS: Record<string, JsonSchema> = {
   Actor: actorSchema,
+  Approval: approvalSchema,
   CashCount: cashCountSchema,
   DayClosing: closingSchema,
   HospitalCharge: chargeSchema,
   LabBill: billSchema,
   LabBillWithItems: billWithItemsSchema,
   LedgerEntry: ledgerEntrySchema,
+  Shift: shiftSchema,
 };

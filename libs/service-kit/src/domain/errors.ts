@@ -3,7 +3,7 @@
  * envelope `{success: false, error, code, field?}` with its status; anything
  * else is a 500. Its code is one of libs/contracts' table (error-codes.ts).
  */
-import { ERROR_CODES, fixedMessageOf, type ErrorCode } from '@clinic/contracts';
+import { APPROVAL_MESSAGES, ERROR_CODES, fixedMessageOf, type ApprovalNeeded, type ErrorCode } from '@clinic/contracts';
 
 export class ServiceError extends Error {
   constructor(
@@ -12,6 +12,8 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     /** The request field at fault, as `items[0].qty`. */
     readonly field?: string,
+    /** APPROVAL_REQUIRED: what needs approval, sent with the failure. */
+    readonly approval?: ApprovalNeeded,
   ) {
     super(message);
     this.name = 'ServiceError';
@@ -39,4 +41,10 @@ export function fail(code: Exclude<ErrorCode, 'VALIDATION_FAILED'>, message?: st
   const text = message ?? fixedMessageOf(code);
   if (text === undefined) throw new Error(`${code} has no fixed text: give its message`);
   return new ServiceError(ERROR_CODES[code].status[0]!, text, code, field);
+}
+
+/** 403 APPROVAL_REQUIRED: what a clinic's controls refused, with what to ask an admin to approve. */
+export function approvalRequired(needed: ApprovalNeeded): ServiceError {
+  const rules = [...new Set(needed.checks.map((check) => check.rule))];
+  return new ServiceError(403, APPROVAL_MESSAGES.required(rules), 'APPROVAL_REQUIRED', undefined, needed);
 }

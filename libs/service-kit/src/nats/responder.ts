@@ -167,7 +167,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       reply = breaker && !unguarded.includes(subject) ? await breaker.run(run) : await run();
     } catch (err) {
       if (err instanceof ServiceError) {
-        reply = failure(err.status, err.message, err.code, err.field);
+        reply = failure(err.status, err.message, err.code, err.field, err.approval);
       } else {
         cause = err;
         reply = failure(500, GENERIC_ERROR_MESSAGE, 'INTERNAL_ERROR');

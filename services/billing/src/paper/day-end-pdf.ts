@@ -4,16 +4,16 @@
  * the money given back that day with its reasons, and the day's close.
  * Pure rendering.
  */
-import { PAYMENT_METHODS } from '@clinic/contracts';
 import { toCents } from '@clinic/service-kit';
 import type { DayEndReport } from '../day-end';
 import type { LetterheadLines } from '../domain/letterhead';
 import { layOutClosing } from './day-end-closing';
 import type { PaperFonts } from './fonts';
+import { layOutCashOffice, layOutTenders } from '../views/paper/day-end-cash-office';
 import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type PageWriter } from './page-writer';
-import { formatAmount } from './receipt';
 import { columns, table } from './tables';
+import { formatAmount } from './receipt';
 
 export interface DayEndPrint {
   letterhead: LetterheadLines;
@@ -57,18 +57,8 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
     ],
     '',
   );
-  const byMethod = {
-    Cash: [t.cash_count, t.cash_revenue],
-    Card: [t.card_count, t.card_revenue],
-    Online: [t.online_count, t.online_revenue],
-  };
-  table(
-    w,
-    'Per payment method (bills of the date)',
-    totals(['Method', 'Bills', 'Amount']),
-    PAYMENT_METHODS.map((m) => totals([m, String(byMethod[m][0]), amount(byMethod[m][1]!)])),
-    '',
-  );
+  // Per tender from the ledger: the bills' own payment_method would disagree with the drawer on split tenders.
+  layOutTenders(w, report);
   const cashier = columns([0.4, 0.15, 0.15, 0.3]);
   table(
     w,
@@ -86,6 +76,7 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
   );
   layOutDrawer(w, report);
   layOutChanneling(w, report);
+  layOutCashOffice(w, report, print.nameOf);
   const cancelled = columns([0.22, 0.15, 0.2, 0.43], [2, 3]);
   table(
     w,

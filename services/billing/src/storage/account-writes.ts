@@ -27,12 +27,15 @@ import { fenceOf, type DayClosings } from './day-closings';
 import { drawerEntry, type LedgerEntryDoc } from './ledger-documents';
 import { ledgerProof } from './money-events';
 import { settlementFence, type Settlements } from './settlements';
+import type { CashGuard } from './shift-holds';
 
 /** What a move does: its entries (none: nothing to write), and what its history entry says. */
 export interface AccountMove {
   entries: LedgerEntryDoc[];
   action: 'payment' | 'refund' | 'cancelled';
   reason?: string | null;
+  /** With shifts on: the checks of the shift whose drawer the money moves in. */
+  cash?: CashGuard;
 }
 
 /** Decides a move on the account as found, or answers the entries an earlier request with the same key made. */
@@ -120,6 +123,7 @@ export class AccountWrites {
       guard: async () => {
         await this.closings.assertOpen(before.store_id, days);
         if (refunds) await this.settlements.assertRefundable(before.session_id);
+        await move.cash?.guard();
       },
       proof: ledgerProof(before._id, move.entries, APPOINTMENT_ACCOUNTS),
     };
@@ -150,7 +154,7 @@ export class AccountWrites {
     return {
       ...first!,
       records: [...first!.records!, history],
-      fences: [...days, ...(refunds ? [settlementFence(before.session_id)] : [])],
+      fences: [...days, ...(refunds ? [settlementFence(before.session_id)] : []), ...(move.cash?.fences ?? [])],
       alongside: others,
     };
   }

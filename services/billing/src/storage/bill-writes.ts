@@ -16,6 +16,7 @@ import { billEventData } from '../views';
 import { BILL_COUNTER, billHistoryEntries, type BillDoc } from './documents';
 import type { LedgerEntryDoc } from './ledger-documents';
 import { ledgerProof, moneyEvent } from './money-events';
+import type { CashGuard } from './shift-holds';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
@@ -32,6 +33,10 @@ export interface BillChange {
   set: Partial<BillDoc>;
   entries: LedgerEntryDoc[];
   dated: boolean;
+  /** With shifts on: the checks of the shift whose drawer the money moves in (its cash going out held). */
+  cash?: CashGuard;
+  /** More for its history entry (the approval it used). */
+  details?: Record<string, unknown>;
 }
 
 const SUBJECTS = { updated: EventSubjects.billUpdated, cancelled: EventSubjects.billCancelled } as const;
@@ -102,13 +107,13 @@ export class BillWrites {
   async record(
     id: number,
     context: ChangeContext,
-    plan: (existing: BillDoc) => { change: BillChange; entry: LedgerEntryDoc } | { replay: LedgerEntryDoc },
+    plan: (existing: BillDoc) => Promise<{ change: BillChange; entry: LedgerEntryDoc } | { replay: LedgerEntryDoc }>,
   ): Promise<{ doc: BillDoc; entry: LedgerEntryDoc; replayed: boolean }> {
     let outcome: { doc: BillDoc; entry: LedgerEntryDoc; replayed: boolean } | undefined;
     await this.change(
       id,
-      (existing) => {
-        const planned = plan(existing);
+      async (existing) => {
+        const planned = await plan(existing);
         if ('replay' in planned) {
           outcome = { doc: existing, entry: planned.replay, replayed: true };
           return null;
@@ -139,9 +144,12 @@ export class BillWrites {
         set: { ...change.set, updated_at: new Date() },
         event: (after) => ({
           ...this.eventOf(existing, after, change, context),
-          fences: unique.map((d) => fenceOf(existing.store_id, d)),
+          fences: [...unique.map((d) => fenceOf(existing.store_id, d)), ...(change.cash?.fences ?? [])],
         }),
-        guard: () => this.closings.assertOpen(existing.store_id, unique),
+        guard: async () => {
+          await this.closings.assertOpen(existing.store_id, unique);
+          await change.cash?.guard();
+        },
         proof: ledgerProof(existing._id, change.entries),
       };
     });
@@ -162,6 +170,7 @@ export class BillWrites {
       ...context,
       reason: change.reason,
       entries: change.entries,
+      details: change.details,
     });
     if (change.action === 'payment' || change.action === 'refund') {
       // change.entries holds the one entry the route recorded. A payment that changes payment_status is also an

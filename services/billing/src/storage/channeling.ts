@@ -7,7 +7,8 @@ import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
 import { AccountWrites } from './account-writes';
 import { AccountQueries, APPOINTMENT_HISTORY } from './appointment-accounts';
 import type { DayClosings } from './day-closings';
-import { SETTLEMENT_HISTORY, Settlements } from './settlements';
+import { SETTLEMENT_HISTORY } from './settlement-documents';
+import { Settlements } from './settlements';
 
 export class ChannelingStorage {
   readonly accounts: AccountQueries;

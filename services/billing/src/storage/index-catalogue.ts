@@ -4,7 +4,9 @@
  * from this list (tests/e2e/indexes.test.ts checks a started stack holds
  * exactly them).
  */
-import { indexRef, auditTrailIndex, type IndexedCollection } from '@clinic/service-kit/storage';
+import { indexRef, auditTrailIndex, refCollectionName, type IndexedCollection } from '@clinic/service-kit/storage';
+import { APPROVAL_INDEX_DESCRIPTIONS, APPROVAL_INDEXES, APPROVALS } from './approvals';
+import { SHIFT_INDEX_DESCRIPTIONS, SHIFT_INDEXES, SHIFTS } from './shifts';
 import { BILL_DAYS } from './day-totals';
 import { DAY_CLOSINGS } from './day-closings';
 import { BILL_HISTORY, BILLS } from './documents';
@@ -17,7 +19,7 @@ import {
 import { BILL_LEDGER } from './ledger-documents';
 import { CREDIT_NOTE_INDEXES, CREDIT_NOTES } from './credit-note-numbers';
 import { APPOINTMENT_ACCOUNTS, APPOINTMENT_HISTORY } from './appointment-accounts';
-import { SETTLEMENT_HISTORY, SETTLEMENTS } from './settlements';
+import { SETTLEMENT_HISTORY, SETTLEMENTS } from './settlement-documents';
 
 export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
   {
@@ -102,6 +104,28 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
           'a page of a ledger export: `{store_id, day, _id:{$gt}}` by `_id`, limit, one day after another; the next day with an entry: `{store_id, day:{$gt|$gte, $lte}}` by `day`, limit 1',
         index: indexRef(I.ledgerExport),
       },
+      {
+        query:
+          "a shift's drawer (its figures, its close, the cash left for a refund): `[$match {shift_id}, $group by kind, method, sum of amount_cents]`",
+        index: `${indexRef(I.ledgerByShift)} (covers every field)`,
+      },
+      { query: "which of a shift's held entries are stored: `{_id:{$in}}`", index: '`_id`' },
+    ],
+  },
+  {
+    collection: SHIFTS,
+    indexes: SHIFT_INDEX_DESCRIPTIONS,
+    queries: [
+      { query: 'a shift, its holds and writes: `{_id, version?}`', index: '`_id`' },
+      {
+        query: "a cashier's live shift at a branch, and one live shift per cashier and branch: `{open_key}`",
+        index: indexRef(SHIFT_INDEXES.openKey),
+      },
+      { query: "a branch's shifts of a day: `{store_id, day}`", index: indexRef(SHIFT_INDEXES.byDay) },
+      {
+        query: "a day's close: the branch's live shifts opened that day or before, `{store_id, live:true, day:{$lte}}`",
+        index: indexRef(SHIFT_INDEXES.live),
+      },
     ],
   },
   {
@@ -117,6 +141,33 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
         index: indexRef(CREDIT_NOTE_INDEXES.daySeq),
       },
       { query: 'a number is used once (no query)', index: indexRef(CREDIT_NOTE_INDEXES.number) },
+    ],
+  },
+  {
+    collection: APPROVALS,
+    indexes: APPROVAL_INDEX_DESCRIPTIONS,
+    queries: [
+      { query: 'an approval, its decision and use: `{_id, version?}`', index: '`_id`' },
+      {
+        query: "a branch's approvals of a day (the list, the day-end's exceptions): `{store_id, day}`",
+        index: indexRef(APPROVAL_INDEXES.byDay),
+      },
+      {
+        query: "a branch's approvals waiting for an admin: `{store_id, status}`",
+        index: indexRef(APPROVAL_INDEXES.byStatus),
+      },
+    ],
+  },
+  {
+    collection: refCollectionName('user'),
+    indexes: [],
+    queries: [
+      {
+        query:
+          "staff users by their identity provider's subject: `{subject:{$exists:true}, deleted:false}`, a scan of the users (a clinic's staff), kept in each replica's cache until a user record is applied",
+        index: 'none (scan)',
+      },
+      { query: 'users by id (names, known staff): `{_id:{$in}}`', index: '`_id`' },
     ],
   },
   {

@@ -11,6 +11,7 @@ import { BillExport } from './bill-export';
 import { BILL_NUMBER_MARKS, BillNumbers } from './bill-numbers';
 import { BillQueries, branchScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
+import { CashOfficeStorage } from './cash-office';
 import { ChannelingStorage } from './channeling';
 import { DayClosings } from './day-closings';
 import { DayTotals } from './day-totals';
@@ -33,9 +34,16 @@ export type { LedgerEntryDoc, DrawerEntryDoc, DrawerKind, MoneyDoc } from './led
 export type { ChannelingRow, DrawerRow } from './ledger';
 export { branchScope, type CancelledBill } from './bill-queries';
 export type { AccountDoc, AccountOpening } from './appointment-accounts';
-export { feesOf } from './appointment-accounts';
+export { APPOINTMENT_ACCOUNTS, feesOf } from './appointment-accounts';
 export type { AccountMove, AccountOutcome, AccountPlan, AccountView } from './account-writes';
-export type { SessionSettlementDoc, SettlementDoc } from './settlements';
+export type { SessionSettlementDoc, SettlementDoc } from './settlement-documents';
+export { settlementOwner } from './settlement-documents';
+export type { ShiftDoc, ShiftContext, ShiftWrite } from './shifts';
+export { shiftFence } from './shifts';
+export { ledgerOwner } from './money-events';
+export { docKey } from './database-quirks';
+export type { CashGuard, CashOut } from './shift-holds';
+export type { ApprovalDoc, ApprovalContext } from './approvals';
 
 export class BillStorage {
   readonly queries: BillQueries;
@@ -58,6 +66,8 @@ export class BillStorage {
   readonly creditNotes: CreditNoteBook;
   /** The pages of a ledger export. */
   readonly ledgerExport: LedgerExport;
+  /** Cashiers' shifts and their drawers, and approvals (issue 43). */
+  readonly cashOffice: CashOfficeStorage;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;
   private readonly db: Db;
@@ -80,6 +90,7 @@ export class BillStorage {
     this.prints = new PaperPrints(deps.db);
     this.creditNotes = new CreditNoteBook(deps.db);
     this.ledgerExport = new LedgerExport(deps.db);
+    this.cashOffice = new CashOfficeStorage(deps, this.closings);
     // What every read cached about these bills' branches is stale after a write, and their days' totals unless
     // the write could not change them (a change of notes, say): that spares the write one database round trip.
     const written = async (bills: WrittenBill[]) => {

@@ -29,6 +29,8 @@ export const BILL_INDEXES = {
   ledgerByDay: 'bill_ledger_by_day',
   /** bill_ledger: a branch's entries of a day by id, the pages of a ledger export. */
   ledgerExport: 'bill_ledger_export',
+  /** bill_ledger: a shift's drawer, per kind and method (its close, its cash left for a refund). */
+  ledgerByShift: 'bill_ledger_by_shift',
 } as const;
 
 export const BILL_INDEX_DESCRIPTIONS: IndexSpec[] = [
@@ -113,6 +115,7 @@ export const BILL_DAYS_INDEX_DESCRIPTIONS: IndexSpec[] = [
 export const LEDGER_INDEX_DESCRIPTIONS: IndexSpec[] = [
   { key: { store_id: 1, day: 1, collector: 1, method: 1, kind: 1, amount_cents: 1 }, name: BILL_INDEXES.ledgerByDay },
   { key: { store_id: 1, day: 1, _id: 1 }, name: BILL_INDEXES.ledgerExport },
+  { key: { shift_id: 1, kind: 1, method: 1, amount_cents: 1 }, name: BILL_INDEXES.ledgerByShift },
 ];
 
 /** Indexes of earlier versions, which no query uses any more. */

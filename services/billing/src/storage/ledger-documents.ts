@@ -7,7 +7,7 @@
 import type { Caller, LedgerKind, PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
 import type { CarriedDoc } from '@clinic/service-kit/storage';
-import type { BillDoc } from './documents';
+import type { DrawerKind, DrawerRef } from '../domain/drawer';
 
 export const BILL_LEDGER = 'bill_ledger';
 
@@ -27,6 +27,8 @@ export interface LedgerEntryDoc {
   day: string;
   at: Date;
   by: Caller;
+  /** The drawer the money moved in (absent on entries from before drawers were named: the mover's). */
+  drawer?: DrawerRef;
   /** The caller-scoped Idempotency-Key of the request that recorded it, and that request's hash. */
   idempotency_key?: string;
   request_hash?: string;
@@ -50,12 +52,7 @@ export interface MoneyDoc {
   payment_method?: PaymentMethod;
 }
 
-/**
- * What moves a drawer's money: a ledger entry's kind (a bill's or an
- * appointment's), or a doctor's payout at a session's settlement (cash out)
- * and its reversal (the payout back in).
- */
-export type DrawerKind = LedgerKind | 'payout' | 'payout_reversal';
+export type { DrawerKind } from '../domain/drawer';
 
 /** What bill_ledger keeps of an entry: what the drawer groups and sums, by branch and day. */
 export interface DrawerEntryDoc {
@@ -67,8 +64,10 @@ export interface DrawerEntryDoc {
   session_id?: number;
   store_id: number;
   day: string;
-  /** Who took, gave back or paid out the money: the token's sub. */
+  /** Whose drawer the money moved in: the staff user (or, unmapped, the token's sub). */
   collector: number | string;
+  /** The shift whose drawer it is, with CASH_SHIFTS=on. */
+  shift_id?: number;
   role: string;
   method: PaymentMethod;
   kind: DrawerKind;
@@ -82,18 +81,20 @@ export interface DrawerEntryDoc {
 /** What a drawer entry says besides the entry's own fields: whose money it is. */
 type DrawerOwner = Omit<
   DrawerEntryDoc,
-  '_id' | 'day' | 'collector' | 'role' | 'method' | 'kind' | 'amount_cents' | 'at'
+  '_id' | 'day' | 'collector' | 'role' | 'method' | 'kind' | 'amount_cents' | 'at' | 'shift_id'
 >;
 
 /** The drawer entry of a ledger entry (or a payout) in bill_ledger, stored with its event (see Outbox, CarriedDoc). */
 export function drawerEntry(
-  entry: Pick<LedgerEntryDoc, 'day' | 'by' | 'method' | 'amount_cents' | 'at'> & { kind: DrawerKind },
+  entry: Pick<LedgerEntryDoc, 'day' | 'by' | 'method' | 'amount_cents' | 'at' | 'drawer'> & { kind: DrawerKind },
   owner: DrawerOwner,
 ): CarriedDoc {
+  const shift = entry.drawer?.shift_id;
   const doc: Omit<DrawerEntryDoc, '_id'> = {
     ...owner,
+    ...(shift ? { shift_id: shift } : {}),
     day: entry.day,
-    collector: entry.by.sub,
+    collector: entry.drawer?.user ?? entry.by.sub,
     role: entry.by.role,
     method: entry.method,
     kind: entry.kind,
@@ -104,6 +105,6 @@ export function drawerEntry(
 }
 
 /** The drawer entry of a bill's ledger entry. */
-export function drawerEntryOf(entry: LedgerEntryDoc, bill: Pick<BillDoc, 'id' | 'store_id'>): CarriedDoc {
+export function drawerEntryOf(entry: LedgerEntryDoc, bill: { id: number; store_id: number }): CarriedDoc {
   return drawerEntry(entry, { bill_id: bill.id, store_id: bill.store_id });
 }

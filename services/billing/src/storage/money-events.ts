@@ -4,6 +4,7 @@ import type { ClinicClock } from '@clinic/service-kit';
 import type { CarriedDoc, EventSpec, WriteProof } from '@clinic/service-kit/storage';
 import { BILLS, type BillDoc } from './documents';
 import { balanceView, entryView } from '../views';
+import type { HoldOwner } from '../domain/shift';
 import { drawerEntryOf, type LedgerEntryDoc } from './ledger-documents';
 
 /**
@@ -51,3 +52,6 @@ export function ledgerProof(billKey: string, entries: LedgerEntryDoc[], collecti
   const [first] = entries;
   return first ? { collection, filter: { _id: billKey, 'ledger.id': first.id }, exists: true } : undefined;
 }
+
+/** The document (a bill, an account) whose ledger holds the entries a write adds, once it landed. */
+export const ledgerOwner = (key: string, collection = BILLS): HoldOwner => ({ collection, key, paths: ['ledger.id'] });

@@ -6,12 +6,17 @@ import type { BillInput, Totals } from '../rules';
 import { ITEM_ID_FACTOR, type BillDoc } from './documents';
 import type { IdempotencyClaim } from '@clinic/service-kit';
 import type { LedgerEntryDoc } from './ledger-documents';
+import type { CashGuard } from './shift-holds';
 import { searchTextOf } from './search';
 
-/** What a new bill records besides itself: the payment of a bill created Paid, and its history entry's details. */
+/**
+ * What a new bill records besides itself: the payment of a bill created Paid,
+ * its history entry's details, and the checks of the shift that takes the payment.
+ */
 export interface CreateExtras {
   entries: LedgerEntryDoc[];
   details?: Record<string, unknown>;
+  cash?: CashGuard;
 }
 
 /** What a new bill's document is made of. */

@@ -70,15 +70,20 @@ export class NewBills {
   create(
     input: BillInput,
     totals: Totals,
-    options: ChangeContext & CreateExtras & { idempotency: IdempotencyClaim | null },
+    options: ChangeContext & CreateExtras & { idempotency: IdempotencyClaim | null; id?: number },
   ): Promise<CreateResult> {
-    return this.deps.ids.next(BILL_COUNTER).then(
+    return (options.id === undefined ? this.newId() : Promise.resolve(options.id)).then(
       (id) =>
         new Promise<CreateResult>((resolve, reject) => {
           this.waiting.push({ input, totals, ...options, id, attempts: 0, resolve, reject });
           void this.drain();
         }),
     );
+  }
+
+  /** A bill's id known before it is stored (what an approval is used on, what a hold names). */
+  newId(): Promise<number> {
+    return this.deps.ids.next(BILL_COUNTER);
   }
 
   /**
@@ -152,7 +157,7 @@ export class NewBills {
           eventId,
           records: billHistoryEntries(this.history, this.deps.clock, null, doc, 'created', bill),
           alongside: bill.entries.map((entry) => moneyEvent(entry, doc, this.deps.clock, bill.correlationId)),
-          fences: daysOf(bill).map((day) => fenceOf(bill.input.store_id, day)),
+          fences: [...daysOf(bill).map((day) => fenceOf(bill.input.store_id, day)), ...(bill.cash?.fences ?? [])],
         },
         ledgerProof(doc._id, bill.entries) ?? entityProof(BILLS, doc._id, eventId),
       );
@@ -165,17 +170,17 @@ export class NewBills {
       numbered.slice(from, to).flatMap(({ events }) => events.map((e) => e.eventId));
     let options: WriteOptions = {};
     if (withEvents) {
-      // After the entries (and their fences) are stored: a day closed by now refuses its bills. Should the
-      // check fail, or come too late to write, the entries go at once (beforeWrite).
-      const closed = await prepared.beforeWrite(() => this.closedIn(batch));
-      if (closed.size > 0) {
+      // After the entries (and their fences) are stored: a day closed by now, or a shift that no longer takes
+      // money, refuses its bills. Should the check fail, or come too late to write, the entries go at once.
+      const refused = await prepared.beforeWrite(() => this.refusedIn(batch));
+      if (refused.size > 0) {
         for (const { doc } of [...numbered].reverse()) this.numbers.retry(doc.bill_date, doc.bill_seq);
         await prepared.discard();
         for (const bill of batch) {
-          const day = closed.get(bill);
-          if (day) bill.reject(fail('DAY_CLOSED', DAY_MESSAGES.closed(day, bill.input.store_id)));
+          const refusal = refused.get(bill);
+          if (refusal) bill.reject(refusal);
         }
-        return batch.filter((bill) => !closed.has(bill));
+        return batch.filter((bill) => !refused.has(bill));
       }
       options = await prepared.beforeWrite(async () => prepared.writeOptions());
     }
@@ -252,16 +257,24 @@ export class NewBills {
     });
   }
 
-  /** The bills of a batch whose days are closed (or being closed), with the first such day of each. */
-  private async closedIn(batch: PendingBill[]): Promise<Map<PendingBill, string>> {
+  /**
+   * The bills of a batch refused now: those whose days are closed (or being
+   * closed), with the first such day of each, and those whose shift no longer takes money.
+   */
+  private async refusedIn(batch: PendingBill[]): Promise<Map<PendingBill, unknown>> {
     const closed = await this.closings.closedAmong(
       batch.flatMap((bill) => daysOf(bill).map((date) => ({ store_id: bill.input.store_id, date }))),
     );
-    const refused = new Map<PendingBill, string>();
+    const refused = new Map<PendingBill, unknown>();
     for (const bill of batch) {
       const day = daysOf(bill).find((d) => closed.some((c) => c.store_id === bill.input.store_id && c.date === d));
-      if (day) refused.set(bill, day);
+      if (day) refused.set(bill, fail('DAY_CLOSED', DAY_MESSAGES.closed(day, bill.input.store_id)));
     }
+    await Promise.all(
+      batch
+        .filter((bill) => bill.cash && !refused.has(bill))
+        .map((bill) => bill.cash!.guard().catch((err: unknown) => refused.set(bill, err))),
+    );
     return refused;
   }
 }

@@ -12,70 +12,26 @@
  * after MARK_STALE_MS: refunds go on, and the next settlement marks anew.
  */
 import type { Collection, Db } from 'mongodb';
-import {
-  CHANNELING_MESSAGES,
-  EventSubjects,
-  REQUEST_MESSAGES,
-  type Caller,
-  type EventSubject,
-  type PaymentMethod,
-} from '@clinic/contracts';
-import { fail, ServiceError, type Cents } from '@clinic/service-kit';
-import { fenceCleared, withEventId, type AuditTrail, type CarriedDoc, type Outbox } from '@clinic/service-kit/storage';
-import type { SettlementLine } from '../settlement-rules';
+import { CHANNELING_MESSAGES, EventSubjects, REQUEST_MESSAGES, type EventSubject } from '@clinic/contracts';
+import { fail, ServiceError } from '@clinic/service-kit';
+import { fenceCleared, type AuditTrail, type CarriedDoc, type Outbox } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError } from './database-quirks';
 import { fenceOf, type DayClosings } from './day-closings';
 import { drawerEntry } from './ledger-documents';
-
-export const SETTLEMENTS = 'settlements';
-/** Every settlement and reversal of a session, never changed. */
-export const SETTLEMENT_HISTORY = 'settlement_history';
+import type { CashGuard } from './shift-holds';
+import { writeVersion } from './versioned-write';
+import type { DrawerRef } from '../domain/drawer';
+import {
+  SETTLEMENTS,
+  settlementKey,
+  type SessionSettlementDoc,
+  type SettlementContext,
+  type SettlementDoc,
+} from './settlement-documents';
 
 /** Longer than a settlement takes (its wait for refunds in flight, 3 s, and its write window). */
 export const MARK_STALE_MS = 30_000;
 
-export interface SettlementDoc {
-  /** Its event's id, and its payout's drawer entry's. */
-  id: string;
-  session_id: number;
-  store_id: number;
-  doctor_id: number;
-  doctor_name: string | null;
-  session_date: string;
-  status: 'paid' | 'reversed';
-  amount_cents: Cents;
-  method: PaymentMethod;
-  /** The clinic's day the payout went out of the payer's drawer. */
-  day: string;
-  paid_at: Date;
-  paid_by: Caller;
-  lines: SettlementLine[];
-  reversal: { reason: string; at: Date; by: Caller; day: string } | null;
-  idempotency_key?: string;
-  request_hash?: string;
-}
-
-export interface SessionSettlementDoc {
-  _id: string;
-  session_id: number;
-  store_id: number;
-  state: 'open' | 'settling' | 'paid';
-  /** Changed by every write: each write names the version it read (compare-and-set). */
-  version: number;
-  marked_at: Date | null;
-  /** The settlement in force (state `paid`). */
-  current: SettlementDoc | null;
-  /** Earlier settlements, reversed, oldest first. */
-  reversed: SettlementDoc[];
-  _event_ids: string[];
-}
-
-export interface SettlementContext {
-  actor: Caller;
-  correlationId: string;
-}
-
-const settlementKey = (sessionId: number) => String(sessionId);
 /** What the outbox entry of a refund of the session's appointments carries (EventSpec.fences). */
 export const settlementFence = (sessionId: number) => `settlement:${sessionId}`;
 
@@ -159,8 +115,9 @@ export class Settlements {
     settlement: SettlementDoc,
     context: SettlementContext,
     view: (doc: SettlementDoc) => Record<string, unknown>,
+    cash?: CashGuard,
   ): Promise<SessionSettlementDoc> {
-    const payout = this.payout(settlement, 'payout', settlement.day, settlement.paid_at);
+    const payout = this.payout(settlement, 'payout', settlement.day, settlement.paid_at, settlement.drawer);
     return this.write(
       marked,
       { state: 'paid', current: settlement, reversed: marked.reversed },
@@ -172,6 +129,7 @@ export class Settlements {
         day: settlement.day,
       },
       context,
+      cash,
     );
   }
 
@@ -181,12 +139,19 @@ export class Settlements {
     reversal: NonNullable<SettlementDoc['reversal']>,
     context: SettlementContext,
     view: (doc: SettlementDoc) => Record<string, unknown>,
+    cash?: CashGuard,
   ): Promise<SettlementDoc> {
     for (;;) {
       const found = await this.find(sessionId);
       if (found?.state !== 'paid' || !found.current) throw fail('SETTLEMENT_NOT_FOUND');
       const reversed: SettlementDoc = { ...found.current, status: 'reversed', reversal };
-      const payback = this.payout({ ...reversed, paid_by: reversal.by }, 'payout_reversal', reversal.day, reversal.at);
+      const payback = this.payout(
+        { ...reversed, paid_by: reversal.by },
+        'payout_reversal',
+        reversal.day,
+        reversal.at,
+        reversal.drawer,
+      );
       try {
         await this.write(
           found,
@@ -198,6 +163,7 @@ export class Settlements {
             day: reversal.day,
           },
           context,
+          cash,
         );
         return reversed;
       } catch (err) {
@@ -208,13 +174,20 @@ export class Settlements {
   }
 
   /** The drawer entry of a payout or of its reversal; none for a payout of nothing. */
-  private payout(settlement: SettlementDoc, kind: 'payout' | 'payout_reversal', day: string, at: Date): CarriedDoc[] {
+  private payout(
+    settlement: SettlementDoc,
+    kind: 'payout' | 'payout_reversal',
+    day: string,
+    at: Date,
+    drawer: DrawerRef | undefined,
+  ): CarriedDoc[] {
     if (settlement.amount_cents === 0) return [];
     const moved = {
       kind,
       day,
       at,
       by: settlement.paid_by,
+      drawer,
       method: settlement.method,
       amount_cents: settlement.amount_cents,
     };
@@ -258,29 +231,26 @@ export class Settlements {
       day: string;
     },
     context: SettlementContext,
+    cash?: CashGuard,
   ): Promise<SessionSettlementDoc> {
     const { day, ...spec } = event;
-    const set = { ...change, version: found.version + 1, marked_at: null };
-    return this.outbox.record(
-      {
+    const after = await writeVersion<SessionSettlementDoc>(
+      this.outbox,
+      this.settlements,
+      found,
+      { ...change, marked_at: null },
+      () => ({
         ...spec,
         correlationId: context.correlationId,
-        fences: [fenceOf(found.store_id, day)],
-        collection: SETTLEMENTS,
-        key: found._id,
+        fences: [fenceOf(found.store_id, day), ...(cash?.fences ?? [])],
+      }),
+      async () => {
+        await this.closings.assertOpen(found.store_id, [day]);
+        await cash?.guard();
       },
-      async (eventId, options) => {
-        const _event_ids = withEventId(found._event_ids, eventId);
-        const result = await this.settlements.updateOne(
-          { _id: found._id, version: found.version },
-          { $set: { ...set, _event_ids } },
-          options,
-        );
-        if (result.matchedCount === 0) throw new ChangedMeanwhile();
-        return { ...found, ...set, _event_ids };
-      },
-      () => this.closings.assertOpen(found.store_id, [day]),
     );
+    if (!after) throw new ChangedMeanwhile();
+    return after;
   }
 }
 

@@ -10,6 +10,7 @@ import { ChargeQueries } from './queries';
 import { ChargeWrites } from './writes';
 
 export type { ChargeDoc } from './documents';
+export type { ChangeContext } from './writes';
 
 export class ChargeStorage {
   readonly queries: ChargeQueries;

@@ -20,6 +20,8 @@ import { AUDITED_FIELDS, CHARGE_COUNTER, branchScope, chargeScope, type ChargeDo
 export interface ChangeContext {
   actor: Caller;
   correlationId: string;
+  /** What its history entry records besides the change (the approval it used). */
+  details?: Record<string, unknown>;
 }
 
 export class ChargeWrites {
@@ -117,6 +119,7 @@ export class ChargeWrites {
       actor: context.actor,
       correlationId: context.correlationId,
       changes: fieldChanges(before && { ...chargeView(before, this.deps.clock) }, { ...view }, AUDITED_FIELDS),
+      ...(context.details ? { details: context.details } : {}),
     });
     return { subject, data: { charge: view }, correlationId: context.correlationId, records: [entry] };
   }

@@ -4,6 +4,7 @@
  * variable's default and description).
  */
 import { BILLING_ENV } from '@clinic/billing/dist/env';
+import { CATALOGUE_ENV } from '@clinic/catalogue/dist/env';
 import { GATEWAY_PROCESS_ENV } from '@clinic/gateway/dist/config';
 import {
   PROVISION_ENV,
@@ -18,7 +19,7 @@ import { START_ENV } from '../start-env';
 export const PROCESS_ENVS: [string, EnvProperties][] = [
   ['gateway', GATEWAY_PROCESS_ENV],
   ['billing', { ...serviceKitEnv('<service>'), ...BILLING_ENV }],
-  ['catalogue', serviceKitEnv('<service>')],
+  ['catalogue', { ...serviceKitEnv('<service>'), ...CATALOGUE_ENV }],
   ['sessions', serviceKitEnv('<service>')],
   ['provision', PROVISION_ENV],
   ['npm start', START_ENV],

@@ -1,5 +1,5 @@
 /**
- * A question billing asks another service on its caller's behalf, with the
+ * A question a service asks another on its caller's behalf, with the
  * caller's token (so that the other service applies the caller's role and
  * branches too): no answer in time is the caller's `unavailable` refusal
  * (503: nothing was done, retry), and a refusal of the token reaches the
@@ -7,13 +7,9 @@
  */
 import type { NatsConnection } from 'nats';
 import type { FailureBody, ServiceReply } from '@clinic/contracts';
-import {
-  callService,
-  ServiceError,
-  ServiceTimeoutError,
-  ServiceUnavailableError,
-  type HandlerContext,
-} from '@clinic/service-kit';
+import { ServiceError } from '../domain/errors';
+import { callService, ServiceTimeoutError, ServiceUnavailableError } from './nats-client';
+import type { HandlerContext } from './responder';
 
 const TIMEOUT_MS = 3_000;
 
