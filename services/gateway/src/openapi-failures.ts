@@ -50,5 +50,19 @@ export function failureResponses(route: HttpRoute): Record<string, Part> {
   );
 }
 
+/**
+ * A failure answered with a success status (CHARGE_UNCHANGED's 200, success
+ * false) stands beside that status's success reply: either may come.
+ */
+export function withFailures(success: Part | undefined, failure: Part): Part {
+  if (!success) return failure;
+  const shapes = (answer: Part) => answer.content?.['application/json']?.schema;
+  return {
+    ...success,
+    description: `${success.description}; or refused with success false (see the code)`,
+    content: { 'application/json': { schema: { oneOf: [shapes(success), shapes(failure)] } } },
+  };
+}
+
 /** Whether a status is a failure (the operation's success and 304 are not). */
 export const isFailureStatus = (status: string) => Number(status) >= 400;

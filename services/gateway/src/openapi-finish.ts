@@ -6,7 +6,7 @@
  * create to the operations on what it created.
  */
 import { closedSchema, HTTP_ROUTES, type HttpRoute, type JsonSchema } from '@clinic/contracts';
-import { failureResponses, isFailureStatus } from './openapi-failures';
+import { failureResponses, isFailureStatus, withFailures } from './openapi-failures';
 import { documentHealth } from './openapi-health';
 import { nameSharedParts } from './openapi-components';
 
@@ -137,7 +137,8 @@ export function finishOpenApiDocument(document: OpenApiObject): OpenApiObject {
     // Exactly the codes this operation can answer, per status (operation-errors.ts), 429 and the gateway's included.
     for (const status of Object.keys(operation.responses))
       if (isFailureStatus(status)) delete operation.responses[status];
-    Object.assign(operation.responses, failureResponses(route));
+    for (const [status, failure] of Object.entries(failureResponses(route)))
+      operation.responses[status] = withFailures(operation.responses[status], failure);
   }
   for (const link of CREATED_ID_LINKS) {
     const create = operations.get(link.create);
