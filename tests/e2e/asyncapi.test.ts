@@ -20,6 +20,7 @@ import {
 } from '@clinic/contracts';
 import { callService } from '@clinic/service-kit';
 import { requestEnvelope } from '../../services/gateway/src/envelope';
+import { cashOfficeTour, openTourShift, TOUR_STAFF, type TourCall } from './asyncapi-cash-office';
 import { EventReader } from './events';
 import { branch, doctor } from './fixtures';
 import { startTestStack, type TestStack } from './harness';
@@ -30,11 +31,13 @@ const readers: EventReader[] = [];
 const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
 
 beforeAll(async () => {
-  t = await startTestStack();
+  // The cash office on, that its routes and events are part of the tour (asyncapi-cash-office.ts).
+  t = await startTestStack({ env: { CASH_SHIFTS: 'on', APPROVE_CATALOGUE_CHANGES: 'true' } });
   const nc = await t.nats('hospital');
   for (const service of SERVICE_NAMES) readers.push(await EventReader.start(nc, `${service.toUpperCase()}_EVENTS`));
   await t.seed({
     stores: [branch(1, 'Main')],
+    users: TOUR_STAFF,
     doctors: [
       doctor(1, {
         name: 'Dr. A',
@@ -104,7 +107,7 @@ it('validates every request envelope, reply and event of a tour through all the 
    * Sends one request through the gateway and validates both messages of its
    * NATS hop (a request the service refuses must not validate either).
    */
-  const call = async (method: string, path: string, body?: unknown, validRequest = true) => {
+  const call: TourCall = async (method, path, body, validRequest = true, token) => {
     const url = new URL(path, t.url);
     const route = HTTP_ROUTES.find(
       (r) => r.method === method && new RegExp(`^${r.url.replace(/:\w+/g, '[^/]+')}$`).test(url.pathname),
@@ -115,7 +118,7 @@ it('validates every request envelope, reply and event of a tour through all the 
     const raw = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const envelope = JSON.parse(Buffer.from(requestEnvelope(route, params, query, raw)).toString());
     expectValid(`${route.subject}.request`, envelope, validRequest);
-    const res = await t.request(method, path, body);
+    const res = await t.request(method, path, body, token === undefined ? {} : { token });
     // A route that produces bytes answers them as they are over HTTP; its NATS reply (base64 in the
     // envelope) is read from the service itself, as another hospital system would call it.
     const reply =
@@ -130,6 +133,7 @@ it('validates every request envelope, reply and event of a tour through all the 
     return res;
   };
 
+  const shift = await openTourShift(call);
   const charge = await call('POST', '/hospital_charges', {
     store_id: 1,
     charge_name: 'CBC',
@@ -190,12 +194,14 @@ it('validates every request envelope, reply and event of a tour through all the 
   const today = (await t.get(`/lab_bills/${bill.body.bill_id}/history`)).body.history.findLast(
     (e: { ledger?: unknown }) => e.ledger,
   ).ledger[0].day;
+  await cashOfficeTour(call, shift, t.token('cashier', 2), today);
   expect((await call('POST', '/lab_bills/day_close', { store_id: 1, date: today })).status).toBe(201);
   expect((await call('GET', `/lab_bills/day_close?store_id=1&date=${today}`)).status).toBe(200);
   expect(
     (await call('DELETE', `/lab_bills/day_close?store_id=1&date=${today}`, { reason: 'Tour reopens it' })).status,
   ).toBe(200);
   expect((await call('POST', '/lab_bills', { store_id: 1 }, false)).status).toBe(400);
+  await openTourShift(call);
 
   const session = await call('POST', '/add_session', {
     doctor_id: 1,
@@ -233,7 +239,7 @@ it('validates every request envelope, reply and event of a tour through all the 
  * Channeling's routes (issue 42) and the subjects billing and sessions ask each other: a session with its
  * bookings, moves, money, cancellations, completion and settlement, and one closed with a booking in it.
  */
-async function channelingTour(call: (method: string, path: string, body?: unknown, valid?: boolean) => Promise<any>) {
+async function channelingTour(call: TourCall) {
   const session = async (sessionNo: number) => {
     const made = await call('POST', '/add_session', {
       doctor_id: 1,

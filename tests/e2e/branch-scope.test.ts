@@ -16,20 +16,20 @@ import {
   TOKEN_MESSAGES,
   type HttpRoute,
 } from '@clinic/contracts';
-import { BranchFixtures, everyRoute, refusalOf, roleFor, routeName, successStatus } from './branch-cases';
+import { BranchFixtures, everyRoute, isCashOffice, refusalOf, roleFor, routeName, successStatus } from './branch-cases';
 import { OTHER, OWN } from './branch-records';
 import { outcome, TRANSPORTS, viaNats, type Call } from './branch-transport';
 import { TEST_JWT_SECRET } from './harness';
 
 const fx = BranchFixtures.ofFile(2160);
 
-it('classifies every route: each has a branch-scope rule and a case here', async () => {
+it('classifies every route: each has a branch-scope rule and a case here (the cash office in its own file)', async () => {
   for (const route of HTTP_ROUTES) {
     expect({ route: routeName(route), rule: route.branchScope }).toEqual({
       route: routeName(route),
       rule: expect.stringMatching(/^(named|record|listed|doctor)$/),
     });
-    await expect(fx.call(route, OWN)).resolves.toBeDefined();
+    if (!isCashOffice(route)) await expect(fx.call(route, OWN)).resolves.toBeDefined();
   }
 });
 
