@@ -13,7 +13,7 @@ import {
   Outbox,
   VersionedCache,
 } from '@clinic/service-kit/internal';
-import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
+import { computeTotals, parseNewBill } from '../../services/billing/src/domain/rules';
 import { BillStorage } from '../../services/billing/src/storage';
 import { startTestStack, TEST_TZ, type TestStack } from './harness';
 import { seedMainWithCbc } from './fixtures';

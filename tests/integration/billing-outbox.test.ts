@@ -25,14 +25,14 @@ import {
   newEventId,
 } from '@clinic/service-kit/internal';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
-import { entriesOnCreate } from '../../services/billing/src/money-rules';
-import { BillViews } from '../../services/billing/src/bill-views';
-import { PaymentOperations } from '../../services/billing/src/payments';
+import { entriesOnCreate } from '../../services/billing/src/domain/money-rules';
+import { BillViews } from '../../services/billing/src/views/bill-views';
+import { PaymentOperations } from '../../services/billing/src/operations/payments';
 import { BillingReferences } from '../../services/billing/src/references';
 import { NO_CONTROLS } from '../../services/billing/src/domain/approvals';
 import { ApprovalOperations } from '../../services/billing/src/operations/approvals';
 import { CashOffice } from '../../services/billing/src/operations/cash-office';
-import { computeTotals, parseNewBill } from '../../services/billing/src/rules';
+import { computeTotals, parseNewBill } from '../../services/billing/src/domain/rules';
 import { BillStorage } from '../../services/billing/src/storage';
 import { fenceOf } from '../../services/billing/src/storage/day-closings';
 

@@ -1,21 +1,21 @@
 /** The NATS side of billing: one handler per subject. */
 import { BillingSubjects } from '@clinic/contracts';
 import { type Handler, subjectHandlers } from '@clinic/service-kit';
-import type { AppointmentCancelOperations } from './appointment-cancel';
-import type { AppointmentPaymentOperations } from './appointment-payments';
-import type { SlipOperations } from './appointment-slip';
-import type { BillOperations } from './bills';
-import type { CreditNoteOperations } from './credit-notes';
-import type { DayCloseOperations } from './day-close';
-import type { DayEndOperations } from './day-end';
-import type { ExportOperations } from './exports';
-import type { LedgerExportOperations } from './ledger-exports';
-import type { PaymentOperations } from './payments';
-import type { ReceiptOperations } from './receipts';
+import type { AppointmentCancelOperations } from './operations/appointment-cancel';
+import type { AppointmentPaymentOperations } from './operations/appointment-payments';
+import type { SlipOperations } from './operations/appointment-slip';
+import type { BillOperations } from './operations/bills';
+import type { CreditNoteOperations } from './operations/credit-notes';
+import type { DayCloseOperations } from './operations/day-close';
+import type { DayEndOperations } from './operations/day-end';
+import type { ExportOperations } from './operations/exports';
+import type { LedgerExportOperations } from './operations/ledger-exports';
+import type { PaymentOperations } from './operations/payments';
+import type { ReceiptOperations } from './operations/receipts';
 import type { ApprovalOperations } from './operations/approvals';
 import type { ShiftCloseOperations } from './operations/shift-close';
 import type { ShiftOperations } from './operations/shifts';
-import type { SettlementOperations } from './session-settlement';
+import type { SettlementOperations } from './operations/session-settlement';
 
 export interface BillingOperations {
   bills: BillOperations;

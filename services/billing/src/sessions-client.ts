@@ -9,7 +9,12 @@
 import type { NatsConnection } from 'nats';
 import { CHANNELING_MESSAGES, SessionsSubjects } from '@clinic/contracts';
 import { askAsCaller, fail, refusalOf, type HandlerContext } from '@clinic/service-kit';
-import { readCancelled, readChanneling, type ChanneledAppointment, type ChanneledSession } from './channeling-replies';
+import {
+  readCancelled,
+  readChanneling,
+  type ChanneledAppointment,
+  type ChanneledSession,
+} from './views/channeling-replies';
 
 export class SessionsClient {
   constructor(private readonly nc: NatsConnection) {}

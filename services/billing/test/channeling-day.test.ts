@@ -1,5 +1,5 @@
-import { channelingOf } from '../src/channeling-day';
-import { cashCounts, drawerOf } from '../src/day-end-report';
+import { channelingOf } from '../src/domain/channeling-day';
+import { cashCounts, drawerOf } from '../src/domain/day-end-report';
 import type { ChannelingRow, DrawerRow } from '../src/storage';
 
 const row = (collector: number, method: DrawerRow['method'], kind: DrawerRow['kind'], amount_cents: number) =>

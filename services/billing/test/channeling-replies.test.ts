@@ -1,6 +1,6 @@
-import { readCancelled, readChanneling } from '../src/channeling-replies';
-import { parseBalances, parseFormat, parseReason, parseSettlement } from '../src/channeling-input';
-import { paymentStatusOf } from '../src/channeling-views';
+import { readCancelled, readChanneling } from '../src/views/channeling-replies';
+import { parseBalances, parseFormat, parseReason, parseSettlement } from '../src/domain/channeling-input';
+import { paymentStatusOf } from '../src/views/channeling-views';
 
 const session = {
   id: 12,

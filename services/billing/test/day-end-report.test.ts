@@ -1,4 +1,4 @@
-import { cashCounts, drawerOf, userKey } from '../src/day-end-report';
+import { cashCounts, drawerOf, userKey } from '../src/domain/day-end-report';
 import type { DrawerRow } from '../src/storage';
 
 const row = (collector: number | string, method: DrawerRow['method'], kind: DrawerRow['kind'], amount_cents: number) =>

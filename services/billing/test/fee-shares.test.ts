@@ -1,4 +1,4 @@
-import { checkShareRefund, sharesOf, sharesOfEntries } from '../src/fee-shares';
+import { checkShareRefund, sharesOf, sharesOfEntries } from '../src/domain/fee-shares';
 import type { LedgerEntryDoc } from '../src/storage';
 
 /** A fee of 1500: the doctor's 1000, the hospital's 500. */

@@ -1,5 +1,5 @@
 import { ServiceError } from '@clinic/service-kit';
-import { parseDayClose, parsePayment, parseRefund } from '../src/money-input';
+import { parseDayClose, parsePayment, parseRefund } from '../src/domain/money-input';
 
 const refusal = (parse: () => unknown) => {
   try {

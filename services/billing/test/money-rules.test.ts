@@ -1,4 +1,4 @@
-import { heldByMethod, entriesOnUpdate, type Mover } from '../src/money-rules';
+import { heldByMethod, entriesOnUpdate, type Mover } from '../src/domain/money-rules';
 import type { BillDoc, LedgerEntryDoc } from '../src/storage';
 
 const mover = (): Mover => {

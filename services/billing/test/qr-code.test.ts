@@ -1,5 +1,5 @@
 import { create } from 'qrcode';
-import { QR_SIDE, qrLayout, qrPlacement } from '../src/paper/qr-code';
+import { QR_SIDE, qrLayout, qrPlacement } from '../src/views/paper/qr-code';
 
 describe('qrLayout: a QR code as the dark runs of its rows', () => {
   it('covers exactly the symbol’s dark modules, each once', () => {

@@ -1,4 +1,4 @@
-import { parseListQuery } from '../src/filters';
+import { parseListQuery } from '../src/domain/filters';
 import { foldCase, searchCondition, searchTextOf } from '../src/storage/search';
 
 describe('bill search text', () => {

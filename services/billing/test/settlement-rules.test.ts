@@ -1,4 +1,4 @@
-import { earnsTheDoctor, payoutOf, settlementLines, type SettledAppointment } from '../src/settlement-rules';
+import { earnsTheDoctor, payoutOf, settlementLines, type SettledAppointment } from '../src/domain/settlement-rules';
 import type { LedgerEntryDoc } from '../src/storage';
 
 /** A fee of 1500: the doctor's 1000, the hospital's 500. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { formatBillNumber } from '@clinic/contracts';
-import { computeTotals, type ItemInput } from '../src/rules';
+import { computeTotals, type ItemInput } from '../src/domain/rules';
 import { toCents } from '@clinic/service-kit';
 
 const item = (unitPrice: number, qty: number): ItemInput => ({

@@ -13,7 +13,7 @@ import { callerOf, fail, ServiceError, type ClinicClock, type HandlerContext } f
 import { DRAWER_SIGN, userKey, type DrawerKind, type DrawerRef } from '../domain/drawer';
 import { assertMayUse } from '../domain/shift';
 import { drawerUserOf, userIdOf, type StaffUser } from '../domain/staff';
-import type { Mover } from '../money-rules';
+import type { Mover } from '../domain/money-rules';
 import type { BillingReferences } from '../references';
 import type { BillStorage, CashGuard, CashOut, LedgerEntryDoc, ShiftDoc } from '../storage';
 import type { HoldOwner } from '../domain/shift';

@@ -10,9 +10,9 @@
  */
 import { EventSubjects } from '@clinic/contracts';
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit/storage';
-import { sharesOfEntries, type EntryShares } from '../fee-shares';
-import { withEntries } from '../money-rules';
-import { entryView } from '../views';
+import { sharesOfEntries, type EntryShares } from '../domain/fee-shares';
+import { withEntries } from '../domain/money-rules';
+import { entryView } from '../views/bill-view';
 import {
   type AccountQueries,
   APPOINTMENT_ACCOUNTS,

@@ -6,7 +6,7 @@
  * the index (see indexes.ts).
  */
 import type { Collection, Filter } from 'mongodb';
-import type { ExportCursor, ExportQuery } from '../filters';
+import type { ExportCursor, ExportQuery } from '../domain/filters';
 import { LIST_PROJECTION, type BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';
 import { searchCondition } from './search';

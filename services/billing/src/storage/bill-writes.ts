@@ -12,7 +12,7 @@ import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from 
 import type { BillQueries } from './bill-queries';
 import type { WrittenBill } from './live-bill-sums';
 import { fenceOf, type DayClosings } from './day-closings';
-import { billEventData } from '../views';
+import { billEventData } from '../views/bill-view';
 import { BILL_COUNTER, billHistoryEntries, type BillDoc } from './documents';
 import type { LedgerEntryDoc } from './ledger-documents';
 import { ledgerProof, moneyEvent } from './money-events';

@@ -1,6 +1,6 @@
 /** A date range as whole months and the days around them (the day totals read months by their tokens). */
 import dayjs from 'dayjs';
-import type { DateRange } from '../filters';
+import type { DateRange } from '../domain/filters';
 
 /** A condition on bill dates. */
 export interface DateFilter {

@@ -22,11 +22,11 @@ import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
 import type { Logger } from '@clinic/service-kit';
 import { GroupCommit } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError, writeErrorsOf } from './database-quirks';
-import type { DateRange } from '../filters';
+import type { DateRange } from '../domain/filters';
 import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES, dateCondition } from './indexes';
-import { sumGroups, type BillGroup } from '../summary-rules';
+import { sumGroups, type BillGroup } from '../domain/summary-rules';
 import { sumLiveBills } from './live-bill-sums';
 
 export interface DayKey {

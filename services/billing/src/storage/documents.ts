@@ -10,8 +10,8 @@ import {
 } from '@clinic/contracts';
 import type { Cents, ClinicClock } from '@clinic/service-kit';
 import { fieldChanges, type AuditTrail, type CarriedDoc } from '@clinic/service-kit/storage';
-import type { ItemInput } from '../rules';
-import { billView, entryView, itemsView } from '../views';
+import type { ItemInput } from '../domain/rules';
+import { billView, entryView, itemsView } from '../views/bill-view';
 import type { LedgerEntryDoc } from './ledger-documents';
 
 export const BILLS = 'bills';

@@ -5,7 +5,7 @@
  * the query is written on the index's fields; see tools/ferretdb/patches).
  */
 import type { IndexSpec } from './database-quirks';
-import type { DateRange } from '../filters';
+import type { DateRange } from '../domain/filters';
 
 export const BILL_INDEXES = {
   number: 'bill_number_unique',

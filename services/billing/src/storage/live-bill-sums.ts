@@ -4,7 +4,7 @@
  */
 import type { Collection } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
-import type { BillGroup } from '../summary-rules';
+import type { BillGroup } from '../domain/summary-rules';
 import type { BillDoc } from './documents';
 import { BILL_INDEXES } from './indexes';
 

@@ -3,7 +3,7 @@ import { EventSubjects } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
 import type { CarriedDoc, EventSpec, WriteProof } from '@clinic/service-kit/storage';
 import { BILLS, type BillDoc } from './documents';
-import { balanceView, entryView } from '../views';
+import { balanceView, entryView } from '../views/bill-view';
 import type { HoldOwner } from '../domain/shift';
 import { drawerEntryOf, type LedgerEntryDoc } from './ledger-documents';
 

@@ -2,7 +2,7 @@
 import { formatBillNumber, type Caller } from '@clinic/contracts';
 import { itemAt } from '@clinic/service-kit';
 import { docKey } from './database-quirks';
-import type { BillInput, Totals } from '../rules';
+import type { BillInput, Totals } from '../domain/rules';
 import { ITEM_ID_FACTOR, type BillDoc } from './documents';
 import type { IdempotencyClaim } from '@clinic/service-kit';
 import type { LedgerEntryDoc } from './ledger-documents';

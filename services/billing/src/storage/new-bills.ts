@@ -15,13 +15,13 @@ import {
   type WriteOptions,
 } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError, movePastIfTaken, writeErrorsOf } from './database-quirks';
-import type { BillInput, Totals } from '../rules';
+import type { BillInput, Totals } from '../domain/rules';
 import type { BillNumbers } from './bill-numbers';
 import type { ChangeContext } from './bill-writes';
 import { fenceOf, type DayClosings } from './day-closings';
 import type { DayTotals } from './day-totals';
 import type { WrittenBill } from './live-bill-sums';
-import { billEventData } from '../views';
+import { billEventData } from '../views/bill-view';
 import { BILL_COUNTER, billHistoryEntries, BILLS, type BillDoc } from './documents';
 import type { IdempotencyClaim } from '@clinic/service-kit';
 import type { IdempotencyClaims } from './idempotency';

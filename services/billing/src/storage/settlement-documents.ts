@@ -7,7 +7,7 @@ import type { Caller, PaymentMethod } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
 import type { DrawerRef } from '../domain/drawer';
 import type { HoldOwner } from '../domain/shift';
-import type { SettlementLine } from '../settlement-rules';
+import type { SettlementLine } from '../domain/settlement-rules';
 
 export const SETTLEMENTS = 'settlements';
 /** Every settlement and reversal of a session, never changed. */

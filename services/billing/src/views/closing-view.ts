@@ -1,6 +1,6 @@
 /** A branch's day's closing as the API shows it (GET /lab_bills/day_close, the day-end report). */
 import type { ClinicClock } from '@clinic/service-kit';
-import { cashView } from '../day-end-report';
+import { cashView } from '../domain/day-end-report';
 import type { ClosingDoc } from '../storage';
 
 export function closingView(doc: ClosingDoc, names: Map<number, string>, clock: ClinicClock) {

@@ -2,8 +2,8 @@
 import type { ClinicClock } from '@clinic/service-kit';
 import type { CreditNoteFacts } from '../domain/credit-notes';
 import type { LetterheadLines } from '../domain/letterhead';
-import type { CreditNoteData } from '../paper/credit-note';
-import type { CopyFacts } from '../paper/receipt';
+import type { CreditNoteData } from './paper/credit-note';
+import type { CopyFacts } from './paper/receipt';
 import type { BillDoc } from '../storage';
 
 export function creditNoteData(

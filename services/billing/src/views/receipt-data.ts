@@ -3,10 +3,10 @@ import type { Caller } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
 import type { LetterheadLines } from '../domain/letterhead';
 import { cashHandedOver, receiptStatus, tenders } from '../domain/receipt-facts';
-import { moneyOf } from '../money-rules';
-import { formatAmount, type CopyFacts, type ReceiptData, type ReceiptEntry } from '../paper/receipt';
+import { moneyOf } from '../domain/money-rules';
+import { formatAmount, type CopyFacts, type ReceiptData, type ReceiptEntry } from './paper/receipt';
 import type { BillDoc, LedgerEntryDoc } from '../storage';
-import { itemsInOrder } from '../views';
+import { itemsInOrder } from './bill-view';
 
 export interface ReceiptContext {
   letterhead: LetterheadLines;

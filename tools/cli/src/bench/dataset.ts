@@ -19,7 +19,7 @@ import {
   toCents,
   VersionedCache,
 } from '@clinic/service-kit/internal';
-import { computeTotals, type BillInput } from '@clinic/billing/dist/rules';
+import { computeTotals, type BillInput } from '@clinic/billing/dist/domain/rules';
 import { BillStorage } from '@clinic/billing/dist/storage';
 import { api, type Target } from './target';
 

@@ -5,9 +5,9 @@
  */
 import { PAYMENT_METHODS } from '@clinic/contracts';
 import { toCents } from '@clinic/service-kit';
-import type { PageWriter } from '../../paper/page-writer';
-import { formatAmount } from '../../paper/receipt';
-import { columns, table } from '../../paper/tables';
+import type { PageWriter } from './page-writer';
+import { formatAmount } from './receipt';
+import { columns, table } from './tables';
 import type { CashOfficeDayEndView } from '../day-end-cash-office';
 
 const amount = (value: number) => formatAmount(toCents(value));

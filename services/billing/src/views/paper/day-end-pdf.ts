@@ -5,11 +5,11 @@
  * Pure rendering.
  */
 import { toCents } from '@clinic/service-kit';
-import type { DayEndReport } from '../day-end';
-import type { LetterheadLines } from '../domain/letterhead';
+import type { DayEndReport } from '../../operations/day-end';
+import type { LetterheadLines } from '../../domain/letterhead';
 import { layOutClosing } from './day-end-closing';
 import type { PaperFonts } from './fonts';
-import { layOutCashOffice, layOutTenders } from '../views/paper/day-end-cash-office';
+import { layOutCashOffice, layOutTenders } from './day-end-cash-office';
 import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type PageWriter } from './page-writer';
 import { columns, table } from './tables';

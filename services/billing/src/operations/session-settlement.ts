@@ -16,19 +16,19 @@ import {
   idempotencyClaim,
   pathId,
 } from '@clinic/service-kit';
-import { parseFormat, parseReason, parseSettlement } from './channeling-input';
-import { settlementView } from './channeling-views';
-import type { PaperFonts } from './paper/fonts';
-import { pdfReply } from './paper/pdf-reply';
-import { letterheadOf } from './domain/letterhead';
-import { renderSettlement } from './paper/settlement-sheet';
+import { parseFormat, parseReason, parseSettlement } from '../domain/channeling-input';
+import { settlementView } from '../views/channeling-views';
+import type { PaperFonts } from '../views/paper/fonts';
+import { pdfReply } from '../views/paper/pdf-reply';
+import { letterheadOf } from '../domain/letterhead';
+import { renderSettlement } from '../views/paper/settlement-sheet';
 import type { PaymentOptions } from './payments';
-import type { BillingReferences } from './references';
-import { optionalId } from './domain/shift-input';
-import type { CashOffice } from './operations/cash-office';
-import type { SessionsClient } from './sessions-client';
-import { payoutOf, settlementLines } from './settlement-rules';
-import { feesOf, settlementOwner, type BillStorage, type SettlementDoc } from './storage';
+import type { BillingReferences } from '../references';
+import { optionalId } from '../domain/shift-input';
+import type { CashOffice } from './cash-office';
+import type { SessionsClient } from '../sessions-client';
+import { payoutOf, settlementLines } from '../domain/settlement-rules';
+import { feesOf, settlementOwner, type BillStorage, type SettlementDoc } from '../storage';
 
 /** How long a settlement waits for the refunds of its session still in flight before it answers "retry". */
 const REFUNDS_WAIT_MS = 3_000;

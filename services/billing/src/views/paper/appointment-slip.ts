@@ -7,7 +7,7 @@
  * column. Pure rendering: the caller gathers the figures.
  */
 import type { Cents } from '@clinic/service-kit';
-import type { LetterheadLines } from '../domain/letterhead';
+import type { LetterheadLines } from '../../domain/letterhead';
 import type { PaperFonts } from './fonts';
 import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type PageFormat, type PageWriter } from './page-writer';

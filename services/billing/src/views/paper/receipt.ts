@@ -6,7 +6,7 @@
  */
 import type { ReceiptSize } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
-import type { LetterheadLines } from '../domain/letterhead';
+import type { LetterheadLines } from '../../domain/letterhead';
 import type { PaperFonts } from './fonts';
 import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type PageFormat, type PageWriter } from './page-writer';

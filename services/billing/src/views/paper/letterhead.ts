@@ -1,5 +1,5 @@
 /** The letterhead every paper starts with: the logo, the issuer's name, its branch, address, phone, registration. */
-import type { LetterheadLines } from '../domain/letterhead';
+import type { LetterheadLines } from '../../domain/letterhead';
 import type { PageWriter } from './page-writer';
 
 export function layOutLetterhead(

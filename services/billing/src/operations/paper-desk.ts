@@ -6,12 +6,12 @@
  */
 import type { Caller, PrintedPaper, ReceiptSize } from '@clinic/contracts';
 import { callerOf, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import { copyMark } from './domain/copies';
-import type { Cancellation } from './domain/credit-notes';
-import { letterheadOf, type LetterheadLines } from './domain/letterhead';
-import type { CopyFacts } from './paper/receipt';
-import type { BillingReferences } from './references';
-import type { BillDoc, BillStorage } from './storage';
+import { copyMark } from '../domain/copies';
+import type { Cancellation } from '../domain/credit-notes';
+import { letterheadOf, type LetterheadLines } from '../domain/letterhead';
+import type { CopyFacts } from '../views/paper/receipt';
+import type { BillingReferences } from '../references';
+import type { BillDoc, BillStorage } from '../storage';
 
 export class PaperDesk {
   constructor(

@@ -25,15 +25,15 @@ import {
   pathId,
   withinBranches,
 } from '@clinic/service-kit';
-import { parseBalances } from './channeling-input';
-import type { ChanneledAppointment } from './channeling-replies';
-import { balanceView, type AppointmentRef } from './channeling-views';
-import { checkShareRefund } from './fee-shares';
-import { parsePayment, parseRefund } from './money-input';
-import { moneyOf, planPayment, planRefund, type Mover } from './money-rules';
-import { optionalId } from './domain/shift-input';
-import type { CashOffice } from './operations/cash-office';
-import type { SessionsClient } from './sessions-client';
+import { parseBalances } from '../domain/channeling-input';
+import type { ChanneledAppointment } from '../views/channeling-replies';
+import { balanceView, type AppointmentRef } from '../views/channeling-views';
+import { checkShareRefund } from '../domain/fee-shares';
+import { parsePayment, parseRefund } from '../domain/money-input';
+import { moneyOf, planPayment, planRefund, type Mover } from '../domain/money-rules';
+import { optionalId } from '../domain/shift-input';
+import type { CashOffice } from './cash-office';
+import type { SessionsClient } from '../sessions-client';
 import {
   APPOINTMENT_ACCOUNTS,
   ledgerOwner,
@@ -42,8 +42,8 @@ import {
   type AccountOpening,
   type BillStorage,
   type LedgerEntryDoc,
-} from './storage';
-import { entryView } from './views';
+} from '../storage';
+import { entryView } from '../views/bill-view';
 import type { PaymentOptions } from './payments';
 
 /** The entries of `doc` recorded under this Idempotency-Key; 422 when the key asked something else. */

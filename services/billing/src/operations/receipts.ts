@@ -5,13 +5,13 @@
  */
 import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
 import { foundInBranch, pathId, type HandlerContext } from '@clinic/service-kit';
-import { parseReceiptSize } from './filters';
+import { parseReceiptSize } from '../domain/filters';
 import type { PaperDesk } from './paper-desk';
-import type { PaperFonts } from './paper/fonts';
-import { pdfReply } from './paper/pdf-reply';
-import { renderReceipt } from './paper/receipt';
-import type { BillStorage } from './storage';
-import { receiptData } from './views/receipt-data';
+import type { PaperFonts } from '../views/paper/fonts';
+import { pdfReply } from '../views/paper/pdf-reply';
+import { renderReceipt } from '../views/paper/receipt';
+import type { BillStorage } from '../storage';
+import { receiptData } from '../views/receipt-data';
 
 export class ReceiptOperations {
   constructor(

@@ -21,15 +21,15 @@ import {
   pathId,
 } from '@clinic/service-kit';
 import { earlierEntries, openingOf, refOf } from './appointment-payments';
-import { parseReason } from './channeling-input';
-import { balanceView, paymentView } from './channeling-views';
-import { entriesOnCancel, moneyOf } from './money-rules';
+import { parseReason } from '../domain/channeling-input';
+import { balanceView, paymentView } from '../views/channeling-views';
+import { entriesOnCancel, moneyOf } from '../domain/money-rules';
 import type { PaymentOptions } from './payments';
-import { optionalId } from './domain/shift-input';
-import type { CashOffice } from './operations/cash-office';
-import type { SessionsClient } from './sessions-client';
-import { APPOINTMENT_ACCOUNTS, ledgerOwner, type BillStorage } from './storage';
-import { entryView } from './views';
+import { optionalId } from '../domain/shift-input';
+import type { CashOffice } from './cash-office';
+import type { SessionsClient } from '../sessions-client';
+import { APPOINTMENT_ACCOUNTS, ledgerOwner, type BillStorage } from '../storage';
+import { entryView } from '../views/bill-view';
 
 export class AppointmentCancelOperations {
   constructor(

@@ -6,14 +6,14 @@
  */
 import { DAY_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { badRequest, callerOf, fail, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import { cashCounts } from './day-end-report';
-import { parseDayEndQuery } from './filters';
-import { parseDayClose, parseReopen } from './money-input';
-import type { BillStorage, ClosingDoc } from './storage';
-import type { BillingReferences } from './references';
-import { closingUsers, closingView, openDayView } from './views/closing-view';
-import type { CashOffice } from './operations/cash-office';
-import { DayCounters } from './operations/day-counts';
+import { cashCounts } from '../domain/day-end-report';
+import { parseDayEndQuery } from '../domain/filters';
+import { parseDayClose, parseReopen } from '../domain/money-input';
+import type { BillStorage, ClosingDoc } from '../storage';
+import type { BillingReferences } from '../references';
+import { closingUsers, closingView, openDayView } from '../views/closing-view';
+import type { CashOffice } from './cash-office';
+import { DayCounters } from './day-counts';
 
 /** How long a close waits for the writes of its day still in flight before it answers "retry". */
 const SETTLE_WAIT_MS = 3_000;

@@ -5,10 +5,10 @@
  * /lab_bills/day_close answers it. JSON and the printed day-end show the same.
  */
 import { fromCents, type ClinicClock } from '@clinic/service-kit';
-import { netOfDay } from './domain/day-net';
-import type { BillingReferences } from './references';
-import type { BillStorage, DrawerRow } from './storage';
-import { closingUsers, closingView, openDayView } from './views/closing-view';
+import { netOfDay } from '../domain/day-net';
+import type { BillingReferences } from '../references';
+import type { BillStorage, DrawerRow } from '../storage';
+import { closingUsers, closingView, openDayView } from '../views/closing-view';
 
 export type DayEndRefund = Awaited<ReturnType<DayEndClosingFacts['refunds']>>[number];
 export type DayEndClosing = Awaited<ReturnType<DayEndClosingFacts['closing']>>;

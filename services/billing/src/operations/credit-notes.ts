@@ -6,14 +6,14 @@
  */
 import { FIELD_MESSAGES, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { badRequest, fail, foundInBranch, pathId, queryText, type HandlerContext } from '@clinic/service-kit';
-import { cancellationNote, refundNote, type CreditNoteFacts } from './domain/credit-notes';
-import { parseReceiptSize } from './filters';
+import { cancellationNote, refundNote, type CreditNoteFacts } from '../domain/credit-notes';
+import { parseReceiptSize } from '../domain/filters';
 import type { PaperDesk } from './paper-desk';
-import { renderCreditNote } from './paper/credit-note';
-import type { PaperFonts } from './paper/fonts';
-import { pdfReply } from './paper/pdf-reply';
-import type { BillDoc, BillStorage } from './storage';
-import { creditNoteData } from './views/credit-note-data';
+import { renderCreditNote } from '../views/paper/credit-note';
+import type { PaperFonts } from '../views/paper/fonts';
+import { pdfReply } from '../views/paper/pdf-reply';
+import type { BillDoc, BillStorage } from '../storage';
+import { creditNoteData } from '../views/credit-note-data';
 
 export class CreditNoteOperations {
   constructor(

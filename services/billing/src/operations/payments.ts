@@ -18,15 +18,15 @@ import {
   reachesBranch,
   ServiceError,
 } from '@clinic/service-kit';
-import { refundChecks, type ApprovalCheck, type Controls } from './domain/approvals';
-import { optionalId } from './domain/shift-input';
-import { parsePayment, parseRefund } from './money-input';
-import { heldByMethod, moneyOf, planEntry, planPayment, planRefund, type Mover } from './money-rules';
-import { withApproval, type ApprovalOperations, type UsedApproval } from './operations/approvals';
-import type { CashOffice } from './operations/cash-office';
-import { ledgerOwner, type BillDoc, type BillStorage, type LedgerEntryDoc } from './storage';
-import type { BillViews } from './bill-views';
-import { balanceView, entryView } from './views';
+import { refundChecks, type ApprovalCheck, type Controls } from '../domain/approvals';
+import { optionalId } from '../domain/shift-input';
+import { parsePayment, parseRefund } from '../domain/money-input';
+import { heldByMethod, moneyOf, planEntry, planPayment, planRefund, type Mover } from '../domain/money-rules';
+import { withApproval, type ApprovalOperations, type UsedApproval } from './approvals';
+import type { CashOffice } from './cash-office';
+import { ledgerOwner, type BillDoc, type BillStorage, type LedgerEntryDoc } from '../storage';
+import type { BillViews } from '../views/bill-views';
+import { balanceView, entryView } from '../views/bill-view';
 
 export interface PaymentOptions {
   /** REFUND_ROLES: who may give money back (within the route's roles). */

@@ -5,7 +5,7 @@
  */
 import type { CreditNoteKind, ReceiptSize } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
-import type { LetterheadLines } from '../domain/letterhead';
+import type { LetterheadLines } from '../../domain/letterhead';
 import type { PaperFonts } from './fonts';
 import { renderPdf, type PageFormat, type PageWriter } from './page-writer';
 import { formatAmount, layOutHead, layOutPrinted, paperFormat, type CopyFacts } from './receipt';

@@ -21,19 +21,19 @@ import {
   type IdempotencyClaim,
   type PlainObject,
 } from '@clinic/service-kit';
-import { billChecks } from './domain/approvals';
-import { optionalId } from './domain/shift-input';
-import { entriesOnCreate, planCancel, planUpdate, type Mover } from './money-rules';
-import { withApproval, type UsedApproval } from './operations/approvals';
+import { billChecks } from '../domain/approvals';
+import { optionalId } from '../domain/shift-input';
+import { entriesOnCreate, planCancel, planUpdate, type Mover } from '../domain/money-rules';
+import { withApproval, type UsedApproval } from './approvals';
 import type { MoneyDesk } from './payments';
-import { approvalRecord } from './views/approval-view';
-import { USER_NAMES_SCOPE, type BillingReferences } from './references';
-import { countBillCreated } from './metrics';
-import type { CatalogueClient } from './catalogue-client';
-import { branchScope, docKey, ledgerOwner, type BillChange, type BillDoc, type BillStorage } from './storage';
-import type { BillViews } from './bill-views';
-import { parseListQuery, parseSummaryQuery } from './filters';
-import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from './rules';
+import { approvalRecord } from '../views/approval-view';
+import { USER_NAMES_SCOPE, type BillingReferences } from '../references';
+import { countBillCreated } from '../metrics';
+import type { CatalogueClient } from '../catalogue-client';
+import { branchScope, docKey, ledgerOwner, type BillChange, type BillDoc, type BillStorage } from '../storage';
+import type { BillViews } from '../views/bill-views';
+import { parseListQuery, parseSummaryQuery } from '../domain/filters';
+import { computeTotals, parseBillUpdate, parseCancelReason, parseNewBill } from '../domain/rules';
 
 function createdReply(doc: BillDoc): ServiceReply {
   return success(201, {

@@ -5,7 +5,7 @@
  * kept together on one page. Pure rendering.
  */
 import type { Cents } from '@clinic/service-kit';
-import type { LetterheadLines } from '../domain/letterhead';
+import type { LetterheadLines } from '../../domain/letterhead';
 import type { PaperFonts } from './fonts';
 import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type Cell, type PageWriter } from './page-writer';

@@ -11,10 +11,10 @@ import {
   type ServiceRequest,
 } from '@clinic/contracts';
 import { requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import { parseLedgerExportQuery } from './domain/ledger-export-query';
-import type { BillingReferences } from './references';
-import type { BillStorage } from './storage';
-import { ledgerRow } from './views/ledger-row';
+import { parseLedgerExportQuery } from '../domain/ledger-export-query';
+import type { BillingReferences } from '../references';
+import type { BillStorage } from '../storage';
+import { ledgerRow } from '../views/ledger-row';
 
 export class LedgerExportOperations {
   constructor(

@@ -2,15 +2,15 @@
 import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
 import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import { refOf } from './appointment-payments';
-import { paymentStatusOf } from './channeling-views';
-import { letterheadOf } from './domain/letterhead';
-import { moneyOf } from './money-rules';
-import { renderSlip } from './paper/appointment-slip';
-import type { PaperFonts } from './paper/fonts';
-import { pdfReply } from './paper/pdf-reply';
-import type { BillingReferences } from './references';
-import type { SessionsClient } from './sessions-client';
-import { feesOf, type BillStorage } from './storage';
+import { paymentStatusOf } from '../views/channeling-views';
+import { letterheadOf } from '../domain/letterhead';
+import { moneyOf } from '../domain/money-rules';
+import { renderSlip } from '../views/paper/appointment-slip';
+import type { PaperFonts } from '../views/paper/fonts';
+import { pdfReply } from '../views/paper/pdf-reply';
+import type { BillingReferences } from '../references';
+import type { SessionsClient } from '../sessions-client';
+import { feesOf, type BillStorage } from '../storage';
 
 export class SlipOperations {
   constructor(

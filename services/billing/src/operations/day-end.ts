@@ -5,18 +5,18 @@
  */
 import { success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import { fromCents, requireBranch, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import { channelingOf } from './channeling-day';
+import { channelingOf } from '../domain/channeling-day';
 import { DayEndClosingFacts } from './day-end-closing';
-import { cashiersOf, drawerOf } from './day-end-report';
-import { parseDayEndQuery } from './filters';
-import { letterheadOf } from './domain/letterhead';
-import { renderDayEnd } from './paper/day-end-pdf';
-import type { PaperFonts } from './paper/fonts';
-import { pdfReply } from './paper/pdf-reply';
-import type { BillStorage } from './storage';
-import { summarize } from './summary-rules';
-import type { BillingReferences } from './references';
-import type { CashOfficeSection } from './operations/day-end-cash-office';
+import { cashiersOf, drawerOf } from '../domain/day-end-report';
+import { parseDayEndQuery } from '../domain/filters';
+import { letterheadOf } from '../domain/letterhead';
+import { renderDayEnd } from '../views/paper/day-end-pdf';
+import type { PaperFonts } from '../views/paper/fonts';
+import { pdfReply } from '../views/paper/pdf-reply';
+import type { BillStorage } from '../storage';
+import { summarize } from '../domain/summary-rules';
+import type { BillingReferences } from '../references';
+import type { CashOfficeSection } from './day-end-cash-office';
 
 export type DayEndReport = Awaited<ReturnType<DayEndOperations['report']>>;
 

@@ -6,7 +6,7 @@
  */
 import { APPOINTMENT_STATUSES, type AppointmentStatus } from '@clinic/contracts';
 import { toCents, type Cents } from '@clinic/service-kit';
-import type { ShareFees } from './fee-shares';
+import type { ShareFees } from '../domain/fee-shares';
 
 export interface ChanneledSession {
   id: number;

@@ -17,9 +17,9 @@ import {
   type PaymentStatus,
 } from '@clinic/contracts';
 import { badRequest, fail, type Cents } from '@clinic/service-kit';
-import { backToDrawers, type DrawerRef } from './domain/drawer';
+import { backToDrawers, type DrawerRef } from './drawer';
 import type { BillChanges } from './rules';
-import type { BillChange, BillDoc, LedgerEntryDoc, MoneyDoc } from './storage';
+import type { BillChange, BillDoc, LedgerEntryDoc, MoneyDoc } from '../storage';
 
 /** Who moves the money, on which day, in which drawer, and how entries get their ids (their events' ids). */
 export interface Mover {

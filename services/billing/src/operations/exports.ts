@@ -12,10 +12,10 @@ import {
   type ServiceRequest,
 } from '@clinic/contracts';
 import { requireBranch, type HandlerContext } from '@clinic/service-kit';
-import { parseExportQuery } from './filters';
-import type { BillStorage } from './storage';
-import { itemsView } from './views';
-import type { BillViews } from './bill-views';
+import { parseExportQuery } from '../domain/filters';
+import type { BillStorage } from '../storage';
+import { itemsView } from '../views/bill-view';
+import type { BillViews } from '../views/bill-views';
 
 export class ExportOperations {
   constructor(
