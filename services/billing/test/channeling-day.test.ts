@@ -1,6 +1,6 @@
 import { channelingOf } from '../src/domain/channeling-day';
 import { cashCounts, drawerOf } from '../src/domain/day-end-report';
-import type { ChannelingRow, DrawerRow } from '../src/storage';
+import type { ChannelingRow, DrawerRow } from '../src/domain/drawer-rows';
 
 const row = (collector: number, method: DrawerRow['method'], kind: DrawerRow['kind'], amount_cents: number) =>
   ({ collector, method, kind, amount_cents }) as DrawerRow;

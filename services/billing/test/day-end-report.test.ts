@@ -1,5 +1,5 @@
 import { cashCounts, drawerOf, userKey } from '../src/domain/day-end-report';
-import type { DrawerRow } from '../src/storage';
+import type { DrawerRow } from '../src/domain/drawer-rows';
 
 const row = (collector: number | string, method: DrawerRow['method'], kind: DrawerRow['kind'], amount_cents: number) =>
   ({ collector, method, kind, amount_cents }) as DrawerRow;

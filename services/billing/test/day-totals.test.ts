@@ -1,6 +1,6 @@
 import { outsideWholeMonths, wholeMonthsOf } from '../src/storage/day-ranges';
 import { changesDayTotals, movesDayTotals } from '../src/storage/live-bill-sums';
-import type { BillDoc } from '../src/storage/documents';
+import type { BillDoc } from '../src/domain/bill';
 
 const bill = {
   store_id: 2,

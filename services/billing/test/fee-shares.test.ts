@@ -1,5 +1,5 @@
 import { checkShareRefund, sharesOf, sharesOfEntries } from '../src/domain/fee-shares';
-import type { LedgerEntryDoc } from '../src/storage';
+import type { LedgerEntryDoc } from '../src/domain/ledger-entry';
 
 /** A fee of 1500: the doctor's 1000, the hospital's 500. */
 const fees = { doctor: 100_000, hospital: 50_000 };

@@ -1,5 +1,6 @@
 import { heldByMethod, entriesOnUpdate, type Mover } from '../src/domain/money-rules';
-import type { BillDoc, LedgerEntryDoc } from '../src/storage';
+import type { BillDoc } from '../src/domain/bill';
+import type { LedgerEntryDoc } from '../src/domain/ledger-entry';
 
 const mover = (): Mover => {
   let n = 0;

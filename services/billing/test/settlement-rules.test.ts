@@ -1,5 +1,5 @@
 import { earnsTheDoctor, payoutOf, settlementLines, type SettledAppointment } from '../src/domain/settlement-rules';
-import type { LedgerEntryDoc } from '../src/storage';
+import type { LedgerEntryDoc } from '../src/domain/ledger-entry';
 
 /** A fee of 1500: the doctor's 1000, the hospital's 500. */
 const fees = { doctor: 100_000, hospital: 50_000 };

@@ -5,7 +5,8 @@
  * (fee-shares.ts). Pure arithmetic over the grouped drawer entries.
  */
 import { fromCents, type Cents } from '@clinic/service-kit';
-import type { ChannelingRow, DrawerKind } from '../storage';
+import type { ChannelingRow } from './drawer-rows';
+import type { DrawerKind } from './drawer';
 
 const sumOf = (rows: ChannelingRow[], kinds: DrawerKind[], part: 'doctor_cents' | 'hospital_cents'): Cents =>
   rows.filter((row) => kinds.includes(row.kind)).reduce((sum, row) => sum + row[part], 0);

@@ -6,7 +6,8 @@
 import { PAYMENT_METHODS, PAYMENT_STATUSES, type CashOutcome } from '@clinic/contracts';
 import { fromCents, nullableAmount, type Cents } from '@clinic/service-kit';
 import { DRAWER_SIGN, userKey, type DrawerKind, type UserId } from './drawer';
-import type { CashCountDoc, DrawerRow } from '../storage';
+import type { CashCountDoc } from './day-closing';
+import type { DrawerRow } from './drawer-rows';
 import type { CashierGroup } from './summary-rules';
 
 /** Count and grand total of bills, in cents while they are summed. */

@@ -8,7 +8,7 @@
  */
 import { FEE_PARTS, LEDGER_MESSAGES } from '@clinic/contracts';
 import { badRequest, type Cents } from '@clinic/service-kit';
-import type { LedgerEntryDoc } from '../storage';
+import type { LedgerEntryDoc } from './ledger-entry';
 
 export interface Share {
   paid: Cents;

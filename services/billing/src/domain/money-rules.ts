@@ -19,7 +19,8 @@ import {
 import { badRequest, fail, type Cents } from '@clinic/service-kit';
 import { backToDrawers, type DrawerRef } from './drawer';
 import type { BillChanges } from './rules';
-import type { BillChange, BillDoc, LedgerEntryDoc, MoneyDoc } from '../storage';
+import type { BillChange, BillDoc } from './bill';
+import type { LedgerEntryDoc, MoneyDoc } from './ledger-entry';
 
 /** Who moves the money, on which day, in which drawer, and how entries get their ids (their events' ids). */
 export interface Mover {

@@ -7,7 +7,7 @@
 import type { AppointmentStatus } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
 import { sharesOf, type ShareFees } from './fee-shares';
-import type { LedgerEntryDoc } from '../storage';
+import type { LedgerEntryDoc } from './ledger-entry';
 
 /** What a settlement reads of an appointment (sessions') and of its account (billing's, absent: nothing paid). */
 export interface SettledAppointment {

@@ -34,15 +34,9 @@ import { moneyOf, planPayment, planRefund, type Mover } from '../domain/money-ru
 import { optionalId } from '../domain/shift-input';
 import type { CashOffice } from './cash-office';
 import type { SessionsClient } from '../sessions-client';
-import {
-  APPOINTMENT_ACCOUNTS,
-  ledgerOwner,
-  feesOf,
-  type AccountDoc,
-  type AccountOpening,
-  type BillStorage,
-  type LedgerEntryDoc,
-} from '../storage';
+import { APPOINTMENT_ACCOUNTS, ledgerOwner, feesOf, type BillStorage } from '../storage';
+import type { AccountDoc, AccountOpening } from '../domain/appointment-account';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
 import { entryView } from '../views/bill-view';
 import type { PaymentOptions } from './payments';
 

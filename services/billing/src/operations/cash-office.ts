@@ -15,7 +15,9 @@ import { assertMayUse } from '../domain/shift';
 import { drawerUserOf, userIdOf, type StaffUser } from '../domain/staff';
 import type { Mover } from '../domain/money-rules';
 import type { BillingReferences } from '../references';
-import type { BillStorage, CashGuard, CashOut, LedgerEntryDoc, ShiftDoc } from '../storage';
+import type { BillStorage, ShiftDoc } from '../storage';
+import type { CashGuard, CashOut } from '../domain/cash-guard';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
 import type { HoldOwner } from '../domain/shift';
 
 export interface CashOfficeSettings {

@@ -12,7 +12,8 @@ import type { PaperDesk } from './paper-desk';
 import { renderCreditNote } from '../views/paper/credit-note';
 import type { PaperFonts } from '../views/paper/fonts';
 import { pdfReply } from '../views/paper/pdf-reply';
-import type { BillDoc, BillStorage } from '../storage';
+import type { BillStorage } from '../storage';
+import type { BillDoc } from '../domain/bill';
 import { creditNoteData } from '../views/credit-note-data';
 
 export class CreditNoteOperations {

@@ -9,7 +9,8 @@ import { badRequest, callerOf, fail, requireBranch, type ClinicClock, type Handl
 import { cashCounts } from '../domain/day-end-report';
 import { parseDayEndQuery } from '../domain/filters';
 import { parseDayClose, parseReopen } from '../domain/money-input';
-import type { BillStorage, ClosingDoc } from '../storage';
+import type { BillStorage } from '../storage';
+import type { ClosingDoc } from '../domain/day-closing';
 import type { BillingReferences } from '../references';
 import { closingUsers, closingView, openDayView } from '../views/closing-view';
 import type { CashOffice } from './cash-office';

@@ -8,7 +8,8 @@ import { DAY_MESSAGES, SHIFT_MESSAGES } from '@clinic/contracts';
 import { badRequest, fail, type Cents } from '@clinic/service-kit';
 import { userKey, type UserId } from '../domain/drawer';
 import type { BillingReferences } from '../references';
-import type { BillStorage, CashCountDoc } from '../storage';
+import type { BillStorage } from '../storage';
+import type { CashCountDoc } from '../domain/day-closing';
 import type { CashOffice } from './cash-office';
 
 export class DayCounters {

@@ -6,7 +6,8 @@
 import type { ClinicClock } from '@clinic/service-kit';
 import { shiftFigures } from '../domain/shift';
 import type { BillingReferences } from '../references';
-import type { BillStorage, DrawerRow } from '../storage';
+import type { BillStorage } from '../storage';
+import type { DrawerRow } from '../domain/drawer-rows';
 import { namedInApproval } from '../views/approval-view';
 import { dayEndShiftView, exceptionView, tendersView } from '../views/day-end-cash-office';
 import { namedIn } from '../views/shift-view';

@@ -7,7 +7,8 @@
 import { fromCents, type ClinicClock } from '@clinic/service-kit';
 import { netOfDay } from '../domain/day-net';
 import type { BillingReferences } from '../references';
-import type { BillStorage, DrawerRow } from '../storage';
+import type { BillStorage } from '../storage';
+import type { DrawerRow } from '../domain/drawer-rows';
 import { closingUsers, closingView, openDayView } from '../views/closing-view';
 
 export type DayEndRefund = Awaited<ReturnType<DayEndClosingFacts['refunds']>>[number];

@@ -11,7 +11,8 @@ import type { Cancellation } from '../domain/credit-notes';
 import { letterheadOf, type LetterheadLines } from '../domain/letterhead';
 import type { CopyFacts } from '../views/paper/receipt';
 import type { BillingReferences } from '../references';
-import type { BillDoc, BillStorage } from '../storage';
+import type { BillStorage } from '../storage';
+import type { BillDoc } from '../domain/bill';
 
 export class PaperDesk {
   constructor(

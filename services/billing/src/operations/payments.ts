@@ -24,7 +24,9 @@ import { parsePayment, parseRefund } from '../domain/money-input';
 import { heldByMethod, moneyOf, planEntry, planPayment, planRefund, type Mover } from '../domain/money-rules';
 import { withApproval, type ApprovalOperations, type UsedApproval } from './approvals';
 import type { CashOffice } from './cash-office';
-import { ledgerOwner, type BillDoc, type BillStorage, type LedgerEntryDoc } from '../storage';
+import { ledgerOwner, type BillStorage } from '../storage';
+import type { BillDoc } from '../domain/bill';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
 import type { BillViews } from '../views/bill-views';
 import { balanceView, entryView } from '../views/bill-view';
 

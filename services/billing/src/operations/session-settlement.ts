@@ -28,7 +28,8 @@ import { optionalId } from '../domain/shift-input';
 import type { CashOffice } from './cash-office';
 import type { SessionsClient } from '../sessions-client';
 import { payoutOf, settlementLines } from '../domain/settlement-rules';
-import { feesOf, settlementOwner, type BillStorage, type SettlementDoc } from '../storage';
+import { feesOf, settlementOwner, type BillStorage } from '../storage';
+import type { SettlementDoc } from '../domain/settlement';
 
 /** How long a settlement waits for the refunds of its session still in flight before it answers "retry". */
 const REFUNDS_WAIT_MS = 3_000;

@@ -13,21 +13,16 @@ import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from 
 import { sharesOfEntries, type EntryShares } from '../domain/fee-shares';
 import { withEntries } from '../domain/money-rules';
 import { entryView } from '../views/bill-view';
-import {
-  type AccountQueries,
-  APPOINTMENT_ACCOUNTS,
-  feesOf,
-  newAccount,
-  type AccountDoc,
-  type AccountOpening,
-} from './appointment-accounts';
+import { type AccountQueries, APPOINTMENT_ACCOUNTS, feesOf, newAccount } from './appointment-accounts';
+import type { AccountDoc, AccountOpening } from '../domain/appointment-account';
 import type { ChangeContext } from './bill-writes';
 import { isDuplicateKeyError } from './database-quirks';
 import { fenceOf, type DayClosings } from './day-closings';
-import { drawerEntry, type LedgerEntryDoc } from './ledger-documents';
+import { drawerEntry } from './ledger-documents';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
 import { ledgerProof } from './money-events';
 import { settlementFence, type Settlements } from './settlements';
-import type { CashGuard } from './shift-holds';
+import type { CashGuard } from '../domain/cash-guard';
 
 /** What a move does: its entries (none: nothing to write), and what its history entry says. */
 export interface AccountMove {

@@ -7,7 +7,8 @@
  */
 import type { Collection, Filter } from 'mongodb';
 import type { ExportCursor, ExportQuery } from '../domain/filters';
-import { LIST_PROJECTION, type BillDoc } from './documents';
+import { LIST_PROJECTION } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { BILL_INDEXES } from './indexes';
 import { searchCondition } from './search';
 

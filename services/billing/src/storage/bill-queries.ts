@@ -7,7 +7,8 @@ import type { BillFilter, DateRange } from '../domain/filters';
 import type { DayTotals } from './day-totals';
 import { summarize, type CashierGroup, type Summary } from '../domain/summary-rules';
 import { sumLiveBills } from './live-bill-sums';
-import { LIST_PROJECTION, type BillDoc } from './documents';
+import { LIST_PROJECTION } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
 

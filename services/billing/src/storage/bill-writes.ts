@@ -13,30 +13,16 @@ import type { BillQueries } from './bill-queries';
 import type { WrittenBill } from './live-bill-sums';
 import { fenceOf, type DayClosings } from './day-closings';
 import { billEventData } from '../views/bill-view';
-import { BILL_COUNTER, billHistoryEntries, type BillDoc } from './documents';
-import type { LedgerEntryDoc } from './ledger-documents';
+import { BILL_COUNTER, billHistoryEntries } from './documents';
+import type { BillDoc } from '../domain/bill';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
 import { ledgerProof, moneyEvent } from './money-events';
-import type { CashGuard } from './shift-holds';
+import type { BillChange } from '../domain/bill';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
   correlationId: string;
   actor: Caller;
-}
-
-/**
- * What a change of a bill does: the fields it sets (its money fields
- * included) and the ledger entries it adds. `dated`: it changes the bill's
- * own day (an update, a cancellation), which must be open then.
- */
-export interface BillChange {
-  set: Partial<BillDoc>;
-  entries: LedgerEntryDoc[];
-  dated: boolean;
-  /** With shifts on: the checks of the shift whose drawer the money moves in (its cash going out held). */
-  cash?: CashGuard;
-  /** More for its history entry (the approval it used). */
-  details?: Record<string, unknown>;
 }
 
 const SUBJECTS = { updated: EventSubjects.billUpdated, cancelled: EventSubjects.billCancelled } as const;

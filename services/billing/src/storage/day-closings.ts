@@ -17,9 +17,10 @@
  */
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';
-import { fail, type Cents } from '@clinic/service-kit';
+import { fail } from '@clinic/service-kit';
 import { fenceCleared, withEventId, type Outbox, type VersionedCache } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError } from './database-quirks';
+import type { CashCountDoc, ClosingEventDoc, ClosingDoc } from '../domain/day-closing';
 
 export const DAY_CLOSINGS = 'day_closings';
 
@@ -27,35 +28,6 @@ export const DAY_CLOSINGS = 'day_closings';
 export interface ClosingContext {
   actor: Caller;
   correlationId: string;
-}
-
-/** One user's cash at a closing: what the ledger expects, and what was counted (null: not counted). */
-export interface CashCountDoc {
-  user_id: number | string;
-  expected_cents: Cents;
-  counted_cents: Cents | null;
-}
-
-export interface ClosingEventDoc {
-  action: 'closed' | 'reopened';
-  at: Date;
-  by: Caller;
-  reason?: string | null;
-  cash?: CashCountDoc[];
-}
-
-export interface ClosingDoc {
-  _id: string;
-  store_id: number;
-  date: string;
-  status: 'open' | 'closing' | 'closed';
-  /** Changed by every write: each write names the version it read (compare-and-set). */
-  version: number;
-  closed_at: Date | null;
-  closed_by: Caller | null;
-  cash: CashCountDoc[];
-  history: ClosingEventDoc[];
-  _event_ids: string[];
 }
 
 const closingKey = (branchId: number, date: string) => `${branchId}:${date}`;

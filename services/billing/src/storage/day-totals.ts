@@ -24,7 +24,7 @@ import { GroupCommit } from '@clinic/service-kit/storage';
 import { isDuplicateKeyError, writeErrorsOf } from './database-quirks';
 import type { DateRange } from '../domain/filters';
 import { monthCondition, outsideWholeMonths, wholeMonthsOf } from './day-ranges';
-import type { BillDoc } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { BILL_INDEXES, dateCondition } from './indexes';
 import { sumGroups, type BillGroup } from '../domain/summary-rules';
 import { sumLiveBills } from './live-bill-sums';

@@ -1,70 +1,16 @@
 /** How a bill is stored, and the history entries of its changes (the API's view of it is views.ts). */
-import {
-  Limits,
-  type BillHistoryAction,
-  type BillStatus,
-  type Caller,
-  type DiscountType,
-  type PaymentMethod,
-  type PaymentStatus,
-} from '@clinic/contracts';
-import type { Cents, ClinicClock } from '@clinic/service-kit';
+import { Limits, type BillHistoryAction, type Caller } from '@clinic/contracts';
+import type { ClinicClock } from '@clinic/service-kit';
 import { fieldChanges, type AuditTrail, type CarriedDoc } from '@clinic/service-kit/storage';
-import type { ItemInput } from '../domain/rules';
 import { billView, entryView, itemsView } from '../views/bill-view';
-import type { LedgerEntryDoc } from './ledger-documents';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
+import type { BillDoc } from '../domain/bill';
 
 export const BILLS = 'bills';
 /** Bills' audit trail: one entry per create, update and cancel, never changed. */
 export const BILL_HISTORY = 'bill_history';
 /** The id counter of bills. */
 export const BILL_COUNTER = 'lab_bills';
-
-/** An item as stored: the checked input, with its id and its line total. */
-export type ItemDoc = ItemInput & { id: number; line_total_cents: Cents };
-
-/** A bill and its items are one document, so they are written atomically. */
-export interface BillDoc {
-  _id: string;
-  id: number;
-  bill_number: string;
-  bill_seq: number;
-  bill_date: string;
-  store_id: number;
-  patient_id: number | null;
-  patient_name: string;
-  patient_contact: string;
-  patient_nic: string | null;
-  patient_age: number | null;
-  billed_by: number | null;
-  payment_method: PaymentMethod;
-  payment_status: PaymentStatus;
-  discount_type: DiscountType;
-  discount_value: number;
-  discount_cents: Cents;
-  subtotal_cents: Cents;
-  grand_total_cents: Cents;
-  received_cents: Cents | null;
-  balance_cents: Cents | null;
-  notes: string | null;
-  status: BillStatus;
-  /** Set with status `cancelled`, in the same write: a bill is live while this is false. */
-  is_deleted: boolean;
-  created_at: Date;
-  updated_at: Date | null;
-  items: ItemDoc[];
-  /** What a search looks in (see search.ts); derived from fields that never change. */
-  search_text: string;
-  /** Caller-scoped Idempotency-Key, absent when the client sent none. */
-  idempotency_key?: string;
-  request_hash?: string;
-  /** Payments less reversals, and refunds (ledger-documents.ts); absent on bills stored before the ledger. */
-  paid_cents?: Cents;
-  refunded_cents?: Cents;
-  /** The bill's payments, refunds and reversals, oldest first: the authority on its money. */
-  ledger?: LedgerEntryDoc[];
-  _event_ids: string[];
-}
 
 /** Item ids derive from the bill id: unique because bill ids are, ordered as entered. */
 export const ITEM_ID_FACTOR = 1000;

@@ -5,7 +5,7 @@
  */
 import type { Collection, Db } from 'mongodb';
 import type { IdempotencyClaim } from '@clinic/service-kit';
-import type { BillDoc } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { BILL_INDEXES } from './indexes';
 
 interface ClaimDoc {

@@ -15,7 +15,8 @@ import { CashOfficeStorage } from './cash-office';
 import { ChannelingStorage } from './channeling';
 import { DayClosings } from './day-closings';
 import { DayTotals } from './day-totals';
-import { BILL_HISTORY, BILLS, type BillDoc } from './documents';
+import { BILL_HISTORY, BILLS } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { IdempotencyClaims } from './idempotency';
 import { DrawerLedger } from './ledger';
 import { movesDayTotals, type WrittenBill } from './live-bill-sums';
@@ -27,22 +28,15 @@ import { LedgerExport } from './ledger-export';
 import { CreditNoteBook } from './credit-note-numbers';
 import { PaperPrints } from './paper-prints';
 
-export type { BillDoc } from './documents';
-export type { BillChange } from './bill-writes';
-export type { CashCountDoc, ClosingDoc } from './day-closings';
-export type { LedgerEntryDoc, DrawerEntryDoc, DrawerKind, MoneyDoc } from './ledger-documents';
-export type { ChannelingRow, DrawerRow } from './ledger';
+export type { DrawerEntryDoc } from './ledger-documents';
 export { branchScope, type CancelledBill } from './bill-queries';
-export type { AccountDoc, AccountOpening } from './appointment-accounts';
 export { APPOINTMENT_ACCOUNTS, feesOf } from './appointment-accounts';
 export type { AccountMove, AccountOutcome, AccountPlan, AccountView } from './account-writes';
-export type { SessionSettlementDoc, SettlementDoc } from './settlement-documents';
 export { settlementOwner } from './settlement-documents';
 export type { ShiftDoc, ShiftContext, ShiftWrite } from './shifts';
 export { shiftFence } from './shifts';
 export { ledgerOwner } from './money-events';
 export { docKey } from './database-quirks';
-export type { CashGuard, CashOut } from './shift-holds';
 export type { ApprovalDoc, ApprovalContext } from './approvals';
 
 export class BillStorage {

@@ -7,7 +7,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { LedgerExportCursor, LedgerExportQuery } from '../domain/ledger-export-query';
 import { docKey } from './database-quirks';
-import { BILLS, type BillDoc } from './documents';
+import { BILLS } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { BILL_INDEXES } from './indexes';
 import { BILL_LEDGER, type DrawerEntryDoc } from './ledger-documents';
 

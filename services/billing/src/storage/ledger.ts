@@ -5,24 +5,10 @@
  */
 import type { Collection, Db } from 'mongodb';
 import type { PaymentMethod } from '@clinic/contracts';
-import type { Cents } from '@clinic/service-kit';
 import { BILL_INDEXES } from './indexes';
-import { BILL_LEDGER, type DrawerEntryDoc, type DrawerKind } from './ledger-documents';
-
-/** A branch's money of one day taken, given back or paid out by one user, in one method, of one kind. */
-export interface DrawerRow {
-  collector: number | string;
-  method: PaymentMethod;
-  kind: DrawerKind;
-  amount_cents: Cents;
-}
-
-/** A branch's channeling money of one day, of one kind: its doctor's and hospital's parts. */
-export interface ChannelingRow {
-  kind: DrawerKind;
-  doctor_cents: Cents;
-  hospital_cents: Cents;
-}
+import { BILL_LEDGER, type DrawerEntryDoc } from './ledger-documents';
+import type { DrawerKind } from '../domain/drawer';
+import type { DrawerRow, ChannelingRow } from '../domain/drawer-rows';
 
 export class DrawerLedger {
   private readonly entries: Collection<DrawerEntryDoc>;

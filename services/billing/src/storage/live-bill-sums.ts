@@ -5,7 +5,7 @@
 import type { Collection } from 'mongodb';
 import type { PaymentMethod, PaymentStatus } from '@clinic/contracts';
 import type { BillGroup } from '../domain/summary-rules';
-import type { BillDoc } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { BILL_INDEXES } from './indexes';
 
 /**

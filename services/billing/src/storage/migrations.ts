@@ -8,7 +8,7 @@ import type { Collection, Db, Document } from 'mongodb';
 import type { Logger } from '@clinic/service-kit';
 import { upsertOnce } from './database-quirks';
 import { BILL_DAYS, dayRecord, monthRecord, type DayKey, type RegistryDoc } from './day-totals';
-import type { BillDoc } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { BILL_INDEXES } from './indexes';
 import { searchTextOf, SEARCH_FIELDS } from './search';
 

@@ -2,10 +2,12 @@
 import { EventSubjects } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
 import type { CarriedDoc, EventSpec, WriteProof } from '@clinic/service-kit/storage';
-import { BILLS, type BillDoc } from './documents';
+import { BILLS } from './documents';
+import type { BillDoc } from '../domain/bill';
 import { balanceView, entryView } from '../views/bill-view';
 import type { HoldOwner } from '../domain/shift';
-import { drawerEntryOf, type LedgerEntryDoc } from './ledger-documents';
+import { drawerEntryOf } from './ledger-documents';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
 
 /**
  * The event of an entry, under the entry's id, carrying the entry's record in

@@ -3,10 +3,11 @@ import { formatBillNumber, type Caller } from '@clinic/contracts';
 import { itemAt } from '@clinic/service-kit';
 import { docKey } from './database-quirks';
 import type { BillInput, Totals } from '../domain/rules';
-import { ITEM_ID_FACTOR, type BillDoc } from './documents';
+import { ITEM_ID_FACTOR } from './documents';
+import type { BillDoc } from '../domain/bill';
 import type { IdempotencyClaim } from '@clinic/service-kit';
-import type { LedgerEntryDoc } from './ledger-documents';
-import type { CashGuard } from './shift-holds';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
+import type { CashGuard } from '../domain/cash-guard';
 import { searchTextOf } from './search';
 
 /**

@@ -18,16 +18,11 @@ import { fenceCleared, type AuditTrail, type CarriedDoc, type Outbox } from '@cl
 import { isDuplicateKeyError } from './database-quirks';
 import { fenceOf, type DayClosings } from './day-closings';
 import { drawerEntry } from './ledger-documents';
-import type { CashGuard } from './shift-holds';
+import type { CashGuard } from '../domain/cash-guard';
 import { writeVersion } from './versioned-write';
 import type { DrawerRef } from '../domain/drawer';
-import {
-  SETTLEMENTS,
-  settlementKey,
-  type SessionSettlementDoc,
-  type SettlementContext,
-  type SettlementDoc,
-} from './settlement-documents';
+import { SETTLEMENTS, settlementKey, type SettlementContext } from './settlement-documents';
+import type { SessionSettlementDoc, SettlementDoc } from '../domain/settlement';
 
 /** Longer than a settlement takes (its wait for refunds in flight, 3 s, and its write window). */
 export const MARK_STALE_MS = 30_000;

@@ -26,23 +26,10 @@ import {
 import { BILL_INDEXES } from './indexes';
 import { BILL_LEDGER, drawerEntry, type DrawerEntryDoc } from './ledger-documents';
 import { SHIFTS, shiftFence, type ShiftContext, type ShiftDoc, type Shifts } from './shifts';
+import type { CashGuard, CashOut } from '../domain/cash-guard';
 
 /** Well past a write's window (4 s from its outbox entry, which is stored before its hold is taken). */
 export const HOLD_STALE_MS = 30_000;
-
-/** What a write moving money in a shift's drawer adds to its own steps (RecordWrite.guard, EventSpec.fences). */
-export interface CashGuard {
-  fences: string[];
-  guard(): Promise<void>;
-  /** Gives back the holds this guard took whose entries did not land (`landed`: the entries of the write that did). */
-  release(landed: readonly string[]): Promise<void>;
-}
-
-/** Cash going out of the drawer: a ledger entry's id and amount. */
-export interface CashOut {
-  id: string;
-  amount_cents: Cents;
-}
 
 export class ShiftCash {
   private readonly entries: Collection<DrawerEntryDoc>;

@@ -1,9 +1,9 @@
 /** How the API, the events and the history show a bill, its items, its ledger entries and its balance. */
 import { fromCents, nullableAmount, type ClinicClock } from '@clinic/service-kit';
-import type { BillDoc } from '../storage/documents';
+import type { BillDoc } from '../domain/bill';
 import { userKey } from '../domain/drawer';
 import { moneyOf } from '../domain/money-rules';
-import type { LedgerEntryDoc } from '../storage/ledger-documents';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
 
 /** The bill as the API shows it (billed_by_name is resolved by the reads). */
 export function billView(

@@ -1,7 +1,7 @@
 /** Bills as the reads and a payment's answer show them: views.ts's shapes with the name of who billed each. */
 import type { ClinicClock, Logger } from '@clinic/service-kit';
 import type { BillingReferences } from '../references';
-import type { BillDoc } from '../storage';
+import type { BillDoc } from '../domain/bill';
 import { billView, itemsView } from './bill-view';
 
 const billerIn = (names: Map<number, string>, doc: BillDoc): string | null => names.get(doc.billed_by ?? 0) ?? null;

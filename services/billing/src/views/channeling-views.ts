@@ -1,7 +1,8 @@
 /** How the API and the events show an appointment's money and a session's settlement (schemas/channeling.ts). */
 import { fromCents, type Cents, type ClinicClock } from '@clinic/service-kit';
 import { moneyOf } from '../domain/money-rules';
-import type { AccountDoc, SettlementDoc } from '../storage';
+import type { AccountDoc } from '../domain/appointment-account';
+import type { SettlementDoc } from '../domain/settlement';
 
 /** What a view of an appointment's money needs of the appointment (sessions'). */
 export interface AppointmentRef {

@@ -1,7 +1,7 @@
 /** A branch's day's closing as the API shows it (GET /lab_bills/day_close, the day-end report). */
 import type { ClinicClock } from '@clinic/service-kit';
 import { cashView } from '../domain/day-end-report';
-import type { ClosingDoc } from '../storage';
+import type { ClosingDoc } from '../domain/day-closing';
 
 export function closingView(doc: ClosingDoc, names: Map<number, string>, clock: ClinicClock) {
   return {

@@ -4,7 +4,7 @@ import type { CreditNoteFacts } from '../domain/credit-notes';
 import type { LetterheadLines } from '../domain/letterhead';
 import type { CreditNoteData } from './paper/credit-note';
 import type { CopyFacts } from './paper/receipt';
-import type { BillDoc } from '../storage';
+import type { BillDoc } from '../domain/bill';
 
 export function creditNoteData(
   doc: BillDoc,

@@ -5,7 +5,8 @@ import type { LetterheadLines } from '../domain/letterhead';
 import { cashHandedOver, receiptStatus, tenders } from '../domain/receipt-facts';
 import { moneyOf } from '../domain/money-rules';
 import { formatAmount, type CopyFacts, type ReceiptData, type ReceiptEntry } from './paper/receipt';
-import type { BillDoc, LedgerEntryDoc } from '../storage';
+import type { BillDoc } from '../domain/bill';
+import type { LedgerEntryDoc } from '../domain/ledger-entry';
 import { itemsInOrder } from './bill-view';
 
 export interface ReceiptContext {
