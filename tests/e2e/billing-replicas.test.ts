@@ -15,6 +15,7 @@ import {
 } from '@clinic/service-kit/internal';
 import { computeTotals, parseNewBill } from '../../services/billing/src/domain/rules';
 import { BillStorage } from '../../services/billing/src/storage';
+import { BILL_PAYLOADS } from '../../services/billing/src/events/bill-events';
 import { startTestStack, TEST_TZ, type TestStack } from './harness';
 import { seedMainWithCbc } from './fixtures';
 
@@ -165,7 +166,7 @@ async function importer(): Promise<{ storage: BillStorage; mongo: MongoClient }>
     cache: new VersionedCache(invalidations, log),
     clock: new ClinicClock(TEST_TZ),
   };
-  return { storage: new BillStorage(deps, log), mongo };
+  return { storage: new BillStorage(deps, log, BILL_PAYLOADS), mongo };
 }
 
 const imported = (date: string, count: number) =>

@@ -34,6 +34,7 @@ import { ApprovalOperations } from '../../services/billing/src/operations/approv
 import { CashOffice } from '../../services/billing/src/operations/cash-office';
 import { computeTotals, parseNewBill } from '../../services/billing/src/domain/rules';
 import { BillStorage } from '../../services/billing/src/storage';
+import { BILL_PAYLOADS } from '../../services/billing/src/events/bill-events';
 import { fenceOf } from '../../services/billing/src/storage/day-closings';
 
 const log = createLogger('billing-outbox-test', 'silent');
@@ -48,7 +49,7 @@ beforeAll(async () => {
   parts = await startLocalParts('billing-outbox', 'billing', 'clinic_billing', log);
   ({ nc, db } = parts);
   invalidations = new InvalidationLog(nc, 'billing', log);
-  await new BillStorage(replicaDeps(), log).prepare();
+  await new BillStorage(replicaDeps(), log, BILL_PAYLOADS).prepare();
 }, 120_000);
 // A replica's sweeper goes with its test: another test's entries are not its to settle.
 afterEach(async () => {
@@ -71,7 +72,7 @@ function replicaDeps(options: OutboxOptions & { sweeping?: boolean } = {}) {
 
 function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {
   const deps = replicaDeps(options);
-  const storage = new BillStorage(deps, log);
+  const storage = new BillStorage(deps, log, BILL_PAYLOADS);
   const refs = new ReferenceData(db, REF_KINDS_BY_SERVICE.billing);
   const references = new BillingReferences(refs, deps.cache);
   const views = new BillViews(references, clock);

@@ -23,6 +23,7 @@ import { BillingReferences } from './references';
 import { SessionsClient } from './sessions-client';
 import { SettlementOperations } from './operations/session-settlement';
 import { BillStorage } from './storage';
+import { BILL_PAYLOADS } from './events/bill-events';
 import { ApprovalOperations } from './operations/approvals';
 import { CashOffice } from './operations/cash-office';
 import { CashOfficeSection } from './operations/day-end-cash-office';
@@ -33,7 +34,11 @@ void startService({
   name: 'billing',
   env: BILLING_ENV,
   async setup({ db, ids, outbox, clock, refs, nc, cache, log, settings }) {
-    const storage = new BillStorage({ db, ids, outbox, cache, clock }, log.child({ component: 'storage' }));
+    const storage = new BillStorage(
+      { db, ids, outbox, cache, clock },
+      log.child({ component: 'storage' }),
+      BILL_PAYLOADS,
+    );
     const [fonts] = await Promise.all([loadPaperFonts(), storage.prepare()]);
     const references = new BillingReferences(refs, cache);
     const views = new BillViews(references, clock);

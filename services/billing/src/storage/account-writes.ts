@@ -12,7 +12,7 @@ import { EventSubjects } from '@clinic/contracts';
 import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from '@clinic/service-kit/storage';
 import { sharesOfEntries, type EntryShares } from '../domain/fee-shares';
 import { withEntries } from '../domain/money-rules';
-import { entryView } from '../views/bill-view';
+import type { BillPayloads } from '../domain/payloads';
 import { type AccountQueries, APPOINTMENT_ACCOUNTS, feesOf, newAccount } from './appointment-accounts';
 import type { AccountDoc, AccountOpening } from '../domain/appointment-account';
 import type { ChangeContext } from './bill-writes';
@@ -54,6 +54,7 @@ export class AccountWrites {
     private readonly deps: StorageDeps,
     private readonly closings: DayClosings,
     private readonly settlements: Settlements,
+    private readonly payloads: BillPayloads,
   ) {
     this.records = new RecordWriter({
       ...deps,
@@ -141,7 +142,7 @@ export class AccountWrites {
       correlationId: context.correlationId,
       changes: {},
       ...(move.action === 'cancelled' ? { reason: move.reason ?? null } : {}),
-      details: { ledger: move.entries.map((entry) => entryView(entry, clock)) },
+      details: { ledger: move.entries.map((entry) => this.payloads.entry(entry, clock)) },
     });
     const [first, ...others] = move.entries.map((entry, i) => this.moneyEvent(entry, shares[i]!, after, context, view));
     const days = [...new Set(move.entries.map((e) => fenceOf(before.store_id, e.day)))];
@@ -167,7 +168,7 @@ export class AccountWrites {
       subject: payment ? EventSubjects.appointmentPaymentRecorded : EventSubjects.appointmentRefunded,
       eventId: entry.id,
       correlationId: context.correlationId,
-      data: { [payment ? 'payment' : 'refund']: entryView(entry, this.deps.clock), appointment: view(after) },
+      data: { [payment ? 'payment' : 'refund']: this.payloads.entry(entry, this.deps.clock), appointment: view(after) },
       records: [
         drawerEntry(entry, {
           appointment_id: after.id,

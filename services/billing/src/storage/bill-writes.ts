@@ -12,7 +12,7 @@ import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from 
 import type { BillQueries } from './bill-queries';
 import type { WrittenBill } from './live-bill-sums';
 import { fenceOf, type DayClosings } from './day-closings';
-import { billEventData } from '../views/bill-view';
+import type { BillPayloads } from '../domain/payloads';
 import { BILL_COUNTER, billHistoryEntries } from './documents';
 import type { BillDoc } from '../domain/bill';
 import type { LedgerEntryDoc } from '../domain/ledger-entry';
@@ -40,6 +40,7 @@ export class BillWrites {
     queries: Pick<BillQueries, 'findLive'>,
     private readonly closings: DayClosings,
     written: (bills: WrittenBill[]) => Promise<void>,
+    private readonly payloads: BillPayloads,
   ) {
     this.records = new RecordWriter({
       ...deps,
@@ -152,7 +153,7 @@ export class BillWrites {
     context: ChangeContext,
   ): EventSpec {
     const { clock } = this.deps;
-    const history = billHistoryEntries(this.history, clock, before, after, change.action, {
+    const history = billHistoryEntries(this.payloads, this.history, clock, before, after, change.action, {
       ...context,
       reason: change.reason,
       entries: change.entries,
@@ -163,14 +164,14 @@ export class BillWrites {
       // update of the bill to those who follow bills through billing.bill.updated.
       const statusChanged = after.payment_status !== before.payment_status;
       return {
-        ...moneyEvent(change.entries[0]!, after, clock, context.correlationId, history),
+        ...moneyEvent(this.payloads, change.entries[0]!, after, clock, context.correlationId, history),
         alongside: statusChanged ? [this.billEvent('updated', after, context)] : [],
       };
     }
     return {
       ...this.billEvent(change.action as keyof typeof SUBJECTS, after, context),
       records: history,
-      alongside: change.entries.map((entry) => moneyEvent(entry, after, clock, context.correlationId)),
+      alongside: change.entries.map((entry) => moneyEvent(this.payloads, entry, after, clock, context.correlationId)),
     };
   }
 
@@ -178,7 +179,7 @@ export class BillWrites {
   private billEvent(action: keyof typeof SUBJECTS, after: BillDoc, context: ChangeContext): EventSpec {
     return {
       subject: SUBJECTS[action],
-      data: billEventData(after, this.deps.clock),
+      data: this.payloads.bill(after, this.deps.clock),
       correlationId: context.correlationId,
     };
   }

@@ -6,6 +6,7 @@
 import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
 import { AccountWrites } from './account-writes';
 import { AccountQueries, APPOINTMENT_HISTORY } from './appointment-accounts';
+import type { BillPayloads } from '../domain/payloads';
 import type { DayClosings } from './day-closings';
 import { SETTLEMENT_HISTORY } from './settlement-documents';
 import { Settlements } from './settlements';
@@ -19,11 +20,18 @@ export class ChannelingStorage {
   /** Every settlement and reversal (entity: the session's id). */
   readonly settlementHistory: AuditTrail;
 
-  constructor(deps: StorageDeps, closings: DayClosings) {
+  constructor(deps: StorageDeps, closings: DayClosings, payloads: BillPayloads) {
     this.accounts = new AccountQueries(deps.db);
     this.appointmentHistory = new AuditTrail(deps.db, APPOINTMENT_HISTORY, deps.clock);
     this.settlementHistory = new AuditTrail(deps.db, SETTLEMENT_HISTORY, deps.clock);
     this.settlements = new Settlements(deps.db, deps.outbox, closings, this.settlementHistory);
-    this.accountWrites = new AccountWrites(this.accounts, this.appointmentHistory, deps, closings, this.settlements);
+    this.accountWrites = new AccountWrites(
+      this.accounts,
+      this.appointmentHistory,
+      deps,
+      closings,
+      this.settlements,
+      payloads,
+    );
   }
 }

@@ -1,8 +1,8 @@
-/** How a bill is stored, and the history entries of its changes (the API's view of it is views.ts). */
+/** How a bill is stored, and the history entries of its changes (events/ shape its history's fields). */
 import { Limits, type BillHistoryAction, type Caller } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
 import { fieldChanges, type AuditTrail, type CarriedDoc } from '@clinic/service-kit/storage';
-import { billView, entryView, itemsView } from '../views/bill-view';
+import type { BillPayloads } from '../domain/payloads';
 import type { LedgerEntryDoc } from '../domain/ledger-entry';
 import type { BillDoc } from '../domain/bill';
 
@@ -26,29 +26,13 @@ export const LIST_PROJECTION = {
   search_text: 0,
 } as const;
 
-/** What a bill's history compares between before and after a change: what the API shows of it, but ids and timestamps. */
-function auditedFields(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
-  const {
-    id: _id,
-    billed_by_name: _name,
-    is_deleted: _deleted,
-    created_at: _created,
-    updated_at: _updated,
-    // The money a change moved is listed apart, as its ledger entries.
-    paid_amount: _paid,
-    refunded_amount: _refunded,
-    due_amount: _due,
-    ...fields
-  } = billView(doc, clock);
-  return { ...fields, items: itemsView(doc).map(({ bill_id: _bill, ...item }) => item) };
-}
-
 /**
  * The history entry of a change, written through the outbox with its event;
  * imported bills (no actor) have none. A change that moved money lists the
  * entries it made (`ledger`); a creation, its prices set apart from the catalogue's.
  */
 export function billHistoryEntries(
+  payloads: BillPayloads,
   history: AuditTrail,
   clock: ClinicClock,
   before: BillDoc | null,
@@ -63,7 +47,7 @@ export function billHistoryEntries(
   },
 ): CarriedDoc[] {
   if (!context.actor) return [];
-  const afterView = auditedFields(after, clock);
+  const afterView = payloads.audited(after, clock);
   const entries = context.entries ?? [];
   return [
     history.record({
@@ -71,11 +55,11 @@ export function billHistoryEntries(
       action,
       actor: context.actor,
       correlationId: context.correlationId,
-      changes: fieldChanges(before && auditedFields(before, clock), afterView, Object.keys(afterView)),
+      changes: fieldChanges(before && payloads.audited(before, clock), afterView, Object.keys(afterView)),
       ...(action === 'cancelled' ? { reason: context.reason ?? null } : {}),
       details: {
         ...context.details,
-        ...(entries.length > 0 ? { ledger: entries.map((entry) => entryView(entry, clock)) } : {}),
+        ...(entries.length > 0 ? { ledger: entries.map((entry) => payloads.entry(entry, clock)) } : {}),
       },
     }),
   ];

@@ -6,6 +6,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from '@clinic/service-kit';
 import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
+import type { BillPayloads } from '../domain/payloads';
 import { ensureCatalogueIndexes } from './database-quirks';
 import { BillExport } from './bill-export';
 import { BILL_NUMBER_MARKS, BillNumbers } from './bill-numbers';
@@ -69,6 +70,8 @@ export class BillStorage {
   constructor(
     private readonly deps: StorageDeps,
     private readonly log: Logger,
+    /** The events' and history's payloads (events/), written with each change. */
+    payloads: BillPayloads,
   ) {
     this.db = deps.db;
     this.bills = deps.db.collection<BillDoc>(BILLS);
@@ -80,7 +83,7 @@ export class BillStorage {
     this.closings = new DayClosings(deps.db, deps.outbox, deps.cache);
     this.ledger = new DrawerLedger(deps.db);
     this.exports = new BillExport(this.bills);
-    this.channeling = new ChannelingStorage(deps, this.closings);
+    this.channeling = new ChannelingStorage(deps, this.closings, payloads);
     this.prints = new PaperPrints(deps.db);
     this.creditNotes = new CreditNoteBook(deps.db);
     this.ledgerExport = new LedgerExport(deps.db);
@@ -102,8 +105,9 @@ export class BillStorage {
       this.closings,
       deps,
       written,
+      payloads,
     );
-    this.writes = new BillWrites(this.bills, this.history, deps, this.queries, this.closings, written);
+    this.writes = new BillWrites(this.bills, this.history, deps, this.queries, this.closings, written, payloads);
   }
 
   /**

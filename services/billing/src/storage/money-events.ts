@@ -4,7 +4,7 @@ import type { ClinicClock } from '@clinic/service-kit';
 import type { CarriedDoc, EventSpec, WriteProof } from '@clinic/service-kit/storage';
 import { BILLS } from './documents';
 import type { BillDoc } from '../domain/bill';
-import { balanceView, entryView } from '../views/bill-view';
+import type { BillPayloads } from '../domain/payloads';
 import type { HoldOwner } from '../domain/shift';
 import { drawerEntryOf } from './ledger-documents';
 import type { LedgerEntryDoc } from '../domain/ledger-entry';
@@ -14,6 +14,7 @@ import type { LedgerEntryDoc } from '../domain/ledger-entry';
  * bill_ledger (and `records`, the history entry when the entry is the change itself).
  */
 export function moneyEvent(
+  payloads: BillPayloads,
   entry: LedgerEntryDoc,
   after: BillDoc,
   clock: ClinicClock,
@@ -25,18 +26,7 @@ export function moneyEvent(
     subject: payment ? EventSubjects.billPaymentRecorded : EventSubjects.billRefunded,
     eventId: entry.id,
     correlationId,
-    data: {
-      [payment ? 'payment' : 'refund']: entryView(entry, clock),
-      // The bill's money as it is after the change; named bill_id, not id, as it is not the whole bill that
-      // billing.bill.created/updated/cancelled carry (readers that match those on data.bill.id skip these).
-      bill: {
-        bill_id: after.id,
-        bill_number: after.bill_number,
-        store_id: after.store_id,
-        bill_date: after.bill_date,
-        ...balanceView(after),
-      },
-    },
+    data: payloads.money(entry, after, clock),
     records: [drawerEntryOf(entry, after), ...records],
   };
 }

@@ -21,7 +21,7 @@ import type { ChangeContext } from './bill-writes';
 import { fenceOf, type DayClosings } from './day-closings';
 import type { DayTotals } from './day-totals';
 import type { WrittenBill } from './live-bill-sums';
-import { billEventData } from '../views/bill-view';
+import type { BillPayloads } from '../domain/payloads';
 import { BILL_COUNTER, billHistoryEntries, BILLS } from './documents';
 import type { BillDoc } from '../domain/bill';
 import type { IdempotencyClaim } from '@clinic/service-kit';
@@ -55,6 +55,7 @@ export class NewBills {
     private readonly deps: StorageDeps,
     /** Marks what cached reads of these bills' branches and days are stale. */
     private readonly written: (bills: WrittenBill[]) => Promise<void>,
+    private readonly payloads: BillPayloads,
   ) {}
 
   /**
@@ -153,11 +154,13 @@ export class NewBills {
       const events = withAlongside(
         {
           subject: EventSubjects.billCreated,
-          data: billEventData(doc, this.deps.clock),
+          data: this.payloads.bill(doc, this.deps.clock),
           correlationId: bill.correlationId,
           eventId,
-          records: billHistoryEntries(this.history, this.deps.clock, null, doc, 'created', bill),
-          alongside: bill.entries.map((entry) => moneyEvent(entry, doc, this.deps.clock, bill.correlationId)),
+          records: billHistoryEntries(this.payloads, this.history, this.deps.clock, null, doc, 'created', bill),
+          alongside: bill.entries.map((entry) =>
+            moneyEvent(this.payloads, entry, doc, this.deps.clock, bill.correlationId),
+          ),
           fences: [...daysOf(bill).map((day) => fenceOf(bill.input.store_id, day)), ...(bill.cash?.fences ?? [])],
         },
         ledgerProof(doc._id, bill.entries) ?? entityProof(BILLS, doc._id, eventId),

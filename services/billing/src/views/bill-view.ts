@@ -61,12 +61,6 @@ export function itemsView(doc: BillDoc): Record<string, unknown>[] {
   }));
 }
 
-/** What events carry: the whole bill with its items and totals. */
-export function billEventData(doc: BillDoc, clock: ClinicClock): Record<string, unknown> {
-  const { billed_by_name: _omitted, ...bill } = billView(doc, clock);
-  return { bill: { ...bill, items: itemsView(doc) } };
-}
-
 /** An entry as the API shows it. */
 export function entryView(entry: LedgerEntryDoc, clock: ClinicClock): Record<string, unknown> {
   return {

@@ -21,6 +21,7 @@ import {
 } from '@clinic/service-kit/internal';
 import { computeTotals, type BillInput } from '@clinic/billing/dist/domain/rules';
 import { BillStorage } from '@clinic/billing/dist/storage';
+import { BILL_PAYLOADS } from '@clinic/billing/dist/events/bill-events';
 import { api, type Target } from './target';
 
 /** The branch the list, search and summary figures are measured in; the others share the other half. */
@@ -144,7 +145,7 @@ export class BillLoader {
       cache: new VersionedCache(this.invalidations, log),
       clock: new ClinicClock(machineTimeZone()),
     };
-    this.storage = new BillStorage(deps, log);
+    this.storage = new BillStorage(deps, log, BILL_PAYLOADS);
   }
 
   /** Adds bills until `total` are stored, half of them in the measured branch, spread over the year. */

@@ -5,7 +5,7 @@
  * Pure rendering.
  */
 import { toCents } from '@clinic/service-kit';
-import type { DayEndReport } from '../../operations/day-end';
+import type { DayEndReport } from '../day-end-view';
 import type { LetterheadLines } from '../../domain/letterhead';
 import { layOutClosing } from './day-end-closing';
 import type { PaperFonts } from './fonts';
