@@ -86,16 +86,6 @@ export const HeaderNames = {
   cacheScopes: 'x-cache-scopes',
 } as const;
 
-export const GENERIC_ERROR_MESSAGE = 'Internal server error.';
-
-/** 412: If-Match named a representation the record no longer has. */
-export const PRECONDITION_FAILED_MESSAGE =
-  'The record has changed since it was read (If-Match). Read it again, then retry.';
-
-/** The longest If-Match header a service reads (a few ETags); a longer one is refused (400). */
-export const IF_MATCH_MAX_LENGTH = 1000;
-export const IF_MATCH_TOO_LONG_MESSAGE = `If-Match must be at most ${IF_MATCH_MAX_LENGTH} characters.`;
-
 export function success(status: number, fields: Record<string, unknown> = {}): ServiceReply<SuccessBody> {
   return { status, body: { success: true, ...fields } };
 }

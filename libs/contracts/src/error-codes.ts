@@ -15,7 +15,13 @@
  */
 import { AUTH_MESSAGES, BRANCH_MESSAGES, TOKEN_MESSAGES } from './access';
 import { EXPORT_MESSAGES } from './export-messages';
-import { GENERIC_ERROR_MESSAGE, IF_MATCH_TOO_LONG_MESSAGE, PRECONDITION_FAILED_MESSAGE } from './envelope';
+import {
+  GATEWAY_MESSAGES,
+  GENERIC_ERROR_MESSAGE,
+  IF_MATCH_TOO_LONG_MESSAGE,
+  PRECONDITION_FAILED_MESSAGE,
+  REQUEST_MESSAGES,
+} from './http-messages';
 import { BILLING_MESSAGES } from './fields/billing';
 import { DAY_MESSAGES, LEDGER_MESSAGES } from './fields/billing-money';
 import { CATALOGUE_MESSAGES } from './fields/catalogue';
@@ -24,7 +30,6 @@ import { SESSIONS_MESSAGES } from './fields/sessions';
 import { CHANNELING_MESSAGES } from './fields/channeling';
 import { PAPER_MESSAGES } from './fields/paper';
 import { APPROVAL_MESSAGES, SHIFT_MESSAGES } from './fields/cash-office';
-import { GATEWAY_MESSAGES, REQUEST_MESSAGES } from './http-messages';
 import { BAD_IDEMPOTENCY_KEY_MESSAGE, REPLY_TOO_LARGE_MESSAGE, TOO_DEEP_MESSAGE } from './limits';
 
 /** A message as the code's answers give it: a fixed text, or a function of the case. */

@@ -7,7 +7,7 @@
 import { BILL_FIELDS as F } from './fields/billing';
 import { exportColumns, EXPORT_BILL_COLUMNS, EXPORT_ITEM_COLUMNS, EXPORT_MEDIA_TYPES } from './exports';
 import type { ExportColumn } from './exports';
-import type { HttpRoute } from './routes';
+import type { HttpRoute } from './http-route';
 import { dateSchema, idSchema, successSchema, type JsonSchema } from './schemas/common';
 import { standardFailures } from './schemas/failures';
 import { BillingSubjects } from './subjects';

@@ -8,7 +8,7 @@
  */
 import { BILL_FIELDS as F } from './fields/billing';
 import { Limits } from './limits';
-import type { HttpRoute } from './routes';
+import type { HttpRoute } from './http-route';
 import { BILL_STATUSES, PAYMENT_METHODS, PAYMENT_STATUSES } from './fields/billing';
 import { billItemSchema, billSchema } from './schemas/billing-replies';
 import { dateSchema, idSchema, successSchema, type JsonSchema } from './schemas/common';

@@ -35,3 +35,13 @@ export const REQUEST_MESSAGES = {
   /** A change of a record that other requests kept changing for 3 s (RecordWriter). */
   recordBusy: 'The record is being changed by another request. Please retry.',
 } as const;
+
+export const GENERIC_ERROR_MESSAGE = 'Internal server error.';
+
+/** 412: If-Match named a representation the record no longer has. */
+export const PRECONDITION_FAILED_MESSAGE =
+  'The record has changed since it was read (If-Match). Read it again, then retry.';
+
+/** The longest If-Match header a service reads (a few ETags); a longer one is refused (400). */
+export const IF_MATCH_MAX_LENGTH = 1000;
+export const IF_MATCH_TOO_LONG_MESSAGE = `If-Match must be at most ${IF_MATCH_MAX_LENGTH} characters.`;

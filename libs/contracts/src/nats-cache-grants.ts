@@ -1,5 +1,5 @@
 import { JS } from './jetstream-api';
-import type { NatsGrant } from './nats-permissions';
+import type { NatsGrant } from './nats-grant';
 import { cacheStreamOf, cacheSubjectsOf } from './streams';
 import { SERVICE_NAMES, type ServiceName } from './subjects';
 

@@ -20,6 +20,7 @@
  *   every subject, as `GET /health/details` does for admins.
  */
 import { accessOf } from './access';
+import type { NatsGrant } from './nats-grant';
 import { Limits } from './limits';
 import { HTTP_ROUTES } from './routes';
 import { JS } from './jetstream-api';
@@ -45,6 +46,8 @@ import {
   type ServiceName,
 } from './subjects';
 
+export type { NatsGrant } from './nats-grant';
+
 /** The users of the processes of the back end; outside systems add their own (outside-systems.ts). */
 export const PROCESS_USERS = ['gateway', 'billing', 'catalogue', 'sessions', 'ops', 'provisioner'] as const;
 export type ProcessUser = (typeof PROCESS_USERS)[number];
@@ -62,13 +65,6 @@ export const inboxPrefixOf = (user: string): string => `_INBOX_${user}`;
  * event.
  */
 export const isUserInbox = (subject: string): boolean => /^_INBOX_[a-z][a-z0-9_]*\./.test(subject);
-
-/** Subjects one user may use for one purpose of its job. */
-export interface NatsGrant {
-  purpose: string;
-  publish?: string[];
-  subscribe?: string[];
-}
 
 export interface NatsUserSpec {
   job: string;

@@ -6,7 +6,7 @@
  * passwords and the consumers all come from the list.
  */
 import { JS } from './jetstream-api';
-import type { NatsGrant } from './nats-permissions';
+import type { NatsGrant } from './nats-grant';
 import type { JsonSchema } from './schemas/common';
 import { DEAD_LETTER_STREAM, eventStreamOf, REF_STREAM, REF_SUBJECT_PREFIX } from './streams';
 import { SERVICE_NAMES, ServiceSubjects } from './subjects';

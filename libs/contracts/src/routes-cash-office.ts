@@ -1,5 +1,5 @@
 /** The routes of the cash office (issue 43): cashiers' shifts and their drawers, approvals of what controls refuse. */
-import type { HttpRoute } from './routes';
+import type { HttpRoute } from './http-route';
 import {
   approvalReplies,
   approvalsQuerySchema,

@@ -11,7 +11,7 @@ import {
 } from './schemas/channeling';
 import { messageSchema, type JsonSchema } from './schemas/common';
 import { standardFailures } from './schemas/failures';
-import type { HttpRoute } from './routes';
+import type { HttpRoute } from './http-route';
 import { BillingSubjects, SessionsSubjects } from './subjects';
 
 const pdfQuery: JsonSchema = {

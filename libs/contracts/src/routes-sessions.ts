@@ -1,5 +1,5 @@
 /** The routes of the channeling sessions, part of HTTP_ROUTES (routes.ts). */
-import type { HttpRoute } from './routes';
+import type { HttpRoute } from './http-route';
 import { standardFailures } from './schemas/failures';
 import * as sessions from './schemas/sessions';
 import { SessionsSubjects } from './subjects';

@@ -7,7 +7,7 @@
  * type for each instead of a copy in every operation.
  */
 import { STATUS_CODES } from 'node:http';
-import type { OpenApiObject } from './openapi-finish';
+import type { OpenApiObject } from './openapi-object';
 
 // biome-ignore lint/suspicious/noExplicitAny: a part of the OpenAPI document, edited in place below
 type Part = Record<string, any>;

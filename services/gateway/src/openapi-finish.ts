@@ -9,9 +9,7 @@ import { closedSchema, HTTP_ROUTES, type HttpRoute, type JsonSchema } from '@cli
 import { failureResponses, isFailureStatus, withFailures } from './openapi-failures';
 import { documentHealth } from './openapi-health';
 import { nameSharedParts } from './openapi-components';
-
-// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document, edited in place below
-export type OpenApiObject = { paths?: Record<string, Record<string, any>>; [key: string]: unknown };
+import type { OpenApiObject } from './openapi-object';
 
 /**
  * Where the id of a created resource is used next: the operations on that

@@ -4,7 +4,7 @@
  * balancers ask the first without a token; an admin asks the second.
  */
 import { failureSchemaFor, GATEWAY_MESSAGES, SERVICE_NAMES } from '@clinic/contracts';
-import type { OpenApiObject } from './openapi-finish';
+import type { OpenApiObject } from './openapi-object';
 
 const liveness = (success: boolean) => ({
   type: 'object',

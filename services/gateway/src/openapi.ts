@@ -18,7 +18,8 @@ import {
   type HttpRoute,
   type JsonSchema,
 } from '@clinic/contracts';
-import { finishOpenApiDocument, type OpenApiObject } from './openapi-finish';
+import { finishOpenApiDocument } from './openapi-finish';
+import type { OpenApiObject } from './openapi-object';
 
 /** The table of codes, machine-readable: each code's statuses and meaning. */
 const ERROR_CODES_DOCUMENTED = Object.fromEntries(

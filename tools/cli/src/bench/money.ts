@@ -11,7 +11,7 @@ import { httpLoad, probe, say, type Request } from './measure';
 import { medianByRate, type LatencyStats } from './stats';
 import { api, type Target } from './target';
 import { cpuByProcess, stackProcesses, withCpuPerRequest } from './process-cpu';
-import type { WriteFigures } from './scale';
+import type { WriteFigures } from './stats';
 
 /** The clinic's today on the bench's own stack (CLINIC_TZ unset: the machine's zone): the day payments move money on. */
 const today = () => new ClinicClock(machineTimeZone()).today();

@@ -9,7 +9,7 @@ import { idleLines } from './idle';
 import { channelingLines } from './channeling';
 import { moneyLines, type MoneyFigures } from './money';
 import type { NumberProblem } from './checks';
-import type { WriteFigures } from './scale';
+import type { WriteFigures } from './stats';
 import type { LatencyStats } from './stats';
 import { cpuByProcess } from './process-cpu';
 import { checkTargets, moneyTargets } from './targets';

@@ -9,7 +9,7 @@ import { autocannon, httpLoad, probe, SCALE_PROBE as PROBE, say, settle, type Re
 import { measureSessions } from './scale-sessions';
 import { checkNumbers, checkSummaries } from './checks';
 import { measureMoney } from './money';
-import { medianByRate, type LatencyStats } from './stats';
+import { medianByRate, type LatencyStats, type WriteFigures } from './stats';
 import { api, type Target } from './target';
 
 const B = String(MEASURED_BRANCH);
@@ -149,9 +149,6 @@ async function whileWriting<T>(
 /** Rounds of each write scenario; the median round (by bills/s) is reported. */
 const WRITE_ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 3);
 const WRITE_WARM_UP_MS = 3_000;
-
-/** A write scenario's median round, with every round's bills/s. */
-export type WriteFigures = LatencyStats & { runs: number[] };
 
 /**
  * Bills per second at 64 connections, dated today or spread over 30 dates: the

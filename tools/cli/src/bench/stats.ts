@@ -8,6 +8,9 @@ export interface LatencyStats {
   errors: number;
 }
 
+/** A write scenario's median round, with every round's bills/s. */
+export type WriteFigures = LatencyStats & { runs: number[] };
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
