@@ -9,7 +9,7 @@ import {
   parseNewCharge,
   sameFields,
   type ChargeFields,
-} from '../src/rules';
+} from '../src/domain/rules';
 
 /** What a parse refused with, or 'accepted'. */
 function refusal(parse: () => unknown) {

@@ -1,7 +1,7 @@
 /** How the API and the events show a stored charge. */
 import { ClinicClock } from '@clinic/service-kit';
-import type { ChargeDoc } from '../src/storage/documents';
-import { chargeView } from '../src/views';
+import type { ChargeDoc } from '../src/domain/charge';
+import { chargeView } from '../src/views/charge-view';
 
 const clock = new ClinicClock('Asia/Colombo');
 

@@ -4,12 +4,12 @@
  */
 import { AuditTrail, type StorageDeps } from '@clinic/service-kit/storage';
 import { ensureCatalogueIndexes } from './database-quirks';
-import { CHARGE_HISTORY, CHARGES, type ChargeDoc } from './documents';
+import type { ChargeDoc, ShowCharge } from '../domain/charge';
+import { CHARGE_HISTORY, CHARGES } from './documents';
 import { CATALOGUE_INDEX_CATALOGUE } from './index-catalogue';
 import { ChargeQueries } from './queries';
 import { ChargeWrites } from './writes';
 
-export type { ChargeDoc } from './documents';
 export type { ChangeContext } from './writes';
 
 export class ChargeStorage {
@@ -18,11 +18,15 @@ export class ChargeStorage {
   /** Every create, update and delete of a charge (see writes.ts). */
   readonly history: AuditTrail;
 
-  constructor(private readonly deps: StorageDeps) {
+  constructor(
+    private readonly deps: StorageDeps,
+    /** How a charge is shown (views/), as reads keep it and events carry it. */
+    show: ShowCharge,
+  ) {
     const charges = deps.db.collection<ChargeDoc>(CHARGES);
     this.history = new AuditTrail(deps.db, CHARGE_HISTORY, deps.clock);
-    this.queries = new ChargeQueries(charges, deps);
-    this.writes = new ChargeWrites(charges, this.history, deps, (id) => this.queries.findLive(id));
+    this.queries = new ChargeQueries(charges, deps, show);
+    this.writes = new ChargeWrites(charges, this.history, deps, (id) => this.queries.findLive(id), show);
   }
 
   /** The catalogue's indexes (index-catalogue.ts); before the service takes requests. */

@@ -3,14 +3,15 @@ import type { Collection } from 'mongodb';
 import { escapeRegExp } from '@clinic/service-kit';
 import type { Share, StorageDeps } from '@clinic/service-kit/storage';
 import { docKey } from './database-quirks';
-import type { ChargeListFilter } from '../rules';
-import { chargeView, type ChargeView } from '../views';
-import { branchScope, chargeScope, type ChargeDoc } from './documents';
+import type { ChargeListFilter } from '../domain/rules';
+import type { ChargeDoc, ChargeView, ShowCharge } from '../domain/charge';
+import { branchScope, chargeScope } from './documents';
 
 export class ChargeQueries {
   constructor(
     private readonly charges: Collection<ChargeDoc>,
     private readonly deps: Pick<StorageDeps, 'cache' | 'clock'>,
+    private readonly show: ShowCharge,
   ) {}
 
   /** A charge that exists and is not deleted. */
@@ -35,7 +36,7 @@ export class ChargeQueries {
 
   /** A charge as the API shows it (its timestamps in the clinic's time zone): reads answer it, If-Match compares it. */
   view(doc: ChargeDoc): ChargeView {
-    return chargeView(doc, this.deps.clock);
+    return this.show(doc, this.deps.clock);
   }
 
   /** The branch of a charge that was ever created (deleted ones included), or null. */

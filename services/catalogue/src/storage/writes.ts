@@ -12,9 +12,9 @@ import {
   type StorageDeps,
 } from '@clinic/service-kit/storage';
 import { docKey } from './database-quirks';
-import { nameKey, type ChargeFields, type NewCharge } from '../rules';
-import { chargeView } from '../views';
-import { AUDITED_FIELDS, CHARGE_COUNTER, branchScope, chargeScope, type ChargeDoc } from './documents';
+import { nameKey, type ChargeFields, type NewCharge } from '../domain/rules';
+import type { ChargeDoc, ShowCharge } from '../domain/charge';
+import { AUDITED_FIELDS, CHARGE_COUNTER, branchScope, chargeScope } from './documents';
 
 /** Who asked for a change, for its history entry. */
 export interface ChangeContext {
@@ -32,6 +32,7 @@ export class ChargeWrites {
     private readonly history: AuditTrail,
     private readonly deps: StorageDeps,
     findLive: (id: number) => Promise<ChargeDoc | null>,
+    private readonly show: ShowCharge,
   ) {
     this.records = new RecordWriter({
       ...deps,
@@ -112,13 +113,13 @@ export class ChargeWrites {
     action: ChargeHistoryAction,
     context: ChangeContext,
   ): EventSpec {
-    const view = chargeView(after, this.deps.clock);
+    const view = this.show(after, this.deps.clock);
     const entry = this.history.record({
       entityId: after.id,
       action,
       actor: context.actor,
       correlationId: context.correlationId,
-      changes: fieldChanges(before && { ...chargeView(before, this.deps.clock) }, { ...view }, AUDITED_FIELDS),
+      changes: fieldChanges(before && { ...this.show(before, this.deps.clock) }, { ...view }, AUDITED_FIELDS),
       ...(context.details ? { details: context.details } : {}),
     });
     return { subject, data: { charge: view }, correlationId: context.correlationId, records: [entry] };

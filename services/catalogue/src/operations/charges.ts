@@ -23,7 +23,7 @@ import {
   withNewTag,
   type HandlerContext,
 } from '@clinic/service-kit';
-import type { ApprovalsClient, ChargeChange } from './approvals-client';
+import type { ApprovalsClient, ChargeChange } from '../approvals-client';
 import {
   approvalIdOf,
   parseChargeCheck,
@@ -32,8 +32,9 @@ import {
   parseNewCharge,
   sameFields,
   type ChargeFields,
-} from './rules';
-import type { ChangeContext, ChargeDoc, ChargeStorage } from './storage';
+} from '../domain/rules';
+import type { ChargeDoc } from '../domain/charge';
+import type { ChangeContext, ChargeStorage } from '../storage';
 
 /** What the catalogue's control asks approval for: the change as the body gives it. */
 function changeDetails(action: 'create' | 'update' | 'delete', chargeId: number | null, fields?: ChargeFields) {

@@ -1,21 +1,6 @@
 /** How the API, the events and the history show a charge. */
-import type { Caller } from '@clinic/contracts';
 import { fromCents, type ClinicClock } from '@clinic/service-kit';
-import type { ChargeDoc } from './storage/documents';
-
-export interface ChargeView {
-  id: number;
-  charge_name: string;
-  charge_type: string;
-  amount: number;
-  status: string;
-  notes: string | null;
-  store_id: number;
-  created_by: Caller['sub'];
-  updated_by: Caller['sub'] | null;
-  created_at: string | null;
-  updated_at: string | null;
-}
+import type { ChargeDoc, ChargeView } from '../domain/charge';
 
 /** The charge as the API and its events show it. */
 export function chargeView(doc: ChargeDoc, clock: ClinicClock): ChargeView {
