@@ -1,9 +1,9 @@
 /** The NATS side of sessions: one handler per subject. */
 import { SessionsSubjects } from '@clinic/contracts';
 import { type Handler, subjectHandlers } from '@clinic/service-kit';
-import type { AutoCreation } from './auto-creation';
-import type { SessionOperations } from './sessions';
-import type { AppointmentOperations } from './appointments';
+import type { AutoCreation } from './operations/auto-creation';
+import type { SessionOperations } from './operations/sessions';
+import type { AppointmentOperations } from './operations/appointments';
 
 export function sessionsHandlers(
   sessions: SessionOperations,

@@ -1,12 +1,12 @@
 import './tracing';
 import { startService } from '@clinic/service-kit/storage';
 import { sessionsHandlers } from './adapter';
-import { AutoCreation } from './auto-creation';
-import { SessionOperations } from './sessions';
-import { AppointmentEvents } from './appointment-events';
-import { AppointmentOperations } from './appointments';
+import { AutoCreation } from './operations/auto-creation';
+import { SessionOperations } from './operations/sessions';
+import { AppointmentEvents } from './events/appointment-events';
+import { AppointmentOperations } from './operations/appointments';
 import { BillingClient } from './billing-client';
-import { cancelBookingsOnLeave } from './leave-cancellations';
+import { cancelBookingsOnLeave } from './operations/leave-cancellations';
 import { SessionStorage } from './storage';
 
 /** How often this process retries its own failed rollbacks, and looks for runs others abandoned. */

@@ -1,4 +1,4 @@
-import { DayBlocks, leaveCovers } from '../src/blocks';
+import { DayBlocks, leaveCovers } from '../src/domain/blocks';
 
 const leave = (id: number, doctor_id: number, from_date: string, to_date: string) => ({
   id,

@@ -1,6 +1,13 @@
 import type { DoctorRecord } from '@clinic/contracts';
-import { datesOfMonth, monthLabel, planMonth, runOf, schedulingDoctors, type PlannedSession } from '../src/planning';
-import { changesFor, displayStatus } from '../src/rules';
+import {
+  datesOfMonth,
+  monthLabel,
+  planMonth,
+  runOf,
+  schedulingDoctors,
+  type PlannedSession,
+} from '../src/domain/planning';
+import { changesFor, displayStatus } from '../src/domain/rules';
 
 const doctor = (overrides: Partial<DoctorRecord> = {}): DoctorRecord => ({
   id: 1,

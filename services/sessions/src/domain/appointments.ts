@@ -17,7 +17,7 @@ import {
   type SessionStoredStatus,
 } from '@clinic/contracts';
 import { badRequest, fail, type Cents } from '@clinic/service-kit';
-import type { DayBlock } from '../blocks';
+import type { DayBlock } from './blocks';
 
 /** Minutes per patient when neither the session nor its doctor says. */
 export const DEFAULT_MINUTES_PER_PATIENT = 10;

@@ -3,7 +3,7 @@ import type { Collection } from 'mongodb';
 import { EventSubjects } from '@clinic/contracts';
 import type { NotFoundCode } from '@clinic/service-kit';
 import { RecordWriter, type RecordWrite, type StorageDeps } from '@clinic/service-kit/storage';
-import type { SessionChanges } from '../rules';
+import type { SessionChanges } from '../domain/rules';
 import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
 import type { SessionQueries } from './queries';
 

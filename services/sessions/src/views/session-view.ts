@@ -1,9 +1,9 @@
 /** How the API and the events show a session. */
 import type { DoctorRecord } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
-import { displayStatus } from './rules';
-import { DEFAULT_MINUTES_PER_PATIENT } from './domain/appointments';
-import type { SessionDoc } from './storage/documents';
+import { displayStatus } from '../domain/rules';
+import { DEFAULT_MINUTES_PER_PATIENT } from '../domain/appointments';
+import type { SessionDoc } from '../storage/documents';
 
 /** What a session read joins in: its doctor, its branch's name and its bookings. */
 export interface SessionJoin {

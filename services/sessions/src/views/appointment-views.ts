@@ -1,8 +1,8 @@
 /** How the API, the events and billing see an appointment. */
 import { idOfAppointment } from '@clinic/contracts';
 import { fromCents, type ClinicClock } from '@clinic/service-kit';
-import { estimatedTime, paymentOf, type AppointmentDoc, type AppointmentMoney } from './domain/appointments';
-import type { SessionDoc } from './storage/documents';
+import { estimatedTime, paymentOf, type AppointmentDoc, type AppointmentMoney } from '../domain/appointments';
+import type { SessionDoc } from '../storage/documents';
 
 /** An appointment without its money: what sessions knows (events, billing's questions). */
 export function appointmentView(

@@ -1,10 +1,10 @@
 /** A doctor's leave, as the reference data brings it: the bookings of their sessions on those days are cancelled. */
 import { CHANNELING_MESSAGES, EventSubjects } from '@clinic/contracts';
 import type { AppliedRecord } from '@clinic/service-kit/storage';
-import type { AppointmentEvents } from './appointment-events';
-import { leaveCovers } from './blocks';
-import { cancelWaiting } from './domain/appointments';
-import type { SessionStorage } from './storage';
+import type { AppointmentEvents } from '../events/appointment-events';
+import { leaveCovers } from '../domain/blocks';
+import { cancelWaiting } from '../domain/appointments';
+import type { SessionStorage } from '../storage';
 
 /**
  * Runs before the leave's message is acknowledged: a failure has it delivered again, and it starts over. Reads the

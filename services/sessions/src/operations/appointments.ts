@@ -27,10 +27,10 @@ import {
   type IdempotencyClaim,
 } from '@clinic/service-kit';
 import type { RecordWrite } from '@clinic/service-kit/storage';
-import type { AppointmentEvents } from './appointment-events';
-import { parseAppointmentChanges, parseBooking, parseReason, type BookingInput } from './appointment-input';
-import { appointmentView, paymentView } from './appointment-views';
-import type { BillingClient } from './billing-client';
+import type { AppointmentEvents } from '../events/appointment-events';
+import { parseAppointmentChanges, parseBooking, parseReason, type BookingInput } from '../domain/appointment-input';
+import { appointmentView, paymentView } from '../views/appointment-views';
+import type { BillingClient } from '../billing-client';
 import {
   checkDayOpen,
   checkMove,
@@ -39,9 +39,9 @@ import {
   openCount,
   replaced,
   type AppointmentDoc,
-} from './domain/appointments';
-import { bookingFence, type SessionDoc, type SessionStorage } from './storage';
-import { minutesPerPatient } from './views';
+} from '../domain/appointments';
+import { bookingFence, type SessionDoc, type SessionStorage } from '../storage';
+import { minutesPerPatient } from '../views/session-view';
 
 const MOVE_EVENTS: Partial<Record<AppointmentStatus, EventSubject>> = {
   arrived: EventSubjects.appointmentArrived,

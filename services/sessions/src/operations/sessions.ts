@@ -29,10 +29,10 @@ import {
   parseNewSession,
   parseSessionChanges,
   requireSessionBody,
-} from './rules';
-import type { SessionDoc, SessionStorage } from './storage';
-import type { AppointmentEvents } from './appointment-events';
-import { cancelWaiting, openCount } from './domain/appointments';
+} from '../domain/rules';
+import type { SessionDoc, SessionStorage } from '../storage';
+import type { AppointmentEvents } from '../events/appointment-events';
+import { cancelWaiting, openCount } from '../domain/appointments';
 
 export class SessionOperations {
   constructor(

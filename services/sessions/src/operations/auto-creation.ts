@@ -11,9 +11,17 @@ import {
 } from '@clinic/contracts';
 import { fail, requireBranch, withinBranches, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import type { Outbox, PreparedEvents, WriteProof } from '@clinic/service-kit/storage';
-import { isStored, monthLabel, monthRange, planMonth, runOf, schedulingDoctors, type PlannedSession } from './planning';
-import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from './rules';
-import { slotKey, type RunInsertResult, type SessionDoc, type SessionStorage } from './storage';
+import {
+  isStored,
+  monthLabel,
+  monthRange,
+  planMonth,
+  runOf,
+  schedulingDoctors,
+  type PlannedSession,
+} from '../domain/planning';
+import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from '../domain/rules';
+import { slotKey, type RunInsertResult, type SessionDoc, type SessionStorage } from '../storage';
 
 /** Sessions of a run inserted, then recorded in the outbox, together (one insert each). */
 const RUN_SLICE = 500;

@@ -2,10 +2,10 @@
 import type { EventSubject } from '@clinic/contracts';
 import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
 import type { EventSpec } from '@clinic/service-kit/storage';
-import { appointmentView } from './appointment-views';
-import type { AppointmentDoc } from './domain/appointments';
-import type { SessionDoc, SessionStorage } from './storage';
-import { minutesPerPatient } from './views';
+import { appointmentView } from '../views/appointment-views';
+import type { AppointmentDoc } from '../domain/appointments';
+import type { SessionDoc, SessionStorage } from '../storage';
+import { minutesPerPatient } from '../views/session-view';
 
 export class AppointmentEvents {
   constructor(
