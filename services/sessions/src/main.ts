@@ -8,6 +8,7 @@ import { AppointmentOperations } from './operations/appointments';
 import { BillingClient } from './billing-client';
 import { cancelBookingsOnLeave } from './operations/leave-cancellations';
 import { SessionStorage } from './storage';
+import { sessionView } from './views/session-view';
 
 /** How often this process retries its own failed rollbacks, and looks for runs others abandoned. */
 const ROLLBACK_RETRY_MS = 2_000;
@@ -16,7 +17,7 @@ const ABANDONED_SCAN_MS = 30_000;
 void startService({
   name: 'sessions',
   async setup({ db, ids, outbox, clock, refs, log, cache, nc }) {
-    const storage = new SessionStorage({ db, ids, outbox, cache, clock }, refs);
+    const storage = new SessionStorage({ db, ids, outbox, cache, clock }, refs, sessionView);
     await storage.prepare();
     const events = new AppointmentEvents(storage, clock);
     // Doctors, stores and appointments appear in every session read; a doctor's leave cancels their bookings.

@@ -4,8 +4,8 @@ import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
 import type { EventSpec } from '@clinic/service-kit/storage';
 import { appointmentView } from '../views/appointment-views';
 import type { AppointmentDoc } from '../domain/appointments';
-import type { SessionDoc, SessionStorage } from '../storage';
-import { minutesPerPatient } from '../views/session-view';
+import type { SessionStorage } from '../storage';
+import { minutesPerPatient, type SessionDoc } from '../domain/session';
 
 export class AppointmentEvents {
   constructor(

@@ -40,8 +40,8 @@ import {
   replaced,
   type AppointmentDoc,
 } from '../domain/appointments';
-import { bookingFence, type SessionDoc, type SessionStorage } from '../storage';
-import { minutesPerPatient } from '../views/session-view';
+import { bookingFence, type SessionStorage } from '../storage';
+import { minutesPerPatient, type SessionDoc } from '../domain/session';
 
 const MOVE_EVENTS: Partial<Record<AppointmentStatus, EventSubject>> = {
   arrived: EventSubjects.appointmentArrived,

@@ -21,7 +21,8 @@ import {
   type PlannedSession,
 } from '../domain/planning';
 import { parseAutoCreateBody, parsePreviewQuery, type ScheduleSelection } from '../domain/rules';
-import { slotKey, type RunInsertResult, type SessionDoc, type SessionStorage } from '../storage';
+import { slotKey, type RunInsertResult, type SessionStorage } from '../storage';
+import type { SessionDoc } from '../domain/session';
 
 /** Sessions of a run inserted, then recorded in the outbox, together (one insert each). */
 const RUN_SLICE = 500;

@@ -30,7 +30,8 @@ import {
   parseSessionChanges,
   requireSessionBody,
 } from '../domain/rules';
-import type { SessionDoc, SessionStorage } from '../storage';
+import type { SessionStorage } from '../storage';
+import type { SessionDoc } from '../domain/session';
 import type { AppointmentEvents } from '../events/appointment-events';
 import { cancelWaiting, openCount } from '../domain/appointments';
 

@@ -1,6 +1,5 @@
-/** How a session and an auto-creation run are stored (the API's view of a session is views.ts). */
-import type { SessionStoredStatus } from '@clinic/contracts';
-import type { AppointmentDoc } from '../domain/appointments';
+/** How sessions and auto-creation runs are stored: their collections, keys and cache scope (the model is domain/session.ts). */
+import type { NewSessionDoc, SessionDoc } from '../domain/session';
 import { docKey } from './database-quirks';
 
 export const SESSIONS = 'sessions';
@@ -8,41 +7,6 @@ export const SESSIONS = 'sessions';
 export const RUNS = 'auto_create_runs';
 /** Cache scope of everything a session read shows: sessions, runs, and the doctors, stores and appointments joined in. */
 export const SESSIONS_SCOPE = 'sessions';
-
-export interface SessionDoc {
-  _id: string;
-  id: number;
-  doctor_id: number;
-  store_id: number;
-  session_date: string;
-  session_no: number;
-  start_time: string;
-  end_time: string;
-  max_patients: number | null;
-  status: SessionStoredStatus;
-  created_at: Date;
-  /** The auto-creation run that inserted it; hidden until that run completes. */
-  run_id?: string;
-  _event_ids: string[];
-  /** Channeling: its appointments, numbered (domain/appointments.ts), and how many hold a place. */
-  appointments?: AppointmentDoc[];
-  open_count?: number;
-  minutes_per_patient?: number;
-  reserved_numbers?: number;
-  doctor_arrived_at?: string | null;
-}
-
-export type NewSessionDoc = Omit<SessionDoc, '_id' | 'id' | 'created_at' | '_event_ids'>;
-
-export type RunStatus = 'running' | 'completed' | 'failed' | 'rolled_back';
-
-export interface RunDoc {
-  _id: string;
-  status: RunStatus;
-  month: string;
-  started_at: Date;
-  finished_at: Date | null;
-}
 
 export function sessionDoc(id: number, fields: NewSessionDoc): SessionDoc {
   return { _id: docKey(id), id, ...fields, created_at: new Date(), _event_ids: [] };

@@ -8,7 +8,8 @@ import { ReferenceCache, type ReferenceData, type StorageDeps } from '@clinic/se
 import { bookingsSettled } from './booking-fences';
 import { BookingKeys } from './booking-keys';
 import { ensureCatalogueIndexes } from './database-quirks';
-import { RUNS, SESSIONS, SESSIONS_SCOPE, type RunDoc, type SessionDoc } from './documents';
+import { RUNS, SESSIONS, SESSIONS_SCOPE } from './documents';
+import type { RunDoc, SessionDoc, ShowSession } from '../domain/session';
 import { SESSIONS_INDEX_CATALOGUE } from './index-catalogue';
 import { OBSOLETE_APPOINTMENT_INDEXES } from './indexes';
 import { SessionQueries } from './queries';
@@ -16,7 +17,7 @@ import { AutoCreateRuns } from './runs';
 import { SessionWrites } from './writes';
 
 export { bookingFence } from './booking-fences';
-export { slotKey, type NewSessionDoc, type SessionDoc } from './documents';
+export { slotKey } from './documents';
 export type { RunInsertResult } from './runs';
 
 export class SessionStorage {
@@ -30,11 +31,13 @@ export class SessionStorage {
   constructor(
     private readonly deps: StorageDeps,
     private readonly refs: ReferenceData,
+    /** How a session is shown (views/), as its reads keep it. */
+    show: ShowSession,
   ) {
     const sessions = deps.db.collection<SessionDoc>(SESSIONS);
     this.runs = new AutoCreateRuns(sessions, deps.db.collection<RunDoc>(RUNS), deps.ids, () => this.bumpCacheVersion());
     this.joined = new ReferenceCache(refs, deps.cache, ['doctor', 'store']);
-    this.queries = new SessionQueries(sessions, this.runs, refs, this.joined, deps.cache, deps.clock);
+    this.queries = new SessionQueries(sessions, this.runs, refs, this.joined, deps.cache, deps.clock, show);
     this.writes = new SessionWrites(sessions, this.queries, deps);
     this.bookingKeys = new BookingKeys(deps.db);
   }

@@ -6,8 +6,8 @@ import type { ReferenceCache, ReferenceData, Share, VersionedCache } from '@clin
 import { docKey, inChunks } from './database-quirks';
 import { DayBlocks, type DayBlock } from '../domain/blocks';
 import { isActiveAppointment, type SessionListFilter } from '../domain/rules';
-import { sessionView } from '../views/session-view';
-import { SESSIONS_SCOPE, slotKey, type SessionDoc } from './documents';
+import type { SessionDoc, ShowSession } from '../domain/session';
+import { SESSIONS_SCOPE, slotKey } from './documents';
 import { HOLIDAYS_BY_DATE, LEAVES_BY_DOCTOR, SESSION_INDEXES } from './indexes';
 import type { AutoCreateRuns } from './runs';
 
@@ -23,6 +23,7 @@ export class SessionQueries {
     private readonly joined: ReferenceCache,
     private readonly cache: VersionedCache,
     private readonly clock: ClinicClock,
+    private readonly show: ShowSession,
   ) {}
 
   /** A session that exists and is not hidden in an unfinished run. */
@@ -126,7 +127,7 @@ export class SessionQueries {
       this.bookedCounts(docs.map((d) => d.id)),
     ]);
     return docs.map((doc) =>
-      sessionView(
+      this.show(
         doc,
         {
           doctor: doctors.get(doc.doctor_id),

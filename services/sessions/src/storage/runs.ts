@@ -7,7 +7,8 @@ import type { Collection } from 'mongodb';
 import { itemAt, type Logger } from '@clinic/service-kit';
 import type { IdAllocator, WriteProof } from '@clinic/service-kit/storage';
 import { deleteByKeys, isDuplicateKeyError, withFreshId, writeErrorsOf } from './database-quirks';
-import { heldSlotKey, RUNS, SESSIONS, sessionDoc, type NewSessionDoc, type RunDoc, type SessionDoc } from './documents';
+import { heldSlotKey, RUNS, SESSIONS, sessionDoc } from './documents';
+import type { NewSessionDoc, RunDoc, SessionDoc } from '../domain/session';
 
 /** Sessions one insert writes at most. */
 const WRITE_SLICE = 500;

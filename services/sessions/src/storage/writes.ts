@@ -4,7 +4,8 @@ import { EventSubjects } from '@clinic/contracts';
 import type { NotFoundCode } from '@clinic/service-kit';
 import { RecordWriter, type RecordWrite, type StorageDeps } from '@clinic/service-kit/storage';
 import type { SessionChanges } from '../domain/rules';
-import { SESSIONS, SESSIONS_SCOPE, sessionDoc, type NewSessionDoc, type SessionDoc } from './documents';
+import { SESSIONS, SESSIONS_SCOPE, sessionDoc } from './documents';
+import type { NewSessionDoc, SessionDoc } from '../domain/session';
 import type { SessionQueries } from './queries';
 
 export class SessionWrites {

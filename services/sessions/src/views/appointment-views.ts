@@ -2,7 +2,7 @@
 import { idOfAppointment } from '@clinic/contracts';
 import { fromCents, type ClinicClock } from '@clinic/service-kit';
 import { estimatedTime, paymentOf, type AppointmentDoc, type AppointmentMoney } from '../domain/appointments';
-import type { SessionDoc } from '../storage/documents';
+import type { SessionDoc } from '../domain/session';
 
 /** An appointment without its money: what sessions knows (events, billing's questions). */
 export function appointmentView(

@@ -1,16 +1,7 @@
 /** How the API and the events show a session. */
-import type { DoctorRecord } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
 import { displayStatus } from '../domain/rules';
-import { DEFAULT_MINUTES_PER_PATIENT } from '../domain/appointments';
-import type { SessionDoc } from '../storage/documents';
-
-/** What a session read joins in: its doctor, its branch's name and its bookings. */
-export interface SessionJoin {
-  doctor: DoctorRecord | undefined;
-  branchName: string | null;
-  booked: number;
-}
+import { minutesPerPatient, type SessionDoc, type SessionJoin } from '../domain/session';
 
 /** A session as the API and its events show it, its status derived. */
 export function sessionView(doc: SessionDoc, join: SessionJoin, clock: ClinicClock): Record<string, unknown> {
@@ -39,12 +30,4 @@ export function sessionView(doc: SessionDoc, join: SessionJoin, clock: ClinicClo
     reserved_numbers: doc.reserved_numbers ?? 0,
     doctor_arrived_at: doc.doctor_arrived_at ?? null,
   };
-}
-
-/** The session's setting, else its doctor's, else the default. */
-export function minutesPerPatient(
-  doc: Pick<SessionDoc, 'minutes_per_patient'>,
-  doctor: Pick<DoctorRecord, 'minutes_per_patient'> | undefined,
-): number {
-  return doc.minutes_per_patient ?? doctor?.minutes_per_patient ?? DEFAULT_MINUTES_PER_PATIENT;
 }
