@@ -5,6 +5,7 @@ import { AutoCreation } from './operations/auto-creation';
 import { SessionOperations } from './operations/sessions';
 import { AppointmentEvents } from './events/appointment-events';
 import { AppointmentOperations } from './operations/appointments';
+import { AppointmentReads } from './operations/appointment-reads';
 import { BillingClient } from './billing-client';
 import { cancelBookingsOnLeave } from './operations/leave-cancellations';
 import { SessionStorage } from './storage';
@@ -31,7 +32,9 @@ void startService({
     await scan();
     setInterval(scan, ABANDONED_SCAN_MS).unref();
     setInterval(() => autoCreation.finishRollbacks().catch(() => undefined), ROLLBACK_RETRY_MS).unref();
-    const appointments = new AppointmentOperations(storage, new BillingClient(nc), events, clock);
-    return sessionsHandlers(new SessionOperations(storage, refs, events, clock), autoCreation, appointments);
+    const billing = new BillingClient(nc);
+    const appointments = new AppointmentOperations(storage, billing, events, clock);
+    const reads = new AppointmentReads(storage, billing, events, clock);
+    return sessionsHandlers(new SessionOperations(storage, refs, events, clock), autoCreation, appointments, reads);
   },
 });

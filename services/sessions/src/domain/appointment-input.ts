@@ -8,8 +8,19 @@ import {
   type AppointmentStatus,
   type BookingSource,
   type FeeLevel,
+  appointmentKey,
+  type ServiceRequest,
 } from '@clinic/contracts';
-import { given, requireField, requireObject, requireShape, trimmedOrNull, type PlainObject } from '@clinic/service-kit';
+import {
+  fail,
+  given,
+  pathId,
+  requireField,
+  requireObject,
+  requireShape,
+  trimmedOrNull,
+  type PlainObject,
+} from '@clinic/service-kit';
 
 export interface PatientDetails {
   patient_name: string;
@@ -64,4 +75,11 @@ export function parseReason(raw: unknown): string {
   requireField(input, 'reason');
   requireShape(reasonBodySchema, input);
   return String(input.reason).trim();
+}
+
+/** The session and number an appointment's id names (404 APPOINTMENT_NOT_FOUND when it names none). */
+export function appointmentKeyOf(request: ServiceRequest): { sessionId: number; no: number } {
+  const key = appointmentKey(pathId(request, 'appointment_id', 'APPOINTMENT_NOT_FOUND'));
+  if (!key) throw fail('APPOINTMENT_NOT_FOUND');
+  return { sessionId: key.sessionId, no: key.appointmentNo };
 }

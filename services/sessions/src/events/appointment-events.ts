@@ -2,7 +2,7 @@
 import type { EventSubject } from '@clinic/contracts';
 import type { ClinicClock, HandlerContext } from '@clinic/service-kit';
 import type { EventSpec } from '@clinic/service-kit/storage';
-import { appointmentView } from '../views/appointment-views';
+import { appointmentView, paymentView } from '../views/appointment-views';
 import type { AppointmentDoc } from '../domain/appointments';
 import type { SessionStorage } from '../storage';
 import { minutesPerPatient, type SessionDoc } from '../domain/session';
@@ -38,5 +38,14 @@ export class AppointmentEvents {
     ctx: Pick<HandlerContext, 'correlationId'>,
   ) {
     return Promise.all(list.map((a) => this.event(subject, session, a, ctx.correlationId)));
+  }
+
+  /** The appointment as answers show it, with its money as billing answered it. */
+  async withPayment(
+    session: SessionDoc,
+    a: AppointmentDoc,
+    money: Parameters<typeof paymentView>[1],
+  ): Promise<Record<string, unknown>> {
+    return { ...(await this.view(session, a)), payment: paymentView(a, money) };
   }
 }

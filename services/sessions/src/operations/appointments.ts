@@ -1,10 +1,10 @@
 /**
- * Channeling appointments (issue 42): a patient booked into a session, moved
+ * Channeling appointments' writes (issue 42): a patient booked into a session, moved
  * through the session, cancelled. Each is one compare-and-set write of its
  * session, so a number is given once and never past the cap, across replicas.
+ * Reads are appointment-reads.ts.
  */
 import {
-  appointmentKey,
   CHANNELING_MESSAGES,
   EventSubjects,
   idOfAppointment,
@@ -20,7 +20,6 @@ import {
   foundInBranch,
   idempotencyClaim,
   pathId,
-  queryId,
   toCents,
   type ClinicClock,
   type HandlerContext,
@@ -28,8 +27,13 @@ import {
 } from '@clinic/service-kit';
 import type { RecordWrite } from '@clinic/service-kit/storage';
 import type { AppointmentEvents } from '../events/appointment-events';
-import { parseAppointmentChanges, parseBooking, parseReason, type BookingInput } from '../domain/appointment-input';
-import { appointmentView, paymentView } from '../views/appointment-views';
+import {
+  appointmentKeyOf,
+  parseAppointmentChanges,
+  parseBooking,
+  parseReason,
+  type BookingInput,
+} from '../domain/appointment-input';
 import type { BillingClient } from '../billing-client';
 import {
   checkDayOpen,
@@ -41,7 +45,7 @@ import {
   type AppointmentDoc,
 } from '../domain/appointments';
 import { bookingFence, type SessionStorage } from '../storage';
-import { minutesPerPatient, type SessionDoc } from '../domain/session';
+import type { SessionDoc } from '../domain/session';
 
 const MOVE_EVENTS: Partial<Record<AppointmentStatus, EventSubject>> = {
   arrived: EventSubjects.appointmentArrived,
@@ -102,7 +106,7 @@ export class AppointmentOperations {
     const money = replayed ? await this.billing.balances([idOfAppointment(sessionId, booked!.no)], ctx) : null;
     return success(201, {
       message: CHANNELING_MESSAGES.booked,
-      appointment: await this.withPayment(
+      appointment: await this.events.withPayment(
         session,
         booked!,
         replayed ? (money?.values().next().value ?? null) : NOTHING,
@@ -131,39 +135,9 @@ export class AppointmentOperations {
     }
   }
 
-  /** GET /sessions/{id}/appointments: in number order, with their money. */
-  async list(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const sessionId = pathId(request, 'session_id', 'SESSION_NOT_FOUND');
-    const session = foundInBranch(ctx, await this.storage.queries.findVisible(sessionId), 'SESSION_NOT_FOUND');
-    const appointments = [...(session.appointments ?? [])].sort((a, b) => a.no - b.no);
-    const money = await this.billing.balances(
-      appointments.map((a) => idOfAppointment(session.id, a.no)),
-      ctx,
-    );
-    const minutes = await this.events.minutesOf(session);
-    const external = (await this.storage.queries.bookedCounts([session.id])).get(session.id) ?? 0;
-    return success(200, {
-      session_id: session.id,
-      booked_count: openCount(appointments) + external,
-      appointments: appointments.map((a) => ({
-        ...appointmentView(session, a, minutes, this.clock),
-        payment: paymentView(a, money?.get(idOfAppointment(session.id, a.no)) ?? null),
-      })),
-    });
-  }
-
-  /** GET /appointments/{id}. */
-  async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const { session, appointment } = await this.find(request, ctx);
-    const money = await this.billing.balances([idOfAppointment(session.id, appointment.no)], ctx);
-    return success(200, {
-      appointment: await this.withPayment(session, appointment, money?.values().next().value ?? null),
-    });
-  }
-
   /** PUT /appointments/{id}: a move through the session, or corrected patient details. */
   async update(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const { sessionId, no } = this.keyOf(request);
+    const { sessionId, no } = appointmentKeyOf(request);
     const changes = parseAppointmentChanges(request.body);
     let changed: AppointmentDoc | undefined;
     const session = await this.changeAppointment(sessionId, no, ctx, (existing, current) => {
@@ -183,7 +157,7 @@ export class AppointmentOperations {
     const money = await this.billing.balances([idOfAppointment(sessionId, no)], ctx);
     return success(200, {
       message: CHANNELING_MESSAGES.updated,
-      appointment: await this.withPayment(session, changed!, money?.values().next().value ?? null),
+      appointment: await this.events.withPayment(session, changed!, money?.values().next().value ?? null),
     });
   }
 
@@ -192,7 +166,7 @@ export class AppointmentOperations {
    * appointment with `already`, so that billing can finish the refunds of a cancellation it began.
    */
   async cancel(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const { sessionId, no } = this.keyOf(request);
+    const { sessionId, no } = appointmentKeyOf(request);
     const reason = parseReason(request.body);
     let cancelled: AppointmentDoc | undefined;
     let already = false;
@@ -209,28 +183,6 @@ export class AppointmentOperations {
       };
     });
     return success(200, { appointment: await this.events.view(session, cancelled!), already });
-  }
-
-  /** Asked by billing: a session (or one appointment's) and its appointments as stored, without their money. */
-  async channeling(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
-    const appointmentId = queryId(request.query ?? {}, 'appointment_id');
-    const key = appointmentId === undefined ? null : appointmentKey(appointmentId);
-    const sessionId = key?.sessionId ?? queryId(request.query ?? {}, 'session_id');
-    if (appointmentId !== undefined && !key) throw fail('APPOINTMENT_NOT_FOUND');
-    if (sessionId === undefined) throw fail('SESSION_NOT_FOUND');
-    const found = await this.storage.queries.findVisible(sessionId);
-    const session = foundInBranch(ctx, found, key ? 'APPOINTMENT_NOT_FOUND' : 'SESSION_NOT_FOUND');
-    const appointments = (session.appointments ?? []).filter((a) => !key || a.no === key.appointmentNo);
-    if (key && appointments.length === 0) throw fail('APPOINTMENT_NOT_FOUND');
-    const { doctor, store } = await this.storage.doctorAndBranch(session);
-    const minutes = minutesPerPatient(session, doctor ?? undefined);
-    const [view] = await this.storage.queries.views([session]);
-    return success(200, {
-      session: { ...view, paid_for_absent: doctor?.paid_for_absent === true, store_name: store?.name ?? null },
-      appointments: appointments
-        .sort((a, b) => a.no - b.no)
-        .map((a) => appointmentView(session, a, minutes, this.clock)),
-    });
   }
 
   /** The doctor's fee and the branch's fee of the level, snapshot on the appointment. */
@@ -254,20 +206,6 @@ export class AppointmentOperations {
       cancel_reason: null,
       cancelled_at: null,
     };
-  }
-
-  private keyOf(request: ServiceRequest): { sessionId: number; no: number } {
-    const key = appointmentKey(pathId(request, 'appointment_id', 'APPOINTMENT_NOT_FOUND'));
-    if (!key) throw fail('APPOINTMENT_NOT_FOUND');
-    return { sessionId: key.sessionId, no: key.appointmentNo };
-  }
-
-  private async find(request: ServiceRequest, ctx: HandlerContext) {
-    const { sessionId, no } = this.keyOf(request);
-    const session = foundInBranch(ctx, await this.storage.queries.findVisible(sessionId), 'APPOINTMENT_NOT_FOUND');
-    const appointment = session.appointments?.find((a) => a.no === no);
-    if (!appointment) throw fail('APPOINTMENT_NOT_FOUND');
-    return { session, appointment };
   }
 
   /** The session again after its write found nothing to change (it may be gone by now). */
@@ -301,14 +239,6 @@ export class AppointmentOperations {
       'APPOINTMENT_NOT_FOUND',
     );
     return after === 'unchanged' || after === null ? this.visibleSession(sessionId, 'APPOINTMENT_NOT_FOUND') : after;
-  }
-
-  private async withPayment(
-    session: SessionDoc,
-    a: AppointmentDoc,
-    money: Parameters<typeof paymentView>[1],
-  ): Promise<Record<string, unknown>> {
-    return { ...(await this.events.view(session, a)), payment: paymentView(a, money) };
   }
 
   private event(subject: EventSubject, session: SessionDoc, a: AppointmentDoc, ctx: HandlerContext) {
