@@ -38,12 +38,12 @@ export interface BillDoc {
   created_at: Date;
   updated_at: Date | null;
   items: ItemDoc[];
-  /** What a search looks in (see search.ts); derived from fields that never change. */
+  /** What a search looks in (see storage/search.ts); derived from fields that never change. */
   search_text: string;
   /** Caller-scoped Idempotency-Key, absent when the client sent none. */
   idempotency_key?: string;
   request_hash?: string;
-  /** Payments less reversals, and refunds (ledger-documents.ts); absent on bills stored before the ledger. */
+  /** Payments less reversals, and refunds (ledger-entry.ts); absent on bills stored before the ledger. */
   paid_cents?: Cents;
   refunded_cents?: Cents;
   /** The bill's payments, refunds and reversals, oldest first: the authority on its money. */

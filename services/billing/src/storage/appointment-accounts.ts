@@ -3,7 +3,7 @@
  * its account, one document per appointment that ever took money, keyed by
  * the appointment's id and opened by its first payment with the fee split
  * as booked. Its ledger lives on it exactly as a bill's lives on the bill
- * (ledger-documents.ts): its two items are the doctor's share and the
+ * (domain/ledger-entry.ts): its two items are the doctor's share and the
  * hospital's (FEE_PARTS).
  */
 import type { Collection, Db } from 'mongodb';

@@ -1,8 +1,6 @@
 /**
- * A bill's money as stored (issue 25): its ledger entries live on the bill,
- * the one document a change of it writes atomically (compare-and-set, see
- * RecordWriter), and bill_ledger keeps a drawer entry of each for the drawer's
- * queries by branch and day, stored through the outbox with its event.
+ * bill_ledger's documents: a drawer entry of each ledger entry (domain/ledger-entry.ts),
+ * for the drawer's queries by branch and day, stored through the outbox with its event.
  */
 import type { PaymentMethod } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
@@ -30,7 +28,7 @@ export interface DrawerEntryDoc {
   method: PaymentMethod;
   kind: DrawerKind;
   amount_cents: Cents;
-  /** Channeling: the doctor's and the hospital's parts of the amount (fee-shares.ts); a payout is the doctor's. */
+  /** Channeling: the doctor's and the hospital's parts of the amount (domain/fee-shares.ts); a payout is the doctor's. */
   doctor_cents?: Cents;
   hospital_cents?: Cents;
   at: Date;

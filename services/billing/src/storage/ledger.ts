@@ -1,6 +1,6 @@
 /**
  * bill_ledger, the drawer ledger: an entry for every payment, refund and reversal of the bills
- * (ledger-documents.ts), stored through the outbox with its event, for the
+ * (domain/ledger-entry.ts), stored through the outbox with its event, for the
  * drawer's queries: a branch's money of one day, per user, method and kind.
  */
 import type { Collection, Db } from 'mongodb';

@@ -1,4 +1,4 @@
-/** Bills as the reads and a payment's answer show them: views.ts's shapes with the name of who billed each. */
+/** Bills as the reads and a payment's answer show them: bill-view.ts's shapes with the name of who billed each. */
 import type { ClinicClock, Logger } from '@clinic/service-kit';
 import type { BillingReferences } from '../references';
 import type { BillDoc } from '../domain/bill';

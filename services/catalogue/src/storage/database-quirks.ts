@@ -5,7 +5,7 @@
  * Storage files import these from this module, never from the kit.
  *
  * Kept in the layout rather than here: a charge's name is unique among live
- * charges through `live_key` (documents.ts), as FerretDB v1 has no partial index.
+ * charges through `live_key` (domain/charge.ts), as FerretDB v1 has no partial index.
  */
 // String keys, which FerretDB v1 looks up through its primary-key index; the catalogue's indexes created one per command.
 export { docKey, ensureCatalogueIndexes } from '@clinic/service-kit/storage';
