@@ -3,7 +3,7 @@
  * account, whose ledger lives on it as a bill's lives on the bill; its two
  * items are the doctor's share and the hospital's (FEE_PARTS).
  */
-import type { FEE_PARTS } from '@clinic/contracts';
+import { FEE_PARTS } from '@clinic/contracts';
 import type { Cents } from '@clinic/service-kit';
 import type { LedgerEntryDoc, MoneyDoc } from './ledger-entry';
 
@@ -40,4 +40,10 @@ export interface AccountOpening {
   doctor_id: number;
   session_date: string;
   fees: { doctor: Cents; hospital: Cents };
+}
+
+/** The fee split an account was opened with. */
+export function feesOf(doc: Pick<AccountDoc, 'items'>): { doctor: Cents; hospital: Cents } {
+  const share = (id: number) => doc.items.find((item) => item.id === id)?.line_total_cents ?? 0;
+  return { doctor: share(FEE_PARTS.doctor), hospital: share(FEE_PARTS.hospital) };
 }

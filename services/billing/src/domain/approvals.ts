@@ -44,6 +44,13 @@ export interface Approval {
   used: { target: ApprovalTarget; id: string; at: Date; by: Caller } | null;
 }
 
+/** An approval as stored: changed only by compare-and-set writes of its version. */
+export interface ApprovalDoc extends Approval {
+  _id: string;
+  version: number;
+  _event_ids: string[];
+}
+
 /** The controls a clinic switched on (BILLING_ENV; catalogue's own in its service). */
 export interface Controls {
   priceOverride: boolean;

@@ -82,6 +82,17 @@ export interface Shift {
   closed_at: Date | null;
 }
 
+/** A shift as stored: changed only by compare-and-set writes of its version. */
+export interface ShiftDoc extends Shift {
+  _id: string;
+  /** `<store>:<user>` while the shift lives (unique: one live shift per cashier and branch), `shift:<id>` after. */
+  open_key: string;
+  live: boolean;
+  /** Changed by every write: each write names the version it read. */
+  version: number;
+  _event_ids: string[];
+}
+
 /** What a shift opens with; the rest of it as a shift begins: nothing moved, counted or handed over. */
 export type ShiftOpening = Pick<
   Shift,

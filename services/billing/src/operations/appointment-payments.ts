@@ -34,8 +34,8 @@ import { moneyOf, planPayment, planRefund, type Mover } from '../domain/money-ru
 import { optionalId } from '../domain/shift-input';
 import type { CashOffice } from './cash-office';
 import type { SessionsClient } from '../sessions-client';
-import { APPOINTMENT_ACCOUNTS, ledgerOwner, feesOf, type BillStorage } from '../storage';
-import type { AccountDoc, AccountOpening } from '../domain/appointment-account';
+import { APPOINTMENT_ACCOUNTS, ledgerOwner, type BillStorage } from '../storage';
+import { feesOf, type AccountDoc, type AccountOpening } from '../domain/appointment-account';
 import type { LedgerEntryDoc } from '../domain/ledger-entry';
 import { entryView } from '../views/bill-view';
 import type { PaymentOptions } from './payments';

@@ -3,6 +3,7 @@ import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
 import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import { refOf } from './appointment-payments';
 import { paymentStatusOf } from '../views/channeling-views';
+import { feesOf } from '../domain/appointment-account';
 import { letterheadOf } from '../domain/letterhead';
 import { moneyOf } from '../domain/money-rules';
 import { renderSlip } from '../views/paper/appointment-slip';
@@ -10,7 +11,7 @@ import type { PaperFonts } from '../views/paper/fonts';
 import { pdfReply } from '../views/paper/pdf-reply';
 import type { BillingReferences } from '../references';
 import type { SessionsClient } from '../sessions-client';
-import { feesOf, type BillStorage } from '../storage';
+import type { BillStorage } from '../storage';
 
 export class SlipOperations {
   constructor(

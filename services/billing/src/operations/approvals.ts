@@ -35,7 +35,8 @@ import {
   parseUseApproval,
 } from '../domain/approval-input';
 import type { BillingReferences } from '../references';
-import type { ApprovalDoc, BillStorage } from '../storage';
+import type { BillStorage } from '../storage';
+import type { ApprovalDoc } from '../domain/approvals';
 import { approvalView, namedInApproval } from '../views/approval-view';
 
 /** An approval a change used, and how to give it back should the change be refused. */

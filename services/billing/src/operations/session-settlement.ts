@@ -16,6 +16,7 @@ import {
   idempotencyClaim,
   pathId,
 } from '@clinic/service-kit';
+import { feesOf } from '../domain/appointment-account';
 import { parseFormat, parseReason, parseSettlement } from '../domain/channeling-input';
 import { settlementView } from '../views/channeling-views';
 import type { PaperFonts } from '../views/paper/fonts';
@@ -28,7 +29,7 @@ import { optionalId } from '../domain/shift-input';
 import type { CashOffice } from './cash-office';
 import type { SessionsClient } from '../sessions-client';
 import { payoutOf, settlementLines } from '../domain/settlement-rules';
-import { feesOf, settlementOwner, type BillStorage } from '../storage';
+import { settlementOwner, type BillStorage } from '../storage';
 import type { SettlementDoc } from '../domain/settlement';
 
 /** How long a settlement waits for the refunds of its session still in flight before it answers "retry". */

@@ -17,7 +17,8 @@ import {
 import { badRequest, callerOf, fail, ServiceError, type HandlerContext } from '@clinic/service-kit';
 import { assertMayUse, openingShift, type Denomination, type ShiftFigures } from '../domain/shift';
 import { parseAccept, parseCount, parseHandover, parseSignOff } from '../domain/shift-input';
-import type { ShiftDoc, ShiftWrite } from '../storage';
+import type { ShiftWrite } from '../storage';
+import type { ShiftDoc } from '../domain/shift';
 import { namedIn } from '../views/shift-view';
 import type { ShiftOperations } from './shifts';
 

@@ -18,7 +18,8 @@ import { newEventId } from '@clinic/service-kit/storage';
 import { assertMayUse, openingShift, shiftFigures, type Shift, type ShiftFigures } from '../domain/shift';
 import { parseMovement, parseOpenShift, parseShiftsQuery } from '../domain/shift-input';
 import type { BillingReferences } from '../references';
-import type { BillStorage, ShiftContext, ShiftDoc } from '../storage';
+import type { BillStorage, ShiftContext } from '../storage';
+import type { ShiftDoc } from '../domain/shift';
 import { namedIn, shiftView } from '../views/shift-view';
 import type { CashOffice } from './cash-office';
 

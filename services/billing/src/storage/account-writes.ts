@@ -13,8 +13,8 @@ import { RecordWriter, type AuditTrail, type EventSpec, type StorageDeps } from 
 import { sharesOfEntries, type EntryShares } from '../domain/fee-shares';
 import { withEntries } from '../domain/money-rules';
 import type { BillPayloads } from '../domain/payloads';
-import { type AccountQueries, APPOINTMENT_ACCOUNTS, feesOf, newAccount } from './appointment-accounts';
-import type { AccountDoc, AccountOpening } from '../domain/appointment-account';
+import { type AccountQueries, APPOINTMENT_ACCOUNTS, newAccount } from './appointment-accounts';
+import { feesOf, type AccountDoc, type AccountOpening } from '../domain/appointment-account';
 import type { ChangeContext } from './bill-writes';
 import { isDuplicateKeyError } from './database-quirks';
 import { fenceOf, type DayClosings } from './day-closings';

@@ -8,7 +8,6 @@
  */
 import type { Collection, Db } from 'mongodb';
 import { FEE_PARTS } from '@clinic/contracts';
-import type { Cents } from '@clinic/service-kit';
 import type { AccountDoc, AccountOpening } from '../domain/appointment-account';
 
 export const APPOINTMENT_ACCOUNTS = 'appointment_accounts';
@@ -34,12 +33,6 @@ export function newAccount(opening: AccountOpening, at: Date): Omit<AccountDoc, 
     created_at: at,
     updated_at: at,
   };
-}
-
-/** The fee split an account was opened with. */
-export function feesOf(doc: Pick<AccountDoc, 'items'>): { doctor: Cents; hospital: Cents } {
-  const share = (id: number) => doc.items.find((item) => item.id === id)?.line_total_cents ?? 0;
-  return { doctor: share(FEE_PARTS.doctor), hospital: share(FEE_PARTS.hospital) };
 }
 
 export class AccountQueries {

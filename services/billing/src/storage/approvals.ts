@@ -7,13 +7,11 @@
 import type { Collection, Db } from 'mongodb';
 import { EventSubjects, type ApprovalStatus, type EventSubject } from '@clinic/contracts';
 import { withFreshId, type StorageDeps } from '@clinic/service-kit/storage';
-import type { Approval } from '../domain/approvals';
+import type { Approval, ApprovalDoc } from '../domain/approvals';
 import { docKey, type IndexSpec } from './database-quirks';
-import { writeVersion, type Versioned } from './versioned-write';
+import { writeVersion } from './versioned-write';
 
 export const APPROVALS = 'approvals';
-
-export interface ApprovalDoc extends Approval, Versioned {}
 
 export const APPROVAL_INDEXES = { byDay: 'approvals_by_day', byStatus: 'approvals_by_status' } as const;
 

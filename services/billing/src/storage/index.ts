@@ -31,14 +31,14 @@ import { PaperPrints } from './paper-prints';
 
 export type { DrawerEntryDoc } from './ledger-documents';
 export { branchScope, type CancelledBill } from './bill-queries';
-export { APPOINTMENT_ACCOUNTS, feesOf } from './appointment-accounts';
+export { APPOINTMENT_ACCOUNTS } from './appointment-accounts';
 export type { AccountMove, AccountOutcome, AccountPlan, AccountView } from './account-writes';
 export { settlementOwner } from './settlement-documents';
-export type { ShiftDoc, ShiftContext, ShiftWrite } from './shifts';
+export type { ShiftContext, ShiftWrite } from './shifts';
 export { shiftFence } from './shifts';
 export { ledgerOwner } from './money-events';
 export { docKey } from './database-quirks';
-export type { ApprovalDoc, ApprovalContext } from './approvals';
+export type { ApprovalContext } from './approvals';
 
 export class BillStorage {
   readonly queries: BillQueries;

@@ -25,7 +25,8 @@ import {
 } from '../domain/shift';
 import { BILL_INDEXES } from './indexes';
 import { BILL_LEDGER, drawerEntry, type DrawerEntryDoc } from './ledger-documents';
-import { SHIFTS, shiftFence, type ShiftContext, type ShiftDoc, type Shifts } from './shifts';
+import { SHIFTS, shiftFence, type ShiftContext, type Shifts } from './shifts';
+import type { ShiftDoc } from '../domain/shift';
 import type { CashGuard, CashOut } from '../domain/cash-guard';
 
 /** Well past a write's window (4 s from its outbox entry, which is stored before its hold is taken). */

@@ -12,22 +12,12 @@ import type { Collection, Db } from 'mongodb';
 import { EventSubjects, LIVE_SHIFT_STATUSES, SHIFT_MESSAGES, type EventSubject } from '@clinic/contracts';
 import { fail } from '@clinic/service-kit';
 import { fenceCleared, withFreshId, type CarriedDoc, type StorageDeps } from '@clinic/service-kit/storage';
-import type { Shift } from '../domain/shift';
+import type { Shift, ShiftDoc } from '../domain/shift';
 import { docKey, isDuplicateKeyError, type IndexSpec } from './database-quirks';
 import { fenceOf, type DayClosings } from './day-closings';
 import { writeVersion } from './versioned-write';
 
 export const SHIFTS = 'shifts';
-
-export interface ShiftDoc extends Shift {
-  _id: string;
-  /** `<store>:<user>` while the shift lives (unique: one live shift per cashier and branch), `shift:<id>` after. */
-  open_key: string;
-  live: boolean;
-  /** Changed by every write: each write names the version it read. */
-  version: number;
-  _event_ids: string[];
-}
 
 export const SHIFT_INDEXES = {
   openKey: 'shifts_open_key_unique',
