@@ -51,6 +51,9 @@ export interface BillDoc {
   _event_ids: string[];
 }
 
+/** A cancelled bill as the day-end report lists it. */
+export type CancelledBill = Pick<BillDoc, 'id' | 'bill_number' | 'grand_total_cents' | 'billed_by' | 'updated_at'>;
+
 /**
  * What a change of a bill does: the fields it sets (its money fields
  * included) and the ledger entries it adds. `dated`: it changes the bill's

@@ -8,12 +8,9 @@ import type { DayTotals } from './day-totals';
 import { summarize, type CashierGroup, type Summary } from '../domain/summary-rules';
 import { sumLiveBills } from './live-bill-sums';
 import { LIST_PROJECTION } from './documents';
-import type { BillDoc } from '../domain/bill';
+import type { BillDoc, CancelledBill } from '../domain/bill';
 import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
-
-/** A cancelled bill as the day-end report lists it. */
-export type CancelledBill = Pick<BillDoc, 'id' | 'bill_number' | 'grand_total_cents' | 'billed_by' | 'updated_at'>;
 
 /** The cache scope of one branch's bills: every write to the branch changes it. */
 export const branchScope = (branchId: number) => `bills:store:${branchId}`;

@@ -29,8 +29,7 @@ import { LedgerExport } from './ledger-export';
 import { CreditNoteBook } from './credit-note-numbers';
 import { PaperPrints } from './paper-prints';
 
-export type { DrawerEntryDoc } from './ledger-documents';
-export { branchScope, type CancelledBill } from './bill-queries';
+export { branchScope } from './bill-queries';
 export { APPOINTMENT_ACCOUNTS } from './appointment-accounts';
 export type { AccountMove, AccountOutcome, AccountPlan, AccountView } from './account-writes';
 export { settlementOwner } from './settlement-documents';

@@ -10,7 +10,8 @@ import { docKey } from './database-quirks';
 import { BILLS } from './documents';
 import type { BillDoc } from '../domain/bill';
 import { BILL_INDEXES } from './indexes';
-import { BILL_LEDGER, type DrawerEntryDoc } from './ledger-documents';
+import { BILL_LEDGER } from './ledger-documents';
+import type { DrawerEntryDoc } from '../domain/drawer-rows';
 
 export class LedgerExport {
   private readonly entries: Collection<DrawerEntryDoc>;

@@ -6,7 +6,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { PaymentMethod } from '@clinic/contracts';
 import { BILL_INDEXES } from './indexes';
-import { BILL_LEDGER, type DrawerEntryDoc } from './ledger-documents';
+import { BILL_LEDGER } from './ledger-documents';
+import type { DrawerEntryDoc } from '../domain/drawer-rows';
 import type { DrawerKind } from '../domain/drawer';
 import type { DrawerRow, ChannelingRow } from '../domain/drawer-rows';
 

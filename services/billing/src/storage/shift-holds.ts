@@ -24,7 +24,8 @@ import {
   type ShiftMovementRecord,
 } from '../domain/shift';
 import { BILL_INDEXES } from './indexes';
-import { BILL_LEDGER, drawerEntry, type DrawerEntryDoc } from './ledger-documents';
+import { BILL_LEDGER, drawerEntry } from './ledger-documents';
+import type { DrawerEntryDoc } from '../domain/drawer-rows';
 import { SHIFTS, shiftFence, type ShiftContext, type Shifts } from './shifts';
 import type { ShiftDoc } from '../domain/shift';
 import type { CashGuard, CashOut } from '../domain/cash-guard';

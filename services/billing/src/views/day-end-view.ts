@@ -1,7 +1,7 @@
 /** The day-end report as JSON answers it and the A4 print shows it. */
 import { fromCents, type Cents, type ClinicClock } from '@clinic/service-kit';
 import type { AuditEntryDoc } from '@clinic/service-kit/storage';
-import type { BillDoc } from '../domain/bill';
+import type { CancelledBill } from '../domain/bill';
 import { channelingOf } from '../domain/channeling-day';
 import { cashiersOf, drawerOf } from '../domain/day-end-report';
 import type { ChannelingRow, DrawerRow } from '../domain/drawer-rows';
@@ -14,7 +14,7 @@ export interface DayEndFacts {
   store_id: number;
   date: string;
   groups: CashierGroup[];
-  cancelledBills: Pick<BillDoc, 'id' | 'bill_number' | 'grand_total_cents' | 'billed_by' | 'updated_at'>[];
+  cancelledBills: CancelledBill[];
   cancellations: Map<number, AuditEntryDoc>;
   drawerRows: DrawerRow[];
   owed: { bill_count: number; due: Cents };

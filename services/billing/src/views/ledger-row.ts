@@ -1,6 +1,6 @@
 /** A drawer entry as a ledger export's row shows it (EXPORT_LEDGER_COLUMNS). */
 import { fromCents, type ClinicClock } from '@clinic/service-kit';
-import type { DrawerEntryDoc } from '../storage';
+import type { DrawerEntryDoc } from '../domain/drawer-rows';
 import type { LedgerEntryDoc } from '../domain/ledger-entry';
 
 export function ledgerRow(
