@@ -1,5 +1,5 @@
 /**
- * Channeling appointments' writes (issue 42): a patient booked into a session, moved
+ * Channeling appointments' writes: a patient booked into a session, moved
  * through the session, cancelled. Each is one compare-and-set write of its
  * session, so a number is given once and never past the cap, across replicas.
  * Reads are appointment-reads.ts.
