@@ -9,10 +9,8 @@ import type { BillingReferences } from '../references';
 import type { BillStorage } from '../storage';
 import type { DrawerRow } from '../domain/drawer-rows';
 import { namedInApproval } from '../views/approval-view';
-import { dayEndShiftView, exceptionView, tendersView } from '../views/day-end-cash-office';
+import { dayEndShiftView, exceptionView, tendersView, type CashOfficeDayEndView } from '../views/day-end-cash-office';
 import { namedIn } from '../views/shift-view';
-
-export type CashOfficeDayEnd = Awaited<ReturnType<CashOfficeSection['of']>>;
 
 export class CashOfficeSection {
   constructor(
@@ -22,7 +20,7 @@ export class CashOfficeSection {
   ) {}
 
   /** The section of a branch's day, from the drawer rows the day-end read. */
-  async of(storeId: number, date: string, drawer: readonly DrawerRow[]) {
+  async of(storeId: number, date: string, drawer: readonly DrawerRow[]): Promise<CashOfficeDayEndView> {
     const { shifts, approvals, cash } = this.storage.cashOffice;
     const [dayShifts, asked] = await Promise.all([shifts.ofDay(storeId, date), approvals.ofDay(storeId, date)]);
     const [sums, names] = await Promise.all([

@@ -9,10 +9,8 @@ import { netOfDay } from '../domain/day-net';
 import type { BillingReferences } from '../references';
 import type { BillStorage } from '../storage';
 import type { DrawerRow } from '../domain/drawer-rows';
-import { closingUsers, closingView, openDayView } from '../views/closing-view';
-
-export type DayEndRefund = Awaited<ReturnType<DayEndClosingFacts['refunds']>>[number];
-export type DayEndClosing = Awaited<ReturnType<DayEndClosingFacts['closing']>>;
+import { closingUsers, closingView, openDayView, type DayEndClosing } from '../views/closing-view';
+import type { DayEndRefund, DayNet } from '../views/day-end-view';
 
 export class DayEndClosingFacts {
   constructor(
@@ -22,7 +20,7 @@ export class DayEndClosingFacts {
   ) {}
 
   /** The money given back in the branch that day, oldest first, each with its bill's number (or appointment) and reason. */
-  async refunds(branchId: number, date: string) {
+  async refunds(branchId: number, date: string): Promise<DayEndRefund[]> {
     const drawerEntries = await this.storage.ledger.givenBack(branchId, date);
     const billIds = drawerEntries.flatMap((r) => (r.bill_id === undefined ? [] : [r.bill_id]));
     const [bills, accounts, names] = await Promise.all([
@@ -52,12 +50,12 @@ export class DayEndClosingFacts {
   }
 
   /** The day's money taken, given back, and net, by the day it moved. */
-  net(rows: DrawerRow[]) {
+  net(rows: DrawerRow[]): DayNet {
     const { collected, givenBack, net } = netOfDay(rows);
     return { collected: fromCents(collected), given_back: fromCents(givenBack), net: fromCents(net) };
   }
 
-  async closing(branchId: number, date: string) {
+  async closing(branchId: number, date: string): Promise<DayEndClosing> {
     const found = await this.storage.closings.find(branchId, date);
     if (!found) return openDayView(branchId, date);
     return closingView(found, await this.refs.userNames(closingUsers(found)), this.clock);

@@ -3,6 +3,9 @@ import type { ClinicClock } from '@clinic/service-kit';
 import { cashView } from '../domain/day-end-report';
 import type { ClosingDoc } from '../domain/day-closing';
 
+/** A day's closing as the day-end shows it: the stored closing, or the day still open. */
+export type DayEndClosing = ReturnType<typeof closingView> | ReturnType<typeof openDayView>;
+
 export function closingView(doc: ClosingDoc, names: Map<number, string>, clock: ClinicClock) {
   return {
     store_id: doc.store_id,

@@ -1,13 +1,15 @@
 /** The day-end report as JSON answers it and the A4 print shows it. */
+import type { PaymentMethod } from '@clinic/contracts';
 import { fromCents, type Cents, type ClinicClock } from '@clinic/service-kit';
 import type { AuditEntryDoc } from '@clinic/service-kit/storage';
 import type { CancelledBill } from '../domain/bill';
 import { channelingOf } from '../domain/channeling-day';
 import { cashiersOf, drawerOf } from '../domain/day-end-report';
+import type { DrawerKind } from '../domain/drawer';
 import type { ChannelingRow, DrawerRow } from '../domain/drawer-rows';
 import { summarize, type CashierGroup } from '../domain/summary-rules';
-import type { CashOfficeDayEnd } from '../operations/day-end-cash-office';
-import type { DayEndClosing, DayEndClosingFacts, DayEndRefund } from '../operations/day-end-closing';
+import type { DayEndClosing } from './closing-view';
+import type { CashOfficeDayEndView } from './day-end-cash-office';
 
 /** What the day's queries found. */
 export interface DayEndFacts {
@@ -22,12 +24,34 @@ export interface DayEndFacts {
   names: Map<number, string>;
 }
 
+/** Money given back that day, with its bill's number (or appointment) and reason. */
+export interface DayEndRefund {
+  id: string;
+  bill_id: number | null;
+  bill_number: string | null;
+  appointment_id: number | null;
+  kind: DrawerKind;
+  method: PaymentMethod;
+  amount: number;
+  at: string;
+  by: number | string;
+  by_name: string | null;
+  reason: string | null;
+}
+
+/** The day's money taken, given back, and net. */
+export interface DayNet {
+  collected: number;
+  given_back: number;
+  net: number;
+}
+
 /** The sections the cash office and the day's close add. */
 export interface DayEndSections {
   refunds: DayEndRefund[];
-  net: ReturnType<DayEndClosingFacts['net']>;
+  net: DayNet;
   closing: DayEndClosing;
-  cashOffice: CashOfficeDayEnd;
+  cashOffice: CashOfficeDayEndView;
 }
 
 export function dayEndView(facts: DayEndFacts, sections: DayEndSections, clock: ClinicClock) {

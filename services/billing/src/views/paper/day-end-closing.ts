@@ -4,7 +4,7 @@
  * who closed it and when, then the signature lines, kept on one page with it.
  */
 import { toCents } from '@clinic/service-kit';
-import type { DayEndClosing } from '../../operations/day-end-closing';
+import type { DayEndClosing } from '../closing-view';
 import type { PageWriter } from './page-writer';
 import { formatAmount } from './receipt';
 import { columns, table } from './tables';
