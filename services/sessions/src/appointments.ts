@@ -21,6 +21,7 @@ import {
   idempotencyClaim,
   pathId,
   queryId,
+  ServiceError,
   toCents,
   type ClinicClock,
   type HandlerContext,
@@ -70,7 +71,7 @@ export class AppointmentOperations {
     await this.refuseEarly(sessionId, input.source, claim, ctx);
     let booked: AppointmentDoc | undefined;
     let replayed = false;
-    const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
+    const after = await this.changeBooking(sessionId, input.source, claim, ctx, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
       // The key is the caller's across sessions: bound to its first request, refused with another.
       if (claim) await this.storage.bookingKeys.bind(claim, sessionId);
@@ -108,6 +109,26 @@ export class AppointmentOperations {
         replayed ? (money?.values().next().value ?? null) : NOTHING,
       ),
     });
+  }
+
+  /**
+   * The booking's write; when other replicas kept changing the session first until the write gave up (409
+   * RECORD_BUSY), a session that meanwhile filled or closed answers that refusal instead: a retry would get it.
+   */
+  private async changeBooking(
+    sessionId: number,
+    source: BookingInput['source'],
+    claim: IdempotencyClaim | null,
+    ctx: HandlerContext,
+    decide: (existing: SessionDoc) => Promise<RecordWrite<SessionDoc> | null>,
+  ): Promise<SessionDoc | null | 'unchanged'> {
+    try {
+      return await this.storage.writes.changeSession(sessionId, decide);
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'RECORD_BUSY')
+        await this.refuseEarly(sessionId, source, claim, ctx);
+      throw err;
+    }
   }
 
   /**
