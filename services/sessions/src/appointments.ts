@@ -123,7 +123,10 @@ export class AppointmentOperations {
     decide: (existing: SessionDoc) => Promise<RecordWrite<SessionDoc> | null>,
   ): Promise<SessionDoc | null | 'unchanged'> {
     try {
-      return await this.storage.writes.changeSession(sessionId, decide);
+      // Starting again while the caller waits (less a second for the answer's way back): in a rush, every
+      // other replica's write is a place taken, so the booking ends booked or refused as full, not busy.
+      const waitUntil = ctx.deadline === undefined ? undefined : ctx.deadline - 1_000;
+      return await this.storage.writes.changeSession(sessionId, decide, 'SESSION_NOT_FOUND', waitUntil);
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'RECORD_BUSY')
         await this.refuseEarly(sessionId, source, claim, ctx);

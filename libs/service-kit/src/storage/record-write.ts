@@ -169,9 +169,11 @@ export class RecordWriter<Doc extends StoredRecord> {
     id: number,
     decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
     notFound: NotFoundCode = this.options.notFound,
+    waitUntil?: number,
   ): Promise<Doc | null | 'unchanged'> {
     return this.queue.run(`${this.options.recordKind}:${id}`, () => {
-      const giveUpAt = Date.now() + CHANGE_WAIT_MS;
+      // `waitUntil`: a change that must not give up while its caller still waits (a booking in a rush).
+      const giveUpAt = waitUntil ?? Date.now() + CHANGE_WAIT_MS;
       return retryPolicy({
         retryOn: (err) => startsAgain(err, giveUpAt),
         retries: Infinity,
