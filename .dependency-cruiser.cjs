@@ -37,6 +37,17 @@ module.exports = {
       to: { path: ['^node_modules/mongodb/', '^libs/service-kit/(src|dist)/storage'] },
     },
     {
+      name: 'kit-storage-on-top',
+      severity: 'error',
+      comment:
+        "The kit's storage stands on its caches, concurrency primitives and process code, never the other way round: only start-up and the storage entry point import it.",
+      from: {
+        path: '^libs/service-kit/src/',
+        pathNot: ['^libs/service-kit/src/(storage/|service/|storage\\.ts$|internal\\.ts$)'],
+      },
+      to: { path: '^libs/service-kit/src/storage/' },
+    },
+    {
       name: 'libs-not-services',
       severity: 'error',
       comment: 'Libraries serve the services; they never import one.',

@@ -13,6 +13,7 @@ COPY package.json package-lock.json tsconfig.base.json ./
 COPY libs/contracts/package.json libs/contracts/
 COPY libs/service-kit/package.json libs/service-kit/
 COPY libs/devstack/package.json libs/devstack/
+COPY libs/ops/package.json libs/ops/
 COPY clients/typescript/package.json clients/typescript/
 COPY services/gateway/package.json services/gateway/
 COPY services/catalogue/package.json services/catalogue/

@@ -22,7 +22,8 @@ const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`];
 module.exports = {
   // End-to-end files each start their own servers and services; two at a time fit two cores.
   maxWorkers: 2,
-  testTimeout: 60_000,
+  // A money test may first wait out the clinic's midnight (awayFromMidnight: up to 92 s), then run.
+  testTimeout: 150_000,
   projects: [
     {
       displayName: 'unit',

@@ -126,9 +126,9 @@ describe('GET /lab_bills/ledger/export', () => {
         method: entry.method,
         amount: Number(entry.amount).toFixed(2),
         bill_number: entry.bill_number,
-        collector: String((entry.by as { sub: number }).sub),
-        // The cancellation's refund is the admin's, who is no user of the reference data.
-        collector_name: (entry.by as { sub: number }).sub === KASUN.id ? 'Kasun Silva' : '',
+        // The drawer the money moved in: a cancellation's refund, made by the admin, comes out of Kasun's, who took it.
+        collector: String((entry.drawer as { user_id: number }).user_id),
+        collector_name: (entry.drawer as { user_id: number }).user_id === KASUN.id ? 'Kasun Silva' : '',
         day: entry.day,
         at: entry.at,
       });
@@ -137,6 +137,12 @@ describe('GET /lab_bills/ledger/export', () => {
       );
     }
     expect(rows.filter((r) => r.kind === 'refund').length).toBe(3);
+    const cancellation = rows.find((r) => r.bill_id === String(cancelled) && r.kind === 'refund')!;
+    expect([cancellation.collector, cancellation.collector_name, cancellation.role]).toEqual([
+      String(KASUN.id),
+      'Kasun Silva',
+      'admin',
+    ]);
     const disposition = await fetch(`${t.url}/lab_bills/ledger/export?store_id=1&date=${rows[0]!.day}&format=csv`, {
       headers: { authorization: `Bearer ${t.token('cashier', KASUN.id)}` },
     });

@@ -49,7 +49,15 @@ it('answers 504 SERVICE_TIMEOUT when the service does not answer in time, and dr
 });
 
 it('answers 500 INTERNAL_ERROR with the generic text for a reply that is not one, the cause on its log line', async () => {
-  const broken = ['not json', '{"status":200,"body":{"success":', '{"success":true}', '[1]', 'null'];
+  const broken = [
+    'not json',
+    '{"status":200,"body":{"success":',
+    '{"success":true}',
+    '[1]',
+    'null',
+    // The reply's own closing brace missing: the body's last brace must not stand in for it.
+    '{"status":200,"body":{"success":true,"charge":{"id":1}}',
+  ];
   for (const [i, reply] of broken.entries()) {
     t.catalogue.answer = (msg) => respondRaw(msg, reply);
     const correlationId = `corr-500-${i}`;

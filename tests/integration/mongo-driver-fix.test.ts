@@ -1,5 +1,5 @@
 /**
- * The driver hang that libs/service-kit/src/storage/mongo-driver-fix.ts works around,
+ * The driver hang that libs/service-kit/src/storage/mongo-driver-internals.ts works around,
  * reproduced deterministically against the real database server: a command
  * sent on a connection whose socket was destroyed, before the socket's 'close'
  * event has run, must fail as a network error instead of waiting forever, and
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { MongoClient, MongoNetworkError } from 'mongodb';
 import { startLocalInfrastructure, type Infrastructure } from '@clinic/devstack';
 import { installMongoDriverFix } from '@clinic/service-kit/internal';
+import { settlesWithin } from '../../libs/service-kit/test/library-internals';
 
 // Driver internals, as the fix sees them.
 interface RawConnection {
@@ -28,25 +29,6 @@ const serverOf = (client: MongoClient) =>
 let dir: string;
 let infra: Infrastructure;
 let client: MongoClient;
-
-/** The outcome of `work`, or 'hung' if it has not settled within `ms`. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise((resolve) => {
-    timer = setTimeout(() => resolve('hung'), ms);
-  });
-  try {
-    return await Promise.race([
-      work.then(
-        () => 'resolved',
-        (err: unknown) => err,
-      ),
-      hung,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 beforeAll(async () => {
   installMongoDriverFix();

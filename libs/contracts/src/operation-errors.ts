@@ -118,7 +118,7 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     'APPROVALS_UNAVAILABLE',
     ...APPROVED,
   ],
-  deleteHospitalCharge: ['CHARGE_NOT_FOUND', 'RECORD_BUSY', 'APPROVALS_UNAVAILABLE', ...APPROVED],
+  deleteHospitalCharge: ['VALIDATION_FAILED', 'CHARGE_NOT_FOUND', 'RECORD_BUSY', 'APPROVALS_UNAVAILABLE', ...APPROVED],
   getHospitalChargeHistory: ['VALIDATION_FAILED', 'CHARGE_NOT_FOUND'],
   // The session routes refuse a field with 422, as the spec has it; a body that is no object at all with 400.
   listSessions: [VALIDATION_422],

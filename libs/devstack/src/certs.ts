@@ -1,16 +1,6 @@
 /**
- * A local certificate authority and server certificates it signs: for NATS
- * with TLS under npm start and the tests (`NATS_TLS=1`, files in DATA_DIR/tls)
- * and for docker compose (`npm run certs`). One CA per installation: its folder
- * (`caDir`, DATA_DIR/tls unless CA_DIR says otherwise) holds its key, and every
- * other folder of certificates gets a copy of its `ca.crt` only.
- *
- * Made with @peculiar/x509 over Node's WebCrypto (ECDSA P-256, SHA-256): a
- * maintained TypeScript library, so no openssl binary (whose options differ
- * between OpenSSL 1.1, 3 and LibreSSL) has to be found and driven by text.
- * Existing files are kept: the CA while both its files are there, a server
- * certificate while this CA signed it, it names every host asked for and it
- * has more than 30 days to run; anything else is made (again).
+ * A local certificate authority and the server certificates it signs, for NATS with TLS (npm start, tests) and
+ * docker compose (npm run certs): one CA per installation, files kept while valid (docs/operations.md: TLS and certificates).
  */
 import 'reflect-metadata';
 import { webcrypto, X509Certificate as NodeCertificate } from 'node:crypto';

@@ -19,4 +19,3 @@ export * from './certs';
 export * from './nats-tls';
 export * from './http-client';
 export * from './compose-tls';
-export * from './backup/embedded';

@@ -1,13 +1,6 @@
 /**
- * The service kit's storage-free surface (`@clinic/service-kit`): what the
- * gateway and every service build on. Nothing reachable from here loads the
- * database driver; a service's start-up and its storage come from
- * '@clinic/service-kit/storage' (storage.ts), and the gateway, which owns no
- * data, never imports it (services/gateway/test/no-database-code.test.ts).
- * Each name is listed on purpose, from internal.ts (everything, for tests and
- * tools), as nats.js's mod.ts lists what it takes from its internal_mod.ts.
- * Tracing starts from '@clinic/service-kit/tracing', before anything else is
- * loaded.
+ * The service kit's storage-free surface (`@clinic/service-kit`): nothing reachable from here loads the database
+ * driver, so the gateway can use it; each name is listed on purpose (CONTRIBUTING.md: libs/service-kit, by concern).
  */
 
 // A service: start-up, its handlers, the spec's envelope errors.

@@ -22,7 +22,7 @@ export * from './storage/mongo';
 export * from './storage/database-quirks';
 export * from './storage/index-catalogue';
 export * from './storage/id-allocator';
-export * from './storage/mongo-driver-fix';
+export * from './storage/mongo-driver-internals';
 export * from './storage/database-breaker';
 export * from './nats/jetstream';
 export * from './nats/provision';

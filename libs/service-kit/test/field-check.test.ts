@@ -59,7 +59,7 @@ describe('validField', () => {
       'unit_price must be a number greater than or equal to 0.',
     );
     expect(verdict(BILL_FIELDS.unit_price, 1e9, 'unit_price')).toBe('unit_price must be at most 999999999.99 in size.');
-    // Issue 25: negative money anywhere is refused, the cash a patient handed over too.
+    // Negative money anywhere is refused, the cash a patient handed over too.
     expect(verdict(BILL_FIELDS.cash_amount, -5, 'balance_amount')).toBe(
       'balance_amount must be greater than or equal to 0.',
     );

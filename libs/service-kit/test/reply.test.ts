@@ -29,4 +29,11 @@ describe('splitReply', () => {
     const reply = splitReply(bytes('{ "body": {"success":false,"error":"x"}, "status": 404 }'));
     expect(reply).toEqual({ status: 404, body: bytes('{"success":false,"error":"x"}') });
   });
+
+  it('refuses a reply cut short or with a brace missing, instead of passing on half a body', () => {
+    expect(() => splitReply(bytes('{"status":200,"body":{"a":1}'))).toThrow(SyntaxError);
+    expect(() => splitReply(bytes('{"status":200,"body":{"a":{"b":1}}'))).toThrow(SyntaxError);
+    expect(() => splitReply(bytes('{"status":200,"body":{"a":"}"}'))).toThrow(SyntaxError);
+    expect(text(splitReply(bytes('{"status":200,"body":{"a":"\\"}{"}}')).body)).toBe('{"a":"\\"}{"}');
+  });
 });

@@ -1,7 +1,9 @@
 // npm run backup -- DIR: an online backup of the running embedded stack (DATA_DIR, NATS_URL) into the new folder DIR.
 import { resolve } from 'node:path';
-import { backupEmbedded, dataDirFromEnv, toolNatsSettings } from '@clinic/devstack';
+import { dataDirFromEnv, toolNatsSettings } from '@clinic/devstack';
+import { backupEmbedded } from '@clinic/ops';
 import { fail } from './args';
+import { embeddedInstallation } from './embedded-installation';
 
 async function main(): Promise<void> {
   const dir = process.argv[2];
@@ -10,7 +12,13 @@ async function main(): Promise<void> {
   const dataDir = dataDirFromEnv();
   const nats = toolNatsSettings(dataDir, 'ops');
   const say = (line: string) => process.stderr.write(`[backup] ${line}\n`);
-  const manifest = await backupEmbedded({ dataDir, outDir: resolve(dir), nats, say });
+  const manifest = await backupEmbedded({
+    dataDir,
+    outDir: resolve(dir),
+    nats,
+    installation: embeddedInstallation(),
+    say,
+  });
   process.stdout.write(
     `Backed up ${dataDir} into ${resolve(dir)} (${manifest.started_at} to ${manifest.finished_at})\n`,
   );

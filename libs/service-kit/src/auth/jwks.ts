@@ -1,18 +1,7 @@
 /**
- * The keys of an identity provider (Keycloak, Entra ID...): its JSON Web Key
- * Set, kept by a store of our own on jose's public API (createLocalJWKSet), so
- * that an outage of the provider is a decision of this system's, not a cache's:
- *   - the set is fetched again once it is older than `maxAgeMs` (so a key the
- *     provider removed stops verifying), in the background: requests go on with
- *     the set they have;
- *   - while the provider cannot be reached, the last good set keeps verifying
- *     until `staleMaxMs` after its fetch; each failure is logged, counted and
- *     shown by `status()`; past that, every token is refused until it answers;
- *   - a token whose `kid` the set lacks (a key rotation) makes it fetch at once,
- *     each `kid` at most once per `unknownKidIntervalMs`, and all of them
- *     together at most once per `globalIntervalMs`, so forged `kid`s cannot
- *     hammer the provider.
- * Keys are handed to fast-jwt as PEM.
+ * An identity provider's key set, kept by a store of our own on jose's public API, so that the provider's outage is
+ * this system's decision: refetch ages, a stale limit and bounded fetches for unknown `kid`s (docs/operations.md:
+ * A hospital's identity provider). Keys go to fast-jwt as PEM.
  */
 import { KeyObject, type webcrypto } from 'node:crypto';
 import { counter, gauge, metricsEnabled } from '../process/metrics';

@@ -20,14 +20,8 @@ export interface CoherentCacheOptions<V> extends ScopedEntriesLimits<V> {
 }
 
 /**
- * Values kept in one process and answered only once proved current: a hit
- * asks the stream's leader for its latest invalidation and waits until this
- * process has applied it. Writers never wait for a reader: the reader pays.
- *
- * Why that is exact (docs/CACHE.md): a write's invalidation is stored after
- * the write lands and before it is acknowledged; a load keeps its value only
- * if none of its scopes was invalidated while it ran, so a kept value shows
- * every write whose invalidation was applied before it, and later ones drop it.
+ * Values kept in one process and answered only once proved current (a hit waits until this process has applied
+ * the stream's latest invalidation); writers never wait for a reader. Why that is exact: docs/CACHE.md.
  */
 export class CoherentCache<V> {
   readonly follower: Follower;

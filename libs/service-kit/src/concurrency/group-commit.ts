@@ -1,11 +1,6 @@
 /**
- * Writes of what callers submit at about the same time, together (group
- * commit): the first submission is written at once; the ones that arrive
- * while a write is in flight go together in the next. Each submission settles
- * with the write that held its items. On the embedded server every write is a
- * transaction of its own, taken in turn: sixty-four requests that each insert
- * one outbox entry, or each mark the same cached reads stale, cost one write
- * instead of sixty-four.
+ * Writes of what callers submit at about the same time, together: the first at once, those arriving meanwhile in
+ * the next. On the embedded server each write is a transaction taken in turn (docs/architecture.md: Group commit).
  */
 export class GroupCommit<T> {
   private waiting: Array<{ items: T[]; resolve(): void; reject(err: unknown): void }> = [];

@@ -1,17 +1,6 @@
 /**
- * Conditional requests on single records (a bill, a charge, a session).
- *
- * A record's ETag is the digest of its representation: the very body its read
- * answers (`JSON.stringify` of it, the bytes the gateway sends), so it changes
- * whenever anything a client could have read changes, the record's own fields
- * or what the read joins to them (a user's name, a doctor's, booked counts).
- * Strong (`"..."`, no `W/`): equal tags are equal bytes, and only strong tags
- * may be compared for If-Match (RFC 9110 13.1.1).
- *
- * If-Match is checked inside the record's compare-and-set write (RecordWriter's
- * `decide`): the representation is made from the version the write is about to
- * replace, and a write that lost a race starts again from the new version, so
- * a stale tag is refused whichever replica changed the record first.
+ * Conditional requests on single records: a strong ETag digesting the read's body, If-Match checked inside the
+ * compare-and-set write (docs/service-kit.md: Conditional requests).
  */
 import { createHash } from 'node:crypto';
 import type { ServiceReply } from '@clinic/contracts';

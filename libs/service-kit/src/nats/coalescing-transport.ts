@@ -1,17 +1,7 @@
 /**
- * nats.js's Node transport, writing what one turn of the event loop sends in
- * one system call.
- *
- * nats.js writes its outbound buffer at the end of each microtask queue, so a
- * gateway under load wrote once per request (each HTTP request is a callback
- * of its own), and a service once per reply. On loopback a write also runs
- * the server's receive path: in a profile of payments at 64 connections, those
- * writes took 22% of the gateway's CPU. Held with cork() until setImmediate,
- * the frames of the callbacks that ran in one poll go out together (writev).
- *
- * nats.js's `connect` installs its own transport factory; `connect` here is
- * the same three lines with this transport (the factory is the documented
- * extension point of its base client). The deep imports hold for the 2.x line.
+ * nats.js's Node transport, writing what one turn of the event loop sends in one system call (corked until
+ * setImmediate; why: docs/PERFORMANCE.md). The one file that uses nats.js internals: the version is pinned and
+ * test/nats-internals.test.ts fails when what it extends changes.
  */
 import type { Socket } from 'node:net';
 import type { ConnectionOptions, NatsConnection } from 'nats';
@@ -45,7 +35,7 @@ export class CoalescingTransport extends NodeTransport {
   }
 }
 
-/** nats.js's `connect`, on CoalescingTransport. */
+/** nats.js's `connect` (its transport factory is the base client's extension point), on CoalescingTransport. */
 export function connect(options: ConnectionOptions): Promise<NatsConnection> {
   setTransportFactory({ factory: () => new CoalescingTransport(), dnsResolveFn: nodeResolveHost });
   return NatsConnectionImpl.connect(options);

@@ -133,8 +133,10 @@ const encoder = new TextEncoder();
 export function splitReply(raw: Uint8Array): { status: number; etag?: string; body: Uint8Array } {
   const head = new TextDecoder().decode(raw.subarray(0, 300));
   const match = REPLY_PREFIX.exec(head);
-  if (match && raw[raw.length - 1] === 0x7d) {
-    const body = raw.subarray(Buffer.byteLength(match[0]), raw.length - 1);
+  const slice =
+    match && raw[raw.length - 1] === 0x7d ? raw.subarray(Buffer.byteLength(match[0]), raw.length - 1) : null;
+  if (match && slice && isWholeValue(slice)) {
+    const body = slice;
     return match[2]
       ? { status: Number(match[1]), etag: JSON.parse(match[2]) as string, body }
       : { status: Number(match[1]), body };
@@ -144,6 +146,28 @@ export function splitReply(raw: Uint8Array): { status: number; etag?: string; bo
   return typeof reply.etag === 'string'
     ? { status: reply.status, etag: reply.etag, body }
     : { status: reply.status, body };
+}
+
+/**
+ * Whether bytes are one object or array closed exactly at their end: a reply
+ * cut short or with a brace missing is parsed in full (and refused) instead of
+ * being passed on as a body. Strings are skipped with their escapes.
+ */
+function isWholeValue(bytes: Uint8Array): boolean {
+  const open = bytes[0];
+  if (open !== 0x7b && open !== 0x5b) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === 0x5c) i++;
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x7b || b === 0x5b) depth++;
+    else if ((b === 0x7d || b === 0x5d) && --depth === 0) return i === bytes.length - 1;
+  }
+  return false;
 }
 
 /** Like callService, but returns the reply's bytes as they came. */

@@ -48,6 +48,8 @@ export interface HandlerContext {
    * answer depends on nothing else but the request and the caller's token.
    */
   share(scopes: string[]): void;
+  /** When the caller stops waiting (epoch ms, its `x-deadline`); absent when it named none. */
+  deadline?: number;
 }
 
 export type Handler = (request: ServiceRequest, ctx: HandlerContext) => Promise<ServiceReply | EncodedReply>;
@@ -162,7 +164,16 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       const share = (scopes: string[]) => {
         shared.scopes = [...(shared.scopes ?? []), ...scopes];
       };
-      const context = { caller, token, correlationId, idempotencyKey, ifMatch, log: requestLog, share };
+      const context: HandlerContext = {
+        caller,
+        token,
+        correlationId,
+        idempotencyKey,
+        ifMatch,
+        log: requestLog,
+        share,
+        ...(deadline > 0 ? { deadline } : {}),
+      };
       const run = () => handler(request, context);
       reply = breaker && !unguarded.includes(subject) ? await breaker.run(run) : await run();
     } catch (err) {

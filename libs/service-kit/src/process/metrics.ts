@@ -1,13 +1,6 @@
 /**
- * Prometheus metrics (prom-client), served on METRICS_PORT at /metrics by
- * every process that sets it: the gateway and each service replica. With
- * METRICS_PORT unset nothing is served and the helpers here return at once.
- *
- * Every process: Node's default process metrics and the outcomes of the NATS
- * requests it sends. Services: handled messages by subject and status, their
- * durations, database command durations (timed at the driver's connection),
- * the outbox backlog, the reference stream's lag, the database breaker.
- * The gateway adds its HTTP metrics (gateway/src/metrics.ts).
+ * Prometheus metrics (prom-client) on METRICS_PORT at /metrics, per process; unset, nothing is served and the
+ * helpers return at once. What each process exports: docs/operations.md, Metrics.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

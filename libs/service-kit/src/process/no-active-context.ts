@@ -1,12 +1,8 @@
 import { ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
 
 /**
- * A context manager that keeps no active context: `with` runs its function
- * and nothing is tracked across awaits. For a process that passes its trace
- * context along explicitly (the gateway): on Node 20 the SDK's default,
- * AsyncLocalStorage, turns on async hooks for every promise of the process
- * from its first use, and the batch span processor uses it at its first
- * export (docs/PERFORMANCE.md, Metrics and tracing).
+ * A context manager that keeps no active context, for a process that passes its trace context along itself (the
+ * gateway): the SDK's default turns on async hooks for every promise (docs/PERFORMANCE.md: Metrics and tracing).
  */
 export class NoActiveContext implements ContextManager {
   active(): Context {

@@ -1,15 +1,6 @@
 /**
- * Whether to trace a request that comes with no trace context, decided by the
- * process itself before it makes any span (the gateway: docs/PERFORMANCE.md,
- * Metrics and tracing). The SDK's own decision costs two random ids, a
- * sampler call and a span object for every request, traced or not; this one
- * costs a random number, and an untraced request that is answered from the
- * gateway's reply cache costs nothing more.
- *
- * It follows OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG as the SDK reads
- * them, for the parent-based samplers only: a caller's decision is kept by
- * the SDK (its sampler is then parent-based, always on for a root, so that a
- * root this decided to trace is traced); any other sampler is left to the SDK.
+ * Whether to trace a request that comes with no trace context, decided before any span is made: cheaper than the
+ * SDK's decision (docs/PERFORMANCE.md: Metrics and tracing). Parent-based OTEL_TRACES_SAMPLER only; others are the SDK's.
  */
 
 import { randomBytes } from 'node:crypto';

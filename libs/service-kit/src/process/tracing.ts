@@ -1,17 +1,7 @@
 /**
- * OpenTelemetry tracing, off unless an OTLP endpoint is configured with the
- * standard variables (OTEL_EXPORTER_OTLP_ENDPOINT or
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_SDK_DISABLED=true or
- * OTEL_TRACES_EXPORTER=none turn it off again). Off, no SDK is loaded and
- * every helper here returns at once.
- *
- * W3C trace context (`traceparent`, `tracestate`) travels in NATS headers:
- * injected by callServiceRaw and by the outbox relay, extracted by the
- * services' responder. No OpenTelemetry instrumentation exists for nats.js, so
- * these few spans are made here.
- *
- * This module must not load the modules it instruments (mongodb, fastify):
- * each process calls startTracing from a module its main.ts imports first.
+ * OpenTelemetry tracing, off unless an OTLP endpoint is set (docs/operations.md: Traces); off, no SDK is loaded.
+ * Spans for NATS are made here (no instrumentation exists for nats.js). This module must not load what it
+ * instruments (mongodb, fastify): each main.ts imports it first.
  */
 import {
   context,

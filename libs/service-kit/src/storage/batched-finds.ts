@@ -1,18 +1,6 @@
 /**
- * Reads of single records by key that requests make at about the same time,
- * sent as one `_id: {$in: [...]}` query (GroupCommit): the first at once,
- * those asked while a query is in flight together in the next. Every payment
- * finds its bill before it writes; at 64 connections, one query instead of
- * several saves each its command's own cost on both sides (the driver's
- * round trip, the server's parse, plan and transaction). A read is never
- * older than one sent alone at the time it was asked: it is sent then or later.
- *
- * Only one query is in flight at a time, so a query the database does not
- * answer holds up those asked after it. A find that waited longer than
- * QUEUED_MAX_MS is not sent but fails (FindQueuedTooLong, a 500 like any
- * database failure): sent then, it could wait out the driver's socket timeout
- * (4 s) on top, past the gateway's 5 s, and its write could land after the
- * gateway had answered 504.
+ * Finds by key made at about the same time, sent as one `_id: {$in: [...]}` query, never older than a find sent
+ * alone; one query in flight, a find queued too long fails (docs/service-kit.md).
  */
 import type { Collection, Document, Filter } from 'mongodb';
 import { findByKeys } from './database-quirks';

@@ -1,18 +1,6 @@
 /**
- * The compare-and-set writes of one collection that requests make at about
- * the same time, sent as one update command (GroupCommit): on the embedded
- * server its statements commit in one transaction (patch 0020), one commit
- * and one fsync for many payments. Each writer learns what became of its own
- * statement, which the command's reply does not say (it counts them):
- * - all matched: each did;
- * - fewer matched than were sent: each statement's proof (what the sweeper
- *   reads: the record shows the write) tells which did;
- * - a unique index refused one: those not proven are sent again one by one,
- *   so that each gets its own answer;
- * - anything else (a timeout, a lost connection): every one may or may not
- *   have landed, and each writer gets the error, as it would alone.
- * A writer whose write window passed while it waited is refused before the
- * command is sent (503), as outbox.record refuses one that has not started.
+ * Compare-and-set writes of one collection made at about the same time, sent as one update command: one commit on
+ * the embedded server; how each writer learns its own outcome: docs/service-kit.md.
  */
 import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import { isDuplicateKeyError } from './database-quirks';

@@ -26,17 +26,8 @@ export class DatabaseUnavailableError extends Error {
 class InconclusiveTrial extends Error {}
 
 /**
- * Fails requests at once while the database cannot be reached, instead of
- * letting each wait out the driver's server selection and pile up behind one
- * another until the gateway answers 504. A cockatiel circuit breaker:
- *
- * A connectivity error opens the circuit. For `openMs` every request fails at
- * once; after that one request at a time may try (half-open): its success
- * closes the circuit, its connectivity error re-opens it, and the others keep
- * failing fast meanwhile (cockatiel would queue them behind the trial). A
- * trial that ends in an ordinary error, or has not ended within `trialMs`,
- * lets the next request try at once. Independently a probe pings, one ping at
- * a time, each bounded by `trialMs`; its first success closes the circuit.
+ * Fails requests at once while the database cannot be reached, instead of letting them pile up into the gateway's
+ * 504: a circuit breaker with one trial at a time and a ping probe (docs/service-kit.md: The database breaker).
  */
 export class DatabaseBreaker {
   private readonly circuit: CircuitBreakerPolicy;

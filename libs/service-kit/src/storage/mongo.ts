@@ -7,7 +7,7 @@ import {
   type Db,
 } from 'mongodb';
 import type { Logger } from '../process/logger';
-import { installMongoDriverFix, quietPoolMaintenance } from './mongo-driver-fix';
+import { installMongoDriverFix, quietPoolMaintenance } from './mongo-driver-internals';
 import { mongoMonitoringOptions, observeDatabaseCommands } from './database-metrics';
 import { pauses, retryPolicy } from '../process/retry';
 

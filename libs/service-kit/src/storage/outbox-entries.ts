@@ -151,12 +151,8 @@ export function outboxEntry(eventId: string, spec: EventSpec, proof: WriteProof)
 }
 
 /**
- * An entry as the `outbox` collection holds it: the entry as one Extended JSON
- * text, beside the creation time the sweeper selects and sorts by. The server
- * stores and deletes a text field for a fraction of what it spends on the
- * twenty-odd nested fields of an entry (FerretDB converts and indexes every
- * one), and a month's auto-creation records thousands of entries. Nothing
- * queries inside an entry.
+ * An entry as the `outbox` collection holds it: one Extended JSON text beside the creation time the sweeper sorts
+ * by, far cheaper to store than nested fields (docs/architecture.md: Outbox without transactions).
  */
 export interface StoredOutboxEntry {
   _id: string;

@@ -64,24 +64,8 @@ const GROUPED_ENTRIES_MAX = 64;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /**
- * Transactional outbox without transactions (FerretDB v1 has none):
- * 1. the event is inserted into `outbox` before the entity write;
- * 2. the entity write records the event id on the entity itself (same document write);
- * 3. a successful write hands the entry to the in-process relay, which publishes
- *    it to JetStream with `Nats-Msg-Id` = event id and deletes the entry.
- * While NATS is away the relay keeps retrying in order. A sweeper picks up
- * entries left by a crashed process, checks the entity to see whether the write
- * happened, and publishes or discards them. JetStream's duplicate window makes
- * a second publication of the same event harmless. The relay never writes
- * entity documents: FerretDB replaces whole documents on update, so a relay
- * write could undo a concurrent change.
- *
- * The sweeper drops an entry whose write it cannot find once the entry is
- * older than the grace period, so that write must never land afterwards: it
- * is sent only within its write window, which runs from the time its entries
- * were stored, with what is left of the window as the server's time limit
- * (PreparedEvents.writeOptions); the wait for a pooled connection is bounded
- * too (connectMongo). Replicas' clocks must agree within the difference.
+ * Transactional outbox without transactions (FerretDB v1 has none): an entry is stored before the write it describes
+ * and published once the write landed; the sweeper settles a crashed process's (docs/architecture.md: Outbox).
  */
 export class Outbox {
   private readonly entries: Collection<StoredOutboxEntry | OutboxEntry>;

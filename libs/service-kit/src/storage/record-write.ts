@@ -1,25 +1,6 @@
 /**
- * The one write path of a service's records (a bill, a charge, a session):
- * every create, change and delete goes through here, so that each one takes
- * the same steps in the same order.
- *
- * A change: find the record (404 when it is gone), let the caller check it
- * and say what changes, record the event in the outbox, then write the change
- * with the event's id on the document, on the version found only: the write's
- * filter names the record's event ids, which every write changes. When
- * another replica changed the record in between, the write matches nothing,
- * its event is discarded and the change starts again from the read, so the
- * checks and the event's "after" image always stand on the version written
- * over (404 when the record is gone by then, 409 when a unique index refuses
- * the write or the record kept changing for 3 s). Requests of one process queue per
- * record, so only replicas ever start again. Once the write has landed, the
- * cached reads it changed are marked stale alongside the history's insert;
- * the answer waits for both.
- *
- * The embedded server applies a filtered update as a read, then a write; its
- * patch 0013 gives such statements turns per collection, so the filter holds
- * at the write, as on MongoDB. The writes of changes made at the same time go
- * in one command (batched-updates.ts), which it commits in one transaction.
+ * The one write path of a service's records: find, check, outbox entry, then a compare-and-set write on the version
+ * read, started again from the read when another replica wrote first (docs/architecture.md: Design notes).
  */
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { VersionedCache } from '../cache/versioned-cache';
@@ -188,9 +169,11 @@ export class RecordWriter<Doc extends StoredRecord> {
     id: number,
     decide: (existing: Doc) => Promise<RecordWrite<Doc> | null> | RecordWrite<Doc> | null,
     notFound: NotFoundCode = this.options.notFound,
+    waitUntil?: number,
   ): Promise<Doc | null | 'unchanged'> {
     return this.queue.run(`${this.options.recordKind}:${id}`, () => {
-      const giveUpAt = Date.now() + CHANGE_WAIT_MS;
+      // `waitUntil`: a change that must not give up while its caller still waits (a booking in a rush).
+      const giveUpAt = waitUntil ?? Date.now() + CHANGE_WAIT_MS;
       return retryPolicy({
         retryOn: (err) => startsAgain(err, giveUpAt),
         retries: Infinity,

@@ -20,6 +20,7 @@ import {
   foundInBranch,
   idempotencyClaim,
   pathId,
+  ServiceError,
   toCents,
   type ClinicClock,
   type HandlerContext,
@@ -74,7 +75,7 @@ export class AppointmentOperations {
     await this.refuseEarly(sessionId, input.source, claim, ctx);
     let booked: AppointmentDoc | undefined;
     let replayed = false;
-    const after = await this.storage.writes.changeSession(sessionId, async (existing) => {
+    const after = await this.changeBooking(sessionId, input.source, claim, ctx, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
       // The key is the caller's across sessions: bound to its first request, refused with another.
       if (claim) await this.storage.bookingKeys.bind(claim, sessionId);
@@ -112,6 +113,29 @@ export class AppointmentOperations {
         replayed ? (money?.values().next().value ?? null) : NOTHING,
       ),
     });
+  }
+
+  /**
+   * The booking's write; when other replicas kept changing the session first until the write gave up (409
+   * RECORD_BUSY), a session that meanwhile filled or closed answers that refusal instead: a retry would get it.
+   */
+  private async changeBooking(
+    sessionId: number,
+    source: BookingInput['source'],
+    claim: IdempotencyClaim | null,
+    ctx: HandlerContext,
+    decide: (existing: SessionDoc) => Promise<RecordWrite<SessionDoc> | null>,
+  ): Promise<SessionDoc | null | 'unchanged'> {
+    try {
+      // Starting again while the caller waits (less a second for the answer's way back): in a rush, every
+      // other replica's write is a place taken, so the booking ends booked or refused as full, not busy.
+      const waitUntil = ctx.deadline === undefined ? undefined : ctx.deadline - 1_000;
+      return await this.storage.writes.changeSession(sessionId, decide, 'SESSION_NOT_FOUND', waitUntil);
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'RECORD_BUSY')
+        await this.refuseEarly(sessionId, source, claim, ctx);
+      throw err;
+    }
   }
 
   /**

@@ -61,8 +61,9 @@ export class SessionWrites {
     id: number,
     decide: (existing: SessionDoc) => Promise<RecordWrite<SessionDoc> | null>,
     notFound: NotFoundCode = 'SESSION_NOT_FOUND',
+    waitUntil?: number,
   ): Promise<SessionDoc | null | 'unchanged'> {
-    return this.records.change(id, decide, notFound);
+    return this.records.change(id, decide, notFound, waitUntil);
   }
 
   /** Deletes a visible session (404 when there is none) once `check` has accepted it. */

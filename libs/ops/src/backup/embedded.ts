@@ -16,7 +16,6 @@
  * being copied whose outbox entries were already gone (their changes are in
  * the restored database; readers miss those events).
  */
-import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import {
   chmodSync,
@@ -30,17 +29,30 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
 import { eventStreamOf, inboxPrefixOf, REF_STREAM, SERVICE_NAMES } from '@clinic/contracts';
 import { connectNats, createLogger, type NatsSettings } from '@clinic/service-kit';
-import { renderNatsConfig } from '../nats-config';
-import { OWN_SECRET_FILES, privateDir } from '../secrets';
-import { ferretDbBinary, natsServerBinary } from '../paths';
-import { canConnect, freeListeningPort, waitFor } from '../ports';
-import { ManagedProcess } from '../process';
 import { restoreStream, snapshotStream, type StreamSnapshot } from './jetstream-snapshot';
 
 const run = promisify(execFile);
+
+/** What a backup and a restore need of the installation they copy; tools/cli gives the embedded stack's. */
+export interface EmbeddedInstallation {
+  /** clinic-ferretdb, whose `backup` command copies each database (looked for only when a backup needs it). */
+  ferretDbBinary(): string;
+  /** The secrets the installation made for itself in its data folder: a backup carries them. */
+  secretFiles: readonly string[];
+  /** Makes `dir` (0700) or checks the one there, refusing a folder another user could write in. */
+  privateDir(dir: string): string;
+  /** A nats-server for the restore alone (loopback, a password of its own) on `natsDir/jetstream`. */
+  startRestoreNats(natsDir: string): Promise<RestoreNats>;
+}
+
+export interface RestoreNats {
+  connect: ConnectionOptions;
+  /** Stops the server and removes what it needed only while running (its configuration). */
+  stop(): Promise<void>;
+}
 
 export interface BackupManifest {
   format: 1;
@@ -88,6 +100,7 @@ export async function backupEmbedded(options: {
   dataDir: string;
   outDir: string;
   nats: NatsSettings;
+  installation: EmbeddedInstallation;
   say?: (line: string) => void;
 }): Promise<BackupManifest> {
   const say = options.say ?? (() => undefined);
@@ -108,7 +121,7 @@ export async function backupEmbedded(options: {
 }
 
 async function backupInto(
-  options: { outDir: string; dataDir: string; nats: NatsSettings },
+  options: { outDir: string; dataDir: string; nats: NatsSettings; installation: EmbeddedInstallation },
   dbDir: string,
   say: (line: string) => void,
 ): Promise<BackupManifest> {
@@ -132,16 +145,20 @@ async function backupInto(
   };
   try {
     for (const name of EVENT_STREAMS) await snapshot(name, true);
-    const copied = await run(ferretDbBinary(), ['backup', dbDir, join(options.outDir, 'ferretdb')], {
-      maxBuffer: 1 << 20,
-    });
+    const copied = await run(
+      options.installation.ferretDbBinary(),
+      ['backup', dbDir, join(options.outDir, 'ferretdb')],
+      {
+        maxBuffer: 1 << 20,
+      },
+    );
     const databases = copied.stdout
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as BackupManifest['databases'][number]);
     for (const db of databases) say(`database ${db.file}: ${db.bytes} bytes in ${db.ms} ms`);
     await snapshot(REF_STREAM.name, false);
-    const secrets = copySecrets(options.dataDir, options.outDir, OWN_SECRET_FILES);
+    const secrets = copySecrets(options.dataDir, options.outDir, options.installation.secretFiles);
     const manifest: BackupManifest = {
       format: 1,
       started_at: startedAt,
@@ -168,8 +185,10 @@ async function backupInto(
 export async function restoreEmbedded(options: {
   backupDir: string;
   dataDir: string;
+  installation: EmbeddedInstallation;
   say?: (line: string) => void;
 }): Promise<BackupManifest> {
+  const { installation } = options;
   const say = options.say ?? (() => undefined);
   const manifestFile = join(options.backupDir, 'manifest.json');
   if (!existsSync(manifestFile)) throw new Error(`${options.backupDir} holds no finished backup (no manifest.json)`);
@@ -179,9 +198,9 @@ export async function restoreEmbedded(options: {
   if (!isEmptyDir(dbDir) || !isEmptyDir(natsDir)) {
     throw new Error(`${options.dataDir} already holds data: restore into an empty DATA_DIR`);
   }
-  privateDir(options.dataDir);
-  privateDir(dbDir);
-  privateDir(natsDir);
+  installation.privateDir(options.dataDir);
+  installation.privateDir(dbDir);
+  installation.privateDir(natsDir);
   for (const name of copySecrets(options.backupDir, options.dataDir, manifest.secrets ?? [])) say(`${name} restored`);
   for (const db of manifest.databases) {
     copyFileSync(join(options.backupDir, 'ferretdb', db.file), join(dbDir, db.file));
@@ -189,28 +208,10 @@ export async function restoreEmbedded(options: {
     say(`database ${db.file} restored`);
   }
 
-  const port = await freeListeningPort();
-  const password = randomBytes(24).toString('hex');
-  const config = join(natsDir, 'restore.conf');
-  writeFileSync(
-    config,
-    renderNatsConfig({
-      listen: `127.0.0.1:${port}`,
-      storeDir: join(natsDir, 'jetstream'),
-      authorization: `authorization { user: "restore", password: "${password}" }`,
-    }),
-  );
-  const server = new ManagedProcess({
-    name: 'nats-restore',
-    command: natsServerBinary(),
-    args: ['-c', config],
-    output: { kind: 'file', path: join(natsDir, 'restore.log') },
-  });
-  server.start();
+  const server = await installation.startRestoreNats(natsDir);
   let nc: NatsConnection | undefined;
   try {
-    await waitFor('the restore NATS server', () => canConnect(port), 20_000, 50);
-    nc = await connect({ servers: `nats://127.0.0.1:${port}`, user: 'restore', pass: password });
+    nc = await connect(server.connect);
     for (const stream of manifest.streams) {
       const snapshot = readSnapshot(join(options.backupDir, 'nats'), stream.name);
       // One server takes one replica; a cluster started on this folder raises it (streamReplicas).
@@ -221,7 +222,6 @@ export async function restoreEmbedded(options: {
   } finally {
     await nc?.close();
     await server.stop();
-    rmSync(config, { force: true });
   }
   return manifest;
 }
