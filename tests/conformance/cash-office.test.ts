@@ -1,5 +1,5 @@
 /**
- * The cash office's reads (issue 43, billing's storage/shift-holds.ts and
+ * The cash office's reads (billing's storage/shift-holds.ts and
  * shifts.ts): the document a hold names, found by whichever of its paths
  * holds the entry (an array of subdocuments, or one subdocument); a shift's
  * drawer summed per kind and method; a branch's live shifts up to a day.

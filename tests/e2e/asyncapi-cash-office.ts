@@ -1,5 +1,5 @@
 /**
- * The cash office's part of the AsyncAPI tour (issue 43), with CASH_SHIFTS=on
+ * The cash office's part of the AsyncAPI tour, with CASH_SHIFTS=on
  * and APPROVE_CATALOGUE_CHANGES=true: a shift opened, moved, handed over,
  * accepted, closed and signed off; approvals asked, approved, declined, used
  * and given back (a cashier's charge refused after its approval was used).

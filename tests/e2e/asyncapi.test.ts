@@ -236,7 +236,7 @@ it('validates every request envelope, reply and event of a tour through all the 
 }, 90_000);
 
 /**
- * Channeling's routes (issue 42) and the subjects billing and sessions ask each other: a session with its
+ * Channeling's routes and the subjects billing and sessions ask each other: a session with its
  * bookings, moves, money, cancellations, completion and settlement, and one closed with a booking in it.
  */
 async function channelingTour(call: TourCall) {

@@ -1,5 +1,5 @@
 /**
- * Backup and restore of the embedded default (issue 29): `npm run backup`
+ * Backup and restore of the embedded default: `npm run backup`
  * while bills are being created, `npm run restore` into an empty data folder,
  * a new stack on it. Every bill acknowledged before the backup began is there
  * with its number, the numbers of each date have no gap or duplicate and go

@@ -1,5 +1,5 @@
 /**
- * The branch-scope cases of channeling's routes (issue 42): how to call each
+ * The branch-scope cases of channeling's routes: how to call each
  * on a chosen branch, what a refused call must have left as it was, and the
  * not-found it answers for another branch's record.
  */

@@ -1,5 +1,5 @@
 /**
- * Branch scope of the cash office's routes (issue 43), with CASH_SHIFTS=on:
+ * Branch scope of the cash office's routes, with CASH_SHIFTS=on:
  * through the gateway and straight over NATS, a token limited to one branch
  * opens, moves, closes and hands over shifts and asks for approvals there,
  * is refused at the other (403 for a branch it names, 404 for another

@@ -1,5 +1,5 @@
 /**
- * BRANCH_SCOPE=required (issue 26): every role but admin must name its
+ * BRANCH_SCOPE=required: every role but admin must name its
  * branches (`store_ids`); without the claim it gets 403 at the gateway and
  * from the service over NATS alike, before anything is read or changed. An
  * admin token without the claim keeps its chain-wide reach.

@@ -1,5 +1,5 @@
 /**
- * Branch scope (issue 26): a token with `store_ids` reaches those branches
+ * Branch scope: a token with `store_ids` reaches those branches
  * only. Every route of HTTP_ROUTES, through the gateway and straight over
  * NATS, with a token in scope, out of scope (403 for a branch the request
  * names, 404 for another branch's record, nothing changed) and without the

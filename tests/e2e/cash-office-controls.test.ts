@@ -1,5 +1,5 @@
 /**
- * Controls a clinic switches on (issue 43), each refusing what the issue saw
+ * Controls a clinic switches on, each refusing what the issue saw
  * go through: a charge billed at 1 instead of its price, a 100% discount, a
  * bill dated another day, a card payment refunded in cash, a Paid Cash bill
  * taking 100 of 850, a cashier repricing the catalogue. Refused with

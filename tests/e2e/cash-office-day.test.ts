@@ -1,5 +1,5 @@
 /**
- * A cash office's day with shifts (issue 43), reconciled by hand to the cent:
+ * A cash office's day with shifts, reconciled by hand to the cent:
  * Dilani's morning shift with a float, split tenders, a cancellation the
  * admin refunds from her shift, a drop and petty cash, her drawer handed over
  * to Kasun at midday; his afternoon with a refund and a drop; both counted

@@ -1,5 +1,5 @@
 /**
- * Every money move has a drawer (issue 43), shifts off: a cancellation's
+ * Every money move has a drawer, shifts off: a cancellation's
  * refund comes out of the cashier's drawer that took the money, not the
  * admin's who cancelled (the issue's Admin -1,200 / Dilani +1,200); closing
  * counts only known staff who handled the branch's cash that day (user 7,

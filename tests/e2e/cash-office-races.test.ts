@@ -1,5 +1,5 @@
 /**
- * A drawer never pays out more cash than it holds (issue 43), on two billing
+ * A drawer never pays out more cash than it holds, on two billing
  * replicas: 20 cash refunds at once against a shift whose drawer holds less
  * than their sum pay exactly what it holds and refuse the rest; a drop racing
  * them does not take it below zero either; the close then counts it to the cent.

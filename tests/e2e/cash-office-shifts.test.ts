@@ -1,5 +1,5 @@
 /**
- * Cashiers' shifts (issue 43) with CASH_SHIFTS=on, on two billing replicas:
+ * Cashiers' shifts with CASH_SHIFTS=on, on two billing replicas:
  * a float by denomination, payments into the caller's shift, drops and petty
  * cash, a close with its count (over/short) and a manager's sign-off; a
  * handover the next cashier accepts; the day closed only once every shift

@@ -1,5 +1,5 @@
 /**
- * What the cash office's e2e files share (issue 43): a money stack (money.ts)
+ * What the cash office's e2e files share: a money stack (money.ts)
  * with shifts on and two billing replicas, its staff (one who signs in
  * through an identity provider, named by a record's `subject`), and shifts,
  * drops, closes and handovers through the gateway.

@@ -23,7 +23,7 @@ describe('charge check for billing (NATS)', () => {
     );
     expect(JSON.parse(new TextDecoder().decode(msg.data))).toEqual({
       status: 200,
-      // The amounts tell billing which prices a bill sets apart from the catalogue's (issue 25).
+      // The amounts tell billing which prices a bill sets apart from the catalogue's.
       body: { success: true, invalid_ids: [inactive, deleted, foreign, 987654], amounts: { [active]: 850 } },
     });
   });

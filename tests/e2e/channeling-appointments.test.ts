@@ -1,5 +1,5 @@
 /**
- * Appointments through the gateway (issue 42, sessions' side): booking with
+ * Appointments through the gateway (sessions' side): booking with
  * its number, time and fee split, the numbers kept for agents, Idempotency-Key,
  * moves through the session, a session closed, completed, a doctor's leave,
  * and the events other systems read.

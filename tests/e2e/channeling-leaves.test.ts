@@ -1,5 +1,5 @@
 /**
- * A doctor's leave against the bookings of their sessions (issue 42): a leave
+ * A doctor's leave against the bookings of their sessions: a leave
  * that arrived while sessions was down cancels them once it is back, and a
  * session on a day of leave, or on its branch's holiday, takes no booking.
  * The file's dates are its own, far in the future.

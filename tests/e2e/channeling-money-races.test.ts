@@ -1,5 +1,5 @@
 /**
- * Channeling's money under concurrent requests (issue 42): first payments
+ * Channeling's money under concurrent requests: first payments
  * racing to open an appointment's account never overpay it, and refunds
  * racing a settlement are either counted in the payout or refused, never
  * both given back and paid to the doctor.

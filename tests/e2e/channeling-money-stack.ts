@@ -1,5 +1,5 @@
 /**
- * What the channeling money e2e files share (issue 42, billing's side): a
+ * What the channeling money e2e files share (billing's side): a
  * stack seeded with branches that each test may own (the drawer is per branch
  * and day, and money moves on today), each with a doctor whose fee and whose
  * branch's hospital fee make the split 1,500.50 + 750.25; sessions, bookings,

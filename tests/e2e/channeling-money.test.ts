@@ -1,5 +1,5 @@
 /**
- * An appointment's money through the gateway (issue 42, billing's side):
+ * An appointment's money through the gateway (billing's side):
  * split payments, a refund of the doctor's share only, the ledger and the
  * balance sessions shows, a cancellation's refunds out of the drawers that took the money
  * and in the tenders paid, keyed retries answered once, a closed day, the
@@ -181,7 +181,7 @@ describe('DELETE /appointments/{id}', () => {
         r.drawer,
       ],
     );
-    // Dilani cancels; the money goes back out of Kasun's drawer, which took it (issue 43).
+    // Dilani cancels; the money goes back out of Kasun's drawer, which took it.
     const kasuns = { user_id: 7, shift_id: null };
     expect(refunds).toEqual([
       ['Card', 1250.75, { sub: 8, role: 'cashier' }, 'Patient asked', kasuns],

@@ -1,5 +1,5 @@
 /**
- * The 8 a.m. rush (issue 42): a thousand bookings at once for one session of
+ * The 8 a.m. rush: a thousand bookings at once for one session of
  * forty places, through two gateways in front of two sessions replicas.
  * Exactly forty are booked, numbered 1 to 40 once each; every other one is
  * refused as full; the session reads Full with forty booked. Twenty rounds.

@@ -1,5 +1,5 @@
 /**
- * A session's settlement through the gateway (issue 42): a day's channeling
+ * A session's settlement through the gateway: a day's channeling
  * (split tenders, a refund, an absent patient, a cancellation, an unpaid
  * consultation), the session completed and the doctor paid out of the
  * cashier's drawer; the payout, the drawer, the day close and the day-end
@@ -69,7 +69,7 @@ describe('a day of channeling, settled', () => {
     expect((await refund(a2, { amount: 800, method: 'Cash', reason: 'Tests not needed' })).status).toBe(201);
     await pay(a3, { amount: FEE.total, method: 'Cash' });
     await pay(a4, { amount: 500, method: 'Cash' });
-    // Dilani cancels: the 500 goes back out of Kasun's drawer, which took it (issue 43).
+    // Dilani cancels: the 500 goes back out of Kasun's drawer, which took it.
     expect((await cancel(a4, 'Could not wait')).status).toBe(200);
     for (const id of [a1, a2, a5]) await consulted(id);
 

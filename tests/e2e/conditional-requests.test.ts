@@ -1,5 +1,5 @@
 /**
- * Conditional requests (issue 27): an ETag on each single-record read (bill,
+ * Conditional requests: an ETag on each single-record read (bill,
  * charge, session), If-None-Match answered 304, If-Match on PUT and DELETE
  * refused with 412 when the record changed since it was read; without these
  * headers, the spec's answers.

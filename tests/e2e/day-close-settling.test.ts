@@ -1,5 +1,5 @@
 /**
- * A close and the writes of its day still in flight (issue 25, point 6, and
+ * A close and the writes of its day still in flight (point 6, and
  * its review): the close waits for a write that read the day open until the
  * write has landed with its ledger record, not until its events are
  * published; when it gives up it puts the day back open, so that the branch

@@ -1,5 +1,5 @@
 /**
- * Closing a branch's day (issue 25, point 6): expected against counted cash
+ * Closing a branch's day (point 6): expected against counted cash
  * per user, then bills dated that day and money moving on it refused with
  * 409; reading and reopening the day; every role and refusal; the events. The
  * stack narrows REFUND_ROLES and PRICE_OVERRIDE_ROLES, which are checked here too.

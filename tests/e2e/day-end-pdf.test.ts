@@ -1,5 +1,5 @@
 /**
- * GET /lab_bills/day_end?format=pdf (issue 28): the day-end printed on A4 in
+ * GET /lab_bills/day_end?format=pdf: the day-end printed on A4 in
  * the receipts' fonts, read back with poppler: totals, per tender from the ledger,
  * the drawer per cashier, cancelled bills with their reasons, the refunds of
  * the day, signature lines; nothing printed over anything else. Without
@@ -64,7 +64,7 @@ describe('GET /lab_bills/day_end?format=pdf', () => {
     expectPrinted(text, [
       `Day-end report of ${today}`,
       `All live bills ${report.totals.total_bills} ${money(report.totals.total_revenue)}`,
-      // Per tender from the ledger (issue 43): what the drawers took and gave back, as the drawer table says.
+      // Per tender from the ledger: what the drawers took and gave back, as the drawer table says.
       `Cash ${money(report.tenders.Cash.taken)} ${money(report.tenders.Cash.given_back)} 0.00 0.00 ${money(report.tenders.Cash.net)}`,
       `Card ${money(report.tenders.Card.taken)} 0.00 0.00 0.00 ${money(report.tenders.Card.net)}`,
       `Cancelled bills (1, ${money(850)})`,

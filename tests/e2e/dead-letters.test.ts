@@ -1,5 +1,5 @@
 /**
- * Reference records that cannot vanish (issue 46): a record of no known kind,
+ * Reference records that cannot vanish: a record of no known kind,
  * one that is not JSON and one failing its kind's schema are each stored in
  * HOSPITAL_REF_DEAD with the reason, once, counted in the services' metrics,
  * and readable by the system that sent them; the stream's later records still apply.

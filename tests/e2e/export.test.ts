@@ -1,5 +1,5 @@
 /**
- * GET /lab_bills/export (issue 28) through the gateway: CSV and Excel files
+ * GET /lab_bills/export through the gateway: CSV and Excel files
  * parsed back (csv-parse, exceljs's reader) equal the list's rows and the
  * bills' items; text that a spreadsheet would take for a formula comes out
  * inert; the list's filters, branch scope and roles apply; and over NATS

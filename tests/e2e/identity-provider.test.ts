@@ -1,5 +1,5 @@
 /**
- * A hospital's identity provider (issue 29): a real OpenID Provider
+ * A hospital's identity provider: a real OpenID Provider
  * (identity-provider-stack.ts) issues access tokens with Keycloak-like claims;
  * the gateway and every service verify them with its JWKS (JWT_JWKS_URL), its
  * issuer and the audience. Roles and branches are read where the provider puts

@@ -1,5 +1,5 @@
 /**
- * The filters front ends expect (issue 27): a patient's and a cashier's bills
+ * The filters front ends expect: a patient's and a cashier's bills
  * on GET /lab_bills, and pages of the charge and session lists, which the spec
  * answers whole (and still does without page and per_page).
  */

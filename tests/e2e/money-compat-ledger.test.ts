@@ -1,5 +1,5 @@
 /**
- * What the spec's own writes mean for the ledger (issue 25, points 4 and 5):
+ * What the spec's own writes mean for the ledger (points 4 and 5):
  * a bill created Paid, a PUT of payment_status or payment_method, a
  * cancellation; the edge cases docs/api.md lists; and the day-end report's
  * drawer (money by the day it moved and by who took it, owed amounts apart),

@@ -1,5 +1,5 @@
 /**
- * Edge cases of a bill's money found in review (issue 25): a retried bill
+ * Edge cases of a bill's money found in review: a retried bill
  * creation answered from the bill itself when its claim is missing; amounts
  * that round to no cent refused; the spec's PUT never refused for the number
  * of entries a bill holds; a payment that makes a bill Paid published as an

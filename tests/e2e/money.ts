@@ -1,5 +1,5 @@
 /**
- * What the tests of a bill's money share (issue 25): a stack seeded with
+ * What the tests of a bill's money share: a stack seeded with
  * branches that each test may own (the drawer is per branch and day, and the
  * day money moves on is today), bills, payments and refunds through the
  * gateway, and the clinic's today.

@@ -1,5 +1,5 @@
 /**
- * A NATS user per outside system, declared in configuration (issue 46): a
+ * A NATS user per outside system, declared in configuration: a
  * second system in OUTSIDE_SYSTEMS_FILE gets its user, its password and its
  * own durable consumer, and reads only that one; nothing in the code names it.
  */

@@ -1,5 +1,5 @@
 /**
- * A bill's payments and refunds through the gateway (issue 25, points 1 to 3,
+ * A bill's payments and refunds through the gateway (points 1 to 3,
  * 7 to 9): split payments taken by the caller, refunds with a reason, the
  * ledger and the amount due on every read, Idempotency-Key, every refusal and
  * role, the events, the receipt, negative money, price overrides.
@@ -160,7 +160,7 @@ describe('POST /lab_bills/{id}/payments', () => {
         status: 404,
         body: { success: false, error: 'Bill not found.', code: 'BILL_NOT_FOUND' },
       });
-      // A cancelled bill's payments stay readable (issue 44: its credit note lists them); no other is there.
+      // A cancelled bill's payments stay readable (its credit note lists them); no other is there.
       expect((await m.t.get(path)).status).toBe(path === `/lab_bills/${id}/payments` ? 200 : 404);
     }
     for (const role of ['doctor', 'patient'])

@@ -1,5 +1,5 @@
 /**
- * A bill's payments and refunds through the gateway (issue 25, points 1 to 3,
+ * A bill's payments and refunds through the gateway (points 1 to 3,
  * 7 to 9): split payments taken by the caller, refunds with a reason, the
  * ledger and the amount due on every read, Idempotency-Key, every refusal and
  * role, the events, the receipt, negative money, price overrides.

@@ -177,12 +177,12 @@ describe('API documentation', () => {
 it('lists every route of the route table exactly once', () => {
   const keys = HTTP_ROUTES.map((r) => `${r.method} ${r.url}`);
   expect(new Set(keys).size).toBe(keys.length);
-  // The spec's 18, and the bill history, day-end report, receipt and charge history (issue 15), a bill's
-  // payments (2) and refunds, and a day's closing, reading and reopening (issue 25), the export (issue 28), and
-  // channeling's 13 (issue 42: bookings and their list, completion, an appointment's read, change and
+  // The spec's 18, and the bill history, day-end report, receipt and charge history, a bill's
+  // payments (2) and refunds, and a day's closing, reading and reopening, the export, and
+  // channeling's 13 (bookings and their list, completion, an appointment's read, change and
   // cancellation, its payments (2), refunds and slip, and a session's settlement, its read and reversal).
-  // Paper's three (issue 44): a refund's and a cancellation's credit notes, and the ledger's export.
-  // The cash office's 14 (issue 43): a shift's opening, list, read, drop, payout, close, sign-off, handover and
+  // Paper's three: a refund's and a cancellation's credit notes, and the ledger's export.
+  // The cash office's 14: a shift's opening, list, read, drop, payout, close, sign-off, handover and
   // acceptance; an approval's request, list, read, approval and decline.
   expect(keys).toHaveLength(59);
 });

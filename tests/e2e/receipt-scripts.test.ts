@@ -1,5 +1,5 @@
 /**
- * Receipts in Sinhala, Tamil and English (issue 28), read back with poppler
+ * Receipts in Sinhala, Tamil and English, read back with poppler
  * and compared with HarfBuzz's hb-view: the Noto fonts are embedded, Sinhala
  * and Tamil are shaped as HarfBuzz shapes them (a repaya included) rather
  * than printed as `?` or boxes, and long names, charges and notes wrap

@@ -1,5 +1,5 @@
 /**
- * SESSION_WRITE_ROLES (issue 26): the roles that may create, update, delete
+ * SESSION_WRITE_ROLES: the roles that may create, update, delete
  * and auto-create sessions; others get 403 before anything is read, at the
  * gateway and from the service over NATS alike, and may still read. Unset,
  * any authenticated caller may, as the spec says (every other session test).

@@ -42,7 +42,7 @@ describe('POST /add_session', () => {
       channeling_fee: 2500,
       store_name: 'Colombo Central',
       booked_count: 0,
-      // Channeling's (issue 42): how it closed, when the doctor came, minutes per number, numbers kept for agents.
+      // Channeling's: how it closed, when the doctor came, minutes per number, numbers kept for agents.
       closed_as: null,
       doctor_arrived_at: null,
       minutes_per_patient: 10,

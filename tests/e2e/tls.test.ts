@@ -1,5 +1,5 @@
 /**
- * TLS end to end (issue 29): NATS with TLS (`NATS_TLS=1`: a local CA and
+ * TLS end to end: NATS with TLS (`NATS_TLS=1`: a local CA and
  * certificates in the data folder) and the gateway on HTTPS (TLS_CERT_FILE,
  * TLS_KEY_FILE). Every service, the gateway and the test's own NATS clients
  * verify the servers against that CA. A bill is created and read back over

@@ -1,5 +1,5 @@
 /**
- * Tools that find the stack they run beside (issue 46): npm start on ports of
+ * Tools that find the stack they run beside: npm start on ports of
  * its own with NATS over TLS, then seed, backup and restore given nothing but
  * DATA_DIR; a failed backup keeps nothing; the gateway's environment holds no
  * database URL.

@@ -1,5 +1,5 @@
 /**
- * Typos in request bodies (issue 45): the routes beyond the spec refuse a field
+ * Typos in request bodies: the routes beyond the spec refuse a field
  * they do not name (400, `field` naming it) and record nothing; the spec's
  * routes ignore such fields, as the original service did, unless the services
  * run with UNKNOWN_BODY_FIELDS=refuse: then they refuse them too (422 on the

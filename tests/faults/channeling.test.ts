@@ -1,5 +1,5 @@
 /**
- * Channeling under faults (issue 42): a sessions replica killed with SIGKILL
+ * Channeling under faults: a sessions replica killed with SIGKILL
  * during a rush of bookings, and a billing replica during the payments of a
  * session's appointments, each request sent as a careful client sends it (an
  * Idempotency-Key, retried with it after a 5xx or a broken connection until

@@ -24,7 +24,7 @@ export const MONEY_SUB = 9;
  * test uses), every other one Paid (its payment recorded with it), and updates
  * of the bills they create alongside, so that faults meet changes (and their
  * history entries) as well as creations; and payments of the Pending ones,
- * refunds of the Paid ones (issue 25).
+ * refunds of the Paid ones.
  */
 export function billLoad(
   t: TestStack,

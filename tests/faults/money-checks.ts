@@ -1,5 +1,5 @@
 /**
- * What a fault under load is checked against for money (issue 25): every
+ * What a fault under load is checked against for money: every
  * payment and refund the API acknowledged is on its bill exactly once, none
  * that was not acknowledged is, and every entry of the bills' ledgers (those
  * the spec's writes made too) has its record in bill_ledger and its event on

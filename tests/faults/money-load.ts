@@ -1,6 +1,6 @@
 /**
  * Payments and refunds alongside a bill load, as careful clients send them
- * (issue 25): each one carries an Idempotency-Key and is retried (same key)
+ *: each one carries an Idempotency-Key and is retried (same key)
  * after a 500, 503, 504, a 409 "retry" or a broken connection, until it is
  * answered for good. A Pending bill the load confirmed is paid in two parts
  * (Cash, then Card); a Paid one gets two refunds. Every attempt is kept.

@@ -1,5 +1,5 @@
 /**
- * @clinic/client as a web app gets it (issue 45): `npm pack` writes a package
+ * @clinic/client as a web app gets it: `npm pack` writes a package
  * (it builds first), installed here into an app folder of its own; it loads as
  * CommonJS and as an ES module, answers a 304 as `notModified` rather than an
  * error, and the README's examples compile against it under `strict`, resolved

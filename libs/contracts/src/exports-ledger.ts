@@ -1,5 +1,5 @@
 /**
- * GET /lab_bills/ledger/export (issue 44): a branch's payments, refunds,
+ * GET /lab_bills/ledger/export: a branch's payments, refunds,
  * reversals and doctors' payouts of a range of days, by the day the money
  * moved, as CSV or Excel: the drawer's ledger, for the accounts. Billing
  * answers `billing.ledger.export` a page at a time, as the bills' export.

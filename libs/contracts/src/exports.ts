@@ -1,5 +1,5 @@
 /**
- * GET /lab_bills/export (issue 28): a branch's bills of a date range as CSV
+ * GET /lab_bills/export: a branch's bills of a date range as CSV
  * or Excel. Billing answers `billing.bill.export` with one page of rows at a
  * time (bills, or their items) and a cursor to the next; the gateway asks
  * for the pages one after another and writes the file as they come, so that

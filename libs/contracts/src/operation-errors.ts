@@ -203,7 +203,7 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly Answered[]>> = {
     ...MONEY_DRAWER,
   ],
   getAppointmentSlip: ['APPOINTMENT_NOT_FOUND', 'CHANNELING_UNAVAILABLE'],
-  // The cash office (issue 43): shifts and the approvals a clinic's controls ask for.
+  // The cash office: shifts and the approvals a clinic's controls ask for.
   openShift: ['VALIDATION_FAILED', 'SHIFTS_OFF', 'STORE_NOT_FOUND', 'STAFF_UNKNOWN', 'SHIFT_ALREADY_OPEN'],
   listShifts: ['VALIDATION_FAILED'],
   getShift: ['SHIFT_NOT_FOUND'],

@@ -1,4 +1,4 @@
-/** The routes of the cash office (issue 43): cashiers' shifts and their drawers, approvals of what controls refuse. */
+/** The routes of the cash office: cashiers' shifts and their drawers, approvals of what controls refuse. */
 import type { HttpRoute } from './http-route';
 import {
   approvalReplies,

@@ -1,4 +1,4 @@
-/** The routes of channeling (issue 42): appointments in sessions, their fees, a session's settlement. */
+/** The routes of channeling: appointments in sessions, their fees, a session's settlement. */
 import { paymentBodySchema, refundBodySchema } from './schemas/billing-money';
 import {
   appointmentMoneyReplies,

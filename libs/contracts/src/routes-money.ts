@@ -1,6 +1,6 @@
 /**
  * The routes of a bill's payments and refunds and of a branch's closed day
- * (issue 25), part of HTTP_ROUTES (routes.ts).
+ *, part of HTTP_ROUTES (routes.ts).
  */
 import type { HttpRoute } from './http-route';
 import {

@@ -1,4 +1,4 @@
-/** The credit notes of a bill (issue 44): a refund's slip and a cancelled bill's slip, part of HTTP_ROUTES. */
+/** The credit notes of a bill: a refund's slip and a cancelled bill's slip, part of HTTP_ROUTES. */
 import type { HttpRoute } from './http-route';
 import { billingExtraResponses } from './schemas/billing-replies';
 import { standardFailures } from './schemas/failures';

@@ -27,12 +27,12 @@ export interface BillingOperations {
   creditNotes: CreditNoteOperations;
   spreadsheets: ExportOperations;
   ledgerExports: LedgerExportOperations;
-  /** Channeling's money (issue 42): appointments' payments, refunds, cancellations, slips; sessions' settlements. */
+  /** Channeling's money: appointments' payments, refunds, cancellations, slips; sessions' settlements. */
   appointments: AppointmentPaymentOperations;
   cancellations: AppointmentCancelOperations;
   slips: SlipOperations;
   settlements: SettlementOperations;
-  /** The cash office (issue 43): shifts, their ends, approvals. */
+  /** The cash office: shifts, their ends, approvals. */
   shifts: ShiftOperations;
   shiftEnds: ShiftCloseOperations;
   approvals: ApprovalOperations;

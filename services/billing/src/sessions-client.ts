@@ -1,5 +1,5 @@
 /**
- * Billing's questions to sessions about channeling (issue 42), asked with the
+ * Billing's questions to sessions about channeling, asked with the
  * caller's token, so that sessions applies the caller's branches too: a
  * session and its appointments, one appointment, and an appointment's
  * cancellation. Sessions' refusals (404, 409, 401, 403) reach the caller as

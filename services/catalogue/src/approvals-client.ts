@@ -1,5 +1,5 @@
 /**
- * The catalogue's control (issue 43): with APPROVE_CATALOGUE_CHANGES=true a
+ * The catalogue's control: with APPROVE_CATALOGUE_CHANGES=true a
  * cashier's change of a charge needs an admin's approval. Approvals are
  * billing's: the catalogue asks billing to use one (and to give it back when
  * the change is refused after all), with its caller's token.

@@ -1,5 +1,5 @@
 /**
- * docs/openapi.json as tools this project did not choose read it (issue 45):
+ * docs/openapi.json as tools this project did not choose read it:
  * Redocly CLI's recommended ruleset (redocly.yaml) reports no error and no
  * warning; every example is valid against its schema with ajv's JSON Schema
  * 2020-12 validator as it comes; and a second generator (@hey-api/openapi-ts,

@@ -68,7 +68,7 @@ it('reads links and anchors as GitHub does', () => {
   ]);
 });
 
-// tools/ferretdb/README.md is written on another branch (issue 30, part 1); it is the one target allowed to be missing.
+// tools/ferretdb/README.md is written on another branch (part 1); it is the one target allowed to be missing.
 it.each(DOCUMENTS)('has every relative link of %s point to a file and a heading there', (document) => {
   const broken = relativeLinks(document, readFileSync(join(REPO_ROOT, document), 'utf8')).filter(({ file, anchor }) => {
     if (!existsSync(join(REPO_ROOT, file))) return true;

@@ -1,6 +1,6 @@
 /**
  * What a bill's payments and refunds, and a branch's closed day, may hold, and
- * what billing answers about them (issue 25): stated once for the service and
+ * what billing answers about them: stated once for the service and
  * its schemas.
  */
 import { Limits } from '../limits';

@@ -46,7 +46,7 @@ export const BILL_FIELDS = {
   payment_status: oneOf(PAYMENT_STATUSES, 'Paid'),
   discount_type: oneOf(DISCOUNT_TYPES, 'flat'),
   discount_value: money(),
-  /** received_amount and balance_amount, stored on Cash bills only; never negative (issue 25). */
+  /** received_amount and balance_amount, stored on Cash bills only; never negative. */
   cash_amount: fieldRule<number>(moneySchema, (field, value) =>
     typeof value !== 'number' || !Number.isFinite(value)
       ? FIELD_MESSAGES.notNumber(field)

@@ -1,5 +1,5 @@
 /**
- * The cash office (issue 43): cashiers' shifts, their drawers, and the
+ * The cash office: cashiers' shifts, their drawers, and the
  * approvals a clinic's controls ask for. What their fields may hold and what
  * billing answers, stated once for the services and their schemas.
  */

@@ -1,4 +1,4 @@
-/** The approval routes' requests and answers (issue 43): what a clinic's controls refuse, and its approval. */
+/** The approval routes' requests and answers: what a clinic's controls refuse, and its approval. */
 import { APPROVAL_STATUSES, APPROVAL_TARGETS, CASH_OFFICE_FIELDS as F } from '../fields/cash-office';
 import { Limits } from '../limits';
 import {

@@ -1,4 +1,4 @@
-/** The requests and answers of a bill's payments and refunds and of a branch's closed day (issue 25). */
+/** The requests and answers of a bill's payments and refunds and of a branch's closed day. */
 import { PAYMENT_METHODS, PAYMENT_STATUSES } from '../fields/billing';
 import { CASH_OUTCOMES, DAY_STATUSES, LEDGER_FIELDS as F, LEDGER_KINDS } from '../fields/billing-money';
 import { Limits } from '../limits';
@@ -176,7 +176,7 @@ export const drawerEntrySchema: JsonSchema = objectSchema(
     paid_out: {
       ...perMethod,
       description:
-        "doctors' payouts less those given back, and petty cash (issue 43); present only for a user who paid one that day",
+        "doctors' payouts less those given back, and petty cash; present only for a user who paid one that day",
     },
     dropped: { ...perMethod, description: 'cash put in the safe from their drawer; present only when they did' },
     cash_in_drawer: { type: 'number', description: 'cash collected less cash given back and paid out' },
@@ -184,7 +184,7 @@ export const drawerEntrySchema: JsonSchema = objectSchema(
   ['user_id', 'user_name', 'collected', 'refunded', 'cash_in_drawer'],
 );
 
-/** The day-end's channeling money (issue 42): appointments' fees by share, and doctors' payouts. */
+/** The day-end's channeling money: appointments' fees by share, and doctors' payouts. */
 const sharesSchema: JsonSchema = objectSchema({
   doctor_share: { type: 'number' },
   hospital_share: { type: 'number' },

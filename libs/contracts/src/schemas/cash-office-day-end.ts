@@ -1,4 +1,4 @@
-/** What the cash office adds to the day-end (issue 43): tenders from the ledger, the day's shifts, its approvals. */
+/** What the cash office adds to the day-end: tenders from the ledger, the day's shifts, its approvals. */
 import { PAYMENT_METHODS } from '../fields/billing';
 import { CASH_OUTCOMES } from '../fields/billing-money';
 import { APPROVAL_RULES, APPROVAL_STATUSES, SHIFT_STATUSES } from '../fields/cash-office';

@@ -1,6 +1,6 @@
 /**
  * What the papers' routes take and the day-end's printed closing answers
- * (issue 44): credit notes' queries, and the day-end report's refunds,
+ *: credit notes' queries, and the day-end report's refunds,
  * money net of them, and closing status.
  */
 import { BILL_FIELDS as F, PAYMENT_METHODS } from '../fields/billing';
@@ -37,7 +37,7 @@ export const dayEndRefundSchema: JsonSchema = objectSchema({
   reason: { type: 'string', nullable: true },
 });
 
-/** The day-end report's fields of issue 44, beside dayEndSchema's. */
+/** The day-end report's paper fields, beside dayEndSchema's. */
 export const dayEndPaperProperties: Record<string, JsonSchema> = {
   refunds: {
     type: 'array',

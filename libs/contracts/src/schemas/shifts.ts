@@ -1,4 +1,4 @@
-/** The shift routes' requests and answers (issue 43): a cashier's shift and its drawer. */
+/** The shift routes' requests and answers: a cashier's shift and its drawer. */
 import { PAYMENT_METHODS } from '../fields/billing';
 import { CASH_OUTCOMES } from '../fields/billing-money';
 import { CASH_OFFICE_FIELDS as F, SHIFT_MOVEMENTS, SHIFT_STATUSES } from '../fields/cash-office';

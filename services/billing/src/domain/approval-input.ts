@@ -1,5 +1,5 @@
 /**
- * The bodies and queries of the approval routes (issue 43), and catalogue's
+ * The bodies and queries of the approval routes, and catalogue's
  * use of an approval over NATS, checked in order: the body, each required
  * field, each field's rule, then the whole body's shape. Pure functions.
  */

@@ -1,5 +1,5 @@
 /**
- * Approvals (issue 43): what a clinic's controls refuse (each control a
+ * Approvals: what a clinic's controls refuse (each control a
  * setting, off by default) and the admin's approval that lets it through
  * once. The model, what each control finds in a request, and whether an
  * approval covers it. Pure rules; no I/O.

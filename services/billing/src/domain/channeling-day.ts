@@ -1,5 +1,5 @@
 /**
- * The day-end's channeling money (issue 42): the doctor's and the hospital's
+ * The day-end's channeling money: the doctor's and the hospital's
  * shares taken and given back in the branch that day, and what was paid out
  * to doctors, from the parts each drawer entry of an appointment records
  * (fee-shares.ts). Pure arithmetic over the grouped drawer entries.

@@ -1,5 +1,5 @@
 /**
- * The bodies of channeling's money routes (issue 42), checked in order: the
+ * The bodies of channeling's money routes, checked in order: the
  * body, each required field, each field's rule, then the whole body's shape.
  * Pure functions over the message as received.
  */

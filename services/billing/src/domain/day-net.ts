@@ -8,7 +8,7 @@ export interface DayMoneyRow {
 
 /**
  * Doctors' payouts are the channeling's own figures (and the drawer's), neither taken nor given back; nor are a
- * shift's cash drops to the safe and petty-cash payouts (the drawer's, issue 43).
+ * shift's cash drops to the safe and petty-cash payouts (the drawer's).
  */
 export function netOfDay(rows: readonly DayMoneyRow[]): { collected: Cents; givenBack: Cents; net: Cents } {
   const sum = (kinds: DayMoneyRow['kind'][]) =>

@@ -1,5 +1,5 @@
 /**
- * The bodies and queries of payments, refunds and a day's closing (issue 25),
+ * The bodies and queries of payments, refunds and a day's closing,
  * checked in order: the body, each required field, each field's rule, then
  * the whole body's shape. Pure functions over the message as received.
  */

@@ -1,5 +1,5 @@
 /**
- * What moves a bill's money (issue 25), as pure rules over the bill as found:
+ * What moves a bill's money, as pure rules over the bill as found:
  * a payment or a refund through the new routes, and what the spec's own
  * writes mean for the ledger (a bill created Paid, a PUT of payment_status
  * or payment_method, a cancellation). Each answers the ledger entries to

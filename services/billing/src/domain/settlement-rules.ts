@@ -1,5 +1,5 @@
 /**
- * What a doctor is paid at the end of a completed session (issue 42): a line
+ * What a doctor is paid at the end of a completed session: a line
  * per appointment consulted, or absent when the doctor is paid for absent
  * patients; each earns the doctor's share the patient paid less what of it
  * was refunded (fee-shares.ts). Pure.

@@ -1,5 +1,5 @@
 /**
- * The bodies and queries of the shift routes (issue 43), checked in order:
+ * The bodies and queries of the shift routes, checked in order:
  * the body, each required field, each field's rule, then the whole body's
  * shape. Pure functions over the message as received.
  */

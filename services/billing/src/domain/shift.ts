@@ -1,5 +1,5 @@
 /**
- * A cashier's shift (issue 43): its drawer opens with a float, takes payments
+ * A cashier's shift: its drawer opens with a float, takes payments
  * and pays refunds, drops cash to the safe and pays petty cash out, and is
  * closed with a count or handed over to the next cashier. The model and its
  * pure rules: what the drawer should hold, over and short, who may use it.

@@ -1,5 +1,5 @@
 /**
- * Staff are people (issue 43): a token names its caller by `sub`, which an
+ * Staff are people: a token names its caller by `sub`, which an
  * identity provider issues as a text; the users' reference records say which
  * staff user each subject is (a record's id, or its `subject`).
  */

@@ -1,5 +1,5 @@
 /**
- * DELETE /appointments/{id} (issue 42): sessions cancels the appointment,
+ * DELETE /appointments/{id}: sessions cancels the appointment,
  * then billing gives back everything its account holds, one refund per
  * tender it was paid in, into the canceller's drawer (as a bill's
  * cancellation does). Two steps in two services: a retry after a failure

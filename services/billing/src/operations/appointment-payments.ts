@@ -1,5 +1,5 @@
 /**
- * An appointment's payments and refunds (issue 42): sessions keep the
+ * An appointment's payments and refunds: sessions keep the
  * appointment, so each route first asks sessions for it with the caller's
  * token (404 as sessions answers, branch scope included), then moves its
  * money on its account exactly as a bill's (payments.ts): the same rules,

@@ -1,4 +1,4 @@
-/** GET /appointments/{id}/slip: the booking slip of an appointment (issue 42), on an 80 mm roll. */
+/** GET /appointments/{id}/slip: the booking slip of an appointment, on an 80 mm roll. */
 import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
 import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
 import { refOf } from './appointment-payments';

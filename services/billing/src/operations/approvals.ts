@@ -1,5 +1,5 @@
 /**
- * Approvals (issue 43): a cashier asks for what a control refused, with a
+ * Approvals: a cashier asks for what a control refused, with a
  * reason; an admin approves or declines it; the request it covers is sent
  * again with its `approval_id` and uses it, once (a compare-and-set write of
  * the approval: two requests racing for it cannot both have it). A use whose

@@ -1,5 +1,5 @@
 /**
- * Every money move has a drawer (issue 43). With shifts off, the mover's own
+ * Every money move has a drawer. With shifts off, the mover's own
  * (their staff user's when their token maps to one), and money given back by
  * a cancellation or a bill set back to Pending comes out of the drawers that
  * took it. With CASH_SHIFTS=on, an open shift's: the one the request names

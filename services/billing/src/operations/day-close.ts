@@ -1,5 +1,5 @@
 /**
- * A branch's day closed, read and reopened (issue 25). Closing marks the day
+ * A branch's day closed, read and reopened. Closing marks the day
  * so that every write of it is refused from then on, waits for the writes
  * that read it open before the mark (storage/day-closings.ts), then counts
  * the day's ledger: expected against counted cash per user.

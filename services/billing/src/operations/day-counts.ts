@@ -1,5 +1,5 @@
 /**
- * Whose cash a day's close counts (issue 43): only known staff who handled
+ * Whose cash a day's close counts: only known staff who handled
  * the branch's cash that day (a count for anybody else is refused, not shown
  * as "over"); with shifts on, each shift was counted at its close or
  * handover, and the day closes once none of its shifts is still open.

@@ -1,5 +1,5 @@
 /**
- * The day-end's cash office section (issue 43): tenders from the ledger, the
+ * The day-end's cash office section: tenders from the ledger, the
  * branch's shifts of the day and the approvals asked for; each part absent
  * when it holds nothing, so that a day without them reads as before.
  */

@@ -1,6 +1,6 @@
 /**
  * What the day-end report says of the money given back and of the day's
- * close (issue 44): every refund and reversal of the day with its bill and
+ * close: every refund and reversal of the day with its bill and
  * reason, the day's money net of them, and the closing as GET
  * /lab_bills/day_close answers it. JSON and the printed day-end show the same.
  */

@@ -17,7 +17,7 @@ import type { CashOfficeSection } from './day-end-cash-office';
 import { dayEndView } from '../views/day-end-view';
 
 export class DayEndOperations {
-  /** The refunds, the net and the closing (issue 44). */
+  /** The refunds, the net and the closing. */
   private readonly closingFacts: DayEndClosingFacts;
 
   constructor(

@@ -1,5 +1,5 @@
 /**
- * A bill's payments and refunds through their own routes (issue 25), and
+ * A bill's payments and refunds through their own routes, and
  * its ledger. Each payment or refund is one compare-and-set write of the
  * bill (storage/bill-writes.ts), so that concurrent ones on any replica see
  * each other: a bill is never paid more than it is due, nor refunded more

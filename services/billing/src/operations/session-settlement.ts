@@ -1,5 +1,5 @@
 /**
- * A session's settlement (issue 42): the doctor paid their share of a
+ * A session's settlement: the doctor paid their share of a
  * completed session, out of the payer's drawer; read as JSON or printed on
  * A4; reversed by an admin with a reason, the payout back into the
  * reverser's drawer. One settlement per session at a time

@@ -1,5 +1,5 @@
 /**
- * A shift's end (issue 43): closed with the count of its drawer, or counted
+ * A shift's end: closed with the count of its drawer, or counted
  * and handed over to the next cashier, who accepts the counted amount as
  * their own shift's float; then a manager's sign-off. Counting follows a day
  * close's protocol: the shift is marked `closing` (no money move takes it

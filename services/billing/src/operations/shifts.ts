@@ -1,5 +1,5 @@
 /**
- * A cashier's shift (issue 43): opened at a branch with a float, read with
+ * A cashier's shift: opened at a branch with a float, read with
  * its drawer, cash dropped to the safe or paid out (petty cash) with a
  * reason. Closing and handing over are shift-close.ts. Shifts are written
  * only with CASH_SHIFTS=on; they can always be read.

@@ -1,5 +1,5 @@
 /**
- * Moves of an appointment's money (issue 42): a payment, a refund, a
+ * Moves of an appointment's money: a payment, a refund, a
  * cancellation's giving back, each one write of its account through the one
  * write path (RecordWriter) with its events, its drawer entries and its
  * history entry, as a bill's money moves (bill-writes.ts). The first payment

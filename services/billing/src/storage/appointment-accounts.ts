@@ -1,5 +1,5 @@
 /**
- * An appointment's money (issue 42): sessions keep the appointment, billing
+ * An appointment's money: sessions keep the appointment, billing
  * its account, one document per appointment that ever took money, keyed by
  * the appointment's id and opened by its first payment with the fee split
  * as booked. Its ledger lives on it exactly as a bill's lives on the bill

@@ -1,5 +1,5 @@
 /**
- * Approvals (issue 43), one document each: asked for, approved or declined
+ * Approvals, one document each: asked for, approved or declined
  * by an admin, then used once. Each change is a compare-and-set write of the
  * version read with its event, so that two requests racing to use one
  * approval cannot both have it, on any replica.

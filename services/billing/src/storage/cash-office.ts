@@ -1,5 +1,5 @@
 /**
- * The cash office's storage (issue 43): cashiers' shifts, the holds on their
+ * The cash office's storage: cashiers' shifts, the holds on their
  * drawers, and approvals. The drawer ledger (bill_ledger) and the closed days
  * are the bills' own, shared.
  */

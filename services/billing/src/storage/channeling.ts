@@ -1,5 +1,5 @@
 /**
- * Channeling's money in billing's storage (issue 42): appointments'
+ * Channeling's money in billing's storage: appointments'
  * accounts and sessions' settlements, with their audit trails. The drawer
  * (bill_ledger) and the closed days are the bills' own, shared.
  */

@@ -1,5 +1,5 @@
 /**
- * A branch's closed days (issue 25): one document per (branch, date) that
+ * A branch's closed days: one document per (branch, date) that
  * every write of that day reads right before it writes, after its outbox
  * entry (which carries the day's fence) is stored. A close marks the day
  * `closing` first, then waits until no entry fenced with the day is left in

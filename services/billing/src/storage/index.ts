@@ -60,7 +60,7 @@ export class BillStorage {
   readonly creditNotes: CreditNoteBook;
   /** The pages of a ledger export. */
   readonly ledgerExport: LedgerExport;
-  /** Cashiers' shifts and their drawers, and approvals (issue 43). */
+  /** Cashiers' shifts and their drawers, and approvals. */
   readonly cashOffice: CashOfficeStorage;
   private readonly bills: Collection<BillDoc>;
   private readonly dayTotals: DayTotals;

@@ -1,4 +1,4 @@
-/** The event of one ledger entry of a bill (issue 25): payment_recorded, or refunded for a refund or a reversal. */
+/** The event of one ledger entry of a bill: payment_recorded, or refunded for a refund or a reversal. */
 import { EventSubjects } from '@clinic/contracts';
 import type { ClinicClock } from '@clinic/service-kit';
 import type { CarriedDoc, EventSpec, WriteProof } from '@clinic/service-kit/storage';

@@ -1,5 +1,5 @@
 /**
- * How a session's settlement is stored (issue 42): one document per session
+ * How a session's settlement is stored: one document per session
  * settled at least once, keyed by the session's id, holding the settlement
  * in force and the ones reversed (settlements.ts writes them).
  */

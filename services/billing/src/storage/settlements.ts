@@ -1,5 +1,5 @@
 /**
- * A session's settlement (issue 42): one document per session settled at
+ * A session's settlement: one document per session settled at
  * least once, keyed by the session's id, so that two replicas can never both
  * settle it (the insert of the first is unique, every later write a
  * compare-and-set on its version). Settling marks the session `settling`

@@ -1,5 +1,5 @@
 /**
- * Cashiers' shifts (issue 43), one document each. Every change of a shift is
+ * Cashiers' shifts, one document each. Every change of a shift is
  * a compare-and-set write of the version read, so that a drop, a close and
  * the holds of refunds in flight (shift-holds.ts) never pass each other, on
  * any replica. At most one live shift per cashier and branch: the unique

@@ -1,4 +1,4 @@
-/** How the API, the events and the day-end show an approval (issue 43). */
+/** How the API, the events and the day-end show an approval. */
 import type { ClinicClock } from '@clinic/service-kit';
 import type { Approval, StaffActor } from '../domain/approvals';
 import type { Names } from './shift-view';

@@ -1,5 +1,5 @@
 /**
- * What the cash office adds to the day-end (issue 43): per tender from the
+ * What the cash office adds to the day-end: per tender from the
  * ledger (what was actually taken and given back, whatever the bills say, so
  * that every cash figure of the page agrees), the shifts of the day with
  * their floats, drops, counts and over/short, and the approvals asked for.

@@ -1,4 +1,4 @@
-/** How the API, the events and the day-end show a shift and its drawer (issue 43). */
+/** How the API, the events and the day-end show a shift and its drawer. */
 import { fromCents, nullableAmount, type ClinicClock } from '@clinic/service-kit';
 import { outcomeOf, type Denomination, type Shift, type ShiftFigures } from '../domain/shift';
 

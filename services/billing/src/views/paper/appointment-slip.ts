@@ -1,5 +1,5 @@
 /**
- * The booking slip of a channeling appointment (issue 42), on an 80 mm roll:
+ * The booking slip of a channeling appointment, on an 80 mm roll:
  * the clinic, the doctor, the date, the number and its estimated time, the
  * patient, the doctor's and the hospital's fees on their own lines, the
  * total, what was paid, and a QR code of the appointment's id for the

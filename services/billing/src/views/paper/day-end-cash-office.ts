@@ -1,5 +1,5 @@
 /**
- * The cash office on the printed day-end (issue 43): per tender from the
+ * The cash office on the printed day-end: per tender from the
  * ledger, the shifts with their floats, drops, counts and over/short, and
  * the approvals of the day. Pure rendering.
  */

@@ -1,5 +1,5 @@
 /**
- * The printed day-end's last part (issue 44): the day's close as it stands,
+ * The printed day-end's last part: the day's close as it stands,
  * each user's counted cash against the ledger's with what was over or short,
  * who closed it and when, then the signature lines, kept on one page with it.
  */

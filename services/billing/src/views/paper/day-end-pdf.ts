@@ -112,7 +112,7 @@ function layOut(w: PageWriter, print: DayEndPrint): void {
   layOutClosing(w, report.closing, print.nameOf, ['Cashier', 'Checked by', 'Manager']);
 }
 
-/** The drawer per user; a "Paid out" column (doctors' payouts, issue 42) only on a day someone paid one. */
+/** The drawer per user; a "Paid out" column (doctors' payouts) only on a day someone paid one. */
 function layOutDrawer(w: PageWriter, report: DayEndReport): void {
   const rows = report.drawer ?? [];
   const paysOut = rows.some((d) => d.paid_out);
@@ -149,7 +149,7 @@ function layOutDrawer(w: PageWriter, report: DayEndReport): void {
   );
 }
 
-/** Channeling's money of the day (issue 42): the doctor's and the hospital's shares, and the doctors' payouts. */
+/** Channeling's money of the day: the doctor's and the hospital's shares, and the doctors' payouts. */
 function layOutChanneling(w: PageWriter, report: DayEndReport): void {
   const c = report.channeling;
   if (!c) return;

@@ -1,5 +1,5 @@
 /**
- * A session's settlement printed on A4 (issue 42), for the doctor to sign
+ * A session's settlement printed on A4, for the doctor to sign
  * when paid: the clinic, the doctor, the date, a line per appointment that
  * earned them their share, the total paid out, and the signature lines,
  * kept together on one page. Pure rendering.
