@@ -106,8 +106,11 @@ describe('credit notes', () => {
     expect(again.map(markOf).sort()).toEqual(['DUPLICATE 1', 'DUPLICATE 2', 'DUPLICATE 3']);
     const first = await paper(slip(refunds[0]!));
     expect(first.name).toBe(`inline; filename="${numbers[0]}.pdf"`);
+    const billNumber = (id: number) => t.get(`/lab_bills/${id}`).then((res) => res.body.bill.bill_number as string);
     expectPrinted(first.lines, [
       'Credit note: refund',
+      'Given back by Admin User',
+      `Original bill ${await billNumber(refunds[0]!.id)}`,
       'Given back in Cash 100.00',
       'Total given back 100.00',
       'Reason Overcharged',
@@ -122,12 +125,14 @@ describe('credit notes', () => {
     const id = await paidBill(2); // 1,700 in cash
     const pay = await t.post(`/lab_bills/${id}/refunds`, { amount: 200, method: 'Cash', reason: 'Part' });
     expect(pay.status).toBe(201);
+    const number = (await t.get(`/lab_bills/${id}`)).body.bill.bill_number;
     expect((await t.request('DELETE', `/lab_bills/${id}`, { reason: 'Wrong patient' })).status).toBe(200);
     const note = await paper(`/lab_bills/${id}/cancellation_slip?size=a5`);
     expectPrinted(note.lines, [
       'Credit note: bill cancelled',
       'Cancelled by Admin User',
       'Reason Wrong patient',
+      `Original bill ${number}`,
       'Given back in Cash 1,500.00',
       'Total given back 1,500.00',
     ]);

@@ -52,6 +52,12 @@ it('documents 304 on the reads of one record, 412 on their changes and 429 every
     expect(headers.includes('If-None-Match')).toBe(route.conditional === 'read');
     expect(headers.includes('If-Match')).toBe(route.conditional === 'write');
     if (route.conditional === 'read') expect(operation.responses['200'].headers.ETag).toBeDefined();
+    // A PUT answers the record's new tag, for the next If-Match.
+    if (route.conditional === 'write' && route.method === 'PUT')
+      expect({ route: route.operationId, etag: operation.responses['200'].headers?.ETag }).toEqual({
+        route: route.operationId,
+        etag: expect.objectContaining({ schema: expect.anything() }),
+      });
   }
 });
 
