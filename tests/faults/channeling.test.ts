@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { BillingSubjects, SessionsSubjects } from '@clinic/contracts';
 import { inDaysFromToday } from '../e2e/calendar';
 import { branch, doctor } from '../e2e/fixtures';
-import { sleep, startTestStack, type ApiResponse, type TestStack } from '../e2e/harness';
+import { eventually, sleep, startTestStack, type ApiResponse, type TestStack } from '../e2e/harness';
 import { untilInFlight } from './in-flight';
 
 let t: TestStack;
@@ -160,9 +160,19 @@ it('kill -9 one billing replica of two during keyed payments: none lost, none re
     expect({ status: again.status, id: again.body.payment?.id }).toEqual({ status: 201, id: acknowledged.get(p.key) });
   }
   expect((await t.get(`/appointments/${appointments[0]}/payments`)).body.ledger).toHaveLength(3);
-  // The drawer's copies too: the day-end counts each payment once (the stack's only money of the day).
+  // The drawer's copies too: the day-end counts each payment once (the stack's only money of the day), once the
+  // outbox's sweeper has stored the copies of writes the killed replica left (they go with the events).
   const day = answers[0]!.body.payment.day;
-  const report = (await t.get(`/lab_bills/day_end?store_id=1&date=${day}`)).body.report;
-  const admin = report.drawer.find((line: { user_id: number }) => line.user_id === 1);
-  expect(admin).toMatchObject({ collected: { Cash: 40 * 1_500, Card: 40 * 1_500 } });
+  const expected = { Cash: 40 * 1_500, Card: 40 * 1_500 };
+  let collected: Record<string, number> | undefined;
+  await eventually(
+    async () => {
+      const report = (await t.get(`/lab_bills/day_end?store_id=1&date=${day}`)).body.report;
+      collected = report.drawer.find((line: { user_id: number }) => line.user_id === 1)?.collected;
+      return collected?.Cash === expected.Cash && collected?.Card === expected.Card ? true : undefined;
+    },
+    60_000,
+    500,
+  ).catch(() => undefined);
+  expect(collected).toMatchObject(expected);
 }, 180_000);

@@ -20,13 +20,12 @@ import {
   foundInBranch,
   idempotencyClaim,
   pathId,
-  ServiceError,
   toCents,
   type ClinicClock,
   type HandlerContext,
-  type IdempotencyClaim,
 } from '@clinic/service-kit';
 import type { RecordWrite } from '@clinic/service-kit/storage';
+import { BookingTurns } from './booking-turns';
 import type { AppointmentEvents } from '../events/appointment-events';
 import {
   appointmentKeyOf,
@@ -61,6 +60,7 @@ export class AppointmentOperations {
     private readonly billing: BillingClient,
     private readonly events: AppointmentEvents,
     private readonly clock: ClinicClock,
+    private readonly turns = new BookingTurns(storage, clock),
   ) {}
 
   /** POST /sessions/{id}/appointments. */
@@ -72,10 +72,11 @@ export class AppointmentOperations {
       session_id: sessionId,
       body: request.body,
     });
-    await this.refuseEarly(sessionId, input.source, claim, ctx);
+    const arrived = Date.now();
+    await this.turns.refuseEarly(sessionId, input.source, claim, ctx);
     let booked: AppointmentDoc | undefined;
     let replayed = false;
-    const after = await this.changeBooking(sessionId, input.source, claim, ctx, async (existing) => {
+    const after = await this.turns.inTurn(sessionId, arrived, input.source, claim, ctx, async (existing) => {
       foundInBranch(ctx, existing, 'SESSION_NOT_FOUND');
       // The key is the caller's across sessions: bound to its first request, refused with another.
       if (claim) await this.storage.bookingKeys.bind(claim, sessionId);
@@ -113,50 +114,6 @@ export class AppointmentOperations {
         replayed ? (money?.values().next().value ?? null) : NOTHING,
       ),
     });
-  }
-
-  /**
-   * The booking's write; when other replicas kept changing the session first until the write gave up (409
-   * RECORD_BUSY), a session that meanwhile filled or closed answers that refusal instead: a retry would get it.
-   */
-  private async changeBooking(
-    sessionId: number,
-    source: BookingInput['source'],
-    claim: IdempotencyClaim | null,
-    ctx: HandlerContext,
-    decide: (existing: SessionDoc) => Promise<RecordWrite<SessionDoc> | null>,
-  ): Promise<SessionDoc | null | 'unchanged'> {
-    try {
-      // Starting again while the caller waits (less a second for the answer's way back): in a rush, every
-      // other replica's write is a place taken, so the booking ends booked or refused as full, not busy.
-      const waitUntil = ctx.deadline === undefined ? undefined : ctx.deadline - 1_000;
-      return await this.storage.writes.changeSession(sessionId, decide, 'SESSION_NOT_FOUND', waitUntil);
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === 'RECORD_BUSY')
-        await this.refuseEarly(sessionId, source, claim, ctx);
-      throw err;
-    }
-  }
-
-  /**
-   * A booking the session as read now already refuses (full of its own bookings, closed, past) is refused without
-   * waiting its turn behind the session's writes: the 8 a.m. rush's many refusals. The refusal stands at this read;
-   * a retry of a booking that was made takes its turn and is answered with it.
-   */
-  private async refuseEarly(
-    sessionId: number,
-    source: BookingInput['source'],
-    claim: IdempotencyClaim | null,
-    ctx: HandlerContext,
-  ): Promise<void> {
-    const session = foundInBranch(ctx, await this.storage.queries.findVisible(sessionId), 'SESSION_NOT_FOUND');
-    if (claim && session.appointments?.some((a) => a.idempotency_key === claim.key)) return;
-    try {
-      nextNumber(session, source, this.clock.today(), 0);
-    } catch (refusal) {
-      if (claim) await this.storage.bookingKeys.bind(claim, sessionId);
-      throw refusal;
-    }
   }
 
   /** PUT /appointments/{id}: a move through the session, or corrected patient details. */
