@@ -20,6 +20,7 @@ function rsaKey(kid: string): { jwk: JsonWebKey; pem: string } {
 
 const first = rsaKey('first');
 const second = rsaKey('second');
+const third = rsaKey('third');
 /** What the provider serves now: its keys, or a failure status. */
 let serving: { keys: JsonWebKey[] } | { status: number } = { keys: [first.jwk] };
 let fetches = 0;
@@ -136,6 +137,11 @@ it('fetches at once for a new kid; a forged kid costs one fetch per interval, al
   const again = Array.from({ length: 40 }, (_, i) => keys.resolve(header(`forged-${i}`)));
   await Promise.allSettled(again);
   expect(fetches).toBe(4);
+  // A real rotation right after the forged kids' fetch: its new kid is fetched at once (after the global
+  // interval), not refused as one more unknown kid.
+  serving = { keys: [third.jwk, second.jwk] };
+  expect(await keys.resolve(header('third'))).toBe(third.pem);
+  expect(fetches).toBe(5);
 });
 
 it('refuses every token while it has never fetched a set, and fetches at most once per global interval', async () => {
