@@ -6,7 +6,7 @@
  * words over each other, pdftoppm renders every page, and no page holds only
  * what repeats or ends the paper.
  */
-import { KASUN } from './fixtures';
+import { doctor, KASUN } from './fixtures';
 import { fileStack } from './harness';
 import { blankPages, flatText, furnitureOnlyPages, overlaps, PdfTools, squarePng } from './pdf-tools';
 
@@ -19,6 +19,7 @@ const REFUND_REASON = 'இரத்த மாதிரி போதவில்�
 const CANCEL_REASON = 'රෝගියාට දෙවරක් බිල්පත් කර ඇත';
 const LONG_CHARGE =
   'පූර්ණ රුධිර පරීක්ෂාව முழு இரத்த எண்ணிக்கை Full Blood Count with ESR, differential count and a peripheral blood film, 24h';
+const DOCTOR = 'Dr. සුනිල් ජයසූරිය';
 const STORE = 1;
 const TODAY_USER = { role: 'cashier', sub: 9 };
 
@@ -38,6 +39,7 @@ const t = fileStack({
     },
   ],
   users: [{ id: 9, name: TAMIL }, KASUN, { id: 1, name: ENGLISH }],
+  doctors: [doctor(5, { name: DOCTOR, store_id: STORE, channeling_fee: 2500 })],
 });
 let tools: PdfTools;
 let chargeId: number;
@@ -142,6 +144,37 @@ describe('the text layer of every paper', () => {
       [LEGAL, TAMIL, REFUND_REASON],
       [/day-end .* \(continued\)/, /^(Cashier|Checked by|Manager): /],
     );
+  });
+});
+
+describe("the text layer of channeling's papers", () => {
+  it('gives back every string of an appointment slip and of a settlement sheet', async () => {
+    const made = await t.post('/add_session', {
+      doctor_id: 5,
+      session_date: '2093-04-12',
+      session_no: 1,
+      start_time: '08:00',
+      end_time: '11:00',
+      max_patients: 10,
+    });
+    expect(made.status).toBe(201);
+    const session = made.body.session_id;
+    const booked = await t.post(
+      `/sessions/${session}/appointments`,
+      { patient_name: TAMIL, patient_contact: '+94712223344', patient_nic: '851234567V' },
+      TODAY_USER,
+    );
+    expect(booked.status).toBe(201);
+    const appointment = booked.body.appointment.id;
+    expect((await t.post(`/appointments/${appointment}/payments`, { amount: 2500, method: 'Cash' })).status).toBe(201);
+    const slip = await pdf(`/appointments/${appointment}/slip`);
+    expectCopyable(slip, [LEGAL, ADDRESS, DOCTOR, TAMIL], FOOTER);
+    for (const status of ['arrived', 'consulted'])
+      expect((await t.request('PUT', `/appointments/${appointment}`, { status })).status).toBe(200);
+    expect((await t.post(`/sessions/${session}/complete`)).status).toBe(200);
+    expect((await t.post(`/sessions/${session}/settlement`, { method: 'Cash' })).status).toBe(201);
+    const sheet = await pdf(`/sessions/${session}/settlement?format=pdf`);
+    expectCopyable(sheet, [LEGAL, ADDRESS, DOCTOR, TAMIL], [...FOOTER, /^(Doctor|Paid by|Checked by): /]);
   });
 });
 
