@@ -156,10 +156,11 @@ it("keeps every write's latency and answer while the gateway's NATS user attacks
     }),
   );
   for (const service of SERVICE_NAMES) {
-    await tryIt(cacheSubjectsOf(service).invalidations, JSON.stringify({ s: ['sessions'] }));
+    // It may store on a cache stream (empty invalidations, in a cluster): what it stores there only empties caches.
+    await gateway.publish(cacheSubjectsOf(service).invalidations, JSON.stringify({ s: ['sessions'] }));
     await tryIt(cacheSubjectsOf(service).stored, 'x');
   }
-  expect(refusals).toHaveLength(3 + 2 * SERVICE_NAMES.length);
+  expect(refusals).toHaveLength(3 + SERVICE_NAMES.length);
   const after = await writeRounds(10);
   expectUsualLatency(before, after);
   // The stream is as provisioning made it.
@@ -168,15 +169,16 @@ it("keeps every write's latency and answer while the gateway's NATS user attacks
   expect(stream.config.sealed).toBeFalsy();
 }, 120_000);
 
-it('keeps writes and reads exact while a service user stores garbage on its own cache stream, and counts it', async () => {
+it('keeps writes and reads exact while a service user and the gateway store garbage on a cache stream, and counts it', async () => {
   const before = await writeRounds(10);
   const billing = (await t.nats('billing')).jetstream();
+  const gateway = (await t.nats('gateway')).jetstream();
   const countedBefore = await counterOf(t.stack.replica('billing'), 'clinic_cache_messages_dropped_total', 'billing');
   let flooding = true;
   const flood = (async () => {
     while (flooding) {
       for (const garbage of ['x', '{"s":"all"}', JSON.stringify({ s: ['a b'] }), JSON.stringify({ w: 1 })])
-        await billing.publish(cacheSubjectsOf('billing').invalidations, garbage);
+        for (const js of [billing, gateway]) await js.publish(cacheSubjectsOf('billing').invalidations, garbage);
       // A valid body under forged sequence headers: a cache that believed them would think itself far ahead.
       await billing.publish(cacheSubjectsOf('billing').invalidations, JSON.stringify({ s: [] }), {
         headers: forgedSequence(),

@@ -63,7 +63,12 @@ const NEEDS: Record<NatsUser, string[]> = {
   ops: ['INFO', `STREAM.INFO ${REF}`, ...[REF, ...EVENTS].map((s) => `STREAM.SNAPSHOT ${s}`)],
   provisioner: [
     'INFO',
-    ...STREAMS.flatMap((s) => [`STREAM.INFO ${s}`, `STREAM.CREATE ${s}`, `STREAM.UPDATE ${s}`]),
+    ...STREAMS.flatMap((s) => [
+      `STREAM.INFO ${s}`,
+      `STREAM.CREATE ${s}`,
+      `STREAM.UPDATE ${s}`,
+      `STREAM.LEADER.STEPDOWN ${s}`,
+    ]),
     ...['billing', 'sessions'].flatMap((s) => [`CONSUMER.INFO ${REF}.${s}-ref`, `CONSUMER.CREATE ${REF}.${s}-ref`]),
     ...[...EVENTS, DEAD].flatMap((s) => [`CONSUMER.INFO ${s}.*`, `CONSUMER.CREATE ${s}.*`]),
   ],

@@ -1,21 +1,23 @@
 /**
- * Issue 31's partition proof: hot reads stay exact while one catalogue
- * replica is cut off from the cluster's majority. A three-node NATS cluster,
- * n3 in a network namespace; one catalogue replica on n1 only, another on n3
- * only, both holding the charge list in memory. n3 is partitioned away; a
- * client on n1 changes the price (the replica on n1 answers, through the
- * majority) and, once the change is acknowledged, a client on n3 reads the
- * list, which only the replica on n3 can answer (NATS keeps a request on its
- * node's queue subscribers, and routes are cut). That replica must answer
- * the new price (from the database) or refuse; never the price it held.
+ * The partition proof: hot reads stay exact while one catalogue replica is cut
+ * off from the cluster's majority. A three-node NATS cluster, n3 in a network
+ * namespace; one catalogue replica on n1 only, another on n3 only, both
+ * holding the charge list in memory. The catalogue's cache stream is led from
+ * n3 when n3 is partitioned away, so that n3 goes on answering for the stream
+ * until it notices it lost its quorum. A client on n1 changes the price (the
+ * replica on n1 answers, through the majority's new leader) and, once the
+ * change is acknowledged, a client on n3 reads the list, which only the
+ * replica on n3 can answer (NATS keeps a request on its node's queue
+ * subscribers, and routes are cut). That replica must answer the new price
+ * (from the database) or refuse; never the price it held.
  */
 import type { NatsConnection } from 'nats';
-import { HTTP_ROUTES, type ServiceReply } from '@clinic/contracts';
+import { cacheStreamOf, HTTP_ROUTES, type ServiceReply } from '@clinic/contracts';
 import { callService, connectNats, createLogger } from '@clinic/service-kit';
 import type { NatsNode } from '@clinic/devstack';
 import { eventually, type TestStack } from '../e2e/harness';
 import { NetnsNode } from './netns';
-import { startWithThirdNodeIn, stopWithThirdNodeIn } from './partitioned-cluster';
+import { leadOn, startWithThirdNodeIn, stopWithThirdNodeIn } from './partitioned-cluster';
 
 let ns: NetnsNode;
 let t: TestStack;
@@ -81,6 +83,8 @@ it('a replica cut off with a minority node answers the price acknowledged on the
     )?.amount;
   };
   await eventually(async () => ((await price(minority)) === 1 && (await price(majority)) === 1 ? true : undefined));
+  // The hard case: the cache stream's leader is the node cut off, so it answers for the stream until it notices.
+  await leadOn(t, cacheStreamOf('catalogue').name, 'n3');
 
   const counts = { acknowledged: 0, exact: 0, refused: 0, stale: 0, writesRefused: 0, majorityRefused: 0 };
   let amount = 1;

@@ -4,7 +4,9 @@
  * the Main branch seeded.
  */
 import type { NatsConnection } from 'nats';
+import { JS } from '@clinic/contracts';
 import { startTestStack, type TestStack, type TestStackOptions } from '../e2e/harness';
+import { eventually } from '../e2e/harness';
 import { type NetnsNode, thirdNodeIn } from './netns';
 
 /** The stack with n3 in `ns`; `ns` is removed when the stack fails to start. */
@@ -25,4 +27,20 @@ export async function stopWithThirdNodeIn(ns?: NetnsNode, t?: TestStack, connect
   ns?.heal();
   await t?.stop();
   ns?.remove();
+}
+
+/**
+ * Hands `stream`'s leadership to node `name` and waits until the cluster says so: a partition then cuts off the
+ * leader itself, which goes on believing it leads until it notices it lost its quorum (nats-server: 10 to 20 s).
+ */
+export async function leadOn(t: TestStack, stream: string, name: string): Promise<void> {
+  const nc = await t.nats('provisioner');
+  const jsm = await nc.jetstreamManager();
+  await eventually(async () => {
+    if ((await jsm.streams.info(stream)).cluster?.leader === name) return true;
+    await nc.request(JS.streamLeaderStepdown(stream), JSON.stringify({ placement: { preferred: name } }), {
+      timeout: 5_000,
+    });
+    return undefined;
+  });
 }

@@ -4,6 +4,8 @@ export const JS = {
   streamInfo: (stream: string) => `$JS.API.STREAM.INFO.${stream}`,
   streamCreate: (stream: string) => `$JS.API.STREAM.CREATE.${stream}`,
   streamUpdate: (stream: string) => `$JS.API.STREAM.UPDATE.${stream}`,
+  /** Hands a clustered stream's leadership to another of its replicas (`{"placement":{"preferred":"n2"}}`: to that one). */
+  streamLeaderStepdown: (stream: string) => `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`,
   /** One stored message, answered by the stream's leader (not by a follower, as a direct get may be). */
   msgGet: (stream: string) => `$JS.API.STREAM.MSG.GET.${stream}`,
   consumerInfo: (stream: string, consumer: string) => `$JS.API.CONSUMER.INFO.${stream}.${consumer}`,

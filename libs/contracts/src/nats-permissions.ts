@@ -228,6 +228,10 @@ const PROCESS_USER_SPECS: Record<ProcessUser, NatsUserSpec> = {
         ],
       },
       {
+        purpose: "Move a stream's leader to another node (before a node's maintenance)",
+        publish: provisionedStreams().map((s) => JS.streamLeaderStepdown(s.name)),
+      },
+      {
         // A consumer's deliver subject is in the request's payload, which no permission reaches: only this user
         // creates consumers, and only durable pull ones (service-kit provision.ts).
         purpose: "Create the durable pull consumers: each service's on the reference stream, the event readers'",

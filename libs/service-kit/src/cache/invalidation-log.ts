@@ -15,6 +15,7 @@ const UNAVAILABLE_FOR_MS = 1_000;
 /** The most scopes, and the longest scope, one invalidation may name. */
 const MAX_SCOPES = 1_000;
 const SCOPE = /^[\w:.|-]{1,200}$/;
+const EMPTY_INVALIDATION = JSON.stringify({ s: [] });
 
 export type DropReason = 'unreadable' | 'malformed' | 'foreign';
 
@@ -116,7 +117,7 @@ export class InvalidationLog {
     }, 1_000);
   }
 
-  /** The sequence of the stream's latest invalidation, from the leader, asked after this call. */
+  /** The sequence of the stream's latest invalidation (or later), from a leader that holds it, asked after this call. */
   latest(): Promise<number> {
     if (performance.now() < this.unavailableUntil) return Promise.reject(new Error('cache stream unavailable'));
     return this.latestQuery.ask();
@@ -124,16 +125,7 @@ export class InvalidationLog {
 
   private async askLatest(): Promise<number> {
     try {
-      const reply = await this.nc.request(
-        JS.msgGet(this.stream),
-        JSON.stringify({ last_by_subj: this.subjects.invalidations }),
-        { timeout: LATEST_TIMEOUT_MS },
-      );
-      const answer = reply.json<{ message?: { seq?: unknown }; error?: { err_code?: number; description?: string } }>();
-      if (answer.error?.err_code === 10037) return 0; // nothing stored yet
-      const seq = answer.message?.seq;
-      if (!Number.isSafeInteger(seq)) throw new Error(`cache stream: ${answer.error?.description ?? 'no sequence'}`);
-      return seq as number;
+      return this.nc.info?.cluster ? await this.storeMark() : await this.leaderLatest();
     } catch (err) {
       this.unavailableUntil = performance.now() + UNAVAILABLE_FOR_MS;
       this.warnings.warn(
@@ -143,6 +135,32 @@ export class InvalidationLog {
       );
       throw err;
     }
+  }
+
+  /**
+   * In a cluster, a leader cut off from its peers answers for its stream until it notices (10 to 20 s), while the
+   * others elect a leader and store: only a leader with its quorum stores, so the check stores an empty invalidation.
+   */
+  private async storeMark(): Promise<number> {
+    const ack = await this.nc
+      .jetstream()
+      .publish(this.subjects.invalidations, EMPTY_INVALIDATION, { timeout: LATEST_TIMEOUT_MS });
+    if (ack.stream !== this.stream) throw new Error(`cache stream: stored in ${ack.stream}`);
+    return ack.seq;
+  }
+
+  /** On one server, the stream's only leader answers its latest sequence. */
+  private async leaderLatest(): Promise<number> {
+    const reply = await this.nc.request(
+      JS.msgGet(this.stream),
+      JSON.stringify({ last_by_subj: this.subjects.invalidations }),
+      { timeout: LATEST_TIMEOUT_MS },
+    );
+    const answer = reply.json<{ message?: { seq?: unknown }; error?: { err_code?: number; description?: string } }>();
+    if (answer.error?.err_code === 10037) return 0; // nothing stored yet
+    const seq = answer.message?.seq;
+    if (!Number.isSafeInteger(seq)) throw new Error(`cache stream: ${answer.error?.description ?? 'no sequence'}`);
+    return seq as number;
   }
 
   /** Hands each invalidation the stream republishes to `deliver`, in order; what cannot be read is counted. */
