@@ -44,3 +44,36 @@ export async function leadOn(t: TestStack, stream: string, name: string): Promis
     return undefined;
   });
 }
+
+/** The JetStream meta group's leader, as the first node that answers and knows one says. */
+async function metaLeader(t: TestStack): Promise<string | undefined> {
+  for (const n of t.stack.infra.natsNodes) {
+    try {
+      const response = await fetch(`${n.monitorUrl}/jsz`, { signal: AbortSignal.timeout(1_000) });
+      const leader = ((await response.json()) as { meta_cluster?: { leader?: string } }).meta_cluster?.leader;
+      if (leader) return leader;
+    } catch {
+      // Stopped, or starting: ask the next.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Makes node `name` the JetStream meta leader, which answers the JetStream API for the whole cluster (stepping it
+ * down is the system account's, and the stack has no user there): the leader is restarted until `name` is elected.
+ */
+export async function metaLeadOn(t: TestStack, name: string): Promise<void> {
+  for (let restarts = 0; restarts < 8; restarts++) {
+    const leader = await eventually(() => metaLeader(t), 30_000);
+    if (leader === name) return;
+    const node = t.stack.infra.natsNodes.find((n) => n.name === leader)!;
+    await node.process.stop();
+    await eventually(async () => {
+      const now = await metaLeader(t);
+      return now && now !== leader ? now : undefined;
+    }, 30_000);
+    await node.start();
+  }
+  throw new Error(`the meta leader is still not ${name} after 8 restarts`);
+}
