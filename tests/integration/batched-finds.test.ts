@@ -68,6 +68,23 @@ it('reads null for a record the filter leaves out and for a missing one', async 
   expect(findCommands).toEqual([['a'], ['gone', 'none']]);
 });
 
+it('asks a filter given as a function once per query, when the query is sent', async () => {
+  let live = true;
+  let asked = 0;
+  const finds = new BatchedFinds(recs, async () => {
+    asked++;
+    return { live };
+  });
+  const first = finds.find('a');
+  // Changed before the next query is sent: the finds asked meanwhile see it.
+  const later = ['b', 'gone'].map((key) => finds.find(key));
+  live = false;
+  expect(await first).toEqual({ _id: 'a', v: 1, live: true });
+  expect(await Promise.all(later)).toEqual([null, { _id: 'gone', v: 4, live: false }]);
+  expect(asked).toBe(2);
+  expect(findCommands).toEqual([['a'], ['b', 'gone']]);
+});
+
 it('gives two callers of one record a copy each', async () => {
   const finds = new BatchedFinds(recs);
   const [, first, second] = await Promise.all(['c', 'b', 'b'].map((key) => finds.find(key)));

@@ -32,10 +32,10 @@ interface Wanted<Doc> {
 export class BatchedFinds<Doc extends Document & { _id: string }> {
   private readonly batches = new GroupCommit<Wanted<Doc>>((items) => this.send(items));
 
-  /** `filter`: what every record found must also match (it is live, say); others read as null. */
+  /** `filter`: what every record found must also match (it is live, say), or how to ask it once per query; others read as null. */
   constructor(
     private readonly collection: Collection<Doc>,
-    private readonly filter: Filter<Doc> = {},
+    private readonly filter: Filter<Doc> | (() => Promise<Filter<Doc>>) = {},
   ) {}
 
   /** The record under `key` that matches the filter, or null; rejects as the query would alone. */
@@ -54,10 +54,11 @@ export class BatchedFinds<Doc extends Document & { _id: string }> {
       return !refused;
     });
     if (items.length === 0) return;
+    const filter = typeof this.filter === 'function' ? await this.filter() : this.filter;
     const docs = await findByKeys(
       this.collection,
       items.map((item) => item.key),
-      { filter: this.filter },
+      { filter },
     );
     const byKey = new Map(docs.map((doc) => [doc._id, doc]));
     const given = new Set<string>();

@@ -15,7 +15,6 @@ import type { BookingInput } from '../domain/appointment-input';
 import { nextNumber } from '../domain/appointments';
 import type { SessionDoc } from '../domain/session';
 import type { SessionStorage } from '../storage';
-import { FreshReads } from './fresh-reads';
 
 /** How many sessions' latest bookings a process remembers (the sessions of a morning's rush, with room). */
 const FILLED_KEPT = 256;
@@ -26,15 +25,10 @@ export class BookingTurns {
   /** Per session: the session as this process's latest booking left it, and when. */
   private readonly lastBooked = new Map<number, { session: SessionDoc; at: number }>();
 
-  /** The session as refusals read it, one read shared by the requests waiting for it. */
-  private readonly reads: FreshReads<SessionDoc | null>;
-
   constructor(
     private readonly storage: SessionStorage,
     private readonly clock: ClinicClock,
-  ) {
-    this.reads = new FreshReads((id) => storage.queries.findVisible(id));
-  }
+  ) {}
 
   /**
    * The booking's write, in its turn among the session's bookings here. A booking that waited while this
@@ -96,7 +90,7 @@ export class BookingTurns {
     claim: IdempotencyClaim | null,
     ctx: HandlerContext,
   ): Promise<void> {
-    const session = foundInBranch(ctx, await this.reads.get(sessionId), 'SESSION_NOT_FOUND');
+    const session = foundInBranch(ctx, await this.storage.queries.findVisibleShared(sessionId), 'SESSION_NOT_FOUND');
     await this.refuseFrom(session, source, claim);
   }
 

@@ -2,7 +2,13 @@
 import type { Collection, Filter } from 'mongodb';
 import type { DoctorLeaveRecord, DoctorRecord } from '@clinic/contracts';
 import { itemAt, type ClinicClock } from '@clinic/service-kit';
-import type { ReferenceCache, ReferenceData, Share, VersionedCache } from '@clinic/service-kit/storage';
+import {
+  BatchedFinds,
+  type ReferenceCache,
+  type ReferenceData,
+  type Share,
+  type VersionedCache,
+} from '@clinic/service-kit/storage';
 import { docKey, inChunks } from './database-quirks';
 import { DayBlocks, type DayBlock } from '../domain/blocks';
 import { isActiveAppointment, type SessionListFilter } from '../domain/rules';
@@ -15,6 +21,9 @@ type View = Record<string, unknown>;
 type OneSession<T> = { store_id: number; value: T } | null;
 
 export class SessionQueries {
+  /** Finds of one session made at about the same time, in one query begun after each (a rush's refusals). */
+  private readonly batchedVisible: BatchedFinds<SessionDoc>;
+
   constructor(
     private readonly sessions: Collection<SessionDoc>,
     private readonly runs: AutoCreateRuns,
@@ -24,11 +33,18 @@ export class SessionQueries {
     private readonly cache: VersionedCache,
     private readonly clock: ClinicClock,
     private readonly show: ShowSession,
-  ) {}
+  ) {
+    this.batchedVisible = new BatchedFinds(sessions, () => this.visible({}));
+  }
 
   /** A session that exists and is not hidden in an unfinished run. */
   async findVisible(id: number): Promise<SessionDoc | null> {
     return this.sessions.findOne(await this.visible({ _id: docKey(id) }));
+  }
+
+  /** findVisible, sharing one query with the finds made while another is in flight: never a read begun before it. */
+  findVisibleShared(id: number): Promise<SessionDoc | null> {
+    return this.batchedVisible.find(docKey(id));
   }
 
   /** A visible session's branch and the session as the API shows it, through `present`; kept like the lists. */
