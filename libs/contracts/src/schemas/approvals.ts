@@ -8,13 +8,11 @@ import {
   nonBlank,
   objectSchema,
   optionalText,
+  strict,
   successSchema,
   timestampSchema,
   type JsonSchema,
 } from './common';
-
-/** New routes refuse what they do not know: a misspelt field is a 400 naming it. */
-const strict = (schema: JsonSchema): JsonSchema => ({ ...schema, additionalProperties: false });
 
 /** A controlled request's approval, given by an admin (POST /approvals). */
 export const approvalIdProperty: JsonSchema = {

@@ -16,6 +16,7 @@ import {
   nonBlank,
   objectSchema,
   optionalText,
+  strict,
   successSchema,
   timeSchema,
   timestampSchema,
@@ -25,9 +26,6 @@ import { shiftIdProperty } from './shifts';
 
 const name = nonBlank(Limits.nameMaxLength);
 const moneyNumber: JsonSchema = { type: 'number' };
-
-/** New routes refuse what they do not know: a misspelt field is a 400 naming it, not a silent no-op. */
-const strict = (schema: JsonSchema): JsonSchema => ({ ...schema, additionalProperties: false });
 
 export const bookingBodySchema: JsonSchema = strict({
   type: 'object',

@@ -80,6 +80,9 @@ export function objectSchema(properties: Record<string, JsonSchema>, required = 
   return { type: 'object', required, properties };
 }
 
+/** New routes refuse what they do not know: a misspelt field is a 400 naming it. */
+export const strict = (schema: JsonSchema): JsonSchema => ({ ...schema, additionalProperties: false });
+
 export function successSchema(properties: Record<string, JsonSchema>, required = Object.keys(properties)): JsonSchema {
   return objectSchema({ success: { type: 'boolean', enum: [true] }, ...properties }, ['success', ...required]);
 }

@@ -10,6 +10,7 @@ import {
   nonBlank,
   objectSchema,
   optionalText,
+  strict,
   successSchema,
   timestampSchema,
   type JsonSchema,
@@ -18,9 +19,6 @@ import {
 const money: JsonSchema = { type: 'number' };
 /** An amount per tender. */
 export const perMethod: JsonSchema = objectSchema(Object.fromEntries(PAYMENT_METHODS.map((m) => [m, money])));
-/** New routes refuse what they do not know: a misspelt field is a 400 naming it. */
-const strict = (schema: JsonSchema): JsonSchema => ({ ...schema, additionalProperties: false });
-
 export const denominationsSchema: JsonSchema = {
   ...F.denominations.schema,
   description: 'the notes and coins counted: each face value and how many; they add up to the amount',
