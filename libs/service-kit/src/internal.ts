@@ -27,6 +27,7 @@ export * from './storage/database-breaker';
 export * from './nats/jetstream';
 export * from './nats/provision';
 export * from './storage/outbox';
+export * from './storage/outbox-relay';
 export * from './storage/outbox-collection';
 export * from './storage/prepared-events';
 export * from './storage/outbox-entries';

@@ -4,7 +4,8 @@
  * every write from landing after the sweeper may have taken its entry.
  */
 import fc from 'fast-check';
-import { outboxTimings, proofHolds, sweepCutoff } from '../src/storage/outbox';
+import { outboxTimings } from '../src/storage/outbox';
+import { proofHolds, sweepCutoff } from '../src/storage/outbox-relay';
 import { timeLeftToWrite, WRITE_TOO_LATE_MESSAGE } from '../src/storage/prepared-events';
 import { ServiceError } from '../src/domain/errors';
 import { entityProof, type WriteProof } from '../src/storage/outbox-entries';
