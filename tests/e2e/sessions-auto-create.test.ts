@@ -140,7 +140,11 @@ describe('POST /auto_create_sessions', () => {
       await answerOf(t.api().GET('/preview_auto_sessions', { params: { query: { month: month, store_id: 2 } } }))
     ).body;
     const db = t.stack.infra.db!;
-    const mongo = await MongoClient.connect(t.stack.infra.mongoUrl);
+    // Bounded: a database that stops answering fails the test with its log rather than hanging it.
+    const mongo = await MongoClient.connect(t.stack.infra.mongoUrl, {
+      serverSelectionTimeoutMS: 2_000,
+      socketTimeoutMS: 10_000,
+    });
     let res: ApiResponse;
     try {
       const runs = mongo.db('clinic_sessions').collection('auto_create_runs');
@@ -148,13 +152,17 @@ describe('POST /auto_create_sessions', () => {
       // The database dies once the run has begun and before it completes, however fast the machine
       // (a fixed delay let a quick run finish first). Killed rather than paused: a paused server
       // can let an operation sent before the pause wait it out and succeed.
-      await eventually(async () => (await runs.findOne({ month, status: 'running' })) ?? undefined, 20_000, 2);
+      await eventually(async () => (await runs.findOne({ month, status: 'running' })) ?? undefined, 20_000, 2).catch(
+        (err: Error) => {
+          throw new Error(`${err.message}\nthe database's log:\n${db.logTail(40)}`);
+        },
+      );
       db.signal('SIGKILL');
       await db.waitForExit();
       res = await pending;
     } finally {
-      await mongo.close().catch(() => undefined);
       if (!db.running) await t.stack.infra.startDb();
+      await mongo.close().catch(() => undefined);
     }
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ success: false, error: 'Internal server error.', code: 'INTERNAL_ERROR' });
