@@ -221,6 +221,8 @@ describe('DELETE /appointments/{id}', () => {
   });
 });
 
+const marksOf = (lines: string[]) => lines.filter((line) => line.includes('DUPLICATE'));
+
 describe('GET /appointments/{id}/slip', () => {
   async function slipOf(name: string): Promise<{ id: number; pdf: Buffer }> {
     const id = await book(await sessionIn(1), name);
@@ -247,6 +249,12 @@ describe('GET /appointments/{id}/slip', () => {
     ]);
     expect(lines.some((line) => /^Estimated time \d\d:\d\d$/.test(line))).toBe(true);
     expect(lines.join(' ')).not.toContain('?');
+    // The original once: a reprint says which copy it is, and who printed it.
+    expect(marksOf(lines)).toEqual([]);
+    expect(lines.some((line) => /^Printed by \S/.test(line))).toBe(true);
+    const again = layoutLines(tools.file((await pdfOf(`/appointments/${id}/slip`)).pdf));
+    expect(marksOf(again)).toEqual(['DUPLICATE 1']);
+    expect(marksOf(layoutLines(tools.file((await pdfOf(`/appointments/${id}/slip`)).pdf)))).toEqual(['DUPLICATE 2']);
     const fonts = tools.fonts(pdf);
     // The branch's and the doctor's names, in Sinhala, bold.
     expect(fonts).toContainEqual({ name: 'NotoSansSinhala-Bold', embedded: true });

@@ -44,6 +44,7 @@ afterAll(() => {
 });
 
 const ADMIN = { role: 'admin', sub: 1 };
+const marksOf = (lines: string[]) => lines.filter((line) => line.includes('DUPLICATE'));
 const SETTLED = 'Session is settled: an admin must reverse its settlement before a refund.';
 
 describe('a day of channeling, settled', () => {
@@ -171,6 +172,11 @@ describe('a day of channeling, settled', () => {
     const { pages, words } = tools.words(sheet.pdf);
     expect(pages).toHaveLength(1);
     expect(words.filter((w) => w.text === 'Received').map((w) => w.page)).toEqual([1]);
+    // The original once: a reprint says which copy it is, and who printed it.
+    expect(marksOf(lines)).toEqual([]);
+    expect(lines.some((line) => /^Printed by \S/.test(line))).toBe(true);
+    const again = await pdfOf(`/sessions/${sessionId}/settlement?format=pdf`);
+    expect(marksOf(layoutLines(tools.file(again.pdf)))).toEqual(['DUPLICATE 1']);
   });
 
   it('reverses (admin, with a reason), then refunds, then settles again for less', async () => {
@@ -194,6 +200,9 @@ describe('a day of channeling, settled', () => {
     const resettled = await settle(sessionId);
     expect(resettled.status).toBe(201);
     expect(resettled.body.settlement.amount).toBe(2451.25);
+    // A new settlement is a new paper: its first print is the original.
+    const sheet = await pdfOf(`/sessions/${sessionId}/settlement?format=pdf`);
+    expect(marksOf(layoutLines(tools.file(sheet.pdf)))).toEqual([]);
 
     const report = await dayEndOf(store, today);
     expect(drawerLine(report, 1)).toMatchObject({ paid_out: { Cash: -2951.25 }, cash_in_drawer: 2951.25 });

@@ -1,5 +1,5 @@
 /**
- * Issue 44: reprints and credit notes on two billing replicas. The first
+ * Reprints and credit notes on two billing replicas. The first
  * print of a paper is the original, every later one says DUPLICATE n with who
  * printed it and when, and each is an entry of the bill's history; prints at
  * the same moment on both replicas never share a copy number. A refund's and

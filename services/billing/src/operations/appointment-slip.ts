@@ -1,6 +1,9 @@
-/** GET /appointments/{id}/slip: the booking slip of an appointment, on an 80 mm roll. */
+/**
+ * GET /appointments/{id}/slip: the booking slip of an appointment, on an 80 mm roll. Every print is counted in
+ * the appointment's history, and each after the first says DUPLICATE n.
+ */
 import type { ServiceReply, ServiceRequest } from '@clinic/contracts';
-import { foundInBranch, pathId, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
+import { foundInBranch, pathId, type HandlerContext } from '@clinic/service-kit';
 import { refOf } from './appointment-payments';
 import { paymentStatusOf } from '../views/channeling-views';
 import { feesOf } from '../domain/appointment-account';
@@ -12,13 +15,14 @@ import { pdfReply } from '../views/paper/pdf-reply';
 import type { BillingReferences } from '../references';
 import type { SessionsClient } from '../sessions-client';
 import type { BillStorage } from '../storage';
+import type { PaperDesk } from './paper-desk';
 
 export class SlipOperations {
   constructor(
     private readonly storage: BillStorage,
     private readonly sessions: SessionsClient,
     private readonly refs: BillingReferences,
-    private readonly clock: ClinicClock,
+    private readonly desk: PaperDesk,
     private readonly fonts: PaperFonts,
   ) {}
 
@@ -34,6 +38,12 @@ export class SlipOperations {
     const fees = account ? feesOf(account) : appointment.fees;
     const money = account ? moneyOf(account) : { paid: 0, held: 0 };
     const ref = refOf(appointment);
+    const copy = await this.desk.printIn(this.storage.channeling.slipPrints, ctx, {
+      entityId: appointment.id,
+      paper: 'appointment_slip',
+      subject: String(appointment.id),
+      size: '80mm',
+    });
     const pdf = await renderSlip(this.fonts, {
       letterhead: letterheadOf(
         branch ?? (session.store_name ? { name: session.store_name } : null),
@@ -49,7 +59,7 @@ export class SlipOperations {
       hospitalFee: fees.hospital,
       paid: money.paid,
       status: ref.cancelled ? 'Cancelled' : paymentStatusOf(fees.doctor + fees.hospital, money.paid, money.held),
-      printedAt: this.clock.timestamp(new Date()) as string,
+      copy,
     });
     return pdfReply(`appointment-${appointment.id}.pdf`, pdf);
   }

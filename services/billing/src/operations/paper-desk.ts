@@ -6,7 +6,7 @@
  */
 import type { Caller, PrintedPaper, ReceiptSize } from '@clinic/contracts';
 import { callerOf, type ClinicClock, type HandlerContext } from '@clinic/service-kit';
-import { copyMark } from '../domain/copies';
+import { copyMark, type Paper, type PrintLog } from '../domain/copies';
 import type { Cancellation } from '../domain/credit-notes';
 import { letterheadOf, type LetterheadLines } from '../domain/letterhead';
 import type { CopyFacts } from '../views/paper/receipt';
@@ -55,16 +55,18 @@ export class PaperDesk {
     size: ReceiptSize,
     creditNoteNumber?: string,
   ): Promise<CopyFacts & { by: Caller }> {
+    const subject = creditNoteNumber ?? String(doc.id);
+    return this.printIn(this.storage.prints, ctx, { entityId: doc.id, paper, subject, size, creditNoteNumber });
+  }
+
+  /** Records a print in `log` (the history of what is printed) and answers which copy it is, when and by whom. */
+  async printIn(
+    log: PrintLog,
+    ctx: HandlerContext,
+    print: { entityId: number; paper: Paper; subject: string; size: string; creditNoteNumber?: string },
+  ): Promise<CopyFacts & { by: Caller }> {
     const by = callerOf(ctx);
-    const { copy, at } = await this.storage.prints.record({
-      billId: doc.id,
-      paper,
-      subject: creditNoteNumber ?? String(doc.id),
-      size,
-      by,
-      correlationId: ctx.correlationId,
-      creditNoteNumber,
-    });
+    const { copy, at } = await log.record({ ...print, by, correlationId: ctx.correlationId });
     const nameOf = await this.namer([by.sub]);
     return { mark: copyMark(copy), printedAt: this.clock.timestamp(at) as string, printedBy: nameOf(by.sub), by };
   }

@@ -27,6 +27,7 @@ import type { PaymentOptions } from './payments';
 import type { BillingReferences } from '../references';
 import { optionalId } from '../domain/shift-input';
 import type { CashOffice } from './cash-office';
+import type { PaperDesk } from './paper-desk';
 import type { SessionsClient } from '../sessions-client';
 import { payoutOf, settlementLines } from '../domain/settlement-rules';
 import { settlementOwner, type BillStorage } from '../storage';
@@ -44,6 +45,7 @@ export class SettlementOperations {
     private readonly fonts: PaperFonts,
     private readonly options: PaymentOptions,
     private readonly office: CashOffice,
+    private readonly desk: PaperDesk,
   ) {}
 
   private readonly view = (doc: SettlementDoc) => settlementView(doc, this.clock);
@@ -141,6 +143,12 @@ export class SettlementOperations {
     const [branch, names] = await Promise.all([this.refs.branch(doc.store_id), this.refs.userNames([doc.paid_by.sub])]);
     const paidBy =
       typeof doc.paid_by.sub === 'number' ? (names.get(doc.paid_by.sub) ?? `User ${doc.paid_by.sub}`) : doc.paid_by.sub;
+    const copy = await this.desk.printIn(this.storage.channeling.sheetPrints, ctx, {
+      entityId: doc.session_id,
+      paper: 'settlement_sheet',
+      subject: doc.id,
+      size: 'a4',
+    });
     const pdf = await renderSettlement(this.fonts, {
       letterhead: letterheadOf(branch, doc.store_id),
       doctorName: doc.doctor_name ?? `Doctor ${doc.doctor_id}`,
@@ -160,7 +168,7 @@ export class SettlementOperations {
         earned: line.earned_cents,
       })),
       reversal: null,
-      printedAt: this.clock.timestamp(new Date()) as string,
+      copy,
     });
     return pdfReply(`settlement-${doc.session_id}.pdf`, pdf);
   }

@@ -188,7 +188,8 @@ export const BILLING_INDEX_CATALOGUE: IndexedCollection[] = [
     indexes: [auditTrailIndex(collection)],
     queries: [
       {
-        query: "an appointment's or a session's history: `{entity_id}` by `at`",
+        query:
+          "an appointment's or a session's history: `{entity_id}` by `at`; its slip's or settlement sheet's prints: `{entity_id, action:'printed'}`",
         index: indexRef(auditTrailIndex(collection).name),
       },
     ],

@@ -83,7 +83,7 @@ export class BillStorage {
     this.ledger = new DrawerLedger(deps.db);
     this.exports = new BillExport(this.bills);
     this.channeling = new ChannelingStorage(deps, this.closings, payloads);
-    this.prints = new PaperPrints(deps.db);
+    this.prints = new PaperPrints(deps.db, BILL_HISTORY);
     this.creditNotes = new CreditNoteBook(deps.db);
     this.ledgerExport = new LedgerExport(deps.db);
     this.cashOffice = new CashOfficeStorage(deps, this.closings);

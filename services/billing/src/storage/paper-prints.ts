@@ -1,5 +1,6 @@
 /**
- * Prints of a bill's papers, each an entry of the bill's history (action
+ * Prints of a paper, each an entry of its history (the bill's, the
+ * appointment's or the session's; action
  * `printed`) under an id naming the paper and its copy number: the unique
  * `_id` lets one print alone take a copy, whichever replica prints, and a
  * collision means "take the next", as with bill numbers. Nothing else
@@ -10,7 +11,6 @@ import { fail } from '@clinic/service-kit';
 import { auditTrailIndex, type AuditEntryDoc } from '@clinic/service-kit/storage';
 import { printId, type PrintLog, type PrintRequest } from '../domain/copies';
 import { isDuplicateKeyError } from './database-quirks';
-import { BILL_HISTORY } from './documents';
 
 /** Copies taken by other prints of the same paper at the same moment, at most, before giving up (409, retry). */
 const MAX_COLLISIONS = 20;
@@ -18,8 +18,11 @@ const MAX_COLLISIONS = 20;
 export class PaperPrints implements PrintLog {
   private readonly history: Collection<AuditEntryDoc>;
 
-  constructor(db: Db) {
-    this.history = db.collection<AuditEntryDoc>(BILL_HISTORY);
+  constructor(
+    db: Db,
+    private readonly collection: string,
+  ) {
+    this.history = db.collection<AuditEntryDoc>(collection);
   }
 
   async record(print: PrintRequest): Promise<{ copy: number; at: Date }> {
@@ -29,7 +32,7 @@ export class PaperPrints implements PrintLog {
       try {
         await this.history.insertOne({
           _id: printId(print.paper, print.subject, copy),
-          entity_id: print.billId,
+          entity_id: print.entityId,
           action: 'printed',
           at,
           by: { sub: print.by.sub, role: print.by.role },
@@ -52,8 +55,8 @@ export class PaperPrints implements PrintLog {
   /** The highest copy of this paper printed so far, 0 before the first. */
   private async lastCopy(print: PrintRequest): Promise<number> {
     const prints = await this.history
-      .find({ entity_id: print.billId, action: 'printed' }, { projection: { _id: 1, copy: 1 } })
-      .hint(auditTrailIndex(BILL_HISTORY).name)
+      .find({ entity_id: print.entityId, action: 'printed' }, { projection: { _id: 1, copy: 1 } })
+      .hint(auditTrailIndex(this.collection).name)
       .toArray();
     const prefix = printId(print.paper, print.subject, 0).slice(0, -1);
     return prints

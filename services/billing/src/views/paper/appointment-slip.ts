@@ -12,7 +12,7 @@ import type { PaperFonts } from './fonts';
 import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type PageFormat, type PageWriter } from './page-writer';
 import { QR_SIDE, QUIET_MODULES, qrLayout, qrPlacement } from './qr-code';
-import { formatAmount } from './receipt';
+import { formatAmount, layOutPrinted, type CopyFacts } from './receipt';
 
 export interface SlipData {
   letterhead: LetterheadLines;
@@ -26,12 +26,13 @@ export interface SlipData {
   hospitalFee: Cents;
   paid: Cents;
   status: string;
-  printedAt: string;
+  copy: CopyFacts;
 }
 
 const ROLL: PageFormat = { width: 80 * MM, margin: 4 * MM, fontSize: 8, titleSize: 11 };
 function layOut(w: PageWriter, data: SlipData): void {
   layOutLetterhead(w, data.letterhead, { title: ROLL.titleSize, text: ROLL.fontSize, logo: 14 * MM });
+  if (data.copy.mark) w.centered(data.copy.mark, { bold: true, size: ROLL.titleSize });
   w.centered('Channeling appointment');
   w.rule();
   w.pair('Doctor', data.doctorName, { bold: true });
@@ -56,7 +57,7 @@ function layOut(w: PageWriter, data: SlipData): void {
     doc.fillColor('#000000').fill();
   });
   w.centered(`Appointment ${data.appointmentId}`);
-  w.pair('Printed', data.printedAt);
+  layOutPrinted(w, data.copy);
   w.gap(ROLL.margin / 2);
 }
 

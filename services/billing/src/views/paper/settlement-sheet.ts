@@ -9,7 +9,7 @@ import type { LetterheadLines } from '../../domain/letterhead';
 import type { PaperFonts } from './fonts';
 import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type Cell, type PageWriter } from './page-writer';
-import { formatAmount } from './receipt';
+import { formatAmount, layOutPrinted, type CopyFacts } from './receipt';
 
 export interface SheetLine {
   appointmentNo: number;
@@ -33,7 +33,7 @@ export interface SettlementSheet {
   lines: SheetLine[];
   /** A reversed settlement says so, with its reason. */
   reversal: { at: string; by: string; reason: string } | null;
-  printedAt: string;
+  copy: CopyFacts;
 }
 
 const A4 = { width: 210 * MM, height: 297 * MM, margin: 15 * MM, fontSize: 9, titleSize: 15 };
@@ -55,6 +55,7 @@ function layOut(w: PageWriter, sheet: SettlementSheet): void {
     w.row(heading, { bold: true });
   };
   layOutLetterhead(w, sheet.letterhead, { title: A4.titleSize, text: A4.fontSize, logo: 20 * MM });
+  if (sheet.copy.mark) w.centered(sheet.copy.mark, { bold: true, size: A4.titleSize });
   w.centered("Doctor's settlement", { bold: true, size: 11 });
   w.pair('Doctor', sheet.doctorName, { bold: true });
   w.pair('Session', `${sheet.sessionDate} (session ${sheet.sessionId})`);
@@ -80,7 +81,7 @@ function layOut(w: PageWriter, sheet: SettlementSheet): void {
   if (sheet.lines.length === 0) w.paragraph('No appointment earned a fee.');
   w.rule();
   w.pair('Total paid to the doctor', formatAmount(sheet.amount), { bold: true });
-  w.pair('Printed', sheet.printedAt);
+  layOutPrinted(w, sheet.copy);
   w.signatures(['Received by (doctor)', 'Paid by (cashier)', 'Checked by'], 20);
 }
 
