@@ -5,8 +5,7 @@
  */
 import type { NatsConnection } from 'nats';
 import { JS } from '@clinic/contracts';
-import { startTestStack, type TestStack, type TestStackOptions } from '../e2e/harness';
-import { eventually } from '../e2e/harness';
+import { eventually, startTestStack, type TestStack, type TestStackOptions } from '../e2e/harness';
 import { type NetnsNode, thirdNodeIn } from './netns';
 
 /** The stack with n3 in `ns`; `ns` is removed when the stack fails to start. */
