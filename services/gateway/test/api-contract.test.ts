@@ -94,7 +94,7 @@ export async function create(storeId: number, chargeId: number): Promise<number 
     body: {
       patient_name: 'Nimal Fernando',
       patient_contact: '0771234567',
-      bill_date: '2026-11-21',
+      bill_date: '2094-11-21',
       payment_method: 'Cash',
       store_id: storeId,
       items: [{ charge_id: chargeId, charge_name: 'CBC', unit_price: 850, qty: 1 }],
