@@ -9,11 +9,11 @@
  * table, and each answer's schema lists the codes of its status.
  *
  * A new message needs its code here (or, if it is the text of a success, a
- * place in ANSWER_TEXTS): libs/contracts/test/error-codes.test.ts fails
+ * place in ANSWER_TEXTS, answer-texts.ts): libs/contracts/test/error-codes.test.ts fails
  * otherwise, and the end-to-end harness fails any failure answered without
  * a code of this table.
  */
-import { AUTH_MESSAGES, BRANCH_MESSAGES, TOKEN_MESSAGES } from './access';
+import { TOKEN_MESSAGES } from './access';
 import { EXPORT_MESSAGES } from './export-messages';
 import {
   GATEWAY_MESSAGES,
@@ -31,24 +31,12 @@ import { CHANNELING_MESSAGES } from './fields/channeling';
 import { PAPER_MESSAGES } from './fields/paper';
 import { APPROVAL_MESSAGES, SHIFT_MESSAGES } from './fields/cash-office';
 import { BAD_IDEMPOTENCY_KEY_MESSAGE, REPLY_TOO_LARGE_MESSAGE, TOO_DEEP_MESSAGE } from './limits';
+import { code, type ErrorCodeEntry } from './error-code-entry';
+import { ACCESS_CODES } from './error-codes-access';
+import { CASH_OFFICE_CODES } from './error-codes-cash-office';
 
-/** A message as the code's answers give it: a fixed text, or a function of the case. */
-export type ErrorText = string | ((...args: never[]) => string);
-
-export interface ErrorCodeEntry {
-  /** The statuses it is answered with (most have one). */
-  readonly status: readonly number[];
-  /** What it means, and what a client can do about it. */
-  readonly description: string;
-  /** The `error` texts it comes with. */
-  readonly messages: readonly ErrorText[];
-}
-
-const code = (status: number | readonly number[], description: string, ...messages: ErrorText[]): ErrorCodeEntry => ({
-  status: typeof status === 'number' ? [status] : status,
-  description,
-  messages,
-});
+export type { ErrorCodeEntry, ErrorText } from './error-code-entry';
+export { ANSWER_TEXTS } from './answer-texts';
 
 export const ERROR_CODES = {
   // The request as a whole, and its fields.
@@ -119,35 +107,7 @@ export const ERROR_CODES = {
     GATEWAY_MESSAGES.methodNotAllowed,
   ),
 
-  // Who asks.
-  AUTHENTICATION_REQUIRED: code(401, 'No bearer token: sign in.', AUTH_MESSAGES.unauthenticated),
-  TOKEN_EXPIRED: code(401, 'The token has expired: get a new one.', TOKEN_MESSAGES.expired),
-  TOKEN_INVALID: code(
-    401,
-    'The token is refused: malformed, badly signed, issued in the future, living too long, or without the claims it needs.',
-    TOKEN_MESSAGES.invalid,
-    TOKEN_MESSAGES.claims,
-    TOKEN_MESSAGES.issuedInFuture,
-    TOKEN_MESSAGES.iatNotNumber,
-    TOKEN_MESSAGES.storeIds,
-    TOKEN_MESSAGES.tooLongLived,
-  ),
-  FORBIDDEN: code(403, "The token's role may not do this.", AUTH_MESSAGES.forbidden),
-  BRANCH_NOT_ALLOWED: code(
-    403,
-    "The request names a branch outside the token's store_ids.",
-    BRANCH_MESSAGES.notAllowed,
-  ),
-  BRANCH_REQUIRED: code(
-    403,
-    'BRANCH_SCOPE=required and the token names no branch (store_ids).',
-    BRANCH_MESSAGES.noBranch,
-  ),
-  RATE_LIMITED: code(
-    429,
-    'Too many requests in the window: retry after Retry-After seconds.',
-    GATEWAY_MESSAGES.rateLimited,
-  ),
+  ...ACCESS_CODES,
 
   // Records and their changes.
   PRECONDITION_FAILED: code(
@@ -286,73 +246,7 @@ export const ERROR_CODES = {
     CHANNELING_MESSAGES.billingUnavailable,
   ),
 
-  // The cash office: shifts, drawers, approvals.
-  SHIFTS_OFF: code(409, 'Shifts are not in use at this clinic (CASH_SHIFTS=off).', SHIFT_MESSAGES.shiftsOff),
-  SHIFT_NOT_FOUND: code(404, 'No such shift (or of a branch out of reach).', SHIFT_MESSAGES.notFound),
-  SHIFT_ALREADY_OPEN: code(409, 'The caller has a shift open at that branch already.', SHIFT_MESSAGES.alreadyOpen),
-  SHIFT_REQUIRED: code(
-    409,
-    "With CASH_SHIFTS=on money moves in a shift's drawer: open one, or name the open shift that pays (`shift_id`).",
-    SHIFT_MESSAGES.required,
-  ),
-  SHIFT_NOT_OPEN: code(
-    409,
-    'The shift is closed, being closed or handed over: it takes no money (`field`: shift_id when named).',
-    SHIFT_MESSAGES.notOpen,
-    SHIFT_MESSAGES.otherBranch,
-  ),
-  SHIFT_NOT_YOURS: code(
-    403,
-    "The shift is another cashier's: only they or an admin may use it.",
-    SHIFT_MESSAGES.notYours,
-  ),
-  DRAWER_SHORT: code(409, "The shift's drawer holds less cash than this takes out.", SHIFT_MESSAGES.drawerShort),
-  SHIFT_STILL_RECORDING: code(
-    409,
-    'Money of the shift is still being recorded: retry the close (the shift takes money again meanwhile).',
-    SHIFT_MESSAGES.stillRecording,
-  ),
-  SHIFT_SIGN_OFF_REFUSED: code(
-    409,
-    'Only a closed shift is signed off, once.',
-    SHIFT_MESSAGES.notClosed,
-    SHIFT_MESSAGES.signedOffAlready,
-  ),
-  HANDOVER_REFUSED: code(
-    409,
-    'The shift waits for no handover, for another cashier, or the amount accepted is not the amount counted.',
-    SHIFT_MESSAGES.notHandingOver,
-    SHIFT_MESSAGES.notTheReceiver,
-    SHIFT_MESSAGES.handoverMismatch,
-  ),
-  SHIFTS_LIVE: code(
-    409,
-    'Shifts of the branch and day are still open: close or hand them over first.',
-    SHIFT_MESSAGES.shiftsLive,
-  ),
-  STAFF_UNKNOWN: code(
-    403,
-    "The token's subject maps to no staff user (a user record's id, or its `subject`): it may read, not move money.",
-    SHIFT_MESSAGES.staffUnknown,
-  ),
-  APPROVAL_REQUIRED: code(
-    403,
-    "A control of the clinic refused it: the answer's `approval` lists what needs an admin's approval (POST /approvals); send the request again with `approval_id`.",
-    APPROVAL_MESSAGES.required,
-  ),
-  APPROVAL_NOT_FOUND: code(404, 'No such approval (or of a branch out of reach).', APPROVAL_MESSAGES.notFound),
-  APPROVAL_NOT_USABLE: code(
-    409,
-    'The approval is not approved, used already, or does not cover this request.',
-    APPROVAL_MESSAGES.notUsable,
-    APPROVAL_MESSAGES.notCovering,
-  ),
-  APPROVAL_DECIDED: code(409, 'The approval was approved or declined already.', APPROVAL_MESSAGES.decided),
-  APPROVALS_UNAVAILABLE: code(
-    503,
-    'The catalogue could not ask billing about the approval: retry (nothing changed).',
-    APPROVAL_MESSAGES.unavailable,
-  ),
+  ...CASH_OFFICE_CODES,
 
   // The system.
   SERVICE_UNAVAILABLE: code(
@@ -370,52 +264,6 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[];
-
-/** Texts of successful answers, which need no code (a new one goes here, or it is an error's and gets a code). */
-export const ANSWER_TEXTS: readonly ErrorText[] = [
-  BILLING_MESSAGES.created,
-  BILLING_MESSAGES.updated,
-  BILLING_MESSAGES.cancelled,
-  CATALOGUE_MESSAGES.created,
-  CATALOGUE_MESSAGES.updated,
-  CATALOGUE_MESSAGES.deleted,
-  SESSIONS_MESSAGES.created,
-  SESSIONS_MESSAGES.updated,
-  SESSIONS_MESSAGES.deleted,
-  SESSIONS_MESSAGES.autoCreated,
-  // Auto-creation's report of the slots it skipped, in its 201 answer.
-  SESSIONS_MESSAGES.noTimes,
-  SESSIONS_MESSAGES.notSaved,
-  LEDGER_MESSAGES.paymentRecorded,
-  LEDGER_MESSAGES.refundRecorded,
-  CHANNELING_MESSAGES.booked,
-  CHANNELING_MESSAGES.updated,
-  CHANNELING_MESSAGES.cancelledOk,
-  CHANNELING_MESSAGES.completed,
-  CHANNELING_MESSAGES.settled,
-  CHANNELING_MESSAGES.settlementReversed,
-  // The reasons an appointment is cancelled or marked absent with, in its answer and events.
-  CHANNELING_MESSAGES.sessionCancelled,
-  CHANNELING_MESSAGES.doctorOnLeave,
-  CHANNELING_MESSAGES.noShow,
-  DAY_MESSAGES.closedNow,
-  DAY_MESSAGES.reopened,
-  // The reasons written on the ledger entries a cancellation or a change of a bill makes.
-  LEDGER_MESSAGES.cancelled,
-  LEDGER_MESSAGES.setBackToPending,
-  LEDGER_MESSAGES.methodChanged,
-  SHIFT_MESSAGES.opened,
-  SHIFT_MESSAGES.moved,
-  SHIFT_MESSAGES.closed,
-  SHIFT_MESSAGES.signedOff,
-  SHIFT_MESSAGES.handingOver,
-  SHIFT_MESSAGES.accepted,
-  APPROVAL_MESSAGES.requested,
-  APPROVAL_MESSAGES.approved,
-  APPROVAL_MESSAGES.declined,
-  APPROVAL_MESSAGES.used,
-  APPROVAL_MESSAGES.released,
-];
 
 /** The codes a status is answered with. */
 export function codesOfStatus(status: number): ErrorCode[] {

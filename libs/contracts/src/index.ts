@@ -9,6 +9,7 @@ export * from './exports-ledger';
 export * from './reference';
 export * from './events';
 export * from './nats-permissions';
+export * from './nats-users';
 export * from './outside-systems';
 export { JS } from './jetstream-api';
 export * from './schemas/common';
