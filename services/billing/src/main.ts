@@ -82,7 +82,7 @@ void startService({
       appointments: new AppointmentPaymentOperations(storage, sessions, clock, money, office),
       cancellations: new AppointmentCancelOperations(storage, sessions, clock, money, office),
       slips: new SlipOperations(storage, sessions, references, paperDesk, fonts),
-      settlements: new SettlementOperations(storage, sessions, references, clock, fonts, money, office, paperDesk),
+      settlements: new SettlementOperations(storage, sessions, clock, fonts, money, office, paperDesk),
       shifts,
       shiftEnds: new ShiftCloseOperations(shifts),
       approvals,

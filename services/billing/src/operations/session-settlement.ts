@@ -21,10 +21,8 @@ import { parseFormat, parseReason, parseSettlement } from '../domain/channeling-
 import { settlementView } from '../views/channeling-views';
 import type { PaperFonts } from '../views/paper/fonts';
 import { pdfReply } from '../views/paper/pdf-reply';
-import { letterheadOf } from '../domain/letterhead';
 import { renderSettlement } from '../views/paper/settlement-sheet';
 import type { PaymentOptions } from './payments';
-import type { BillingReferences } from '../references';
 import { optionalId } from '../domain/shift-input';
 import type { CashOffice } from './cash-office';
 import type { PaperDesk } from './paper-desk';
@@ -40,7 +38,6 @@ export class SettlementOperations {
   constructor(
     private readonly storage: BillStorage,
     private readonly sessions: SessionsClient,
-    private readonly refs: BillingReferences,
     private readonly clock: ClinicClock,
     private readonly fonts: PaperFonts,
     private readonly options: PaymentOptions,
@@ -140,9 +137,10 @@ export class SettlementOperations {
     const found = await this.storage.channeling.settlements.find(sessionId);
     const doc = foundInBranch(ctx, found?.state === 'paid' ? found.current : null, 'SETTLEMENT_NOT_FOUND');
     if (format === 'json') return success(200, { settlement: this.view(doc) });
-    const [branch, names] = await Promise.all([this.refs.branch(doc.store_id), this.refs.userNames([doc.paid_by.sub])]);
-    const paidBy =
-      typeof doc.paid_by.sub === 'number' ? (names.get(doc.paid_by.sub) ?? `User ${doc.paid_by.sub}`) : doc.paid_by.sub;
+    const [letterhead, nameOf] = await Promise.all([
+      this.desk.letterhead(doc.store_id),
+      this.desk.namer([doc.paid_by.sub]),
+    ]);
     const copy = await this.desk.printIn(this.storage.channeling.sheetPrints, ctx, {
       entityId: doc.session_id,
       paper: 'settlement_sheet',
@@ -150,13 +148,13 @@ export class SettlementOperations {
       size: 'a4',
     });
     const pdf = await renderSettlement(this.fonts, {
-      letterhead: letterheadOf(branch, doc.store_id),
+      letterhead,
       doctorName: doc.doctor_name ?? `Doctor ${doc.doctor_id}`,
       sessionId: doc.session_id,
       sessionDate: doc.session_date,
       method: doc.method,
       paidAt: this.clock.timestamp(doc.paid_at) as string,
-      paidBy,
+      paidBy: nameOf(doc.paid_by.sub),
       amount: doc.amount_cents,
       lines: doc.lines.map((line) => ({
         appointmentNo: line.appointment_no,
