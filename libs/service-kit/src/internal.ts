@@ -38,7 +38,6 @@ export * from './concurrency/group-commit';
 export * from './cache/versioned-cache';
 export * from './cache/scoped-entries';
 export * from './cache/follower';
-export * from './cache/shared-query';
 export * from './cache/coherent-cache';
 export * from './cache/invalidation-log';
 export * from './cache/replica-cache';

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { GroupCommit } from '../src/concurrency/group-commit';
 
 /** A write that waits until the test settles it, and the groups it was given, in order. */
@@ -91,5 +92,59 @@ describe('GroupCommit', () => {
     });
     const outcomes = [commits.submit(['bad']), commits.submit(['ok'])].map(outcomeOf);
     expect(await Promise.all(outcomes)).toEqual(['refused', 'written']);
+  });
+
+  it('answers every caller with a query sent after it asked, sharing queries among callers of the moment', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), fc.array(fc.nat(5), { minLength: 1, maxLength: 30 }), async (s, gaps) => {
+        let clock = 0;
+        let sent = 0;
+        // Each query answers the time it was sent at, once the scheduler lets it.
+        const query = new GroupCommit<never, number>(() => {
+          sent++;
+          return s.schedule(Promise.resolve(clock), 'query');
+        });
+        const answers: Array<Promise<{ askedAt: number; sentAt: number }>> = [];
+        for (const gap of gaps) {
+          clock++;
+          const askedAt = clock;
+          answers.push(query.submit([]).then((sentAt) => ({ askedAt, sentAt })));
+          for (let i = 0; i < gap && s.count() > 0; i++) await s.waitOne();
+        }
+        let all: Array<{ askedAt: number; sentAt: number }> | null = null;
+        void Promise.all(answers).then((done) => {
+          all = done;
+        });
+        while (all === null) {
+          if (s.count() > 0) await s.waitOne();
+          else await turns();
+        }
+        for (const { askedAt, sentAt } of all as Array<{ askedAt: number; sentAt: number }>)
+          expect(sentAt).toBeGreaterThanOrEqual(askedAt);
+        expect(sent).toBeLessThanOrEqual(gaps.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers the callers of one query with its result, and those who asked while it was in flight with the next', async () => {
+    let release!: (seq: number) => void;
+    let sent = 0;
+    const query = new GroupCommit<never, number>(
+      () =>
+        new Promise<number>((resolve) => {
+          sent++;
+          release = resolve;
+        }),
+    );
+    const first = query.submit([]);
+    const during = [query.submit([]), query.submit([]), query.submit([])];
+    expect(sent).toBe(1);
+    release(1);
+    expect(await first).toBe(1);
+    await turns();
+    expect(sent).toBe(2);
+    release(2);
+    expect(await Promise.all(during)).toEqual([2, 2, 2]);
   });
 });

@@ -4,8 +4,8 @@ import { cacheStreamOf, cacheSubjectsOf, JS, type ServiceName } from '@clinic/co
 import { GroupCommit } from '../concurrency/group-commit';
 import { counter, metricsEnabled } from '../process/metrics';
 import type { Logger } from '../process/logger';
+import { OncePerMinute } from '../process/once-per-minute';
 import type { RestartReason, StoredInvalidation } from './follower';
-import { SharedQuery } from './shared-query';
 
 /** How long a write keeps trying to store its invalidation before it fails (and it is stored later). */
 const STORE_WAIT_MS = 3_000;
@@ -30,24 +30,6 @@ const restarts = counter(
   ['cache', 'reason'],
 );
 
-/** A warning per reason at most once a minute, with how many happened since the last one. */
-export class OncePerMinute {
-  private readonly last = new Map<string, { at: number; since: number }>();
-
-  constructor(private readonly log: Logger) {}
-
-  warn(reason: string, fields: object, message: string): void {
-    const now = performance.now();
-    const seen = this.last.get(reason);
-    if (seen && now - seen.at < 60_000) {
-      seen.since++;
-      return;
-    }
-    this.last.set(reason, { at: now, since: 0 });
-    this.log.warn({ ...fields, reason, more_since_last: seen?.since ?? 0 }, message);
-  }
-}
-
 /**
  * A service's cache stream (contracts cacheStreamOf), as its caches use it:
  * writers store invalidations; every cache follows what the stream republishes
@@ -56,7 +38,8 @@ export class OncePerMinute {
 export class InvalidationLog {
   private readonly subjects: ReturnType<typeof cacheSubjectsOf>;
   private readonly stream: string;
-  private readonly latestQuery = new SharedQuery(() => this.askLatest());
+  /** Readers of the moment share one query, sent after each of them asked. */
+  private readonly latestQuery = new GroupCommit<never, number>(() => this.askLatest());
   private unavailableUntil = 0;
   private readonly writes = new GroupCommit<string>((scopes) => this.storeNow([...new Set(scopes)]));
   private readonly unsent = new Set<string>();
@@ -120,7 +103,7 @@ export class InvalidationLog {
   /** The sequence of the stream's latest invalidation (or later), from a leader that holds it, asked after this call. */
   latest(): Promise<number> {
     if (performance.now() < this.unavailableUntil) return Promise.reject(new Error('cache stream unavailable'));
-    return this.latestQuery.ask();
+    return this.latestQuery.submit([]);
   }
 
   private async askLatest(): Promise<number> {
