@@ -8,7 +8,7 @@ import { AckPolicy, DeliverPolicy, headers, type MsgHdrs } from 'nats';
 import { cacheSubjectsOf, SERVICE_NAMES } from '@clinic/contracts';
 import type { ManagedProcess } from '@clinic/devstack';
 import { branch, doctor } from './fixtures';
-import { sleep, startSecondGateway, startTestStack, type TestStack } from './harness';
+import { counterOf, sleep, startSecondGateway, startTestStack, type TestStack } from './harness';
 
 let t: TestStack;
 let second: { url: string; process: ManagedProcess };
@@ -114,15 +114,6 @@ function expectUsualLatency(before: Timings, after: Timings): void {
     .filter((kind) => median(after[kind]) > median(before[kind]) * 2 + 20)
     .map((kind) => `${kind}: ${median(before[kind]).toFixed(1)} ms before, ${median(after[kind]).toFixed(1)} ms after`);
   expect(slower).toEqual([]);
-}
-
-/** A counter of a process's /metrics, summed over the label sets that contain `labels`. */
-async function counterOf(process: ManagedProcess, name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${process.spec.env!.METRICS_PORT}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}{`) && line.includes(labels))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 it("keeps every write's latency and answer while the gateway's NATS user attacks the caches", async () => {

@@ -7,18 +7,9 @@
 import type { JsMsg } from 'nats';
 import { BillingSubjects, DeadLetterHeaders, SessionsSubjects } from '@clinic/contracts';
 import { branch } from './fixtures';
-import { eventually, fileStack } from './harness';
+import { counterOf, eventually, fileStack } from './harness';
 
 const t = fileStack({ stores: [branch(1, 'Main')] });
-
-async function metricOf(service: 'billing' | 'sessions', line: RegExp): Promise<number> {
-  const port = t.stack.replica(service).spec.env!.METRICS_PORT;
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => line.test(l))
-    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-}
 
 it('keeps what it cannot apply as a dead letter with its reason, once, for its sender to read', async () => {
   const hospital = await t.nats('hospital');
@@ -54,8 +45,17 @@ it('keeps what it cannot apply as a dead letter with its reason, once, for its s
   expect(info.state.messages).toBe(4);
   // A flood of bad records cannot fill the disk the other streams need.
   expect(info.config.max_bytes).toBe(256 * 1024 * 1024);
-  expect(await metricOf('billing', /^clinic_reference_dead_letters_total\{.*reason="unknown_kind"/)).toBe(1);
-  expect(await metricOf('sessions', /^clinic_reference_dead_letters_total\{.*kind="store".*reason="not_json"/)).toBe(1);
+  expect(
+    await counterOf(t.stack.replica('billing'), 'clinic_reference_dead_letters_total', 'reason="unknown_kind"'),
+  ).toBe(1);
+  expect(
+    await counterOf(
+      t.stack.replica('sessions'),
+      'clinic_reference_dead_letters_total',
+      'kind="store"',
+      'reason="not_json"',
+    ),
+  ).toBe(1);
   expect((await t.get('/lab_bills?store_id=2')).status).toBe(200);
   // The sender asks each service how far it applied the stream: past every record it sent, the bad ones included.
   for (const subject of [BillingSubjects.refStatus, SessionsSubjects.refStatus]) {

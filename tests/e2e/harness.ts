@@ -250,6 +250,15 @@ export async function answerOf<T = any>(
   return { status: response.status, body: body as T, headers: response.headers };
 }
 
+/** A counter of a process's /metrics, summed over its label sets that contain each of `labels`. */
+export async function counterOf(process: ManagedProcess, name: string, ...labels: string[]): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${process.spec.env!.METRICS_PORT}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` returns a value that is not undefined. */

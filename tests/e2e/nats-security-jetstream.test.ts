@@ -7,7 +7,7 @@
  */
 import { AckPolicy, DeliverPolicy, headers as natsHeaders } from 'nats';
 import { BillingSubjects, EventSubjects, NATS_USERS, requestSubjectsOf, SERVICE_NAMES } from '@clinic/contracts';
-import { eventually, sleep } from './harness';
+import { counterOf, eventually, sleep } from './harness';
 import { t, billId, natsCall, bearer, subscriptionRefused, billingLog, validBill } from './nats-security-stack';
 
 describe('least privilege on JetStream', () => {
@@ -145,6 +145,37 @@ describe('replies go to inboxes only', () => {
     expect((await catalogueEvents()).state).toMatchObject({ messages: before.messages, last_seq: before.last_seq });
     const ignored = billingLog().filter((l) => /reply subject is no user's inbox/.test(l.msg));
     expect(ignored.at(-1)).toMatchObject({ subject: BillingSubjects.list, reply: 'catalogue.charge.created' });
+  });
+  it('counts a flood of messages it may not answer, logs it once, and answers the next request as usual', async () => {
+    const hospital = await t.nats('hospital');
+    const counted = () =>
+      counterOf(t.stack.replica('billing'), 'clinic_nats_messages_dropped_total', `subject="${BillingSubjects.list}"`);
+    const before = { count: await counted(), lines: billingLog().length };
+    for (let i = 0; i < 500; i++) hospital.publish(BillingSubjects.list, JSON.stringify({ query: { store_id: '1' } }));
+    for (let i = 0; i < 500; i++)
+      hospital.publish(BillingSubjects.list, '{}', { reply: `${EventSubjects.billCreated}.${i}` });
+    await eventually(async () => ((await counted()) >= before.count + 1000 ? true : undefined));
+    expect(await counted()).toBe(before.count + 1000);
+    expect(
+      await natsCall(hospital, BillingSubjects.list, { query: { store_id: '1' } }, bearer(t.token('cashier', 31))),
+    ).toMatchObject({ status: 200 });
+    const warnedNow = () =>
+      billingLog()
+        .slice(before.lines)
+        .filter((l) => l.subject === BillingSubjects.list && l.level === 'warn');
+    // The log is written behind the answers: wait for the flood's line, then for anything that might follow it.
+    await eventually(async () => (warnedNow().some((l) => l.reason === 'no_reply') ? true : undefined));
+    await sleep(500);
+    const warned = warnedNow();
+    // Once a minute per subject and reason: the flood without reply subjects is one line; the test before this one
+    // already had the foreign reply subject's line of this minute.
+    expect(warned.filter((l) => l.reason === 'no_reply')).toEqual([
+      expect.objectContaining({
+        msg: 'message without a reply subject ignored: use request-reply',
+        more_since_last: 0,
+      }),
+    ]);
+    expect(warned.length).toBeLessThanOrEqual(2);
   });
 });
 

@@ -19,6 +19,8 @@ import {
 } from '@clinic/contracts';
 import { fail, ServiceError } from '../domain/errors';
 import type { Logger } from '../process/logger';
+import { countUnanswered, type UnansweredReason } from '../process/metrics';
+import { OncePerMinute } from '../process/once-per-minute';
 import { EncodedReply, respondInChunks } from './reply-chunks';
 import {
   decodeRequest,
@@ -126,6 +128,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     replyChunksMax = Limits.replyChunksMax,
   } = options;
   const inFlight = new Set<Promise<void>>();
+  const dropWarnings = new OncePerMinute(log);
   const figures = new Map(Object.keys(handlers).map((subject) => [subject, new EndpointFigures()]));
   const encoder = new TextEncoder();
   let stopping = false;
@@ -206,24 +209,28 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     else requestLog.info(line, 'request handled');
   }
 
-  function receive(subject: string, handler: Handler, msg: Msg): void {
-    if (!msg.reply) {
-      log.warn({ subject }, 'message without a reply subject ignored: use request-reply');
-      return;
-    }
-    if (isStreamDelivery(msg, subject)) {
-      log.warn(
-        { subject, delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) },
+  /** Why a message is not answered (counted, and logged once a minute at most per subject and reason), or null. */
+  function unanswerable(subject: string, msg: Msg): [UnansweredReason, object, string] | null {
+    if (!msg.reply) return ['no_reply', {}, 'message without a reply subject ignored: use request-reply'];
+    const reply = msg.reply.slice(0, 200);
+    if (isStreamDelivery(msg, subject))
+      return [
+        'stream_delivery',
+        { delivered_subject: msg.subject, reply },
         'JetStream delivery ignored: only requests are answered',
-      );
-      return;
-    }
-    if (!isUserInbox(msg.reply)) {
-      // An answer published there could land in a stream (another service's events) or reach another service.
-      log.warn(
-        { subject, reply: msg.reply.slice(0, 200) },
-        "request ignored: its reply subject is no user's inbox (_INBOX_<user>.)",
-      );
+      ];
+    // An answer published there could land in a stream (another service's events) or reach another service.
+    if (!isUserInbox(msg.reply))
+      return ['foreign_reply', { reply }, "request ignored: its reply subject is no user's inbox (_INBOX_<user>.)"];
+    return null;
+  }
+
+  function receive(subject: string, handler: Handler, msg: Msg): void {
+    const refused = unanswerable(subject, msg);
+    if (refused) {
+      const [reason, fields, message] = refused;
+      countUnanswered(subject, reason);
+      dropWarnings.warn(`${subject}:${reason}`, { subject, reason, ...fields }, message);
       return;
     }
     const work = withHandlerSpan(subject, msg.headers, () => handle(subject, handler, msg)).catch((e: unknown) =>

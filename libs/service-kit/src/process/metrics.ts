@@ -165,6 +165,18 @@ export function countNatsRequest(subject: string, outcome: NatsRequestOutcome): 
   if (enabled) natsRequests.inc({ subject, outcome });
 }
 
+const droppedMessages = counter(
+  'clinic_nats_messages_dropped_total',
+  'Messages on a service subject that were not answered (no reply subject, a stream delivery, a reply subject that is no user inbox), by subject and reason',
+  ['subject', 'reason'],
+);
+
+export type UnansweredReason = 'no_reply' | 'stream_delivery' | 'foreign_reply';
+
+export function countUnanswered(subject: string, reason: UnansweredReason): void {
+  if (enabled) droppedMessages.inc({ subject, reason });
+}
+
 const handledMessages = counter(
   'clinic_nats_messages_handled_total',
   'Requests a service answered, by subject and reply status',
