@@ -4,10 +4,12 @@
  * HOSPITAL_REF_DEAD with the reason, once, counted in the services' metrics,
  * and readable by the system that sent them; the stream's later records still apply.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { JsMsg } from 'nats';
 import { BillingSubjects, DeadLetterHeaders, SessionsSubjects } from '@clinic/contracts';
 import { branch } from './fixtures';
-import { counterOf, eventually, fileStack } from './harness';
+import { counterOf, eventually, fileStack, sleep } from './harness';
 
 const t = fileStack({ stores: [branch(1, 'Main')] });
 
@@ -62,4 +64,22 @@ it('keeps what it cannot apply as a dead letter with its reason, once, for its s
     const reply = JSON.parse(new TextDecoder().decode((await hospital.request(subject, '{}', { timeout: 2000 })).data));
     expect(reply.body.applied_seq).toBe(last);
   }
+});
+
+it('counts each of a flood of bad records and logs it once a minute at most, as a dead letter each', async () => {
+  const hospital = await t.nats('hospital');
+  const js = hospital.jetstream();
+  const counted = () =>
+    counterOf(t.stack.replica('sessions'), 'clinic_reference_dead_letters_total', 'kind="store"', 'reason="not_json"');
+  const sessionsLog = () =>
+    readFileSync(join(t.stack.logDir, 'sessions-1.log'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('kept as a dead letter'));
+  const before = { count: await counted(), lines: sessionsLog().length };
+  for (let i = 0; i < 100; i++) await js.publish('hospital.ref.store', `not json ${i}`);
+  await eventually(async () => ((await counted()) >= before.count + 100 ? true : undefined), 20_000);
+  expect(await counted()).toBe(before.count + 100);
+  // The test before logged this kind and reason this minute: the flood adds at most one line (a new minute's).
+  await sleep(300); // the log is written behind the counting
+  expect(sessionsLog().length - before.lines).toBeLessThanOrEqual(1);
 });

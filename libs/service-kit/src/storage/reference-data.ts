@@ -18,6 +18,7 @@ import {
 import { jetStreamManager, whileStarting } from '../nats/jetstream';
 import { counter, metricsEnabled } from '../process/metrics';
 import type { Logger } from '../process/logger';
+import { OncePerMinute } from '../process/once-per-minute';
 import { pauses, retryPolicy } from '../process/retry';
 import { docKey, findByKeys, isDuplicateKeyError } from './database-quirks';
 import { schemaProblem } from '../domain/schema';
@@ -161,6 +162,7 @@ export async function startReferenceConsumer(options: {
   const js = nc.jetstream();
   let stopped = false;
   let messages: ConsumerMessages | null = null;
+  const deadLetterWarnings = new OncePerMinute(log);
 
   /** A message that cannot be applied is stored with its reason, then acknowledged; never only skipped. */
   async function deadLetter(m: JsMsg, kind: string, reason: DeadLetterReason, detail: string): Promise<void> {
@@ -178,7 +180,12 @@ export async function startReferenceConsumer(options: {
       return;
     }
     if (metricsEnabled()) deadLetters.inc({ kind, reason });
-    log.warn({ subject: m.subject, seq: m.seq, reason, detail }, 'reference record not applied; kept as a dead letter');
+    // The dead letter is the record of it; the log says so once a minute per kind and reason, whatever a sender floods.
+    deadLetterWarnings.warn(
+      `${kind}:${reason}`,
+      { kind, reason, subject: m.subject, seq: m.seq, detail },
+      'reference record not applied; kept as a dead letter',
+    );
     m.ack();
   }
 
