@@ -2,8 +2,8 @@
  * The gateway's reply cache as forward uses it, over a real NATS server and
  * its invalidation streams: a read the service marked shareable is answered
  * from memory, per URL and token, until the service invalidates a scope it
- * depends on; reads that carry an Idempotency-Key or If-Match, and replies
- * without scopes, always reach the service.
+ * depends on; reads whose client asks for the service's own answer
+ * (Cache-Control: no-cache), and replies without scopes, always reach the service.
  */
 import type { Msg } from 'nats';
 import { HeaderNames } from '@clinic/contracts';
@@ -93,4 +93,22 @@ it("serves a read's Idempotency-Key or If-Match from the same reply (a read take
   await read(6);
   await read(6);
   expect(t.catalogue.received).toHaveLength(3);
+});
+
+it("asks the service for a read whose client asks for the origin's answer (Cache-Control: no-cache, no-store; Pragma)", async () => {
+  t.catalogue.answer = answerWithScopes;
+  const before = t.catalogue.received.length;
+  await read(7);
+  await read(7);
+  expect(t.catalogue.received).toHaveLength(before + 1);
+  for (const headers of [
+    { 'cache-control': 'no-cache' },
+    { 'cache-control': 'max-age=0, No-Store' },
+    { pragma: 'no-cache' },
+  ])
+    expect((await read(7, headers)).json).toEqual({ success: true, charge: { id: 7, version: 1 } });
+  expect(t.catalogue.received).toHaveLength(before + 4);
+  // Any other directive is no such request: the kept reply answers it.
+  await read(7, { 'cache-control': 'max-age=0' });
+  expect(t.catalogue.received).toHaveLength(before + 4);
 });

@@ -52,12 +52,18 @@ export async function exportFile(
   }
 }
 
+/** `Cache-Control: no-cache` or `no-store` (or HTTP/1.0's `Pragma: no-cache`): the client asks the origin itself. */
+const ASKS_ORIGIN = /(?:^|[\s,])no-(?:cache|store)(?:$|[\s,=])/i;
+
 /**
  * A read the reply cache may answer: a GET with nothing forwarded beyond the path, the query and the
- * caller's verified token (the cache key), so that no other header can change the answer.
+ * caller's verified token (the cache key), so that no other header can change the answer; not one whose client
+ * asks for the service's own answer, as from any HTTP cache (a browser's hard reload asks so).
  */
 function cacheKeyOf(request: FastifyRequest, idempotencyKey?: string, ifMatch?: string): string | null {
   if (request.method !== 'GET' || idempotencyKey !== undefined || ifMatch !== undefined) return null;
+  const { 'cache-control': control, pragma } = request.headers;
+  if (ASKS_ORIGIN.test(String(control ?? '')) || ASKS_ORIGIN.test(String(pragma ?? ''))) return null;
   return `${request.url}\u0000${request.token ?? ''}`;
 }
 
