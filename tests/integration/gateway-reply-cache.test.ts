@@ -101,14 +101,20 @@ it("asks the service for a read whose client asks for the origin's answer (Cache
   await read(7);
   await read(7);
   expect(t.catalogue.received).toHaveLength(before + 1);
-  for (const headers of [
+  const asksOrigin: Array<Record<string, string>> = [
     { 'cache-control': 'no-cache' },
     { 'cache-control': 'max-age=0, No-Store' },
     { pragma: 'no-cache' },
-  ])
+  ];
+  for (const headers of asksOrigin)
     expect((await read(7, headers)).json).toEqual({ success: true, charge: { id: 7, version: 1 } });
   expect(t.catalogue.received).toHaveLength(before + 4);
   // Any other directive is no such request: the kept reply answers it.
   await read(7, { 'cache-control': 'max-age=0' });
   expect(t.catalogue.received).toHaveLength(before + 4);
+  // Nor is such a read's reply kept for the next one.
+  await read(8, { 'cache-control': 'no-cache' });
+  await read(8);
+  await read(8);
+  expect(t.catalogue.received).toHaveLength(before + 6);
 });
