@@ -212,16 +212,19 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
   /** Why a message is not answered (counted, and logged once a minute at most per subject and reason), or null. */
   function unanswerable(subject: string, msg: Msg): [UnansweredReason, object, string] | null {
     if (!msg.reply) return ['no_reply', {}, 'message without a reply subject ignored: use request-reply'];
-    const reply = msg.reply.slice(0, 200);
     if (isStreamDelivery(msg, subject))
       return [
         'stream_delivery',
-        { delivered_subject: msg.subject, reply },
+        { delivered_subject: msg.subject, reply: msg.reply.slice(0, 200) },
         'JetStream delivery ignored: only requests are answered',
       ];
     // An answer published there could land in a stream (another service's events) or reach another service.
     if (!isUserInbox(msg.reply))
-      return ['foreign_reply', { reply }, "request ignored: its reply subject is no user's inbox (_INBOX_<user>.)"];
+      return [
+        'foreign_reply',
+        { reply: msg.reply.slice(0, 200) },
+        "request ignored: its reply subject is no user's inbox (_INBOX_<user>.)",
+      ];
     return null;
   }
 
