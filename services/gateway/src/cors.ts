@@ -12,8 +12,8 @@ import { HeaderNames } from '@clinic/contracts';
 /**
  * What a browser may send beyond the CORS-safelisted headers: the API's own, the W3C trace context and baggage
  * that OpenTelemetry's fetch instrumentation adds to every call (a client's `traceparent` is continued), and the
- * `X-Requested-With` some HTTP libraries add, and `Cache-Control`/`Pragma` a page sets to ask for the service's own
- * answer; a preflight refusing one of them fails every call of the page.
+ * `X-Requested-With` some HTTP libraries add, and the `Cache-Control`/`Pragma` a page sets to keep browser caches
+ * out of the way; a preflight refusing one of them fails every call of the page.
  */
 export const CORS_ALLOWED_HEADERS = [
   'Authorization',

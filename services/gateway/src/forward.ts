@@ -52,9 +52,6 @@ export async function exportFile(
   }
 }
 
-/** `Cache-Control: no-cache` or `no-store` (or HTTP/1.0's `Pragma: no-cache`): the client asks the origin itself. */
-const ASKS_ORIGIN = /(?:^|[\s,])no-(?:cache|store)(?:$|[\s,=])/i;
-
 /**
  * A read the reply cache may answer: a GET with nothing forwarded beyond the path, the query and the
  * caller's verified token (the cache key), so that no other header can change the answer.
@@ -63,10 +60,6 @@ function cacheKeyOf(request: FastifyRequest, idempotencyKey?: string, ifMatch?: 
   if (request.method !== 'GET' || idempotencyKey !== undefined || ifMatch !== undefined) return null;
   return `${request.url}\u0000${request.token ?? ''}`;
 }
-
-/** A client asking for the service's own answer, as of any HTTP cache (a browser's hard reload does): not kept either. */
-const asksOrigin = ({ headers }: FastifyRequest) =>
-  ASKS_ORIGIN.test(String(headers['cache-control'] ?? '')) || ASKS_ORIGIN.test(String(headers.pragma ?? ''));
 
 export async function forward(
   route: HttpRoute,
@@ -80,10 +73,7 @@ export async function forward(
   const service = serviceOf(route.subject);
   const key = replies && service ? cacheKeyOf(request, idempotencyKey, ifMatch) : null;
   let pending: PendingReply | null = null;
-  if (replies && service && key !== null && asksOrigin(request)) {
-    replies.bypassed(service);
-    request.outcome = { cache: 'bypass' };
-  } else if (replies && service && key !== null) {
+  if (replies && service && key !== null) {
     const found = await replies.lookup(service, key);
     if ('hit' in found) {
       request.outcome = { cache: 'hit' };

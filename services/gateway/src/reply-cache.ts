@@ -104,11 +104,6 @@ export class ReplyCache {
     return { pending: { service, key, ticket } };
   }
 
-  /** Counts a read whose client asked for the service's own answer (Cache-Control: no-cache): neither looked up nor kept. */
-  bypassed(service: ServiceName): void {
-    this.outcomes?.inc({ service, outcome: 'bypass' });
-  }
-
   /** Keeps a reply the service marked as shared, unless one of its scopes was invalidated since it was asked for. */
   keep(pending: PendingReply, reply: RawReply, split: KeptReply): void {
     const scopesHeader = reply.headers?.get(HeaderNames.cacheScopes);

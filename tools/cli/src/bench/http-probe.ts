@@ -29,6 +29,8 @@ export interface ProbeOptions extends HttpRequestSpec {
   minRequests?: number;
   before?: HttpRequestSpec[];
   urls?: string[];
+  /** Bearer tokens sent in turn instead of the one in `headers`. */
+  tokens?: string[];
 }
 
 /** How long minRequests may stretch a probe. */
@@ -64,7 +66,10 @@ export async function probe(options: ProbeOptions): Promise<LatencyStats> {
       const before = options.before?.[i % options.before.length];
       if (before && (await send(before, agent)) >= 400) errors++;
       const t0 = performance.now();
-      const timed = options.urls ? { ...options, url: options.urls[i % options.urls.length]! } : options;
+      const url = options.urls ? options.urls[i % options.urls.length]! : options.url;
+      const token = options.tokens?.[i % options.tokens.length];
+      const headers = token ? { ...options.headers, authorization: `Bearer ${token}` } : options.headers;
+      const timed = { ...options, url, headers };
       const status = await send(timed, agent);
       if (status >= 400) errors++;
       else samples.push(performance.now() - t0);

@@ -108,11 +108,11 @@ export async function autocannon(
   };
 }
 
-/** One connection, microsecond timing; see http-probe.ts for `before` and `urls`. */
+/** One connection, microsecond timing; see http-probe.ts for `before`, `urls` and `tokens`. */
 export async function probe(
   target: Target,
   r: Request,
-  extra: { durationMs?: number; maxRequests?: number; urls?: string[]; before?: Request[] } = {},
+  extra: { durationMs?: number; maxRequests?: number; urls?: string[]; tokens?: string[]; before?: Request[] } = {},
 ): Promise<LatencyStats> {
   await settle();
   const options: ProbeOptions = {

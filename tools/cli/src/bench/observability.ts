@@ -10,11 +10,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { nodeProcesses, totalCpu, withCpuPerRequest } from './process-cpu';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { otelCollectorBinary, signToken, Stack, startOtelCollector, type OtelCollector } from '@clinic/devstack';
+import { otelCollectorBinary, Stack, startOtelCollector, type OtelCollector } from '@clinic/devstack';
 import { loadDemoDataOnFirstStart } from '../demo';
 import { autocannon, say, type Request } from './measure';
 import { medianByRate, type LatencyStats } from './stats';
-import { api, type Target } from './target';
+import { adminTokens, api, type Target } from './target';
 
 export const OBSERVABILITY_CONNECTIONS = Number(process.env.BENCH_OBSERVABILITY_CONNECTIONS ?? 16);
 /** Each setting is measured this many times, in turn with the others, and its median run kept. */
@@ -90,7 +90,7 @@ async function startSetting(setting: Setting, index: number): Promise<RunningSet
     stack = await Stack.start({ dataDir, infra: 'local', serviceOutput: 'file', metrics: setting.metrics, env });
     const target: Target = {
       gatewayUrl: stack.gatewayUrl,
-      token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, stack.signingKey()),
+      ...adminTokens(stack.signingKey()),
       stack,
       stop: async () => undefined,
     };

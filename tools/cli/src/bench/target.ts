@@ -3,11 +3,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsUser } from '@clinic/contracts';
-import { dataDirFromEnv, natsPasswords, readRunningStack, signingKeyOf, signToken, Stack } from '@clinic/devstack';
+import {
+  dataDirFromEnv,
+  natsPasswords,
+  readRunningStack,
+  signingKeyOf,
+  signToken,
+  Stack,
+  type SigningKey,
+} from '@clinic/devstack';
 
 export interface Target {
   gatewayUrl: string;
   token: string;
+  /** Another admin token for user 1, distinct by its lifetime in seconds. */
+  mint(expiresInSeconds: number): string;
   /** For the direct-to-service baseline and seeding; absent with GATEWAY_URL unless NATS_URL is given. */
   nats?: { url: string; passwords: Record<NatsUser, string> };
   /** For the bill-number check and the bulk load; the API is used without it. */
@@ -15,6 +25,12 @@ export interface Target {
   /** The stack this run started (absent with GATEWAY_URL, which is expected to hold npm start's demo data). */
   stack?: Stack;
   stop(): Promise<void>;
+}
+
+/** The bench's admin token for user 1, and others like it, distinct by their lifetime in seconds. */
+export function adminTokens(signing: SigningKey): Pick<Target, 'token' | 'mint'> {
+  const mint = (expiresInSeconds: number) => signToken({ sub: 1, role: 'admin', expiresInSeconds }, signing);
+  return { token: mint(8 * 3600), mint };
 }
 
 export async function startTarget(): Promise<Target> {
@@ -31,7 +47,7 @@ export async function startTarget(): Promise<Target> {
     const natsUrl = process.env.NATS_URL || running?.nats_url;
     return {
       gatewayUrl: (running?.gateway_url ?? process.env.GATEWAY_URL).replace(/\/$/, ''),
-      token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, signing),
+      ...adminTokens(signing),
       nats: natsUrl ? { url: natsUrl, passwords: natsPasswords(dataDir) } : undefined,
       mongoUrl: process.env.MONGO_URL,
       stop: async () => undefined,
@@ -51,7 +67,7 @@ export async function startTarget(): Promise<Target> {
   });
   return {
     gatewayUrl: stack.gatewayUrl,
-    token: signToken({ sub: 1, role: 'admin', expiresInSeconds: 8 * 3600 }, stack.signingKey()),
+    ...adminTokens(stack.signingKey()),
     nats: { url: stack.infra.natsUrl, passwords: stack.infra.natsPasswords },
     mongoUrl: stack.infra.mongoUrl,
     stack,
