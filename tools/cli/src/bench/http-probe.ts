@@ -65,11 +65,11 @@ export async function probe(options: ProbeOptions): Promise<LatencyStats> {
     for (let i = 0; goOn(i, performance.now() - started); i++) {
       const before = options.before?.[i % options.before.length];
       if (before && (await send(before, agent)) >= 400) errors++;
-      const t0 = performance.now();
       const url = options.urls ? options.urls[i % options.urls.length]! : options.url;
       const token = options.tokens?.[i % options.tokens.length];
       const headers = token ? { ...options.headers, authorization: `Bearer ${token}` } : options.headers;
       const timed = { ...options, url, headers };
+      const t0 = performance.now();
       const status = await send(timed, agent);
       if (status >= 400) errors++;
       else samples.push(performance.now() - t0);

@@ -9,10 +9,9 @@
 import type { Cents } from '@clinic/service-kit';
 import type { LetterheadLines } from '../../domain/letterhead';
 import type { PaperFonts } from './fonts';
-import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type PageFormat, type PageWriter } from './page-writer';
 import { QR_SIDE, QUIET_MODULES, qrLayout, qrPlacement } from './qr-code';
-import { formatAmount, layOutPrinted, type CopyFacts } from './receipt';
+import { formatAmount, layOutHead, layOutPrinted, type CopyFacts } from './receipt';
 
 export interface SlipData {
   letterhead: LetterheadLines;
@@ -31,9 +30,7 @@ export interface SlipData {
 
 const ROLL: PageFormat = { width: 80 * MM, margin: 4 * MM, fontSize: 8, titleSize: 11 };
 function layOut(w: PageWriter, data: SlipData): void {
-  layOutLetterhead(w, data.letterhead, { title: ROLL.titleSize, text: ROLL.fontSize, logo: 14 * MM });
-  if (data.copy.mark) w.centered(data.copy.mark, { bold: true, size: ROLL.titleSize });
-  w.centered('Channeling appointment');
+  layOutHead(w, ROLL, data.letterhead, data.copy, 'Channeling appointment', { title: {} });
   w.rule();
   w.pair('Doctor', data.doctorName, { bold: true });
   w.pair('Session date', data.sessionDate);

@@ -84,15 +84,28 @@ export function formatAmount(cents: Cents): string {
   return `${sign}${units}.${String(abs % 100).padStart(2, '0')}`;
 }
 
-/** The letterhead, then the copy's mark and the paper's title: how every paper of a bill starts. */
-export function layOutHead(w: PageWriter, format: PageFormat, head: LetterheadLines, copy: CopyFacts, title: string) {
+/** How a paper's title is set, and its logo's size (a bill's papers: bold, 18 mm on a page, 14 mm on a roll). */
+export interface HeadStyle {
+  title?: { bold?: boolean; size?: number };
+  logo?: number;
+}
+
+/** The letterhead, then the copy's mark and the paper's title: how every printed paper starts. */
+export function layOutHead(
+  w: PageWriter,
+  format: PageFormat,
+  head: LetterheadLines,
+  copy: CopyFacts,
+  title: string,
+  style: HeadStyle = {},
+) {
   layOutLetterhead(w, head, {
     title: format.titleSize,
     text: format.fontSize,
-    logo: format.height ? 18 * MM : 14 * MM,
+    logo: style.logo ?? (format.height ? 18 * MM : 14 * MM),
   });
   if (copy.mark) w.centered(copy.mark, { bold: true, size: format.titleSize });
-  w.centered(title, { bold: true });
+  w.centered(title, style.title ?? { bold: true });
 }
 
 /** Who printed the copy and when: the last lines of every paper of a bill. */

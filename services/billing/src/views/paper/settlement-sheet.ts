@@ -7,9 +7,8 @@
 import type { Cents } from '@clinic/service-kit';
 import type { LetterheadLines } from '../../domain/letterhead';
 import type { PaperFonts } from './fonts';
-import { layOutLetterhead } from './letterhead';
 import { MM, renderPdf, type Cell, type PageWriter } from './page-writer';
-import { formatAmount, layOutPrinted, type CopyFacts } from './receipt';
+import { formatAmount, layOutHead, layOutPrinted, type CopyFacts } from './receipt';
 
 export interface SheetLine {
   appointmentNo: number;
@@ -54,9 +53,10 @@ function layOut(w: PageWriter, sheet: SettlementSheet): void {
     w.pair(`${sheet.doctorName}: session ${sheet.sessionDate} (continued)`, '');
     w.row(heading, { bold: true });
   };
-  layOutLetterhead(w, sheet.letterhead, { title: A4.titleSize, text: A4.fontSize, logo: 20 * MM });
-  if (sheet.copy.mark) w.centered(sheet.copy.mark, { bold: true, size: A4.titleSize });
-  w.centered("Doctor's settlement", { bold: true, size: 11 });
+  layOutHead(w, A4, sheet.letterhead, sheet.copy, "Doctor's settlement", {
+    title: { bold: true, size: 11 },
+    logo: 20 * MM,
+  });
   w.pair('Doctor', sheet.doctorName, { bold: true });
   w.pair('Session', `${sheet.sessionDate} (session ${sheet.sessionId})`);
   w.pair('Paid', `${sheet.paidAt} by ${sheet.paidBy}, ${sheet.method}`);
