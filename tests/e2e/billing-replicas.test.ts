@@ -9,7 +9,7 @@ import {
   ClinicClock,
   createLogger,
   IdAllocator,
-  InvalidationLog,
+  ScopeVersions,
   Outbox,
   VersionedCache,
 } from '@clinic/service-kit/internal';
@@ -157,13 +157,13 @@ async function importer(): Promise<{ storage: BillStorage; mongo: MongoClient }>
   const nc = await t.nats('billing');
   const log = createLogger('import', 'silent');
   const db = mongo.db('clinic_billing');
-  // A writer only: its imports store their invalidations for the billing replicas' caches.
-  const invalidations = new InvalidationLog(nc, 'billing', log);
+  // A writer only: its imports store their cache marks for the billing replicas.
+  const versions = new ScopeVersions(nc, 'billing', log);
   const deps = {
     db,
     ids: new IdAllocator(db),
     outbox: new Outbox(db, nc.jetstream(), log),
-    cache: new VersionedCache(invalidations, log),
+    cache: new VersionedCache(versions),
     clock: new ClinicClock(TEST_TZ),
   };
   return { storage: new BillStorage(deps, log, BILL_PAYLOADS), mongo };

@@ -50,7 +50,7 @@ const ACCOUNT_VERBS = ['INFO', 'STREAM.NAMES', 'STREAM.LIST', 'META.LEADER.STEPD
 
 /** What each user needs, as `<verb> <stream>[.<consumer>]` (`*` for any consumer name). */
 const NEEDS: Record<NatsUser, string[]> = {
-  gateway: CACHES.map((c) => `STREAM.MSG.GET ${c}`),
+  gateway: CACHES.map((c) => `DIRECT.GET ${c}`),
   billing: serviceNeeds('billing'),
   catalogue: serviceNeeds('catalogue'),
   sessions: serviceNeeds('sessions'),
@@ -82,7 +82,7 @@ function serviceNeeds(service: (typeof SERVICE_NAMES)[number]): string[] {
     ...(follows
       ? [`CONSUMER.INFO ${REF}.${refConsumerName(service)}`, `CONSUMER.MSG.NEXT ${REF}.${refConsumerName(service)}`]
       : []),
-    `STREAM.MSG.GET ${service.toUpperCase()}_CACHE`,
+    `DIRECT.GET ${service.toUpperCase()}_CACHE`,
   ];
 }
 

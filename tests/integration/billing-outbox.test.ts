@@ -21,7 +21,7 @@ import {
   WRITE_TOO_LATE_MESSAGE,
   type HandlerContext,
   type OutboxOptions,
-  InvalidationLog,
+  ScopeVersions,
   newEventId,
 } from '@clinic/service-kit/internal';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
@@ -41,14 +41,14 @@ const log = createLogger('billing-outbox-test', 'silent');
 const clock = new ClinicClock('Asia/Colombo');
 let parts: LocalParts;
 let nc: NatsConnection;
-let invalidations: InvalidationLog;
+let versions: ScopeVersions;
 let db: Db;
 const started: Outbox[] = [];
 
 beforeAll(async () => {
   parts = await startLocalParts('billing-outbox', 'billing', 'clinic_billing', log);
   ({ nc, db } = parts);
-  invalidations = new InvalidationLog(nc, 'billing', log);
+  versions = new ScopeVersions(nc, 'billing', log);
   await new BillStorage(replicaDeps(), log, BILL_PAYLOADS).prepare();
 }, 120_000);
 // A replica's sweeper goes with its test: another test's entries are not its to settle.
@@ -56,7 +56,6 @@ afterEach(async () => {
   for (const outbox of started.splice(0)) await outbox.stop(100);
 });
 afterAll(async () => {
-  invalidations?.stop();
   await stopLocalParts(parts);
 });
 
@@ -67,7 +66,7 @@ function replicaDeps(options: OutboxOptions & { sweeping?: boolean } = {}) {
     outbox.start();
     started.push(outbox);
   }
-  return { db, ids: new IdAllocator(db), outbox, cache: new VersionedCache(invalidations, log), clock };
+  return { db, ids: new IdAllocator(db), outbox, cache: new VersionedCache(versions), clock };
 }
 
 function replica(options: OutboxOptions & { sweeping?: boolean } = {}) {

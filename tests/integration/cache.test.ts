@@ -1,35 +1,32 @@
 /**
  * The read cache over the real NATS server: a write through one replica is
  * never followed by a stale read through another; a write never waits for a
- * reader, whether the reader is silent, gone or flooded; what arrives on the
- * cache subjects unsent or unreadable is dropped and counted.
+ * reader, whether the reader is silent or gone; what a publisher stores on the
+ * cache stream can only make reads miss.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { headers, type NatsConnection } from 'nats';
-import { cacheStreamOf, cacheSubjectsOf } from '@clinic/contracts';
+
+import { cacheSubjectsOf, JS } from '@clinic/contracts';
 import { provisionStack } from '@clinic/devstack';
-import { createLogger, startReplicaCache, type ReplicaCache } from '@clinic/service-kit/internal';
+import { createLogger, ScopeVersions, VersionedCache } from '@clinic/service-kit/internal';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 
 const log = createLogger('cache-test', 'silent');
 let parts: LocalParts;
-const opened: ReplicaCache[] = [];
 
 beforeAll(async () => {
   parts = await startLocalParts('cache', 'catalogue', 'cache_test', log);
 }, 120_000);
 afterAll(async () => {
-  for (const replica of opened) await replica.stop();
   await stopLocalParts(parts);
 });
 
 /** One catalogue replica's cache, on a NATS connection of its own. */
-async function replica(options: { maxAgeMs?: number } = {}): Promise<ReplicaCache & { nc: NatsConnection }> {
+async function replica(): Promise<{ cache: VersionedCache; nc: NatsConnection }> {
   const nc = await parts.connect('catalogue');
-  const started = await startReplicaCache(nc, 'catalogue', log, options);
-  opened.push(started);
-  return { ...started, nc };
+  return { cache: new VersionedCache(new ScopeVersions(nc, 'catalogue', log)), nc };
 }
 
 /** A load that counts its calls and answers with the current value of `source`. */
@@ -55,7 +52,7 @@ it('answers from memory, and every replica with the new value after a write', as
   await a.cache.bump('store:1');
   expect(await b.cache.get('store:1', 'list', load)).toBe(2);
   expect(await a.cache.get('store:1', 'list', load)).toBe(2);
-  // Another scope is untouched by the invalidation.
+  // Another scope is untouched by the write.
   const other = jest.fn(async () => 'other');
   expect(await b.cache.get('store:2', 'list', other)).toBe('other');
   await a.cache.bump('store:1');
@@ -94,7 +91,7 @@ it('acknowledges a write without waiting for a replica that is gone, and that re
   expect(await gone.cache.get('store:6', 'list', async () => 'from the database')).toBe('from the database');
 });
 
-it('coalesces concurrent reads into one load, and keeps no load an invalidation overtook', async () => {
+it('coalesces concurrent reads into one load, and joins no load a write overtook', async () => {
   const { cache } = await replica();
   const source = { value: 7 };
   const load = counter(source);
@@ -103,10 +100,10 @@ it('coalesces concurrent reads into one load, and keeps no load an invalidation 
   expect(load).toHaveBeenCalledTimes(1);
 
   const overtaken = cache.get('store:3b', 'list', load);
-  await new Promise((resolve) => setImmediate(resolve)); // its load has read 7
+  while (load.mock.calls.length < 2) await new Promise((resolve) => setImmediate(resolve)); // its load has read 7
   source.value = 8;
   await cache.bump('store:3b');
-  // A read after the invalidation does not join the load that began before it.
+  // A read after the write does not join the load that began before it.
   expect(await cache.get('store:3b', 'list', load)).toBe(8);
   expect(await overtaken).toBe(7);
   expect(await cache.get('store:3b', 'list', load)).toBe(8);
@@ -116,6 +113,7 @@ it('coalesces concurrent reads into one load, and keeps no load an invalidation 
 it('shares a failed load’s error with its callers and loads again on the next read', async () => {
   const { cache } = await replica();
   const failing = jest.fn(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
     throw new Error('scan failed');
   });
   const results = await Promise.allSettled([
@@ -127,35 +125,49 @@ it('shares a failed load’s error with its callers and loads again on the next 
   expect(await cache.get('store:5', 'list', async () => 'recovered')).toBe('recovered');
 });
 
-it("drops what is published unread on the cache stream, empties itself, and no writer waits: a service user's garbage", async () => {
+it('makes reads miss, and holds no writer, with what a service user stores on its stream: garbage, forged headers', async () => {
   const writer = await replica();
   const reader = await replica();
   const source = { value: 1 };
   const load = counter(source);
   expect(await reader.cache.get('store:8', 'list', load)).toBe(1);
-  // A replica of the same service may store anything on its stream: an unreadable invalidation.
+  // A replica of the same service may store anything on its stream: empty, or with the server's own headers forged.
   const js = writer.nc.jetstream();
-  await js.publish(cacheSubjectsOf('catalogue').invalidations, 'x');
-  await js.publish(cacheSubjectsOf('catalogue').invalidations, JSON.stringify({ s: ['a b', 7] }));
+  const subject = cacheSubjectsOf('catalogue').version('store:8');
+  await js.publish(subject, '');
   source.value = 2;
-  // Whatever it said, it could have been this scope: the reader starts again rather than guess.
   expect(await reader.cache.get('store:8', 'list', load)).toBe(2);
+  const forged = headers();
+  forged.set('Nats-Sequence', '1');
+  forged.set('Nats-Subject', cacheSubjectsOf('catalogue').version('store:other'));
+  await js.publish(subject, 'x', { headers: forged });
+  source.value = 3;
+  // Unreadable versions prove nothing: every read loads, none keeps.
+  expect(await reader.cache.get('store:8', 'list', load)).toBe(3);
+  const calls = load.mock.calls.length;
+  await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the second reads skip the cache after a failure
+  expect(await reader.cache.get('store:8', 'list', load)).toBe(3);
+  expect(load.mock.calls.length).toBe(calls + 1);
   const started = performance.now();
   await writer.cache.bump('store:8');
   expect(performance.now() - started).toBeLessThan(1_000);
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  expect(await reader.cache.get('store:8', 'list', load)).toBe(3);
+  expect(await reader.cache.get('store:8', 'list', load)).toBe(3);
+  expect(load.mock.calls.length).toBe(calls + 2);
 });
 
-it('refuses every other user the cache subjects: nobody but the service and the gateway stores there, nobody republishes', async () => {
+it('refuses every other user the cache subjects: only the service marks its scopes, the gateway only checks', async () => {
   const gateway = await parts.connect('gateway');
   const hospital = await parts.connect('hospital');
-  // The gateway stores empty invalidations to learn a clustered stream's latest sequence from a leader with its quorum.
-  const ack = await gateway.jetstream().publish(cacheSubjectsOf('catalogue').invalidations, JSON.stringify({ s: [] }));
+  // The gateway stores check marks to learn how far a clustered stream's current replicas have come.
+  const ack = await gateway.jetstream().publish(cacheSubjectsOf('catalogue').check, '1');
   expect(ack.stream).toBe('CATALOGUE_CACHE');
   for (const [nc, subject] of [
-    [gateway, cacheSubjectsOf('catalogue').stored],
-    [hospital, cacheSubjectsOf('catalogue').invalidations],
-    [parts.nc, cacheSubjectsOf('catalogue').stored],
-    [parts.nc, cacheSubjectsOf('billing').invalidations],
+    [gateway, cacheSubjectsOf('catalogue').version('store:1')],
+    [hospital, cacheSubjectsOf('catalogue').check],
+    [hospital, JS.directGet('CATALOGUE_CACHE')],
+    [parts.nc, cacheSubjectsOf('billing').version('store:1')],
   ] as const) {
     await expect(nc.request(subject, 'x', { timeout: 1_000 })).rejects.toMatchObject({
       code: 'PERMISSIONS_VIOLATION',
@@ -163,32 +175,8 @@ it('refuses every other user the cache subjects: nobody but the service and the 
   }
 });
 
-it("takes no sequence from a publisher's headers: a forged one neither moves the cache ahead nor keeps its entries", async () => {
-  const writer = await replica();
-  const reader = await replica();
-  const source = { value: 1 };
-  const load = counter(source);
-  expect(await reader.cache.get('store:9', 'list', load)).toBe(1);
-  const jsm = await (await parts.connect('provisioner')).jetstreamManager({ checkAPI: false });
-  const stream = cacheStreamOf('catalogue').name;
-  const current = (await jsm.streams.info(stream)).state.last_seq;
-  // The server adds its own sequence headers after these: a reader taking the first would jump far ahead.
-  const forged = headers();
-  forged.set('Nats-Sequence', '999999999');
-  forged.set('Nats-Last-Sequence', String(current));
-  forged.set('Nats-Stream', stream);
-  await writer.nc.jetstream().publish(cacheSubjectsOf('catalogue').invalidations, JSON.stringify({ s: [] }), {
-    headers: forged,
-  });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(reader.cache.applied).toBeLessThanOrEqual((await jsm.streams.info(stream)).state.last_seq);
-  // A change whose invalidation this reader has not applied (as if it were on its way) is not hidden by the entry.
-  source.value = 2;
-  expect(await reader.cache.get('store:9', 'list', load)).toBe(2);
-});
-
 // Last: it makes the stream anew under every replica still open.
-it('starts again when its stream was made anew: a sequence behind what it applied proves nothing', async () => {
+it('proves nothing kept with a stream that was made anew: a version names its sequence and its time', async () => {
   const reader = await replica();
   const source = { value: 1 };
   const load = counter(source);
@@ -209,10 +197,10 @@ it('starts again when its stream was made anew: a sequence behind what it applie
     tries++
   )
     await new Promise((resolve) => setTimeout(resolve, 50));
-  // A write whose invalidation went with the old stream: the reader can no longer prove its entry.
+  // A write whose mark went with the old stream: the reader can no longer prove its entry.
   source.value = 2;
   expect(await reader.cache.get('store:10', 'list', load)).toBe(2);
-  // And it follows the new stream from there.
+  // And it keeps what it reads on the new stream.
   expect(await reader.cache.get('store:10', 'list', load)).toBe(2);
   source.value = 3;
   await reader.cache.bump('store:10');

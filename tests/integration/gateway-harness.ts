@@ -3,7 +3,7 @@
  * over a real nats-server with the contracts' users and permissions, and stub
  * services that answer its requests as a test says: what the gateway-*.test.ts
  * files stand on. No database and no service runs; the NATS server's streams
- * are provisioned, so that the reply cache can follow the invalidations.
+ * are provisioned, so that the reply cache can read the versions.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -175,12 +175,9 @@ async function startRig(name: string, secret: string): Promise<Rig> {
         }),
       );
       const nc = await connect('gateway');
-      const replies = await ReplyCache.start(nc, log, config.replyCache);
+      const replies = ReplyCache.start(nc, log, config.replyCache);
       const app = await buildGateway({ config, nc, log, replies });
-      closers.push(async () => {
-        await app.close();
-        await replies?.stop();
-      });
+      closers.push(() => app.close());
       return app;
     },
     async stub(service, answer) {

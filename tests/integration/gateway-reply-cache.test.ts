@@ -1,49 +1,40 @@
 /**
  * The gateway's reply cache as forward uses it, over a real NATS server and
- * its invalidation streams: a read the service marked shareable is answered
- * from memory, per URL and token, until the service invalidates a scope it
- * depends on, whatever Cache-Control the client sends; replies without
- * scopes always reach the service.
+ * its cache streams: a read the service marked shareable is answered from
+ * memory, per URL and token, until the service bumps a scope it depends on,
+ * whatever Cache-Control the client sends; replies without scopes always
+ * reach the service.
  */
 import type { Msg } from 'nats';
 import { HeaderNames } from '@clinic/contracts';
-import { waitFor } from '@clinic/devstack';
-import { createLogger, startReplicaCache, type ReplicaCache } from '@clinic/service-kit/internal';
+import { createLogger, ScopeVersions, stampsOf, VersionedCache } from '@clinic/service-kit/internal';
 import { ask, fileGateway, replyWith } from './gateway-harness';
 
 /** What the stub answers a read of a charge with: its version, per charge id. */
 const versions = new Map<string, number>();
 
-/** A charge at its version, marked shareable under its own scope and its branch's. */
-function answerWithScopes(msg: Msg): void {
+/** A charge at its version, marked shareable under its own scope and its branch's, as read after their versions. */
+async function answerWithScopes(msg: Msg): Promise<void> {
   const id = (JSON.parse(msg.string()) as { params: { charge_id: string } }).params.charge_id;
+  const scopes = [`charges:one:${id}`, 'charges:store:1'];
+  const stamps = stampsOf(scopes, await scopeVersions.of(scopes));
   const version = versions.get(id) ?? 1;
   replyWith(
     msg,
     { status: 200, etag: `"v${version}"`, body: { success: true, charge: { id: Number(id), version } } },
-    { [HeaderNames.cacheScopes]: `charges:one:${id},charges:store:1` },
+    { [HeaderNames.cacheScopes]: stamps.join(',') },
   );
 }
 
 const t = fileGateway('gateway-reply-cache', { env: { REPLY_CACHE_ENTRIES: '100' }, answer: answerWithScopes });
 const token = t.token('cashier', 5);
-let writer: ReplicaCache;
+let scopeVersions: ScopeVersions;
+let writer: VersionedCache;
 
 beforeAll(async () => {
-  writer = await startReplicaCache(await t.connect('catalogue'), 'catalogue', createLogger('writer', 'silent'));
-  // The gateway keeps nothing until it has learned where the invalidations' stream stands, which it asks at start.
-  await waitFor(
-    'the reply cache to follow the invalidations',
-    async () => {
-      await read(0);
-      const asked = t.catalogue.received.length;
-      await read(0);
-      return t.catalogue.received.length === asked;
-    },
-    10_000,
-  );
+  scopeVersions = new ScopeVersions(await t.connect('catalogue'), 'catalogue', createLogger('writer', 'silent'));
+  writer = new VersionedCache(scopeVersions);
 });
-afterAll(() => writer?.stop());
 
 const read = (id: number, headers: Record<string, string> = {}, as = token) =>
   ask(t.app, 'GET', `/hospital_charges/${id}`, { token: as, headers });
@@ -72,12 +63,12 @@ it("keeps each URL's and each token's reply apart", async () => {
 
 it('asks the service again once it invalidated a scope the reply depends on, and only then', async () => {
   expect((await read(4)).json).toEqual({ success: true, charge: { id: 4, version: 1 } });
-  await writer.cache.bump('charges:store:2');
+  await writer.bump('charges:store:2');
   expect((await read(4)).json).toEqual({ success: true, charge: { id: 4, version: 1 } });
   expect(t.catalogue.received).toHaveLength(1);
   versions.set('4', 2);
   // Acknowledged once stored: the gateway's next read applies it first.
-  await writer.cache.bump('charges:one:4');
+  await writer.bump('charges:one:4');
   const after = await read(4);
   expect([after.headers.etag, after.json]).toEqual(['"v2"', { success: true, charge: { id: 4, version: 2 } }]);
   expect(t.catalogue.received).toHaveLength(2);
@@ -108,7 +99,7 @@ it('answers a read with Cache-Control: no-cache from the kept reply too: a hit i
     expect((await read(7, headers)).json).toEqual({ success: true, charge: { id: 7, version: 1 } });
   expect(t.catalogue.received).toHaveLength(before + 1);
   versions.set('7', 2);
-  await writer.cache.bump('charges:one:7');
+  await writer.bump('charges:one:7');
   expect((await read(7, asksOrigin[0])).json).toEqual({ success: true, charge: { id: 7, version: 2 } });
   expect(t.catalogue.received).toHaveLength(before + 2);
 });

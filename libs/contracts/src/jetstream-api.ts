@@ -6,8 +6,8 @@ export const JS = {
   streamUpdate: (stream: string) => `$JS.API.STREAM.UPDATE.${stream}`,
   /** Hands a clustered stream's leadership to another of its replicas (`{"placement":{"preferred":"n2"}}`: to that one). */
   streamLeaderStepdown: (stream: string) => `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`,
-  /** One stored message, answered by the stream's leader (not by a follower, as a direct get may be). */
-  msgGet: (stream: string) => `$JS.API.STREAM.MSG.GET.${stream}`,
+  /** The latest message of each of several subjects, answered by any replica of a stream with allow_direct. */
+  directGet: (stream: string) => `$JS.API.DIRECT.GET.${stream}`,
   consumerInfo: (stream: string, consumer: string) => `$JS.API.CONSUMER.INFO.${stream}.${consumer}`,
   /** `$JS.API.CONSUMER.CREATE.<stream>.<consumer>[.<filter subject>]`, for create and update alike. */
   consumerCreate: (stream: string, consumer: string) => `$JS.API.CONSUMER.CREATE.${stream}.${consumer}`,

@@ -16,8 +16,8 @@ export interface StreamSpec {
   maxBytes?: number;
   /** Only the latest message of each subject is kept (JetStream max_msgs_per_subject 1). */
   latestOnly?: boolean;
-  /** The server republishes each stored message here, with its sequence, for followers that hold no consumer. */
-  republishTo?: string;
+  /** Any replica of the stream answers reads of its messages (JetStream allow_direct). */
+  direct?: boolean;
 }
 
 export const REF_STREAM: StreamSpec = {
@@ -55,26 +55,26 @@ export function eventStreamOf(service: ServiceName): StreamSpec {
 }
 
 /**
- * The subjects of a service's read-cache invalidations (service-kit's cache/):
- * a writer stores the scopes it changed on `inval`; the stream republishes
- * each one on `stored` with its sequence, where every cache follows them.
+ * The subjects of a service's read-cache versions (service-kit's cache/): a
+ * write stores a mark on `v.<scope>` for each scope it changed, and a scope's
+ * version is the sequence of its latest mark; in a cluster a reader first
+ * stores a mark on `check` to learn how far a current replica has come.
  */
 export function cacheSubjectsOf(service: ServiceName) {
   const prefix = `cache.${service}`;
-  return { invalidations: `${prefix}.inval`, stored: `${prefix}.stored` };
+  return { version: (scope: string) => `${prefix}.v.${scope}`, versions: `${prefix}.v.>`, check: `${prefix}.check` };
 }
 
-/**
- * A service's cache stream: its invalidations in one order. Only the latest is
- * kept: a reader asks its sequence to know what it must have applied.
- */
+/** A service's cache stream: the latest mark of each scope, read by any replica of the stream (direct get). */
 export function cacheStreamOf(service: ServiceName): StreamSpec {
   const subjects = cacheSubjectsOf(service);
   return {
     name: `${service.toUpperCase()}_CACHE`,
-    subjects: [subjects.invalidations],
+    subjects: [subjects.versions, subjects.check],
     latestOnly: true,
-    republishTo: subjects.stored,
+    // Far longer than an entry lives (30 s): a mark that ages out only makes its scope's entries misses.
+    maxAgeMs: 3_600_000,
+    direct: true,
   };
 }
 

@@ -40,11 +40,12 @@ it('keeps the "who may do what on NATS" table of docs/nats.md in step with the c
 
 it('gives the gateway only subjects that have an access rule', () => {
   expect(gatewaySubjectsAreKnown()).toBe(true);
-  // And the services' invalidations, as their streams republish them (its reply cache).
-  expect(NATS_PERMISSIONS.gateway.subscribe).toEqual([
-    ...SERVICE_NAMES.map((s) => cacheSubjectsOf(s).stored),
-    '_INBOX_gateway.>',
-  ]);
+  // Nothing else to subscribe to: its reply cache reads the services' versions by request.
+  expect(NATS_PERMISSIONS.gateway.subscribe).toEqual(['_INBOX_gateway.>']);
+  // It may store check marks, and no mark of a scope.
+  expect(NATS_PERMISSIONS.gateway.publish.filter((s) => s.startsWith('cache.'))).toEqual(
+    SERVICE_NAMES.map((s) => cacheSubjectsOf(s).check),
+  );
 });
 
 it("lets each user subscribe to its own reply prefix and to no other user's", () => {
@@ -88,14 +89,14 @@ it('grants no JetStream wildcard beyond a stream, no deletion, and streams and c
       expect({
         user,
         subject,
-        namesAStream: /^\$JS\.API\.(STREAM|CONSUMER)\.[A-Z.]+?\.[A-Z_]+(\.|$)/.test(subject),
+        namesAStream: /^\$JS\.API\.(STREAM|CONSUMER|DIRECT)\.[A-Z.]+?\.[A-Z_]+(\.|$)/.test(subject),
       }).toEqual({ user, subject, namesAStream: true });
     }
     expect(js.filter((s) => /\.(DELETE|PURGE|SNAPSHOT)\./.test(s) && user !== 'ops')).toEqual([]);
     const changes = js.filter((s) => /STREAM\.(CREATE|UPDATE)|CONSUMER\.(CREATE|DURABLE)/.test(s));
     if (user !== 'provisioner') expect({ user, changes }).toEqual({ user, changes: [] });
-    const reads = js.filter((s) => s.includes('STREAM.MSG.GET'));
-    expect({ user, reads }).toEqual({ user, reads: cacheStreamsOf(user).map((s) => `$JS.API.STREAM.MSG.GET.${s}`) });
+    const reads = js.filter((s) => s.includes('.GET.'));
+    expect({ user, reads }).toEqual({ user, reads: cacheStreamsOf(user).map((s) => `$JS.API.DIRECT.GET.${s}`) });
   }
 });
 

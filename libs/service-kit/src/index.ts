@@ -64,8 +64,8 @@ export {
 export { readCorrelationId } from './nats/request-envelope';
 
 // Hot reads kept exact across processes (the services' caches and the gateway's reply cache).
-export { CoherentCache, type LoadTicket } from './cache/coherent-cache';
-export { InvalidationLog } from './cache/invalidation-log';
+export { ScopeVersions } from './cache/scope-versions';
+export { stampsOf } from './cache/versioned-cache';
 
 // A process: settings, logs, tokens, metrics, traces, shutdown.
 export { METRICS_ENV, metricsSettingsOf, type MetricsSettings } from './process/metrics';

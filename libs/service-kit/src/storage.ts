@@ -46,5 +46,6 @@ export { GroupCommit } from './concurrency/group-commit';
 export { KeyedMutex } from './concurrency/mutex';
 export { BatchedFinds } from './storage/batched-finds';
 export { VersionedCache, type Share } from './cache/versioned-cache';
+export { ScopeVersions } from './cache/scope-versions';
 export { ReferenceData, refCollectionName, type AppliedRecord, type StoredRef } from './storage/reference-data';
 export { ReferenceCache, refScope } from './storage/reference-cache';

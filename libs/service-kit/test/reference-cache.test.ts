@@ -1,13 +1,11 @@
 import type { RefKind } from '@clinic/contracts';
-import { createLogger } from '../src/process/logger';
 import { ReferenceCache } from '../src/storage/reference-cache';
 import type { ReferenceData } from '../src/storage/reference-data';
 import { VersionedCache } from '../src/cache/versioned-cache';
+import { MemoryVersions } from './memory-versions';
 
 // The rule of ReferenceCache over a real VersionedCache: a record read from the database while its kind is
-// applied may answer that read, but never a read that starts after the change. Between replicas the stream
-// carries the invalidations (coherent-cache.test.ts); here one replica alone, whose stream stores nothing.
-const stream = { store: async () => undefined, latest: async () => 0 };
+// applied may answer that read, but never a read that starts after the change (versions in memory: one replica).
 
 /** The database's reference records as the test sets them; each read waits for `gate` when one is set. */
 class Records {
@@ -25,7 +23,7 @@ class Records {
 
 function setup(): { records: Records; refs: ReferenceCache } {
   const records = new Records();
-  const cache = new VersionedCache(stream, createLogger('reference-cache-test', 'silent'));
+  const cache = new VersionedCache(new MemoryVersions());
   return { records, refs: new ReferenceCache(records as unknown as ReferenceData, cache, ['user']) };
 }
 

@@ -17,7 +17,7 @@ import type { GatewayConfig } from './config';
 import { requestEnvelope } from './envelope';
 import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 import { sendExport } from './export';
-import type { KeptReply, PendingReply, ReplyCache } from './reply-cache';
+import type { KeptReply, ReplyCache } from './reply-cache';
 
 export interface ForwardDeps {
   config: GatewayConfig;
@@ -72,14 +72,10 @@ export async function forward(
   const ifMatch = route.conditional === 'write' ? singleHeader(request, 'if-match') : undefined;
   const service = serviceOf(route.subject);
   const key = replies && service ? cacheKeyOf(request, idempotencyKey, ifMatch) : null;
-  let pending: PendingReply | null = null;
-  if (replies && service && key !== null) {
-    const found = await replies.lookup(service, key);
-    if ('hit' in found) {
-      request.outcome = { cache: 'hit' };
-      return sendReply(route, request, reply, found.hit);
-    }
-    pending = found.pending;
+  const hit = replies && service && key !== null ? await replies.lookup(service, key) : null;
+  if (hit) {
+    request.outcome = { cache: 'hit' };
+    return sendReply(route, request, reply, hit);
   }
   const envelope = requestEnvelope(
     route,
@@ -99,7 +95,7 @@ export async function forward(
       traceContext: request.httpSpan?.context,
     });
     const split = splitReply(answer.data);
-    if (pending) replies?.keep(pending, answer, split);
+    if (service && key !== null) replies?.keep(service, key, answer, split);
     return sendReply(route, request, reply, split);
   } catch (err) {
     return unanswered(route, request, reply, config, err);

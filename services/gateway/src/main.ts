@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     const metrics = await startMetrics('gateway', config.metrics, log);
     reportCertificateExpiry([process.env.TLS_CERT_FILE, config.nats.tlsCaFile]);
     const nc = await connectNats(config.nats, { name: 'gateway', log });
-    const replies = await ReplyCache.start(nc, log, config.replyCache);
+    const replies = ReplyCache.start(nc, log, config.replyCache);
     const app = await buildGateway({ config, nc, log, replies });
     await app.listen({ host: config.host, port: config.port });
     // Ready (GET /health on the metrics port) while it listens and NATS answers; the API's /health asks every service.
@@ -29,7 +29,6 @@ async function main(): Promise<void> {
     });
     return async () => {
       await app.close();
-      await replies?.stop();
       await nc.drain();
       await metrics?.close();
       await stopTracing();

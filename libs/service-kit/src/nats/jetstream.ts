@@ -77,7 +77,8 @@ function wantedConfig(spec: StreamSpec, replicas: number, had?: StreamConfig): P
     max_age: nanos(spec.maxAgeMs ?? 0),
     max_bytes: spec.maxBytes ?? -1,
     max_msgs_per_subject: spec.latestOnly ? 1 : -1,
-    ...(spec.republishTo ? { republish: { src: spec.subjects[0]!, dest: spec.republishTo } } : {}),
+    allow_direct: spec.direct ?? false,
+    republish: undefined,
   };
 }
 

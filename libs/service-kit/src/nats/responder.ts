@@ -46,10 +46,10 @@ export interface HandlerContext {
   ifMatch: string | null;
   log: Logger;
   /**
-   * Marks a 200 as one the gateway may keep until one of these cache scopes is invalidated: a hot read whose
-   * answer depends on nothing else but the request and the caller's token.
+   * Marks a 200 as one the gateway may keep until one of these scopes has a new version (`scope=version`; null: a
+   * read not proved current): a hot read whose answer depends on nothing else but the request and the caller's token.
    */
-  share(scopes: string[]): void;
+  share(stamps: string[] | null): void;
   /** When the caller stops waiting (epoch ms, its `x-deadline`); absent when it named none. */
   deadline?: number;
 }
@@ -146,7 +146,7 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     let token: string | null = null;
     let reply: ServiceReply | EncodedReply;
     let cause: unknown;
-    const shared: { scopes?: string[] } = {};
+    const shared: { stamps?: string[]; unproved?: boolean } = {};
     try {
       const access = accessOf(subject, accessSettings);
       if (access.kind !== 'public') {
@@ -163,9 +163,10 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
       const request = decodeRequest(msg.data);
       const idempotencyKey = readIdempotencyKey(msg.headers);
       const ifMatch = readIfMatch(msg.headers);
-      // A reply that read several kept values depends on all their scopes.
-      const share = (scopes: string[]) => {
-        shared.scopes = [...(shared.scopes ?? []), ...scopes];
+      // A reply that read several kept values depends on all their versions, and is kept only if each was proved.
+      const share = (stamps: string[] | null) => {
+        if (stamps === null) shared.unproved = true;
+        else shared.stamps = [...(shared.stamps ?? []), ...stamps];
       };
       const context: HandlerContext = {
         caller,
@@ -190,7 +191,9 @@ export async function startResponder(options: ResponderOptions): Promise<Respond
     if (msg.reply) {
       const encoded = reply instanceof EncodedReply ? reply.encoded : encoder.encode(JSON.stringify(reply));
       const cache =
-        shared.scopes && reply.status === 200 ? { [HeaderNames.cacheScopes]: shared.scopes.join(',') } : undefined;
+        shared.stamps && !shared.unproved && reply.status === 200
+          ? { [HeaderNames.cacheScopes]: shared.stamps.join(',') }
+          : undefined;
       const chunks = respondInChunks(msg, encoded, correlationId, replyChunksMax, nc.info?.max_payload, cache);
       if (chunks === 0) reply = failure(413, REPLY_TOO_LARGE_MESSAGE, 'REPLY_TOO_LARGE');
     }

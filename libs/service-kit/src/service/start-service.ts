@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { JetStreamClient, NatsConnection } from 'nats';
 import type { Db } from 'mongodb';
 import {
+  cacheStreamOf,
   failure,
   REF_KINDS_BY_SERVICE,
   REQUEST_MESSAGES,
@@ -12,8 +13,8 @@ import {
   type ServiceName,
 } from '@clinic/contracts';
 import { DatabaseBreaker } from '../storage/database-breaker';
-import type { VersionedCache } from '../cache/versioned-cache';
-import { startReplicaCache } from '../cache/replica-cache';
+import { VersionedCache } from '../cache/versioned-cache';
+import { ScopeVersions } from '../cache/scope-versions';
 import { ClinicClock } from '../domain/clock';
 import { setUnknownBodyFields } from '../domain/field-check';
 import { serviceSettings, type ServiceSettings } from '../process/config';
@@ -27,6 +28,7 @@ import { IdAllocator } from '../storage/id-allocator';
 import { connectMongo } from '../storage/mongo';
 import { ensureIndexes } from '../storage/database-quirks';
 import { connectNats } from '../nats/nats-client';
+import { whileStarting } from '../nats/jetstream';
 import { Outbox } from '../storage/outbox';
 import { OUTBOX_COLLECTION } from '../storage/outbox-collection';
 import { ReferenceData, startReferenceConsumer, type ReferenceConsumer } from '../storage/reference-data';
@@ -88,8 +90,10 @@ export async function startService<Own extends EnvProperties>(definition: Servic
     const outbox = new Outbox(mongo.db, js, log.child({ component: 'outbox' }));
     await ensureIndexes(mongo.db.collection(OUTBOX_COLLECTION.collection), OUTBOX_COLLECTION.indexes);
     const refs = new ReferenceData(mongo.db, REF_KINDS_BY_SERVICE[name]);
-    const replicaCache = await startReplicaCache(nc, name, log.child({ component: 'cache' }));
-    const { cache } = replicaCache;
+    const versions = new ScopeVersions(nc, name, log.child({ component: 'cache' }));
+    // As start-up waits for every stream: a write cannot answer before its cache stream holds its marks.
+    await whileStarting(log, { stream: cacheStreamOf(name).name }, 'cache stream not ready', () => versions.of(['up']));
+    const cache = new VersionedCache(versions);
     const infra: ServiceInfra<Own> = {
       name,
       settings,
@@ -159,7 +163,6 @@ export async function startService<Own extends EnvProperties>(definition: Servic
 
     return async () => {
       await responder.stop();
-      await replicaCache.stop();
       breaker.stop();
       await consumer.stop();
       await outbox.stop();

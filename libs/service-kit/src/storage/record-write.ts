@@ -201,7 +201,7 @@ export class RecordWriter<Doc extends StoredRecord> {
     if (!existing) throw fail(notFound);
     const write = await decide(existing);
     if (write === null) {
-      // A replay may answer for a change whose invalidation its first try failed to store: it is stored again.
+      // A replay may answer for a change whose cache marks its first try failed to store: they are stored again.
       await this.options.written(existing, existing);
       return 'unchanged';
     }

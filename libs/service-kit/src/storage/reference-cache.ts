@@ -21,7 +21,7 @@ export class ReferenceCache {
 
   /**
    * Marks what is kept of a kind as changed, with the scopes of `alongside`
-   * (reads that show records of the kind) in the same invalidation.
+   * (reads that show records of the kind) in the same round of marks.
    */
   async applied(kind: RefKind, alongside: string[] = []): Promise<void> {
     const scopes = [...(this.kept.includes(kind) ? [refScope(kind)] : []), ...alongside];

@@ -30,7 +30,7 @@ import { approvalRecord } from '../views/approval-view';
 import { USER_NAMES_SCOPE, type BillingReferences } from '../references';
 import { countBillCreated } from '../metrics';
 import type { CatalogueClient } from '../catalogue-client';
-import { branchScope, docKey, ledgerOwner, type BillStorage } from '../storage';
+import { docKey, ledgerOwner, type BillStorage } from '../storage';
 import type { BillChange, BillDoc } from '../domain/bill';
 import type { BillViews } from '../views/bill-views';
 import { parseListQuery, parseSummaryQuery } from '../domain/filters';
@@ -194,9 +194,10 @@ export class BillOperations {
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
+    // Read from the database here, after its versions (docs/CACHE.md): the gateway may keep it until a write to it.
+    const stamps = await this.storage.queries.stampsOf(id, [USER_NAMES_SCOPE]);
     const doc = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
-    // Read from the database here (see docs/CACHE.md); the gateway may keep it until a write to its branch.
-    ctx.share([branchScope(doc.store_id), USER_NAMES_SCOPE]);
+    ctx.share(stamps);
     return taggedReply(await this.representation(doc));
   }
 

@@ -14,6 +14,8 @@ import { searchCondition } from './search';
 
 /** The cache scope of one branch's bills: every write to the branch changes it. */
 export const branchScope = (branchId: number) => `bills:store:${branchId}`;
+/** One bill's scope: bumped with its branch's, so that its read can take its versions before it knows the branch. */
+export const billScope = (billId: number) => `bill:${billId}`;
 
 const NEWEST_FIRST = { created_at: -1, id: -1 } as const;
 
@@ -31,6 +33,11 @@ export class BillQueries {
   /** A bill that exists and is not cancelled (with those other requests look for at the same time). */
   findLive(id: number): Promise<BillDoc | null> {
     return this.live.find(docKey(id));
+  }
+
+  /** A bill's versions with those of `dependsOn`, taken before the bill is read: what its shared reply depends on. */
+  stampsOf(id: number, dependsOn: string[]): Promise<string[] | null> {
+    return this.cache.stamps([billScope(id), ...dependsOn]);
   }
 
   findById(id: number): Promise<BillDoc | null> {

@@ -10,10 +10,10 @@
  * Only then does the close sum the day's ledger. A close that gives up puts
  * the day back open (unmark). No transaction is needed, on either server.
  *
- * Writes read a day's status through the coherent cache (one database read
- * fewer per payment): a mark is followed by an invalidation that every
- * replica has applied before the close looks for the day's writes, so a write
- * that still read a cached "open" had stored its entry before that look.
+ * Writes read a day's status through the replica's cache (one database read
+ * fewer per payment): the close stores its cache mark before it looks for the
+ * day's writes, and a write that still read a cached "open" had read the
+ * versions before that mark, so it had stored its entry before that look.
  */
 import type { Collection, Db } from 'mongodb';
 import { DAY_MESSAGES, EventSubjects, type Caller } from '@clinic/contracts';

@@ -200,7 +200,7 @@ export class NewBills {
         prepared.forget();
         for (const bill of batch) bill.reject(err);
         // Some may be stored: cached reads must not miss them (best effort, after the answers; none of these
-        // writes was acknowledged, so an invalidation that fails leaves no acknowledged write unseen).
+        // writes was acknowledged, so marks that fail leave no acknowledged write unseen).
         this.written(docs.map((doc) => ({ doc }))).catch(() => undefined);
         return [];
       }

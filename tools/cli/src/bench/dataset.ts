@@ -13,7 +13,7 @@ import {
   connectNats,
   createLogger,
   IdAllocator,
-  InvalidationLog,
+  ScopeVersions,
   machineTimeZone,
   Outbox,
   toCents,
@@ -101,7 +101,7 @@ export class BillLoader {
   private charges = new Map<number, Array<{ id: number; name: string; amount: number }>>();
   private mongo?: MongoClient;
   private nc?: NatsConnection;
-  private invalidations?: InvalidationLog;
+  private versions?: ScopeVersions;
   private storage?: BillStorage;
 
   constructor(
@@ -136,13 +136,13 @@ export class BillLoader {
       { name: 'bench-load', log, waitForServer: false },
     );
     const db = this.mongo.db(process.env.BILLING_MONGO_DB ?? 'clinic_billing');
-    // A writer only: each import stores its invalidation for the billing replicas' caches.
-    this.invalidations = new InvalidationLog(this.nc, 'billing', log);
+    // A writer only: each import stores its cache marks for the billing replicas.
+    this.versions = new ScopeVersions(this.nc, 'billing', log);
     const deps = {
       db,
       ids: new IdAllocator(db),
       outbox: new Outbox(db, this.nc.jetstream(), log),
-      cache: new VersionedCache(this.invalidations, log),
+      cache: new VersionedCache(this.versions),
       clock: new ClinicClock(machineTimeZone()),
     };
     this.storage = new BillStorage(deps, log, BILL_PAYLOADS);
@@ -225,7 +225,6 @@ export class BillLoader {
   }
 
   async close(): Promise<void> {
-    this.invalidations?.stop();
     await this.nc?.close();
     await this.mongo?.close();
   }
