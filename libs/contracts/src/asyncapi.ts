@@ -77,7 +77,7 @@ const replyHeaders: JsonSchema = {
     ),
     [HeaderNames.chunkIndex]: text('on a reply larger than one NATS message: which one this is, from 0'),
     [HeaderNames.cacheScopes]: text(
-      "on a 200 of a hot read: the cache scopes the answer depends on (comma-separated), for the gateway's reply cache",
+      "on a 200 of a hot read: the cache scopes the answer depends on with the versions it read them at (`scope=version`, comma-separated), for the gateway's reply cache",
     ),
   },
 };

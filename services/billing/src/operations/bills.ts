@@ -194,10 +194,11 @@ export class BillOperations {
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
-    // Read from the database here, after its versions (docs/CACHE.md): the gateway may keep it until a write to it.
-    const stamps = await this.storage.queries.stampsOf(id, [USER_NAMES_SCOPE]);
+    const found = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
+    // Read again after its branch's versions (docs/CACHE.md): the gateway may keep it until a write to the branch.
+    const stamps = await this.storage.queries.stampsOf(found.store_id, [USER_NAMES_SCOPE]);
     const doc = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
-    ctx.share(stamps);
+    ctx.share(doc.store_id === found.store_id ? stamps : null);
     return taggedReply(await this.representation(doc));
   }
 

@@ -14,8 +14,6 @@ import { searchCondition } from './search';
 
 /** The cache scope of one branch's bills: every write to the branch changes it. */
 export const branchScope = (branchId: number) => `bills:store:${branchId}`;
-/** One bill's scope: bumped with its branch's, so that its read can take its versions before it knows the branch. */
-export const billScope = (billId: number) => `bill:${billId}`;
 
 const NEWEST_FIRST = { created_at: -1, id: -1 } as const;
 
@@ -35,9 +33,9 @@ export class BillQueries {
     return this.live.find(docKey(id));
   }
 
-  /** A bill's versions with those of `dependsOn`, taken before the bill is read: what its shared reply depends on. */
-  stampsOf(id: number, dependsOn: string[]): Promise<string[] | null> {
-    return this.cache.stamps([billScope(id), ...dependsOn]);
+  /** A branch's versions with those of `dependsOn`: what a reply read after them depends on (HandlerContext.share). */
+  stampsOf(branchId: number, dependsOn: string[]): Promise<string[] | null> {
+    return this.cache.stamps([branchScope(branchId), ...dependsOn]);
   }
 
   findById(id: number): Promise<BillDoc | null> {

@@ -10,7 +10,7 @@ import type { BillPayloads } from '../domain/payloads';
 import { ensureCatalogueIndexes } from './database-quirks';
 import { BillExport } from './bill-export';
 import { BILL_NUMBER_MARKS, BillNumbers } from './bill-numbers';
-import { BillQueries, billScope, branchScope } from './bill-queries';
+import { BillQueries, branchScope } from './bill-queries';
 import { BillWrites } from './bill-writes';
 import { CashOfficeStorage } from './cash-office';
 import { ChannelingStorage } from './channeling';
@@ -29,7 +29,7 @@ import { LedgerExport } from './ledger-export';
 import { CreditNoteBook } from './credit-note-numbers';
 import { PaperPrints } from './paper-prints';
 
-export { billScope, branchScope } from './bill-queries';
+export { branchScope } from './bill-queries';
 export { APPOINTMENT_ACCOUNTS } from './appointment-accounts';
 export type { AccountMove, AccountOutcome, AccountPlan, AccountView } from './account-writes';
 export { settlementOwner } from './settlement-documents';
@@ -92,7 +92,7 @@ export class BillStorage {
     const written = async (bills: WrittenBill[]) => {
       await Promise.all([
         this.dayTotals.bumpVersions(bills.filter(movesDayTotals).map(({ doc }) => doc)),
-        deps.cache.bump(...bills.flatMap(({ doc }) => [branchScope(doc.store_id), billScope(doc.id)])),
+        deps.cache.bump(...bills.map(({ doc }) => branchScope(doc.store_id))),
       ]);
     };
     this.newBills = new NewBills(
@@ -114,7 +114,7 @@ export class BillStorage {
    * (an acknowledged write is never hidden by a cache).
    */
   markStale(doc: BillDoc): Promise<void> {
-    return this.deps.cache.bump(branchScope(doc.store_id), billScope(doc.id));
+    return this.deps.cache.bump(branchScope(doc.store_id));
   }
 
   /** Indexes (index-catalogue.ts), and the data earlier versions did not keep; before the service takes requests. */
