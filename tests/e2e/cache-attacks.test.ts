@@ -160,11 +160,13 @@ it("keeps every write's latency and answer while the gateway's NATS user attacks
   expect(stream.config.sealed).toBeFalsy();
 }, 120_000);
 
-it('keeps writes and reads exact while a service user stores garbage on its cache stream, and counts what is unreadable', async () => {
+it('keeps writes and reads exact while a service user and the gateway store garbage on a cache stream, and counts forgeries', async () => {
   const before = await writeRounds(10);
   const billing = (await t.nats('billing')).jetstream();
+  const gateway = (await t.nats('gateway')).jetstream();
   const mark = (scope: string, data: string, forged?: MsgHdrs) =>
     billing.publish(cacheSubjectsOf('billing').version(scope), data, forged ? { headers: forged } : {});
+  const refusedAsTooLarge: string[] = [];
   let flooding = true;
   const flood = (async () => {
     while (flooding) {
@@ -173,6 +175,11 @@ it('keeps writes and reads exact while a service user stores garbage on its cach
         await mark(scope, '');
         await mark(scope, 'x', forgedSequence());
       }
+      // The gateway's check marks (what it may store): forged, and too large for the stream.
+      await gateway.publish(cacheSubjectsOf('billing').check, 'x', { headers: forgedSequence() });
+      await gateway
+        .publish(cacheSubjectsOf('billing').check, 'x'.repeat(100_000))
+        .catch((err: Error) => refusedAsTooLarge.push(err.message));
       await sleep(100);
     }
   })();
@@ -180,15 +187,14 @@ it('keeps writes and reads exact while a service user stores garbage on its cach
   flooding = false;
   await flood;
   expectUsualLatency(before, after);
-  // Plain marks after the flood (as writes would store), past the second reads skip the cache after an unreadable one.
-  for (const scope of ['bills:store:1', 'refs:user', 'refs:store']) await mark(scope, '1');
-  await sleep(1_100);
-  // A list the gateway keeps, then a forged latest mark of its branch: neither it nor billing can read the version.
+  expect(refusedAsTooLarge.length).toBeGreaterThan(0);
+  expect(refusedAsTooLarge[0]).toMatch(/message size exceeds maximum/i);
+  // A list the gateway keeps, then a mark of its branch with forged headers: the gateway and billing each count it.
   const list = () => t.get('/lab_bills?store_id=1');
   const kept = await list();
   expect((await list()).body).toEqual(kept.body);
   const dropped = (process: ManagedProcess, cache: string) =>
-    counterOf(process, 'clinic_cache_messages_dropped_total', `cache="${cache}"`, 'reason="unreadable"');
+    counterOf(process, 'clinic_cache_messages_dropped_total', `cache="${cache}"`, 'reason="forged"');
   const counted = [
     await dropped(t.stack.gateway, 'gateway:billing'),
     await dropped(t.stack.replica('billing'), 'billing'),

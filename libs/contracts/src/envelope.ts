@@ -82,7 +82,7 @@ export const HeaderNames = {
    */
   chunkCount: 'x-chunk-count',
   chunkIndex: 'x-chunk',
-  /** On a 200 of a hot read: the gateway may keep the reply until one of these cache scopes (comma-separated) is invalidated. */
+  /** On a 200 of a hot read: `scope=version,...`; the gateway may keep the reply while those versions are current. */
   cacheScopes: 'x-cache-scopes',
 } as const;
 

@@ -16,6 +16,8 @@ export interface StreamSpec {
   maxBytes?: number;
   /** Only the latest message of each subject is kept (JetStream max_msgs_per_subject 1). */
   latestOnly?: boolean;
+  /** The largest message it takes (JetStream max_msg_size); absent: the server's limit. */
+  maxMsgSize?: number;
   /** Any replica of the stream answers reads of its messages (JetStream allow_direct). */
   direct?: boolean;
 }
@@ -57,7 +59,7 @@ export function eventStreamOf(service: ServiceName): StreamSpec {
 /**
  * The subjects of a service's read-cache versions (service-kit's cache/): a
  * write stores a mark on `v.<scope>` for each scope it changed, and a scope's
- * version is the sequence of its latest mark; in a cluster a reader first
+ * version is the sequence and time of its latest mark; in a cluster a reader first
  * stores a mark on `check` to learn how far a current replica has come.
  */
 export function cacheSubjectsOf(service: ServiceName) {
@@ -74,6 +76,8 @@ export function cacheStreamOf(service: ServiceName): StreamSpec {
     latestOnly: true,
     // Far longer than an entry lives (30 s): a mark that ages out only makes its scope's entries misses.
     maxAgeMs: 3_600_000,
+    // A mark is one byte (with headers, a few dozen): nobody fills the stream or a reader's answer with big ones.
+    maxMsgSize: 256,
     direct: true,
   };
 }

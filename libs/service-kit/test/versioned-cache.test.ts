@@ -21,6 +21,8 @@ class World {
   readonly acknowledged: Record<Scope, number> = { a: 0, b: 0 };
   readonly marks = new Map<string, string>();
   private seq = 0;
+  /** The stream made anew (its store lost): its sequences start again, at another time. */
+  private incarnation = 0;
   /** Writes landed whose marks are not stored yet. */
   readonly landed: Scope[] = [];
 
@@ -33,8 +35,18 @@ class World {
   mark(): void {
     const scope = this.landed.shift();
     if (!scope) return;
-    this.marks.set(scope, String(++this.seq));
+    this.markNow(scope);
     this.acknowledged[scope] = this.db[scope];
+  }
+
+  markNow(scope: string): void {
+    this.marks.set(scope, `${++this.seq}@${this.incarnation}`);
+  }
+
+  wipe(): void {
+    this.marks.clear();
+    this.seq = 0;
+    this.incarnation++;
   }
 }
 
@@ -48,7 +60,10 @@ class Reader {
   constructor(private readonly world: World) {
     const versions: VersionSource = {
       of: (scopes) => new Promise((resolve, reject) => this.asked.push({ scopes, resolve, reject })),
-      bump: async () => undefined,
+      // A read marks a scope that has no version yet.
+      bump: async (scopes) => {
+        for (const scope of scopes) this.world.markNow(scope);
+      },
     };
     this.cache = new VersionedCache(versions, { maxEntries: 10 });
   }
@@ -76,7 +91,7 @@ class Reader {
 
 type Step =
   | { kind: 'land'; scope: Scope }
-  | { kind: 'mark' }
+  | { kind: 'mark' | 'wipe' }
   | { kind: 'read'; reader: number; key: string }
   | { kind: 'answer' | 'fail' | 'dbRead'; reader: number };
 
@@ -86,6 +101,7 @@ const step = (readers: number): fc.Arbitrary<Step> => {
   return fc.oneof(
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('land' as const), scope: fc.constantFrom(...SCOPES) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('mark' as const) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('wipe' as const) }) },
     {
       weight: 4,
       arbitrary: fc.record({ kind: fc.constant('read' as const), reader, key: fc.constantFrom(...Object.keys(KEYS)) }),
@@ -103,10 +119,11 @@ async function run(steps: Step[]): Promise<string[]> {
   for (const s of steps) {
     if (s.kind === 'land') world.land(s.scope);
     else if (s.kind === 'mark') world.mark();
+    else if (s.kind === 'wipe') world.wipe();
     else if (s.kind === 'read') reads.push(readers[s.reader]!.read(s.key));
     else if (s.kind === 'answer') readers[s.reader]!.answer();
     else if (s.kind === 'fail') readers[s.reader]!.asked.shift()?.reject(new Error('away'));
-    else readers[s.reader]!.dbRead();
+    else if (s.kind === 'dbRead') readers[s.reader]!.dbRead();
     await settle();
   }
   // Whatever still waits is answered now, until every read has ended.
@@ -148,7 +165,7 @@ describe('VersionedCache', () => {
     expect(loads).toBe(1);
     value = 'v1';
     await cache.bump('s', 's');
-    expect(versions.marks.get('s')).toBe(1);
+    expect(versions.marks.get('s')).toBe(3); // each first read marked the scope that had no version, then the write
     expect(await cache.get('s', 'k', load)).toBe('v1');
     expect(loads).toBe(2);
   });
@@ -169,7 +186,7 @@ describe('VersionedCache', () => {
     await expect(cache.get('s', 'k', () => Promise.reject(new Error('db away')))).rejects.toThrow('db away');
     expect(await cache.get('s', 'k', load, (stamps) => shared.push(stamps))).toBe(3);
     expect(await cache.get('s', 'k', load)).toBe(3);
-    expect(shared).toEqual([null, ['s=']]);
+    expect(shared).toEqual([null, ['s=1']]);
   });
 
   it('reads again an entry past its age', async () => {

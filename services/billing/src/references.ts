@@ -1,6 +1,6 @@
 /**
  * What billing reads of the reference data it keeps: branches and users'
- * names from each replica's coherent cache (a payment's answer names its
+ * names from each replica's cache (a payment's answer names its
  * biller, every bill checks its branch: both were a database read each),
  * patients straight from the database (too many to keep).
  */

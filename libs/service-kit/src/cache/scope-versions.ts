@@ -11,13 +11,15 @@ const READ_WAIT_MS = 500;
 const UNAVAILABLE_FOR_MS = 1_000;
 /** How long a write keeps trying to store its marks before it fails. */
 const MARK_WAIT_MS = 3_000;
+/** The server answers the latest of at most 1,024 subjects at once. */
+const MAX_SUBJECTS = 1_000;
 
-/** Each scope's version: the sequence and time of its latest mark ('' when it has none). */
+/** Each scope's version: the sequence and time of its latest mark (absent when it has none). */
 export type Versions = ReadonlyMap<string, string>;
 
 const dropped = counter(
   'clinic_cache_messages_dropped_total',
-  'Answers about cache versions that could not be read as the server sent them, by cache and reason',
+  "Cache marks read with the server's headers forged by their publisher (the server's own taken), by cache and reason",
   ['cache', 'reason'],
 );
 
@@ -64,8 +66,9 @@ export class ScopeVersions {
     const deadline = performance.now() + MARK_WAIT_MS;
     const subjects = scopes.map(this.subjects.version);
     for (;;) {
+      const timeout = Math.min(1_000, Math.max(100, deadline - performance.now()));
       try {
-        await Promise.all(subjects.map((subject) => this.nc.jetstream().publish(subject, '1', { timeout: 1_000 })));
+        await Promise.all(subjects.map((subject) => this.nc.jetstream().publish(subject, '1', { timeout })));
         return;
       } catch (err) {
         if (performance.now() >= deadline) throw new Error('cache versions not stored in time', { cause: err });
@@ -75,27 +78,44 @@ export class ScopeVersions {
   }
 
   private async read(scopes: string[]): Promise<Versions> {
+    if (scopes.length > MAX_SUBJECTS) {
+      const parts = [scopes.slice(0, MAX_SUBJECTS), scopes.slice(MAX_SUBJECTS)].map((part) => this.read(part));
+      return new Map((await Promise.all(parts)).flatMap((part) => [...part]));
+    }
     try {
       // In a cluster a cut-off leader answers for a while: only a replica that holds this check mark is current.
       const checked = this.nc.info?.cluster ? await this.check() : 0;
-      const wanted = scopes.map(this.subjects.version);
+      const wanted = new Set(scopes);
       const replies = await this.nc.requestMany(
         JS.directGet(this.stream),
-        JSON.stringify({ multi_last: checked ? [...wanted, this.subjects.check] : wanted }),
+        JSON.stringify({
+          multi_last: [...scopes.map(this.subjects.version), ...(checked ? [this.subjects.check] : [])],
+        }),
         { strategy: RequestStrategy.SentinelMsg, maxWait: READ_WAIT_MS },
       );
-      const versions = new Map(scopes.map((scope) => [scope, '']));
+      const versions = new Map<string, string>();
+      let first = true;
       let seenCheck = 0;
       for await (const msg of replies) {
-        const code = msg.headers?.code ?? 0;
-        if ((code === 404 && !checked) || (code === 204 && seenCheck >= checked)) return versions;
-        if (code !== 0)
-          throw new Error(`cache stream: ${code} ${msg.headers?.description}, at ${seenCheck} of ${checked}`);
-        const [subject, seq, time] = this.headersOf(msg);
+        const h = msg.headers;
+        if (!h?.has('Nats-Subject')) {
+          // The server's own status: nothing asked for has a mark, the end of all it sent, or a failure.
+          if (first && h?.code === 404 && h.description === 'No Results' && !checked) return versions;
+          const end = h?.code === 204 && h.get('Nats-Num-Pending') === '0';
+          if (end && Number(h.get('Nats-UpTo-Sequence')) >= checked) return versions;
+          throw new Error(`cache stream: ${h?.code} ${h?.description}`);
+        }
+        first = false;
+        const [subject, seq, time, pending] = this.serverHeadersOf(msg);
         const scope = subject.slice(this.prefix.length);
         if (subject === this.subjects.check) seenCheck = seq;
-        else if (subject.startsWith(this.prefix) && versions.has(scope)) versions.set(scope, `${seq}@${time}`);
-        else throw this.dropped(msg);
+        else if (subject.startsWith(this.prefix) && wanted.has(scope)) versions.set(scope, `${seq}@${time}`);
+        else throw new Error(`cache stream: ${subject} not asked for`);
+        // A mark stored empty ends nats.js's reading (it looks like the end): what the server had left is asked again.
+        if (msg.data.length > 0) continue;
+        if (pending === '0' && seenCheck >= checked) return versions;
+        const rest = await this.read(scopes.filter((one) => !versions.has(one)));
+        return new Map([...versions, ...rest]);
       }
       throw new Error('cache stream: no answer in time');
     } catch (err) {
@@ -111,20 +131,19 @@ export class ScopeVersions {
     return ack.seq;
   }
 
-  /** The server's own headers: it appends them to a publisher's, so a name given twice was forged. */
-  private headersOf(msg: Msg): [string, number, string] {
-    const [subject, seq, time] = ['Nats-Subject', 'Nats-Sequence', 'Nats-Time-Stamp'].map((name) => {
-      const values = msg.headers?.values(name) ?? [];
-      return values.length === 1 ? values[0]! : '';
-    }) as [string, string, string];
-    if (msg.data.length === 0 || !subject || !time || !/^[1-9]\d{0,15}$/.test(seq)) throw this.dropped(msg);
-    return [subject, Number(seq), time];
+  /** The server appends its headers to those a publisher stored: the last of each is its own, any other forged. */
+  private serverHeadersOf(msg: Msg): [string, number, string, string] {
+    const names = ['Nats-Subject', 'Nats-Sequence', 'Nats-Time-Stamp', 'Nats-Num-Pending'];
+    const values = names.map((name) => msg.headers?.values(name) ?? []);
+    if (values.some((all) => all.length > 1)) this.dropped(msg);
+    const [subject, seq, time, pending] = values.map((all) => all.at(-1) ?? '') as [string, string, string, string];
+    if (!/^[1-9]\d{0,15}$/.test(seq)) throw new Error('cache stream: an answer without its sequence');
+    return [subject, Number(seq), time, pending];
   }
 
-  /** An answer that is not the server's own about a subject asked for (a forged header, say). */
-  private dropped(msg: Msg): Error {
-    if (metricsEnabled()) dropped.inc({ cache: this.cache, reason: 'unreadable' });
-    this.warnings.warn('unreadable', { subject: msg.subject, bytes: msg.data.length }, 'cache version dropped');
-    return new Error('cache stream: unreadable answer');
+  /** A mark stored with the server's own headers forged: they are not read, and it is counted. */
+  private dropped(msg: Msg): void {
+    if (metricsEnabled()) dropped.inc({ cache: this.cache, reason: 'forged' });
+    this.warnings.warn('forged', { subject: msg.subject, bytes: msg.data.length }, 'cache mark with forged headers');
   }
 }

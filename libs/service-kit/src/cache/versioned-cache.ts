@@ -57,11 +57,19 @@ export class VersionedCache {
   }
 
   /** These scopes' stamps, read after this call (null: not proved); a read taken after it may be shared with them. */
-  stamps(scopes: string[]): Promise<string[] | null> {
-    return this.versions.of(scopes).then(
-      (versions) => stampsOf(scopes, versions),
-      () => null,
-    );
+  async stamps(scopes: string[]): Promise<string[] | null> {
+    try {
+      let versions = await this.versions.of(scopes);
+      const unmarked = scopes.filter((scope) => !versions.get(scope));
+      if (unmarked.length > 0) {
+        // No version is "none": that is also what a stream made anew would say of a scope marked before.
+        await this.versions.bump(unmarked);
+        versions = await this.versions.of(scopes);
+      }
+      return scopes.every((scope) => versions.get(scope)) ? stampsOf(scopes, versions) : null;
+    } catch {
+      return null;
+    }
   }
 
   /** This cache, telling `share` the versions of each read (for a read whose reply the gateway may keep). */

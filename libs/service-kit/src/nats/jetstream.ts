@@ -77,6 +77,7 @@ function wantedConfig(spec: StreamSpec, replicas: number, had?: StreamConfig): P
     max_age: nanos(spec.maxAgeMs ?? 0),
     max_bytes: spec.maxBytes ?? -1,
     max_msgs_per_subject: spec.latestOnly ? 1 : -1,
+    max_msg_size: spec.maxMsgSize ?? -1,
     allow_direct: spec.direct ?? false,
     republish: undefined,
   };

@@ -7,10 +7,10 @@ export const refScope = (kind: RefKind): string => `refs:${kind}`;
 
 /**
  * Reference records a service reads on every request (branches, users'
- * names, doctors), kept in each replica's coherent cache: one map per kind,
- * filled with the records asked for (null: no live record of that id), and
- * dropped on every replica once a record of the kind is applied. Kinds not
- * named are read from the database each time (patients: too many to keep).
+ * names, doctors), kept in each replica's cache: one map per kind, filled
+ * with the records asked for (null: no live record of that id), and read
+ * anew once a record of the kind is applied (its scope's version changes).
+ * Kinds not named are read from the database each time (patients: too many).
  */
 export class ReferenceCache {
   constructor(

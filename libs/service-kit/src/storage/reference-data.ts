@@ -52,7 +52,7 @@ export class ReferenceData {
   ) {}
 
   /**
-   * Runs after each record is applied, before the message is acknowledged (e.g. to invalidate caches); not for a
+   * Runs after each record is applied, before the message is acknowledged (e.g. to bump cache versions); not for a
    * version older than the one stored.
    */
   onApplied(listener: (kind: RefKind, record: AppliedRecord) => Promise<void>): void {
