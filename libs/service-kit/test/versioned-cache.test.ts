@@ -151,6 +151,53 @@ describe('VersionedCache', () => {
     );
   });
 
+  it('never answers stale under fast-check’s scheduler, its version reads answered late with what the stream held when asked', async () => {
+    const keys = Object.keys(KEYS);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(fc.constantFrom(...keys), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.constantFrom(...SCOPES), { maxLength: 6 }),
+        async (s, reads, writes) => {
+          const world = new World();
+          const stale: string[] = [];
+          const cache = new VersionedCache({
+            // The oldest answer the stream may give: what it held when the read was sent.
+            of: s.scheduleFunction(
+              async (scopes: string[]) => new Map(scopes.map((x) => [x, world.marks.get(x) ?? ''])),
+            ),
+            bump: async (scopes) => {
+              for (const scope of scopes) world.markNow(scope);
+            },
+          });
+          const read = async (key: string) => {
+            const scopes = KEYS[key]!;
+            const required = scopes.map((scope) => world.acknowledged[scope]);
+            const load = () => s.schedule(Promise.resolve(scopes.map((scope) => world.db[scope])));
+            const value = await cache.get(scopes, key, load);
+            if (value.some((version, i) => version < required[i]!)) stale.push(`${key}: ${value} after ${required}`);
+          };
+          const step = () => s.schedule(Promise.resolve());
+          const tasks = [
+            ...writes.map(async (scope) => {
+              await step();
+              world.land(scope);
+              await step();
+              world.mark();
+            }),
+            ...reads.map(async (key) => {
+              await step();
+              await read(key);
+            }),
+          ];
+          await s.waitFor(Promise.all(tasks));
+          expect(stale).toEqual([]);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('answers a repeated read from memory, joins a load in progress, and reads again after a write', async () => {
     const versions = new MemoryVersions();
     const cache = new VersionedCache(versions);
