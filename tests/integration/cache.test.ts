@@ -156,6 +156,16 @@ it('makes reads miss, and holds no writer, with what a service user stores on it
   expect(performance.now() - started).toBeLessThan(1_000);
 });
 
+it('reads the versions of more scopes than the server answers at once (1,024) in more than one request', async () => {
+  const nc = await parts.connect('catalogue');
+  const versions = new ScopeVersions(nc, 'catalogue', log);
+  const scopes = Array.from({ length: 1_500 }, (_, i) => `many:${i}`);
+  // The limit counts the marks found: each of these has one (stored 100 at a time, as writes store a few each).
+  for (let i = 0; i < scopes.length; i += 100) await versions.bump(scopes.slice(i, i + 100));
+  const read = await versions.of(scopes);
+  expect(scopes.filter((scope) => !/^\d+@/.test(read.get(scope) ?? ''))).toEqual([]);
+});
+
 it('refuses every other user the cache subjects: only the service marks its scopes, the gateway only checks', async () => {
   const gateway = await parts.connect('gateway');
   const hospital = await parts.connect('hospital');

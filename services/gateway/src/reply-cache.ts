@@ -69,11 +69,11 @@ export class ReplyCache {
 
   /** The reply kept under `key`, once its versions are found unchanged. */
   async lookup(service: ServiceName, key: string): Promise<KeptReply | null> {
-    const cached = this.services.get(service);
-    const kept = cached?.replies.get(key);
+    const { versions, replies } = this.services.get(service)!;
+    const kept = replies.get(key);
     const current =
       kept !== undefined &&
-      (await cached!.versions.of(kept.scopes).then(
+      (await versions.of(kept.scopes).then(
         (versions) => stampsOf(kept.scopes, versions).join(',') === kept.stamp,
         () => false,
       ));
@@ -88,6 +88,6 @@ export class ReplyCache {
     if (!stamp || scopes.includes(undefined)) return;
     // Its own bytes: the message's may share a buffer with others.
     const kept = { scopes: scopes as string[], stamp, reply: { ...split, body: Buffer.from(split.body) } };
-    this.services.get(service)?.replies.set(key, kept);
+    this.services.get(service)!.replies.set(key, kept);
   }
 }

@@ -11,7 +11,7 @@ const READ_WAIT_MS = 500;
 const UNAVAILABLE_FOR_MS = 1_000;
 /** How long a write keeps trying to store its marks before it fails. */
 const MARK_WAIT_MS = 3_000;
-/** The server answers the latest of at most 1,024 subjects at once. */
+/** The server answers with at most 1,024 marks at once: more scopes are asked in parts. */
 const MAX_SUBJECTS = 1_000;
 
 /** Each scope's version: the sequence and time of its latest mark (absent when it has none). */
@@ -94,18 +94,16 @@ export class ScopeVersions {
         { strategy: RequestStrategy.SentinelMsg, maxWait: READ_WAIT_MS },
       );
       const versions = new Map<string, string>();
-      let first = true;
       let seenCheck = 0;
       for await (const msg of replies) {
         const h = msg.headers;
         if (!h?.has('Nats-Subject')) {
           // The server's own status: nothing asked for has a mark, the end of all it sent, or a failure.
-          if (first && h?.code === 404 && h.description === 'No Results' && !checked) return versions;
+          if (versions.size === 0 && h?.code === 404 && h.description === 'No Results' && !checked) return versions;
           const end = h?.code === 204 && h.get('Nats-Num-Pending') === '0';
           if (end && Number(h.get('Nats-UpTo-Sequence')) >= checked) return versions;
           throw new Error(`cache stream: ${h?.code} ${h?.description}`);
         }
-        first = false;
         const [subject, seq, time, pending] = this.serverHeadersOf(msg);
         const scope = subject.slice(this.prefix.length);
         if (subject === this.subjects.check) seenCheck = seq;
@@ -135,14 +133,14 @@ export class ScopeVersions {
   private serverHeadersOf(msg: Msg): [string, number, string, string] {
     const names = ['Nats-Subject', 'Nats-Sequence', 'Nats-Time-Stamp', 'Nats-Num-Pending'];
     const values = names.map((name) => msg.headers?.values(name) ?? []);
-    if (values.some((all) => all.length > 1)) this.dropped(msg);
+    if (values.some((all) => all.length > 1)) this.countForged(msg);
     const [subject, seq, time, pending] = values.map((all) => all.at(-1) ?? '') as [string, string, string, string];
     if (!/^[1-9]\d{0,15}$/.test(seq)) throw new Error('cache stream: an answer without its sequence');
     return [subject, Number(seq), time, pending];
   }
 
   /** A mark stored with the server's own headers forged: they are not read, and it is counted. */
-  private dropped(msg: Msg): void {
+  private countForged(msg: Msg): void {
     if (metricsEnabled()) dropped.inc({ cache: this.cache, reason: 'forged' });
     this.warnings.warn('forged', { subject: msg.subject, bytes: msg.data.length }, 'cache mark with forged headers');
   }
