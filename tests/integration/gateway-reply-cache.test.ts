@@ -7,7 +7,7 @@
  */
 import type { Msg } from 'nats';
 import { HeaderNames } from '@clinic/contracts';
-import { createLogger, ScopeVersions, stampsOf, VersionedCache } from '@clinic/service-kit/internal';
+import { createLogger, ScopeVersions, VersionedCache } from '@clinic/service-kit/internal';
 import { ask, fileGateway, replyWith } from './gateway-harness';
 
 /** What the stub answers a read of a charge with: its version, per charge id. */
@@ -17,7 +17,7 @@ const versions = new Map<string, number>();
 async function answerWithScopes(msg: Msg): Promise<void> {
   const id = (JSON.parse(msg.string()) as { params: { charge_id: string } }).params.charge_id;
   const scopes = [`charges:one:${id}`, 'charges:store:1'];
-  const stamps = stampsOf(scopes, await scopeVersions.of(scopes));
+  const stamps = (await writer.stamps(scopes)) ?? [];
   const version = versions.get(id) ?? 1;
   replyWith(
     msg,

@@ -7,14 +7,7 @@
  */
 import { headers as natsHeaders, type NatsConnection } from 'nats';
 import { HeaderNames } from '@clinic/contracts';
-import {
-  createLogger,
-  ScopeVersions,
-  splitReply,
-  stampsOf,
-  VersionedCache,
-  type RawReply,
-} from '@clinic/service-kit/internal';
+import { createLogger, ScopeVersions, splitReply, VersionedCache, type RawReply } from '@clinic/service-kit/internal';
 import { ReplyCache } from '../../services/gateway/src/reply-cache';
 import { startLocalParts, stopLocalParts, type LocalParts } from './local-parts';
 
@@ -31,20 +24,20 @@ beforeAll(async () => {
   writer = new VersionedCache(versions);
   gatewayNc = await parts.connect('gateway');
   replies = ReplyCache.start(gatewayNc, log, {
-    maxEntries: 100,
-    maxAgeMs: 30_000,
-    maxBytes: 1024,
-    maxTotalBytes: 4096,
+    max: 100,
+    ttl: 30_000,
+    maxEntrySize: 1024,
+    maxSize: 4096,
   })!;
 }, 120_000);
 afterAll(async () => {
   await stopLocalParts(parts);
 });
 
-/** A service's shared reply: its bytes and the versions of the scopes it read, as they are now. */
+/** A service's shared reply: its bytes and the versions of the scopes it read, as they are now (marked if none). */
 async function reply(body: string, scopes: string[]): Promise<RawReply> {
   const headers = natsHeaders();
-  headers.set(HeaderNames.cacheScopes, stampsOf(scopes, await versions.of(scopes)).join(','));
+  headers.set(HeaderNames.cacheScopes, (await writer.stamps(scopes))?.join(',') ?? '');
   return { data: envelope(body), headers };
 }
 const envelope = (body: string) => new TextEncoder().encode(JSON.stringify({ status: 200, body }));

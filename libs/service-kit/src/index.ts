@@ -65,7 +65,7 @@ export { readCorrelationId } from './nats/request-envelope';
 
 // Hot reads kept exact across processes (the services' caches and the gateway's reply cache).
 export { ScopeVersions } from './cache/scope-versions';
-export { stampsOf } from './cache/versioned-cache';
+export { VersionedCache } from './cache/versioned-cache';
 
 // A process: settings, logs, tokens, metrics, traces, shutdown.
 export { METRICS_ENV, metricsSettingsOf, type MetricsSettings } from './process/metrics';

@@ -4,7 +4,7 @@
  * database whenever the test says. Whatever the order, a read that starts after a write was acknowledged never
  * answers what that write replaced (docs/CACHE.md).
  */
-import fc from 'fast-check';
+import { fc, test } from '@fast-check/jest';
 import { VersionedCache, type VersionSource } from '../src/cache/versioned-cache';
 import { MemoryVersions } from './memory-versions';
 
@@ -57,7 +57,11 @@ class Reader {
   readonly stale: string[] = [];
   readonly cache: VersionedCache;
 
-  constructor(private readonly world: World) {
+  constructor(
+    private readonly world: World,
+    /** A gateway: it keeps what `service` shared, and answers it while its versions are unchanged. */
+    private readonly service?: Reader,
+  ) {
     const versions: VersionSource = {
       of: (scopes) => new Promise((resolve, reject) => this.asked.push({ scopes, resolve, reject })),
       // A read marks a scope that has no version yet.
@@ -65,16 +69,30 @@ class Reader {
         for (const scope of scopes) this.world.markNow(scope);
       },
     };
-    this.cache = new VersionedCache(versions, { maxEntries: 10 });
+    this.cache = new VersionedCache(versions, { max: 10 });
   }
 
   async read(key: string): Promise<void> {
     const scopes = KEYS[key]!;
     const required = scopes.map((scope) => this.world.acknowledged[scope]);
-    const load = () => new Promise<number[]>((resolve) => this.loads.push({ key, resolve }));
-    const value = await this.cache.get(scopes, key, load);
+    const value = this.service ? await this.throughGateway(key) : await this.cache.get(scopes, key, this.load(key));
     if (value.some((version, i) => version < required[i]!))
       this.stale.push(`${key}: answered ${value} after ${required} was acknowledged`);
+  }
+
+  private load(key: string): () => Promise<number[]> {
+    return () => new Promise<number[]>((resolve) => this.loads.push({ key, resolve }));
+  }
+
+  private async throughGateway(key: string): Promise<number[]> {
+    const kept = (await this.cache.find(key)) as number[] | undefined;
+    if (kept) return kept;
+    let stamps: string[] | null = null;
+    const value = await this.service!.cache.get(KEYS[key]!, key, this.service!.load(key), (shared) => {
+      stamps = shared;
+    });
+    if (stamps) this.cache.keep(key, KEYS[key]!, (stamps as string[]).join(','), value);
+    return value;
   }
 
   answer(): void {
@@ -89,114 +107,106 @@ class Reader {
   }
 }
 
-type Step =
-  | { kind: 'land'; scope: Scope }
-  | { kind: 'mark' | 'wipe' }
-  | { kind: 'read'; reader: number; key: string }
-  | { kind: 'answer' | 'fail' | 'dbRead'; reader: number };
+/** Two service replicas and a gateway in front of the first. */
+interface Readers {
+  all: Reader[];
+  reads: Promise<void>[];
+}
 
-const step = (readers: number): fc.Arbitrary<Step> => {
-  const reader = fc.nat(readers - 1);
-  const on = (kind: 'answer' | 'fail' | 'dbRead') => fc.record({ kind: fc.constant(kind), reader });
-  return fc.oneof(
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('land' as const), scope: fc.constantFrom(...SCOPES) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('mark' as const) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('wipe' as const) }) },
-    {
-      weight: 4,
-      arbitrary: fc.record({ kind: fc.constant('read' as const), reader, key: fc.constantFrom(...Object.keys(KEYS)) }),
-    },
-    { weight: 4, arbitrary: on('answer') },
-    { weight: 1, arbitrary: on('fail') },
-    { weight: 3, arbitrary: on('dbRead') },
-  );
-};
-
-async function run(steps: Step[]): Promise<string[]> {
-  const world = new World();
-  const readers = [new Reader(world), new Reader(world)];
-  const reads: Promise<void>[] = [];
-  for (const s of steps) {
-    if (s.kind === 'land') world.land(s.scope);
-    else if (s.kind === 'mark') world.mark();
-    else if (s.kind === 'wipe') world.wipe();
-    else if (s.kind === 'read') reads.push(readers[s.reader]!.read(s.key));
-    else if (s.kind === 'answer') readers[s.reader]!.answer();
-    else if (s.kind === 'fail') readers[s.reader]!.asked.shift()?.reject(new Error('away'));
-    else if (s.kind === 'dbRead') readers[s.reader]!.dbRead();
+type Command = fc.AsyncCommand<World, Readers>;
+const command = (name: string, run: (world: World, readers: Readers) => void): Command => ({
+  check: () => true,
+  run: async (world, readers) => {
+    run(world, readers);
     await settle();
-  }
-  // Whatever still waits is answered now, until every read has ended.
+  },
+  toString: () => name,
+});
+
+/** Every event the cache may meet, in any order: writes, stream answers and failures, database reads, the stream lost. */
+const commands = [
+  fc.constantFrom(...SCOPES).map((scope) => command(`land(${scope})`, (world) => world.land(scope))),
+  fc.constant(command('mark', (world) => world.mark())),
+  fc.constant(command('wipe', (world) => world.wipe())),
+  fc
+    .tuple(fc.nat(2), fc.constantFrom(...Object.keys(KEYS)))
+    .map(([r, key]) => command(`read(${r},${key})`, (_, rs) => rs.reads.push(rs.all[r]!.read(key)))),
+  fc.nat(2).map((r) => command(`answer(${r})`, (_, rs) => rs.all[r]!.answer())),
+  fc.nat(2).map((r) => command(`fail(${r})`, (_, rs) => rs.all[r]!.asked.shift()?.reject(new Error('away')))),
+  fc.nat(1).map((r) => command(`dbRead(${r})`, (_, rs) => rs.all[r]!.dbRead())),
+];
+
+/** Whatever still waits is answered, until every read has ended: what they answered is then known. */
+async function drain({ all, reads }: Readers): Promise<string[]> {
   let ended = false;
   void Promise.all(reads).then(() => {
     ended = true;
   });
   while (!ended) {
-    for (const reader of readers) {
+    for (const reader of all) {
       while (reader.asked.length > 0) reader.answer();
       while (reader.loads.length > 0) reader.dbRead();
     }
     await settle();
   }
-  return readers.flatMap((r) => r.stale);
+  return all.flatMap((r) => r.stale);
 }
 
 describe('VersionedCache', () => {
-  it('never answers a read with what a write acknowledged before it replaced, in any order of events', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(step(2), { minLength: 20, maxLength: 100, size: 'max' }), async (steps) => {
-        expect(await run(steps)).toEqual([]);
-      }),
-      { numRuns: 1000 },
-    );
-  });
+  test.prop([fc.commands(commands, { size: 'max', maxCommands: 100 })], { numRuns: 1000 })(
+    'never answers a read with what a write acknowledged before it replaced, in any order of events',
+    async (cmds) => {
+      const world = new World();
+      const [a, b] = [new Reader(world), new Reader(world)];
+      const readers: Readers = { all: [a, b, new Reader(world, a)], reads: [] };
+      await fc.asyncModelRun(() => ({ model: world, real: readers }), cmds);
+      expect(await drain(readers)).toEqual([]);
+    },
+  );
 
-  it('never answers stale under fast-check’s scheduler, its version reads answered late with what the stream held when asked', async () => {
-    const keys = Object.keys(KEYS);
-    await fc.assert(
-      fc.asyncProperty(
-        fc.scheduler(),
-        fc.array(fc.constantFrom(...keys), { minLength: 1, maxLength: 8 }),
-        fc.array(fc.constantFrom(...SCOPES), { maxLength: 6 }),
-        async (s, reads, writes) => {
-          const world = new World();
-          const stale: string[] = [];
-          const cache = new VersionedCache({
-            // The oldest answer the stream may give: what it held when the read was sent.
-            of: s.scheduleFunction(
-              async (scopes: string[]) => new Map(scopes.map((x) => [x, world.marks.get(x) ?? ''])),
-            ),
-            bump: async (scopes) => {
-              for (const scope of scopes) world.markNow(scope);
-            },
-          });
-          const read = async (key: string) => {
-            const scopes = KEYS[key]!;
-            const required = scopes.map((scope) => world.acknowledged[scope]);
-            const load = () => s.schedule(Promise.resolve(scopes.map((scope) => world.db[scope])));
-            const value = await cache.get(scopes, key, load);
-            if (value.some((version, i) => version < required[i]!)) stale.push(`${key}: ${value} after ${required}`);
-          };
-          const step = () => s.schedule(Promise.resolve());
-          const tasks = [
-            ...writes.map(async (scope) => {
-              await step();
-              world.land(scope);
-              await step();
-              world.mark();
-            }),
-            ...reads.map(async (key) => {
-              await step();
-              await read(key);
-            }),
-          ];
-          await s.waitFor(Promise.all(tasks));
-          expect(stale).toEqual([]);
+  test.prop(
+    [
+      fc.scheduler(),
+      fc.array(fc.constantFrom(...Object.keys(KEYS)), { minLength: 1, maxLength: 8 }),
+      fc.array(fc.constantFrom(...SCOPES), { maxLength: 6 }),
+    ],
+    { numRuns: 500 },
+  )(
+    'never answers stale under fast-check’s scheduler, its version reads answered late with what the stream held when asked',
+    async (s, reads, writes) => {
+      const world = new World();
+      const stale: string[] = [];
+      const cache = new VersionedCache({
+        // The oldest answer the stream may give: what it held when the read was sent.
+        of: s.scheduleFunction(async (scopes: string[]) => new Map(scopes.map((x) => [x, world.marks.get(x) ?? '']))),
+        bump: async (scopes) => {
+          for (const scope of scopes) world.markNow(scope);
         },
-      ),
-      { numRuns: 500 },
-    );
-  });
+      });
+      const read = async (key: string) => {
+        const scopes = KEYS[key]!;
+        const required = scopes.map((scope) => world.acknowledged[scope]);
+        const load = () => s.schedule(Promise.resolve(scopes.map((scope) => world.db[scope])));
+        const value = await cache.get(scopes, key, load);
+        if (value.some((version, i) => version < required[i]!)) stale.push(`${key}: ${value} after ${required}`);
+      };
+      const step = () => s.schedule(Promise.resolve());
+      const tasks = [
+        ...writes.map(async (scope) => {
+          await step();
+          world.land(scope);
+          await step();
+          world.mark();
+        }),
+        ...reads.map(async (key) => {
+          await step();
+          await read(key);
+        }),
+      ];
+      await s.waitFor(Promise.all(tasks));
+      expect(stale).toEqual([]);
+    },
+  );
 
   it('answers a repeated read from memory, joins a load in progress, and reads again after a write', async () => {
     const versions = new MemoryVersions();
@@ -237,7 +247,7 @@ describe('VersionedCache', () => {
   });
 
   it('reads again an entry past its age', async () => {
-    const cache = new VersionedCache(new MemoryVersions(), { maxAgeMs: 1 });
+    const cache = new VersionedCache(new MemoryVersions(), { ttl: 1 });
     let loads = 0;
     const load = async () => ++loads;
     await cache.get('s', 'k', load);

@@ -125,10 +125,10 @@ export function gatewayConfig(
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
     replyCache: {
-      maxEntries: env.REPLY_CACHE_ENTRIES,
-      maxAgeMs: 30_000,
-      maxBytes: 1024 * 1024,
-      maxTotalBytes: 64 * 1024 * 1024,
+      max: env.REPLY_CACHE_ENTRIES,
+      ttl: 30_000,
+      maxEntrySize: 1024 * 1024,
+      maxSize: 64 * 1024 * 1024,
     },
   };
 }

@@ -1,41 +1,32 @@
 import { LRUCache } from 'lru-cache';
-import type { Versions } from './scope-versions';
+import type { ScopeVersions, Versions } from './scope-versions';
 
-/**
- * Told the versions a reply's reads depend on (`scope=version`), or null when they could not be proved current: the
- * gateway may then keep the reply until one of those scopes gets a new version (HandlerContext.share).
- */
+/** Told the versions (`scope=version`) a reply's reads depend on, or null if unproved: the gateway may keep it. */
 export type Share = (stamps: string[] | null) => void;
 
-/** Where the versions of a service's cache scopes are read and bumped (ScopeVersions). */
-export interface VersionSource {
-  of(scopes: string[]): Promise<Versions>;
-  bump(scopes: string[]): Promise<void>;
-}
+/** Where the versions of a service's cache scopes are read and bumped. */
+export type VersionSource = Pick<ScopeVersions, 'of' | 'bump'>;
 
-export interface VersionedCacheOptions {
-  maxEntries?: number;
-  /** Bounds how long an entry outlives a change whose mark was never stored (a writer that died in between). */
-  maxAgeMs?: number;
-}
+type Entry = { scopes: string[]; stamp: string; value: unknown };
 
 /** A stamp names each scope's version: equal stamps, no mark stored between the two reads. */
 export const stampsOf = (scopes: readonly string[], versions: Versions): string[] =>
   scopes.map((scope) => `${scope}=${versions.get(scope) ?? ''}`);
 
 /**
- * A replica's read results, kept with the versions of their scopes read before they were loaded, and answered (or
- * joined while loading) only by a read that finds the same versions after it began. A write bumps its scopes before
- * it answers and never waits for a reader. Why that is exact: docs/CACHE.md.
+ * Values kept with the versions of their scopes read before they were loaded, and answered (or joined while loading)
+ * only by a read that finds the same versions after it began. A write bumps its scopes before it answers and never
+ * waits for a reader. Why that is exact: docs/CACHE.md.
  */
 export class VersionedCache {
-  private readonly entries: LRUCache<string, { stamp: string; value: Promise<unknown> }>;
+  private readonly entries: LRUCache<string, Entry>;
 
+  /** Bounds: 1,000 entries for 30 s (how long an entry outlives a change whose writer died before its mark). */
   constructor(
     private readonly versions: VersionSource,
-    options: VersionedCacheOptions = {},
+    bounds?: Partial<LRUCache.OptionsBase<string, Entry, unknown>>,
   ) {
-    this.entries = new LRUCache({ max: options.maxEntries ?? 1000, ttl: options.maxAgeMs ?? 30_000 });
+    this.entries = new LRUCache({ max: 1000, ttl: 30_000, ...bounds });
   }
 
   /** The value under `key`, read again once one of its scopes (a value may depend on several) has a new version. */
@@ -45,15 +36,26 @@ export class VersionedCache {
     share?.(stamps);
     if (stamps === null) return load();
     const id = `${scopes.join('|')}\u0000${key}`;
-    const stamp = stamps.join(',');
     const kept = this.entries.get(id);
-    if (kept?.stamp === stamp) return kept.value as Promise<T>;
+    if (kept?.stamp === stamps.join(',')) return kept.value as Promise<T>;
     const value = load();
-    this.entries.set(id, { stamp, value });
+    this.keep(id, scopes, stamps.join(','), value);
     value.catch(() => {
       if (this.entries.get(id)?.value === value) this.entries.delete(id);
     });
     return value;
+  }
+
+  /** A value kept as it was read at these stamps (`scope=version,...`, read before it), until they change. */
+  keep(id: string, scopes: string[], stamp: string, value: unknown): void {
+    this.entries.set(id, { scopes, stamp, value });
+  }
+
+  /** The value kept under `id`, once its scopes' versions, read after this call, are found unchanged. */
+  async find(id: string): Promise<unknown> {
+    const kept = this.entries.get(id);
+    const versions = kept && (await this.versions.of(kept.scopes).catch(() => null));
+    return versions && stampsOf(kept.scopes, versions).join(',') === kept.stamp ? kept.value : undefined;
   }
 
   /** These scopes' stamps, read after this call (null: not proved); a read taken after it may be shared with them. */
@@ -70,11 +72,6 @@ export class VersionedCache {
     } catch {
       return null;
     }
-  }
-
-  /** This cache, telling `share` the versions of each read (for a read whose reply the gateway may keep). */
-  sharedWith(share: Share | undefined): Pick<VersionedCache, 'get'> {
-    return share ? { get: (scope, key, load) => this.get(scope, key, load, share) } : this;
   }
 
   /** After a write has landed: resolves once every reader will find these scopes at a new version. */

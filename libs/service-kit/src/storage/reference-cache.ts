@@ -6,11 +6,9 @@ import type { VersionedCache } from '../cache/versioned-cache';
 export const refScope = (kind: RefKind): string => `refs:${kind}`;
 
 /**
- * Reference records a service reads on every request (branches, users'
- * names, doctors), kept in each replica's cache: one map per kind, filled
- * with the records asked for (null: no live record of that id), and read
- * anew once a record of the kind is applied (its scope's version changes).
- * Kinds not named are read from the database each time (patients: too many).
+ * Reference records a service reads on every request (branches, users' names, doctors), kept per replica: one map per
+ * kind, filled with the records asked for (null: no live record of that id), read anew once a record of the kind is
+ * applied. Kinds not named are read from the database each time (patients: too many).
  */
 export class ReferenceCache {
   constructor(
@@ -19,10 +17,7 @@ export class ReferenceCache {
     private readonly kept: readonly RefKind[],
   ) {}
 
-  /**
-   * Marks what is kept of a kind as changed, with the scopes of `alongside`
-   * (reads that show records of the kind) in the same round of marks.
-   */
+  /** Marks what is kept of a kind as changed, with the scopes of `alongside` (reads that show records of the kind). */
   async applied(kind: RefKind, alongside: string[] = []): Promise<void> {
     const scopes = [...(this.kept.includes(kind) ? [refScope(kind)] : []), ...alongside];
     if (scopes.length > 0) await this.cache.bump(...scopes);
@@ -39,15 +34,8 @@ export class ReferenceCache {
     // A map dropped meanwhile may still be filled here: no later read finds it.
     const known = await this.cache.get(refScope(kind), 'known', async () => new Map<number, StoredRef<K> | null>());
     const missing = [...new Set(ids)].filter((id) => !known.has(id));
-    if (missing.length > 0) {
-      const found = await this.refs.many(kind, missing);
-      for (const id of missing) known.set(id, found.get(id) ?? null);
-    }
-    const records = new Map<number, StoredRef<K>>();
-    for (const id of ids) {
-      const record = known.get(id);
-      if (record) records.set(id, record);
-    }
-    return records;
+    const found = missing.length > 0 ? await this.refs.many(kind, missing) : new Map<number, StoredRef<K>>();
+    for (const id of missing) known.set(id, found.get(id) ?? null);
+    return new Map(ids.flatMap((id) => (known.get(id) ? [[id, known.get(id)!]] : [])));
   }
 }

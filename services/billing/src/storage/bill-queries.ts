@@ -53,12 +53,16 @@ export class BillQueries {
     dependsOn: string[] = [],
     share?: Share,
   ): Promise<T> {
-    return this.cache
-      .sharedWith(share)
-      .get([branchScope(filter.store_id), ...dependsOn], `page:${JSON.stringify([filter, page])}`, async () => {
+    const key = `page:${JSON.stringify([filter, page])}`;
+    return this.cache.get(
+      [branchScope(filter.store_id), ...dependsOn],
+      key,
+      async () => {
         const { docs, total } = await this.page(filter, page);
         return present(docs, total);
-      });
+      },
+      share,
+    );
   }
 
   /**
@@ -109,11 +113,8 @@ export class BillQueries {
 
   /** Counts and sums over a branch's live bills, kept per branch until the next write to it. */
   summary(range: { store_id: number } & DateRange, share?: Share): Promise<Summary> {
-    return this.cache
-      .sharedWith(share)
-      .get(branchScope(range.store_id), `summary:${JSON.stringify(range)}`, async () =>
-        summarize(await this.dayTotals.groups(range.store_id, range)),
-      );
+    const load = async () => summarize(await this.dayTotals.groups(range.store_id, range));
+    return this.cache.get(branchScope(range.store_id), `summary:${JSON.stringify(range)}`, load, share);
   }
 
   /** Counts and sums of a branch's live bills of one date, per cashier, payment method and status (the day-end report). */

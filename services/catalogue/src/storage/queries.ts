@@ -28,10 +28,11 @@ export class ChargeQueries {
     present: (charge: ChargeView) => T,
     share?: Share,
   ): Promise<{ store_id: number; value: T } | null> {
-    return this.deps.cache.sharedWith(share).get(chargeScope(id), 'one', async () => {
+    const load = async () => {
       const doc = await this.findLive(id);
       return doc && { store_id: doc.store_id, value: present(this.view(doc)) };
-    });
+    };
+    return this.deps.cache.get(chargeScope(id), 'one', load, share);
   }
 
   /** A charge as the API shows it (its timestamps in the clinic's time zone): reads answer it, If-Match compares it. */
@@ -49,11 +50,8 @@ export class ChargeQueries {
    * passed through `present` once per version of the data and kept.
    */
   list<T>(filter: ChargeListFilter, present: (charges: ChargeView[]) => T, share?: Share): Promise<T> {
-    return this.deps.cache
-      .sharedWith(share)
-      .get(branchScope(filter.store_id), JSON.stringify(filter), async () =>
-        present((await this.query(filter)).map((d) => this.view(d))),
-      );
+    const load = async () => present((await this.query(filter)).map((d) => this.view(d)));
+    return this.deps.cache.get(branchScope(filter.store_id), JSON.stringify(filter), load, share);
   }
 
   /**

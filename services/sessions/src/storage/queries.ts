@@ -49,12 +49,13 @@ export class SessionQueries {
 
   /** A visible session's branch and the session as the API shows it, through `present`; kept like the lists. */
   one<T>(id: number, present: (session: Record<string, unknown>) => T, share?: Share): Promise<OneSession<T>> {
-    return this.cache.sharedWith(share).get(SESSIONS_SCOPE, `one:${id}`, async () => {
+    const load = async () => {
       const doc = await this.findVisible(id);
       if (!doc) return null;
       const [session] = await this.views([doc]);
       return { store_id: doc.store_id, value: present(session!) };
-    });
+    };
+    return this.cache.get(SESSIONS_SCOPE, `one:${id}`, load, share);
   }
 
   /**
@@ -62,7 +63,7 @@ export class SessionQueries {
    * version of the data and kept (so a list is not re-sorted and re-serialized per read).
    */
   list<T>(filter: SessionListFilter, present: (views: Record<string, unknown>[]) => T, share?: Share): Promise<T> {
-    return this.cache.sharedWith(share).get(SESSIONS_SCOPE, JSON.stringify(filter), async () => {
+    const load = async () => {
       const query: Filter<SessionDoc> = {};
       if (filter.store_id !== undefined) query.store_id = filter.store_id;
       else if (filter.store_ids !== undefined) query.store_id = { $in: [...filter.store_ids] };
@@ -74,7 +75,8 @@ export class SessionQueries {
         this.runs.hidden(),
       ]);
       return present(await this.views(docs.filter(hiding(hidden).shows)));
-    });
+    };
+    return this.cache.get(SESSIONS_SCOPE, JSON.stringify(filter), load, share);
   }
 
   /**
@@ -83,7 +85,7 @@ export class SessionQueries {
    * like the list.
    */
   listConflicts<T>(filter: SessionListFilter, present: (views: View[]) => T, share?: Share): Promise<T> {
-    return this.cache.sharedWith(share).get(SESSIONS_SCOPE, `conflicts:${JSON.stringify(filter)}`, async () => {
+    const load = async () => {
       const blocks = await this.dayBlocks(
         filter.date ? { from: filter.date, to: filter.date } : undefined,
         filter.doctor_id ? [filter.doctor_id] : undefined,
@@ -126,7 +128,8 @@ export class SessionQueries {
           return { ...view, ...blocks.of(d.doctor_id, d.store_id, d.session_date) };
         }),
       );
-    });
+    };
+    return this.cache.get(SESSIONS_SCOPE, `conflicts:${JSON.stringify(filter)}`, load, share);
   }
 
   /** Sessions as the API returns them: joined with doctor, store and bookings, status derived. */
