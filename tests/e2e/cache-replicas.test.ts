@@ -196,6 +196,21 @@ it('billing: 300 bills, each counted right after (the page, the summary, the new
   );
   expect(notes.stale).toBe(0);
   expect(notes.hits).toBeGreaterThan(100);
+  // The same read by a cashier of branch 1 only: billing reads the branch's versions first, then the bill once.
+  const cashier = t.token('cashier', 7, 3600, [1]);
+  const branchNotes = await rounds(
+    'billing',
+    1,
+    100,
+    {
+      write: async (i, options) => (await t.put(`/lab_bills/${latest}`, { notes: `branch ${i}` }, options)).status,
+      read: async (options) => (await t.get(`/lab_bills/${latest}`, { ...options, token: cashier })).body.bill?.notes,
+      expected: (i) => `branch ${i}`,
+    },
+    'bill-notes-branch',
+  );
+  expect(branchNotes.stale).toBe(0);
+  expect(branchNotes.hits).toBeGreaterThan(100);
 }, 600_000);
 
 it("answers a kept reply to its own caller only: another branch's or role's token gets its refusal, an expired one 401", async () => {

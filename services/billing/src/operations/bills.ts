@@ -1,6 +1,7 @@
 /** Lab-bill operations: the spec's steps in order, over the storage layer and the read models. */
 import { BILLING_MESSAGES, LEDGER_MESSAGES, success, type ServiceReply, type ServiceRequest } from '@clinic/contracts';
 import {
+  branchesOf,
   callerOf,
   EncodedReply,
   fail,
@@ -194,11 +195,12 @@ export class BillOperations {
 
   async get(request: ServiceRequest, ctx: HandlerContext): Promise<ServiceReply> {
     const id = pathId(request, 'bill_id', 'BILL_NOT_FOUND');
-    const found = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
-    // Read again after its branch's versions (docs/CACHE.md): the gateway may keep it until a write to the branch.
-    const stamps = await this.storage.queries.stampsOf(found.store_id, [USER_NAMES_SCOPE]);
-    const doc = foundInBranch(ctx, await this.storage.queries.findLive(id), 'BILL_NOT_FOUND');
-    ctx.share(doc.store_id === found.store_id ? stamps : null);
+    // Read after its branch's versions (docs/CACHE.md): the gateway may keep it until a write to the branch.
+    const branches = branchesOf(ctx);
+    const only = branches?.length === 1 ? (branches[0] ?? null) : null;
+    const found = await this.storage.queries.findLiveStamped(id, only, [USER_NAMES_SCOPE]);
+    const doc = foundInBranch(ctx, found.doc, 'BILL_NOT_FOUND');
+    ctx.share(found.stamps);
     return taggedReply(await this.representation(doc));
   }
 

@@ -9,6 +9,12 @@ import { summarize, type CashierGroup, type Summary } from '../domain/summary-ru
 import { sumLiveBills } from './live-bill-sums';
 import { LIST_PROJECTION } from './documents';
 import type { BillDoc, CancelledBill } from '../domain/bill';
+
+/** A live bill (null: none) with the versions a reply of it depends on (null: unproved). */
+export interface StampedBill {
+  doc: BillDoc | null;
+  stamps: string[] | null;
+}
 import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
 import { searchCondition } from './search';
 
@@ -33,9 +39,16 @@ export class BillQueries {
     return this.live.find(docKey(id));
   }
 
-  /** A branch's versions with those of `dependsOn`: what a reply read after them depends on (HandlerContext.share). */
-  stampsOf(branchId: number, dependsOn: string[]): Promise<string[] | null> {
-    return this.cache.stamps([branchScope(branchId), ...dependsOn]);
+  /**
+   * A live bill, and the versions a reply of it depends on (HandlerContext.share; null: unproved): its branch's and
+   * `dependsOn`'s, read before it. Known beforehand when the caller reaches one branch; else read between two reads.
+   */
+  async findLiveStamped(id: number, onlyBranch: number | null, dependsOn: string[]): Promise<StampedBill> {
+    const branch = onlyBranch ?? (await this.findLive(id))?.store_id;
+    if (branch === undefined) return { doc: null, stamps: null };
+    const stamps = await this.cache.stamps([branchScope(branch), ...dependsOn]);
+    const doc = await this.findLive(id);
+    return { doc, stamps: doc?.store_id === branch ? stamps : null };
   }
 
   findById(id: number): Promise<BillDoc | null> {
