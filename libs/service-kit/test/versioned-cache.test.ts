@@ -247,11 +247,15 @@ describe('VersionedCache', () => {
   });
 
   it('reads again an entry past its age', async () => {
-    const cache = new VersionedCache(new MemoryVersions(), { ttl: 1 });
+    // lru-cache reads a start of 0 as "no age": the clock starts later.
+    const clock = { ms: 1_000, now: () => clock.ms };
+    const cache = new VersionedCache(new MemoryVersions(), { ttl: 30_000, ttlResolution: 0, perf: clock });
     let loads = 0;
     const load = async () => ++loads;
     await cache.get('s', 'k', load);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.ms = 31_000;
+    expect(await cache.get('s', 'k', load)).toBe(1);
+    clock.ms = 31_001;
     expect(await cache.get('s', 'k', load)).toBe(2);
   });
 });
