@@ -8,7 +8,7 @@ import { OncePerMinute } from '../process/once-per-minute';
 
 /** A read waits this long for the versions; after a failure, reads skip the cache for a second. */
 const READ_WAIT_MS = 500;
-/** A write tries this long to store its marks, a no-responders answer (no stream leader yet) tried again. */
+/** A write tries this long to store its marks. */
 const MARK_WAIT_MS = 3_000;
 /** The server answers at most 1,024 marks at once: more scopes are asked in parts. */
 const MAX_SUBJECTS = 1_000;
@@ -61,8 +61,19 @@ export class ScopeVersions {
   }
 
   private async mark(scopes: string[]): Promise<void> {
-    const options = { timeout: MARK_WAIT_MS, retries: MARK_WAIT_MS / 250 };
-    await Promise.all(scopes.map((scope) => this.nc.jetstream().publish(this.subjects.version(scope), '1', options)));
+    const deadline = performance.now() + MARK_WAIT_MS;
+    for (;;) {
+      const timeout = Math.min(1_000, Math.max(100, deadline - performance.now()));
+      try {
+        await Promise.all(scopes.map((s) => this.nc.jetstream().publish(this.subjects.version(s), '1', { timeout })));
+        return;
+      } catch (err) {
+        // During a leader election the stream answers nothing, or "temporarily unavailable" (which nats.js's
+        // publish `retries` does not retry): a mark only gives a new version, so it is sent again.
+        if (performance.now() >= deadline) throw new Error('cache versions not stored in time', { cause: err });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
   }
 
   private async read(scopes: string[]): Promise<Versions> {
