@@ -89,14 +89,23 @@ export class ScopeVersions {
       const request = JSON.stringify({ multi_last: scopes.map(this.subjects.version) });
       // Not ended at an empty message (a mark may be stored empty): only at the server's own status.
       const strategy = { strategy: RequestStrategy.Timer, maxWait: READ_WAIT_MS };
-      const [versions, prefix] = [new Map<string, string>(), this.subjects.version('')];
-      for await (const msg of await this.nc.requestMany(JS.directGet(this.stream), request, strategy)) {
-        const [subject, seq, time, pending, upTo] = this.serverHeadersOf(msg);
-        if (subject.startsWith(prefix)) versions.set(subject.slice(prefix.length), `${seq}@${time}`);
-        else if (subject) throw new Error(`cache stream: ${subject} not asked for`);
-        else if (msg.headers?.code === 404 && versions.size === 0) return versions;
-        else if (msg.headers?.code === 204 && pending === '0' && Number(upTo) >= checked) return versions;
-        else throw new Error(`cache stream: ${msg.headers?.code} ${msg.headers?.description}`);
+      // A replica behind its quorum (its answer ends before the check mark) catches up in a moment: asked again.
+      for (let tries = 1, behind = true; behind; tries++) {
+        const [versions, prefix] = [new Map<string, string>(), this.subjects.version('')];
+        behind = false;
+        for await (const msg of await this.nc.requestMany(JS.directGet(this.stream), request, strategy)) {
+          const [subject, seq, time, pending, upTo] = this.serverHeadersOf(msg);
+          const end = msg.headers?.code === 204 && pending === '0';
+          if (subject.startsWith(prefix)) versions.set(subject.slice(prefix.length), `${seq}@${time}`);
+          else if (subject) throw new Error(`cache stream: ${subject} not asked for`);
+          else if (msg.headers?.code === 404 && versions.size === 0) return versions;
+          else if (end && Number(upTo) >= checked) return versions;
+          else if (!end || tries === 3) throw new Error(`cache stream: ${msg.headers?.code} up to ${upTo}`);
+          else {
+            behind = true;
+            break;
+          }
+        }
       }
       throw new Error('cache stream: no answer in time');
     } catch (err) {
