@@ -87,32 +87,33 @@ export class ScopeVersions {
         this.nc.info?.cluster && this.nc.jetstream().publish(this.subjects.check, '1', { timeout: READ_WAIT_MS });
       const checked = check ? (await check).seq : 0;
       const request = JSON.stringify({ multi_last: scopes.map(this.subjects.version) });
-      // Not ended at an empty message (a mark may be stored empty): only at the server's own status.
-      const strategy = { strategy: RequestStrategy.Timer, maxWait: READ_WAIT_MS };
       // A replica behind its quorum (its answer ends before the check mark) catches up in a moment: asked again.
-      for (let tries = 1, behind = true; behind; tries++) {
-        const [versions, prefix] = [new Map<string, string>(), this.subjects.version('')];
-        behind = false;
-        for await (const msg of await this.nc.requestMany(JS.directGet(this.stream), request, strategy)) {
-          const [subject, seq, time, pending, upTo] = this.serverHeadersOf(msg);
-          const end = msg.headers?.code === 204 && pending === '0';
-          if (subject.startsWith(prefix)) versions.set(subject.slice(prefix.length), `${seq}@${time}`);
-          else if (subject) throw new Error(`cache stream: ${subject} not asked for`);
-          else if (msg.headers?.code === 404 && versions.size === 0) return versions;
-          else if (end && Number(upTo) >= checked) return versions;
-          else if (!end || tries === 3) throw new Error(`cache stream: ${msg.headers?.code} up to ${upTo}`);
-          else {
-            behind = true;
-            break;
-          }
-        }
+      for (let tries = 0; tries < 3; tries++) {
+        const versions = await this.answer(request, checked);
+        if (versions) return versions;
       }
-      throw new Error('cache stream: no answer in time');
+      throw new Error('cache stream: three answers ended before the check mark');
     } catch (err) {
       this.unavailableUntil = performance.now() + READ_WAIT_MS * 2;
       this.warnings.warn('unavailable', { err, stream: this.stream }, 'cache versions unread; reads skip the cache');
       throw err;
     }
+  }
+
+  /** The versions one replica answers, or null when its answer ends before the check mark (it is behind). */
+  private async answer(request: string, checked: number): Promise<Versions | null> {
+    // Not ended at an empty message (a mark may be stored empty): only at the server's own status.
+    const strategy = { strategy: RequestStrategy.Timer, maxWait: READ_WAIT_MS };
+    const [versions, prefix] = [new Map<string, string>(), this.subjects.version('')];
+    for await (const msg of await this.nc.requestMany(JS.directGet(this.stream), request, strategy)) {
+      const [subject, seq, time, pending, upTo] = this.serverHeadersOf(msg);
+      if (subject.startsWith(prefix)) versions.set(subject.slice(prefix.length), `${seq}@${time}`);
+      else if (subject) throw new Error(`cache stream: ${subject} not asked for`);
+      else if (msg.headers?.code === 404 && versions.size === 0) return versions;
+      else if (msg.headers?.code === 204 && pending === '0') return Number(upTo) >= checked ? versions : null;
+      else throw new Error(`cache stream: ${msg.headers?.code} ${msg.headers?.description}`);
+    }
+    throw new Error('cache stream: no answer in time');
   }
 
   /** The server appends its headers to those a publisher stored: the last of each is its own, any other forged. */

@@ -9,14 +9,14 @@ import { summarize, type CashierGroup, type Summary } from '../domain/summary-ru
 import { sumLiveBills } from './live-bill-sums';
 import { LIST_PROJECTION } from './documents';
 import type { BillDoc, CancelledBill } from '../domain/bill';
+import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
+import { searchCondition } from './search';
 
 /** A live bill (null: none) with the versions a reply of it depends on (null: unproved). */
 export interface StampedBill {
   doc: BillDoc | null;
   stamps: string[] | null;
 }
-import { BILL_INDEXES, dateCondition, listDateCondition, listIndexFor } from './indexes';
-import { searchCondition } from './search';
 
 /** The cache scope of one branch's bills: every write to the branch changes it. */
 export const branchScope = (branchId: number) => `bills:store:${branchId}`;
@@ -66,14 +66,14 @@ export class BillQueries {
     dependsOn: string[] = [],
     share?: Share,
   ): Promise<T> {
-    const key = `page:${JSON.stringify([filter, page])}`;
+    const load = async () => {
+      const { docs, total } = await this.page(filter, page);
+      return present(docs, total);
+    };
     return this.cache.get(
       [branchScope(filter.store_id), ...dependsOn],
-      key,
-      async () => {
-        const { docs, total } = await this.page(filter, page);
-        return present(docs, total);
-      },
+      `page:${JSON.stringify([filter, page])}`,
+      load,
       share,
     );
   }
