@@ -6,9 +6,8 @@ import type { VersionedCache } from '../cache/versioned-cache';
 export const refScope = (kind: RefKind): string => `refs:${kind}`;
 
 /**
- * Reference records a service reads on every request (branches, users' names, doctors), kept per replica: one map per
- * kind, filled with the records asked for (null: no live record of that id), read anew once a record of the kind is
- * applied. Kinds not named are read from the database each time (patients: too many).
+ * Reference records a service reads on every request (branches, users' names, doctors), kept per replica and read anew
+ * once a record of the kind is applied. Kinds not named are read from the database each time (patients: too many).
  */
 export class ReferenceCache {
   constructor(
@@ -18,24 +17,18 @@ export class ReferenceCache {
   ) {}
 
   /** Marks what is kept of a kind as changed, with the scopes of `alongside` (reads that show records of the kind). */
-  async applied(kind: RefKind, alongside: string[] = []): Promise<void> {
-    const scopes = [...(this.kept.includes(kind) ? [refScope(kind)] : []), ...alongside];
-    if (scopes.length > 0) await this.cache.bump(...scopes);
+  applied(kind: RefKind, alongside: string[] = []): Promise<void> {
+    return this.cache.bump(...(this.kept.includes(kind) ? [refScope(kind)] : []), ...alongside);
   }
 
-  /** The live record of an id, or null. */
   async get<K extends RefKind>(kind: K, id: number): Promise<StoredRef<K> | null> {
     return (await this.many(kind, [id])).get(id) ?? null;
   }
 
-  /** The live records of these ids, by id (those with none are left out). */
-  async many<K extends RefKind>(kind: K, ids: number[]): Promise<Map<number, StoredRef<K>>> {
-    if (!this.kept.includes(kind)) return this.refs.many(kind, [...new Set(ids)]);
-    // A map dropped meanwhile may still be filled here: no later read finds it.
-    const known = await this.cache.get(refScope(kind), 'known', async () => new Map<number, StoredRef<K> | null>());
-    const missing = [...new Set(ids)].filter((id) => !known.has(id));
-    const found = missing.length > 0 ? await this.refs.many(kind, missing) : new Map<number, StoredRef<K>>();
-    for (const id of missing) known.set(id, found.get(id) ?? null);
-    return new Map(ids.flatMap((id) => (known.get(id) ? [[id, known.get(id)!]] : [])));
+  /** The live records of these ids, by id (those with none are left out); a kept map is shared, not to be changed. */
+  many<K extends RefKind>(kind: K, ids: number[]): Promise<ReadonlyMap<number, StoredRef<K>>> {
+    const unique = [...new Set(ids)].sort((a, b) => a - b);
+    const load = () => this.refs.many(kind, unique);
+    return this.kept.includes(kind) ? this.cache.get(refScope(kind), unique.join(','), load) : load();
   }
 }
