@@ -58,6 +58,7 @@ export {
   type RawReply,
   connectNats,
   splitReply,
+  type SplitReply,
   ServiceTimeoutError,
   ServiceUnavailableError,
 } from './nats/nats-client';

@@ -221,7 +221,7 @@ describe('VersionedCache', () => {
     expect(await cache.get('s', 'k', load)).toBe('v0');
     expect(loads).toBe(1);
     value = 'v1';
-    await cache.bump('s', 's');
+    await cache.bump('s');
     expect(versions.marks.get('s')).toBe(3); // each first read marked the scope that had no version, then the write
     expect(await cache.get('s', 'k', load)).toBe('v1');
     expect(loads).toBe(2);

@@ -9,6 +9,7 @@ import {
   callServiceReply,
   ifNoneMatchHolds,
   splitReply,
+  type SplitReply,
   ServiceTimeoutError,
   ServiceUnavailableError,
 } from '@clinic/service-kit';
@@ -17,7 +18,7 @@ import type { GatewayConfig } from './config';
 import { requestEnvelope } from './envelope';
 import { GATEWAY_MESSAGES, HttpError, sendFailure } from './errors';
 import { sendExport } from './export';
-import type { KeptReply, ReplyCache } from './reply-cache';
+import type { ReplyCache } from './reply-cache';
 
 export interface ForwardDeps {
   config: GatewayConfig;
@@ -107,7 +108,7 @@ function sendReply(
   route: HttpRoute,
   request: FastifyRequest,
   reply: FastifyReply,
-  { status, etag, body }: KeptReply,
+  { status, etag, body }: SplitReply,
 ): FastifyReply {
   if (etag !== undefined) {
     reply.header('etag', etag);

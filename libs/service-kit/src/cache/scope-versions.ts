@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Msg, type NatsConnection, RequestStrategy } from 'nats';
 import { cacheStreamOf, cacheSubjectsOf, JS, type ServiceName } from '@clinic/contracts';
 import { GroupCommit } from '../concurrency/group-commit';
@@ -6,27 +7,21 @@ import type { Logger } from '../process/logger';
 import { counter, metricsEnabled } from '../process/metrics';
 import { OncePerMinute } from '../process/once-per-minute';
 
-/** A read waits this long for the versions; after a failure, reads skip the cache for a second. */
+/** A read waits this long for the versions; after a failure, reads skip the cache for twice as long. */
 const READ_WAIT_MS = 500;
-/** A write tries this long to store its marks. */
 const MARK_WAIT_MS = 3_000;
-/** The server answers at most 1,024 marks at once: more scopes are asked in parts. */
+/** The server answers at most 1,024 marks at once. */
 const MAX_SUBJECTS = 1_000;
 const SERVER_HEADERS = ['Nats-Subject', 'Nats-Sequence', 'Nats-Time-Stamp', 'Nats-Num-Pending', 'Nats-UpTo-Sequence'];
 
 /** Each scope's version: the sequence and time of its latest mark (absent when it has none). */
 export type Versions = ReadonlyMap<string, string>;
 
-const dropped = counter(
-  'clinic_cache_messages_dropped_total',
-  "Cache marks read with the server's headers forged by their publisher (the server's own taken), by cache and reason",
-  ['cache', 'reason'],
-);
+const dropped = counter('clinic_cache_messages_dropped_total', 'Cache marks with forged headers', ['cache', 'reason']);
 
 /**
- * A service's scope versions on its cache stream (contracts cacheStreamOf). A write stores one mark per scope it
- * changed before it answers; a read asks for its scopes' latest marks after it began, so a version it reads is never
- * older than an acknowledged write. Nobody subscribes to a mark. Why that is exact: docs/CACHE.md.
+ * A service's scope versions on its cache stream: a write stores a mark per scope it changed before it answers, and a
+ * read asks for its scopes' latest marks after it began. Nobody subscribes to a mark. Why that is exact: docs/CACHE.md.
  */
 export class ScopeVersions {
   private readonly subjects: ReturnType<typeof cacheSubjectsOf>;
@@ -34,18 +29,15 @@ export class ScopeVersions {
   /** The reads, and the writes, of a moment share one request, sent after each of them asked. */
   private readonly reads = new GroupCommit<string, Versions>((scopes) => this.read([...new Set(scopes)]));
   private readonly marks = new GroupCommit<string>((scopes) => this.mark([...new Set(scopes)]));
-  private unavailableUntil = 0;
   private readonly warnings: OncePerMinute;
+  private unavailableUntil = 0;
 
   constructor(
     private readonly nc: NatsConnection,
-    service: ServiceName,
+    private readonly service: ServiceName,
     log: Logger,
-    /** Names this cache in metrics and logs: `billing`, `gateway:billing`. */
-    private readonly cache: string = service,
   ) {
-    this.subjects = cacheSubjectsOf(service);
-    this.stream = cacheStreamOf(service).name;
+    [this.subjects, this.stream] = [cacheSubjectsOf(service), cacheStreamOf(service).name];
     this.warnings = new OncePerMinute(log);
   }
 
@@ -60,19 +52,15 @@ export class ScopeVersions {
     return this.marks.submit(scopes);
   }
 
-  private async mark(scopes: string[]): Promise<void> {
-    const deadline = performance.now() + MARK_WAIT_MS;
-    for (;;) {
-      const timeout = Math.min(1_000, Math.max(100, deadline - performance.now()));
-      try {
-        await Promise.all(scopes.map((s) => this.nc.jetstream().publish(this.subjects.version(s), '1', { timeout })));
-        return;
-      } catch (err) {
-        // During a leader election the stream answers nothing, or "temporarily unavailable" (which nats.js's
-        // publish `retries` does not retry): a mark only gives a new version, so it is sent again.
-        if (performance.now() >= deadline) throw new Error('cache versions not stored in time', { cause: err });
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+  private async mark(scopes: string[], deadline = performance.now() + MARK_WAIT_MS): Promise<void> {
+    const timeout = Math.min(1_000, Math.max(100, deadline - performance.now()));
+    try {
+      await Promise.all(scopes.map((s) => this.nc.jetstream().publish(this.subjects.version(s), '1', { timeout })));
+    } catch (err) {
+      // In a leader election the stream answers nothing, or "temporarily unavailable" (not retried by nats.js).
+      if (performance.now() >= deadline) throw new Error('cache versions not stored in time', { cause: err });
+      await sleep(100);
+      await this.mark(scopes, deadline);
     }
   }
 
@@ -83,16 +71,9 @@ export class ScopeVersions {
     }
     try {
       // In a cluster a cut-off replica answers for a while: only one that holds this check mark is current.
-      const check =
-        this.nc.info?.cluster && this.nc.jetstream().publish(this.subjects.check, '1', { timeout: READ_WAIT_MS });
-      const checked = check ? (await check).seq : 0;
-      const request = JSON.stringify({ multi_last: scopes.map(this.subjects.version) });
-      // A replica behind its quorum (its answer ends before the check mark) catches up in a moment: asked again.
-      for (let tries = 0; tries < 3; tries++) {
-        const versions = await this.answer(request, checked);
-        if (versions) return versions;
-      }
-      throw new Error('cache stream: three answers ended before the check mark');
+      const js = this.nc.info?.cluster && this.nc.jetstream();
+      const checked = js ? (await js.publish(this.subjects.check, '1', { timeout: READ_WAIT_MS })).seq : 0;
+      return await this.answer(JSON.stringify({ multi_last: scopes.map(this.subjects.version) }), checked);
     } catch (err) {
       this.unavailableUntil = performance.now() + READ_WAIT_MS * 2;
       this.warnings.warn('unavailable', { err, stream: this.stream }, 'cache versions unread; reads skip the cache');
@@ -100,18 +81,22 @@ export class ScopeVersions {
     }
   }
 
-  /** The versions one replica answers, or null when its answer ends before the check mark (it is behind). */
-  private async answer(request: string, checked: number): Promise<Versions | null> {
+  /** The versions a replica holding the check mark answers: one whose answer ends before it is asked again. */
+  private async answer(request: string, checked: number, asks = 3): Promise<Versions> {
     // Not ended at an empty message (a mark may be stored empty): only at the server's own status.
     const strategy = { strategy: RequestStrategy.Timer, maxWait: READ_WAIT_MS };
     const [versions, prefix] = [new Map<string, string>(), this.subjects.version('')];
     for await (const msg of await this.nc.requestMany(JS.directGet(this.stream), request, strategy)) {
       const [subject, seq, time, pending, upTo] = this.serverHeadersOf(msg);
+      const { code, description } = msg.headers ?? {};
       if (subject.startsWith(prefix)) versions.set(subject.slice(prefix.length), `${seq}@${time}`);
       else if (subject) throw new Error(`cache stream: ${subject} not asked for`);
-      else if (msg.headers?.code === 404 && versions.size === 0) return versions;
-      else if (msg.headers?.code === 204 && pending === '0') return Number(upTo) >= checked ? versions : null;
-      else throw new Error(`cache stream: ${msg.headers?.code} ${msg.headers?.description}`);
+      else if (code === 404 && versions.size === 0) return versions;
+      else if (code !== 204 || pending !== '0') throw new Error(`cache stream: ${code} ${description}`);
+      else if (Number(upTo) >= checked) return versions;
+      // A replica behind its quorum catches up in a moment.
+      else if (asks > 1) return this.answer(request, checked, asks - 1);
+      else throw new Error('cache stream: three answers ended before the check mark');
     }
     throw new Error('cache stream: no answer in time');
   }
@@ -120,8 +105,8 @@ export class ScopeVersions {
   private serverHeadersOf(msg: Msg): [string, string, string, string, string] {
     const values = SERVER_HEADERS.map((name) => msg.headers?.values(name) ?? []);
     if (values.some((all) => all.length > 1)) {
-      if (metricsEnabled()) dropped.inc({ cache: this.cache, reason: 'forged' });
-      this.warnings.warn('forged', { subject: msg.subject, bytes: msg.data.length }, 'cache mark with forged headers');
+      if (metricsEnabled()) dropped.inc({ cache: this.service, reason: 'forged' });
+      this.warnings.warn('forged', { subject: values[0]?.at(-1) }, 'cache mark with forged headers');
     }
     return values.map((all) => all.at(-1) ?? '') as [string, string, string, string, string];
   }

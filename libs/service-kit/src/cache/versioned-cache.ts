@@ -4,19 +4,17 @@ import type { ScopeVersions, Versions } from './scope-versions';
 /** Told the versions (`scope=version`) a reply's reads depend on, or null if unproved: the gateway may keep it. */
 export type Share = (stamps: string[] | null) => void;
 
-/** Where the versions of a service's cache scopes are read and bumped. */
 export type VersionSource = Pick<ScopeVersions, 'of' | 'bump'>;
 
 type Entry = { scopes: string[]; stamp: string; value: unknown };
 
 /** A stamp names each scope's version: equal stamps, no mark stored between the two reads. */
-export const stampsOf = (scopes: readonly string[], versions: Versions): string[] =>
+const stampsOf = (scopes: readonly string[], versions: Versions): string[] =>
   scopes.map((scope) => `${scope}=${versions.get(scope) ?? ''}`);
 
 /**
- * Values kept with the versions of their scopes read before they were loaded, and answered (or joined while loading)
- * only by a read that finds the same versions after it began. A write bumps its scopes before it answers and never
- * waits for a reader. Why that is exact: docs/CACHE.md.
+ * Values kept with their scopes' versions read before they were loaded, answered (or joined while loading) only by a
+ * read that finds the same versions after it began. A write bumps its scopes before it answers (docs/CACHE.md).
  */
 export class VersionedCache {
   private readonly entries: LRUCache<string, Entry>;
@@ -40,13 +38,11 @@ export class VersionedCache {
     if (kept?.stamp === stamps.join(',')) return kept.value as Promise<T>;
     const value = load();
     this.keep(id, scopes, stamps.join(','), value);
-    value.catch(() => {
-      if (this.entries.get(id)?.value === value) this.entries.delete(id);
-    });
+    value.catch(() => this.entries.get(id)?.value === value && this.entries.delete(id));
     return value;
   }
 
-  /** A value kept as it was read at these stamps (`scope=version,...`, read before it), until they change. */
+  /** Keeps a value read after these stamps (`scope=version,...`) were. */
   keep(id: string, scopes: string[], stamp: string, value: unknown): void {
     this.entries.set(id, { scopes, stamp, value });
   }
@@ -58,24 +54,18 @@ export class VersionedCache {
     return versions && stampsOf(kept.scopes, versions).join(',') === kept.stamp ? kept.value : undefined;
   }
 
-  /** These scopes' stamps, read after this call (null: not proved); a read taken after it may be shared with them. */
+  /** These scopes' stamps, read after this call (null: not proved). */
   async stamps(scopes: string[]): Promise<string[] | null> {
-    try {
-      let versions = await this.versions.of(scopes);
-      const unmarked = scopes.filter((scope) => !versions.get(scope));
-      if (unmarked.length > 0) {
-        // No version is "none": that is also what a stream made anew would say of a scope marked before.
-        await this.versions.bump(unmarked);
-        versions = await this.versions.of(scopes);
-      }
-      return scopes.every((scope) => versions.get(scope)) ? stampsOf(scopes, versions) : null;
-    } catch {
-      return null;
-    }
+    const read = () => this.versions.of(scopes).catch(() => null);
+    let versions = await read();
+    const unmarked = scopes.filter((scope) => versions && !versions.get(scope));
+    // No version is "none": that is also what a stream made anew would say of a scope marked before.
+    if (unmarked.length > 0) versions = await this.versions.bump(unmarked).then(read, () => null);
+    return versions && scopes.every((scope) => versions?.get(scope)) ? stampsOf(scopes, versions) : null;
   }
 
   /** After a write has landed: resolves once every reader will find these scopes at a new version. */
   bump(...scopes: string[]): Promise<void> {
-    return this.versions.bump([...new Set(scopes)]);
+    return this.versions.bump(scopes);
   }
 }

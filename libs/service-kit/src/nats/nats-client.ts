@@ -124,13 +124,15 @@ export async function callService(
 const REPLY_PREFIX = /^\{"status":(\d{3}),(?:"etag":("(?:[^"\\]|\\.){1,200}"),)?"body":/;
 const encoder = new TextEncoder();
 
+export type SplitReply = { status: number; etag?: string; body: Uint8Array };
+
 /**
  * The status, the ETag and the body's JSON bytes of a reply, without parsing
  * the body: services write `{"status":NNN,["etag":"...",]"body":...}`, so the
  * body is everything between that prefix and the closing brace. Anything else
  * is parsed in full.
  */
-export function splitReply(raw: Uint8Array): { status: number; etag?: string; body: Uint8Array } {
+export function splitReply(raw: Uint8Array): SplitReply {
   const head = new TextDecoder().decode(raw.subarray(0, 300));
   const match = REPLY_PREFIX.exec(head);
   const slice =
