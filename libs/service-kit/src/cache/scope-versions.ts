@@ -94,8 +94,8 @@ export class ScopeVersions {
       else if (code === 404 && versions.size === 0) return versions;
       else if (code !== 204 || pending !== '0') throw new Error(`cache stream: ${code} ${description}`);
       else if (Number(upTo) >= checked) return versions;
-      // A replica behind its quorum catches up in a moment.
-      else if (asks > 1) return this.answer(request, checked, asks - 1);
+      // A replica behind its quorum catches up in a moment: asked again 5 ms later.
+      else if (asks > 1) return sleep(5).then(() => this.answer(request, checked, asks - 1));
       else throw new Error('cache stream: three answers ended before the check mark');
     }
     throw new Error('cache stream: no answer in time');
