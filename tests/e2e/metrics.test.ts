@@ -190,8 +190,8 @@ it('counts NATS request outcomes 503 and 504', async () => {
   ).toBe(1);
   // No reply in time: the sessions replica is paused, so its subscription stays but nothing answers.
   const sessions = t.stack.replica('sessions');
-  sessions.signal('SIGSTOP');
   try {
+    await sessions.pause();
     expect((await t.get('/all_sessions')).status).toBe(504);
   } finally {
     sessions.signal('SIGCONT');

@@ -135,8 +135,8 @@ describe('service outages', () => {
 
   it('answers 504 in the envelope when the service does not answer in time', async () => {
     const sessions = t.stack.replica('sessions');
-    sessions.signal('SIGSTOP');
     try {
+      await sessions.pause();
       const started = Date.now();
       // A read no one made before: the gateway's reply cache answers a repeated one without the service.
       const res = await t.get('/all_sessions?date=2097-01-01');

@@ -103,10 +103,10 @@ it('rejects every caller of a query the server refuses', async () => {
 
 it('fails unsent the finds that waited over a second behind a query the server did not answer', async () => {
   const finds = new BatchedFinds(recs);
-  infra.db!.signal('SIGSTOP');
   let first: Promise<Rec | null>;
   let queued: Array<Promise<unknown>>;
   try {
+    await infra.db!.pause();
     first = finds.find('a');
     await new Promise((resolve) => setTimeout(resolve, 50));
     queued = ['b', 'c'].map((key) => finds.find(key).catch((err: unknown) => err));

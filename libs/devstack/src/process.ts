@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { waitFor } from './ports';
 
@@ -112,6 +112,18 @@ export class ManagedProcess {
   signal(signal: NodeJS.Signals): void {
     if (signal === 'SIGKILL' || signal === 'SIGTERM') this.expectedExit = true;
     this.child?.kill(signal);
+  }
+
+  /**
+   * SIGSTOP, resolved once every thread has stopped (Linux's /proc): a thread running when the signal is sent runs
+   * on for a moment, and a server may answer one more request in it.
+   */
+  async pause(): Promise<void> {
+    const tasks = `/proc/${this.pid}/task`;
+    const stopped = (task: string) => readFileSync(`${tasks}/${task}/stat`, 'utf8').split(') ')[1]?.startsWith('T');
+    this.signal('SIGSTOP');
+    const all = async () => !existsSync(tasks) || readdirSync(tasks).every(stopped);
+    await waitFor(`${this.spec.name} to stop`, all, 5_000, 5);
   }
 
   async waitForExit(): Promise<number | null> {
