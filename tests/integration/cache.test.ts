@@ -128,7 +128,7 @@ it('shares a failed load’s error with its callers and loads again on the next 
   expect(await cache.get('store:5', 'list', async () => 'recovered')).toBe('recovered');
 });
 
-it('makes reads miss, and holds no writer, with what a service user stores on its stream: empty marks, forged headers', async () => {
+it('makes reads miss, and holds no writer, with what a service user stores on its stream: empty marks, forged headers, a status', async () => {
   const writer = await replica();
   const reader = await replica();
   const source = { value: 1 };
@@ -150,7 +150,12 @@ it('makes reads miss, and holds no writer, with what a service user stores on it
   // The server's own headers come last: the forged ones are not read, and the mark is a new version like any other.
   expect(await reader.cache.get(scopes, 'list', load)).toBe(3);
   expect(await reader.cache.get(scopes, 'list', load)).toBe(3);
-  expect(load).toHaveBeenCalledTimes(3);
+  // Empty, under a status line of 503 (which nats.js's requests read as "no responders"): the server keeps no status.
+  await js.publish(cacheSubjectsOf('catalogue').version('store:8'), '', { headers: headers(503, 'No Responders') });
+  source.value = 4;
+  expect(await reader.cache.get(scopes, 'list', load)).toBe(4);
+  expect(await reader.cache.get(scopes, 'list', load)).toBe(4);
+  expect(load).toHaveBeenCalledTimes(4);
   const started = performance.now();
   await writer.cache.bump('store:8');
   expect(performance.now() - started).toBeLessThan(1_000);
