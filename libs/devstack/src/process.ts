@@ -120,7 +120,11 @@ export class ManagedProcess {
    */
   async pause(): Promise<void> {
     const tasks = `/proc/${this.pid}/task`;
-    const stopped = (task: string) => readFileSync(`${tasks}/${task}/stat`, 'utf8').split(') ')[1]?.startsWith('T');
+    // The state follows the thread's name in parentheses, which may hold anything; a zombie stops nothing more.
+    const stopped = (task: string) => {
+      const stat = readFileSync(`${tasks}/${task}/stat`, 'utf8');
+      return ['T', 'Z'].includes(stat[stat.lastIndexOf(')') + 2] ?? '');
+    };
     this.signal('SIGSTOP');
     const all = async () => !existsSync(tasks) || readdirSync(tasks).every(stopped);
     await waitFor(`${this.spec.name} to stop`, all, 5_000, 5);
