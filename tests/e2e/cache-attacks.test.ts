@@ -161,53 +161,64 @@ it("keeps every write's latency and answer while the gateway's NATS user attacks
 }, 120_000);
 
 it('keeps writes and reads exact while a service user and the gateway store garbage on a cache stream, and counts forgeries', async () => {
-  const before = await writeRounds(10);
   const billing = (await t.nats('billing')).jetstream();
   const gateway = (await t.nats('gateway')).jetstream();
   const mark = (scope: string, data: string, forged?: MsgHdrs) =>
     billing.publish(cacheSubjectsOf('billing').version(scope), data, forged ? { headers: forged } : {});
   const refusedAsTooLarge: string[] = [];
   let flooding = true;
+  let attacking = false;
   const flood = (async () => {
     while (flooding) {
       // Empty marks, and marks under forged sequence headers: a reader that believed them could match an old version.
-      for (const scope of ['bills:store:1', 'refs:user', 'refs:store']) {
+      for (const scope of attacking ? ['bills:store:1', 'refs:user', 'refs:store'] : []) {
         await mark(scope, '');
         await mark(scope, 'x', forgedSequence());
       }
       // The gateway's check marks (what it may store): forged, and too large for the stream.
-      await gateway.publish(cacheSubjectsOf('billing').check, 'x', { headers: forgedSequence() });
-      await gateway
-        .publish(cacheSubjectsOf('billing').check, 'x'.repeat(100_000))
-        .catch((err: Error) => refusedAsTooLarge.push(err.message));
+      if (attacking) {
+        await gateway.publish(cacheSubjectsOf('billing').check, 'x', { headers: forgedSequence() });
+        await gateway
+          .publish(cacheSubjectsOf('billing').check, 'x'.repeat(100_000))
+          .catch((err: Error) => refusedAsTooLarge.push(err.message));
+      }
       await sleep(100);
     }
   })();
-  const after = await writeRounds(10);
+  // A round without the attack, then one under it, in turn: a machine busy with other tests slows both alike.
+  const before: Timings = { bill: [], payment: [], charge: [], session: [] };
+  const after: Timings = { bill: [], payment: [], charge: [], session: [] };
+  const add = (into: Timings, more: Timings) => {
+    for (const kind of Object.keys(into) as Array<keyof Timings>) into[kind].push(...more[kind]);
+  };
+  for (let i = 0; i < 10; i++) {
+    attacking = false;
+    add(before, await writeRounds(1));
+    attacking = true;
+    await sleep(150);
+    add(after, await writeRounds(1));
+  }
   flooding = false;
   await flood;
   expectUsualLatency(before, after);
   expect(refusedAsTooLarge.length).toBeGreaterThan(0);
   expect(refusedAsTooLarge[0]).toMatch(/message size exceeds maximum/i);
-  // A list the gateway keeps, then a mark of its branch with forged headers: the gateway and billing each count it.
+  // A list, then a mark of its branch with forged headers, until the gateway and billing have each counted one: the
+  // gateway reads the marks of a list it keeps, and under load a slow version read may leave it keeping nothing, or
+  // skipping its cache for a second.
   const list = () => t.get('/lab_bills?store_id=1');
   const kept = await list();
-  // Kept once the gateway answers it itself (a version read slowed by load shares nothing, and the gateway keeps it not).
-  const hits = () =>
-    counterOf(t.stack.gateway, 'clinic_gateway_reply_cache_total', 'service="billing"', 'outcome="hit"');
+  const dropped = (process: ManagedProcess) =>
+    counterOf(process, 'clinic_cache_messages_dropped_total', 'cache="billing"', 'reason="forged"');
+  const counters = [t.stack.gateway, t.stack.replica('billing')];
+  const counted = await Promise.all(counters.map(dropped));
   await eventually(async () => {
-    const before = await hits();
-    expect((await list()).body).toEqual(kept.body);
-    return (await hits()) > before ? true : undefined;
-  });
-  const dropped = (process: ManagedProcess, cache: string) =>
-    counterOf(process, 'clinic_cache_messages_dropped_total', `cache="${cache}"`, 'reason="forged"');
-  const counted = [await dropped(t.stack.gateway, 'billing'), await dropped(t.stack.replica('billing'), 'billing')];
-  await mark('bills:store:1', 'x', forgedSequence());
-  const read = await list();
-  expect([read.status, read.body]).toEqual([200, kept.body]);
-  expect(await dropped(t.stack.gateway, 'billing')).toBeGreaterThan(counted[0]!);
-  expect(await dropped(t.stack.replica('billing'), 'billing')).toBeGreaterThan(counted[1]!);
+    await mark('bills:store:1', 'x', forgedSequence());
+    const read = await list();
+    expect([read.status, read.body]).toEqual([200, kept.body]);
+    const now = await Promise.all(counters.map(dropped));
+    return now.every((count, i) => count > counted[i]!) ? true : undefined;
+  }, 20_000);
 }, 120_000);
 
 it('acknowledges 100 writes through one gateway at their usual latency while the other is paused for 10 s', async () => {
@@ -228,7 +239,7 @@ it('acknowledges 100 writes through one gateway at their usual latency while the
     for (let n = 100; n < 200; n++) expect((await timed(paused, () => charge(n))).status).toBe(200);
   } finally {
     await sleep(Math.max(0, 10_000 - (performance.now() - pausedAt)));
-    process.kill(second.process.pid!, 'SIGCONT');
+    second.process.signal('SIGCONT');
   }
   // A write that waited on the paused gateway would take the request timeout (5 s); none waits at all.
   expect(median(paused)).toBeLessThanOrEqual(median(usual) * 2 + 20);

@@ -3,7 +3,7 @@
  * restarts what exits unexpectedly, leaves intentional stops alone, and gives
  * up on a crash loop with a message that names the process.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManagedProcess, Supervisor, waitFor } from '../src';
@@ -77,4 +77,24 @@ it('gives up on a crash loop after the allowed restarts, with a clear message', 
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(proc.running).toBe(false);
   sup.stop();
+});
+
+it('pauses a process: resolved once every thread of it has stopped', async () => {
+  // Two threads busy, so that threads are running when the signal is sent.
+  const busy = node('busy', "new (require('node:worker_threads').Worker)('for (;;) {}', { eval: true }); for (;;) {}");
+  busy.start();
+  const tasks = `/proc/${busy.pid}/task`;
+  const states = () =>
+    readdirSync(tasks).map((task) => {
+      const stat = readFileSync(`${tasks}/${task}/stat`, 'utf8');
+      return stat[stat.lastIndexOf(')') + 2];
+    });
+  try {
+    await waitFor('the worker', async () => states().filter((state) => state === 'R').length >= 2, 5_000, 20);
+    await busy.pause();
+    expect(new Set(states())).toEqual(new Set(['T']));
+  } finally {
+    busy.signal('SIGCONT');
+    await busy.stop();
+  }
 });

@@ -4,7 +4,7 @@ import { type Msg, type NatsConnection, RequestStrategy } from 'nats';
 import { cacheStreamOf, cacheSubjectsOf, JS, type ServiceName } from '@clinic/contracts';
 import { GroupCommit } from '../concurrency/group-commit';
 import type { Logger } from '../process/logger';
-import { counter, metricsEnabled } from '../process/metrics';
+import { counter } from '../process/metrics';
 import { OncePerMinute } from '../process/once-per-minute';
 
 /** A read waits this long for the versions; after a failure, reads skip the cache for twice as long. */
@@ -104,10 +104,11 @@ export class ScopeVersions {
   /** The server appends its headers to those a publisher stored: the last of each is its own, any other forged. */
   private serverHeadersOf(msg: Msg): [string, string, string, string, string] {
     const values = SERVER_HEADERS.map((name) => msg.headers?.values(name) ?? []);
+    const own = values.map((all) => all.at(-1) ?? '') as [string, string, string, string, string];
     if (values.some((all) => all.length > 1)) {
-      if (metricsEnabled()) dropped.inc({ cache: this.service, reason: 'forged' });
-      this.warnings.warn('forged', { subject: values[0]?.at(-1) }, 'cache mark with forged headers');
+      dropped.inc({ cache: this.service, reason: 'forged' });
+      this.warnings.warn('forged', { subject: own[0] }, 'cache mark with forged headers');
     }
-    return values.map((all) => all.at(-1) ?? '') as [string, string, string, string, string];
+    return own;
   }
 }

@@ -66,6 +66,6 @@ export class VersionedCache {
 
   /** After a write has landed: resolves once every reader will find these scopes at a new version. */
   bump(...scopes: string[]): Promise<void> {
-    return scopes.length > 0 ? this.versions.bump([...new Set(scopes)]) : Promise.resolve();
+    return scopes.length > 0 ? this.versions.bump(scopes) : Promise.resolve();
   }
 }
